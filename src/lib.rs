@@ -1,0 +1,2 @@
+//! croupier
+pub mod cards { pub use croupier_drivers::card::*; }
