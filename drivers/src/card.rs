@@ -187,7 +187,9 @@ impl FromStr for Card {
     type Err = CardCodeError;
 
     fn from_str(s: &str) -> Result<Card, CardCodeError> {
-        let err = || CardCodeError { code: s.to_string() };
+        let err = || CardCodeError {
+            code: s.to_string(),
+        };
         let mut chars = s.chars();
         let suit_char = chars.next_back().ok_or_else(err)?;
         let rank_part = chars.as_str();
@@ -223,7 +225,9 @@ mod tests {
 
     #[test]
     fn rejects_malformed_codes() {
-        for bad in ["", "A", "1S", "11S", "AX", "ZS", "AS ", " AS", "0S", "100S", "ÄS"] {
+        for bad in [
+            "", "A", "1S", "11S", "AX", "ZS", "AS ", " AS", "0S", "100S", "ÄS",
+        ] {
             assert!(bad.parse::<Card>().is_err(), "{bad:?} should be rejected");
         }
     }
