@@ -1,2 +1,9 @@
-//! croupier
-pub mod cards { pub use croupier_drivers::card::*; }
+//! croupier: the controller for a live-dealer blackjack table.
+//!
+//! `engine` is the sans-IO rules engine; `replay` drives it from the scenario format;
+//! `cards` and `money` are the shared vocabulary.
+
+pub mod cards;
+pub mod engine;
+pub mod money;
+pub mod replay;

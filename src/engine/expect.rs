@@ -1,0 +1,137 @@
+//! What the round expects next — the dealer panel shows exactly this.
+
+use super::io::{Action, Place, SeatId};
+use super::round::{Bonus, Engine, HandState, Insurance, Phase};
+use super::shoe::ShoeStage;
+use std::fmt;
+
+/// The next thing the engine is waiting for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expectation {
+    /// Bets for a new round.
+    Bets,
+    /// The shoe is finished: a shuffle.
+    Shuffle,
+    /// The burn procedure's first card, whose value says how many to burn.
+    RevealCard,
+    /// This many more burn cards.
+    BurnCards(u8),
+    /// A card of the initial deal, for this place.
+    DealCard(Place),
+    /// Insurance / even-money answers from these seats (a card or decision for the first
+    /// hand to act closes it, the rest declined).
+    InsuranceAnswers(Vec<SeatId>),
+    /// A card for this hand, and no decision (second card after a split, a double's card).
+    HandCard {
+        /// The seat.
+        seat: SeatId,
+        /// The hand.
+        hand: u8,
+    },
+    /// A decision for this hand, or a card as a hit.
+    Decision {
+        /// The seat.
+        seat: SeatId,
+        /// The hand.
+        hand: u8,
+        /// The decisions allowed now; a card is always a hit.
+        allowed: Vec<Action>,
+    },
+    /// A card for the dealer.
+    DealerCard,
+    /// Bonus-game outcomes for these seats.
+    Bonus(Vec<SeatId>),
+}
+
+impl fmt::Display for Expectation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let seats = |s: &[SeatId]| {
+            s.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            Expectation::Bets => f.write_str("bets"),
+            Expectation::Shuffle => f.write_str("shuffle: the shoe is finished"),
+            Expectation::RevealCard => f.write_str("burn: reveal the first card"),
+            Expectation::BurnCards(n) => write!(f, "burn: {n} more card(s)"),
+            Expectation::DealCard(p) => write!(f, "card for {p}"),
+            Expectation::InsuranceAnswers(s) => {
+                write!(f, "insurance answers from seat(s) {}", seats(s))
+            }
+            Expectation::HandCard { seat, hand } => {
+                write!(f, "card for seat {seat}, hand {}", hand + 1)
+            }
+            Expectation::Decision {
+                seat,
+                hand,
+                allowed,
+            } => {
+                let names: Vec<&str> = allowed.iter().map(|a| a.name()).collect();
+                write!(
+                    f,
+                    "decision from seat {seat}, hand {} (card = hit; {})",
+                    hand + 1,
+                    names.join(", ")
+                )
+            }
+            Expectation::DealerCard => f.write_str("dealer card"),
+            Expectation::Bonus(s) => write!(f, "bonus-game outcome for seat(s) {}", seats(s)),
+        }
+    }
+}
+
+impl Engine {
+    /// What the engine expects next.
+    pub fn expectation(&self) -> Expectation {
+        match self.phase {
+            Phase::Idle => match self.shoe.stage() {
+                ShoeStage::Ready => Expectation::Bets,
+                ShoeStage::Finished => Expectation::Shuffle,
+                ShoeStage::AwaitingReveal => Expectation::RevealCard,
+                ShoeStage::Burning(n) => Expectation::BurnCards(n),
+            },
+            Phase::Dealing(step) => {
+                Expectation::DealCard(self.deal_target_at(step).unwrap_or(Place::Dealer))
+            }
+            Phase::Insurance => Expectation::InsuranceAnswers(
+                self.round
+                    .seats
+                    .iter()
+                    .filter(|s| s.insurance == Insurance::Pending)
+                    .map(|s| s.seat)
+                    .collect(),
+            ),
+            Phase::Playing { seat, hand } => {
+                let sp = &self.round.seats[usize::from(seat)];
+                let h = &sp.hands[usize::from(hand)];
+                if h.cards.len() < 2 || h.state == HandState::AwaitingDoubleCard {
+                    Expectation::HandCard {
+                        seat: sp.seat,
+                        hand,
+                    }
+                } else {
+                    Expectation::Decision {
+                        seat: sp.seat,
+                        hand,
+                        allowed: self.allowed(seat, hand).to_vec(),
+                    }
+                }
+            }
+            Phase::Dealer => Expectation::DealerCard,
+            Phase::AwaitingBonus => Expectation::Bonus(self.pending_bonuses()),
+        }
+    }
+
+    /// Seats whose bonus game still waits for its outcome (the round can go on meanwhile;
+    /// it settles only when all are in).
+    pub fn pending_bonuses(&self) -> Vec<SeatId> {
+        self.round
+            .seats
+            .iter()
+            .filter(|s| matches!(s.bonus, Bonus::Pending(_)))
+            .map(|s| s.seat)
+            .collect()
+    }
+}

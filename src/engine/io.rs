@@ -1,0 +1,358 @@
+//! What goes into the engine and what comes out: inputs, events, rejections, results.
+
+use crate::cards::Card;
+use crate::money::Amount;
+use std::fmt;
+
+/// A seat number, from 1.
+pub type SeatId = u8;
+
+/// One seat's bets for a round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatBets {
+    /// The seat.
+    pub seat: SeatId,
+    /// The main bet.
+    pub main: Amount,
+    /// Side bets by the variant's name for them (`"21+3"`, `"pair"`, `"in_for_6"`).
+    pub side: Vec<(String, Amount)>,
+}
+
+/// A player decision for the active hand (or an insurance answer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// No more cards.
+    Stand,
+    /// Double the stake, take one card.
+    Double,
+    /// Split a pair into two hands.
+    Split,
+    /// Give up the hand for half the stake.
+    Surrender,
+    /// Buy insurance.
+    Insurance,
+    /// Decline insurance.
+    NoInsurance,
+    /// Take even money on a natural.
+    EvenMoney,
+}
+
+impl Action {
+    /// Every action, in a stable order.
+    pub const ALL: [Action; 7] = [
+        Action::Stand,
+        Action::Double,
+        Action::Split,
+        Action::Surrender,
+        Action::Insurance,
+        Action::NoInsurance,
+        Action::EvenMoney,
+    ];
+
+    /// The wire name (`stand`, `double`, `split`, `surrender`, `insurance`,
+    /// `no_insurance`, `even_money`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Stand => "stand",
+            Action::Double => "double",
+            Action::Split => "split",
+            Action::Surrender => "surrender",
+            Action::Insurance => "insurance",
+            Action::NoInsurance => "no_insurance",
+            Action::EvenMoney => "even_money",
+        }
+    }
+
+    /// Parses a wire name.
+    pub fn from_name(name: &str) -> Option<Action> {
+        Action::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// Whether this is an answer to the insurance offer.
+    pub fn is_insurance_answer(self) -> bool {
+        matches!(
+            self,
+            Action::Insurance | Action::NoInsurance | Action::EvenMoney
+        )
+    }
+}
+
+/// One input to the engine, in the order the table receives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// Opens a round with these bets and closes betting.
+    Bets(Vec<SeatBets>),
+    /// A card out of the shoe.
+    Card(Card),
+    /// The cut card out of the shoe.
+    CutCard,
+    /// A decision for a seat's active hand, or its insurance answer.
+    Decision {
+        /// The seat deciding.
+        seat: SeatId,
+        /// What it decided.
+        action: Action,
+    },
+    /// The multiplier a bonus game (IN FOR 6's hard six) drew for a seat.
+    Bonus {
+        /// The seat.
+        seat: SeatId,
+        /// The multiplier, stake included.
+        multiplier: u32,
+    },
+    /// A new shoe begins; the burn procedure follows.
+    Shuffle,
+}
+
+/// Where a card went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// A player's hand: seat and hand index (0 unless split).
+    Hand {
+        /// The seat.
+        seat: SeatId,
+        /// The hand index within the seat.
+        hand: u8,
+    },
+    /// The dealer's hand.
+    Dealer,
+    /// The burn pile.
+    Burn,
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Hand { seat, hand } => write!(f, "seat {seat}, hand {}", hand + 1),
+            Place::Dealer => f.write_str("the dealer"),
+            Place::Burn => f.write_str("the burn pile"),
+        }
+    }
+}
+
+/// What happened as a result of an accepted input.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A new shoe started.
+    ShoeShuffled {
+        /// Its number.
+        shoe: u32,
+    },
+    /// A card went to the burn pile.
+    Burned {
+        /// The card.
+        card: Card,
+    },
+    /// The burn procedure is complete; bets may open.
+    ShoeReady,
+    /// The cut card came out: this is the shoe's last round.
+    CutCard,
+    /// A round opened with its bets.
+    RoundOpened {
+        /// Its number.
+        round: u64,
+    },
+    /// A card was dealt to a hand or the dealer.
+    CardDealt {
+        /// The card.
+        card: Card,
+        /// Where it went.
+        to: Place,
+    },
+    /// A seat decided (insurance answers included).
+    Decided {
+        /// The seat.
+        seat: SeatId,
+        /// Its hand.
+        hand: u8,
+        /// The decision.
+        action: Action,
+    },
+    /// Insurance closed (unanswered seats declined).
+    InsuranceClosed,
+    /// The dealer looked at the face-down card.
+    DealerPeeked {
+        /// Whether it makes a natural.
+        natural: bool,
+    },
+    /// A bonus game's multiplier was recorded.
+    BonusDrawn {
+        /// The seat.
+        seat: SeatId,
+        /// The multiplier.
+        multiplier: u32,
+    },
+    /// The round is settled.
+    RoundSettled(Box<RoundResult>),
+    /// The shoe is finished (the cut card's round settled): shuffle next.
+    ShoeFinished,
+}
+
+/// The stable machine-readable reason for a rejection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Code {
+    /// A card arrived where no card is due.
+    CardNotExpected,
+    /// More copies of the card than the shoe holds.
+    ImpossibleCard,
+    /// The decision is not allowed for that hand now.
+    ActionNotAllowed,
+    /// Another seat is to act.
+    NotYourTurn,
+    /// Bets before the burn procedure is complete.
+    BurnIncomplete,
+    /// The shoe is finished; a shuffle must come first.
+    ShoeFinished,
+    /// A bet that the table does not take.
+    InvalidBet,
+}
+
+impl Code {
+    /// The wire code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::CardNotExpected => "card_not_expected",
+            Code::ImpossibleCard => "impossible_card",
+            Code::ActionNotAllowed => "action_not_allowed",
+            Code::NotYourTurn => "not_your_turn",
+            Code::BurnIncomplete => "burn_incomplete",
+            Code::ShoeFinished => "shoe_finished",
+            Code::InvalidBet => "invalid_bet",
+        }
+    }
+}
+
+/// An input the rules do not allow. The engine's state is unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {message}", code.as_str())]
+pub struct Rejection {
+    /// Why, as a stable code.
+    pub code: Code,
+    /// Why, for people.
+    pub message: String,
+}
+
+impl Rejection {
+    /// A rejection with this code and message.
+    pub fn new(code: Code, message: impl Into<String>) -> Rejection {
+        Rejection {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// How a hand ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// A blackjack paid at the natural's odds.
+    Blackjack,
+    /// Beat the dealer.
+    Win,
+    /// Won as a Charlie.
+    Charlie,
+    /// A Caribbean 21 paid at the natural's odds.
+    Caribbean21,
+    /// Stake returned.
+    Push,
+    /// Lost to the dealer.
+    Lose,
+    /// Went over 21.
+    Bust,
+    /// Surrendered.
+    Surrender,
+    /// Took even money.
+    EvenMoney,
+}
+
+impl Outcome {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Blackjack => "blackjack",
+            Outcome::Win => "win",
+            Outcome::Charlie => "charlie",
+            Outcome::Caribbean21 => "caribbean21",
+            Outcome::Push => "push",
+            Outcome::Lose => "lose",
+            Outcome::Bust => "bust",
+            Outcome::Surrender => "surrender",
+            Outcome::EvenMoney => "even_money",
+        }
+    }
+}
+
+/// A settled round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundResult {
+    /// The round's number.
+    pub round: u64,
+    /// The shoe it was dealt from.
+    pub shoe: u32,
+    /// The dealer's cards in dealing order.
+    pub dealer_cards: Vec<Card>,
+    /// The dealer's best total.
+    pub dealer_total: u8,
+    /// Whether the dealer had the variant's natural.
+    pub dealer_natural: bool,
+    /// Every hand, in dealing order.
+    pub hands: Vec<HandResult>,
+    /// Every bet placed, per seat and kind.
+    pub bets: Vec<BetResult>,
+}
+
+/// One settled hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandResult {
+    /// The seat.
+    pub seat: SeatId,
+    /// The hand index within the seat.
+    pub hand: u8,
+    /// Its cards in dealing order.
+    pub cards: Vec<Card>,
+    /// Its best total.
+    pub total: u8,
+    /// Whether it doubled.
+    pub doubled: bool,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Everything staked on it (initial, doubles).
+    pub staked: Amount,
+    /// Everything paid back on it.
+    pub returned: Amount,
+}
+
+/// The kind of a bet.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum BetKind {
+    /// The main bet, with the stakes added by doubles and splits.
+    Main,
+    /// Insurance.
+    Insurance,
+    /// A side bet by its name.
+    Side(String),
+}
+
+impl BetKind {
+    /// The wire name (`main`, `insurance`, or the side bet's name).
+    pub fn name(&self) -> &str {
+        match self {
+            BetKind::Main => "main",
+            BetKind::Insurance => "insurance",
+            BetKind::Side(name) => name,
+        }
+    }
+}
+
+/// One settled bet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BetResult {
+    /// The seat.
+    pub seat: SeatId,
+    /// What kind of bet.
+    pub kind: BetKind,
+    /// Everything staked on it.
+    pub staked: Amount,
+    /// Everything paid back on it: stake plus winnings, 0 when lost.
+    pub returned: Amount,
+}

@@ -1,0 +1,962 @@
+//! The round state machine: betting → initial deal → insurance / even money → peek → each
+//! seat's hands in order → dealer → settlement.
+//!
+//! Every handler checks everything before it changes anything, so a rejected input leaves
+//! the state exactly as it was. The one transition that cannot be checked up front —
+//! closing insurance implicitly, which peeks and may end the round — runs on a copy that is
+//! kept only if the whole input is accepted.
+
+use super::hand::{is_natural_cards, natural_still_possible, total, Total};
+use super::io::{Action, Code, Event, Input, Place, Rejection, SeatBets, SeatId};
+use super::shoe::{Shoe, ShoeStage};
+use super::sidebets::{self, HardSix, InitialCards};
+use super::variant::{DoubleOn, Soft17, SplitPairs, SurrenderWhen, Variant};
+use crate::cards::{Card, Rank};
+use crate::money::Amount;
+use smallvec::SmallVec;
+use std::sync::Arc;
+
+/// Where the round is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// No round in progress; the shoe's stage says what comes next.
+    Idle,
+    /// The initial deal, at this step of the deal plan.
+    Dealing(u8),
+    /// Waiting for insurance / even-money answers.
+    Insurance,
+    /// A seat's hand is active: indices into `Round::seats` and the seat's hands.
+    Playing { seat: u8, hand: u8 },
+    /// The dealer completes the hand.
+    Dealer,
+    /// Every card is out; bonus-game outcomes are still due.
+    AwaitingBonus,
+}
+
+/// A hand's play state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HandState {
+    /// Still playing (or waiting for its second card after a split).
+    Live,
+    /// Doubled; its one card is due.
+    AwaitingDoubleCard,
+    /// Done, standing on its total.
+    Stood,
+    /// Over 21.
+    Bust,
+    /// Surrendered.
+    Surrendered,
+    /// Took even money.
+    EvenMoney,
+}
+
+/// One player hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Hand {
+    pub cards: SmallVec<[Card; 6]>,
+    /// Everything staked on this hand: its initial stake plus doubles.
+    pub stake: Amount,
+    pub doubles: u8,
+    pub from_split: bool,
+    pub split_aces: bool,
+    pub state: HandState,
+}
+
+/// A seat's insurance situation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Insurance {
+    /// Not offered this round.
+    NotOffered,
+    /// Offered, no answer yet.
+    Pending,
+    /// Declined (or unanswered when it closed).
+    Declined,
+    /// Bought for this stake.
+    Bought(Amount),
+    /// Took even money.
+    EvenMoney,
+}
+
+/// A seat's bonus game (IN FOR 6 hard six).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bonus {
+    None,
+    Pending(HardSix),
+    Drawn(u32),
+}
+
+/// One seat's part of the round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SeatPlay {
+    pub seat: SeatId,
+    /// The main bet: each hand's initial stake.
+    pub main: Amount,
+    /// Side bets: (index into the variant's side bets, stake).
+    pub side: SmallVec<[(u8, Amount); 2]>,
+    pub hands: SmallVec<[Hand; 2]>,
+    pub insurance: Insurance,
+    pub bonus: Bonus,
+}
+
+impl SeatPlay {
+    /// The seat's first two cards, fixed once the initial deal is done.
+    pub fn initial_cards(&self, dealer_up: Card) -> Option<InitialCards> {
+        let first = self.hands.first()?;
+        let a = *first.cards.first()?;
+        // After a split the original second card leads the next hand.
+        let b = if first.from_split {
+            *self.hands.get(1)?.cards.first()?
+        } else {
+            *first.cards.get(1)?
+        };
+        Some(InitialCards {
+            player: [a, b],
+            dealer_up,
+        })
+    }
+}
+
+/// The round in progress (or the last one, until the next opens).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Round {
+    pub number: u64,
+    pub seats: Vec<SeatPlay>,
+    pub dealer: SmallVec<[Card; 8]>,
+    /// The dealer peeked and has no natural.
+    pub peeked_clear: bool,
+}
+
+/// The rules engine for one table: pure, deterministic, no I/O, no clock.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    pub(crate) variant: Arc<Variant>,
+    pub(crate) shoe: Shoe,
+    pub(crate) round: Round,
+    pub(crate) phase: Phase,
+}
+
+impl PartialEq for Engine {
+    /// Same rules and same state (the variant compared by value).
+    fn eq(&self, other: &Engine) -> bool {
+        self.shoe == other.shoe
+            && self.round == other.round
+            && self.phase == other.phase
+            && (Arc::ptr_eq(&self.variant, &other.variant) || self.variant == other.variant)
+    }
+}
+
+fn reject<T>(code: Code, message: impl Into<String>) -> Result<T, Rejection> {
+    Err(Rejection::new(code, message))
+}
+
+impl Engine {
+    /// An engine for `variant`, starting on a freshly shuffled, already burned shoe.
+    pub fn new(variant: Arc<Variant>) -> Engine {
+        Engine {
+            shoe: Shoe::ready(&variant.shoe),
+            variant,
+            round: Round::default(),
+            phase: Phase::Idle,
+        }
+    }
+
+    /// The rules this engine plays.
+    pub fn variant(&self) -> &Variant {
+        &self.variant
+    }
+
+    /// The shoe's state.
+    pub fn shoe(&self) -> &Shoe {
+        &self.shoe
+    }
+
+    /// Applies one input. On success the events it caused are appended to `events`; on
+    /// rejection nothing changes (and nothing is appended).
+    pub fn apply(&mut self, input: &Input, events: &mut Vec<Event>) -> Result<(), Rejection> {
+        let mark = events.len();
+        let result = match input {
+            Input::Bets(bets) => self.on_bets(bets, events),
+            Input::Card(card) => self.on_card(*card, events),
+            Input::CutCard => self.on_cut_card(events),
+            Input::Decision { seat, action } => self.on_decision(*seat, *action, events),
+            Input::Bonus { seat, multiplier } => self.on_bonus(*seat, *multiplier, events),
+            Input::Shuffle => self.on_shuffle(events),
+        };
+        if result.is_err() {
+            events.truncate(mark);
+        }
+        result
+    }
+
+    // ----- between rounds -------------------------------------------------------------
+
+    fn on_shuffle(&mut self, events: &mut Vec<Event>) -> Result<(), Rejection> {
+        if self.phase != Phase::Idle {
+            return reject(
+                Code::ActionNotAllowed,
+                "a round is in progress: shuffle after it settles",
+            );
+        }
+        self.shoe.shuffle(&self.variant.shoe);
+        events.push(Event::ShoeShuffled {
+            shoe: self.shoe.number(),
+        });
+        if self.shoe.stage() == ShoeStage::Ready {
+            events.push(Event::ShoeReady);
+        }
+        Ok(())
+    }
+
+    fn on_cut_card(&mut self, events: &mut Vec<Event>) -> Result<(), Rejection> {
+        if !self.variant.shoe.cut_card {
+            return reject(Code::CardNotExpected, "this game's shoe has no cut card");
+        }
+        if self.phase == Phase::Idle && self.shoe.stage() == ShoeStage::Finished {
+            return reject(
+                Code::ShoeFinished,
+                "the shoe is finished: shuffle a new shoe",
+            );
+        }
+        if self.shoe.cut_seen() {
+            return reject(
+                Code::CardNotExpected,
+                "the cut card has already come out of this shoe",
+            );
+        }
+        self.shoe.see_cut();
+        events.push(Event::CutCard);
+        Ok(())
+    }
+
+    fn on_bets(&mut self, bets: &[SeatBets], events: &mut Vec<Event>) -> Result<(), Rejection> {
+        if self.phase != Phase::Idle {
+            return reject(Code::ActionNotAllowed, "a round is already in progress");
+        }
+        match self.shoe.stage() {
+            ShoeStage::Finished => {
+                return reject(
+                    Code::ShoeFinished,
+                    "the shoe is finished: shuffle a new shoe before betting",
+                )
+            }
+            ShoeStage::AwaitingReveal | ShoeStage::Burning(_) => {
+                return reject(
+                    Code::BurnIncomplete,
+                    "the burn procedure is not complete: burn cards are still due",
+                )
+            }
+            ShoeStage::Ready => {}
+        }
+        let seats = self.validate_bets(bets)?;
+        if self.variant.shoe.new_shoe_every_round {
+            self.shoe.shuffle(&self.variant.shoe);
+            events.push(Event::ShoeShuffled {
+                shoe: self.shoe.number(),
+            });
+        }
+        let round = &mut self.round;
+        round.number += 1;
+        round.seats = seats;
+        round.dealer.clear();
+        round.peeked_clear = false;
+        self.phase = Phase::Dealing(0);
+        events.push(Event::RoundOpened {
+            round: round.number,
+        });
+        Ok(())
+    }
+
+    fn validate_bets(&self, bets: &[SeatBets]) -> Result<Vec<SeatPlay>, Rejection> {
+        let v = &self.variant;
+        if bets.is_empty() {
+            return reject(Code::InvalidBet, "no bets: a round needs at least one seat");
+        }
+        let mut seats: Vec<SeatPlay> = Vec::with_capacity(bets.len());
+        for b in bets {
+            if b.seat == 0 || b.seat > v.deal.seats {
+                return reject(
+                    Code::InvalidBet,
+                    format!(
+                        "seat {} does not exist: seats are 1 to {}",
+                        b.seat, v.deal.seats
+                    ),
+                );
+            }
+            if seats.iter().any(|s| s.seat == b.seat) {
+                return reject(Code::InvalidBet, format!("seat {} bet twice", b.seat));
+            }
+            let limits = v.limits;
+            if b.main < limits.min || b.main > limits.max {
+                return reject(
+                    Code::InvalidBet,
+                    format!(
+                        "seat {}: main bet {} is outside the limits {} to {}",
+                        b.seat, b.main, limits.min, limits.max
+                    ),
+                );
+            }
+            let mut side: SmallVec<[(u8, Amount); 2]> = SmallVec::new();
+            for (name, amount) in &b.side {
+                let Some(index) = v.side_bet_index(name) else {
+                    let offered: Vec<&str> = v.side_bets.iter().map(|s| s.name.as_str()).collect();
+                    return reject(
+                        Code::InvalidBet,
+                        format!(
+                            "seat {}: this game has no {name:?} bet (side bets: {offered:?})",
+                            b.seat
+                        ),
+                    );
+                };
+                let limits = v.side_bets[index].limits;
+                if *amount < limits.min || *amount > limits.max {
+                    return reject(
+                        Code::InvalidBet,
+                        format!(
+                            "seat {}: {name} bet {amount} is outside the limits {} to {}",
+                            b.seat, limits.min, limits.max
+                        ),
+                    );
+                }
+                // At most 16 side bets fit a u8 index many times over; the variant file is
+                // validated, so this cannot truncate.
+                let index = u8::try_from(index).unwrap_or(u8::MAX);
+                if side.iter().any(|(i, _)| *i == index) {
+                    return reject(
+                        Code::InvalidBet,
+                        format!("seat {}: {name} bet twice", b.seat),
+                    );
+                }
+                side.push((index, *amount));
+            }
+            let mut hands = SmallVec::new();
+            hands.push(Hand {
+                cards: SmallVec::new(),
+                stake: b.main,
+                doubles: 0,
+                from_split: false,
+                split_aces: false,
+                state: HandState::Live,
+            });
+            seats.push(SeatPlay {
+                seat: b.seat,
+                main: b.main,
+                side,
+                hands,
+                insurance: Insurance::NotOffered,
+                bonus: Bonus::None,
+            });
+        }
+        seats.sort_by_key(|s| s.seat);
+        if v.deal.seat_order == super::variant::SeatOrder::Descending {
+            seats.reverse();
+        }
+        Ok(seats)
+    }
+
+    fn on_bonus(
+        &mut self,
+        seat: SeatId,
+        multiplier: u32,
+        events: &mut Vec<Event>,
+    ) -> Result<(), Rejection> {
+        let in_play = matches!(
+            self.phase,
+            Phase::Insurance | Phase::Playing { .. } | Phase::Dealer | Phase::AwaitingBonus
+        );
+        let idx = self.round.seats.iter().position(|s| s.seat == seat);
+        let pending = match (in_play, idx) {
+            (true, Some(i)) => match self.round.seats[i].bonus {
+                Bonus::Pending(table) => Some((i, table)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((i, table)) = pending else {
+            return reject(
+                Code::ActionNotAllowed,
+                format!("seat {seat} has no bonus game waiting for its outcome"),
+            );
+        };
+        let allowed = self
+            .variant
+            .side_bets
+            .iter()
+            .find_map(|s| s.bonus.get(table.table()))
+            .cloned()
+            .unwrap_or_default();
+        if !allowed.contains(&multiplier) {
+            return reject(
+                Code::ActionNotAllowed,
+                format!(
+                    "seat {seat}: {multiplier} is not a {} bonus multiplier ({allowed:?})",
+                    table.table()
+                ),
+            );
+        }
+        self.round.seats[i].bonus = Bonus::Drawn(multiplier);
+        events.push(Event::BonusDrawn { seat, multiplier });
+        if self.phase == Phase::AwaitingBonus {
+            self.settle_when_ready(events);
+        }
+        Ok(())
+    }
+
+    // ----- cards -----------------------------------------------------------------------
+
+    fn on_card(&mut self, card: Card, events: &mut Vec<Event>) -> Result<(), Rejection> {
+        if self.phase == Phase::Idle {
+            match self.shoe.stage() {
+                ShoeStage::Finished => {
+                    return reject(
+                        Code::ShoeFinished,
+                        "the shoe is finished: shuffle a new shoe",
+                    )
+                }
+                ShoeStage::Ready => {
+                    return reject(
+                        Code::CardNotExpected,
+                        format!("{card}: no round is in progress (bets come first)"),
+                    )
+                }
+                ShoeStage::AwaitingReveal | ShoeStage::Burning(_) => {
+                    self.check_in_shoe(card)?;
+                    self.shoe.burn(card, &self.variant.shoe);
+                    events.push(Event::Burned { card });
+                    if self.shoe.stage() == ShoeStage::Ready {
+                        events.push(Event::ShoeReady);
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        self.check_in_shoe(card)?;
+        match self.phase {
+            Phase::Dealing(step) => {
+                self.deal_initial(step, card, events);
+                Ok(())
+            }
+            Phase::Insurance => {
+                self.closing_insurance(Code::CardNotExpected, events, |next, events| {
+                    next.on_card(card, events)
+                })
+            }
+            Phase::Playing { seat, hand } => {
+                self.take_card(seat, hand, card, events);
+                Ok(())
+            }
+            Phase::Dealer => {
+                self.round.dealer.push(card);
+                self.shoe.take(card);
+                events.push(Event::CardDealt {
+                    card,
+                    to: Place::Dealer,
+                });
+                if !self.dealer_must_draw() {
+                    self.settle_when_ready(events);
+                }
+                Ok(())
+            }
+            Phase::AwaitingBonus => reject(
+                Code::CardNotExpected,
+                format!("{card}: every card is out; the round waits for bonus-game outcomes"),
+            ),
+            Phase::Idle => reject(
+                Code::CardNotExpected,
+                format!("{card}: no round in progress"),
+            ),
+        }
+    }
+
+    fn check_in_shoe(&self, card: Card) -> Result<(), Rejection> {
+        self.shoe.check(card).map_err(|e| {
+            Rejection::new(
+                Code::ImpossibleCard,
+                format!(
+                    "{card}: {} already out of a {}-deck shoe",
+                    e.out, self.variant.shoe.decks
+                ),
+            )
+        })
+    }
+
+    /// The place the initial deal's `step` goes to: the seats in order, the dealer's up
+    /// card, the seats again, then the dealer's face-down card if the variant deals one.
+    pub(crate) fn deal_target_at(&self, step: u8) -> Option<Place> {
+        let n = self.round.seats.len();
+        let step = usize::from(step);
+        let seat_at = |i: usize| Place::Hand {
+            seat: self.round.seats[i].seat,
+            hand: 0,
+        };
+        if step < n {
+            Some(seat_at(step))
+        } else if step == n {
+            Some(Place::Dealer)
+        } else if step <= 2 * n {
+            Some(seat_at(step - n - 1))
+        } else if step == 2 * n + 1 && self.variant.deal.dealer_cards == 2 {
+            Some(Place::Dealer)
+        } else {
+            None
+        }
+    }
+
+    fn deal_initial(&mut self, step: u8, card: Card, events: &mut Vec<Event>) {
+        let n = self.round.seats.len();
+        let s = usize::from(step);
+        let to = self.deal_target_at(step).unwrap_or(Place::Dealer);
+        if s < n {
+            self.round.seats[s].hands[0].cards.push(card);
+        } else if s == n || s > 2 * n {
+            self.round.dealer.push(card);
+        } else {
+            self.round.seats[s - n - 1].hands[0].cards.push(card);
+        }
+        self.shoe.take(card);
+        events.push(Event::CardDealt { card, to });
+        let next = step + 1;
+        if self.deal_target_at(next).is_some() {
+            self.phase = Phase::Dealing(next);
+        } else {
+            self.initial_deal_done(events);
+        }
+    }
+
+    fn initial_deal_done(&mut self, events: &mut Vec<Event>) {
+        let v = Arc::clone(&self.variant);
+        let up = self.round.dealer[0];
+        let ace_up = up.rank == Rank::Ace;
+        let offer = v.insurance.offered && ace_up;
+        for seat in &mut self.round.seats {
+            let hand = &mut seat.hands[0];
+            if total(&hand.cards, v.hand.ace).best == 21 {
+                hand.state = HandState::Stood;
+            }
+            if offer {
+                seat.insurance = Insurance::Pending;
+            }
+            let has_in_for_six = seat.side.iter().any(|(i, _)| {
+                v.side_bets[usize::from(*i)].kind == super::variant::SideBetKind::InForSix
+            });
+            if has_in_for_six {
+                if let Some(table) = seat
+                    .initial_cards(up)
+                    .and_then(|c| sidebets::hard_six_table(&c))
+                {
+                    seat.bonus = Bonus::Pending(table);
+                }
+            }
+        }
+        if offer {
+            self.phase = Phase::Insurance;
+        } else {
+            self.begin_play(events);
+        }
+    }
+
+    /// A card for the active hand: the second card after a split, the double's card, or a
+    /// hit.
+    fn take_card(&mut self, seat: u8, hand: u8, card: Card, events: &mut Vec<Event>) {
+        let v = Arc::clone(&self.variant);
+        let sp = &mut self.round.seats[usize::from(seat)];
+        let seat_id = sp.seat;
+        let h = &mut sp.hands[usize::from(hand)];
+        h.cards.push(card);
+        self.shoe.take(card);
+        events.push(Event::CardDealt {
+            card,
+            to: Place::Hand {
+                seat: seat_id,
+                hand,
+            },
+        });
+        let t = total(&h.cards, v.hand.ace);
+        let n = h.cards.len();
+        h.state = if t.is_bust() {
+            HandState::Bust
+        } else if t.best == 21
+            || (v.hand.charlie != 0 && n >= usize::from(v.hand.charlie))
+            || (v.hand.max_cards != 0 && n >= usize::from(v.hand.max_cards))
+            || (h.split_aces && n >= 2)
+            || (h.state == HandState::AwaitingDoubleCard && v.double.stand_after_card)
+        {
+            HandState::Stood
+        } else {
+            HandState::Live
+        };
+        if h.state != HandState::Live {
+            self.advance(seat, hand, events);
+        }
+    }
+
+    // ----- insurance and the peek ------------------------------------------------------
+
+    /// Runs `then` after closing insurance, on a copy kept only if both succeed and the
+    /// round is still in play after the peek.
+    fn closing_insurance(
+        &mut self,
+        code_if_round_ends: Code,
+        events: &mut Vec<Event>,
+        then: impl FnOnce(&mut Engine, &mut Vec<Event>) -> Result<(), Rejection>,
+    ) -> Result<(), Rejection> {
+        let mut next = self.clone();
+        next.close_insurance(events);
+        if next.phase == Phase::Idle || next.phase == Phase::AwaitingBonus {
+            return reject(
+                code_if_round_ends,
+                "insurance is still open and the dealer has yet to peek: every seat must answer first",
+            );
+        }
+        then(&mut next, events)?;
+        *self = next;
+        Ok(())
+    }
+
+    fn answer_insurance(
+        &mut self,
+        seat: SeatId,
+        action: Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), Rejection> {
+        let v = Arc::clone(&self.variant);
+        let Some(i) = self.round.seats.iter().position(|s| s.seat == seat) else {
+            return reject(
+                Code::NotYourTurn,
+                format!("seat {seat} has no hand in this round"),
+            );
+        };
+        let sp = &self.round.seats[i];
+        if sp.insurance != Insurance::Pending {
+            return reject(
+                Code::ActionNotAllowed,
+                format!("seat {seat} has already answered insurance"),
+            );
+        }
+        let answer = match action {
+            Action::Insurance => {
+                let cost = v.insurance.cost.fraction_of(sp.main);
+                if cost <= 0 {
+                    return reject(
+                        Code::ActionNotAllowed,
+                        format!("seat {seat}: the bet is too small to insure"),
+                    );
+                }
+                Insurance::Bought(cost)
+            }
+            Action::EvenMoney => {
+                let natural = self.is_player_natural(&sp.hands[0]);
+                if !v.insurance.even_money || !natural {
+                    return reject(
+                        Code::ActionNotAllowed,
+                        format!("seat {seat}: even money is only for a natural, where the game offers it"),
+                    );
+                }
+                Insurance::EvenMoney
+            }
+            _ => Insurance::Declined,
+        };
+        let sp = &mut self.round.seats[i];
+        sp.insurance = answer;
+        if answer == Insurance::EvenMoney {
+            sp.hands[0].state = HandState::EvenMoney;
+        }
+        events.push(Event::Decided {
+            seat,
+            hand: 0,
+            action,
+        });
+        if self
+            .round
+            .seats
+            .iter()
+            .all(|s| s.insurance != Insurance::Pending)
+        {
+            self.close_insurance(events);
+        }
+        Ok(())
+    }
+
+    fn close_insurance(&mut self, events: &mut Vec<Event>) {
+        for s in &mut self.round.seats {
+            if s.insurance == Insurance::Pending {
+                s.insurance = Insurance::Declined;
+            }
+        }
+        events.push(Event::InsuranceClosed);
+        self.begin_play(events);
+    }
+
+    /// After the initial deal and insurance: the peek, then the first hand to act.
+    fn begin_play(&mut self, events: &mut Vec<Event>) {
+        let v = &self.variant;
+        let up = self.round.dealer[0];
+        if v.deal.dealer_cards == 2 && v.deal.peek_on.iter().any(|u| u.matches(up)) {
+            let natural = is_natural_cards(&self.round.dealer, v.hand.natural);
+            events.push(Event::DealerPeeked { natural });
+            if natural {
+                self.settle_when_ready(events);
+                return;
+            }
+            self.round.peeked_clear = true;
+        }
+        self.activate_from(0, 0, events);
+    }
+
+    // ----- decisions -------------------------------------------------------------------
+
+    fn on_decision(
+        &mut self,
+        seat: SeatId,
+        action: Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), Rejection> {
+        match self.phase {
+            Phase::Insurance if action.is_insurance_answer() => {
+                self.answer_insurance(seat, action, events)
+            }
+            Phase::Insurance => {
+                self.closing_insurance(Code::ActionNotAllowed, events, |next, events| {
+                    next.on_decision(seat, action, events)
+                })
+            }
+            Phase::Playing { seat: si, hand: hi } => {
+                let active = self.round.seats[usize::from(si)].seat;
+                if active != seat {
+                    return reject(
+                        Code::NotYourTurn,
+                        format!("seat {active}, hand {} is to act, not seat {seat}", hi + 1),
+                    );
+                }
+                self.play_decision(si, hi, action, events)
+            }
+            Phase::Idle => reject(Code::ActionNotAllowed, "no round is in progress"),
+            Phase::Dealing(_) => reject(Code::ActionNotAllowed, "the initial deal is not complete"),
+            Phase::Dealer => reject(Code::ActionNotAllowed, "the players' turns are over"),
+            Phase::AwaitingBonus => reject(
+                Code::ActionNotAllowed,
+                "the round waits for bonus-game outcomes",
+            ),
+        }
+    }
+
+    fn play_decision(
+        &mut self,
+        si: u8,
+        hi: u8,
+        action: Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), Rejection> {
+        let allowed = self.allowed(si, hi);
+        let seat = self.round.seats[usize::from(si)].seat;
+        if !allowed.contains(&action) {
+            let why = if action.is_insurance_answer() {
+                "insurance is closed".to_string()
+            } else if allowed.is_empty() {
+                "the hand is waiting for a card".to_string()
+            } else {
+                let names: Vec<&str> = allowed.iter().map(|a| a.name()).collect();
+                format!("allowed now: {}", names.join(", "))
+            };
+            return reject(
+                Code::ActionNotAllowed,
+                format!(
+                    "seat {seat}, hand {}: cannot {} ({why})",
+                    hi + 1,
+                    action.name()
+                ),
+            );
+        }
+        let sp = &mut self.round.seats[usize::from(si)];
+        let main = sp.main;
+        let h = &mut sp.hands[usize::from(hi)];
+        events.push(Event::Decided {
+            seat,
+            hand: hi,
+            action,
+        });
+        match action {
+            Action::Stand => {
+                h.state = HandState::Stood;
+                self.advance(si, hi, events);
+            }
+            Action::Surrender => {
+                h.state = HandState::Surrendered;
+                self.advance(si, hi, events);
+            }
+            Action::Double => {
+                h.stake += main;
+                h.doubles += 1;
+                h.state = HandState::AwaitingDoubleCard;
+            }
+            Action::Split => {
+                let aces = h.cards[0].rank == Rank::Ace && h.cards[1].rank == Rank::Ace;
+                let second = h.cards.pop().unwrap_or(h.cards[0]);
+                h.from_split = true;
+                h.split_aces = aces;
+                let mut cards = SmallVec::new();
+                cards.push(second);
+                sp.hands.insert(
+                    usize::from(hi) + 1,
+                    Hand {
+                        cards,
+                        stake: main,
+                        doubles: 0,
+                        from_split: true,
+                        split_aces: aces,
+                        state: HandState::Live,
+                    },
+                );
+            }
+            // Insurance answers never reach here: `allowed` excludes them.
+            Action::Insurance | Action::NoInsurance | Action::EvenMoney => {}
+        }
+        Ok(())
+    }
+
+    /// The decisions the active hand may take now (a card is always a hit while the hand is
+    /// live and has two cards or more).
+    pub(crate) fn allowed(&self, si: u8, hi: u8) -> SmallVec<[Action; 4]> {
+        let v = &self.variant;
+        let sp = &self.round.seats[usize::from(si)];
+        let h = &sp.hands[usize::from(hi)];
+        let mut out = SmallVec::new();
+        if h.state != HandState::Live || h.cards.len() < 2 {
+            return out;
+        }
+        out.push(Action::Stand);
+        let t = total(&h.cards, v.hand.ace);
+        let two = h.cards.len() == 2;
+        let double_shape = match v.double.on {
+            DoubleOn::Never => false,
+            DoubleOn::AnyTwo => two,
+            DoubleOn::NineToEleven => two && (9..=11).contains(&t.best),
+            DoubleOn::TenOrEleven => two && (10..=11).contains(&t.best),
+            DoubleOn::AnyCards => true,
+        };
+        let double_count_ok = v.double.max_per_hand == 0 || h.doubles < v.double.max_per_hand;
+        if double_shape
+            && double_count_ok
+            && (!h.from_split || v.double.after_split)
+            && !h.split_aces
+        {
+            out.push(Action::Double);
+        }
+        let (a, b) = (h.cards[0], h.cards.get(1).copied().unwrap_or(h.cards[0]));
+        let pair = match v.split.pairs {
+            SplitPairs::SameValue => a.rank.points() == b.rank.points(),
+            SplitPairs::SameRank => a.rank == b.rank,
+            SplitPairs::AnyTwo => true,
+        };
+        let insured = matches!(sp.insurance, Insurance::Bought(_));
+        if two
+            && pair
+            && sp.hands.len() < usize::from(v.split.max_hands)
+            && !(insured && v.split.not_after_insurance)
+        {
+            out.push(Action::Split);
+        }
+        let up = self.round.dealer[0];
+        let surrender_when = match v.surrender.when {
+            SurrenderWhen::Never => false,
+            SurrenderWhen::FirstTwoCards => two && sp.hands.len() == 1 && h.doubles == 0,
+            SurrenderWhen::AnyTime => true,
+        };
+        if surrender_when && !v.surrender.not_against.iter().any(|u| u.matches(up)) {
+            out.push(Action::Surrender);
+        }
+        out
+    }
+
+    /// Moves on from a hand that is done: the next hand of the seat, the next seat, or the
+    /// dealer.
+    fn advance(&mut self, seat: u8, hand: u8, events: &mut Vec<Event>) {
+        self.activate_from(usize::from(seat), usize::from(hand) + 1, events);
+    }
+
+    fn activate_from(&mut self, seat: usize, hand: usize, events: &mut Vec<Event>) {
+        let mut from_hand = hand;
+        for (si, sp) in self.round.seats.iter().enumerate().skip(seat) {
+            for (hi, h) in sp.hands.iter().enumerate().skip(from_hand) {
+                if h.state == HandState::Live {
+                    // Indices fit: at most 16 seats and 4 hands (validated variant).
+                    self.phase = Phase::Playing {
+                        seat: si as u8,
+                        hand: hi as u8,
+                    };
+                    return;
+                }
+            }
+            from_hand = 0;
+        }
+        if self.dealer_must_draw() {
+            self.phase = Phase::Dealer;
+        } else {
+            self.settle_when_ready(events);
+        }
+    }
+
+    // ----- the dealer ------------------------------------------------------------------
+
+    pub(crate) fn is_player_natural(&self, h: &Hand) -> bool {
+        !h.from_split && h.doubles == 0 && is_natural_cards(&h.cards, self.variant.hand.natural)
+    }
+
+    fn charlie(&self, h: &Hand) -> bool {
+        let c = usize::from(self.variant.hand.charlie);
+        c != 0 && h.cards.len() >= c && !total(&h.cards, self.variant.hand.ace).is_bust()
+    }
+
+    /// Whether further dealer cards could still make (or rule out) the dealer's natural.
+    fn dealer_natural_open(&self) -> bool {
+        let d = &self.round.dealer;
+        !self.round.peeked_clear
+            && d.len() < self.variant.hand.natural.cards()
+            && natural_still_possible(d)
+    }
+
+    /// Whether the dealer draws another card: the dealer's rules allow it and something
+    /// still depends on it.
+    pub(crate) fn dealer_must_draw(&self) -> bool {
+        let v = &self.variant;
+        let d = &self.round.dealer;
+        if v.dealer.max_cards != 0 && d.len() >= usize::from(v.dealer.max_cards) {
+            return false;
+        }
+        let t: Total = total(d, v.hand.ace);
+        let draws = t.best < 17 || (t.best == 17 && t.soft && v.dealer.soft_17 == Soft17::Hit);
+        if !draws {
+            return false;
+        }
+        let natural_open = self.dealer_natural_open();
+        self.round.seats.iter().any(|sp| {
+            (matches!(sp.insurance, Insurance::Bought(_)) && natural_open)
+                || sp.hands.iter().any(|h| match h.state {
+                    HandState::Bust | HandState::Surrendered | HandState::EvenMoney => false,
+                    _ if self.is_player_natural(h) => natural_open,
+                    _ if self.charlie(h) => !v.hand.charlie_beats_dealer_natural && natural_open,
+                    _ => true,
+                })
+        })
+    }
+
+    // ----- settlement ------------------------------------------------------------------
+
+    fn settle_when_ready(&mut self, events: &mut Vec<Event>) {
+        if self
+            .round
+            .seats
+            .iter()
+            .any(|s| matches!(s.bonus, Bonus::Pending(_)))
+        {
+            self.phase = Phase::AwaitingBonus;
+            return;
+        }
+        let result = super::settle::settle(self);
+        events.push(Event::RoundSettled(Box::new(result)));
+        self.phase = Phase::Idle;
+        self.shoe.round_settled();
+        if self.shoe.stage() == ShoeStage::Finished {
+            events.push(Event::ShoeFinished);
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! Settlement: every hand's outcome against the dealer and every bet's return, in integer
+//! minor units (fractions rounded down, see `money`).
+
+use super::hand::{is_natural_cards, total};
+use super::io::{BetKind, BetResult, HandResult, Outcome, RoundResult};
+use super::round::{Bonus, Engine, Hand, HandState, Insurance};
+use super::sidebets;
+use super::variant::{NaturalTakes, Ties};
+use crate::money::{Amount, Pay};
+use std::cmp::Ordering;
+
+/// The dealer's final position as settlement reads it.
+struct Dealer {
+    total: u8,
+    bust: bool,
+    natural: bool,
+}
+
+/// Settles the engine's round. Call only when every card is out and every bonus drawn.
+pub(crate) fn settle(engine: &Engine) -> RoundResult {
+    let v = &*engine.variant;
+    let round = &engine.round;
+    let dt = total(&round.dealer, v.hand.ace);
+    let dealer = Dealer {
+        total: dt.best,
+        bust: dt.is_bust(),
+        natural: is_natural_cards(&round.dealer, v.hand.natural),
+    };
+    let mut hands = Vec::with_capacity(round.seats.len());
+    let mut bets = Vec::with_capacity(round.seats.len());
+    for sp in &round.seats {
+        let mut main_staked = 0;
+        let mut main_returned = 0;
+        for (hi, h) in sp.hands.iter().enumerate() {
+            let (outcome, returned) = hand_outcome(engine, h, hi == 0, sp.main, &dealer);
+            main_staked += h.stake;
+            main_returned += returned;
+            hands.push(HandResult {
+                seat: sp.seat,
+                // At most 4 hands a seat (validated variant).
+                hand: hi as u8,
+                cards: h.cards.to_vec(),
+                total: total(&h.cards, v.hand.ace).best,
+                doubled: h.doubles > 0,
+                outcome,
+                staked: h.stake,
+                returned,
+            });
+        }
+        bets.push(BetResult {
+            seat: sp.seat,
+            kind: BetKind::Main,
+            staked: main_staked,
+            returned: main_returned,
+        });
+        if let Insurance::Bought(stake) = sp.insurance {
+            let returned = if dealer.natural {
+                v.insurance.pays.returns(stake)
+            } else {
+                0
+            };
+            bets.push(BetResult {
+                seat: sp.seat,
+                kind: BetKind::Insurance,
+                staked: stake,
+                returned,
+            });
+        }
+        let initial = round.dealer.first().and_then(|up| sp.initial_cards(*up));
+        for &(index, stake) in &sp.side {
+            let rules = &v.side_bets[usize::from(index)];
+            let returned = match (initial, sp.bonus) {
+                (_, Bonus::Drawn(m)) if rules.kind == super::variant::SideBetKind::InForSix => {
+                    Pay::Times(m).returns(stake)
+                }
+                (Some(cards), _) => sidebets::combination(rules.kind, &cards)
+                    .and_then(|combo| rules.pays.get(combo))
+                    .map_or(0, |pay| pay.returns(stake)),
+                (None, _) => 0,
+            };
+            bets.push(BetResult {
+                seat: sp.seat,
+                kind: BetKind::Side(rules.name.clone()),
+                staked: stake,
+                returned,
+            });
+        }
+    }
+    RoundResult {
+        round: round.number,
+        shoe: engine.shoe.number(),
+        dealer_cards: round.dealer.to_vec(),
+        dealer_total: dealer.total,
+        dealer_natural: dealer.natural,
+        hands,
+        bets,
+    }
+}
+
+/// One hand's outcome and everything paid back on it. `original` is the seat's first hand,
+/// the one carrying the original bet (for "original bets only").
+fn hand_outcome(
+    engine: &Engine,
+    h: &Hand,
+    original: bool,
+    main: Amount,
+    dealer: &Dealer,
+) -> (Outcome, Amount) {
+    let v = &*engine.variant;
+    match h.state {
+        HandState::Surrendered => {
+            return (
+                Outcome::Surrender,
+                Pay::Odds { win: 1, per: 2 }.fraction_of(main),
+            )
+        }
+        HandState::EvenMoney => return (Outcome::EvenMoney, 2 * h.stake),
+        HandState::Bust => return (Outcome::Bust, 0),
+        _ => {}
+    }
+    let natural_outcome = match v.hand.natural {
+        super::variant::Natural::Blackjack => Outcome::Blackjack,
+        super::variant::Natural::Caribbean21 => Outcome::Caribbean21,
+    };
+    let ht = total(&h.cards, v.hand.ace);
+    let charlie = v.hand.charlie != 0 && h.cards.len() >= usize::from(v.hand.charlie);
+    if engine.is_player_natural(h) {
+        return if dealer.natural {
+            (Outcome::Push, h.stake)
+        } else {
+            (natural_outcome, v.hand.natural_pays.returns(h.stake))
+        };
+    }
+    if dealer.natural {
+        if charlie && v.hand.charlie_beats_dealer_natural {
+            return (Outcome::Charlie, 2 * h.stake);
+        }
+        // Only what a peek could not have protected: with "original bets only" the
+        // doubles and split hands come back.
+        let kept = match v.settlement.dealer_natural_takes {
+            NaturalTakes::AllBets => 0,
+            NaturalTakes::OriginalBetsOnly if original => h.stake - main,
+            NaturalTakes::OriginalBetsOnly => h.stake,
+        };
+        return (Outcome::Lose, kept);
+    }
+    if charlie {
+        return (Outcome::Charlie, 2 * h.stake);
+    }
+    if dealer.bust {
+        return (Outcome::Win, 2 * h.stake);
+    }
+    match ht.best.cmp(&dealer.total) {
+        Ordering::Greater => (Outcome::Win, 2 * h.stake),
+        Ordering::Less => (Outcome::Lose, 0),
+        Ordering::Equal => match v.settlement.ties {
+            Ties::Push => (Outcome::Push, h.stake),
+            Ties::Lose => (Outcome::Lose, 0),
+        },
+    }
+}

@@ -1,0 +1,713 @@
+//! A game variant's rules as data, read from `config/variants/*.toml`.
+//!
+//! Every rule of the rule sheets is a named setting here; the engine has no per-game
+//! code paths. Each section of the file maps to one struct below, and the doc comment of
+//! each field says which rule it is. Where a sheet is ambiguous the choice is a setting,
+//! and `docs/variants.md` records what the shipped files chose and why.
+
+use crate::cards::Card;
+use crate::money::{Amount, Pay, MAX_BET};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// One game's complete rule set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    /// Human-readable name of the game.
+    pub name: String,
+    /// Shoe composition and lifecycle.
+    pub shoe: ShoeRules,
+    /// Seats and the order of the initial deal.
+    pub deal: DealRules,
+    /// How the dealer completes the hand.
+    pub dealer: DealerRules,
+    /// Card values, naturals, Charlie and hand limits.
+    pub hand: HandRules,
+    /// Doubling down.
+    pub double: DoubleRules,
+    /// Splitting.
+    pub split: SplitRules,
+    /// Surrender.
+    pub surrender: SurrenderRules,
+    /// Insurance and even money.
+    pub insurance: InsuranceRules,
+    /// Comparing hands and paying.
+    pub settlement: SettlementRules,
+    /// Main bet limits.
+    pub limits: Limits,
+    /// The side bets this game offers, by the name players bet them under.
+    #[serde(default)]
+    pub side_bets: Vec<SideBetRules>,
+}
+
+/// `[shoe]`: what is in the shoe and how a shoe starts and ends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShoeRules {
+    /// Number of 52-card decks.
+    pub decks: u8,
+    /// A fresh, shuffled shoe for every round (no cut card, no burn).
+    pub new_shoe_every_round: bool,
+    /// A cut card marks the last round of the shoe.
+    pub cut_card: bool,
+    /// What is burned after a shuffle.
+    pub burn: Burn,
+    /// With `burn = "fixed"`: how many cards.
+    #[serde(default)]
+    pub burn_count: u8,
+    /// With `burn = "reveal_value"`: how many cards a revealed ace orders burned (1 or 11).
+    #[serde(default = "one")]
+    pub burn_ace_value: u8,
+}
+
+fn one() -> u8 {
+    1
+}
+
+/// The burn procedure after a shuffle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Burn {
+    /// Nothing is burned.
+    None,
+    /// `burn_count` cards are burned face down.
+    Fixed,
+    /// The first card is revealed and burned, then as many cards as its value
+    /// (faces 10, ace `burn_ace_value`).
+    RevealValue,
+}
+
+/// `[deal]`: seats and the initial deal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DealRules {
+    /// Number of seats (boxes, spots), numbered from 1.
+    pub seats: u8,
+    /// The order seats are dealt and played in.
+    pub seat_order: SeatOrder,
+    /// Cards the dealer receives in the initial deal: 1 (up card only; the second comes
+    /// after the players) or 2 (up card after the first pass, a face-down card after the
+    /// second).
+    pub dealer_cards: u8,
+    /// Dealer up cards on which the dealer checks the face-down card for a natural before
+    /// play: `"ace"` (after insurance) and/or `"ten"`. Empty: never.
+    pub peek_on: Vec<UpCard>,
+}
+
+/// Seat order for dealing and play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeatOrder {
+    /// Seat 1 first.
+    Ascending,
+    /// The highest seat first.
+    Descending,
+}
+
+/// A class of dealer up card that some rules depend on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UpCard {
+    /// An ace.
+    Ace,
+    /// A ten-value card (10, J, Q, K).
+    Ten,
+}
+
+impl UpCard {
+    /// Whether `card` is of this class.
+    pub fn matches(self, card: Card) -> bool {
+        match self {
+            UpCard::Ace => card.rank == crate::cards::Rank::Ace,
+            UpCard::Ten => card.rank.is_ten_value(),
+        }
+    }
+}
+
+/// `[dealer]`: how the dealer completes the hand.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DealerRules {
+    /// On soft 17: `"stand"` (S17) or `"hit"` (H17).
+    pub soft_17: Soft17,
+    /// The dealer stands after this many cards whatever the total (0: no limit).
+    #[serde(default)]
+    pub max_cards: u8,
+}
+
+/// The dealer's play on soft 17.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Soft17 {
+    /// Stand on all 17s.
+    Stand,
+    /// Hit soft 17.
+    Hit,
+}
+
+/// `[hand]`: card values and special hands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandRules {
+    /// `"one_or_eleven"`, or `"one"` where an ace always counts 1 (Caribbean 21).
+    pub ace: AceValue,
+    /// The natural: a two-card `"blackjack"`, or `"caribbean21"` (ace and two ten-value
+    /// cards, three cards, not after a split or a double).
+    pub natural: Natural,
+    /// What a player's natural pays against a dealer without one.
+    pub natural_pays: Pay,
+    /// A hand of this many cards not over 21 wins as a Charlie (0: no Charlie).
+    #[serde(default)]
+    pub charlie: u8,
+    /// Whether a Charlie also beats the dealer's natural.
+    #[serde(default)]
+    pub charlie_beats_dealer_natural: bool,
+    /// A hand stands automatically at this many cards (0: no limit).
+    #[serde(default)]
+    pub max_cards: u8,
+}
+
+/// The value of an ace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AceValue {
+    /// 1 or 11, whichever is better.
+    OneOrEleven,
+    /// Always 1.
+    One,
+}
+
+/// What counts as a natural.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Natural {
+    /// Ace and a ten-value card as the first two cards, not after a split.
+    Blackjack,
+    /// Ace and two ten-value cards as the first three cards, not after a split or double.
+    Caribbean21,
+}
+
+impl Natural {
+    /// How many cards make the natural.
+    pub fn cards(self) -> usize {
+        match self {
+            Natural::Blackjack => 2,
+            Natural::Caribbean21 => 3,
+        }
+    }
+}
+
+/// `[double]`: doubling down.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DoubleRules {
+    /// Which hands may double.
+    pub on: DoubleOn,
+    /// Doubling is allowed on hands made by a split.
+    pub after_split: bool,
+    /// How many times one hand may double (0: any number of times).
+    pub max_per_hand: u8,
+    /// After the double's card the hand stands automatically (otherwise play goes on).
+    pub stand_after_card: bool,
+}
+
+/// Which hands may double.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DoubleOn {
+    /// Never.
+    Never,
+    /// Any two-card hand.
+    AnyTwo,
+    /// Two-card hands totalling 9, 10 or 11.
+    NineToEleven,
+    /// Two-card hands totalling 10 or 11.
+    TenOrEleven,
+    /// Any hand of two or more cards.
+    AnyCards,
+}
+
+/// `[split]`: splitting.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitRules {
+    /// The most hands one seat can hold (1: no split; 2: split once; 4: split up to three
+    /// times).
+    pub max_hands: u8,
+    /// Which two-card hands may split.
+    pub pairs: SplitPairs,
+    /// A seat that bought insurance may not split (NSAI).
+    pub not_after_insurance: bool,
+}
+
+/// Which two-card hands may split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SplitPairs {
+    /// Two cards of the same value (K and 10 may split).
+    SameValue,
+    /// Two cards of the same rank.
+    SameRank,
+    /// Any two cards.
+    AnyTwo,
+}
+
+/// `[surrender]`: giving up half the bet.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SurrenderRules {
+    /// When a hand may surrender. In a variant that peeks it comes after the peek (late
+    /// surrender); without a peek it is early by nature.
+    pub when: SurrenderWhen,
+    /// Dealer up cards against which surrender is not offered.
+    #[serde(default)]
+    pub not_against: Vec<UpCard>,
+}
+
+/// When a hand may surrender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SurrenderWhen {
+    /// Never.
+    Never,
+    /// Only the original two-card hand, before any other decision.
+    FirstTwoCards,
+    /// At any point of the hand's play, after splits and doubles too. Half of the hand's
+    /// initial stake comes back; double stakes are lost.
+    AnyTime,
+}
+
+/// `[insurance]`: insurance and even money, offered on a dealer ace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InsuranceRules {
+    /// Insurance is offered when the dealer's up card is an ace.
+    pub offered: bool,
+    /// Its cost as a part of the main bet, rounded down (`"1:2"`: half).
+    pub cost: Pay,
+    /// What it pays when the dealer has a natural.
+    pub pays: Pay,
+    /// A seat holding a natural may take even money (1:1 at once) instead.
+    pub even_money: bool,
+}
+
+/// `[settlement]`: comparing and paying.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettlementRules {
+    /// Equal totals: `"push"` (stake returned) or `"lose"`. Naturals against naturals
+    /// always push.
+    pub ties: Ties,
+    /// When the dealer's natural is found only at the end (no peek): `"all_bets"` are lost,
+    /// or `"original_bets_only"` (doubles and splits come back).
+    pub dealer_natural_takes: NaturalTakes,
+}
+
+/// The result of equal totals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ties {
+    /// The stake comes back.
+    Push,
+    /// The stake is lost.
+    Lose,
+}
+
+/// What a dealer's natural found after play takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NaturalTakes {
+    /// Every stake on the hand, doubles and splits included.
+    AllBets,
+    /// Only the original bet; double and split stakes come back.
+    OriginalBetsOnly,
+}
+
+/// A bet's limits, in minor units, inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// The smallest bet.
+    pub min: Amount,
+    /// The largest bet.
+    pub max: Amount,
+}
+
+/// `[[side_bets]]`: one side bet.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideBetRules {
+    /// The name players bet it under (`"21+3"`, `"pair"`, `"in_for_6"`).
+    pub name: String,
+    /// Which family of side bet it is; the family decides the winning combinations.
+    pub kind: SideBetKind,
+    /// Its limits.
+    pub limits: Limits,
+    /// Whether it needs a main bet on the same seat.
+    #[serde(default = "yes")]
+    pub requires_main_bet: bool,
+    /// The pay table: winning combination → pay. Its keys are the family's combinations.
+    pub pays: std::collections::BTreeMap<String, Pay>,
+    /// For a family with a bonus game: combination → the multipliers (stake included) the
+    /// bonus game can draw.
+    #[serde(default)]
+    pub bonus: std::collections::BTreeMap<String, Vec<u32>>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A family of side bets; each is evaluated by its own module in `engine::sidebets`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SideBetKind {
+    /// 21+3: the player's first two cards and the dealer's up card as a three-card poker
+    /// hand.
+    TwentyOnePlusThree,
+    /// Pair: the player's first two cards as a pair, or suited trips with the dealer's
+    /// first card.
+    Pair,
+    /// IN FOR 6: the first two cards total 6 (ace 1); a pair of 3s plays a bonus game.
+    InForSix,
+}
+
+impl SideBetKind {
+    /// The winning combinations the family evaluates, best first; the pay table must name
+    /// exactly these.
+    pub fn combinations(self) -> &'static [&'static str] {
+        match self {
+            SideBetKind::TwentyOnePlusThree => &[
+                "suited_three_of_a_kind",
+                "straight_flush",
+                "three_of_a_kind",
+                "straight",
+                "flush",
+            ],
+            SideBetKind::Pair => &["suited_trips", "perfect_pair", "colored_pair", "mixed_pair"],
+            SideBetKind::InForSix => &["easy_six"],
+        }
+    }
+
+    /// The bonus-game tables the family needs, if any.
+    pub fn bonus_tables(self) -> &'static [&'static str] {
+        match self {
+            SideBetKind::InForSix => &["exacta", "coloured", "mixed"],
+            _ => &[],
+        }
+    }
+}
+
+/// Why a variant file was refused: the file, the key, the reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VariantError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {reason}")]
+    Io {
+        /// The file.
+        file: String,
+        /// The OS error.
+        reason: String,
+    },
+    /// The file is not valid TOML for a variant (syntax, unknown or missing key, wrong type).
+    #[error("{file}: {reason}")]
+    Parse {
+        /// The file.
+        file: String,
+        /// TOML's message, with line, column and key.
+        reason: String,
+    },
+    /// The file parses but its settings contradict each other or are out of range.
+    #[error("{file}: {key}: {reason}")]
+    Invalid {
+        /// The file.
+        file: String,
+        /// The dotted key.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// The variants shipped in `config/variants/`, embedded so `croupier replay` works from
+/// any directory: (file stem, TOML text).
+pub const BUILT_IN: &[(&str, &str)] = &[
+    (
+        "ultimate",
+        include_str!("../../config/variants/ultimate.toml"),
+    ),
+    ("deluxe", include_str!("../../config/variants/deluxe.toml")),
+    (
+        "caribbean21",
+        include_str!("../../config/variants/caribbean21.toml"),
+    ),
+    ("infor6", include_str!("../../config/variants/infor6.toml")),
+];
+
+impl Variant {
+    /// Parses and validates a variant's TOML text; `file` names it in errors.
+    pub fn from_toml(file: &str, text: &str) -> Result<Variant, VariantError> {
+        let variant: Variant = toml::from_str(text).map_err(|e| VariantError::Parse {
+            file: file.to_string(),
+            reason: e.to_string().trim_end().replace('\n', " "),
+        })?;
+        variant
+            .validate()
+            .map_err(|(key, reason)| VariantError::Invalid {
+                file: file.to_string(),
+                key,
+                reason,
+            })?;
+        Ok(variant)
+    }
+
+    /// Reads and validates a variant file.
+    pub fn load(path: &Path) -> Result<Variant, VariantError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| VariantError::Io {
+            file: file.clone(),
+            reason: e.to_string(),
+        })?;
+        Variant::from_toml(&file, &text)
+    }
+
+    /// A shipped variant by file stem.
+    pub fn built_in(stem: &str) -> Option<Result<Variant, VariantError>> {
+        BUILT_IN
+            .iter()
+            .find(|(name, _)| *name == stem)
+            .map(|(name, text)| Variant::from_toml(&format!("config/variants/{name}.toml"), text))
+    }
+
+    /// The index of the side bet players bet under `name`.
+    pub fn side_bet_index(&self, name: &str) -> Option<usize> {
+        self.side_bets.iter().position(|s| s.name == name)
+    }
+
+    /// Checks the settings against each other; `Err((key, reason))`.
+    fn validate(&self) -> Result<(), (String, String)> {
+        let bad = |key: &str, reason: &str| Err((key.to_string(), reason.to_string()));
+        let shoe = &self.shoe;
+        if !(1..=16).contains(&shoe.decks) {
+            return bad("shoe.decks", "must be between 1 and 16");
+        }
+        if shoe.new_shoe_every_round && shoe.cut_card {
+            return bad(
+                "shoe.cut_card",
+                "a shoe that is new every round has no cut card",
+            );
+        }
+        if shoe.new_shoe_every_round && shoe.burn != Burn::None {
+            return bad(
+                "shoe.burn",
+                "a shoe that is new every round is not burned (set burn = \"none\")",
+            );
+        }
+        match shoe.burn {
+            Burn::Fixed if shoe.burn_count == 0 => {
+                return bad("shoe.burn_count", "burn = \"fixed\" needs burn_count >= 1")
+            }
+            Burn::None | Burn::RevealValue if shoe.burn_count != 0 => {
+                return bad(
+                    "shoe.burn_count",
+                    "only burn = \"fixed\" takes a burn_count",
+                )
+            }
+            _ => {}
+        }
+        if shoe.burn_ace_value != 1 && shoe.burn_ace_value != 11 {
+            return bad("shoe.burn_ace_value", "must be 1 or 11");
+        }
+        let deal = &self.deal;
+        if !(1..=16).contains(&deal.seats) {
+            return bad("deal.seats", "must be between 1 and 16");
+        }
+        if !(1..=2).contains(&deal.dealer_cards) {
+            return bad("deal.dealer_cards", "must be 1 (no hole card) or 2");
+        }
+        if deal.dealer_cards == 1 && !deal.peek_on.is_empty() {
+            return bad(
+                "deal.peek_on",
+                "the dealer has no face-down card to peek at (dealer_cards = 1)",
+            );
+        }
+        if self.hand.natural == Natural::Caribbean21 && !deal.peek_on.is_empty() {
+            return bad(
+                "deal.peek_on",
+                "a three-card natural cannot be peeked at after the initial deal",
+            );
+        }
+        if self.hand.natural == Natural::Caribbean21 && self.hand.ace != AceValue::One {
+            return bad(
+                "hand.natural",
+                "caribbean21 (ace + two tens = 21) needs hand.ace = \"one\"",
+            );
+        }
+        if self.hand.natural == Natural::Blackjack && self.hand.ace != AceValue::OneOrEleven {
+            return bad(
+                "hand.natural",
+                "a two-card blackjack needs hand.ace = \"one_or_eleven\"",
+            );
+        }
+        if self.hand.charlie == 1 || self.hand.charlie == 2 {
+            return bad("hand.charlie", "must be 0 (none) or at least 3 cards");
+        }
+        if self.hand.max_cards != 0 && self.hand.max_cards < 3 {
+            return bad("hand.max_cards", "must be 0 (no limit) or at least 3");
+        }
+        if self.hand.charlie != 0
+            && self.hand.max_cards != 0
+            && self.hand.max_cards < self.hand.charlie
+        {
+            return bad(
+                "hand.max_cards",
+                "is below hand.charlie: no hand could reach the Charlie",
+            );
+        }
+        if self.hand.charlie_beats_dealer_natural && self.hand.charlie == 0 {
+            return bad(
+                "hand.charlie_beats_dealer_natural",
+                "set hand.charlie to use it",
+            );
+        }
+        if self.dealer.max_cards != 0 && self.dealer.max_cards < 2 {
+            return bad("dealer.max_cards", "must be 0 (no limit) or at least 2");
+        }
+        if !(1..=4).contains(&self.split.max_hands) {
+            return bad("split.max_hands", "must be between 1 and 4");
+        }
+        if self.insurance.even_money && !self.insurance.offered {
+            return bad(
+                "insurance.even_money",
+                "even money needs insurance.offered = true",
+            );
+        }
+        if self.insurance.offered && self.insurance.cost.fraction_of(1_000_000) <= 0 {
+            return bad("insurance.cost", "must cost more than nothing");
+        }
+        check_limits("limits", self.limits)?;
+        let mut names = std::collections::BTreeSet::new();
+        for (i, side) in self.side_bets.iter().enumerate() {
+            let key = format!("side_bets[{i}]");
+            if side.name.is_empty() || side.name == "main" || side.name == "insurance" {
+                return Err((
+                    format!("{key}.name"),
+                    "must be a non-empty name other than \"main\" and \"insurance\"".into(),
+                ));
+            }
+            if !names.insert(side.name.as_str()) {
+                return Err((
+                    format!("{key}.name"),
+                    format!("{:?} is used twice", side.name),
+                ));
+            }
+            check_limits(&format!("{key}.limits"), side.limits)?;
+            check_keys(
+                &format!("{key}.pays"),
+                side.pays.keys(),
+                side.kind.combinations(),
+            )?;
+            check_keys(
+                &format!("{key}.bonus"),
+                side.bonus.keys(),
+                side.kind.bonus_tables(),
+            )?;
+            for (table, multipliers) in &side.bonus {
+                if multipliers.is_empty() || multipliers.contains(&0) {
+                    return Err((
+                        format!("{key}.bonus.{table}"),
+                        "must list one or more multipliers, each at least 1".into(),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_limits(key: &str, limits: Limits) -> Result<(), (String, String)> {
+    if limits.min < 1 || limits.max < limits.min || limits.max > MAX_BET {
+        return Err((
+            key.to_string(),
+            format!("need 1 <= min <= max <= {MAX_BET} (minor units)"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_keys<'a>(
+    key: &str,
+    given: impl Iterator<Item = &'a String>,
+    wanted: &[&str],
+) -> Result<(), (String, String)> {
+    let given: Vec<&str> = given.map(String::as_str).collect();
+    for g in &given {
+        if !wanted.contains(g) {
+            return Err((
+                format!("{key}.{g}"),
+                format!("unknown combination; this family has {wanted:?}"),
+            ));
+        }
+    }
+    for w in wanted {
+        if !given.contains(w) {
+            return Err((format!("{key}.{w}"), "missing".to_string()));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_variant_loads() {
+        for (stem, _) in BUILT_IN {
+            let v = Variant::built_in(stem).expect("listed");
+            assert!(v.is_ok(), "{stem}: {v:?}");
+        }
+    }
+
+    fn deluxe_text() -> &'static str {
+        BUILT_IN
+            .iter()
+            .find(|(n, _)| *n == "deluxe")
+            .expect("shipped")
+            .1
+    }
+
+    #[test]
+    fn unknown_key_is_refused_with_its_name() {
+        let text = deluxe_text().replace("[dealer]", "[dealer]\nhits_on = 16");
+        let err = Variant::from_toml("x.toml", &text).expect_err("unknown key");
+        let msg = err.to_string();
+        assert!(msg.starts_with("x.toml: "), "{msg}");
+        assert!(msg.contains("hits_on"), "{msg}");
+    }
+
+    #[test]
+    fn inconsistent_settings_name_file_and_key() {
+        let text = deluxe_text().replace("decks = 8", "decks = 0");
+        let err = Variant::from_toml("d.toml", &text).expect_err("zero decks");
+        assert_eq!(
+            err,
+            VariantError::Invalid {
+                file: "d.toml".into(),
+                key: "shoe.decks".into(),
+                reason: "must be between 1 and 16".into()
+            }
+        );
+    }
+
+    #[test]
+    fn pay_table_must_name_exactly_the_family_combinations() {
+        let text = deluxe_text().replace("mixed_pair", "mixd_pair");
+        let err = Variant::from_toml("d.toml", &text).expect_err("typo");
+        assert!(
+            err.to_string().contains("side_bets[0].pays.mixd_pair"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,243 @@
+//! The replay format (`../shared/scenarios/README.md`) ↔ the engine.
+//!
+//! A scenario is the exact input stream of one or more rounds as JSON. [`parse`] turns it
+//! into engine inputs (refusing malformed files with the event index), [`run`] plays them
+//! and [`Replay::to_json`] writes the result document.
+
+use crate::cards::Card;
+use crate::engine::variant::Natural;
+use crate::engine::{Action, Engine, Event, Input, RoundResult, SeatBets, Variant};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A parsed scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// The variant's file stem (`deluxe`, `ultimate`, …).
+    pub variant: String,
+    /// The inputs in order.
+    pub inputs: Vec<Input>,
+}
+
+/// Why a scenario file is malformed (exit status 2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    /// Not JSON, or not the scenario's shape.
+    #[error("scenario: {0}")]
+    Shape(String),
+    /// One event is malformed.
+    #[error("event {index}: {reason}")]
+    Event {
+        /// The event's index, from 0.
+        index: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+/// Parses a scenario document.
+pub fn parse(text: &str) -> Result<Scenario, ReplayError> {
+    let doc: Value =
+        serde_json::from_str(text).map_err(|e| ReplayError::Shape(format!("bad JSON: {e}")))?;
+    let obj = doc.as_object().ok_or_else(|| {
+        ReplayError::Shape("expected an object with \"variant\" and \"events\"".into())
+    })?;
+    if let Some(key) = obj.keys().find(|k| *k != "variant" && *k != "events") {
+        return Err(ReplayError::Shape(format!("unknown key {key:?}")));
+    }
+    let variant = obj
+        .get("variant")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ReplayError::Shape("\"variant\" must be a string".into()))?
+        .to_string();
+    let events = obj
+        .get("events")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ReplayError::Shape("\"events\" must be an array".into()))?;
+    let inputs = events
+        .iter()
+        .enumerate()
+        .map(|(index, e)| parse_event(e).map_err(|reason| ReplayError::Event { index, reason }))
+        .collect::<Result<_, _>>()?;
+    Ok(Scenario { variant, inputs })
+}
+
+fn parse_event(e: &Value) -> Result<Input, String> {
+    match e {
+        Value::String(s) if s.eq_ignore_ascii_case("cut") => Ok(Input::CutCard),
+        Value::String(s) => s
+            .parse::<Card>()
+            .map(Input::Card)
+            .map_err(|e| e.to_string()),
+        Value::Object(o) if o.contains_key("bets") => {
+            only_keys(o, &["bets"])?;
+            parse_bets(&o["bets"])
+        }
+        Value::Object(o) if o.contains_key("do") => {
+            only_keys(o, &["seat", "do"])?;
+            let seat = parse_seat(o.get("seat"))?;
+            let name = o["do"].as_str().ok_or("\"do\" must be a string")?;
+            let action = Action::from_name(name).ok_or_else(|| {
+                format!("unknown action {name:?} (stand, double, split, surrender, insurance, no_insurance, even_money)")
+            })?;
+            Ok(Input::Decision { seat, action })
+        }
+        Value::Object(o) if o.contains_key("bonus_multiplier") => {
+            only_keys(o, &["seat", "bonus_multiplier"])?;
+            let seat = parse_seat(o.get("seat"))?;
+            let multiplier = o["bonus_multiplier"]
+                .as_u64()
+                .and_then(|m| u32::try_from(m).ok())
+                .ok_or("\"bonus_multiplier\" must be a whole number")?;
+            Ok(Input::Bonus { seat, multiplier })
+        }
+        Value::Object(o) if o.contains_key("shoe") => {
+            only_keys(o, &["shoe"])?;
+            match o["shoe"].as_str() {
+                Some("shuffle") => Ok(Input::Shuffle),
+                _ => Err("unknown shoe event (only {\"shoe\": \"shuffle\"})".into()),
+            }
+        }
+        other => Err(format!("unknown event {other}")),
+    }
+}
+
+fn only_keys(o: &Map<String, Value>, allowed: &[&str]) -> Result<(), String> {
+    match o.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(format!("unknown key {k:?} in this event")),
+        None => Ok(()),
+    }
+}
+
+fn parse_seat(v: Option<&Value>) -> Result<u8, String> {
+    let s = v
+        .and_then(Value::as_str)
+        .ok_or("\"seat\" must be a string such as \"1\"")?;
+    s.parse::<u8>()
+        .map_err(|_| format!("seat {s:?} is not a seat number"))
+}
+
+fn parse_bets(v: &Value) -> Result<Input, String> {
+    let seats = v
+        .as_object()
+        .ok_or("\"bets\" must map seats to their bets")?;
+    let mut out = Vec::with_capacity(seats.len());
+    for (seat, kinds) in seats {
+        let seat = parse_seat(Some(&Value::String(seat.clone())))?;
+        let kinds = kinds
+            .as_object()
+            .ok_or_else(|| format!("seat {seat}: bets must map bet kinds to amounts"))?;
+        let mut bets = SeatBets {
+            seat,
+            main: 0,
+            side: Vec::new(),
+        };
+        for (kind, amount) in kinds {
+            let amount = amount.as_i64().ok_or_else(|| {
+                format!("seat {seat}: {kind} amount must be a whole number of minor units")
+            })?;
+            if kind == "main" {
+                bets.main = amount;
+            } else {
+                bets.side.push((kind.clone(), amount));
+            }
+        }
+        out.push(bets);
+    }
+    Ok(Input::Bets(out))
+}
+
+/// The outcome of a replay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replay {
+    /// Rounds settled, in order.
+    pub rounds: Vec<RoundResult>,
+    /// The first rejected input: (event index, rejection).
+    pub halted: Option<(usize, crate::engine::Rejection)>,
+    /// What the engine expected after the last accepted input.
+    pub expecting: String,
+    /// The natural's kind, for the dealer's flag in the output.
+    natural: Natural,
+}
+
+/// Plays a scenario's inputs through a fresh engine for `variant`.
+pub fn run(variant: Arc<Variant>, inputs: &[Input]) -> Replay {
+    let natural = variant.hand.natural;
+    let mut engine = Engine::new(variant);
+    let mut events = Vec::new();
+    let mut rounds = Vec::new();
+    let mut halted = None;
+    for (index, input) in inputs.iter().enumerate() {
+        events.clear();
+        if let Err(rejection) = engine.apply(input, &mut events) {
+            halted = Some((index, rejection));
+            break;
+        }
+        for e in events.drain(..) {
+            if let Event::RoundSettled(result) = e {
+                rounds.push(*result);
+            }
+        }
+    }
+    Replay {
+        rounds,
+        halted,
+        expecting: engine.expectation().to_string(),
+        natural,
+    }
+}
+
+impl Replay {
+    /// The result document of the replay format.
+    pub fn to_json(&self) -> Value {
+        let rounds: Vec<Value> = self.rounds.iter().map(|r| self.round_json(r)).collect();
+        let halted = match &self.halted {
+            None => Value::Null,
+            Some((event, r)) => {
+                json!({"event": event, "code": r.code.as_str(), "message": r.message})
+            }
+        };
+        json!({"rounds": rounds, "halted": halted, "expecting": self.expecting})
+    }
+
+    fn round_json(&self, r: &RoundResult) -> Value {
+        let cards = |cs: &[Card]| {
+            cs.iter()
+                .map(|c| Value::String(c.to_string()))
+                .collect::<Vec<_>>()
+        };
+        let mut dealer = json!({
+            "cards": cards(&r.dealer_cards),
+            "total": r.dealer_total,
+            "blackjack": r.dealer_natural && self.natural == Natural::Blackjack,
+        });
+        if self.natural == Natural::Caribbean21 {
+            dealer["caribbean21"] = Value::Bool(r.dealer_natural);
+        }
+        let hands: Vec<Value> = r
+            .hands
+            .iter()
+            .map(|h| {
+                json!({
+                    "seat": h.seat.to_string(),
+                    "hand": h.hand,
+                    "cards": cards(&h.cards),
+                    "total": h.total,
+                    "doubled": h.doubled,
+                    "outcome": h.outcome.as_str(),
+                    "staked": h.staked,
+                    "returned": h.returned,
+                })
+            })
+            .collect();
+        let mut returns: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
+        for b in &r.bets {
+            returns
+                .entry(b.seat.to_string())
+                .or_default()
+                .insert(b.kind.name().to_string(), Value::from(b.returned));
+        }
+        json!({"round": r.round, "shoe": r.shoe, "dealer": dealer, "hands": hands, "returns": returns})
+    }
+}
