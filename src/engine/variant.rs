@@ -3,7 +3,7 @@
 //! Every rule of the rule sheets is a named setting here; the engine has no per-game
 //! code paths. Each section of the file maps to one struct below, and the doc comment of
 //! each field says which rule it is. Where a sheet is ambiguous the choice is a setting,
-//! and `docs/variants.md` records what the shipped files chose and why.
+//! and `config/variants/README.md` records what the shipped files chose and why.
 
 use crate::cards::Card;
 use crate::money::{Amount, Pay, MAX_BET};
@@ -370,6 +370,7 @@ pub enum SideBetKind {
     /// first card.
     Pair,
     /// IN FOR 6: the first two cards total 6 (ace 1); a pair of 3s plays a bonus game.
+    #[serde(rename = "in_for_6")]
     InForSix,
 }
 
