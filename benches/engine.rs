@@ -1,1 +1,61 @@
-fn main() {}
+//! Rounds per second per variant, 1 seat and 7 seats (or the game's maximum), on
+//! pre-generated inputs: `cargo bench --bench engine`. The README records the figures.
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use croupier::engine::{variant::BUILT_IN, Engine, Event, Input, Variant};
+use croupier::sim::{Style, TableSim};
+use std::sync::Arc;
+
+const ROUNDS: usize = 2_000;
+
+/// The inputs of `ROUNDS` rounds of steady play, generated once.
+fn session(variant: &Arc<Variant>, seats: u8) -> Vec<Input> {
+    let mut engine = Engine::new(Arc::clone(variant));
+    let mut sim = TableSim::new(Arc::clone(variant), 7, Style::Steady { seats });
+    let mut inputs = Vec::new();
+    let mut events = Vec::new();
+    let mut settled = 0;
+    while settled < ROUNDS {
+        let input = sim.next_input(&engine);
+        events.clear();
+        engine
+            .apply(&input, &mut events)
+            .expect("the simulator sends legal inputs");
+        settled += events
+            .iter()
+            .filter(|e| matches!(e, Event::RoundSettled(_)))
+            .count();
+        inputs.push(input);
+    }
+    inputs
+}
+
+fn rounds_per_second(c: &mut Criterion) {
+    let mut group = c.benchmark_group("rounds");
+    group.throughput(Throughput::Elements(ROUNDS as u64));
+    for (stem, _) in BUILT_IN {
+        let variant = Arc::new(Variant::built_in(stem).expect("shipped").expect("valid"));
+        for seats in [1, variant.deal.seats.min(7)] {
+            let inputs = session(&variant, seats);
+            group.bench_with_input(
+                BenchmarkId::new(*stem, format!("{seats} seat(s)")),
+                &inputs,
+                |b, inputs| {
+                    let mut events = Vec::with_capacity(64);
+                    b.iter(|| {
+                        let mut engine = Engine::new(Arc::clone(&variant));
+                        for input in inputs {
+                            events.clear();
+                            let _ = black_box(engine.apply(input, &mut events));
+                        }
+                        black_box(&engine);
+                    })
+                },
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, rounds_per_second);
+criterion_main!(benches);

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! croupier: the controller for a live-dealer blackjack table.
 //!
 //! `engine` is the sans-IO rules engine; `replay` drives it from the scenario format;
@@ -7,3 +8,4 @@ pub mod cards;
 pub mod engine;
 pub mod money;
 pub mod replay;
+pub mod sim;

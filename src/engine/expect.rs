@@ -1,5 +1,6 @@
 //! What the round expects next — the dealer panel shows exactly this.
 
+use super::hand::total;
 use super::io::{Action, Place, SeatId};
 use super::round::{Bonus, Engine, HandState, Insurance, Phase};
 use super::shoe::ShoeStage;
@@ -133,5 +134,30 @@ impl Engine {
             .filter(|s| matches!(s.bonus, Bonus::Pending(_)))
             .map(|s| s.seat)
             .collect()
+    }
+
+    /// Whether `seat` may give this insurance answer now.
+    pub fn allows_insurance_answer(&self, seat: SeatId, action: Action) -> bool {
+        self.insurance_answer(seat, action).is_ok()
+    }
+
+    /// The best total of a hand in the current round.
+    pub fn hand_total(&self, seat: SeatId, hand: u8) -> Option<u8> {
+        let sp = self.round.seats.iter().find(|s| s.seat == seat)?;
+        let h = sp.hands.get(usize::from(hand))?;
+        Some(total(&h.cards, self.variant.hand.ace).best)
+    }
+
+    /// The multipliers `seat`'s pending bonus game can draw.
+    pub fn bonus_multipliers(&self, seat: SeatId) -> Option<&[u32]> {
+        let sp = self.round.seats.iter().find(|s| s.seat == seat)?;
+        let Bonus::Pending(table) = sp.bonus else {
+            return None;
+        };
+        self.variant
+            .side_bets
+            .iter()
+            .find_map(|s| s.bonus.get(table.table()))
+            .map(Vec::as_slice)
     }
 }

@@ -377,13 +377,7 @@ impl Engine {
                 format!("seat {seat} has no bonus game waiting for its outcome"),
             );
         };
-        let allowed = self
-            .variant
-            .side_bets
-            .iter()
-            .find_map(|s| s.bonus.get(table.table()))
-            .cloned()
-            .unwrap_or_default();
+        let allowed = self.bonus_multipliers(seat).unwrap_or(&[]);
         if !allowed.contains(&multiplier) {
             return reject(
                 Code::ActionNotAllowed,
@@ -612,13 +606,13 @@ impl Engine {
         Ok(())
     }
 
-    fn answer_insurance(
-        &mut self,
+    /// Checks an insurance answer: the seat's index and its new insurance state.
+    pub(crate) fn insurance_answer(
+        &self,
         seat: SeatId,
         action: Action,
-        events: &mut Vec<Event>,
-    ) -> Result<(), Rejection> {
-        let v = Arc::clone(&self.variant);
+    ) -> Result<(usize, Insurance), Rejection> {
+        let v = &self.variant;
         let Some(i) = self.round.seats.iter().position(|s| s.seat == seat) else {
             return reject(
                 Code::NotYourTurn,
@@ -626,10 +620,10 @@ impl Engine {
             );
         };
         let sp = &self.round.seats[i];
-        if sp.insurance != Insurance::Pending {
+        if self.phase != Phase::Insurance || sp.insurance != Insurance::Pending {
             return reject(
                 Code::ActionNotAllowed,
-                format!("seat {seat} has already answered insurance"),
+                format!("seat {seat} has no insurance question open"),
             );
         }
         let answer = match action {
@@ -644,8 +638,7 @@ impl Engine {
                 Insurance::Bought(cost)
             }
             Action::EvenMoney => {
-                let natural = self.is_player_natural(&sp.hands[0]);
-                if !v.insurance.even_money || !natural {
+                if !v.insurance.even_money || !self.is_player_natural(&sp.hands[0]) {
                     return reject(
                         Code::ActionNotAllowed,
                         format!("seat {seat}: even money is only for a natural, where the game offers it"),
@@ -653,8 +646,24 @@ impl Engine {
                 }
                 Insurance::EvenMoney
             }
-            _ => Insurance::Declined,
+            Action::NoInsurance => Insurance::Declined,
+            other => {
+                return reject(
+                    Code::ActionNotAllowed,
+                    format!("seat {seat}: {} is not an insurance answer", other.name()),
+                )
+            }
         };
+        Ok((i, answer))
+    }
+
+    fn answer_insurance(
+        &mut self,
+        seat: SeatId,
+        action: Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), Rejection> {
+        let (i, answer) = self.insurance_answer(seat, action)?;
         let sp = &mut self.round.seats[i];
         sp.insurance = answer;
         if answer == Insurance::EvenMoney {

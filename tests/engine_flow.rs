@@ -1,0 +1,236 @@
+//! The engine step by step: what it expects after every input (what the dealer panel will
+//! show), and the lifecycle of the shoe.
+
+use croupier::engine::{
+    variant::Variant, Action, Code, Engine, Event, Expectation, Input, Place, SeatBets,
+};
+use std::sync::Arc;
+
+fn engine(stem: &str) -> Engine {
+    Engine::new(Arc::new(
+        Variant::built_in(stem).expect("shipped").expect("valid"),
+    ))
+}
+
+fn card(code: &str) -> Input {
+    Input::Card(code.parse().expect("card"))
+}
+
+fn bets(seats: &[(u8, i64)]) -> Input {
+    Input::Bets(
+        seats
+            .iter()
+            .map(|&(seat, main)| SeatBets {
+                seat,
+                main,
+                side: vec![],
+            })
+            .collect(),
+    )
+}
+
+fn decide(seat: u8, action: Action) -> Input {
+    Input::Decision { seat, action }
+}
+
+fn apply(e: &mut Engine, input: Input) -> Vec<Event> {
+    let mut events = Vec::new();
+    e.apply(&input, &mut events)
+        .unwrap_or_else(|r| panic!("{input:?} refused: {r}"));
+    events
+}
+
+fn expect_text(e: &Engine) -> String {
+    e.expectation().to_string()
+}
+
+#[test]
+fn deluxe_round_expectations_follow_the_deal_order() {
+    let mut e = engine("deluxe");
+    assert_eq!(e.expectation(), Expectation::Bets);
+    apply(&mut e, bets(&[(2, 200), (5, 100)]));
+    let order = [
+        ("9H", Place::Hand { seat: 2, hand: 0 }),
+        ("QS", Place::Hand { seat: 5, hand: 0 }),
+        ("AC", Place::Dealer),
+        ("2D", Place::Hand { seat: 2, hand: 0 }),
+        ("QD", Place::Hand { seat: 5, hand: 0 }),
+        ("6S", Place::Dealer),
+    ];
+    for (code, place) in order {
+        assert_eq!(
+            e.expectation(),
+            Expectation::DealCard(place),
+            "before {code}"
+        );
+        apply(&mut e, card(code));
+    }
+    assert_eq!(e.expectation(), Expectation::InsuranceAnswers(vec![2, 5]));
+    assert_eq!(expect_text(&e), "insurance answers from seat(s) 2, 5");
+    apply(&mut e, decide(2, Action::NoInsurance));
+    let events = apply(&mut e, decide(5, Action::NoInsurance));
+    assert!(events.contains(&Event::InsuranceClosed));
+    assert!(events.contains(&Event::DealerPeeked { natural: false }));
+    assert_eq!(
+        e.expectation(),
+        Expectation::Decision {
+            seat: 2,
+            hand: 0,
+            allowed: vec![Action::Stand, Action::Double]
+        },
+        "no surrender against an ace, no split of 9-2"
+    );
+    apply(&mut e, decide(2, Action::Double));
+    assert_eq!(expect_text(&e), "card for seat 2, hand 1");
+    apply(&mut e, card("9C"));
+    assert_eq!(
+        e.expectation(),
+        Expectation::Decision {
+            seat: 5,
+            hand: 0,
+            allowed: vec![Action::Stand, Action::Double, Action::Split]
+        }
+    );
+    let events = apply(&mut e, decide(5, Action::Stand));
+    assert!(
+        matches!(events.last(), Some(Event::RoundSettled(_))),
+        "dealer stands on soft 17: no draw"
+    );
+    assert_eq!(e.expectation(), Expectation::Bets);
+}
+
+#[test]
+fn deluxe_shoe_lifecycle_burn_cut_and_finish() {
+    let mut e = engine("deluxe");
+    apply(&mut e, Input::Shuffle);
+    assert_eq!(e.expectation(), Expectation::RevealCard);
+    let mut events = Vec::new();
+    let r = e
+        .apply(&bets(&[(1, 100)]), &mut events)
+        .expect_err("burn first");
+    assert_eq!(r.code, Code::BurnIncomplete);
+    apply(&mut e, card("3H")); // revealed 3: burn three more
+    assert_eq!(e.expectation(), Expectation::BurnCards(3));
+    apply(&mut e, card("KS"));
+    apply(&mut e, card("KD"));
+    let events = apply(&mut e, card("KC"));
+    assert_eq!(events.last(), Some(&Event::ShoeReady));
+    assert_eq!(e.shoe().burned(), 4);
+    apply(&mut e, bets(&[(1, 100)]));
+    apply(&mut e, card("TS"));
+    apply(&mut e, Input::CutCard); // mid-round: this round is the last
+    apply(&mut e, card("TH"));
+    apply(&mut e, card("9S"));
+    apply(&mut e, card("7C")); // dealer 17 after the peek: stands
+    let events = apply(&mut e, decide(1, Action::Stand));
+    assert!(events.contains(&Event::ShoeFinished), "{events:?}");
+    assert_eq!(e.expectation(), Expectation::Shuffle);
+    let r = e
+        .apply(&bets(&[(1, 100)]), &mut Vec::new())
+        .expect_err("shoe finished");
+    assert_eq!(r.code, Code::ShoeFinished);
+    let r = e
+        .apply(&card("2C"), &mut Vec::new())
+        .expect_err("shoe finished");
+    assert_eq!(r.code, Code::ShoeFinished);
+}
+
+#[test]
+fn split_hands_get_their_second_card_in_turn() {
+    let mut e = engine("infor6");
+    apply(&mut e, bets(&[(1, 100)]));
+    for c in ["8S", "5D", "8H", "9C"] {
+        apply(&mut e, card(c));
+    }
+    apply(&mut e, decide(1, Action::Split));
+    assert_eq!(expect_text(&e), "card for seat 1, hand 1");
+    let r = e
+        .apply(&decide(1, Action::Stand), &mut Vec::new())
+        .expect_err("card first");
+    assert_eq!(r.code, Code::ActionNotAllowed);
+    apply(&mut e, card("3C"));
+    assert!(matches!(
+        e.expectation(),
+        Expectation::Decision {
+            seat: 1,
+            hand: 0,
+            ..
+        }
+    ));
+    apply(&mut e, decide(1, Action::Stand));
+    assert_eq!(expect_text(&e), "card for seat 1, hand 2");
+    apply(&mut e, card("8D"));
+    // 8-8 again: a re-split is allowed up to four hands.
+    let Expectation::Decision { allowed, .. } = e.expectation() else {
+        panic!("decision expected, got {}", e.expectation());
+    };
+    assert!(allowed.contains(&Action::Split));
+}
+
+#[test]
+fn no_peek_game_closes_insurance_with_the_first_decision() {
+    let mut e = engine("ultimate");
+    apply(&mut e, bets(&[(1, 100), (2, 100)]));
+    for c in ["TS", "9D", "AC", "7H", "8D", "KC"] {
+        apply(&mut e, card(c));
+    }
+    assert_eq!(e.expectation(), Expectation::InsuranceAnswers(vec![1, 2]));
+    let r = e
+        .apply(&decide(2, Action::Stand), &mut Vec::new())
+        .expect_err("seat 1 first");
+    assert_eq!(r.code, Code::NotYourTurn);
+    let events = apply(&mut e, decide(1, Action::Stand));
+    assert_eq!(events.first(), Some(&Event::InsuranceClosed));
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::DealerPeeked { .. })),
+        "no peek in Ultimate"
+    );
+}
+
+#[test]
+fn peek_game_refuses_to_close_insurance_on_a_dealer_natural() {
+    let mut e = engine("infor6");
+    apply(&mut e, bets(&[(1, 100), (2, 100)]));
+    for c in ["TS", "9D", "AC", "7H", "8D", "KC"] {
+        apply(&mut e, card(c));
+    }
+    let before = e.clone();
+    let r = e
+        .apply(&card("5S"), &mut Vec::new())
+        .expect_err("dealer has blackjack");
+    assert_eq!(r.code, Code::CardNotExpected);
+    assert!(e == before);
+    apply(&mut e, decide(1, Action::Insurance));
+    let events = apply(&mut e, decide(2, Action::NoInsurance));
+    assert!(events.contains(&Event::DealerPeeked { natural: true }));
+    let Some(Event::RoundSettled(result)) = events.last() else {
+        panic!("the peek ends the round: {events:?}");
+    };
+    let insurance = result
+        .bets
+        .iter()
+        .find(|b| b.seat == 1 && b.kind.name() == "insurance")
+        .expect("insurance bet");
+    assert_eq!((insurance.staked, insurance.returned), (50, 150));
+}
+
+#[test]
+fn caribbean_dealer_draws_after_the_players() {
+    let mut e = engine("caribbean21");
+    apply(&mut e, bets(&[(1, 100)]));
+    apply(&mut e, card("9S"));
+    apply(&mut e, card("5D"));
+    assert_eq!(
+        e.expectation(),
+        Expectation::DealCard(Place::Hand { seat: 1, hand: 0 })
+    );
+    apply(&mut e, card("9H"));
+    assert!(matches!(
+        e.expectation(),
+        Expectation::Decision { seat: 1, .. }
+    ));
+    apply(&mut e, decide(1, Action::Stand));
+    assert_eq!(e.expectation(), Expectation::DealerCard);
+}

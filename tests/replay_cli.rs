@@ -1,0 +1,192 @@
+//! `croupier replay` through the real binary: every scenario under `tests/scenarios/` and
+//! the shared examples in `../shared/scenarios/` must reproduce their `.expected.json`
+//! (fields not shown there are free), and malformed files must exit 2 naming the event.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn croupier() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_croupier"))
+}
+
+/// Differences between `want` and `got`, where `want` may leave object fields out.
+fn subset_diffs(want: &Value, got: &Value, path: &str, out: &mut Vec<String>) {
+    match (want, got) {
+        (Value::Object(w), Value::Object(g)) => {
+            for (k, wv) in w {
+                match g.get(k) {
+                    Some(gv) => subset_diffs(wv, gv, &format!("{path}.{k}"), out),
+                    None => out.push(format!("{path}.{k}: missing")),
+                }
+            }
+        }
+        (Value::Array(w), Value::Array(g)) if w.len() == g.len() => {
+            for (i, (wv, gv)) in w.iter().zip(g).enumerate() {
+                subset_diffs(wv, gv, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ if want == got => {}
+        _ => out.push(format!("{path}: want {want} got {got}")),
+    }
+}
+
+fn scenarios_in(dir: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut pairs: Vec<(PathBuf, PathBuf)> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.ends_with(".json") && !name.ends_with(".expected.json")
+        })
+        .filter_map(|p| {
+            let expected = p.with_extension("expected.json");
+            expected.exists().then_some((p, expected))
+        })
+        .collect();
+    pairs.sort();
+    pairs
+}
+
+fn check_dir(dir: &Path) -> usize {
+    let pairs = scenarios_in(dir);
+    let mut failures = Vec::new();
+    for (scenario, expected) in &pairs {
+        let out = croupier()
+            .arg("replay")
+            .arg(scenario)
+            .output()
+            .expect("run croupier");
+        let name = scenario.display();
+        if !out.status.success() {
+            failures.push(format!(
+                "{name}: exit {:?}: {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+            continue;
+        }
+        let got: Value = serde_json::from_slice(&out.stdout).expect("replay prints JSON");
+        let want: Value =
+            serde_json::from_str(&std::fs::read_to_string(expected).expect("read expected"))
+                .expect("expected file is JSON");
+        let mut diffs = Vec::new();
+        subset_diffs(&want, &got, "", &mut diffs);
+        if !diffs.is_empty() {
+            failures.push(format!("{name}:\n    {}", diffs.join("\n    ")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} scenarios differ:\n{}",
+        failures.len(),
+        pairs.len(),
+        failures.join("\n")
+    );
+    pairs.len()
+}
+
+#[test]
+fn project_scenarios_reproduce() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
+    let n = check_dir(&dir);
+    assert!(n >= 40, "only {n} scenarios under tests/scenarios");
+}
+
+#[test]
+fn shared_examples_reproduce() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/scenarios");
+    if !dir.exists() {
+        // A checkout without shared/ beside it (CI always has it).
+        eprintln!("skipping: {} not present", dir.display());
+        return;
+    }
+    assert!(check_dir(&dir) >= 3);
+}
+
+fn replay_text(text: &str) -> std::process::Output {
+    let dir = std::env::temp_dir().join(format!("croupier-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let file = dir.join(format!("s{}.json", text.len()));
+    std::fs::write(&file, text).expect("write scenario");
+    croupier()
+        .arg("replay")
+        .arg(&file)
+        .output()
+        .expect("run croupier")
+}
+
+#[test]
+fn malformed_files_exit_2_naming_the_event() {
+    let cases = [
+        (
+            r#"{"variant": "deluxe", "events": [{"bets": {"1": {"main": 100}}}, "ZZ"]}"#,
+            "event 1",
+        ),
+        (
+            r#"{"variant": "deluxe", "events": [{"seat": "1", "do": "hit"}]}"#,
+            "event 0",
+        ),
+        (
+            r#"{"variant": "deluxe", "events": [{"bets": {"1": {"main": 1.5}}}]}"#,
+            "event 0",
+        ),
+        (
+            r#"{"variant": "deluxe", "events": [{"shoe": "spin"}]}"#,
+            "event 0",
+        ),
+        (
+            r#"{"variant": "deluxe", "events": ["AS", {"dance": 1}]}"#,
+            "event 1",
+        ),
+        (r#"{"variant": "nosuch", "events": []}"#, "unknown variant"),
+        (r#"{"variant": "deluxe", "events": [}"#, "bad JSON"),
+    ];
+    for (text, needle) in cases {
+        let out = replay_text(text);
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(needle),
+            "{text}: stderr {err:?} lacks {needle:?}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err:?}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn a_halt_is_a_result_with_exit_0() {
+    let out = replay_text(
+        r#"{"variant": "caribbean21", "events": [{"bets": {"1": {"main": 100}}}, "AS", "AS"]}"#,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["halted"]["event"], 2);
+    assert_eq!(v["halted"]["code"], "impossible_card");
+}
+
+#[test]
+fn check_variant_names_file_key_and_reason() {
+    let dir = std::env::temp_dir().join(format!("croupier-variant-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let good = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/variants/deluxe.toml");
+    let text = std::fs::read_to_string(&good).expect("read deluxe");
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, text.replace("max_hands = 2", "max_hands = 9")).expect("write");
+    let out = croupier()
+        .arg("check-variant")
+        .arg(&good)
+        .arg(&bad)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.toml: split.max_hands: must be between 1 and 4"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("deluxe.toml: ok"));
+}
