@@ -133,6 +133,8 @@ pub struct Engine {
     pub(crate) shoe: Shoe,
     pub(crate) round: Round,
     pub(crate) phase: Phase,
+    /// A reusable buffer for the next round's seats (not part of the state).
+    spare_seats: Vec<SeatPlay>,
 }
 
 impl PartialEq for Engine {
@@ -157,6 +159,7 @@ impl Engine {
             variant,
             round: Round::default(),
             phase: Phase::Idle,
+            spare_seats: Vec::new(),
         }
     }
 
@@ -247,7 +250,12 @@ impl Engine {
             }
             ShoeStage::Ready => {}
         }
-        let seats = self.validate_bets(bets)?;
+        let mut seats = std::mem::take(&mut self.spare_seats);
+        let checked = self.validate_bets(bets, &mut seats);
+        if let Err(r) = checked {
+            self.spare_seats = seats;
+            return Err(r);
+        }
         if self.variant.shoe.new_shoe_every_round {
             self.shoe.shuffle(&self.variant.shoe);
             events.push(Event::ShoeShuffled {
@@ -256,7 +264,8 @@ impl Engine {
         }
         let round = &mut self.round;
         round.number += 1;
-        round.seats = seats;
+        // The last round's seats become the next spare buffer: no allocation per round.
+        self.spare_seats = std::mem::replace(&mut round.seats, seats);
         round.dealer.clear();
         round.peeked_clear = false;
         self.phase = Phase::Dealing(0);
@@ -266,12 +275,13 @@ impl Engine {
         Ok(())
     }
 
-    fn validate_bets(&self, bets: &[SeatBets]) -> Result<Vec<SeatPlay>, Rejection> {
+    /// Checks the bets and fills `seats` (cleared first) with the round's seats.
+    fn validate_bets(&self, bets: &[SeatBets], seats: &mut Vec<SeatPlay>) -> Result<(), Rejection> {
         let v = &self.variant;
         if bets.is_empty() {
             return reject(Code::InvalidBet, "no bets: a round needs at least one seat");
         }
-        let mut seats: Vec<SeatPlay> = Vec::with_capacity(bets.len());
+        seats.clear();
         for b in bets {
             if b.seat == 0 || b.seat > v.deal.seats {
                 return reject(
@@ -350,7 +360,7 @@ impl Engine {
         if v.deal.seat_order == super::variant::SeatOrder::Descending {
             seats.reverse();
         }
-        Ok(seats)
+        Ok(())
     }
 
     fn on_bonus(
@@ -517,7 +527,7 @@ impl Engine {
     }
 
     fn initial_deal_done(&mut self, events: &mut Vec<Event>) {
-        let v = Arc::clone(&self.variant);
+        let v = &*self.variant;
         let up = self.round.dealer[0];
         let ace_up = up.rank == Rank::Ace;
         let offer = v.insurance.offered && ace_up;
@@ -551,7 +561,7 @@ impl Engine {
     /// A card for the active hand: the second card after a split, the double's card, or a
     /// hit.
     fn take_card(&mut self, seat: u8, hand: u8, card: Card, events: &mut Vec<Event>) {
-        let v = Arc::clone(&self.variant);
+        let v = &*self.variant;
         let sp = &mut self.round.seats[usize::from(seat)];
         let seat_id = sp.seat;
         let h = &mut sp.hands[usize::from(hand)];
