@@ -13,5 +13,6 @@ pub mod card;
 pub mod event;
 pub mod proto;
 pub mod shoe;
+pub mod sim;
 
 pub use event::{Fault, FaultKind, ShoeEvent, ShoeItem, ShoeStatus};
