@@ -67,6 +67,9 @@ pub enum InjectedFault {
     DropNextAck,
     /// Write every frame one byte at a time from now on (`false` to stop).
     SplitWrites(bool),
+    /// Hang: stay plugged in but send nothing at all, not even heartbeats, until
+    /// `Hang(false)`; what is dealt meanwhile is held.
+    Hang(bool),
 }
 
 /// The simulator has stopped or could not do what was asked.
@@ -130,6 +133,7 @@ impl SimShoe {
             corrupt_next: false,
             drop_next_ack: false,
             split_writes: false,
+            hung: false,
             inbound: BytesMut::new(),
             codec: V1Codec::new(),
             settled: Vec::new(),
@@ -256,6 +260,7 @@ struct Device {
     corrupt_next: bool,
     drop_next_ack: bool,
     split_writes: bool,
+    hung: bool,
     inbound: BytesMut,
     codec: V1Codec,
     settled: Vec<Reply<()>>,
@@ -286,7 +291,7 @@ impl Device {
                 (Some(_), Some(at)) if plugged && self.v1() => at + self.config.ack_timeout,
                 _ => far,
             };
-            let heartbeat_at = if plugged && self.v1() {
+            let heartbeat_at = if plugged && self.v1() && !self.hung {
                 self.last_tx + self.config.heartbeat
             } else {
                 far
@@ -348,6 +353,10 @@ impl Device {
                     InjectedFault::CorruptNext => self.corrupt_next = true,
                     InjectedFault::DropNextAck => self.drop_next_ack = true,
                     InjectedFault::SplitWrites(on) => self.split_writes = on,
+                    InjectedFault::Hang(on) => {
+                        self.hung = on;
+                        self.sent_at = None;
+                    }
                 }
                 let _ = reply.send(());
             }
@@ -384,7 +393,7 @@ impl Device {
 
     /// Sends whatever is due: queued lines, or the next / a retransmitted v1 frame.
     async fn pump(&mut self) {
-        if self.pty.is_none() {
+        if self.pty.is_none() || self.hung {
             return;
         }
         while let Some(line) = self.lines.pop_front() {
@@ -460,7 +469,7 @@ impl Device {
     }
 
     async fn write(&mut self, bytes: &[u8]) {
-        let Some(pty) = &self.pty else {
+        let Some(pty) = self.pty.as_ref().filter(|_| !self.hung) else {
             return;
         };
         self.last_tx = Instant::now();
