@@ -9,6 +9,7 @@
 //! - [`sim`]: `croupier sim-shoe`, a shoe on a pseudo-terminal with fault injection.
 #![warn(missing_docs)]
 
+pub mod buttons;
 pub mod card;
 pub mod event;
 pub mod proto;
