@@ -9,9 +9,11 @@
 //! - [`sim`]: `croupier sim-shoe`, a shoe on a pseudo-terminal with fault injection.
 #![warn(missing_docs)]
 
+pub mod buttons;
 pub mod card;
 pub mod event;
 pub mod proto;
 pub mod shoe;
+pub mod sim;
 
 pub use event::{Fault, FaultKind, ShoeEvent, ShoeItem, ShoeStatus};

@@ -8,12 +8,15 @@ use serde::{Deserialize, Serialize};
 use crate::card::Suit;
 
 /// Which wire protocol the shoe speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Dialect {
     /// croupier's own framed protocol with CRC, ACK/NAK and heartbeats (`drivers/PROTOCOL.md`).
     #[default]
     #[serde(rename = "croupier-v1")]
+    #[value(name = "croupier-v1")]
     CroupierV1,
     /// One line per card: suit letter then two-digit rank (`D12` = Q♦), as baccarat shoes send.
     AsciiSuitRank,

@@ -1,0 +1,211 @@
+//! The link task: open the port, run a session until the link drops, wait, reopen.
+//!
+//! A read of 0 bytes, a read error (EIO when a USB adapter is unplugged) or, for
+//! `croupier-v1`, a heartbeat timeout ends a session. Reopening backs off exponentially
+//! to a cap, and the backoff only resets after a session proved healthy, so a port that
+//! opens and dies at once cannot spin the CPU.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
+use tokio::time::{sleep, sleep_until, Instant};
+use tokio_util::codec::{FramedRead, FramedWrite};
+use tracing::{debug, info, warn};
+
+use super::backoff::Backoff;
+use super::config::ShoeConfig;
+use super::serial::open_port;
+use super::stats::Stats;
+use super::ShoeCommand;
+use crate::event::{FaultKind, ShoeEvent};
+use crate::proto::v1::host::{HostSession, Outcome};
+use crate::proto::v1::{Body, Frame, V1Codec};
+use crate::proto::{Decoded, ShoeCodec};
+
+/// A session this long counts as healthy even if the shoe said nothing (line dialects
+/// are silent between cards).
+const HEALTHY_AFTER: Duration = Duration::from_secs(2);
+
+/// Everything the link task owns.
+pub(crate) struct Link {
+    pub(crate) config: ShoeConfig,
+    pub(crate) codec: ShoeCodec,
+    pub(crate) events: mpsc::Sender<ShoeEvent>,
+    pub(crate) commands: mpsc::UnboundedReceiver<ShoeCommand>,
+    pub(crate) stats: Arc<Stats>,
+}
+
+/// How a session ended.
+enum End {
+    /// The link dropped; reopen.
+    Down { reason: String, healthy: bool },
+    /// Nobody is listening any more; stop.
+    Stopped,
+}
+
+pub(crate) async fn run(mut link: Link) {
+    let port = link.config.port.display().to_string();
+    let mut backoff = Backoff::new(
+        Duration::from_millis(link.config.reconnect_initial_ms),
+        Duration::from_millis(link.config.reconnect_max_ms),
+    );
+    // Outlives sessions so a frame retransmitted after a reconnect is still a duplicate.
+    let mut host = HostSession::new();
+    let mut ever_up = false;
+    let mut reported_down = false;
+    loop {
+        match open_port(&link.config) {
+            Ok(stream) => {
+                info!(%port, dialect = link.config.dialect.name(), "shoe port open");
+                if ever_up {
+                    Stats::bump(&link.stats.reconnects);
+                }
+                ever_up = true;
+                // Stale commands (a lamp state from before the drop) must not replay.
+                while link.commands.try_recv().is_ok() {}
+                if !emit(&link.events, ShoeEvent::Connected { port: port.clone() }).await {
+                    return;
+                }
+                match session(&mut link, &mut host, stream).await {
+                    End::Stopped => return,
+                    End::Down { reason, healthy } => {
+                        warn!(%port, %reason, "shoe link down");
+                        if healthy {
+                            backoff.reset();
+                        }
+                        reported_down = true;
+                        if !emit(&link.events, ShoeEvent::Disconnected { reason }).await {
+                            return;
+                        }
+                    }
+                }
+            }
+            Err(error) => {
+                debug!(%port, %error, "cannot open shoe port");
+                if !reported_down {
+                    reported_down = true;
+                    let reason = format!("cannot open {port}: {error}");
+                    warn!("{reason}");
+                    if !emit(&link.events, ShoeEvent::Disconnected { reason }).await {
+                        return;
+                    }
+                }
+            }
+        }
+        tokio::select! {
+            () = sleep(backoff.next_wait()) => {}
+            () = link.events.closed() => return,
+        }
+    }
+}
+
+async fn emit(events: &mpsc::Sender<ShoeEvent>, event: ShoeEvent) -> bool {
+    events.send(event).await.is_ok()
+}
+
+async fn session<S>(link: &mut Link, host: &mut HostSession, stream: S) -> End
+where
+    S: AsyncRead + AsyncWrite,
+{
+    let v1 = matches!(link.codec, ShoeCodec::V1(_));
+    let heartbeat = v1.then(|| link.config.heartbeat_timeout());
+    let started = Instant::now();
+    let mut heard = false;
+    let (read, write) = tokio::io::split(stream);
+    let mut frames = FramedRead::new(read, link.codec.clone());
+    let mut replies = FramedWrite::new(write, V1Codec::new());
+    // Far enough away to never fire for line dialects, which have no heartbeat.
+    let far = Duration::from_secs(86_400 * 365);
+    let mut deadline = Instant::now() + heartbeat.unwrap_or(far);
+    let down = |reason: String, heard: bool| End::Down {
+        reason,
+        healthy: heard || started.elapsed() >= HEALTHY_AFTER,
+    };
+    loop {
+        let outcome = tokio::select! {
+            next = frames.next() => match next {
+                None => return down("the port returned end of file (device gone)".into(), heard),
+                Some(Err(error)) => return down(format!("read error: {error}"), heard),
+                Some(Ok(decoded)) => {
+                    let outcome = handle(&link.stats, host, decoded, v1);
+                    if !matches!(outcome.event, Some(ShoeEvent::Fault(_))) {
+                        heard = true;
+                        deadline = Instant::now() + heartbeat.unwrap_or(far);
+                    }
+                    outcome
+                }
+            },
+            () = sleep_until(deadline) => {
+                let ms = heartbeat.unwrap_or(far).as_millis();
+                return down(format!("no valid frame for {ms} ms (heartbeat timeout)"), heard);
+            }
+            command = link.commands.recv() => match command {
+                None => return End::Stopped,
+                Some(command) if v1 => Outcome { reply: Some(command_frame(command)), ..Outcome::default() },
+                Some(command) => {
+                    debug!(?command, "dialect has no back channel; command dropped");
+                    Outcome::default()
+                }
+            },
+            () = link.events.closed() => return End::Stopped,
+        };
+        if let Some(reply) = outcome.reply {
+            if reply.body == Body::Nak {
+                Stats::bump(&link.stats.naks);
+            }
+            if let Err(error) = replies.send(reply).await {
+                return down(format!("write error: {error}"), heard);
+            }
+        }
+        if let Some(event) = outcome.event {
+            if !emit(&link.events, event).await {
+                return End::Stopped;
+            }
+        }
+    }
+}
+
+fn command_frame(command: ShoeCommand) -> Frame {
+    match command {
+        ShoeCommand::Lamp(lamp) => Frame::new(0, Body::Lamp(lamp)),
+        ShoeCommand::RequestStatus => Frame::new(0, Body::StatusRequest),
+    }
+}
+
+fn handle(stats: &Stats, host: &mut HostSession, decoded: Decoded, v1: bool) -> Outcome {
+    match decoded {
+        Decoded::Frame(frame) => {
+            Stats::bump(&stats.frames);
+            let outcome = host.on_frame(frame);
+            if outcome.duplicate {
+                Stats::bump(&stats.duplicates);
+                debug!(seq = frame.seq, "duplicate frame suppressed");
+            }
+            outcome
+        }
+        Decoded::Item(item) => {
+            Stats::bump(&stats.frames);
+            Outcome {
+                event: Some(item.into()),
+                ..Outcome::default()
+            }
+        }
+        Decoded::Fault(fault) => {
+            Stats::bump(&stats.errors);
+            warn!(%fault, "shoe sent a bad frame");
+            // Only croupier-v1 can ask for a retransmit, and a frame cut off by a
+            // disconnect has nobody to ask: the shoe resends it after the reconnect.
+            if v1 && fault.kind != FaultKind::Truncated {
+                host.on_fault(fault)
+            } else {
+                Outcome {
+                    event: Some(ShoeEvent::Fault(fault)),
+                    ..Outcome::default()
+                }
+            }
+        }
+    }
+}
