@@ -210,6 +210,20 @@ impl FromStr for Card {
     }
 }
 
+impl serde::Serialize for Card {
+    /// A card travels as its notation (`"TD"`).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Card {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Card, D::Error> {
+        let code = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        code.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,10 +4,12 @@ use super::hand::total;
 use super::io::{Action, Place, SeatId};
 use super::round::{Bonus, Engine, HandState, Insurance, Phase};
 use super::shoe::ShoeStage;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The next thing the engine is waiting for.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Expectation {
     /// Bets for a new round.
     Bets,

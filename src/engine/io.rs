@@ -2,13 +2,14 @@
 
 use crate::cards::Card;
 use crate::money::Amount;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// A seat number, from 1.
 pub type SeatId = u8;
 
 /// One seat's bets for a round.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatBets {
     /// The seat.
     pub seat: SeatId,
@@ -19,7 +20,8 @@ pub struct SeatBets {
 }
 
 /// A player decision for the active hand (or an insurance answer).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Action {
     /// No more cards.
     Stand,
@@ -78,7 +80,8 @@ impl Action {
 }
 
 /// One input to the engine, in the order the table receives them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Input {
     /// Opens a round with these bets and closes betting.
     Bets(Vec<SeatBets>),
@@ -105,7 +108,8 @@ pub enum Input {
 }
 
 /// Where a card went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Place {
     /// A player's hand: seat and hand index (0 unless split).
     Hand {
@@ -131,7 +135,8 @@ impl fmt::Display for Place {
 }
 
 /// What happened as a result of an accepted input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Event {
     /// A new shoe started.
     ShoeShuffled {
@@ -189,7 +194,8 @@ pub enum Event {
 }
 
 /// The stable machine-readable reason for a rejection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Code {
     /// A card arrived where no card is due.
     CardNotExpected,
@@ -223,7 +229,7 @@ impl Code {
 }
 
 /// An input the rules do not allow. The engine's state is unchanged.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[error("{}: {message}", code.as_str())]
 pub struct Rejection {
     /// Why, as a stable code.
@@ -243,7 +249,8 @@ impl Rejection {
 }
 
 /// How a hand ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// A blackjack paid at the natural's odds.
     Blackjack,
@@ -283,7 +290,7 @@ impl Outcome {
 }
 
 /// A settled round.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoundResult {
     /// The round's number.
     pub round: u64,
@@ -302,7 +309,7 @@ pub struct RoundResult {
 }
 
 /// One settled hand.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HandResult {
     /// The seat.
     pub seat: SeatId,
@@ -323,7 +330,8 @@ pub struct HandResult {
 }
 
 /// The kind of a bet.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum BetKind {
     /// The main bet, with the stakes added by doubles and splits.
     Main,
@@ -345,7 +353,7 @@ impl BetKind {
 }
 
 /// One settled bet.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BetResult {
     /// The seat.
     pub seat: SeatId,
