@@ -1,8 +1,8 @@
 #![no_main]
 //! Fuzzes the `ascii-suit-rank` decoder: see common.rs for the invariants.
 
-use croupier_drivers::proto::ShoeCodec;
 use croupier_drivers::proto::ascii::AsciiSuitRank;
+use croupier_drivers::proto::ShoeCodec;
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common.rs"]
