@@ -279,8 +279,13 @@ mod tests {
                 "7E 02 7D 5E 02 01 53 82 67 7E",
             ),
         ];
+        let doc = include_str!("../../../PROTOCOL.md");
         for (frame, wire) in examples {
             assert_eq!(frame.to_wire(), hex(wire), "{frame:?}");
+            assert!(
+                doc.contains(&format!("`{wire}`")),
+                "PROTOCOL.md lacks {wire}"
+            );
         }
     }
 
