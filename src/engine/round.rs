@@ -9,7 +9,7 @@
 use super::hand::{is_natural_cards, natural_still_possible, total, Total};
 use super::io::{Action, Code, Event, Input, Place, Rejection, SeatBets, SeatId};
 use super::shoe::{Shoe, ShoeStage};
-use super::sidebets::{self, HardSix, InitialCards};
+use super::sidebets::{self, HardSix};
 use super::variant::{DoubleOn, Soft17, SplitPairs, SurrenderWhen, Variant};
 use crate::cards::{Card, Rank};
 use crate::money::Amount;
@@ -100,7 +100,7 @@ pub(crate) struct SeatPlay {
 
 impl SeatPlay {
     /// The seat's first two cards, fixed once the initial deal is done.
-    pub fn initial_cards(&self, dealer_up: Card) -> Option<InitialCards> {
+    pub fn first_two(&self) -> Option<[Card; 2]> {
         let first = self.hands.first()?;
         let a = *first.cards.first()?;
         // After a split the original second card leads the next hand.
@@ -109,10 +109,7 @@ impl SeatPlay {
         } else {
             *first.cards.get(1)?
         };
-        Some(InitialCards {
-            player: [a, b],
-            dealer_up,
-        })
+        Some([a, b])
     }
 }
 
@@ -338,6 +335,23 @@ impl Engine {
                 }
                 side.push((index, *amount));
             }
+            for &(index, _) in &side {
+                let rules = &v.side_bets[usize::from(index)];
+                if let Some(required) = &rules.requires_bet {
+                    let placed = side
+                        .iter()
+                        .any(|(j, _)| v.side_bets[usize::from(*j)].name == *required);
+                    if !placed {
+                        return reject(
+                            Code::InvalidBet,
+                            format!(
+                                "seat {}: a {} bet needs a {required} bet on the same seat",
+                                b.seat, rules.name
+                            ),
+                        );
+                    }
+                }
+            }
             let mut hands = SmallVec::new();
             hands.push(Hand {
                 cards: SmallVec::new(),
@@ -543,10 +557,7 @@ impl Engine {
                 v.side_bets[usize::from(*i)].kind == super::variant::SideBetKind::InForSix
             });
             if has_in_for_six {
-                if let Some(table) = seat
-                    .initial_cards(up)
-                    .and_then(|c| sidebets::hard_six_table(&c))
-                {
+                if let Some(table) = seat.first_two().and_then(sidebets::hard_six_table) {
                     seat.bonus = Bonus::Pending(table);
                 }
             }
@@ -947,8 +958,14 @@ impl Engine {
             return false;
         }
         let natural_open = self.dealer_natural_open();
+        let second_card_due = d.len() < 2;
         self.round.seats.iter().any(|sp| {
-            (matches!(sp.insurance, Insurance::Bought(_)) && natural_open)
+            (second_card_due
+                && sp
+                    .side
+                    .iter()
+                    .any(|(i, _)| v.side_bets[usize::from(*i)].kind.needs_dealer_second_card()))
+                || (matches!(sp.insurance, Insurance::Bought(_)) && natural_open)
                 || sp.hands.iter().any(|h| match h.state {
                     HandState::Bust | HandState::Surrendered | HandState::EvenMoney => false,
                     _ if self.is_player_natural(h) => natural_open,

@@ -4,8 +4,8 @@
 use super::hand::{is_natural_cards, total};
 use super::io::{BetKind, BetResult, HandResult, Outcome, RoundResult};
 use super::round::{Bonus, Engine, Hand, HandState, Insurance};
-use super::sidebets;
-use super::variant::{NaturalTakes, Ties};
+use super::sidebets::{self, SideBetCards};
+use super::variant::{NaturalTakes, SideBetKind, Ties};
 use crate::money::{Amount, Pay};
 use std::cmp::Ordering;
 
@@ -66,16 +66,27 @@ pub(crate) fn settle(engine: &Engine) -> RoundResult {
                 returned,
             });
         }
-        let initial = round.dealer.first().and_then(|up| sp.initial_cards(*up));
+        let cards = match (round.dealer.first(), sp.first_two()) {
+            (Some(&dealer_up), Some(player)) => Some(SideBetCards {
+                player,
+                dealer_up,
+                dealer_second: round.dealer.get(1).copied(),
+                dealer_natural: dealer.natural,
+            }),
+            _ => None,
+        };
         for &(index, stake) in &sp.side {
             let rules = &v.side_bets[usize::from(index)];
-            let returned = match (initial, sp.bonus) {
-                (_, Bonus::Drawn(m)) if rules.kind == super::variant::SideBetKind::InForSix => {
+            let returned = match (cards, sp.bonus) {
+                (_, Bonus::Drawn(m)) if rules.kind == SideBetKind::InForSix => {
                     Pay::Times(m).returns(stake)
                 }
-                (Some(cards), _) => sidebets::combination(rules.kind, &cards)
-                    .and_then(|combo| rules.pays.get(combo))
-                    .map_or(0, |pay| pay.returns(stake)),
+                (Some(cards), _) => sidebets::combinations(rules.kind, &cards, rules.rank_value())
+                    .iter()
+                    .filter_map(|combo| rules.pays.get(*combo))
+                    .map(|pay| pay.returns(stake))
+                    .max()
+                    .unwrap_or(0),
                 (None, _) => 0,
             };
             bets.push(BetResult {

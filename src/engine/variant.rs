@@ -344,10 +344,17 @@ pub struct SideBetRules {
     pub kind: SideBetKind,
     /// Its limits.
     pub limits: Limits,
-    /// Whether it needs a main bet on the same seat.
-    #[serde(default = "yes")]
-    pub requires_main_bet: bool,
-    /// The pay table: winning combination → pay. Its keys are the family's combinations.
+    /// Other names the bet is accepted under (e.g. `"19+"` for `"19_plus"`).
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// Another side bet that must be placed on the same seat first (Top 21+3 needs 21+3).
+    #[serde(default)]
+    pub requires_bet: Option<String>,
+    /// The family's rank parameter (KK/QQ/JJ: `"K"`, `"Q"`, `"J"`).
+    #[serde(default)]
+    pub rank: Option<String>,
+    /// The pay table: winning combination → pay. Its keys are some of the family's
+    /// combinations; when the cards make several, the best-paying one listed pays.
     pub pays: std::collections::BTreeMap<String, Pay>,
     /// For a family with a bonus game: combination → the multipliers (stake included) the
     /// bonus game can draw.
@@ -355,28 +362,56 @@ pub struct SideBetRules {
     pub bonus: std::collections::BTreeMap<String, Vec<u32>>,
 }
 
-fn yes() -> bool {
-    true
+impl SideBetRules {
+    /// The family's rank parameter as a rank.
+    pub fn rank_value(&self) -> Option<crate::cards::Rank> {
+        let code = self.rank.as_deref()?;
+        format!("{code}S")
+            .parse::<crate::cards::Card>()
+            .ok()
+            .map(|c| c.rank)
+    }
 }
 
 /// A family of side bets; each is evaluated by its own module in `engine::sidebets`.
+/// Several bets can share a family and differ in their pay tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SideBetKind {
-    /// 21+3: the player's first two cards and the dealer's up card as a three-card poker
-    /// hand.
+    /// Three-card poker on the player's first two cards and the dealer's up card (21+3,
+    /// Top 21+3, Poker 3, Poker 3 Bonus).
     TwentyOnePlusThree,
-    /// Pair: the player's first two cards as a pair, or suited trips with the dealer's
-    /// first card.
+    /// Deluxe's Pair: a pair in the first two cards, suited trips with the dealer's first card.
     Pair,
     /// IN FOR 6: the first two cards total 6 (ace 1); a pair of 3s plays a bonus game.
     #[serde(rename = "in_for_6")]
     InForSix,
+    /// Lucky Lucky and 19+: the three cards' total, 7-7-7 and 6-7-8.
+    ThreeCardTotal,
+    /// C3: red carpet, triplets, jacks in black, highest hearts.
+    C3,
+    /// Lucky Ladies (and QQ as Lucky Ladies): the first two cards total 20.
+    Twenty,
+    /// Lucky Aces: aces in the player's and the dealer's first two cards.
+    LuckyAces,
+    /// KK, QQ, JJ: a card of `rank`, or a total of 20.
+    RankTwenty,
+    /// Multi-hand's Pair: suited or non-suited pair.
+    PairSuits,
+    /// Match: the first two cards match the dealer's up card.
+    Match,
+    /// Suits: the first two cards share a suit.
+    Suits,
+    /// Blackjack Bonus: a suited or same-colour blackjack.
+    BlackjackBonus,
+    /// the dealer's up card between the player's two cards.
+    Spread,
+    /// 7's: sevens in sequence.
+    Sevens,
 }
 
 impl SideBetKind {
-    /// The winning combinations the family evaluates, best first; the pay table must name
-    /// exactly these.
+    /// Every winning combination the family can report; a pay table names some of them.
     pub fn combinations(self) -> &'static [&'static str] {
         match self {
             SideBetKind::TwentyOnePlusThree => &[
@@ -388,6 +423,51 @@ impl SideBetKind {
             ],
             SideBetKind::Pair => &["suited_trips", "perfect_pair", "colored_pair", "mixed_pair"],
             SideBetKind::InForSix => &["easy_six"],
+            SideBetKind::ThreeCardTotal => &[
+                "suited_777",
+                "suited_678",
+                "777",
+                "678",
+                "suited_21",
+                "21",
+                "any_20",
+                "any_19",
+            ],
+            SideBetKind::C3 => &["highest_hearts", "jacks_in_black", "triplets", "red_carpet"],
+            SideBetKind::Twenty => &[
+                "queen_of_hearts_pair_with_dealer_blackjack",
+                "queen_of_hearts_pair",
+                "matched_20",
+                "suited_20",
+                "any_20",
+            ],
+            SideBetKind::LuckyAces => &[
+                "four_aces",
+                "three_suited_aces",
+                "three_aces",
+                "two_suited_aces",
+                "two_aces",
+                "ace_of_diamonds",
+                "one_ace",
+            ],
+            SideBetKind::RankTwenty => &["diamond_pair", "matched_20", "any_20", "one_of_rank"],
+            SideBetKind::PairSuits => &["suited_pair", "non_suited_pair"],
+            SideBetKind::Match => &[
+                "two_suited_matches",
+                "suited_and_non_suited_match",
+                "one_suited_match",
+                "two_non_suited_matches",
+                "one_non_suited_match",
+            ],
+            SideBetKind::Suits => &["suited_king_queen", "two_suited"],
+            SideBetKind::BlackjackBonus => &["suited_blackjack", "same_colour_blackjack"],
+            SideBetKind::Spread => &[
+                "three_of_a_kind",
+                "one_card_spread",
+                "two_card_spread",
+                "other_spread",
+            ],
+            SideBetKind::Sevens => &["suited_777", "777", "suited_77", "77", "first_card_7"],
         }
     }
 
@@ -397,6 +477,12 @@ impl SideBetKind {
             SideBetKind::InForSix => &["exacta", "coloured", "mixed"],
             _ => &[],
         }
+    }
+
+    /// Whether the family looks at the dealer's second card (or whether the dealer ends with
+    /// a natural), so the dealer must receive it before the bet settles.
+    pub fn needs_dealer_second_card(self) -> bool {
+        matches!(self, SideBetKind::LuckyAces | SideBetKind::Twenty)
     }
 }
 
@@ -481,9 +567,11 @@ impl Variant {
             .map(|(name, text)| Variant::from_toml(&format!("config/variants/{name}.toml"), text))
     }
 
-    /// The index of the side bet players bet under `name`.
+    /// The index of the side bet players bet under `name` (or one of its aliases).
     pub fn side_bet_index(&self, name: &str) -> Option<usize> {
-        self.side_bets.iter().position(|s| s.name == name)
+        self.side_bets
+            .iter()
+            .position(|s| s.name == name || s.aliases.iter().any(|a| a == name))
     }
 
     /// Checks the settings against each other; `Err((key, reason))`.
@@ -591,24 +679,33 @@ impl Variant {
         let mut names = std::collections::BTreeSet::new();
         for (i, side) in self.side_bets.iter().enumerate() {
             let key = format!("side_bets[{i}]");
-            if side.name.is_empty() || side.name == "main" || side.name == "insurance" {
-                return Err((
-                    format!("{key}.name"),
-                    "must be a non-empty name other than \"main\" and \"insurance\"".into(),
-                ));
-            }
-            if !names.insert(side.name.as_str()) {
-                return Err((
-                    format!("{key}.name"),
-                    format!("{:?} is used twice", side.name),
-                ));
+            for name in std::iter::once(&side.name).chain(&side.aliases) {
+                if name.is_empty() || name == "main" || name == "insurance" {
+                    return Err((
+                        format!("{key}.name"),
+                        "names must be non-empty and other than \"main\" and \"insurance\"".into(),
+                    ));
+                }
+                if !names.insert(name.as_str()) {
+                    return Err((format!("{key}.name"), format!("{name:?} is used twice")));
+                }
             }
             check_limits(&format!("{key}.limits"), side.limits)?;
-            check_keys(
-                &format!("{key}.pays"),
-                side.pays.keys(),
-                side.kind.combinations(),
-            )?;
+            let combos = side.kind.combinations();
+            if side.pays.is_empty() {
+                return Err((
+                    format!("{key}.pays"),
+                    "must pay at least one combination".into(),
+                ));
+            }
+            for combo in side.pays.keys() {
+                if !combos.contains(&combo.as_str()) {
+                    return Err((
+                        format!("{key}.pays.{combo}"),
+                        format!("unknown combination; this family has {combos:?}"),
+                    ));
+                }
+            }
             check_keys(
                 &format!("{key}.bonus"),
                 side.bonus.keys(),
@@ -619,6 +716,37 @@ impl Variant {
                     return Err((
                         format!("{key}.bonus.{table}"),
                         "must list one or more multipliers, each at least 1".into(),
+                    ));
+                }
+            }
+            match (side.kind, &side.rank) {
+                (SideBetKind::RankTwenty, None) => {
+                    return Err((
+                        format!("{key}.rank"),
+                        "this family needs a rank (\"K\", \"Q\", \"J\", ...)".into(),
+                    ))
+                }
+                (SideBetKind::RankTwenty, Some(r)) if side.rank_value().is_none() => {
+                    return Err((
+                        format!("{key}.rank"),
+                        format!("{r:?} is not a rank (A 2-9 T J Q K)"),
+                    ))
+                }
+                (SideBetKind::RankTwenty, Some(_)) => {}
+                (_, Some(_)) => {
+                    return Err((format!("{key}.rank"), "this family takes no rank".into()))
+                }
+                (_, None) => {}
+            }
+            if let Some(required) = &side.requires_bet {
+                let known = self
+                    .side_bets
+                    .iter()
+                    .any(|o| o.name == *required && o.name != side.name);
+                if !known {
+                    return Err((
+                        format!("{key}.requires_bet"),
+                        format!("{required:?} is not another side bet of this game"),
                     ));
                 }
             }
@@ -700,6 +828,30 @@ mod tests {
                 reason: "must be between 1 and 16".into()
             }
         );
+    }
+
+    #[test]
+    fn side_bet_dependencies_ranks_and_aliases_are_checked() {
+        let base = deluxe_text();
+        let extra = |block: &str| format!("{base}\n{block}");
+        let top = "[[side_bets]]\nname = \"top\"\nkind = \"twenty_one_plus_three\"\nlimits = { min = 1, max = 10 }\nrequires_bet = \"21+3\"\npays = { straight_flush = \"180:1\" }\n";
+        let err = Variant::from_toml("v.toml", &extra(top)).expect_err("21+3 missing");
+        assert!(
+            err.to_string().contains("side_bets[1].requires_bet"),
+            "{err}"
+        );
+        let kk = "[[side_bets]]\nname = \"kk\"\nkind = \"rank_twenty\"\nlimits = { min = 1, max = 10 }\npays = { any_20 = \"4:1\" }\n";
+        let err = Variant::from_toml("v.toml", &extra(kk)).expect_err("no rank");
+        assert!(err.to_string().contains("side_bets[1].rank"), "{err}");
+        let kk_rank = kk.replace("pays", "rank = \"K\"\npays");
+        let v = Variant::from_toml("v.toml", &extra(&kk_rank)).expect("valid with a rank");
+        assert_eq!(v.side_bets[1].rank_value(), Some(crate::cards::Rank::King));
+        let sevens = "[[side_bets]]\nname = \"sevens\"\naliases = [\"7s\", \"pair\"]\nkind = \"sevens\"\nlimits = { min = 1, max = 10 }\npays = { \"777\" = \"100:1\" }\n";
+        let err = Variant::from_toml("v.toml", &extra(sevens)).expect_err("alias clash");
+        assert!(err.to_string().contains("\"pair\" is used twice"), "{err}");
+        let ok =
+            Variant::from_toml("v.toml", &extra(&sevens.replace(", \"pair\"", ""))).expect("valid");
+        assert_eq!(ok.side_bet_index("7s"), Some(1));
     }
 
     #[test]

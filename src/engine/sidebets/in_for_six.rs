@@ -2,7 +2,7 @@
 //! six; a pair of 3s is a hard six and plays a bonus game whose multiplier table depends on
 //! the pair's suits (exacta, coloured, mixed). The multiplier drawn arrives as an input.
 
-use super::InitialCards;
+use super::{Combinations, SideBetCards};
 use crate::cards::Rank;
 
 /// The bonus table a hard six plays for.
@@ -27,15 +27,16 @@ impl HardSix {
     }
 }
 
-pub(super) fn combination(cards: &InitialCards) -> Option<&'static str> {
+pub(super) fn combinations(cards: &SideBetCards, out: &mut Combinations) {
     let [a, b] = cards.player;
-    let easy = a.rank != b.rank && a.rank.points() + b.rank.points() == 6;
-    easy.then_some("easy_six")
+    if a.rank != b.rank && a.rank.points() + b.rank.points() == 6 {
+        out.push("easy_six");
+    }
 }
 
 /// The bonus table a hard six (3+3) plays for, or `None` when the cards are no hard six.
-pub fn hard_six_table(cards: &InitialCards) -> Option<HardSix> {
-    let [a, b] = cards.player;
+pub fn hard_six_table(player: [crate::cards::Card; 2]) -> Option<HardSix> {
+    let [a, b] = player;
     if a.rank != Rank::Three || b.rank != Rank::Three {
         return None;
     }
@@ -50,27 +51,25 @@ pub fn hard_six_table(cards: &InitialCards) -> Option<HardSix> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::eval;
     use super::*;
+    use crate::engine::variant::SideBetKind::InForSix as K;
 
-    fn ic(a: &str, b: &str) -> InitialCards {
-        let c = |s: &str| s.parse().expect("card");
-        InitialCards {
-            player: [c(a), c(b)],
-            dealer_up: c("9C"),
-        }
+    fn pair(a: &str, b: &str) -> [crate::cards::Card; 2] {
+        [a.parse().expect("card"), b.parse().expect("card")]
     }
 
     #[test]
     fn easy_and_hard_sixes() {
         for (a, b) in [("AS", "5H"), ("5D", "AC"), ("2S", "4H"), ("4D", "2D")] {
-            assert_eq!(combination(&ic(a, b)), Some("easy_six"), "{a} {b}");
-            assert_eq!(hard_six_table(&ic(a, b)), None);
+            assert_eq!(eval(K, &[a, b, "9C"], None, false), ["easy_six"], "{a} {b}");
+            assert_eq!(hard_six_table(pair(a, b)), None);
         }
-        assert_eq!(combination(&ic("3S", "3S")), None);
-        assert_eq!(hard_six_table(&ic("3S", "3S")), Some(HardSix::Exacta));
-        assert_eq!(hard_six_table(&ic("3H", "3D")), Some(HardSix::Coloured));
-        assert_eq!(hard_six_table(&ic("3H", "3C")), Some(HardSix::Mixed));
-        assert_eq!(combination(&ic("6S", "KS")), None);
-        assert_eq!(combination(&ic("AS", "AH")), None);
+        assert!(eval(K, &["3S", "3S", "9C"], None, false).is_empty());
+        assert_eq!(hard_six_table(pair("3S", "3S")), Some(HardSix::Exacta));
+        assert_eq!(hard_six_table(pair("3H", "3D")), Some(HardSix::Coloured));
+        assert_eq!(hard_six_table(pair("3H", "3C")), Some(HardSix::Mixed));
+        assert!(eval(K, &["6S", "KS", "9C"], None, false).is_empty());
+        assert!(eval(K, &["AS", "AH", "9C"], None, false).is_empty());
     }
 }

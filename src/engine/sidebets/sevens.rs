@@ -1,0 +1,50 @@
+//! 7's: sevens in the order player card 1, player card 2, dealer up card. The first card
+//! must be a 7; each further 7 in sequence pays more, suited more still.
+
+use super::{Combinations, SideBetCards};
+use crate::cards::Rank;
+
+pub(super) fn combinations(cards: &SideBetCards, out: &mut Combinations) {
+    let [a, b] = cards.player;
+    let up = cards.dealer_up;
+    if a.rank != Rank::Seven {
+        return;
+    }
+    if b.rank != Rank::Seven {
+        out.push("first_card_7");
+        return;
+    }
+    if up.rank == Rank::Seven {
+        if a.suit == b.suit && b.suit == up.suit {
+            out.push("suited_777");
+        }
+        out.push("777");
+    } else {
+        if a.suit == b.suit {
+            out.push("suited_77");
+        }
+        out.push("77");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::eval;
+    use crate::engine::variant::SideBetKind::Sevens as K;
+
+    #[test]
+    fn every_combination() {
+        assert_eq!(
+            eval(K, &["7S", "7S", "7S"], None, false),
+            ["suited_777", "777"]
+        );
+        assert_eq!(eval(K, &["7S", "7H", "7S"], None, false), ["777"]);
+        assert_eq!(
+            eval(K, &["7S", "7S", "9S"], None, false),
+            ["suited_77", "77"]
+        );
+        assert_eq!(eval(K, &["7S", "7D", "9S"], None, false), ["77"]);
+        assert_eq!(eval(K, &["7S", "8D", "7H"], None, false), ["first_card_7"]);
+        assert!(eval(K, &["8S", "7D", "7H"], None, false).is_empty());
+    }
+}
