@@ -10,7 +10,7 @@ use super::hand::{is_natural_cards, natural_still_possible, total, Total};
 use super::io::{Action, Code, Event, Input, Place, Rejection, SeatBets, SeatId};
 use super::shoe::{Shoe, ShoeStage};
 use super::sidebets::{self, HardSix};
-use super::variant::{DoubleOn, Soft17, SplitPairs, SurrenderWhen, Variant};
+use super::variant::{DoubleOn, SideWithoutMain, Soft17, SplitPairs, SurrenderWhen, Variant};
 use crate::cards::{Card, Rank};
 use crate::money::Amount;
 use smallvec::SmallVec;
@@ -48,6 +48,8 @@ pub(crate) enum HandState {
     Surrendered,
     /// Took even money.
     EvenMoney,
+    /// No main bet on it (side bets only): dealt, never played.
+    NoBet,
 }
 
 /// One player hand.
@@ -293,7 +295,10 @@ impl Engine {
                 return reject(Code::InvalidBet, format!("seat {} bet twice", b.seat));
             }
             let limits = v.limits;
-            if b.main < limits.min || b.main > limits.max {
+            let side_only = b.main == 0
+                && !b.side.is_empty()
+                && v.betting.side_bets_without_main == SideWithoutMain::Allowed;
+            if !side_only && (b.main < limits.min || b.main > limits.max) {
                 return reject(
                     Code::InvalidBet,
                     format!(
@@ -315,6 +320,16 @@ impl Engine {
                     );
                 };
                 let limits = v.side_bets[index].limits;
+                if v.betting.side_bets_without_main == SideWithoutMain::UpToMain && *amount > b.main
+                {
+                    return reject(
+                        Code::InvalidBet,
+                        format!(
+                            "seat {}: {name} bet {amount} is over the main bet {}",
+                            b.seat, b.main
+                        ),
+                    );
+                }
                 if *amount < limits.min || *amount > limits.max {
                     return reject(
                         Code::InvalidBet,
@@ -359,7 +374,11 @@ impl Engine {
                 doubles: 0,
                 from_split: false,
                 split_aces: false,
-                state: HandState::Live,
+                state: if side_only {
+                    HandState::NoBet
+                } else {
+                    HandState::Live
+                },
             });
             seats.push(SeatPlay {
                 seat: b.seat,
@@ -547,6 +566,9 @@ impl Engine {
         let offer = v.insurance.offered && ace_up;
         for seat in &mut self.round.seats {
             let hand = &mut seat.hands[0];
+            if hand.state == HandState::NoBet {
+                continue;
+            }
             if total(&hand.cards, v.hand.ace).best == 21 {
                 hand.state = HandState::Stood;
             }
@@ -585,20 +607,7 @@ impl Engine {
                 hand,
             },
         });
-        let t = total(&h.cards, v.hand.ace);
-        let n = h.cards.len();
-        h.state = if t.is_bust() {
-            HandState::Bust
-        } else if t.best == 21
-            || (v.hand.charlie != 0 && n >= usize::from(v.hand.charlie))
-            || (v.hand.max_cards != 0 && n >= usize::from(v.hand.max_cards))
-            || (h.split_aces && n >= 2)
-            || (h.state == HandState::AwaitingDoubleCard && v.double.stand_after_card)
-        {
-            HandState::Stood
-        } else {
-            HandState::Live
-        };
+        h.state = after_card(v, h, h.state);
         if h.state != HandState::Live {
             self.advance(seat, hand, events);
         }
@@ -854,44 +863,14 @@ impl Engine {
             return out;
         }
         out.push(Action::Stand);
-        let t = total(&h.cards, v.hand.ace);
-        let two = h.cards.len() == 2;
-        let double_shape = match v.double.on {
-            DoubleOn::Never => false,
-            DoubleOn::AnyTwo => two,
-            DoubleOn::NineToEleven => two && (9..=11).contains(&t.best),
-            DoubleOn::TenOrEleven => two && (10..=11).contains(&t.best),
-            DoubleOn::AnyCards => true,
-        };
-        let double_count_ok = v.double.max_per_hand == 0 || h.doubles < v.double.max_per_hand;
-        if double_shape
-            && double_count_ok
-            && (!h.from_split || v.double.after_split)
-            && !h.split_aces
-        {
+        if may_double(v, h) {
             out.push(Action::Double);
         }
-        let (a, b) = (h.cards[0], h.cards.get(1).copied().unwrap_or(h.cards[0]));
-        let pair = match v.split.pairs {
-            SplitPairs::SameValue => a.rank.points() == b.rank.points(),
-            SplitPairs::SameRank => a.rank == b.rank,
-            SplitPairs::AnyTwo => true,
-        };
         let insured = matches!(sp.insurance, Insurance::Bought(_));
-        if two
-            && pair
-            && sp.hands.len() < usize::from(v.split.max_hands)
-            && !(insured && v.split.not_after_insurance)
-        {
+        if may_split(v, h, sp.hands.len(), insured) {
             out.push(Action::Split);
         }
-        let up = self.round.dealer[0];
-        let surrender_when = match v.surrender.when {
-            SurrenderWhen::Never => false,
-            SurrenderWhen::FirstTwoCards => two && sp.hands.len() == 1 && h.doubles == 0,
-            SurrenderWhen::AnyTime => true,
-        };
-        if surrender_when && !v.surrender.not_against.iter().any(|u| u.matches(up)) {
+        if may_surrender(v, h, sp.hands.len(), self.round.dealer[0]) {
             out.push(Action::Surrender);
         }
         out
@@ -928,12 +907,7 @@ impl Engine {
     // ----- the dealer ------------------------------------------------------------------
 
     pub(crate) fn is_player_natural(&self, h: &Hand) -> bool {
-        !h.from_split && h.doubles == 0 && is_natural_cards(&h.cards, self.variant.hand.natural)
-    }
-
-    fn charlie(&self, h: &Hand) -> bool {
-        let c = usize::from(self.variant.hand.charlie);
-        c != 0 && h.cards.len() >= c && !total(&h.cards, self.variant.hand.ace).is_bust()
+        player_natural(&self.variant, h)
     }
 
     /// Whether further dealer cards could still make (or rule out) the dealer's natural.
@@ -949,29 +923,21 @@ impl Engine {
     pub(crate) fn dealer_must_draw(&self) -> bool {
         let v = &self.variant;
         let d = &self.round.dealer;
-        if v.dealer.max_cards != 0 && d.len() >= usize::from(v.dealer.max_cards) {
+        if !dealer_rules_draw(v, d) {
             return false;
         }
-        let t: Total = total(d, v.hand.ace);
-        let draws = t.best < 17 || (t.best == 17 && t.soft && v.dealer.soft_17 == Soft17::Hit);
-        if !draws {
-            return false;
+        if v.dealer.always_draws {
+            return true;
         }
         let natural_open = self.dealer_natural_open();
         let second_card_due = d.len() < 2;
         self.round.seats.iter().any(|sp| {
-            (second_card_due
-                && sp
-                    .side
-                    .iter()
-                    .any(|(i, _)| v.side_bets[usize::from(*i)].kind.needs_dealer_second_card()))
+            (second_card_due && side_bets_need_second_card(v, &sp.side))
                 || (matches!(sp.insurance, Insurance::Bought(_)) && natural_open)
-                || sp.hands.iter().any(|h| match h.state {
-                    HandState::Bust | HandState::Surrendered | HandState::EvenMoney => false,
-                    _ if self.is_player_natural(h) => natural_open,
-                    _ if self.charlie(h) => !v.hand.charlie_beats_dealer_natural && natural_open,
-                    _ => true,
-                })
+                || sp
+                    .hands
+                    .iter()
+                    .any(|h| hand_depends_on_dealer(v, h, natural_open))
         })
     }
 
@@ -994,5 +960,101 @@ impl Engine {
         if self.shoe.stage() == ShoeStage::Finished {
             events.push(Event::ShoeFinished);
         }
+    }
+}
+
+// ----- rules shared by the seat-by-seat round and the common draw ------------------------
+
+/// A player natural: the variant's natural, not after a split or a double.
+pub(crate) fn player_natural(v: &Variant, h: &Hand) -> bool {
+    !h.from_split && h.doubles == 0 && is_natural_cards(&h.cards, v.hand.natural)
+}
+
+/// A Charlie: the variant's Charlie count of cards, not over 21.
+pub(crate) fn charlie(v: &Variant, h: &Hand) -> bool {
+    let c = usize::from(v.hand.charlie);
+    c != 0 && h.cards.len() >= c && !total(&h.cards, v.hand.ace).is_bust()
+}
+
+/// Whether the hand's result still depends on cards the dealer has yet to draw.
+pub(crate) fn hand_depends_on_dealer(v: &Variant, h: &Hand, natural_open: bool) -> bool {
+    match h.state {
+        HandState::Bust | HandState::Surrendered | HandState::EvenMoney | HandState::NoBet => false,
+        _ if player_natural(v, h) => natural_open,
+        _ if charlie(v, h) => !v.hand.charlie_beats_dealer_natural && natural_open,
+        _ => true,
+    }
+}
+
+/// Whether a side bet among `side` looks at the dealer's second card.
+pub(crate) fn side_bets_need_second_card(v: &Variant, side: &[(u8, Amount)]) -> bool {
+    side.iter()
+        .any(|(i, _)| v.side_bets[usize::from(*i)].kind.needs_dealer_second_card())
+}
+
+/// Whether the dealer's rules let the dealer draw to these cards.
+pub(crate) fn dealer_rules_draw(v: &Variant, dealer: &[Card]) -> bool {
+    if v.dealer.max_cards != 0 && dealer.len() >= usize::from(v.dealer.max_cards) {
+        return false;
+    }
+    let t: Total = total(dealer, v.hand.ace);
+    t.best < 17 || (t.best == 17 && t.soft && v.dealer.soft_17 == Soft17::Hit)
+}
+
+/// Whether the hand may double now.
+pub(crate) fn may_double(v: &Variant, h: &Hand) -> bool {
+    let t = total(&h.cards, v.hand.ace);
+    let two = h.cards.len() == 2;
+    let shape = match v.double.on {
+        _ if h.from_split && v.double.after_split_any_total => two,
+        DoubleOn::Never => false,
+        DoubleOn::AnyTwo => two,
+        DoubleOn::NineToEleven => two && (9..=11).contains(&t.best),
+        DoubleOn::TenOrEleven => two && (10..=11).contains(&t.best),
+        DoubleOn::AnyCards => true,
+    };
+    let count_ok = v.double.max_per_hand == 0 || h.doubles < v.double.max_per_hand;
+    shape && count_ok && (!h.from_split || v.double.after_split) && !h.split_aces
+}
+
+/// Whether the hand may split, its seat (or box) holding `hands` hands.
+pub(crate) fn may_split(v: &Variant, h: &Hand, hands: usize, insured: bool) -> bool {
+    if h.cards.len() != 2 {
+        return false;
+    }
+    let (a, b) = (h.cards[0], h.cards[1]);
+    let pair = match v.split.pairs {
+        SplitPairs::SameValue => a.rank.points() == b.rank.points(),
+        SplitPairs::SameRank => a.rank == b.rank,
+        SplitPairs::AnyTwo => true,
+    };
+    pair && hands < usize::from(v.split.max_hands) && !(insured && v.split.not_after_insurance)
+}
+
+/// Whether the hand may surrender against `up`, its seat (or box) holding `hands` hands.
+pub(crate) fn may_surrender(v: &Variant, h: &Hand, hands: usize, up: Card) -> bool {
+    let when = match v.surrender.when {
+        SurrenderWhen::Never => false,
+        SurrenderWhen::FirstTwoCards => h.cards.len() == 2 && hands == 1 && h.doubles == 0,
+        SurrenderWhen::AnyTime => true,
+    };
+    when && !v.surrender.not_against.iter().any(|u| u.matches(up))
+}
+
+/// The state a hand is in after taking a card (`was` is its state before).
+pub(crate) fn after_card(v: &Variant, h: &Hand, was: HandState) -> HandState {
+    let t = total(&h.cards, v.hand.ace);
+    let n = h.cards.len();
+    if t.is_bust() {
+        HandState::Bust
+    } else if t.best == 21
+        || (v.hand.charlie != 0 && n >= usize::from(v.hand.charlie))
+        || (v.hand.max_cards != 0 && n >= usize::from(v.hand.max_cards))
+        || (h.split_aces && n >= 2)
+        || (was == HandState::AwaitingDoubleCard && v.double.stand_after_card)
+    {
+        HandState::Stood
+    } else {
+        HandState::Live
     }
 }

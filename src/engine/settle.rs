@@ -3,36 +3,47 @@
 
 use super::hand::{is_natural_cards, total};
 use super::io::{BetKind, BetResult, HandResult, Outcome, RoundResult};
-use super::round::{Bonus, Engine, Hand, HandState, Insurance};
+use super::round::{player_natural, Bonus, Engine, Hand, HandState, Insurance};
 use super::sidebets::{self, SideBetCards};
+use super::variant::Variant;
 use super::variant::{NaturalTakes, SideBetKind, Ties};
 use crate::money::{Amount, Pay};
 use std::cmp::Ordering;
 
 /// The dealer's final position as settlement reads it.
-struct Dealer {
-    total: u8,
-    bust: bool,
-    natural: bool,
+pub(crate) struct Dealer {
+    pub total: u8,
+    pub bust: bool,
+    pub natural: bool,
+}
+
+impl Dealer {
+    /// Reads the dealer's final cards.
+    pub fn read(v: &Variant, cards: &[crate::cards::Card]) -> Dealer {
+        let t = total(cards, v.hand.ace);
+        Dealer {
+            total: t.best,
+            bust: t.is_bust(),
+            natural: is_natural_cards(cards, v.hand.natural),
+        }
+    }
 }
 
 /// Settles the engine's round. Call only when every card is out and every bonus drawn.
 pub(crate) fn settle(engine: &Engine) -> RoundResult {
     let v = &*engine.variant;
     let round = &engine.round;
-    let dt = total(&round.dealer, v.hand.ace);
-    let dealer = Dealer {
-        total: dt.best,
-        bust: dt.is_bust(),
-        natural: is_natural_cards(&round.dealer, v.hand.natural),
-    };
+    let dealer = Dealer::read(v, &round.dealer);
     let mut hands = Vec::with_capacity(round.seats.len());
     let mut bets = Vec::with_capacity(round.seats.len());
     for sp in &round.seats {
         let mut main_staked = 0;
         let mut main_returned = 0;
         for (hi, h) in sp.hands.iter().enumerate() {
-            let (outcome, returned) = hand_outcome(engine, h, hi == 0, sp.main, &dealer);
+            if h.state == HandState::NoBet {
+                continue;
+            }
+            let (outcome, returned) = hand_outcome(v, h, hi == 0, sp.main, &dealer);
             main_staked += h.stake;
             main_returned += returned;
             hands.push(HandResult {
@@ -47,12 +58,14 @@ pub(crate) fn settle(engine: &Engine) -> RoundResult {
                 returned,
             });
         }
-        bets.push(BetResult {
-            seat: sp.seat,
-            kind: BetKind::Main,
-            staked: main_staked,
-            returned: main_returned,
-        });
+        if sp.main > 0 {
+            bets.push(BetResult {
+                seat: sp.seat,
+                kind: BetKind::Main,
+                staked: main_staked,
+                returned: main_returned,
+            });
+        }
         if let Insurance::Bought(stake) = sp.insurance {
             let returned = if dealer.natural {
                 v.insurance.pays.returns(stake)
@@ -110,14 +123,13 @@ pub(crate) fn settle(engine: &Engine) -> RoundResult {
 
 /// One hand's outcome and everything paid back on it. `original` is the seat's first hand,
 /// the one carrying the original bet (for "original bets only").
-fn hand_outcome(
-    engine: &Engine,
+pub(crate) fn hand_outcome(
+    v: &Variant,
     h: &Hand,
     original: bool,
     main: Amount,
     dealer: &Dealer,
 ) -> (Outcome, Amount) {
-    let v = &*engine.variant;
     match h.state {
         HandState::Surrendered => {
             return (
@@ -135,7 +147,7 @@ fn hand_outcome(
     };
     let ht = total(&h.cards, v.hand.ace);
     let charlie = v.hand.charlie != 0 && h.cards.len() >= usize::from(v.hand.charlie);
-    if engine.is_player_natural(h) {
+    if player_natural(v, h) {
         return if dealer.natural {
             (Outcome::Push, h.stake)
         } else {

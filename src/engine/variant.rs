@@ -39,6 +39,12 @@ pub struct Variant {
     /// The side bets this game offers, by the name players bet them under.
     #[serde(default)]
     pub side_bets: Vec<SideBetRules>,
+    /// The decision timer (required with `deal.mode = "common_draw"`).
+    #[serde(default)]
+    pub timers: Option<TimerRules>,
+    /// Bet rules beyond limits.
+    #[serde(default)]
+    pub betting: BettingRules,
 }
 
 /// `[shoe]`: what is in the shoe and how a shoe starts and ends.
@@ -82,6 +88,11 @@ pub enum Burn {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DealRules {
+    /// `"seats"`: each seat is dealt its own cards and plays in turn. `"common_draw"`: the
+    /// seats are boxes whose cards every player betting on the box shares; players decide in
+    /// parallel under a decision timer and each card goes to every hand that asked for one.
+    #[serde(default)]
+    pub mode: DealMode,
     /// Number of seats (boxes, spots), numbered from 1.
     pub seats: u8,
     /// The order seats are dealt and played in.
@@ -93,6 +104,58 @@ pub struct DealRules {
     /// Dealer up cards on which the dealer checks the face-down card for a natural before
     /// play: `"ace"` (after insurance) and/or `"ten"`. Empty: never.
     pub peek_on: Vec<UpCard>,
+}
+
+/// How seats and players relate to the cards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DealMode {
+    /// One hand per seat, played in turn.
+    #[default]
+    Seats,
+    /// Any number of players share each box's cards (Multi-hand Blackjack).
+    CommonDraw,
+}
+
+/// `[timers]`: the decision timer of a common draw. Time reaches the engine only as tick
+/// inputs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimerRules {
+    /// How long players have for each decision (at most 25 000 ms).
+    pub decision_ms: u64,
+    /// On a timeout's automatic action: hit a hand below hard 12 or soft 17 (else stand);
+    /// when false, always stand.
+    pub hit_on_timeout: bool,
+}
+
+/// `[betting]`: what a bet may be.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BettingRules {
+    /// Side bets without a main bet on the same seat/box: `"never"`, `"allowed"`, or
+    /// `"up_to_main"` (each side bet at most the main bet, so a main bet is needed).
+    pub side_bets_without_main: SideWithoutMain,
+}
+
+impl Default for BettingRules {
+    fn default() -> BettingRules {
+        BettingRules {
+            side_bets_without_main: SideWithoutMain::Never,
+        }
+    }
+}
+
+/// The Multi-hand sheet's "special bet allowed even if base bet is zero" (0 / 1 / 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SideWithoutMain {
+    /// 0: only with a main bet.
+    Never,
+    /// 1: with or without a main bet.
+    Allowed,
+    /// 2: with a main bet at least as large.
+    UpToMain,
 }
 
 /// Seat order for dealing and play.
@@ -134,6 +197,10 @@ pub struct DealerRules {
     /// The dealer stands after this many cards whatever the total (0: no limit).
     #[serde(default)]
     pub max_cards: u8,
+    /// The dealer completes the hand by the rules even when no hand is left to play against
+    /// ("dealer always draws his card to the end").
+    #[serde(default)]
+    pub always_draws: bool,
 }
 
 /// The dealer's play on soft 17.
@@ -206,6 +273,10 @@ pub struct DoubleRules {
     pub on: DoubleOn,
     /// Doubling is allowed on hands made by a split.
     pub after_split: bool,
+    /// A hand made by a split may double on any two cards whatever `on` says ("only on 10 or
+    /// 11, unless the hand is split").
+    #[serde(default)]
+    pub after_split_any_total: bool,
     /// How many times one hand may double (0: any number of times).
     pub max_per_hand: u8,
     /// After the double's card the hand stands automatically (otherwise play goes on).
@@ -676,6 +747,32 @@ impl Variant {
             return bad("insurance.cost", "must cost more than nothing");
         }
         check_limits("limits", self.limits)?;
+        match (self.deal.mode, &self.timers) {
+            (DealMode::CommonDraw, None) => {
+                return bad(
+                    "timers",
+                    "a common draw needs [timers] decision_ms and hit_on_timeout",
+                )
+            }
+            (DealMode::CommonDraw, Some(t)) if !(1..=25_000).contains(&t.decision_ms) => {
+                return bad("timers.decision_ms", "must be between 1 and 25000 ms")
+            }
+            (DealMode::Seats, Some(_)) => {
+                return bad(
+                    "timers",
+                    "only a common draw (deal.mode = \"common_draw\") has a decision timer",
+                )
+            }
+            _ => {}
+        }
+        if self.settlement.dealer_natural_takes == NaturalTakes::OriginalBetsOnly
+            && !deal.peek_on.is_empty()
+        {
+            return bad(
+                "settlement.dealer_natural_takes",
+                "original bets only applies where the dealer does not peek (peek_on = [])",
+            );
+        }
         let mut names = std::collections::BTreeSet::new();
         for (i, side) in self.side_bets.iter().enumerate() {
             let key = format!("side_bets[{i}]");
