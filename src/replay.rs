@@ -6,9 +6,8 @@
 
 use crate::cards::Card;
 use crate::engine::variant::Natural;
-use crate::engine::{Action, Engine, Event, Input, RoundResult, SeatBets, Variant};
+use crate::engine::{Action, Engine, Event, Input, PlayerBets, RoundResult, SeatBets, Variant};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A parsed scenario.
@@ -74,6 +73,37 @@ fn parse_event(e: &Value) -> Result<Input, String> {
             only_keys(o, &["bets"])?;
             parse_bets(&o["bets"])
         }
+        Value::Object(o) if o.contains_key("players") => {
+            only_keys(o, &["players"])?;
+            parse_player_bets(&o["players"])
+        }
+        Value::Object(o) if o.contains_key("player") => {
+            only_keys(o, &["player", "box", "seat", "do"])?;
+            let player = o["player"]
+                .as_str()
+                .ok_or("\"player\" must be a string")?
+                .to_string();
+            let seat = parse_seat(o.get("box").or_else(|| o.get("seat")))?;
+            let name = o
+                .get("do")
+                .and_then(Value::as_str)
+                .ok_or("\"do\" must be a string")?;
+            let action = Action::from_player_name(name).ok_or_else(|| {
+                format!("unknown action {name:?} (hit, stand, double, split, surrender, insurance, no_insurance, even_money)")
+            })?;
+            Ok(Input::PlayerDecision {
+                player,
+                seat,
+                action,
+            })
+        }
+        Value::Object(o) if o.contains_key("tick") => {
+            only_keys(o, &["tick"])?;
+            let now_ms = o["tick"]
+                .as_u64()
+                .ok_or("\"tick\" must be a whole number of milliseconds")?;
+            Ok(Input::Tick { now_ms })
+        }
         Value::Object(o) if o.contains_key("do") => {
             only_keys(o, &["seat", "do"])?;
             let seat = parse_seat(o.get("seat"))?;
@@ -118,10 +148,26 @@ fn parse_seat(v: Option<&Value>) -> Result<u8, String> {
         .map_err(|_| format!("seat {s:?} is not a seat number"))
 }
 
-fn parse_bets(v: &Value) -> Result<Input, String> {
-    let seats = v
+fn parse_player_bets(v: &Value) -> Result<Input, String> {
+    let players = v
         .as_object()
-        .ok_or("\"bets\" must map seats to their bets")?;
+        .ok_or("\"players\" must map player ids to their bets per box")?;
+    let mut out = Vec::with_capacity(players.len());
+    for (player, boxes) in players {
+        out.push(PlayerBets {
+            player: player.clone(),
+            boxes: seat_bets(boxes).map_err(|e| format!("player {player}: {e}"))?,
+        });
+    }
+    Ok(Input::PlayerBets(out))
+}
+
+fn parse_bets(v: &Value) -> Result<Input, String> {
+    seat_bets(v).map(Input::Bets)
+}
+
+fn seat_bets(v: &Value) -> Result<Vec<SeatBets>, String> {
+    let seats = v.as_object().ok_or("bets must map seats to their bets")?;
     let mut out = Vec::with_capacity(seats.len());
     for (seat, kinds) in seats {
         let seat = parse_seat(Some(&Value::String(seat.clone())))?;
@@ -145,7 +191,7 @@ fn parse_bets(v: &Value) -> Result<Input, String> {
         }
         out.push(bets);
     }
-    Ok(Input::Bets(out))
+    Ok(out)
 }
 
 /// The outcome of a replay.
@@ -159,11 +205,29 @@ pub struct Replay {
     pub expecting: String,
     /// The natural's kind, for the dealer's flag in the output.
     natural: Natural,
+    /// Whether the game is a common draw (players, burned cards in the output).
+    common_draw: bool,
+}
+
+/// The object under `key` in `map`, created empty if missing.
+fn entry_object<'a>(map: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
+    let slot = map
+        .entry(key.to_string())
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    match slot {
+        Value::Object(m) => m,
+        // Made an object just above.
+        _ => unreachable!("slot is an object"),
+    }
 }
 
 /// Plays a scenario's inputs through a fresh engine for `variant`.
 pub fn run(variant: Arc<Variant>, inputs: &[Input]) -> Replay {
     let natural = variant.hand.natural;
+    let common_draw = variant.deal.mode == crate::engine::variant::DealMode::CommonDraw;
     let mut engine = Engine::new(variant);
     let mut events = Vec::new();
     let mut rounds = Vec::new();
@@ -185,6 +249,7 @@ pub fn run(variant: Arc<Variant>, inputs: &[Input]) -> Replay {
         halted,
         expecting: engine.expectation().to_string(),
         natural,
+        common_draw,
     }
 }
 
@@ -219,7 +284,7 @@ impl Replay {
             .hands
             .iter()
             .map(|h| {
-                json!({
+                let mut hand = json!({
                     "seat": h.seat.to_string(),
                     "hand": h.hand,
                     "cards": cards(&h.cards),
@@ -228,16 +293,27 @@ impl Replay {
                     "outcome": h.outcome.as_str(),
                     "staked": h.staked,
                     "returned": h.returned,
-                })
+                });
+                if let Some(player) = &h.player {
+                    hand["player"] = Value::String(player.clone());
+                }
+                hand
             })
             .collect();
-        let mut returns: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
+        // Seat games: seat → kind → return. Common draw: player → box → kind → return.
+        let mut returns = Map::new();
         for b in &r.bets {
-            returns
-                .entry(b.seat.to_string())
-                .or_default()
+            let mut at = &mut returns;
+            if let Some(player) = &b.player {
+                at = entry_object(at, player);
+            }
+            entry_object(at, &b.seat.to_string())
                 .insert(b.kind.name().to_string(), Value::from(b.returned));
         }
-        json!({"round": r.round, "shoe": r.shoe, "dealer": dealer, "hands": hands, "returns": returns})
+        let mut round = json!({"round": r.round, "shoe": r.shoe, "dealer": dealer, "hands": hands, "returns": returns});
+        if self.common_draw {
+            round["burned"] = Value::Array(cards(&r.burned));
+        }
+        round
     }
 }

@@ -4,7 +4,8 @@
 //! never inside the engine.
 
 use crate::cards::Card;
-use crate::engine::{Action, Engine, Expectation, Input, SeatBets, Variant};
+use crate::engine::variant::DealMode;
+use crate::engine::{Action, Engine, Expectation, Input, PlayerBets, SeatBets, Variant};
 use crate::money::Amount;
 use std::sync::Arc;
 
@@ -43,8 +44,15 @@ pub enum Style {
         /// Seats in play each round.
         seats: u8,
     },
-    /// Random seats, bets, side bets and any allowed decision, to explore the rules.
+    /// Random seats, bets, side bets and any allowed decision, to explore the rules. In a
+    /// common draw: a few players, some of whom let the timer run out.
     Random,
+    /// A common draw with this many players, each betting 100 on every box, hitting below
+    /// 17 and standing otherwise, all deciding in time.
+    Crowd {
+        /// Players.
+        players: usize,
+    },
 }
 
 /// Generates a legal session against an engine.
@@ -55,6 +63,10 @@ pub struct TableSim {
     style: Style,
     /// The shoe, last card first (so `pop` deals).
     shoe: Vec<Input>,
+    /// Common draw: the decisions still to send in this step, last first.
+    queue: Vec<Input>,
+    /// The tick clock, in ms.
+    now: u64,
 }
 
 impl TableSim {
@@ -65,6 +77,8 @@ impl TableSim {
             rng: Rng::new(seed),
             style,
             shoe: Vec::new(),
+            queue: Vec::new(),
+            now: 0,
         };
         sim.new_shoe();
         sim
@@ -101,7 +115,38 @@ impl TableSim {
                 if self.variant.shoe.new_shoe_every_round {
                     self.new_shoe();
                 }
-                Input::Bets(self.bets())
+                self.queue.clear();
+                if self.variant.deal.mode == DealMode::CommonDraw {
+                    Input::PlayerBets(self.player_bets())
+                } else {
+                    Input::Bets(self.bets())
+                }
+            }
+            Expectation::PlayersInsurance { deadline_ms, .. } => {
+                let open = engine.open_insurance();
+                match (self.style, open.first()) {
+                    (Style::Random, Some((player, seat))) if self.rng.below(3) > 0 => {
+                        Input::PlayerDecision {
+                            player: player.clone(),
+                            seat: *seat,
+                            action: [Action::Insurance, Action::NoInsurance][self.rng.below(2)],
+                        }
+                    }
+                    _ => self.tick_to(deadline_ms),
+                }
+            }
+            Expectation::PlayerDecisions { deadline_ms, .. } => {
+                if self.queue.is_empty() {
+                    self.fill_queue(engine);
+                }
+                match self.queue.pop() {
+                    Some(input) => input,
+                    None => self.tick_to(deadline_ms),
+                }
+            }
+            Expectation::DrawCard { .. } => {
+                self.queue.clear();
+                self.deal()
             }
             Expectation::Shuffle => {
                 self.new_shoe();
@@ -115,7 +160,7 @@ impl TableSim {
             Expectation::InsuranceAnswers(seats) => {
                 let seat = seats[0];
                 let action = match self.style {
-                    Style::Steady { .. } => Action::NoInsurance,
+                    Style::Steady { .. } | Style::Crowd { .. } => Action::NoInsurance,
                     Style::Random => {
                         let pick = [Action::Insurance, Action::NoInsurance, Action::EvenMoney]
                             [self.rng.below(3)];
@@ -133,7 +178,7 @@ impl TableSim {
                 hand,
                 allowed,
             } => match self.style {
-                Style::Steady { .. } => {
+                Style::Steady { .. } | Style::Crowd { .. } => {
                     if engine.hand_total(seat, hand).is_some_and(|t| t < 17) {
                         self.deal()
                     } else {
@@ -163,6 +208,73 @@ impl TableSim {
         }
     }
 
+    fn tick_to(&mut self, deadline_ms: u64) -> Input {
+        self.now = self.now.max(deadline_ms);
+        Input::Tick { now_ms: self.now }
+    }
+
+    /// Queues this step's decisions (last first); a random player sometimes stays silent.
+    fn fill_queue(&mut self, engine: &Engine) {
+        let open = engine.open_decisions();
+        let mut queued = Vec::with_capacity(open.len());
+        for d in open {
+            let action = match self.style {
+                Style::Random => {
+                    if self.rng.below(6) == 0 {
+                        continue;
+                    }
+                    d.allowed[self.rng.below(d.allowed.len())]
+                }
+                _ if d.total < 17 => Action::Hit,
+                _ => Action::Stand,
+            };
+            queued.push(Input::PlayerDecision {
+                player: d.player,
+                seat: d.seat,
+                action,
+            });
+        }
+        queued.reverse();
+        self.queue = queued;
+    }
+
+    fn player_bets(&mut self) -> Vec<PlayerBets> {
+        let v = Arc::clone(&self.variant);
+        let players = match self.style {
+            Style::Crowd { players } => players,
+            Style::Steady { seats } => usize::from(seats),
+            Style::Random => 1 + self.rng.below(4),
+        };
+        (0..players)
+            .map(|i| {
+                let mut boxes = Vec::new();
+                for seat in 1..=v.deal.seats {
+                    if matches!(self.style, Style::Random) && self.rng.below(3) == 0 && seat > 1 {
+                        continue;
+                    }
+                    let mut side = Vec::new();
+                    if matches!(self.style, Style::Random) {
+                        for sb in &v.side_bets {
+                            let needs = sb.requires_bet.as_ref();
+                            if self.rng.below(3) == 0 && needs.is_none() {
+                                side.push((sb.name.clone(), sb.limits.min));
+                            }
+                        }
+                    }
+                    boxes.push(SeatBets {
+                        seat,
+                        main: 100.clamp(v.limits.min, v.limits.max),
+                        side,
+                    });
+                }
+                PlayerBets {
+                    player: format!("p{i:05}"),
+                    boxes,
+                }
+            })
+            .collect()
+    }
+
     fn bets(&mut self) -> Vec<SeatBets> {
         let v = Arc::clone(&self.variant);
         match self.style {
@@ -173,7 +285,7 @@ impl TableSim {
                     side: Vec::new(),
                 })
                 .collect(),
-            Style::Random => {
+            Style::Random | Style::Crowd { .. } => {
                 let mut bets = Vec::new();
                 for seat in 1..=v.deal.seats {
                     if self.rng.below(2) == 0 && !(seat == v.deal.seats && bets.is_empty()) {

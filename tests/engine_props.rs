@@ -9,7 +9,7 @@
 //! - Arbitrary input sequences never panic, and a rejected input changes nothing.
 
 use croupier::cards::Card;
-use croupier::engine::variant::NaturalTakes;
+use croupier::engine::variant::{DealMode, NaturalTakes};
 use croupier::engine::{
     variant::BUILT_IN, Action, BetKind, Engine, Event, Input, Outcome, Place, RoundResult,
     SeatBets, Variant,
@@ -26,7 +26,7 @@ fn variant(i: usize) -> Arc<Variant> {
 }
 
 /// What the driver itself put on the table, per seat and bet kind.
-type Ledger = BTreeMap<(u8, String), Amount>;
+type Ledger = BTreeMap<(Option<String>, u8, String), Amount>;
 
 struct Session {
     engine: Engine,
@@ -34,15 +34,53 @@ struct Session {
     events: Vec<Event>,
     settled: Vec<RoundResult>,
     /// Cards dealt into the current round, from the events.
-    round_cards: Vec<Card>,
+    round_cards: Vec<(Place, Card)>,
+    /// Common draw: cards that went to every hand that asked, in order.
+    round_drawn: Vec<Card>,
+    /// Common draw: cards burned this round.
+    round_burned: Vec<Card>,
     staked: Ledger,
-    /// Each seat's main bet this round.
-    main_of: BTreeMap<u8, Amount>,
+    /// Each seat's (or player box's) main bet this round.
+    main_of: BTreeMap<(Option<String>, u8), Amount>,
     accepted_cards: usize,
     placed_cards: usize,
 }
 
 impl Session {
+    fn record_bets(&mut self, player: Option<String>, bets: &[SeatBets]) {
+        for b in bets {
+            self.main_of.insert((player.clone(), b.seat), b.main);
+            if b.main > 0 {
+                self.staked
+                    .insert((player.clone(), b.seat, "main".into()), b.main);
+            }
+            for (name, amount) in &b.side {
+                let name = self.engine.variant().side_bets
+                    [self.engine.variant().side_bet_index(name).expect("known")]
+                .name
+                .clone();
+                self.staked.insert((player.clone(), b.seat, name), *amount);
+            }
+        }
+    }
+
+    fn record_decision(&mut self, player: Option<String>, seat: u8, action: Action) {
+        let main = self.main_of[&(player.clone(), seat)];
+        match action {
+            Action::Double | Action::Split => {
+                *self
+                    .staked
+                    .entry((player, seat, "main".into()))
+                    .or_default() += main;
+            }
+            Action::Insurance => {
+                let cost = self.engine.variant().insurance.cost.fraction_of(main);
+                self.staked.insert((player, seat, "insurance".into()), cost);
+            }
+            _ => {}
+        }
+    }
+
     fn send(&mut self, input: Input) {
         let mut events = Vec::new();
         let before = self.engine.clone();
@@ -57,50 +95,86 @@ impl Session {
             Input::Card(_) => self.accepted_cards += 1,
             Input::Bets(bets) => {
                 self.main_of.clear();
-                for b in bets {
-                    self.main_of.insert(b.seat, b.main);
-                    self.staked.insert((b.seat, "main".into()), b.main);
-                    for (name, amount) in &b.side {
-                        self.staked.insert((b.seat, name.clone()), *amount);
-                    }
+                self.record_bets(None, bets);
+            }
+            Input::PlayerBets(players) => {
+                self.main_of.clear();
+                for p in players {
+                    self.record_bets(Some(p.player.clone()), &p.boxes);
                 }
             }
             _ => {}
         }
         for e in &events {
             match e {
-                Event::Decided { seat, action, .. } => {
-                    let main = self.main_of[seat];
-                    match action {
-                        Action::Double | Action::Split => {
-                            *self.staked.entry((*seat, "main".into())).or_default() += main;
-                        }
-                        Action::Insurance => {
-                            let cost = self.engine.variant().insurance.cost.fraction_of(main);
-                            self.staked.insert((*seat, "insurance".into()), cost);
-                        }
-                        _ => {}
-                    }
+                Event::Decided { seat, action, .. } => self.record_decision(None, *seat, *action),
+                Event::PlayerDecided {
+                    player,
+                    seat,
+                    action,
+                    ..
+                } => self.record_decision(Some(player.clone()), *seat, *action),
+                Event::CardDrawn { card, hands } => {
+                    assert!(*hands > 0);
+                    self.placed_cards += 1;
+                    self.round_drawn.push(*card);
                 }
                 Event::CardDealt { card, to } => {
                     assert_ne!(*to, Place::Burn);
                     self.placed_cards += 1;
-                    self.round_cards.push(*card);
+                    self.round_cards.push((*to, *card));
                 }
-                Event::Burned { .. } => self.placed_cards += 1,
-                Event::RoundSettled(r) => {
-                    let mut held: Vec<Card> = r.dealer_cards.clone();
-                    for h in &r.hands {
-                        held.extend(&h.cards);
+                Event::Burned { card } => {
+                    self.placed_cards += 1;
+                    if self.engine.variant().deal.mode == DealMode::CommonDraw {
+                        self.round_burned.push(*card);
                     }
-                    let mut dealt = std::mem::take(&mut self.round_cards);
-                    held.sort();
-                    dealt.sort();
-                    assert_eq!(
-                        held, dealt,
-                        "round {} holds other cards than were dealt",
-                        r.round
-                    );
+                }
+                Event::RoundSettled(r) => {
+                    let dealt = std::mem::take(&mut self.round_cards);
+                    let drawn = std::mem::take(&mut self.round_drawn);
+                    let burned = std::mem::take(&mut self.round_burned);
+                    if self.engine.variant().deal.mode == DealMode::Seats {
+                        // Every card dealt into the round is held by exactly one hand.
+                        let mut held: Vec<Card> = r.dealer_cards.clone();
+                        for h in &r.hands {
+                            held.extend(&h.cards);
+                        }
+                        let mut dealt: Vec<Card> = dealt.iter().map(|(_, c)| *c).collect();
+                        held.sort();
+                        dealt.sort();
+                        assert_eq!(
+                            held, dealt,
+                            "round {} holds other cards than were dealt",
+                            r.round
+                        );
+                    } else {
+                        // Every hand starts with its box's two cards, then takes drawn cards in
+                        // the order they came; burned cards are in no hand.
+                        assert_eq!(burned, r.burned);
+                        let dealer: Vec<Card> = dealt
+                            .iter()
+                            .filter(|(p, _)| *p == Place::Dealer)
+                            .map(|(_, c)| *c)
+                            .collect();
+                        assert!(r.dealer_cards.starts_with(&dealer));
+                        for h in &r.hands {
+                            let box_cards: Vec<Card> = dealt
+                                .iter()
+                                .filter(|(p, _)| matches!(p, Place::Hand { seat, .. } if *seat == h.seat))
+                                .map(|(_, c)| *c)
+                                .collect();
+                            let (first, rest) = h.cards.split_at(h.cards.len().min(2));
+                            if h.hand == 0 {
+                                assert_eq!(first[0], box_cards[0], "{h:?}");
+                            }
+                            assert!(box_cards.contains(&first[0]) || drawn.contains(&first[0]));
+                            let mut it = drawn.iter();
+                            for c in rest {
+                                assert!(it.any(|d| d == c), "{h:?} took a card out of order");
+                            }
+                        }
+                    }
                     check_money(
                         self.engine.variant(),
                         r,
@@ -121,11 +195,16 @@ impl Session {
     }
 }
 
-fn check_money(v: &Variant, r: &RoundResult, ledger: &Ledger, main_of: &BTreeMap<u8, Amount>) {
+fn check_money(
+    v: &Variant,
+    r: &RoundResult,
+    ledger: &Ledger,
+    main_of: &BTreeMap<(Option<String>, u8), Amount>,
+) {
     let mut from_result: Ledger = BTreeMap::new();
     for b in &r.bets {
         *from_result
-            .entry((b.seat, b.kind.name().to_string()))
+            .entry((b.player.clone(), b.seat, b.kind.name().to_string()))
             .or_default() += b.staked;
         assert!(b.returned >= 0);
     }
@@ -134,12 +213,16 @@ fn check_money(v: &Variant, r: &RoundResult, ledger: &Ledger, main_of: &BTreeMap
         "staked per bet differs from what was put on the table"
     );
     for b in r.bets.iter().filter(|b| b.kind == BetKind::Main) {
-        let hands: Vec<_> = r.hands.iter().filter(|h| h.seat == b.seat).collect();
+        let hands: Vec<_> = r
+            .hands
+            .iter()
+            .filter(|h| h.seat == b.seat && h.player == b.player)
+            .collect();
         assert_eq!(hands.iter().map(|h| h.staked).sum::<Amount>(), b.staked);
         assert_eq!(hands.iter().map(|h| h.returned).sum::<Amount>(), b.returned);
     }
     for h in &r.hands {
-        let main = main_of[&h.seat];
+        let main = main_of[&(h.player.clone(), h.seat)];
         let want = match h.outcome {
             Outcome::Bust => 0,
             Outcome::Lose => match v.settlement.dealer_natural_takes {
@@ -169,6 +252,8 @@ fn play(variant_index: usize, seed: u64, rounds: usize) -> Session {
         events: Vec::new(),
         settled: Vec::new(),
         round_cards: Vec::new(),
+        round_drawn: Vec::new(),
+        round_burned: Vec::new(),
         staked: BTreeMap::new(),
         main_of: BTreeMap::new(),
         accepted_cards: 0,
@@ -193,7 +278,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
     #[test]
-    fn legal_sessions_conserve_cards_and_money(variant in 0usize..4, seed in any::<u64>(), rounds in 1usize..8) {
+    fn legal_sessions_conserve_cards_and_money(variant in 0usize..5, seed in any::<u64>(), rounds in 1usize..8) {
         let s = play(variant, seed, rounds);
         // Determinism: the same log replays to the same state and events.
         let mut again = Engine::new(variant_arc(&s));
@@ -207,7 +292,7 @@ proptest! {
 
     #[test]
     fn arbitrary_inputs_never_panic_and_rejections_change_nothing(
-        variant in 0usize..4,
+        variant in 0usize..5,
         inputs in proptest::collection::vec(arbitrary_input(), 0..120),
     ) {
         let mut engine = Engine::new(self::variant(variant));

@@ -44,6 +44,25 @@ pub enum Expectation {
     DealerCard,
     /// Bonus-game outcomes for these seats.
     Bonus(Vec<SeatId>),
+    /// Common draw: insurance answers from this many player boxes, until the deadline.
+    PlayersInsurance {
+        /// Player boxes yet to answer.
+        pending: usize,
+        /// When the question closes (tick clock, ms).
+        deadline_ms: u64,
+    },
+    /// Common draw: decisions from this many hands, until the deadline.
+    PlayerDecisions {
+        /// Hands yet to decide.
+        pending: usize,
+        /// When the timer runs out (tick clock, ms).
+        deadline_ms: u64,
+    },
+    /// Common draw: the next card, for this many hands (0: it will be burned).
+    DrawCard {
+        /// Hands that asked for it.
+        hands: usize,
+    },
 }
 
 impl fmt::Display for Expectation {
@@ -81,6 +100,23 @@ impl fmt::Display for Expectation {
             }
             Expectation::DealerCard => f.write_str("dealer card"),
             Expectation::Bonus(s) => write!(f, "bonus-game outcome for seat(s) {}", seats(s)),
+            Expectation::PlayersInsurance {
+                pending,
+                deadline_ms,
+            } => {
+                write!(
+                    f,
+                    "insurance answers from {pending} box(es) until {deadline_ms} ms"
+                )
+            }
+            Expectation::PlayerDecisions {
+                pending,
+                deadline_ms,
+            } => {
+                write!(f, "decisions from {pending} hand(s) until {deadline_ms} ms")
+            }
+            Expectation::DrawCard { hands: 0 } => f.write_str("card (a burn card: no hand asked)"),
+            Expectation::DrawCard { hands } => write!(f, "card for {hands} hand(s)"),
         }
     }
 }
@@ -88,6 +124,22 @@ impl fmt::Display for Expectation {
 impl Engine {
     /// What the engine expects next.
     pub fn expectation(&self) -> Expectation {
+        if self.variant.deal.mode == super::variant::DealMode::CommonDraw {
+            match self.phase {
+                Phase::Dealing(step) => {
+                    return Expectation::DealCard(
+                        self.common_deal_target(step).unwrap_or(Place::Dealer),
+                    )
+                }
+                Phase::Insurance => {
+                    return Expectation::PlayersInsurance {
+                        pending: self.common_pending_insurance(),
+                        deadline_ms: self.common_deadline(),
+                    }
+                }
+                _ => {}
+            }
+        }
         match self.phase {
             Phase::Idle => match self.shoe.stage() {
                 ShoeStage::Ready => Expectation::Bets,
@@ -124,6 +176,13 @@ impl Engine {
             }
             Phase::Dealer => Expectation::DealerCard,
             Phase::AwaitingBonus => Expectation::Bonus(self.pending_bonuses()),
+            Phase::Deciding => Expectation::PlayerDecisions {
+                pending: self.common_pending_decisions(),
+                deadline_ms: self.common_deadline(),
+            },
+            Phase::Drawing => Expectation::DrawCard {
+                hands: self.common_wanting_card(),
+            },
         }
     }
 

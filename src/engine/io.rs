@@ -19,10 +19,21 @@ pub struct SeatBets {
     pub side: Vec<(String, Amount)>,
 }
 
+/// One player's bets in a common draw, box by box.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerBets {
+    /// The player's id.
+    pub player: String,
+    /// Bets per box (`seat` is the box number).
+    pub boxes: Vec<SeatBets>,
+}
+
 /// A player decision for the active hand (or an insurance answer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
+    /// Another card (a common draw's explicit request; at a seat a card is the hit).
+    Hit,
     /// No more cards.
     Stand,
     /// Double the stake, take one card.
@@ -51,10 +62,11 @@ impl Action {
         Action::EvenMoney,
     ];
 
-    /// The wire name (`stand`, `double`, `split`, `surrender`, `insurance`,
+    /// The wire name (`hit`, `stand`, `double`, `split`, `surrender`, `insurance`,
     /// `no_insurance`, `even_money`).
     pub fn name(self) -> &'static str {
         match self {
+            Action::Hit => "hit",
             Action::Stand => "stand",
             Action::Double => "double",
             Action::Split => "split",
@@ -65,9 +77,18 @@ impl Action {
         }
     }
 
-    /// Parses a wire name.
+    /// Parses a seat decision's wire name (a hit at a seat is a card, never a decision).
     pub fn from_name(name: &str) -> Option<Action> {
         Action::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// Parses a common-draw player decision's wire name (`hit` included).
+    pub fn from_player_name(name: &str) -> Option<Action> {
+        if name == "hit" {
+            Some(Action::Hit)
+        } else {
+            Action::from_name(name)
+        }
     }
 
     /// Whether this is an answer to the insurance offer.
@@ -105,6 +126,22 @@ pub enum Input {
     },
     /// A new shoe begins; the burn procedure follows.
     Shuffle,
+    /// Common draw: opens a round with every player's bets and closes betting.
+    PlayerBets(Vec<PlayerBets>),
+    /// Common draw: a player's decision for the current hand on a box.
+    PlayerDecision {
+        /// The player.
+        player: String,
+        /// The box.
+        seat: SeatId,
+        /// The decision (`hit` included).
+        action: Action,
+    },
+    /// The time, in milliseconds on the table's monotonic clock. Decision timers run on it.
+    Tick {
+        /// Milliseconds.
+        now_ms: u64,
+    },
 }
 
 /// Where a card went.
@@ -175,6 +212,26 @@ pub enum Event {
     },
     /// Insurance closed (unanswered seats declined).
     InsuranceClosed,
+    /// Common draw: a card went to every hand that asked for one.
+    CardDrawn {
+        /// The card.
+        card: Card,
+        /// How many hands took it.
+        hands: usize,
+    },
+    /// Common draw: a player decided (or the timeout decided for them).
+    PlayerDecided {
+        /// The player.
+        player: String,
+        /// The box.
+        seat: SeatId,
+        /// The hand within the player's box.
+        hand: u8,
+        /// The decision.
+        action: Action,
+    },
+    /// Common draw: the decision timer ran out.
+    DecisionTimeout,
     /// The dealer looked at the face-down card.
     DealerPeeked {
         /// Whether it makes a natural.
@@ -306,12 +363,16 @@ pub struct RoundResult {
     pub hands: Vec<HandResult>,
     /// Every bet placed, per seat and kind.
     pub bets: Vec<BetResult>,
+    /// Cards burned during the round (a common draw's cards that no hand asked for).
+    pub burned: Vec<Card>,
 }
 
 /// One settled hand.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HandResult {
-    /// The seat.
+    /// The player, in a common draw.
+    pub player: Option<String>,
+    /// The seat (box).
     pub seat: SeatId,
     /// The hand index within the seat.
     pub hand: u8,
@@ -355,7 +416,9 @@ impl BetKind {
 /// One settled bet.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BetResult {
-    /// The seat.
+    /// The player, in a common draw.
+    pub player: Option<String>,
+    /// The seat (box).
     pub seat: SeatId,
     /// What kind of bet.
     pub kind: BetKind,

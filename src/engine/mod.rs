@@ -8,6 +8,7 @@
 //! machine and every allowed decision), `settle` (outcomes and payouts), `sidebets/` (one
 //! module per side-bet family), `expect` (what the round waits for next).
 
+pub mod common;
 mod expect;
 mod hand;
 mod io;
@@ -17,11 +18,12 @@ mod shoe;
 pub mod sidebets;
 pub mod variant;
 
+pub use common::OpenDecision;
 pub use expect::Expectation;
 pub use hand::{is_natural_cards, total, Total};
 pub use io::{
-    Action, BetKind, BetResult, Code, Event, HandResult, Input, Outcome, Place, Rejection,
-    RoundResult, SeatBets, SeatId,
+    Action, BetKind, BetResult, Code, Event, HandResult, Input, Outcome, Place, PlayerBets,
+    Rejection, RoundResult, SeatBets, SeatId,
 };
 pub use round::Engine;
 pub use shoe::{Shoe, ShoeStage};

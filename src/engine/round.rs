@@ -10,7 +10,9 @@ use super::hand::{is_natural_cards, natural_still_possible, total, Total};
 use super::io::{Action, Code, Event, Input, Place, Rejection, SeatBets, SeatId};
 use super::shoe::{Shoe, ShoeStage};
 use super::sidebets::{self, HardSix};
-use super::variant::{DoubleOn, SideWithoutMain, Soft17, SplitPairs, SurrenderWhen, Variant};
+use super::variant::{
+    DealMode, DoubleOn, SideWithoutMain, Soft17, SplitPairs, SurrenderWhen, Variant,
+};
 use crate::cards::{Card, Rank};
 use crate::money::Amount;
 use smallvec::SmallVec;
@@ -31,6 +33,10 @@ pub(crate) enum Phase {
     Dealer,
     /// Every card is out; bonus-game outcomes are still due.
     AwaitingBonus,
+    /// Common draw: players are deciding for the next card.
+    Deciding,
+    /// Common draw: the step is closed; the next card goes to every hand that asked.
+    Drawing,
 }
 
 /// A hand's play state.
@@ -62,6 +68,10 @@ pub(crate) struct Hand {
     pub from_split: bool,
     pub split_aces: bool,
     pub state: HandState,
+    /// Common draw: the hand asked for the next card in this step.
+    pub hit_requested: bool,
+    /// Common draw: decision timers in a row this hand let run out (the two-strike rule).
+    pub strikes: u8,
 }
 
 /// A seat's insurance situation.
@@ -132,6 +142,8 @@ pub struct Engine {
     pub(crate) shoe: Shoe,
     pub(crate) round: Round,
     pub(crate) phase: Phase,
+    /// The common draw's players (empty in a seat-by-seat game).
+    pub(crate) common: super::common::CommonRound,
     /// A reusable buffer for the next round's seats (not part of the state).
     spare_seats: Vec<SeatPlay>,
 }
@@ -142,6 +154,7 @@ impl PartialEq for Engine {
         self.shoe == other.shoe
             && self.round == other.round
             && self.phase == other.phase
+            && self.common == other.common
             && (Arc::ptr_eq(&self.variant, &other.variant) || self.variant == other.variant)
     }
 }
@@ -158,6 +171,7 @@ impl Engine {
             variant,
             round: Round::default(),
             phase: Phase::Idle,
+            common: Default::default(),
             spare_seats: Vec::new(),
         }
     }
@@ -176,13 +190,35 @@ impl Engine {
     /// rejection nothing changes (and nothing is appended).
     pub fn apply(&mut self, input: &Input, events: &mut Vec<Event>) -> Result<(), Rejection> {
         let mark = events.len();
-        let result = match input {
-            Input::Bets(bets) => self.on_bets(bets, events),
-            Input::Card(card) => self.on_card(*card, events),
-            Input::CutCard => self.on_cut_card(events),
-            Input::Decision { seat, action } => self.on_decision(*seat, *action, events),
-            Input::Bonus { seat, multiplier } => self.on_bonus(*seat, *multiplier, events),
-            Input::Shuffle => self.on_shuffle(events),
+        let common = self.variant.deal.mode == DealMode::CommonDraw;
+        let result = match (input, common) {
+            (Input::Bets(bets), false) => self.on_bets(bets, events),
+            (Input::Decision { seat, action }, false) => self.on_decision(*seat, *action, events),
+            (Input::PlayerBets(bets), true) => self.on_player_bets(bets, events),
+            (
+                Input::PlayerDecision {
+                    player,
+                    seat,
+                    action,
+                },
+                true,
+            ) => self.on_player_decision(player, *seat, *action, events),
+            (Input::Bets(_) | Input::Decision { .. }, true) => reject(
+                Code::ActionNotAllowed,
+                "this game is a common draw: bets and decisions come from players",
+            ),
+            (Input::PlayerBets(_) | Input::PlayerDecision { .. }, false) => reject(
+                Code::ActionNotAllowed,
+                "this game is played seat by seat: bets and decisions come from seats",
+            ),
+            (Input::Card(card), _) => self.on_card(*card, events),
+            (Input::CutCard, _) => self.on_cut_card(events),
+            (Input::Bonus { seat, multiplier }, _) => self.on_bonus(*seat, *multiplier, events),
+            (Input::Shuffle, _) => self.on_shuffle(events),
+            (Input::Tick { now_ms }, _) => {
+                self.on_tick(*now_ms, events);
+                Ok(())
+            }
         };
         if result.is_err() {
             events.truncate(mark);
@@ -230,31 +266,27 @@ impl Engine {
         Ok(())
     }
 
-    fn on_bets(&mut self, bets: &[SeatBets], events: &mut Vec<Event>) -> Result<(), Rejection> {
+    /// Refuses bets unless a round may open now.
+    pub(crate) fn check_bets_open(&self) -> Result<(), Rejection> {
         if self.phase != Phase::Idle {
             return reject(Code::ActionNotAllowed, "a round is already in progress");
         }
         match self.shoe.stage() {
-            ShoeStage::Finished => {
-                return reject(
-                    Code::ShoeFinished,
-                    "the shoe is finished: shuffle a new shoe before betting",
-                )
-            }
-            ShoeStage::AwaitingReveal | ShoeStage::Burning(_) => {
-                return reject(
-                    Code::BurnIncomplete,
-                    "the burn procedure is not complete: burn cards are still due",
-                )
-            }
-            ShoeStage::Ready => {}
+            ShoeStage::Finished => reject(
+                Code::ShoeFinished,
+                "the shoe is finished: shuffle a new shoe before betting",
+            ),
+            ShoeStage::AwaitingReveal | ShoeStage::Burning(_) => reject(
+                Code::BurnIncomplete,
+                "the burn procedure is not complete: burn cards are still due",
+            ),
+            ShoeStage::Ready => Ok(()),
         }
-        let mut seats = std::mem::take(&mut self.spare_seats);
-        let checked = self.validate_bets(bets, &mut seats);
-        if let Err(r) = checked {
-            self.spare_seats = seats;
-            return Err(r);
-        }
+    }
+
+    /// Opens a round whose bets are accepted: a fresh shoe where the game takes one, the
+    /// next round number, an empty dealer hand, the initial deal.
+    pub(crate) fn open_round(&mut self, events: &mut Vec<Event>) {
         if self.variant.shoe.new_shoe_every_round {
             self.shoe.shuffle(&self.variant.shoe);
             events.push(Event::ShoeShuffled {
@@ -263,19 +295,33 @@ impl Engine {
         }
         let round = &mut self.round;
         round.number += 1;
-        // The last round's seats become the next spare buffer: no allocation per round.
-        self.spare_seats = std::mem::replace(&mut round.seats, seats);
         round.dealer.clear();
         round.peeked_clear = false;
         self.phase = Phase::Dealing(0);
         events.push(Event::RoundOpened {
             round: round.number,
         });
+    }
+
+    fn on_bets(&mut self, bets: &[SeatBets], events: &mut Vec<Event>) -> Result<(), Rejection> {
+        self.check_bets_open()?;
+        let mut seats = std::mem::take(&mut self.spare_seats);
+        if let Err(r) = self.validate_bets(bets, &mut seats) {
+            self.spare_seats = seats;
+            return Err(r);
+        }
+        // The last round's seats become the next spare buffer: no allocation per round.
+        self.spare_seats = std::mem::replace(&mut self.round.seats, seats);
+        self.open_round(events);
         Ok(())
     }
 
     /// Checks the bets and fills `seats` (cleared first) with the round's seats.
-    fn validate_bets(&self, bets: &[SeatBets], seats: &mut Vec<SeatPlay>) -> Result<(), Rejection> {
+    pub(crate) fn validate_bets(
+        &self,
+        bets: &[SeatBets],
+        seats: &mut Vec<SeatPlay>,
+    ) -> Result<(), Rejection> {
         let v = &self.variant;
         if bets.is_empty() {
             return reject(Code::InvalidBet, "no bets: a round needs at least one seat");
@@ -374,6 +420,8 @@ impl Engine {
                 doubles: 0,
                 from_split: false,
                 split_aces: false,
+                hit_requested: false,
+                strikes: 0,
                 state: if side_only {
                     HandState::NoBet
                 } else {
@@ -467,6 +515,9 @@ impl Engine {
             }
         }
         self.check_in_shoe(card)?;
+        if self.variant.deal.mode == DealMode::CommonDraw {
+            return self.common_card(card, events);
+        }
         match self.phase {
             Phase::Dealing(step) => {
                 self.deal_initial(step, card, events);
@@ -497,10 +548,9 @@ impl Engine {
                 Code::CardNotExpected,
                 format!("{card}: every card is out; the round waits for bonus-game outcomes"),
             ),
-            Phase::Idle => reject(
-                Code::CardNotExpected,
-                format!("{card}: no round in progress"),
-            ),
+            Phase::Idle | Phase::Deciding | Phase::Drawing => {
+                reject(Code::CardNotExpected, format!("{card}: no card is due"))
+            }
         }
     }
 
@@ -768,7 +818,9 @@ impl Engine {
                 }
                 self.play_decision(si, hi, action, events)
             }
-            Phase::Idle => reject(Code::ActionNotAllowed, "no round is in progress"),
+            Phase::Idle | Phase::Deciding | Phase::Drawing => {
+                reject(Code::ActionNotAllowed, "no round is in progress")
+            }
             Phase::Dealing(_) => reject(Code::ActionNotAllowed, "the initial deal is not complete"),
             Phase::Dealer => reject(Code::ActionNotAllowed, "the players' turns are over"),
             Phase::AwaitingBonus => reject(
@@ -843,11 +895,13 @@ impl Engine {
                         from_split: true,
                         split_aces: aces,
                         state: HandState::Live,
+                        hit_requested: false,
+                        strikes: 0,
                     },
                 );
             }
-            // Insurance answers never reach here: `allowed` excludes them.
-            Action::Insurance | Action::NoInsurance | Action::EvenMoney => {}
+            // Never reach here: `allowed` excludes them (a seat's hit is a card).
+            Action::Hit | Action::Insurance | Action::NoInsurance | Action::EvenMoney => {}
         }
         Ok(())
     }
@@ -943,7 +997,7 @@ impl Engine {
 
     // ----- settlement ------------------------------------------------------------------
 
-    fn settle_when_ready(&mut self, events: &mut Vec<Event>) {
+    pub(crate) fn settle_when_ready(&mut self, events: &mut Vec<Event>) {
         if self
             .round
             .seats

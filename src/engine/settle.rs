@@ -3,10 +3,11 @@
 
 use super::hand::{is_natural_cards, total};
 use super::io::{BetKind, BetResult, HandResult, Outcome, RoundResult};
-use super::round::{player_natural, Bonus, Engine, Hand, HandState, Insurance};
+use super::round::{player_natural, Bonus, Engine, Hand, HandState, Insurance, SeatPlay};
 use super::sidebets::{self, SideBetCards};
 use super::variant::Variant;
 use super::variant::{NaturalTakes, SideBetKind, Ties};
+use crate::cards::Card;
 use crate::money::{Amount, Pay};
 use std::cmp::Ordering;
 
@@ -34,90 +35,102 @@ pub(crate) fn settle(engine: &Engine) -> RoundResult {
     let v = &*engine.variant;
     let round = &engine.round;
     let dealer = Dealer::read(v, &round.dealer);
-    let mut hands = Vec::with_capacity(round.seats.len());
-    let mut bets = Vec::with_capacity(round.seats.len());
-    for sp in &round.seats {
-        let mut main_staked = 0;
-        let mut main_returned = 0;
-        for (hi, h) in sp.hands.iter().enumerate() {
-            if h.state == HandState::NoBet {
-                continue;
-            }
-            let (outcome, returned) = hand_outcome(v, h, hi == 0, sp.main, &dealer);
-            main_staked += h.stake;
-            main_returned += returned;
-            hands.push(HandResult {
-                seat: sp.seat,
-                // At most 4 hands a seat (validated variant).
-                hand: hi as u8,
-                cards: h.cards.to_vec(),
-                total: total(&h.cards, v.hand.ace).best,
-                doubled: h.doubles > 0,
-                outcome,
-                staked: h.stake,
-                returned,
-            });
-        }
-        if sp.main > 0 {
-            bets.push(BetResult {
-                seat: sp.seat,
-                kind: BetKind::Main,
-                staked: main_staked,
-                returned: main_returned,
-            });
-        }
-        if let Insurance::Bought(stake) = sp.insurance {
-            let returned = if dealer.natural {
-                v.insurance.pays.returns(stake)
-            } else {
-                0
-            };
-            bets.push(BetResult {
-                seat: sp.seat,
-                kind: BetKind::Insurance,
-                staked: stake,
-                returned,
-            });
-        }
-        let cards = match (round.dealer.first(), sp.first_two()) {
-            (Some(&dealer_up), Some(player)) => Some(SideBetCards {
-                player,
-                dealer_up,
-                dealer_second: round.dealer.get(1).copied(),
-                dealer_natural: dealer.natural,
-            }),
-            _ => None,
-        };
-        for &(index, stake) in &sp.side {
-            let rules = &v.side_bets[usize::from(index)];
-            let returned = match (cards, sp.bonus) {
-                (_, Bonus::Drawn(m)) if rules.kind == SideBetKind::InForSix => {
-                    Pay::Times(m).returns(stake)
-                }
-                (Some(cards), _) => sidebets::combinations(rules.kind, &cards, rules.rank_value())
-                    .iter()
-                    .filter_map(|combo| rules.pays.get(*combo))
-                    .map(|pay| pay.returns(stake))
-                    .max()
-                    .unwrap_or(0),
-                (None, _) => 0,
-            };
-            bets.push(BetResult {
-                seat: sp.seat,
-                kind: BetKind::Side(rules.name.clone()),
-                staked: stake,
-                returned,
-            });
-        }
-    }
-    RoundResult {
+    let mut out = RoundResult {
         round: round.number,
         shoe: engine.shoe.number(),
         dealer_cards: round.dealer.to_vec(),
         dealer_total: dealer.total,
         dealer_natural: dealer.natural,
-        hands,
-        bets,
+        hands: Vec::with_capacity(round.seats.len()),
+        bets: Vec::with_capacity(round.seats.len()),
+        burned: engine.common.burned.to_vec(),
+    };
+    for sp in &round.seats {
+        settle_seat(v, sp, None, &round.dealer, &dealer, &mut out);
+    }
+    for player in &engine.common.players {
+        for sp in &player.boxes {
+            settle_seat(v, sp, Some(&player.id), &round.dealer, &dealer, &mut out);
+        }
+    }
+    out
+}
+
+/// Settles one seat (or one player's box): its hands, main bet, insurance and side bets.
+fn settle_seat(
+    v: &Variant,
+    sp: &SeatPlay,
+    player: Option<&str>,
+    dealer_cards: &[Card],
+    dealer: &Dealer,
+    out: &mut RoundResult,
+) {
+    let mut main_staked = 0;
+    let mut main_returned = 0;
+    for (hi, h) in sp.hands.iter().enumerate() {
+        if h.state == HandState::NoBet {
+            continue;
+        }
+        let (outcome, returned) = hand_outcome(v, h, hi == 0, sp.main, dealer);
+        main_staked += h.stake;
+        main_returned += returned;
+        out.hands.push(HandResult {
+            player: player.map(str::to_string),
+            seat: sp.seat,
+            // At most 4 hands a seat (validated variant).
+            hand: hi as u8,
+            cards: h.cards.to_vec(),
+            total: total(&h.cards, v.hand.ace).best,
+            doubled: h.doubles > 0,
+            outcome,
+            staked: h.stake,
+            returned,
+        });
+    }
+    let mut bet = |kind: BetKind, staked: Amount, returned: Amount| {
+        out.bets.push(BetResult {
+            player: player.map(str::to_string),
+            seat: sp.seat,
+            kind,
+            staked,
+            returned,
+        })
+    };
+    if sp.main > 0 {
+        bet(BetKind::Main, main_staked, main_returned);
+    }
+    if let Insurance::Bought(stake) = sp.insurance {
+        let returned = if dealer.natural {
+            v.insurance.pays.returns(stake)
+        } else {
+            0
+        };
+        bet(BetKind::Insurance, stake, returned);
+    }
+    let cards = match (dealer_cards.first(), sp.first_two()) {
+        (Some(&dealer_up), Some(player)) => Some(SideBetCards {
+            player,
+            dealer_up,
+            dealer_second: dealer_cards.get(1).copied(),
+            dealer_natural: dealer.natural,
+        }),
+        _ => None,
+    };
+    for &(index, stake) in &sp.side {
+        let rules = &v.side_bets[usize::from(index)];
+        let returned = match (cards, sp.bonus) {
+            (_, Bonus::Drawn(m)) if rules.kind == SideBetKind::InForSix => {
+                Pay::Times(m).returns(stake)
+            }
+            (Some(cards), _) => sidebets::combinations(rules.kind, &cards, rules.rank_value())
+                .iter()
+                .filter_map(|combo| rules.pays.get(*combo))
+                .map(|pay| pay.returns(stake))
+                .max()
+                .unwrap_or(0),
+            (None, _) => 0,
+        };
+        bet(BetKind::Side(rules.name.clone()), stake, returned);
     }
 }
 

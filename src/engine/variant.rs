@@ -601,6 +601,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../../config/variants/caribbean21.toml"),
     ),
     ("infor6", include_str!("../../config/variants/infor6.toml")),
+    (
+        "multihand",
+        include_str!("../../config/variants/multihand.toml"),
+    ),
 ];
 
 impl Variant {

@@ -1,0 +1,683 @@
+//! The common draw (Multi-hand Blackjack): any number of players share each box's cards.
+//!
+//! The boxes (1 or 3) are dealt once, like seats; every player's hand on a box starts with
+//! the box's two cards. Play then goes in *steps*: every current hand (one per player box;
+//! split hands play in turn) decides — `hit` is an explicit decision here — until all have
+//! decided or the decision timer runs out. At the timeout the two-strike rule applies: a
+//! player with more than one hand to decide may let the first timer pass; otherwise (or the
+//! second time in a row) each undecided hand gets the automatic action, right to left: with
+//! `hit_on_timeout`, a hit below hard 12 or soft 17, else stand. The next card out of the shoe
+//! then goes to every hand that asked for one; if none did, it is burned. Time enters only as
+//! `Tick` inputs; a step's deadline is the last tick's time plus the timer.
+
+use super::hand::total;
+use super::io::{Action, Code, Event, Place, PlayerBets, Rejection, SeatId};
+use super::round::{
+    after_card, dealer_rules_draw, hand_depends_on_dealer, may_double, may_split, may_surrender,
+    player_natural, side_bets_need_second_card, Engine, Hand, HandState, Insurance, Phase,
+    SeatPlay,
+};
+use crate::cards::{Card, Rank};
+use smallvec::SmallVec;
+
+/// A hand that owes a decision in a common draw's open step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenDecision {
+    /// The player.
+    pub player: String,
+    /// The box.
+    pub seat: SeatId,
+    /// The hand within the player's box.
+    pub hand: u8,
+    /// Its best total.
+    pub total: u8,
+    /// The decisions it may take.
+    pub allowed: Vec<Action>,
+}
+
+/// One player's part of a common-draw round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PlayerPlay {
+    pub id: String,
+    /// The player's boxes, in box order; each is a seat's worth of bets and hands.
+    pub boxes: SmallVec<[SeatPlay; 1]>,
+}
+
+/// The common draw's round state (empty in a seat-by-seat game).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct CommonRound {
+    /// Players by id (sorted, for lookup).
+    pub players: Vec<PlayerPlay>,
+    /// Boxes dealt this round, in order, and their two initial cards.
+    pub boxes: SmallVec<[(SeatId, SmallVec<[Card; 2]>); 3]>,
+    /// Cards no hand asked for.
+    pub burned: Vec<Card>,
+    /// The table's time as of the last tick.
+    pub now: u64,
+    /// When the open decision step (or insurance) times out.
+    pub deadline: u64,
+}
+
+fn reject<T>(code: Code, message: impl Into<String>) -> Result<T, Rejection> {
+    Err(Rejection::new(code, message))
+}
+
+/// The hand a box is playing now: split hands play in turn.
+fn current(sp: &SeatPlay) -> Option<usize> {
+    sp.hands
+        .iter()
+        .position(|h| matches!(h.state, HandState::Live | HandState::AwaitingDoubleCard))
+}
+
+/// Whether a current hand still owes a decision this step.
+fn needs_decision(h: &Hand) -> bool {
+    h.state == HandState::Live && h.cards.len() >= 2 && !h.hit_requested
+}
+
+/// Whether a current hand takes the next card.
+fn wants_card(h: &Hand) -> bool {
+    h.state == HandState::AwaitingDoubleCard
+        || (h.state == HandState::Live && (h.hit_requested || h.cards.len() < 2))
+}
+
+impl Engine {
+    fn timer_ms(&self) -> u64 {
+        self.variant.timers.as_ref().map_or(0, |t| t.decision_ms)
+    }
+
+    fn player_index(&self, player: &str) -> Option<usize> {
+        self.common
+            .players
+            .binary_search_by(|p| p.id.as_str().cmp(player))
+            .ok()
+    }
+
+    fn current_hands(&self) -> impl Iterator<Item = &Hand> {
+        self.common
+            .players
+            .iter()
+            .flat_map(|p| p.boxes.iter())
+            .filter_map(|sp| current(sp).map(|i| &sp.hands[i]))
+    }
+
+    /// Hands still owing a decision in the open step.
+    pub(crate) fn common_pending_decisions(&self) -> usize {
+        self.current_hands().filter(|h| needs_decision(h)).count()
+    }
+
+    /// Hands that take the next card (0: it will be burned).
+    pub(crate) fn common_wanting_card(&self) -> usize {
+        self.current_hands().filter(|h| wants_card(h)).count()
+    }
+
+    /// Player boxes whose insurance question is open.
+    pub(crate) fn common_pending_insurance(&self) -> usize {
+        self.common
+            .players
+            .iter()
+            .flat_map(|p| p.boxes.iter())
+            .filter(|sp| sp.insurance == Insurance::Pending)
+            .count()
+    }
+
+    /// Every hand owing a decision in the open step, with what it may do (for panels,
+    /// seat terminals and simulated players).
+    pub fn open_decisions(&self) -> Vec<OpenDecision> {
+        if self.phase != Phase::Deciding {
+            return Vec::new();
+        }
+        let v = &*self.variant;
+        let up = self.round.dealer[0];
+        let mut out = Vec::new();
+        for p in &self.common.players {
+            for sp in &p.boxes {
+                let Some(hi) = current(sp) else { continue };
+                let h = &sp.hands[hi];
+                if !needs_decision(h) {
+                    continue;
+                }
+                let insured = matches!(sp.insurance, Insurance::Bought(_));
+                let mut allowed = vec![Action::Hit, Action::Stand];
+                if may_double(v, h) {
+                    allowed.push(Action::Double);
+                }
+                if may_split(v, h, sp.hands.len(), insured) {
+                    allowed.push(Action::Split);
+                }
+                if may_surrender(v, h, sp.hands.len(), up) {
+                    allowed.push(Action::Surrender);
+                }
+                out.push(OpenDecision {
+                    player: p.id.clone(),
+                    seat: sp.seat,
+                    hand: hi as u8,
+                    total: total(&h.cards, v.hand.ace).best,
+                    allowed,
+                });
+            }
+        }
+        out
+    }
+
+    /// Every player box whose insurance question is open.
+    pub fn open_insurance(&self) -> Vec<(String, SeatId)> {
+        self.common
+            .players
+            .iter()
+            .flat_map(|p| {
+                p.boxes
+                    .iter()
+                    .filter(|sp| sp.insurance == Insurance::Pending)
+                    .map(|sp| (p.id.clone(), sp.seat))
+            })
+            .collect()
+    }
+
+    /// When the open step times out, on the table's tick clock.
+    pub(crate) fn common_deadline(&self) -> u64 {
+        self.common.deadline
+    }
+
+    // ----- betting ----------------------------------------------------------------------
+
+    pub(crate) fn on_player_bets(
+        &mut self,
+        bets: &[PlayerBets],
+        events: &mut Vec<Event>,
+    ) -> Result<(), Rejection> {
+        self.check_bets_open()?;
+        if bets.is_empty() {
+            return reject(
+                Code::InvalidBet,
+                "no bets: a round needs at least one player",
+            );
+        }
+        let mut players: Vec<PlayerPlay> = Vec::with_capacity(bets.len());
+        let mut scratch = Vec::new();
+        for pb in bets {
+            if pb.player.is_empty() {
+                return reject(Code::InvalidBet, "a player needs a non-empty id");
+            }
+            self.validate_bets(&pb.boxes, &mut scratch).map_err(|r| {
+                Rejection::new(r.code, format!("player {}: {}", pb.player, r.message))
+            })?;
+            players.push(PlayerPlay {
+                id: pb.player.clone(),
+                boxes: scratch.drain(..).collect(),
+            });
+        }
+        players.sort_by(|a, b| a.id.cmp(&b.id));
+        if let Some(w) = players.windows(2).find(|w| w[0].id == w[1].id) {
+            return reject(Code::InvalidBet, format!("player {} bet twice", w[0].id));
+        }
+        let seat_order = self.variant.deal.seat_order;
+        let mut boxes: SmallVec<[(SeatId, SmallVec<[Card; 2]>); 3]> = (1..=self.variant.deal.seats)
+            .map(|b| (b, SmallVec::new()))
+            .collect();
+        if seat_order == super::variant::SeatOrder::Descending {
+            boxes.reverse();
+        }
+        self.open_round(events);
+        self.common.players = players;
+        self.common.boxes = boxes;
+        self.common.burned.clear();
+        Ok(())
+    }
+
+    // ----- cards ------------------------------------------------------------------------
+
+    /// The place the common draw's initial deal `step` goes to: every box, the dealer's up
+    /// card, every box again, then the dealer's face-down card if dealt.
+    pub(crate) fn common_deal_target(&self, step: u8) -> Option<Place> {
+        let n = self.common.boxes.len();
+        let step = usize::from(step);
+        let box_at = |i: usize| Place::Hand {
+            seat: self.common.boxes[i].0,
+            hand: 0,
+        };
+        if step < n {
+            Some(box_at(step))
+        } else if step == n {
+            Some(Place::Dealer)
+        } else if step <= 2 * n {
+            Some(box_at(step - n - 1))
+        } else if step == 2 * n + 1 && self.variant.deal.dealer_cards == 2 {
+            Some(Place::Dealer)
+        } else {
+            None
+        }
+    }
+
+    pub(crate) fn common_card(
+        &mut self,
+        card: Card,
+        events: &mut Vec<Event>,
+    ) -> Result<(), Rejection> {
+        match self.phase {
+            Phase::Dealing(step) => {
+                let to = self.common_deal_target(step).unwrap_or(Place::Dealer);
+                match to {
+                    Place::Hand { seat, .. } => {
+                        if let Some((_, cards)) = self.common.boxes.iter_mut().find(|(b, _)| *b == seat) {
+                            cards.push(card);
+                        }
+                    }
+                    _ => self.round.dealer.push(card),
+                }
+                self.shoe.take(card);
+                events.push(Event::CardDealt { card, to });
+                if self.common_deal_target(step + 1).is_some() {
+                    self.phase = Phase::Dealing(step + 1);
+                } else {
+                    self.common_initial_deal_done(events);
+                }
+                Ok(())
+            }
+            Phase::Drawing => {
+                self.shoe.take(card);
+                let v = &*self.variant;
+                let mut given = 0usize;
+                for p in &mut self.common.players {
+                    for sp in &mut p.boxes {
+                        let Some(i) = current(sp) else { continue };
+                        let h = &mut sp.hands[i];
+                        if !wants_card(h) {
+                            continue;
+                        }
+                        h.cards.push(card);
+                        h.hit_requested = false;
+                        h.state = after_card(v, h, h.state);
+                        given += 1;
+                    }
+                }
+                if given == 0 {
+                    self.common.burned.push(card);
+                    events.push(Event::Burned { card });
+                } else {
+                    events.push(Event::CardDrawn { card, hands: given });
+                }
+                self.open_step(events);
+                Ok(())
+            }
+            Phase::Deciding => reject(
+                Code::CardNotExpected,
+                format!(
+                    "{card}: {} hand(s) are still deciding; the card comes when all have decided or the timer runs out",
+                    self.common_pending_decisions()
+                ),
+            ),
+            Phase::Insurance => reject(
+                Code::CardNotExpected,
+                format!("{card}: insurance is open until every box has answered or the timer runs out"),
+            ),
+            Phase::Dealer => {
+                self.round.dealer.push(card);
+                self.shoe.take(card);
+                events.push(Event::CardDealt { card, to: Place::Dealer });
+                if !self.common_dealer_must_draw() {
+                    self.settle_when_ready(events);
+                }
+                Ok(())
+            }
+            _ => reject(Code::CardNotExpected, format!("{card}: no card is due")),
+        }
+    }
+
+    fn common_initial_deal_done(&mut self, events: &mut Vec<Event>) {
+        let v = &*self.variant;
+        let up = self.round.dealer[0];
+        let offer = v.insurance.offered && up.rank == Rank::Ace;
+        let boxes = &self.common.boxes;
+        for p in &mut self.common.players {
+            for sp in &mut p.boxes {
+                let Some((_, cards)) = boxes.iter().find(|(b, _)| *b == sp.seat) else {
+                    continue;
+                };
+                let h = &mut sp.hands[0];
+                h.cards.extend(cards.iter().copied());
+                if h.state == HandState::NoBet {
+                    continue;
+                }
+                if total(&h.cards, v.hand.ace).best == 21 {
+                    h.state = HandState::Stood;
+                }
+                if offer {
+                    sp.insurance = Insurance::Pending;
+                }
+            }
+        }
+        if offer && self.common_pending_insurance() > 0 {
+            self.common.deadline = self.common.now + self.timer_ms();
+            self.phase = Phase::Insurance;
+        } else {
+            self.common_begin_play(events);
+        }
+    }
+
+    fn common_begin_play(&mut self, events: &mut Vec<Event>) {
+        let v = &*self.variant;
+        let up = self.round.dealer[0];
+        if v.deal.dealer_cards == 2 && v.deal.peek_on.iter().any(|u| u.matches(up)) {
+            let natural = super::hand::is_natural_cards(&self.round.dealer, v.hand.natural);
+            events.push(Event::DealerPeeked { natural });
+            if natural {
+                self.settle_when_ready(events);
+                return;
+            }
+            self.round.peeked_clear = true;
+        }
+        self.open_step(events);
+    }
+
+    /// Opens the next decision step, or moves on to the card or the dealer.
+    fn open_step(&mut self, events: &mut Vec<Event>) {
+        if self.common_pending_decisions() > 0 {
+            self.common.deadline = self.common.now + self.timer_ms();
+            self.phase = Phase::Deciding;
+        } else if self.common_wanting_card() > 0 {
+            self.phase = Phase::Drawing;
+        } else if self.common_dealer_must_draw() {
+            self.phase = Phase::Dealer;
+        } else {
+            self.settle_when_ready(events);
+        }
+    }
+
+    /// After a decision: once no hand owes one, the step closes.
+    fn close_step_if_decided(&mut self, events: &mut Vec<Event>) {
+        if self.common_pending_decisions() == 0 {
+            self.open_step(events);
+        }
+    }
+
+    // ----- decisions --------------------------------------------------------------------
+
+    pub(crate) fn on_player_decision(
+        &mut self,
+        player: &str,
+        seat: SeatId,
+        action: Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), Rejection> {
+        let Some(pi) = self.player_index(player) else {
+            return reject(
+                Code::NotYourTurn,
+                format!("player {player} has no bet in this round"),
+            );
+        };
+        let Some(bi) = self.common.players[pi]
+            .boxes
+            .iter()
+            .position(|b| b.seat == seat)
+        else {
+            return reject(
+                Code::NotYourTurn,
+                format!("player {player} has no bet on box {seat}"),
+            );
+        };
+        if action.is_insurance_answer() {
+            return self.player_insurance(pi, bi, action, events);
+        }
+        if self.phase != Phase::Deciding {
+            let why = match self.phase {
+                Phase::Insurance => "insurance is open",
+                Phase::Drawing => "the step is closed: the next card is due",
+                _ => "no decision is due",
+            };
+            return reject(
+                Code::ActionNotAllowed,
+                format!("player {player}, box {seat}: {why}"),
+            );
+        }
+        let v = &*self.variant;
+        let up = self.round.dealer[0];
+        let sp = &self.common.players[pi].boxes[bi];
+        let Some(hi) = current(sp) else {
+            return reject(
+                Code::ActionNotAllowed,
+                format!("player {player}, box {seat}: the hand is finished"),
+            );
+        };
+        let h = &sp.hands[hi];
+        if !needs_decision(h) {
+            return reject(
+                Code::ActionNotAllowed,
+                format!("player {player}, box {seat}: already decided for this card"),
+            );
+        }
+        let insured = matches!(sp.insurance, Insurance::Bought(_));
+        let allowed = match action {
+            Action::Hit | Action::Stand => true,
+            Action::Double => may_double(v, h),
+            Action::Split => may_split(v, h, sp.hands.len(), insured),
+            Action::Surrender => may_surrender(v, h, sp.hands.len(), up),
+            _ => false,
+        };
+        if !allowed {
+            return reject(
+                Code::ActionNotAllowed,
+                format!(
+                    "player {player}, box {seat}, hand {}: cannot {}",
+                    hi + 1,
+                    action.name()
+                ),
+            );
+        }
+        let sp = &mut self.common.players[pi].boxes[bi];
+        let main = sp.main;
+        let h = &mut sp.hands[hi];
+        h.strikes = 0;
+        match action {
+            Action::Hit => h.hit_requested = true,
+            Action::Stand => h.state = HandState::Stood,
+            Action::Surrender => h.state = HandState::Surrendered,
+            Action::Double => {
+                h.stake += main;
+                h.doubles += 1;
+                h.state = HandState::AwaitingDoubleCard;
+            }
+            Action::Split => {
+                let aces = h.cards[0].rank == Rank::Ace && h.cards[1].rank == Rank::Ace;
+                let second = h.cards.pop().unwrap_or(h.cards[0]);
+                h.from_split = true;
+                h.split_aces = aces;
+                let mut cards = SmallVec::new();
+                cards.push(second);
+                let new = Hand {
+                    cards,
+                    stake: main,
+                    doubles: 0,
+                    from_split: true,
+                    split_aces: aces,
+                    state: HandState::Live,
+                    hit_requested: false,
+                    strikes: 0,
+                };
+                sp.hands.insert(hi + 1, new);
+            }
+            _ => {}
+        }
+        events.push(Event::PlayerDecided {
+            player: player.to_string(),
+            seat,
+            hand: hi as u8,
+            action,
+        });
+        self.close_step_if_decided(events);
+        Ok(())
+    }
+
+    fn player_insurance(
+        &mut self,
+        pi: usize,
+        bi: usize,
+        action: Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), Rejection> {
+        let v = &*self.variant;
+        let p = &self.common.players[pi];
+        let sp = &p.boxes[bi];
+        let who = format!("player {}, box {}", p.id, sp.seat);
+        if self.phase != Phase::Insurance || sp.insurance != Insurance::Pending {
+            return reject(
+                Code::ActionNotAllowed,
+                format!("{who}: no insurance question is open"),
+            );
+        }
+        let answer = match action {
+            Action::Insurance => match v.insurance.cost.fraction_of(sp.main) {
+                cost if cost > 0 => Insurance::Bought(cost),
+                _ => {
+                    return reject(
+                        Code::ActionNotAllowed,
+                        format!("{who}: the bet is too small to insure"),
+                    )
+                }
+            },
+            Action::EvenMoney if v.insurance.even_money && player_natural(v, &sp.hands[0]) => {
+                Insurance::EvenMoney
+            }
+            Action::EvenMoney => {
+                return reject(
+                    Code::ActionNotAllowed,
+                    format!("{who}: even money is only for a natural"),
+                )
+            }
+            _ => Insurance::Declined,
+        };
+        let (player, seat) = (p.id.clone(), sp.seat);
+        let sp = &mut self.common.players[pi].boxes[bi];
+        sp.insurance = answer;
+        if answer == Insurance::EvenMoney {
+            sp.hands[0].state = HandState::EvenMoney;
+        }
+        events.push(Event::PlayerDecided {
+            player,
+            seat,
+            hand: 0,
+            action,
+        });
+        if self.common_pending_insurance() == 0 {
+            self.common_close_insurance(events);
+        }
+        Ok(())
+    }
+
+    fn common_close_insurance(&mut self, events: &mut Vec<Event>) {
+        for sp in self
+            .common
+            .players
+            .iter_mut()
+            .flat_map(|p| p.boxes.iter_mut())
+        {
+            if sp.insurance == Insurance::Pending {
+                sp.insurance = Insurance::Declined;
+            }
+        }
+        events.push(Event::InsuranceClosed);
+        self.common_begin_play(events);
+    }
+
+    // ----- time -------------------------------------------------------------------------
+
+    pub(crate) fn on_tick(&mut self, now_ms: u64, events: &mut Vec<Event>) {
+        // The clock only moves forward: a late tick changes nothing.
+        self.common.now = self.common.now.max(now_ms);
+        if self.common.now < self.common.deadline {
+            return;
+        }
+        match self.phase {
+            Phase::Insurance => self.common_close_insurance(events),
+            Phase::Deciding => self.decision_timeout(events),
+            _ => {}
+        }
+    }
+
+    /// The decision timer ran out: the two-strike rule, then the automatic actions.
+    fn decision_timeout(&mut self, events: &mut Vec<Event>) {
+        let v = &*self.variant;
+        let hit_on_timeout = v.timers.as_ref().is_some_and(|t| t.hit_on_timeout);
+        events.push(Event::DecisionTimeout);
+        for p in &mut self.common.players {
+            let requiring = p
+                .boxes
+                .iter()
+                .filter(|sp| {
+                    current(sp).is_some_and(|i| {
+                        sp.hands[i].state == HandState::Live && sp.hands[i].cards.len() >= 2
+                    })
+                })
+                .count();
+            let undecided: SmallVec<[usize; 3]> = (0..p.boxes.len())
+                .filter(|&b| {
+                    current(&p.boxes[b]).is_some_and(|i| needs_decision(&p.boxes[b].hands[i]))
+                })
+                .collect();
+            let first_strike = requiring > 1
+                && undecided.iter().all(|&b| {
+                    let sp = &p.boxes[b];
+                    current(sp).is_some_and(|i| sp.hands[i].strikes == 0)
+                });
+            // Right to left: the highest box first.
+            for &b in undecided.iter().rev() {
+                let sp = &mut p.boxes[b];
+                let Some(i) = current(sp) else { continue };
+                let h = &mut sp.hands[i];
+                if first_strike {
+                    h.strikes += 1;
+                    continue;
+                }
+                let t = total(&h.cards, v.hand.ace);
+                let hit = hit_on_timeout && ((!t.soft && t.best < 12) || (t.soft && t.best < 17));
+                h.strikes = 0;
+                let action = if hit {
+                    h.hit_requested = true;
+                    Action::Hit
+                } else {
+                    h.state = HandState::Stood;
+                    Action::Stand
+                };
+                events.push(Event::PlayerDecided {
+                    player: p.id.clone(),
+                    seat: sp.seat,
+                    hand: i as u8,
+                    action,
+                });
+            }
+        }
+        // The card comes now, whether any hand asked for it or not (then it is burned).
+        if self.common_wanting_card() > 0 || self.common_pending_decisions() > 0 {
+            self.phase = Phase::Drawing;
+        } else {
+            self.open_step(events);
+        }
+    }
+
+    // ----- the dealer -------------------------------------------------------------------
+
+    pub(crate) fn common_dealer_must_draw(&self) -> bool {
+        let v = &*self.variant;
+        let d = &self.round.dealer;
+        if !dealer_rules_draw(v, d) {
+            return false;
+        }
+        if v.dealer.always_draws {
+            return true;
+        }
+        let natural_open = !self.round.peeked_clear
+            && d.len() < v.hand.natural.cards()
+            && super::hand::natural_still_possible(d);
+        self.common
+            .players
+            .iter()
+            .flat_map(|p| p.boxes.iter())
+            .any(|sp| {
+                (d.len() < 2 && side_bets_need_second_card(v, &sp.side))
+                    || (matches!(sp.insurance, Insurance::Bought(_)) && natural_open)
+                    || sp
+                        .hands
+                        .iter()
+                        .any(|h| hand_depends_on_dealer(v, h, natural_open))
+            })
+    }
+}
