@@ -6,7 +6,9 @@
 
 use crate::cards::Card;
 use crate::engine::variant::Natural;
-use crate::engine::{Action, Engine, Event, Input, PlayerBets, RoundResult, SeatBets, Variant};
+use crate::engine::{
+    Action, BehindBet, Engine, Event, Input, PlayerBets, RoundResult, SeatBets, Variant,
+};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
@@ -70,8 +72,15 @@ fn parse_event(e: &Value) -> Result<Input, String> {
             .map(Input::Card)
             .map_err(|e| e.to_string()),
         Value::Object(o) if o.contains_key("bets") => {
-            only_keys(o, &["bets"])?;
-            parse_bets(&o["bets"])
+            only_keys(o, &["bets", "seated", "behind"])?;
+            let mut bets = seat_bets(&o["bets"])?;
+            if let Some(seated) = o.get("seated") {
+                add_seated(&mut bets, seated)?;
+            }
+            if let Some(behind) = o.get("behind") {
+                add_behind(&mut bets, behind)?;
+            }
+            Ok(Input::Bets(bets))
         }
         Value::Object(o) if o.contains_key("players") => {
             only_keys(o, &["players"])?;
@@ -162,8 +171,75 @@ fn parse_player_bets(v: &Value) -> Result<Input, String> {
     Ok(Input::PlayerBets(out))
 }
 
-fn parse_bets(v: &Value) -> Result<Input, String> {
-    seat_bets(v).map(Input::Bets)
+/// `"seated": {"1": "bob", "2": "bob"}`: who sits where.
+fn add_seated(bets: &mut [SeatBets], v: &Value) -> Result<(), String> {
+    let seated = v
+        .as_object()
+        .ok_or("\"seated\" must map seats to player ids")?;
+    for (seat, player) in seated {
+        let seat = parse_seat(Some(&Value::String(seat.clone())))?;
+        let player = player
+            .as_str()
+            .ok_or("\"seated\" maps seats to player ids (strings)")?;
+        let b = bets
+            .iter_mut()
+            .find(|b| b.seat == seat)
+            .ok_or_else(|| format!("seated: seat {seat} has no bet"))?;
+        b.player = Some(player.to_string());
+    }
+    Ok(())
+}
+
+/// `"behind": {"alice": {"1": {"main": 50, "pair": 5, "follow_double": true}}}`.
+fn add_behind(bets: &mut [SeatBets], v: &Value) -> Result<(), String> {
+    let players = v
+        .as_object()
+        .ok_or("\"behind\" must map player ids to their bets per seat")?;
+    for (player, seats) in players {
+        let seats = seats
+            .as_object()
+            .ok_or_else(|| format!("behind: {player}'s bets must map seats to bets"))?;
+        for (seat, kinds) in seats {
+            let seat = parse_seat(Some(&Value::String(seat.clone())))?;
+            let kinds = kinds
+                .as_object()
+                .ok_or_else(|| format!("behind: {player}, seat {seat}: bets must be an object"))?;
+            let mut bet = BehindBet {
+                player: player.clone(),
+                ..BehindBet::default()
+            };
+            for (kind, value) in kinds {
+                match kind.as_str() {
+                    "follow_double" | "follow_split" => {
+                        let flag = value.as_bool().ok_or_else(|| {
+                            format!("behind: {player}: {kind} must be true or false")
+                        })?;
+                        if kind == "follow_double" {
+                            bet.follow_double = flag;
+                        } else {
+                            bet.follow_split = flag;
+                        }
+                    }
+                    _ => {
+                        let amount = value.as_i64().ok_or_else(|| {
+                            format!("behind: {player}: {kind} amount must be a whole number of minor units")
+                        })?;
+                        if kind == "main" {
+                            bet.main = amount;
+                        } else {
+                            bet.side.push((kind.clone(), amount));
+                        }
+                    }
+                }
+            }
+            let b = bets
+                .iter_mut()
+                .find(|b| b.seat == seat)
+                .ok_or_else(|| format!("behind: seat {seat} has no seated bet to play behind"))?;
+            b.behind.push(bet);
+        }
+    }
+    Ok(())
 }
 
 fn seat_bets(v: &Value) -> Result<Vec<SeatBets>, String> {
@@ -176,8 +252,7 @@ fn seat_bets(v: &Value) -> Result<Vec<SeatBets>, String> {
             .ok_or_else(|| format!("seat {seat}: bets must map bet kinds to amounts"))?;
         let mut bets = SeatBets {
             seat,
-            main: 0,
-            side: Vec::new(),
+            ..SeatBets::default()
         };
         for (kind, amount) in kinds {
             let amount = amount.as_i64().ok_or_else(|| {
@@ -302,10 +377,16 @@ impl Replay {
             .collect();
         // Seat games: seat → kind → return. Common draw: player → box → kind → return.
         let mut returns = Map::new();
+        let mut behind = Map::new();
         for b in &r.bets {
             let mut at = &mut returns;
             if let Some(player) = &b.player {
-                at = entry_object(at, player);
+                let top = if self.common_draw {
+                    &mut returns
+                } else {
+                    &mut behind
+                };
+                at = entry_object(top, player);
             }
             entry_object(at, &b.seat.to_string())
                 .insert(b.kind.name().to_string(), Value::from(b.returned));
@@ -313,6 +394,9 @@ impl Replay {
         let mut round = json!({"round": r.round, "shoe": r.shoe, "dealer": dealer, "hands": hands, "returns": returns});
         if self.common_draw {
             round["burned"] = Value::Array(cards(&r.burned));
+        }
+        if !behind.is_empty() {
+            round["behind"] = Value::Object(behind);
         }
         round
     }

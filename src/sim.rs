@@ -265,6 +265,7 @@ impl TableSim {
                         seat,
                         main: 100.clamp(v.limits.min, v.limits.max),
                         side,
+                        ..SeatBets::default()
                     });
                 }
                 PlayerBets {
@@ -282,7 +283,7 @@ impl TableSim {
                 .map(|seat| SeatBets {
                     seat,
                     main: 100.clamp(v.limits.min, v.limits.max),
-                    side: Vec::new(),
+                    ..SeatBets::default()
                 })
                 .collect(),
             Style::Random | Style::Crowd { .. } => {
@@ -301,7 +302,12 @@ impl TableSim {
                             side.push((sb.name.clone(), amount));
                         }
                     }
-                    bets.push(SeatBets { seat, main, side });
+                    bets.push(SeatBets {
+                        seat,
+                        main,
+                        side,
+                        ..SeatBets::default()
+                    });
                 }
                 bets
             }

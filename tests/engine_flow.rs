@@ -23,7 +23,7 @@ fn bets(seats: &[(u8, i64)]) -> Input {
             .map(|&(seat, main)| SeatBets {
                 seat,
                 main,
-                side: vec![],
+                ..SeatBets::default()
             })
             .collect(),
     )
@@ -76,7 +76,7 @@ fn deluxe_round_expectations_follow_the_deal_order() {
         Expectation::Decision {
             seat: 2,
             hand: 0,
-            allowed: vec![Action::Stand, Action::Double]
+            allowed: vec![Action::Stand, Action::AutoPlay, Action::Double]
         },
         "no surrender against an ace, no split of 9-2"
     );
@@ -88,7 +88,12 @@ fn deluxe_round_expectations_follow_the_deal_order() {
         Expectation::Decision {
             seat: 5,
             hand: 0,
-            allowed: vec![Action::Stand, Action::Double, Action::Split]
+            allowed: vec![
+                Action::Stand,
+                Action::AutoPlay,
+                Action::Double,
+                Action::Split
+            ]
         }
     );
     let events = apply(&mut e, decide(5, Action::Stand));

@@ -327,6 +327,7 @@ fn arbitrary_input() -> impl Strategy<Value = Input> {
             seat,
             main,
             side: side.map(|(n, a)| (n.to_string(), a)).into_iter().collect(),
+            ..SeatBets::default()
         });
     let bets = proptest::collection::vec(bet, 0..4).prop_map(Input::Bets);
     let bonus = (

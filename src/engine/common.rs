@@ -198,6 +198,19 @@ impl Engine {
             if pb.player.is_empty() {
                 return reject(Code::InvalidBet, "a player needs a non-empty id");
             }
+            if pb
+                .boxes
+                .iter()
+                .any(|b| b.player.is_some() || !b.behind.is_empty())
+            {
+                return reject(
+                    Code::InvalidBet,
+                    format!(
+                        "player {}: a common draw has no seated players or bets behind",
+                        pb.player
+                    ),
+                );
+            }
             self.validate_bets(&pb.boxes, &mut scratch).map_err(|r| {
                 Rejection::new(r.code, format!("player {}: {}", pb.player, r.message))
             })?;

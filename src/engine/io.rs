@@ -9,7 +9,7 @@ use std::fmt;
 pub type SeatId = u8;
 
 /// One seat's bets for a round.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct SeatBets {
     /// The seat.
     pub seat: SeatId,
@@ -17,6 +17,31 @@ pub struct SeatBets {
     pub main: Amount,
     /// Side bets by the variant's name for them (`"21+3"`, `"pair"`, `"in_for_6"`).
     pub side: Vec<(String, Amount)>,
+    /// The seated player, where known (one player may hold up to two seats, with the same
+    /// main bet on both; a seated player cannot play behind their own seat).
+    #[serde(default)]
+    pub player: Option<String>,
+    /// Bets placed behind this seat by players who are not seated at it.
+    #[serde(default)]
+    pub behind: Vec<BehindBet>,
+}
+
+/// A bet behind a seated player: it follows the seated hand's result.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BehindBet {
+    /// The player betting behind.
+    pub player: String,
+    /// The main bet.
+    pub main: Amount,
+    /// Side bets on the seat's cards (e.g. Deluxe's pair).
+    pub side: Vec<(String, Amount)>,
+    /// When the seated player doubles, double too (default: the card counts as a hit).
+    #[serde(default)]
+    pub follow_double: bool,
+    /// When the seated player splits, bet on the second hand too (default: follow only the
+    /// first hand).
+    #[serde(default)]
+    pub follow_split: bool,
 }
 
 /// One player's bets in a common draw, box by box.
@@ -48,11 +73,15 @@ pub enum Action {
     NoInsurance,
     /// Take even money on a natural.
     EvenMoney,
+    /// The player is gone: finish the seat's hands automatically (hit while the best total is
+    /// 11 or less, then stand).
+    AutoPlay,
 }
 
 impl Action {
     /// Every action, in a stable order.
-    pub const ALL: [Action; 7] = [
+    pub const ALL: [Action; 8] = [
+        Action::AutoPlay,
         Action::Stand,
         Action::Double,
         Action::Split,
@@ -74,6 +103,7 @@ impl Action {
             Action::Insurance => "insurance",
             Action::NoInsurance => "no_insurance",
             Action::EvenMoney => "even_money",
+            Action::AutoPlay => "auto_play",
         }
     }
 

@@ -22,8 +22,8 @@ pub use common::OpenDecision;
 pub use expect::Expectation;
 pub use hand::{is_natural_cards, total, Total};
 pub use io::{
-    Action, BetKind, BetResult, Code, Event, HandResult, Input, Outcome, Place, PlayerBets,
-    Rejection, RoundResult, SeatBets, SeatId,
+    Action, BehindBet, BetKind, BetResult, Code, Event, HandResult, Input, Outcome, Place,
+    PlayerBets, Rejection, RoundResult, SeatBets, SeatId,
 };
 pub use round::Engine;
 pub use shoe::{Shoe, ShoeStage};

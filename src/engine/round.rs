@@ -108,6 +108,23 @@ pub(crate) struct SeatPlay {
     pub hands: SmallVec<[Hand; 2]>,
     pub insurance: Insurance,
     pub bonus: Bonus,
+    /// The seated player, where known.
+    pub player: Option<String>,
+    /// Players betting behind this seat.
+    pub behind: Vec<BehindPlay>,
+    /// The player is gone: the engine finishes the seat's hands (hit to above 11, stand).
+    pub auto_play: bool,
+}
+
+/// A bet behind a seated player.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BehindPlay {
+    pub player: String,
+    pub main: Amount,
+    pub side: SmallVec<[(u8, Amount); 2]>,
+    pub follow_double: bool,
+    pub follow_split: bool,
+    pub insurance: Insurance,
 }
 
 impl SeatPlay {
@@ -207,9 +224,17 @@ impl Engine {
                 Code::ActionNotAllowed,
                 "this game is a common draw: bets and decisions come from players",
             ),
-            (Input::PlayerBets(_) | Input::PlayerDecision { .. }, false) => reject(
+            (
+                Input::PlayerDecision {
+                    player,
+                    seat,
+                    action,
+                },
+                false,
+            ) => self.on_behind_decision(player, *seat, *action, events),
+            (Input::PlayerBets(_), false) => reject(
                 Code::ActionNotAllowed,
-                "this game is played seat by seat: bets and decisions come from seats",
+                "this game is played seat by seat: bets come from seats",
             ),
             (Input::Card(card), _) => self.on_card(*card, events),
             (Input::CutCard, _) => self.on_cut_card(events),
@@ -353,64 +378,66 @@ impl Engine {
                     ),
                 );
             }
-            let mut side: SmallVec<[(u8, Amount); 2]> = SmallVec::new();
-            for (name, amount) in &b.side {
-                let Some(index) = v.side_bet_index(name) else {
-                    let offered: Vec<&str> = v.side_bets.iter().map(|s| s.name.as_str()).collect();
-                    return reject(
-                        Code::InvalidBet,
-                        format!(
-                            "seat {}: this game has no {name:?} bet (side bets: {offered:?})",
-                            b.seat
-                        ),
-                    );
-                };
-                let limits = v.side_bets[index].limits;
-                if v.betting.side_bets_without_main == SideWithoutMain::UpToMain && *amount > b.main
-                {
-                    return reject(
-                        Code::InvalidBet,
-                        format!(
-                            "seat {}: {name} bet {amount} is over the main bet {}",
-                            b.seat, b.main
-                        ),
-                    );
-                }
-                if *amount < limits.min || *amount > limits.max {
-                    return reject(
-                        Code::InvalidBet,
-                        format!(
-                            "seat {}: {name} bet {amount} is outside the limits {} to {}",
-                            b.seat, limits.min, limits.max
-                        ),
-                    );
-                }
-                // At most 16 side bets fit a u8 index many times over; the variant file is
-                // validated, so this cannot truncate.
-                let index = u8::try_from(index).unwrap_or(u8::MAX);
-                if side.iter().any(|(i, _)| *i == index) {
-                    return reject(
-                        Code::InvalidBet,
-                        format!("seat {}: {name} bet twice", b.seat),
-                    );
-                }
-                side.push((index, *amount));
+            let who = format!("seat {}", b.seat);
+            let side = self.validate_side_bets(&who, b.main, &b.side)?;
+            if !b.behind.is_empty() && (!v.betting.play_behind || side_only) {
+                return reject(
+                    Code::InvalidBet,
+                    format!("seat {}: no bets behind here (the game has no play-behind, or the seat has no main bet)", b.seat),
+                );
             }
-            for &(index, _) in &side {
-                let rules = &v.side_bets[usize::from(index)];
-                if let Some(required) = &rules.requires_bet {
-                    let placed = side
-                        .iter()
-                        .any(|(j, _)| v.side_bets[usize::from(*j)].name == *required);
-                    if !placed {
-                        return reject(
-                            Code::InvalidBet,
-                            format!(
-                                "seat {}: a {} bet needs a {required} bet on the same seat",
-                                b.seat, rules.name
-                            ),
-                        );
-                    }
+            let mut behind = Vec::with_capacity(b.behind.len());
+            for bb in &b.behind {
+                let who = format!("{} behind seat {}", bb.player, b.seat);
+                if bb.player.is_empty() {
+                    return reject(
+                        Code::InvalidBet,
+                        format!("seat {}: a player behind needs an id", b.seat),
+                    );
+                }
+                if b.player.as_deref() == Some(bb.player.as_str()) {
+                    return reject(
+                        Code::InvalidBet,
+                        format!("{who}: a seated player cannot play behind their own seat"),
+                    );
+                }
+                if behind.iter().any(|p: &BehindPlay| p.player == bb.player) {
+                    return reject(Code::InvalidBet, format!("{who}: bet twice"));
+                }
+                if bb.main < limits.min || bb.main > limits.max {
+                    return reject(
+                        Code::InvalidBet,
+                        format!(
+                            "{who}: main bet {} is outside the limits {} to {}",
+                            bb.main, limits.min, limits.max
+                        ),
+                    );
+                }
+                behind.push(BehindPlay {
+                    player: bb.player.clone(),
+                    main: bb.main,
+                    side: self.validate_side_bets(&who, bb.main, &bb.side)?,
+                    follow_double: bb.follow_double,
+                    follow_split: bb.follow_split,
+                    insurance: Insurance::NotOffered,
+                });
+            }
+            if let Some(player) = &b.player {
+                let mut same = bets
+                    .iter()
+                    .filter(|o| o.player.as_deref() == Some(player.as_str()));
+                let held = same.clone().count();
+                if held > 2 {
+                    return reject(
+                        Code::InvalidBet,
+                        format!("player {player} holds {held} seats: at most two"),
+                    );
+                }
+                if same.any(|o| o.main != b.main) {
+                    return reject(
+                        Code::InvalidBet,
+                        format!("player {player}: both seats must carry the same main bet"),
+                    );
                 }
             }
             let mut hands = SmallVec::new();
@@ -435,6 +462,9 @@ impl Engine {
                 hands,
                 insurance: Insurance::NotOffered,
                 bonus: Bonus::None,
+                player: b.player.clone(),
+                behind,
+                auto_play: false,
             });
         }
         seats.sort_by_key(|s| s.seat);
@@ -442,6 +472,65 @@ impl Engine {
             seats.reverse();
         }
         Ok(())
+    }
+
+    /// Checks one bettor's side bets against the variant: known, within limits, placed with
+    /// what they require.
+    fn validate_side_bets(
+        &self,
+        who: &str,
+        main: Amount,
+        bets: &[(String, Amount)],
+    ) -> Result<SmallVec<[(u8, Amount); 2]>, Rejection> {
+        let v = &self.variant;
+        let mut side: SmallVec<[(u8, Amount); 2]> = SmallVec::new();
+        for (name, amount) in bets {
+            let Some(index) = v.side_bet_index(name) else {
+                let offered: Vec<&str> = v.side_bets.iter().map(|s| s.name.as_str()).collect();
+                return reject(
+                    Code::InvalidBet,
+                    format!("{who}: this game has no {name:?} bet (side bets: {offered:?})"),
+                );
+            };
+            let limits = v.side_bets[index].limits;
+            if v.betting.side_bets_without_main == SideWithoutMain::UpToMain && *amount > main {
+                return reject(
+                    Code::InvalidBet,
+                    format!("{who}: {name} bet {amount} is over the main bet {main}"),
+                );
+            }
+            if *amount < limits.min || *amount > limits.max {
+                return reject(
+                    Code::InvalidBet,
+                    format!(
+                        "{who}: {name} bet {amount} is outside the limits {} to {}",
+                        limits.min, limits.max
+                    ),
+                );
+            }
+            // At most 16 side bets fit a u8 index many times over; the variant file is
+            // validated, so this cannot truncate.
+            let index = u8::try_from(index).unwrap_or(u8::MAX);
+            if side.iter().any(|(i, _)| *i == index) {
+                return reject(Code::InvalidBet, format!("{who}: {name} bet twice"));
+            }
+            side.push((index, *amount));
+        }
+        for &(index, _) in &side {
+            let rules = &v.side_bets[usize::from(index)];
+            if let Some(required) = &rules.requires_bet {
+                let placed = side
+                    .iter()
+                    .any(|(j, _)| v.side_bets[usize::from(*j)].name == *required);
+                if !placed {
+                    return reject(
+                        Code::InvalidBet,
+                        format!("{who}: a {} bet needs a {required} bet too", rules.name),
+                    );
+                }
+            }
+        }
+        Ok(side)
     }
 
     fn on_bonus(
@@ -624,6 +713,9 @@ impl Engine {
             }
             if offer {
                 seat.insurance = Insurance::Pending;
+                for bb in &mut seat.behind {
+                    bb.insurance = Insurance::Pending;
+                }
             }
             let has_in_for_six = seat.side.iter().any(|(i, _)| {
                 v.side_bets[usize::from(*i)].kind == super::variant::SideBetKind::InForSix
@@ -658,6 +750,9 @@ impl Engine {
             },
         });
         h.state = after_card(v, h, h.state);
+        if sp.auto_play && h.state == HandState::Live && total(&h.cards, v.hand.ace).best > 11 {
+            h.state = HandState::Stood;
+        }
         if h.state != HandState::Live {
             self.advance(seat, hand, events);
         }
@@ -754,12 +849,80 @@ impl Engine {
             hand: 0,
             action,
         });
-        if self
+        if !self.insurance_open() {
+            self.close_insurance(events);
+        }
+        Ok(())
+    }
+
+    /// Whether a seat or a player behind one has yet to answer insurance.
+    fn insurance_open(&self) -> bool {
+        self.round.seats.iter().any(|s| {
+            s.insurance == Insurance::Pending
+                || s.behind.iter().any(|b| b.insurance == Insurance::Pending)
+        })
+    }
+
+    /// A player behind a seat answers insurance, independently of the seated player.
+    pub(crate) fn on_behind_decision(
+        &mut self,
+        player: &str,
+        seat: SeatId,
+        action: Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), Rejection> {
+        let found = self
             .round
             .seats
             .iter()
-            .all(|s| s.insurance != Insurance::Pending)
-        {
+            .position(|s| s.seat == seat)
+            .and_then(|si| {
+                let bi = self.round.seats[si]
+                    .behind
+                    .iter()
+                    .position(|b| b.player == player)?;
+                Some((si, bi))
+            });
+        let Some((si, bi)) = found.filter(|_| self.phase != Phase::Idle) else {
+            return reject(
+                Code::NotYourTurn,
+                format!("{player} has no bet behind seat {seat} in this round"),
+            );
+        };
+        let bb = &self.round.seats[si].behind[bi];
+        if !matches!(action, Action::Insurance | Action::NoInsurance) {
+            return reject(
+                Code::ActionNotAllowed,
+                format!("{player} behind seat {seat}: a player behind answers insurance only; the seated player plays the hand"),
+            );
+        }
+        if self.phase != Phase::Insurance || bb.insurance != Insurance::Pending {
+            return reject(
+                Code::ActionNotAllowed,
+                format!("{player} behind seat {seat}: no insurance question is open"),
+            );
+        }
+        let answer = if action == Action::Insurance {
+            match self.variant.insurance.cost.fraction_of(bb.main) {
+                cost if cost > 0 => Insurance::Bought(cost),
+                _ => {
+                    return reject(
+                        Code::ActionNotAllowed,
+                        format!("{player}: the bet is too small to insure"),
+                    )
+                }
+            }
+        } else {
+            Insurance::Declined
+        };
+        self.round.seats[si].behind[bi].insurance = answer;
+        events.push(Event::PlayerDecided {
+            player: player.to_string(),
+            seat,
+            hand: 0,
+            action,
+        });
+        if !self.insurance_open() {
             self.close_insurance(events);
         }
         Ok(())
@@ -769,6 +932,11 @@ impl Engine {
         for s in &mut self.round.seats {
             if s.insurance == Insurance::Pending {
                 s.insurance = Insurance::Declined;
+            }
+            for b in &mut s.behind {
+                if b.insurance == Insurance::Pending {
+                    b.insurance = Insurance::Declined;
+                }
             }
         }
         events.push(Event::InsuranceClosed);
@@ -866,6 +1034,13 @@ impl Engine {
             action,
         });
         match action {
+            Action::AutoPlay => {
+                sp.auto_play = true;
+                if total(&h.cards, self.variant.hand.ace).best > 11 {
+                    h.state = HandState::Stood;
+                    self.advance(si, hi, events);
+                }
+            }
             Action::Stand => {
                 h.state = HandState::Stood;
                 self.advance(si, hi, events);
@@ -917,6 +1092,9 @@ impl Engine {
             return out;
         }
         out.push(Action::Stand);
+        if !sp.auto_play {
+            out.push(Action::AutoPlay);
+        }
         if may_double(v, h) {
             out.push(Action::Double);
         }
@@ -987,6 +1165,11 @@ impl Engine {
         let second_card_due = d.len() < 2;
         self.round.seats.iter().any(|sp| {
             (second_card_due && side_bets_need_second_card(v, &sp.side))
+                || (natural_open
+                    && sp
+                        .behind
+                        .iter()
+                        .any(|b| matches!(b.insurance, Insurance::Bought(_))))
                 || (matches!(sp.insurance, Insurance::Bought(_)) && natural_open)
                 || sp
                     .hands

@@ -3,7 +3,9 @@
 
 use super::hand::{is_natural_cards, total};
 use super::io::{BetKind, BetResult, HandResult, Outcome, RoundResult};
-use super::round::{player_natural, Bonus, Engine, Hand, HandState, Insurance, SeatPlay};
+use super::round::{
+    player_natural, BehindPlay, Bonus, Engine, Hand, HandState, Insurance, SeatPlay,
+};
 use super::sidebets::{self, SideBetCards};
 use super::variant::Variant;
 use super::variant::{NaturalTakes, SideBetKind, Ties};
@@ -107,6 +109,22 @@ fn settle_seat(
         };
         bet(BetKind::Insurance, stake, returned);
     }
+    for (kind, staked, returned) in side_bet_returns(v, sp, &sp.side, dealer_cards, dealer) {
+        bet(kind, staked, returned);
+    }
+    for bb in &sp.behind {
+        settle_behind(v, sp, bb, dealer_cards, dealer, out);
+    }
+}
+
+/// Every side bet in `side`, on `sp`'s cards: (kind, staked, returned).
+fn side_bet_returns(
+    v: &Variant,
+    sp: &SeatPlay,
+    side: &[(u8, Amount)],
+    dealer_cards: &[Card],
+    dealer: &Dealer,
+) -> Vec<(BetKind, Amount, Amount)> {
     let cards = match (dealer_cards.first(), sp.first_two()) {
         (Some(&dealer_up), Some(player)) => Some(SideBetCards {
             player,
@@ -116,21 +134,72 @@ fn settle_seat(
         }),
         _ => None,
     };
-    for &(index, stake) in &sp.side {
-        let rules = &v.side_bets[usize::from(index)];
-        let returned = match (cards, sp.bonus) {
-            (_, Bonus::Drawn(m)) if rules.kind == SideBetKind::InForSix => {
-                Pay::Times(m).returns(stake)
-            }
-            (Some(cards), _) => sidebets::combinations(rules.kind, &cards, rules.rank_value())
-                .iter()
-                .filter_map(|combo| rules.pays.get(*combo))
-                .map(|pay| pay.returns(stake))
-                .max()
-                .unwrap_or(0),
-            (None, _) => 0,
+    side.iter()
+        .map(|&(index, stake)| {
+            let rules = &v.side_bets[usize::from(index)];
+            let returned = match (cards, sp.bonus) {
+                (_, Bonus::Drawn(m)) if rules.kind == SideBetKind::InForSix => {
+                    Pay::Times(m).returns(stake)
+                }
+                (Some(cards), _) => sidebets::combinations(rules.kind, &cards, rules.rank_value())
+                    .iter()
+                    .filter_map(|combo| rules.pays.get(*combo))
+                    .map(|pay| pay.returns(stake))
+                    .max()
+                    .unwrap_or(0),
+                (None, _) => 0,
+            };
+            (BetKind::Side(rules.name.clone()), stake, returned)
+        })
+        .collect()
+}
+
+/// A bet behind a seat: the seated hands' results at the behind player's stakes. A double
+/// is followed only with `follow_double` (otherwise the double's card is just a hit for the
+/// bet behind); a split's second hand only with `follow_split`.
+fn settle_behind(
+    v: &Variant,
+    sp: &SeatPlay,
+    bb: &BehindPlay,
+    dealer_cards: &[Card],
+    dealer: &Dealer,
+    out: &mut RoundResult,
+) {
+    let mut staked = 0;
+    let mut returned = 0;
+    for (hi, h) in sp.hands.iter().enumerate() {
+        if h.state == HandState::NoBet || (hi > 0 && !bb.follow_split) {
+            continue;
+        }
+        let doubles = if bb.follow_double { h.doubles } else { 0 };
+        let followed = Hand {
+            stake: bb.main * (1 + Amount::from(doubles)),
+            ..h.clone()
         };
-        bet(BetKind::Side(rules.name.clone()), stake, returned);
+        let (_, r) = hand_outcome(v, &followed, hi == 0, bb.main, dealer);
+        staked += followed.stake;
+        returned += r;
+    }
+    let mut bet = |kind: BetKind, staked: Amount, returned: Amount| {
+        out.bets.push(BetResult {
+            player: Some(bb.player.clone()),
+            seat: sp.seat,
+            kind,
+            staked,
+            returned,
+        })
+    };
+    bet(BetKind::Main, staked, returned);
+    if let Insurance::Bought(stake) = bb.insurance {
+        let r = if dealer.natural {
+            v.insurance.pays.returns(stake)
+        } else {
+            0
+        };
+        bet(BetKind::Insurance, stake, r);
+    }
+    for (kind, staked, r) in side_bet_returns(v, sp, &bb.side, dealer_cards, dealer) {
+        bet(kind, staked, r);
     }
 }
 

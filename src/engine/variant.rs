@@ -136,12 +136,16 @@ pub struct BettingRules {
     /// Side bets without a main bet on the same seat/box: `"never"`, `"allowed"`, or
     /// `"up_to_main"` (each side bet at most the main bet, so a main bet is needed).
     pub side_bets_without_main: SideWithoutMain,
+    /// Players may bet behind a seated player (Deluxe's play-behind).
+    #[serde(default)]
+    pub play_behind: bool,
 }
 
 impl Default for BettingRules {
     fn default() -> BettingRules {
         BettingRules {
             side_bets_without_main: SideWithoutMain::Never,
+            play_behind: false,
         }
     }
 }
@@ -751,6 +755,12 @@ impl Variant {
             return bad("insurance.cost", "must cost more than nothing");
         }
         check_limits("limits", self.limits)?;
+        if self.betting.play_behind && self.deal.mode == DealMode::CommonDraw {
+            return bad(
+                "betting.play_behind",
+                "a common draw has no seated players to play behind",
+            );
+        }
         match (self.deal.mode, &self.timers) {
             (DealMode::CommonDraw, None) => {
                 return bad(
