@@ -57,5 +57,60 @@ fn rounds_per_second(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, rounds_per_second);
+/// The inputs of `rounds` rounds of a common draw with `players` players on every box,
+/// each deciding in time (decisions pre-generated).
+fn crowd_session(variant: &Arc<Variant>, players: usize, rounds: usize) -> Vec<Input> {
+    let mut engine = Engine::new(Arc::clone(variant));
+    let mut sim = TableSim::new(Arc::clone(variant), 11, Style::Crowd { players });
+    let mut inputs = Vec::new();
+    let mut events = Vec::new();
+    let mut settled = 0;
+    while settled < rounds {
+        let input = sim.next_input(&engine);
+        events.clear();
+        engine
+            .apply(&input, &mut events)
+            .expect("the simulator sends legal inputs");
+        settled += events
+            .iter()
+            .filter(|e| matches!(e, Event::RoundSettled(_)))
+            .count();
+        inputs.push(input);
+    }
+    inputs
+}
+
+/// Multi-hand on a common draw: one round with 10,000 players on each of the 3 boxes.
+/// Target: under 50 ms a round on one core.
+fn common_draw_crowd(c: &mut Criterion) {
+    let variant = Arc::new(
+        Variant::built_in("multihand")
+            .expect("shipped")
+            .expect("valid"),
+    );
+    let mut group = c.benchmark_group("common_draw");
+    group.sample_size(10);
+    for players in [1_000, 10_000] {
+        let inputs = crowd_session(&variant, players, 1);
+        group.throughput(Throughput::Elements(1));
+        group.bench_with_input(
+            BenchmarkId::new("round", format!("{players} players")),
+            &inputs,
+            |b, inputs| {
+                let mut events = Vec::with_capacity(1024);
+                b.iter(|| {
+                    let mut engine = Engine::new(Arc::clone(&variant));
+                    for input in inputs {
+                        events.clear();
+                        let _ = black_box(engine.apply(input, &mut events));
+                    }
+                    black_box(&engine);
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, rounds_per_second, common_draw_crowd);
 criterion_main!(benches);

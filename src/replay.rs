@@ -370,7 +370,7 @@ impl Replay {
                     "returned": h.returned,
                 });
                 if let Some(player) = &h.player {
-                    hand["player"] = Value::String(player.clone());
+                    hand["player"] = Value::String(player.to_string());
                 }
                 hand
             })

@@ -113,7 +113,7 @@ impl Session {
                     seat,
                     action,
                     ..
-                } => self.record_decision(Some(player.clone()), *seat, *action),
+                } => self.record_decision(Some(player.to_string()), *seat, *action),
                 Event::CardDrawn { card, hands } => {
                     assert!(*hands > 0);
                     self.placed_cards += 1;
@@ -204,7 +204,11 @@ fn check_money(
     let mut from_result: Ledger = BTreeMap::new();
     for b in &r.bets {
         *from_result
-            .entry((b.player.clone(), b.seat, b.kind.name().to_string()))
+            .entry((
+                b.player.as_deref().map(str::to_string),
+                b.seat,
+                b.kind.name().to_string(),
+            ))
             .or_default() += b.staked;
         assert!(b.returned >= 0);
     }
@@ -222,7 +226,7 @@ fn check_money(
         assert_eq!(hands.iter().map(|h| h.returned).sum::<Amount>(), b.returned);
     }
     for h in &r.hands {
-        let main = main_of[&(h.player.clone(), h.seat)];
+        let main = main_of[&(h.player.as_deref().map(str::to_string), h.seat)];
         let want = match h.outcome {
             Outcome::Bust => 0,
             Outcome::Lose => match v.settlement.dealer_natural_takes {

@@ -11,7 +11,7 @@
 //! `Tick` inputs; a step's deadline is the last tick's time plus the timer.
 
 use super::hand::total;
-use super::io::{Action, Code, Event, Place, PlayerBets, Rejection, SeatId};
+use super::io::{Action, Code, Event, Place, PlayerBets, PlayerId, Rejection, SeatId};
 use super::round::{
     after_card, dealer_rules_draw, hand_depends_on_dealer, may_double, may_split, may_surrender,
     player_natural, side_bets_need_second_card, Engine, Hand, HandState, Insurance, Phase,
@@ -38,7 +38,7 @@ pub struct OpenDecision {
 /// One player's part of a common-draw round.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PlayerPlay {
-    pub id: String,
+    pub id: PlayerId,
     /// The player's boxes, in box order; each is a seat's worth of bets and hands.
     pub boxes: SmallVec<[SeatPlay; 1]>,
 }
@@ -56,6 +56,9 @@ pub(crate) struct CommonRound {
     pub now: u64,
     /// When the open decision step (or insurance) times out.
     pub deadline: u64,
+    /// Hands still owing a decision in the open step (kept so that a decision costs O(log n)
+    /// with thousands of players, not a scan).
+    pub undecided: usize,
 }
 
 fn reject<T>(code: Code, message: impl Into<String>) -> Result<T, Rejection> {
@@ -88,7 +91,7 @@ impl Engine {
     fn player_index(&self, player: &str) -> Option<usize> {
         self.common
             .players
-            .binary_search_by(|p| p.id.as_str().cmp(player))
+            .binary_search_by(|p| (*p.id).cmp(player))
             .ok()
     }
 
@@ -102,7 +105,25 @@ impl Engine {
 
     /// Hands still owing a decision in the open step.
     pub(crate) fn common_pending_decisions(&self) -> usize {
-        self.current_hands().filter(|h| needs_decision(h)).count()
+        self.common.undecided
+    }
+
+    /// Marks the hands that owe a decision in the step now opening, and counts them.
+    fn mark_step(&mut self) -> usize {
+        let mut owing = 0;
+        for sp in self
+            .common
+            .players
+            .iter_mut()
+            .flat_map(|p| p.boxes.iter_mut())
+        {
+            let current = current(sp);
+            for (i, h) in sp.hands.iter_mut().enumerate() {
+                h.in_step = Some(i) == current && needs_decision(h);
+                owing += usize::from(h.in_step);
+            }
+        }
+        owing
     }
 
     /// Hands that take the next card (0: it will be burned).
@@ -148,7 +169,7 @@ impl Engine {
                     allowed.push(Action::Surrender);
                 }
                 out.push(OpenDecision {
-                    player: p.id.clone(),
+                    player: p.id.to_string(),
                     seat: sp.seat,
                     hand: hi as u8,
                     total: total(&h.cards, v.hand.ace).best,
@@ -168,7 +189,7 @@ impl Engine {
                 p.boxes
                     .iter()
                     .filter(|sp| sp.insurance == Insurance::Pending)
-                    .map(|sp| (p.id.clone(), sp.seat))
+                    .map(|sp| (p.id.to_string(), sp.seat))
             })
             .collect()
     }
@@ -215,7 +236,7 @@ impl Engine {
                 Rejection::new(r.code, format!("player {}: {}", pb.player, r.message))
             })?;
             players.push(PlayerPlay {
-                id: pb.player.clone(),
+                id: PlayerId::from(pb.player.as_str()),
                 boxes: scratch.drain(..).collect(),
             });
         }
@@ -384,7 +405,8 @@ impl Engine {
 
     /// Opens the next decision step, or moves on to the card or the dealer.
     fn open_step(&mut self, events: &mut Vec<Event>) {
-        if self.common_pending_decisions() > 0 {
+        self.common.undecided = self.mark_step();
+        if self.common.undecided > 0 {
             self.common.deadline = self.common.now + self.timer_ms();
             self.phase = Phase::Deciding;
         } else if self.common_wanting_card() > 0 {
@@ -505,17 +527,20 @@ impl Engine {
                     state: HandState::Live,
                     hit_requested: false,
                     strikes: 0,
+                    in_step: false,
                 };
                 sp.hands.insert(hi + 1, new);
             }
             _ => {}
         }
         events.push(Event::PlayerDecided {
-            player: player.to_string(),
+            player: PlayerId::clone(&self.common.players[pi].id),
             seat,
             hand: hi as u8,
             action,
         });
+        // A split's first hand now waits for its card; every other decision is final too.
+        self.common.undecided -= 1;
         self.close_step_if_decided(events);
         Ok(())
     }
@@ -612,14 +637,12 @@ impl Engine {
         let hit_on_timeout = v.timers.as_ref().is_some_and(|t| t.hit_on_timeout);
         events.push(Event::DecisionTimeout);
         for p in &mut self.common.players {
+            // Hands that owed a decision when the step began, decided since or not.
             let requiring = p
                 .boxes
                 .iter()
-                .filter(|sp| {
-                    current(sp).is_some_and(|i| {
-                        sp.hands[i].state == HandState::Live && sp.hands[i].cards.len() >= 2
-                    })
-                })
+                .flat_map(|sp| sp.hands.iter())
+                .filter(|h| h.in_step)
                 .count();
             let undecided: SmallVec<[usize; 3]> = (0..p.boxes.len())
                 .filter(|&b| {
@@ -659,7 +682,8 @@ impl Engine {
             }
         }
         // The card comes now, whether any hand asked for it or not (then it is burned).
-        if self.common_wanting_card() > 0 || self.common_pending_decisions() > 0 {
+        self.common.undecided = self.current_hands().filter(|h| needs_decision(h)).count();
+        if self.common_wanting_card() > 0 || self.common.undecided > 0 {
             self.phase = Phase::Drawing;
         } else {
             self.open_step(events);

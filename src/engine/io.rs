@@ -4,6 +4,10 @@ use crate::cards::Card;
 use crate::money::Amount;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::sync::Arc;
+
+/// A player's id, shared cheaply between the round's state, its events and its results.
+pub type PlayerId = Arc<str>;
 
 /// A seat number, from 1.
 pub type SeatId = u8;
@@ -252,7 +256,7 @@ pub enum Event {
     /// Common draw: a player decided (or the timeout decided for them).
     PlayerDecided {
         /// The player.
-        player: String,
+        player: PlayerId,
         /// The box.
         seat: SeatId,
         /// The hand within the player's box.
@@ -401,7 +405,7 @@ pub struct RoundResult {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HandResult {
     /// The player, in a common draw.
-    pub player: Option<String>,
+    pub player: Option<PlayerId>,
     /// The seat (box).
     pub seat: SeatId,
     /// The hand index within the seat.
@@ -446,8 +450,8 @@ impl BetKind {
 /// One settled bet.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BetResult {
-    /// The player, in a common draw.
-    pub player: Option<String>,
+    /// The player: in a common draw, or betting behind a seat.
+    pub player: Option<PlayerId>,
     /// The seat (box).
     pub seat: SeatId,
     /// What kind of bet.

@@ -7,7 +7,7 @@
 //! kept only if the whole input is accepted.
 
 use super::hand::{is_natural_cards, natural_still_possible, total, Total};
-use super::io::{Action, Code, Event, Input, Place, Rejection, SeatBets, SeatId};
+use super::io::{Action, Code, Event, Input, Place, PlayerId, Rejection, SeatBets, SeatId};
 use super::shoe::{Shoe, ShoeStage};
 use super::sidebets::{self, HardSix};
 use super::variant::{
@@ -72,6 +72,8 @@ pub(crate) struct Hand {
     pub hit_requested: bool,
     /// Common draw: decision timers in a row this hand let run out (the two-strike rule).
     pub strikes: u8,
+    /// Common draw: the hand owed a decision when the open step began.
+    pub in_step: bool,
 }
 
 /// A seat's insurance situation.
@@ -119,7 +121,7 @@ pub(crate) struct SeatPlay {
 /// A bet behind a seated player.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct BehindPlay {
-    pub player: String,
+    pub player: PlayerId,
     pub main: Amount,
     pub side: SmallVec<[(u8, Amount); 2]>,
     pub follow_double: bool,
@@ -378,8 +380,7 @@ impl Engine {
                     ),
                 );
             }
-            let who = format!("seat {}", b.seat);
-            let side = self.validate_side_bets(&who, b.main, &b.side)?;
+            let side = self.validate_side_bets(&|| format!("seat {}", b.seat), b.main, &b.side)?;
             if !b.behind.is_empty() && (!v.betting.play_behind || side_only) {
                 return reject(
                     Code::InvalidBet,
@@ -401,7 +402,7 @@ impl Engine {
                         format!("{who}: a seated player cannot play behind their own seat"),
                     );
                 }
-                if behind.iter().any(|p: &BehindPlay| p.player == bb.player) {
+                if behind.iter().any(|p: &BehindPlay| *p.player == *bb.player) {
                     return reject(Code::InvalidBet, format!("{who}: bet twice"));
                 }
                 if bb.main < limits.min || bb.main > limits.max {
@@ -414,9 +415,9 @@ impl Engine {
                     );
                 }
                 behind.push(BehindPlay {
-                    player: bb.player.clone(),
+                    player: PlayerId::from(bb.player.as_str()),
                     main: bb.main,
-                    side: self.validate_side_bets(&who, bb.main, &bb.side)?,
+                    side: self.validate_side_bets(&|| who.clone(), bb.main, &bb.side)?,
                     follow_double: bb.follow_double,
                     follow_split: bb.follow_split,
                     insurance: Insurance::NotOffered,
@@ -449,6 +450,7 @@ impl Engine {
                 split_aces: false,
                 hit_requested: false,
                 strikes: 0,
+                in_step: false,
                 state: if side_only {
                     HandState::NoBet
                 } else {
@@ -478,7 +480,7 @@ impl Engine {
     /// what they require.
     fn validate_side_bets(
         &self,
-        who: &str,
+        who: &dyn Fn() -> String,
         main: Amount,
         bets: &[(String, Amount)],
     ) -> Result<SmallVec<[(u8, Amount); 2]>, Rejection> {
@@ -489,22 +491,27 @@ impl Engine {
                 let offered: Vec<&str> = v.side_bets.iter().map(|s| s.name.as_str()).collect();
                 return reject(
                     Code::InvalidBet,
-                    format!("{who}: this game has no {name:?} bet (side bets: {offered:?})"),
+                    format!(
+                        "{}: this game has no {name:?} bet (side bets: {offered:?})",
+                        who()
+                    ),
                 );
             };
             let limits = v.side_bets[index].limits;
             if v.betting.side_bets_without_main == SideWithoutMain::UpToMain && *amount > main {
                 return reject(
                     Code::InvalidBet,
-                    format!("{who}: {name} bet {amount} is over the main bet {main}"),
+                    format!("{}: {name} bet {amount} is over the main bet {main}", who()),
                 );
             }
             if *amount < limits.min || *amount > limits.max {
                 return reject(
                     Code::InvalidBet,
                     format!(
-                        "{who}: {name} bet {amount} is outside the limits {} to {}",
-                        limits.min, limits.max
+                        "{}: {name} bet {amount} is outside the limits {} to {}",
+                        who(),
+                        limits.min,
+                        limits.max
                     ),
                 );
             }
@@ -512,7 +519,7 @@ impl Engine {
             // validated, so this cannot truncate.
             let index = u8::try_from(index).unwrap_or(u8::MAX);
             if side.iter().any(|(i, _)| *i == index) {
-                return reject(Code::InvalidBet, format!("{who}: {name} bet twice"));
+                return reject(Code::InvalidBet, format!("{}: {name} bet twice", who()));
             }
             side.push((index, *amount));
         }
@@ -525,7 +532,7 @@ impl Engine {
                 if !placed {
                     return reject(
                         Code::InvalidBet,
-                        format!("{who}: a {} bet needs a {required} bet too", rules.name),
+                        format!("{}: a {} bet needs a {required} bet too", who(), rules.name),
                     );
                 }
             }
@@ -880,7 +887,7 @@ impl Engine {
                 let bi = self.round.seats[si]
                     .behind
                     .iter()
-                    .position(|b| b.player == player)?;
+                    .position(|b| &*b.player == player)?;
                 Some((si, bi))
             });
         let Some((si, bi)) = found.filter(|_| self.phase != Phase::Idle) else {
@@ -917,7 +924,7 @@ impl Engine {
         };
         self.round.seats[si].behind[bi].insurance = answer;
         events.push(Event::PlayerDecided {
-            player: player.to_string(),
+            player: PlayerId::clone(&self.round.seats[si].behind[bi].player),
             seat,
             hand: 0,
             action,
@@ -1072,6 +1079,7 @@ impl Engine {
                         state: HandState::Live,
                         hit_requested: false,
                         strikes: 0,
+                        in_step: false,
                     },
                 );
             }

@@ -2,7 +2,7 @@
 //! minor units (fractions rounded down, see `money`).
 
 use super::hand::{is_natural_cards, total};
-use super::io::{BetKind, BetResult, HandResult, Outcome, RoundResult};
+use super::io::{BetKind, BetResult, HandResult, Outcome, PlayerId, RoundResult};
 use super::round::{
     player_natural, BehindPlay, Bonus, Engine, Hand, HandState, Insurance, SeatPlay,
 };
@@ -62,7 +62,7 @@ pub(crate) fn settle(engine: &Engine) -> RoundResult {
 fn settle_seat(
     v: &Variant,
     sp: &SeatPlay,
-    player: Option<&str>,
+    player: Option<&PlayerId>,
     dealer_cards: &[Card],
     dealer: &Dealer,
     out: &mut RoundResult,
@@ -77,7 +77,7 @@ fn settle_seat(
         main_staked += h.stake;
         main_returned += returned;
         out.hands.push(HandResult {
-            player: player.map(str::to_string),
+            player: player.cloned(),
             seat: sp.seat,
             // At most 4 hands a seat (validated variant).
             hand: hi as u8,
@@ -91,7 +91,7 @@ fn settle_seat(
     }
     let mut bet = |kind: BetKind, staked: Amount, returned: Amount| {
         out.bets.push(BetResult {
-            player: player.map(str::to_string),
+            player: player.cloned(),
             seat: sp.seat,
             kind,
             staked,
@@ -182,7 +182,7 @@ fn settle_behind(
     }
     let mut bet = |kind: BetKind, staked: Amount, returned: Amount| {
         out.bets.push(BetResult {
-            player: Some(bb.player.clone()),
+            player: Some(PlayerId::clone(&bb.player)),
             seat: sp.seat,
             kind,
             staked,
