@@ -255,6 +255,12 @@ fn seat_bets(v: &Value) -> Result<Vec<SeatBets>, String> {
             ..SeatBets::default()
         };
         for (kind, amount) in kinds {
+            if kind == "let_it_play" {
+                bets.let_it_play = amount
+                    .as_bool()
+                    .ok_or_else(|| format!("seat {seat}: let_it_play must be true or false"))?;
+                continue;
+            }
             let amount = amount.as_i64().ok_or_else(|| {
                 format!("seat {seat}: {kind} amount must be a whole number of minor units")
             })?;

@@ -18,6 +18,7 @@ use super::round::{
     SeatPlay,
 };
 use crate::cards::{Card, Rank};
+use crate::money::Amount;
 use smallvec::SmallVec;
 
 /// A hand that owes a decision in a common draw's open step.
@@ -59,6 +60,8 @@ pub(crate) struct CommonRound {
     /// Hands still owing a decision in the open step (kept so that a decision costs O(log n)
     /// with thousands of players, not a scan).
     pub undecided: usize,
+    /// What each player box that won last round returned on its main bet (for Let it play).
+    pub last_wins: std::collections::BTreeMap<(PlayerId, SeatId), Amount>,
 }
 
 fn reject<T>(code: Code, message: impl Into<String>) -> Result<T, Rejection> {
@@ -215,6 +218,7 @@ impl Engine {
         }
         let mut players: Vec<PlayerPlay> = Vec::with_capacity(bets.len());
         let mut scratch = Vec::new();
+        let mut boxes_bet = Vec::new();
         for pb in bets {
             if pb.player.is_empty() {
                 return reject(Code::InvalidBet, "a player needs a non-empty id");
@@ -232,7 +236,21 @@ impl Engine {
                     ),
                 );
             }
-            self.validate_bets(&pb.boxes, &mut scratch).map_err(|r| {
+            let let_it_play = pb.boxes.iter().any(|b| b.let_it_play);
+            let boxes = if let_it_play {
+                boxes_bet.clear();
+                for b in &pb.boxes {
+                    let mut b = b.clone();
+                    if b.let_it_play {
+                        b.main = self.let_it_play_bet(&pb.player, b.seat)?;
+                    }
+                    boxes_bet.push(b);
+                }
+                &boxes_bet[..]
+            } else {
+                &pb.boxes[..]
+            };
+            self.validate_bets(boxes, &mut scratch).map_err(|r| {
                 Rejection::new(r.code, format!("player {}: {}", pb.player, r.message))
             })?;
             players.push(PlayerPlay {
@@ -256,6 +274,49 @@ impl Engine {
         self.common.boxes = boxes;
         self.common.burned.clear();
         Ok(())
+    }
+
+    /// The main bet "Let it play" places on a box: what it returned last round.
+    fn let_it_play_bet(&self, player: &str, seat: SeatId) -> Result<Amount, Rejection> {
+        let max = self.variant.betting.let_it_play_max;
+        if max == 0 {
+            return reject(Code::InvalidBet, "this game has no Let it play");
+        }
+        let win = self
+            .common
+            .last_wins
+            .iter()
+            .find(|((p, s), _)| &**p == player && *s == seat)
+            .map(|(_, w)| *w);
+        match win {
+            None => reject(
+                Code::InvalidBet,
+                format!(
+                    "player {player}, box {seat}: Let it play needs a win on this box last round"
+                ),
+            ),
+            Some(w) if w > max => reject(
+                Code::InvalidBet,
+                format!(
+                    "player {player}, box {seat}: Let it play would bet {w}, over its limit {max}"
+                ),
+            ),
+            Some(w) => Ok(w),
+        }
+    }
+
+    /// Records what each player box won last round (Let it play may bet it).
+    pub(crate) fn remember_wins(&mut self, result: &super::io::RoundResult) {
+        self.common.last_wins.clear();
+        for b in &result.bets {
+            if let (Some(player), super::io::BetKind::Main) = (&b.player, &b.kind) {
+                if b.returned > b.staked {
+                    self.common
+                        .last_wins
+                        .insert((PlayerId::clone(player), b.seat), b.returned);
+                }
+            }
+        }
     }
 
     // ----- cards ------------------------------------------------------------------------

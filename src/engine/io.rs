@@ -28,6 +28,10 @@ pub struct SeatBets {
     /// Bets placed behind this seat by players who are not seated at it.
     #[serde(default)]
     pub behind: Vec<BehindBet>,
+    /// Common draw: "Let it play" — the main bet is everything this box returned on its main
+    /// bet last round (it must have won); `main` is then ignored.
+    #[serde(default)]
+    pub let_it_play: bool,
 }
 
 /// A bet behind a seated player: it follows the seated hand's result.

@@ -371,7 +371,14 @@ impl Engine {
             let side_only = b.main == 0
                 && !b.side.is_empty()
                 && v.betting.side_bets_without_main == SideWithoutMain::Allowed;
-            if !side_only && (b.main < limits.min || b.main > limits.max) {
+            if b.let_it_play && v.deal.mode != DealMode::CommonDraw {
+                return reject(
+                    Code::InvalidBet,
+                    format!("seat {}: Let it play belongs to a common draw", b.seat),
+                );
+            }
+            // A Let-it-play bet is capped by its own limit (checked by the common draw).
+            if !side_only && !b.let_it_play && (b.main < limits.min || b.main > limits.max) {
                 return reject(
                     Code::InvalidBet,
                     format!(
@@ -1199,6 +1206,9 @@ impl Engine {
             return;
         }
         let result = super::settle::settle(self);
+        if self.variant.deal.mode == DealMode::CommonDraw {
+            self.remember_wins(&result);
+        }
         events.push(Event::RoundSettled(Box::new(result)));
         self.phase = Phase::Idle;
         self.shoe.round_settled();

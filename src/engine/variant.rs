@@ -139,6 +139,10 @@ pub struct BettingRules {
     /// Players may bet behind a seated player (Deluxe's play-behind).
     #[serde(default)]
     pub play_behind: bool,
+    /// Common draw: "Let it play" — a box that won last round may bet everything it returned
+    /// (stake and win, special bets excluded) as its main bet, up to this amount. 0: off.
+    #[serde(default)]
+    pub let_it_play_max: Amount,
 }
 
 impl Default for BettingRules {
@@ -146,6 +150,7 @@ impl Default for BettingRules {
         BettingRules {
             side_bets_without_main: SideWithoutMain::Never,
             play_behind: false,
+            let_it_play_max: 0,
         }
     }
 }
@@ -755,6 +760,18 @@ impl Variant {
             return bad("insurance.cost", "must cost more than nothing");
         }
         check_limits("limits", self.limits)?;
+        if self.betting.let_it_play_max != 0 && self.deal.mode != DealMode::CommonDraw {
+            return bad(
+                "betting.let_it_play_max",
+                "Let it play belongs to a common draw",
+            );
+        }
+        if !(0..=MAX_BET).contains(&self.betting.let_it_play_max) {
+            return bad(
+                "betting.let_it_play_max",
+                "must be between 0 (off) and the largest bet",
+            );
+        }
         if self.betting.play_behind && self.deal.mode == DealMode::CommonDraw {
             return bad(
                 "betting.play_behind",
