@@ -5,7 +5,7 @@
 
 use crate::cards::Card;
 use crate::engine::variant::DealMode;
-use crate::engine::{Action, Engine, Expectation, Input, PlayerBets, SeatBets, Variant};
+use crate::engine::{Action, BehindBet, Engine, Expectation, Input, PlayerBets, SeatBets, Variant};
 use crate::money::Amount;
 use std::sync::Arc;
 
@@ -157,7 +157,19 @@ impl TableSim {
             | Expectation::DealCard(_)
             | Expectation::HandCard { .. }
             | Expectation::DealerCard => self.deal(),
-            Expectation::InsuranceAnswers(seats) => {
+            Expectation::InsuranceAnswers { seats, behind } if seats.is_empty() => {
+                let (player, seat) = behind.into_iter().next().unwrap_or_default();
+                let action = match self.style {
+                    Style::Random if self.rng.below(2) == 0 => Action::Insurance,
+                    _ => Action::NoInsurance,
+                };
+                Input::PlayerDecision {
+                    player,
+                    seat,
+                    action,
+                }
+            }
+            Expectation::InsuranceAnswers { seats, .. } => {
                 let seat = seats[0];
                 let action = match self.style {
                     Style::Steady { .. } | Style::Crowd { .. } => Action::NoInsurance,
@@ -302,10 +314,30 @@ impl TableSim {
                             side.push((sb.name.clone(), amount));
                         }
                     }
+                    let mut behind = Vec::new();
+                    if v.betting.play_behind {
+                        for k in 0..self.rng.below(3) {
+                            let side = v
+                                .side_bets
+                                .iter()
+                                .filter(|sb| sb.requires_bet.is_none() && self.rng.below(2) == 0)
+                                .map(|sb| (sb.name.clone(), sb.limits.min))
+                                .collect();
+                            behind.push(BehindBet {
+                                player: format!("behind-{seat}-{k}"),
+                                main: v.limits.min + self.rng.below(200) as Amount,
+                                side,
+                                follow_double: self.rng.below(2) == 0,
+                                follow_split: self.rng.below(2) == 0,
+                            });
+                        }
+                    }
                     bets.push(SeatBets {
                         seat,
                         main,
                         side,
+                        player: v.betting.play_behind.then(|| format!("seated-{seat}")),
+                        behind,
                         ..SeatBets::default()
                     });
                 }

@@ -65,7 +65,13 @@ fn deluxe_round_expectations_follow_the_deal_order() {
         );
         apply(&mut e, card(code));
     }
-    assert_eq!(e.expectation(), Expectation::InsuranceAnswers(vec![2, 5]));
+    assert_eq!(
+        e.expectation(),
+        Expectation::InsuranceAnswers {
+            seats: vec![2, 5],
+            behind: vec![]
+        }
+    );
     assert_eq!(expect_text(&e), "insurance answers from seat(s) 2, 5");
     apply(&mut e, decide(2, Action::NoInsurance));
     let events = apply(&mut e, decide(5, Action::NoInsurance));
@@ -179,7 +185,13 @@ fn no_peek_game_closes_insurance_with_the_first_decision() {
     for c in ["TS", "9D", "AC", "7H", "8D", "KC"] {
         apply(&mut e, card(c));
     }
-    assert_eq!(e.expectation(), Expectation::InsuranceAnswers(vec![1, 2]));
+    assert_eq!(
+        e.expectation(),
+        Expectation::InsuranceAnswers {
+            seats: vec![1, 2],
+            behind: vec![]
+        }
+    );
     let r = e
         .apply(&decide(2, Action::Stand), &mut Vec::new())
         .expect_err("seat 1 first");

@@ -10,6 +10,7 @@
 
 use croupier::cards::Card;
 use croupier::engine::variant::{DealMode, NaturalTakes};
+use croupier::engine::BehindBet;
 use croupier::engine::{
     variant::BUILT_IN, Action, BetKind, Engine, Event, Input, Outcome, Place, RoundResult,
     SeatBets, Variant,
@@ -40,8 +41,10 @@ struct Session {
     /// Common draw: cards burned this round.
     round_burned: Vec<Card>,
     staked: Ledger,
-    /// Each seat's (or player box's) main bet this round.
+    /// Each seat's (or player box's, or bet behind's) main bet this round.
     main_of: BTreeMap<(Option<String>, u8), Amount>,
+    /// Bets behind each seat this round.
+    behind_of: BTreeMap<u8, Vec<BehindBet>>,
     accepted_cards: usize,
     placed_cards: usize,
 }
@@ -81,6 +84,23 @@ impl Session {
         }
     }
 
+    /// Bets behind a seat follow its doubles and splits when they chose to.
+    fn record_followers(&mut self, seat: u8, hand: u8, action: Action) {
+        for bb in self.behind_of.get(&seat).cloned().unwrap_or_default() {
+            let follows = match action {
+                Action::Double => bb.follow_double && (hand == 0 || bb.follow_split),
+                Action::Split => bb.follow_split,
+                _ => false,
+            };
+            if follows {
+                *self
+                    .staked
+                    .entry((Some(bb.player.clone()), seat, "main".into()))
+                    .or_default() += bb.main;
+            }
+        }
+    }
+
     fn send(&mut self, input: Input) {
         let mut events = Vec::new();
         let before = self.engine.clone();
@@ -95,7 +115,20 @@ impl Session {
             Input::Card(_) => self.accepted_cards += 1,
             Input::Bets(bets) => {
                 self.main_of.clear();
+                self.behind_of.clear();
                 self.record_bets(None, bets);
+                for b in bets {
+                    for bb in &b.behind {
+                        let as_seat = SeatBets {
+                            seat: b.seat,
+                            main: bb.main,
+                            side: bb.side.clone(),
+                            ..SeatBets::default()
+                        };
+                        self.record_bets(Some(bb.player.clone()), &[as_seat]);
+                    }
+                    self.behind_of.insert(b.seat, b.behind.clone());
+                }
             }
             Input::PlayerBets(players) => {
                 self.main_of.clear();
@@ -107,7 +140,10 @@ impl Session {
         }
         for e in &events {
             match e {
-                Event::Decided { seat, action, .. } => self.record_decision(None, *seat, *action),
+                Event::Decided { seat, hand, action } => {
+                    self.record_decision(None, *seat, *action);
+                    self.record_followers(*seat, *hand, *action);
+                }
                 Event::PlayerDecided {
                     player,
                     seat,
@@ -180,6 +216,7 @@ impl Session {
                         r,
                         &std::mem::take(&mut self.staked),
                         &self.main_of,
+                        &self.behind_of,
                     );
                     self.settled.push((**r).clone());
                 }
@@ -200,6 +237,7 @@ fn check_money(
     r: &RoundResult,
     ledger: &Ledger,
     main_of: &BTreeMap<(Option<String>, u8), Amount>,
+    behind_of: &BTreeMap<u8, Vec<BehindBet>>,
 ) {
     let mut from_result: Ledger = BTreeMap::new();
     for b in &r.bets {
@@ -222,27 +260,61 @@ fn check_money(
             .iter()
             .filter(|h| h.seat == b.seat && h.player == b.player)
             .collect();
+        if hands.is_empty() && b.player.is_some() && v.deal.mode == DealMode::Seats {
+            // A bet behind a seat: the seated hands' outcomes at its own stakes.
+            let player = b.player.as_deref().unwrap_or_default();
+            let bb = behind_of[&b.seat]
+                .iter()
+                .find(|x| x.player == player)
+                .expect("placed");
+            let mut staked = 0;
+            let mut returned = 0;
+            for h in r
+                .hands
+                .iter()
+                .filter(|h| h.seat == b.seat && h.player.is_none())
+            {
+                if h.hand > 0 && !bb.follow_split {
+                    continue;
+                }
+                let stake = bb.main * if h.doubled && bb.follow_double { 2 } else { 1 };
+                staked += stake;
+                returned += expected_return(v, r, h.outcome, stake, bb.main, h.hand);
+            }
+            assert_eq!((b.staked, b.returned), (staked, returned), "{b:?}");
+            continue;
+        }
         assert_eq!(hands.iter().map(|h| h.staked).sum::<Amount>(), b.staked);
         assert_eq!(hands.iter().map(|h| h.returned).sum::<Amount>(), b.returned);
     }
     for h in &r.hands {
         let main = main_of[&(h.player.as_deref().map(str::to_string), h.seat)];
-        let want = match h.outcome {
-            Outcome::Bust => 0,
-            Outcome::Lose => match v.settlement.dealer_natural_takes {
-                NaturalTakes::AllBets => 0,
-                NaturalTakes::OriginalBetsOnly if r.dealer_natural && h.hand == 0 => {
-                    h.staked - main
-                }
-                NaturalTakes::OriginalBetsOnly if r.dealer_natural => h.staked,
-                NaturalTakes::OriginalBetsOnly => 0,
-            },
-            Outcome::Push => h.staked,
-            Outcome::Win | Outcome::Charlie | Outcome::EvenMoney => 2 * h.staked,
-            Outcome::Blackjack | Outcome::Caribbean21 => v.hand.natural_pays.returns(h.staked),
-            Outcome::Surrender => main / 2,
-        };
+        let want = expected_return(v, r, h.outcome, h.staked, main, h.hand);
         assert_eq!(h.returned, want, "hand {h:?}");
+    }
+}
+
+/// What a hand with this outcome returns on `stake`, `main` being its seat's original bet.
+fn expected_return(
+    v: &Variant,
+    r: &RoundResult,
+    outcome: Outcome,
+    stake: Amount,
+    main: Amount,
+    hand: u8,
+) -> Amount {
+    match outcome {
+        Outcome::Bust => 0,
+        Outcome::Lose => match v.settlement.dealer_natural_takes {
+            NaturalTakes::AllBets => 0,
+            NaturalTakes::OriginalBetsOnly if r.dealer_natural && hand == 0 => stake - main,
+            NaturalTakes::OriginalBetsOnly if r.dealer_natural => stake,
+            NaturalTakes::OriginalBetsOnly => 0,
+        },
+        Outcome::Push => stake,
+        Outcome::Win | Outcome::Charlie | Outcome::EvenMoney => 2 * stake,
+        Outcome::Blackjack | Outcome::Caribbean21 => v.hand.natural_pays.returns(stake),
+        Outcome::Surrender => main / 2,
     }
 }
 
@@ -260,6 +332,7 @@ fn play(variant_index: usize, seed: u64, rounds: usize) -> Session {
         round_burned: Vec::new(),
         staked: BTreeMap::new(),
         main_of: BTreeMap::new(),
+        behind_of: BTreeMap::new(),
         accepted_cards: 0,
         placed_cards: 0,
     };

@@ -23,7 +23,12 @@ pub enum Expectation {
     DealCard(Place),
     /// Insurance / even-money answers from these seats (a card or decision for the first
     /// hand to act closes it, the rest declined).
-    InsuranceAnswers(Vec<SeatId>),
+    InsuranceAnswers {
+        /// Seats yet to answer.
+        seats: Vec<SeatId>,
+        /// Players behind seats yet to answer: (player, seat).
+        behind: Vec<(String, SeatId)>,
+    },
     /// A card for this hand, and no decision (second card after a split, a double's card).
     HandCard {
         /// The seat.
@@ -79,9 +84,15 @@ impl fmt::Display for Expectation {
             Expectation::RevealCard => f.write_str("burn: reveal the first card"),
             Expectation::BurnCards(n) => write!(f, "burn: {n} more card(s)"),
             Expectation::DealCard(p) => write!(f, "card for {p}"),
-            Expectation::InsuranceAnswers(s) => {
+            Expectation::InsuranceAnswers { seats: s, behind } if behind.is_empty() => {
                 write!(f, "insurance answers from seat(s) {}", seats(s))
             }
+            Expectation::InsuranceAnswers { seats: s, behind } => write!(
+                f,
+                "insurance answers from seat(s) {} and {} player(s) behind",
+                seats(s),
+                behind.len()
+            ),
             Expectation::HandCard { seat, hand } => {
                 write!(f, "card for seat {seat}, hand {}", hand + 1)
             }
@@ -150,14 +161,26 @@ impl Engine {
             Phase::Dealing(step) => {
                 Expectation::DealCard(self.deal_target_at(step).unwrap_or(Place::Dealer))
             }
-            Phase::Insurance => Expectation::InsuranceAnswers(
-                self.round
+            Phase::Insurance => Expectation::InsuranceAnswers {
+                seats: self
+                    .round
                     .seats
                     .iter()
                     .filter(|s| s.insurance == Insurance::Pending)
                     .map(|s| s.seat)
                     .collect(),
-            ),
+                behind: self
+                    .round
+                    .seats
+                    .iter()
+                    .flat_map(|s| {
+                        s.behind
+                            .iter()
+                            .filter(|b| b.insurance == Insurance::Pending)
+                            .map(|b| (b.player.to_string(), s.seat))
+                    })
+                    .collect(),
+            },
             Phase::Playing { seat, hand } => {
                 let sp = &self.round.seats[usize::from(seat)];
                 let h = &sp.hands[usize::from(hand)];
