@@ -17,10 +17,11 @@ pub use record::{Record, Source};
 
 use crate::engine::{Event, Input, RoundResult};
 use sha2::{Digest, Sha256};
+use sqlx::pool::PoolConnection;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
-use sqlx::{ConnectOptions, Connection, Row, SqliteConnection};
+use sqlx::{ConnectOptions, Connection, Row, Sqlite, SqliteConnection};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -125,7 +126,8 @@ fn options(path: &Path) -> SqliteConnectOptions {
 /// The writer: owned by the table task, the only connection that writes.
 #[derive(Debug)]
 pub struct Store {
-    conn: SqliteConnection,
+    conn: PoolConnection<Sqlite>,
+    pool: SqlitePool,
     path: PathBuf,
     table: String,
     last_hash: [u8; 32],
@@ -160,13 +162,17 @@ impl Store {
             path: path.to_path_buf(),
             source,
         };
-        let mut conn = options(path)
-            .create_if_missing(true)
-            .connect()
+        // A pool of exactly one connection: the single writer. (A pool, not a bare
+        // connection, because the migrator's future must be Send.)
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .min_connections(1)
+            .connect_with(options(path).create_if_missing(true))
             .await
             .map_err(open_err)?;
+        let mut conn = pool.acquire().await.map_err(open_err)?;
         let report: Vec<String> = sqlx::query_scalar("PRAGMA integrity_check")
-            .fetch_all(&mut conn)
+            .fetch_all(&mut *conn)
             .await
             .map_err(open_err)?;
         if report != ["ok"] {
@@ -175,13 +181,13 @@ impl Store {
                 report: report.join("; "),
             });
         }
-        sqlx::migrate!("src/store/migrations")
-            .run(&mut conn)
-            .await?;
+        drop(conn);
+        sqlx::migrate!("src/store/migrations").run(&pool).await?;
+        let mut conn = pool.acquire().await?;
         let recorded: Option<String> =
             sqlx::query_scalar("SELECT variant FROM tables WHERE id = ?")
                 .bind(table)
-                .fetch_optional(&mut conn)
+                .fetch_optional(&mut *conn)
                 .await?;
         match recorded {
             Some(recorded) if recorded != variant => {
@@ -200,7 +206,7 @@ impl Store {
                 .bind(name)
                 .bind(variant)
                 .bind(now_ms())
-                .execute(&mut conn)
+                .execute(&mut *conn)
                 .await?;
             }
         }
@@ -209,6 +215,7 @@ impl Store {
         Ok(Opened {
             store: Store {
                 conn,
+                pool,
                 path: path.to_path_buf(),
                 table: table.to_string(),
                 last_hash,
@@ -365,9 +372,10 @@ impl Store {
     pub async fn close(self) -> Result<(), StoreError> {
         let mut conn = self.conn;
         sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-            .execute(&mut conn)
+            .execute(&mut *conn)
             .await?;
-        conn.close().await?;
+        drop(conn);
+        self.pool.close().await;
         Ok(())
     }
 }

@@ -257,7 +257,13 @@ impl Subscription {
                     self.after = delta.seq;
                     return Some(Update::Delta(delta));
                 }
-                Err(broadcast::error::RecvError::Lagged(_)) => return Some(self.resync()),
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    // Start again from the tail: everything sent before now is in the
+                    // snapshot read next (the snapshot is replaced before each send), so
+                    // this neither leaves a gap nor replays stale deltas.
+                    self.deltas = self.deltas.resubscribe();
+                    return Some(self.resync());
+                }
                 Err(broadcast::error::RecvError::Closed) => return None,
             }
         }
