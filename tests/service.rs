@@ -128,16 +128,7 @@ async fn a_pty_session_settles_exactly_like_replay_and_survives_a_restart() {
 
         // The store holds exactly the session, and the settlements replay computes.
         let reader = Reader::open(&cfg.store.path).await.expect("reader");
-        let logged: Vec<Input> = reader
-            .log("t1")
-            .await
-            .expect("log")
-            .into_iter()
-            .filter_map(|r| match r.record {
-                Record::Input { input, .. } => Some(input),
-                _ => None,
-            })
-            .collect();
+        let logged = common::logged_inputs(&cfg.store.path).await;
         assert_eq!(logged, inputs);
         assert_eq!(reader.results("t1").await.expect("results"), expected);
         let replayed = croupier::replay::run(variant("deluxe"), &logged);

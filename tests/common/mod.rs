@@ -100,3 +100,18 @@ pub fn config_file(dir: &Path, port: &Path, stem: &str) -> std::path::PathBuf {
     TableConfig::load(&path).expect("test config is valid");
     path
 }
+
+/// Every input in table `t1`'s log at `db` (the log verified); panics on any other record.
+pub async fn logged_inputs(db: &Path) -> Vec<Input> {
+    let reader = croupier::store::Reader::open(db).await.expect("reader");
+    reader
+        .log("t1")
+        .await
+        .expect("the log verifies")
+        .into_iter()
+        .map(|r| match r.record {
+            croupier::store::Record::Input { input, .. } => input,
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect()
+}
