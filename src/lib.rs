@@ -2,10 +2,14 @@
 //! croupier: the controller for a live-dealer blackjack table.
 //!
 //! `engine` is the sans-IO rules engine; `replay` drives it from the scenario format;
-//! `cards` and `money` are the shared vocabulary.
+//! `cards` and `money` are the shared vocabulary. `table` is the service around the engine
+//! (`croupier run`), `store` its SQLite event log, `web` its HTTP API.
 
 pub mod cards;
 pub mod engine;
 pub mod money;
 pub mod replay;
 pub mod sim;
+pub mod store;
+pub mod table;
+pub mod web;

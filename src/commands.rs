@@ -1,0 +1,232 @@
+//! The service-side subcommands: `run`, `check-config`, `recall`, `alarm clear`.
+
+use croupier::store::{Reader, Record};
+use croupier::table::service::{self, Started};
+use croupier::table::TableConfig;
+use croupier::web::client;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+use tracing_subscriber::EnvFilter;
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("croupier: {message}");
+    ExitCode::from(2)
+}
+
+/// Logs to stderr: `RUST_LOG` filters (default `info`); no colours unless stderr is a
+/// terminal, and no timestamps under systemd (journald stamps every line itself).
+pub fn init_logs() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false);
+    if std::env::var_os("JOURNAL_STREAM").is_some() {
+        let _ = builder.without_time().try_init();
+    } else {
+        let _ = builder.try_init();
+    }
+}
+
+fn load_config(path: Option<&Path>) -> Result<TableConfig, ExitCode> {
+    match path {
+        Some(p) => TableConfig::load(p),
+        None => TableConfig::embedded(),
+    }
+    .map_err(fail)
+}
+
+/// `croupier check-config [FILE]`.
+pub fn check_config(file: Option<&Path>) -> ExitCode {
+    match load_config(file) {
+        Ok(c) => {
+            let name = file.map_or("<built-in>".to_string(), |p| p.display().to_string());
+            println!(
+                "{name}: ok (table {}, variant {}, {} shoe, http {})",
+                c.table.id,
+                c.table.variant,
+                if c.shoe.simulated {
+                    "simulated"
+                } else {
+                    "serial"
+                },
+                c.http.bind
+            );
+            ExitCode::SUCCESS
+        }
+        Err(code) => code,
+    }
+}
+
+async fn shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = term => {}
+    }
+}
+
+/// `croupier run`.
+pub async fn run_command(config: Option<PathBuf>, bind: Option<String>) -> ExitCode {
+    init_logs();
+    let mut config = match load_config(config.as_deref()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    if let Some(bind) = bind {
+        config.http.bind = bind;
+    }
+    let announce = |s: Started| {
+        // The first stdout line: scripts and tests read the address from it.
+        let snap = s.handle.snapshot();
+        let mut out = std::io::stdout();
+        let _ = writeln!(
+            out,
+            "croupier: table {} ({}) serving http://{}/",
+            snap.table,
+            match snap.state {
+                croupier::table::TableState::Open => "open".to_string(),
+                croupier::table::TableState::Locked => "LOCKED".to_string(),
+                croupier::table::TableState::Broken => "OUT OF SERVICE".to_string(),
+            },
+            s.addr
+        );
+        let _ = out.flush();
+    };
+    match service::run(config, shutdown_signal(), announce).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+/// `croupier recall`.
+pub async fn recall(
+    last: u32,
+    config: Option<PathBuf>,
+    db: Option<PathBuf>,
+    json: bool,
+) -> ExitCode {
+    let config = match load_config(config.as_deref()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let path = db.unwrap_or(config.store.path.clone());
+    let reader = match Reader::open(&path).await {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let mut table = config.table.id.clone();
+    if let Ok(tables) = reader.tables().await {
+        if !tables.contains(&table) && tables.len() == 1 {
+            table = tables[0].clone();
+        }
+    }
+    let rounds = match reader.recall(&table, last).await {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    if json {
+        let out: Vec<serde_json::Value> = rounds.iter().map(|r| r.to_json()).collect();
+        return match serde_json::to_string_pretty(&out) {
+            Ok(s) => {
+                println!("{s}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        };
+    }
+    if rounds.is_empty() {
+        println!("table {table}: no rounds recorded in {}", path.display());
+    }
+    for r in &rounds {
+        let settled = match r.settled_seq {
+            Some(s) => format!("settled at seq {s}"),
+            None => "NOT SETTLED".to_string(),
+        };
+        println!(
+            "== table {table} round {} (shoe {}, seq {}..) {settled}",
+            r.round, r.shoe, r.opened_seq
+        );
+        for row in &r.rows {
+            let mark = match row.record {
+                Record::Input { .. } => " ",
+                _ => "!",
+            };
+            println!("  {mark}{:>7}  {}", row.seq, row.record);
+        }
+        if let Some(res) = &r.result {
+            let cards: Vec<String> = res.dealer_cards.iter().map(|c| c.to_string()).collect();
+            println!(
+                "  dealer: {} = {}{}",
+                cards.join(" "),
+                res.dealer_total,
+                if res.dealer_natural { " (natural)" } else { "" }
+            );
+            for h in &res.hands {
+                let cards: Vec<String> = h.cards.iter().map(|c| c.to_string()).collect();
+                println!(
+                    "  seat {} hand {}: {} = {} {} (staked {}, returned {})",
+                    h.seat,
+                    h.hand + 1,
+                    cards.join(" "),
+                    h.total,
+                    h.outcome.as_str(),
+                    h.staked,
+                    h.returned
+                );
+            }
+            for b in &res.bets {
+                println!(
+                    "  settle seat {} {}: staked {}, returned {}",
+                    b.seat,
+                    b.kind.name(),
+                    b.staked,
+                    b.returned
+                );
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `croupier alarm clear`.
+pub async fn alarm_clear(
+    reason: String,
+    config: Option<PathBuf>,
+    addr: Option<String>,
+) -> ExitCode {
+    let addr = match addr {
+        Some(a) => a,
+        None => match load_config(config.as_deref()) {
+            Ok(c) => c.http.bind,
+            Err(code) => return code,
+        },
+    };
+    let body = serde_json::json!({ "reason": reason }).to_string();
+    match client::request(
+        &addr,
+        "POST",
+        "/api/alarm/clear",
+        Some(&body),
+        Duration::from_secs(10),
+    )
+    .await
+    {
+        Ok((200, body)) => {
+            println!("alarm cleared: {body}");
+            ExitCode::SUCCESS
+        }
+        Ok((status, body)) => fail(format!("{addr}: HTTP {status}: {body}")),
+        Err(e) => fail(format!("cannot reach the table service: {e}")),
+    }
+}

@@ -1,0 +1,564 @@
+//! The store: SQLite through sqlx. One writer connection (owned by the table task) appends
+//! to the event log; read-only connections serve recall and the API.
+//!
+//! - WAL journal, `synchronous = FULL` (every commit is on disk before `append` returns),
+//!   foreign keys on, migrations embedded in the binary (`src/store/migrations/`).
+//! - Runtime queries (`sqlx::query`), not the `query!` macros, so building needs no live
+//!   database and no committed offline query data.
+//! - The event log is append-only (triggers refuse UPDATE/DELETE) and hash-chained:
+//!   `hash = sha256(prev_hash || seq || at_ms || kind || 0 || payload)`. [`Store::open`]
+//!   runs `PRAGMA integrity_check` and verifies the whole chain before anything else.
+//! - `shoes`, `rounds`, `bets`, `settlements` and `alarms` are projections written in the
+//!   same transaction as the event row that caused them.
+
+mod record;
+
+pub use record::{Record, Source};
+
+use crate::engine::{Event, Input, RoundResult};
+use sha2::{Digest, Sha256};
+use sqlx::pool::PoolConnection;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use sqlx::{ConnectOptions, Connection, Row, Sqlite, SqliteConnection};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The store failed. Any of these at start-up leaves the table locked with the message.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The directory for the database could not be created.
+    #[error("cannot create {path}: {source}")]
+    Dir {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// SQLite refused to open the file (not a database, unreadable, locked).
+    #[error("cannot open the database {path}: {source}")]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: sqlx::Error,
+    },
+    /// `PRAGMA integrity_check` found damage.
+    #[error("the database {path} is damaged (PRAGMA integrity_check: {report})")]
+    Integrity {
+        /// The file.
+        path: PathBuf,
+        /// SQLite's report.
+        report: String,
+    },
+    /// The embedded migrations could not be applied.
+    #[error("cannot migrate the database: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A row of the event log does not match its hash, or the sequence has a gap.
+    #[error("the event log is broken at seq {seq}: {why}")]
+    Chain {
+        /// The first bad row.
+        seq: u64,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The database was created for another game.
+    #[error(
+        "table {table} was recorded with variant {recorded:?}, the config says {configured:?}"
+    )]
+    VariantChanged {
+        /// The table.
+        table: String,
+        /// The variant in the database.
+        recorded: String,
+        /// The variant in the config.
+        configured: String,
+    },
+    /// A query failed.
+    #[error("database error: {0}")]
+    Sql(#[from] sqlx::Error),
+    /// A payload could not be encoded or decoded.
+    #[error("event payload: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// One row of the event log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogRow {
+    /// The table's sequence number, from 1.
+    pub seq: u64,
+    /// When it was written (Unix milliseconds).
+    pub at_ms: i64,
+    /// The record.
+    pub record: Record,
+}
+
+/// The chained hash of one row.
+fn chain_hash(prev: &[u8; 32], seq: u64, at_ms: i64, kind: &str, payload: &str) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(prev);
+    h.update(seq.to_be_bytes());
+    h.update(at_ms.to_be_bytes());
+    h.update(kind.as_bytes());
+    h.update([0]);
+    h.update(payload.as_bytes());
+    h.finalize().into()
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+fn options(path: &Path) -> SqliteConnectOptions {
+    SqliteConnectOptions::new()
+        .filename(path)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Full)
+        .foreign_keys(true)
+        .busy_timeout(Duration::from_secs(5))
+        .disable_statement_logging()
+}
+
+/// The writer: owned by the table task, the only connection that writes.
+#[derive(Debug)]
+pub struct Store {
+    conn: PoolConnection<Sqlite>,
+    pool: SqlitePool,
+    path: PathBuf,
+    table: String,
+    last_hash: [u8; 32],
+    last_seq: u64,
+}
+
+/// What [`Store::open`] found.
+#[derive(Debug)]
+pub struct Opened {
+    /// The writer, positioned after the last row.
+    pub store: Store,
+    /// The whole event log of the table, verified, in sequence order.
+    pub log: Vec<LogRow>,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` for `table`: integrity check,
+    /// migrations, the table's row, then reads and verifies its whole event log.
+    pub async fn open(
+        path: &Path,
+        table: &str,
+        name: &str,
+        variant: &str,
+    ) -> Result<Opened, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::Dir {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        let open_err = |source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        // A pool of exactly one connection: the single writer. (A pool, not a bare
+        // connection, because the migrator's future must be Send.)
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .min_connections(1)
+            .connect_with(options(path).create_if_missing(true))
+            .await
+            .map_err(open_err)?;
+        let mut conn = pool.acquire().await.map_err(open_err)?;
+        let report: Vec<String> = sqlx::query_scalar("PRAGMA integrity_check")
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(open_err)?;
+        if report != ["ok"] {
+            return Err(StoreError::Integrity {
+                path: path.to_path_buf(),
+                report: report.join("; "),
+            });
+        }
+        drop(conn);
+        sqlx::migrate!("src/store/migrations").run(&pool).await?;
+        let mut conn = pool.acquire().await?;
+        let recorded: Option<String> =
+            sqlx::query_scalar("SELECT variant FROM tables WHERE id = ?")
+                .bind(table)
+                .fetch_optional(&mut *conn)
+                .await?;
+        match recorded {
+            Some(recorded) if recorded != variant => {
+                return Err(StoreError::VariantChanged {
+                    table: table.to_string(),
+                    recorded,
+                    configured: variant.to_string(),
+                })
+            }
+            Some(_) => {}
+            None => {
+                sqlx::query(
+                    "INSERT INTO tables (id, name, variant, created_ms) VALUES (?, ?, ?, ?)",
+                )
+                .bind(table)
+                .bind(name)
+                .bind(variant)
+                .bind(now_ms())
+                .execute(&mut *conn)
+                .await?;
+            }
+        }
+        let (log, last_hash) = read_log(&mut conn, table).await?;
+        let last_seq = log.last().map_or(0, |r| r.seq);
+        Ok(Opened {
+            store: Store {
+                conn,
+                pool,
+                path: path.to_path_buf(),
+                table: table.to_string(),
+                last_hash,
+                last_seq,
+            },
+            log,
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The last sequence number written (0 for an empty log).
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+
+    /// Appends `record` as the next row, with the projections of `events` (what the engine
+    /// said about an accepted input; empty otherwise) and `shoe` (the shoe in play after
+    /// it), in one transaction. Returns the row's sequence number once it is on disk.
+    pub async fn append(
+        &mut self,
+        record: &Record,
+        events: &[Event],
+        shoe: u32,
+    ) -> Result<u64, StoreError> {
+        let seq = self.last_seq + 1;
+        let at_ms = now_ms();
+        let kind = record.kind();
+        let payload = serde_json::to_string(record)?;
+        let hash = chain_hash(&self.last_hash, seq, at_ms, kind, &payload);
+        let table = self.table.as_str();
+        let seq_i = i64::try_from(seq).unwrap_or(i64::MAX);
+        let mut tx = self.conn.begin().await?;
+        sqlx::query(
+            "INSERT INTO events (table_id, seq, kind, payload, at_ms, hash) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(table)
+        .bind(seq_i)
+        .bind(kind)
+        .bind(&payload)
+        .bind(at_ms)
+        .bind(&hash[..])
+        .execute(&mut *tx)
+        .await?;
+        for event in events {
+            match event {
+                Event::ShoeShuffled { shoe } => {
+                    sqlx::query(
+                        "INSERT OR REPLACE INTO shoes (table_id, shoe, started_seq) VALUES (?, ?, ?)",
+                    )
+                    .bind(table)
+                    .bind(i64::from(*shoe))
+                    .bind(seq_i)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Event::RoundOpened { round: number } => {
+                    let number = i64::try_from(*number).unwrap_or(i64::MAX);
+                    sqlx::query(
+                        "INSERT INTO rounds (table_id, round, shoe, opened_seq) VALUES (?, ?, ?, ?)",
+                    )
+                    .bind(table)
+                    .bind(number)
+                    .bind(i64::from(shoe))
+                    .bind(seq_i)
+                    .execute(&mut *tx)
+                    .await?;
+                    if let Record::Input {
+                        input: Input::Bets(bets),
+                        ..
+                    } = record
+                    {
+                        for bet in bets {
+                            let kinds = std::iter::once(("main", bet.main))
+                                .chain(bet.side.iter().map(|(n, a)| (n.as_str(), *a)));
+                            for (kind, amount) in kinds {
+                                sqlx::query(
+                                    "INSERT INTO bets (table_id, round, seat, kind, amount) VALUES (?, ?, ?, ?, ?)",
+                                )
+                                .bind(table)
+                                .bind(number)
+                                .bind(i64::from(bet.seat))
+                                .bind(kind)
+                                .bind(amount)
+                                .execute(&mut *tx)
+                                .await?;
+                            }
+                        }
+                    }
+                }
+                Event::RoundSettled(result) => {
+                    let number = i64::try_from(result.round).unwrap_or(i64::MAX);
+                    sqlx::query(
+                        "UPDATE rounds SET settled_seq = ?, result = ? WHERE table_id = ? AND round = ?",
+                    )
+                    .bind(seq_i)
+                    .bind(serde_json::to_string(result)?)
+                    .bind(table)
+                    .bind(number)
+                    .execute(&mut *tx)
+                    .await?;
+                    for bet in &result.bets {
+                        sqlx::query(
+                            "INSERT INTO settlements (table_id, round, seat, kind, staked, returned) VALUES (?, ?, ?, ?, ?, ?)",
+                        )
+                        .bind(table)
+                        .bind(number)
+                        .bind(i64::from(bet.seat))
+                        .bind(bet.kind.name())
+                        .bind(bet.staked)
+                        .bind(bet.returned)
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        match record {
+            Record::Alarm {
+                reason, expected, ..
+            } => {
+                sqlx::query(
+                    "INSERT INTO alarms (table_id, raised_seq, reason, expected) VALUES (?, ?, ?, ?)",
+                )
+                .bind(table)
+                .bind(seq_i)
+                .bind(reason)
+                .bind(expected)
+                .execute(&mut *tx)
+                .await?;
+            }
+            Record::Clear { .. } => {
+                sqlx::query(
+                    "UPDATE alarms SET cleared_seq = ? WHERE table_id = ? AND cleared_seq IS NULL",
+                )
+                .bind(seq_i)
+                .bind(table)
+                .execute(&mut *tx)
+                .await?;
+            }
+            _ => {}
+        }
+        tx.commit().await?;
+        self.last_seq = seq;
+        self.last_hash = hash;
+        Ok(seq)
+    }
+
+    /// Checkpoints the WAL and closes the connection (graceful shutdown).
+    pub async fn close(self) -> Result<(), StoreError> {
+        let mut conn = self.conn;
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&mut *conn)
+            .await?;
+        drop(conn);
+        self.pool.close().await;
+        Ok(())
+    }
+}
+
+/// Reads a table's whole event log in sequence order, verifying sequence and hash chain.
+async fn read_log(
+    conn: &mut SqliteConnection,
+    table: &str,
+) -> Result<(Vec<LogRow>, [u8; 32]), StoreError> {
+    let rows = sqlx::query(
+        "SELECT seq, kind, payload, at_ms, hash FROM events WHERE table_id = ? ORDER BY seq",
+    )
+    .bind(table)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut prev = [0u8; 32];
+    let mut log = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        let seq: i64 = row.try_get("seq")?;
+        let kind: String = row.try_get("kind")?;
+        let payload: String = row.try_get("payload")?;
+        let at_ms: i64 = row.try_get("at_ms")?;
+        let hash: Vec<u8> = row.try_get("hash")?;
+        let seq = u64::try_from(seq).unwrap_or(0);
+        let broken = |why: String| StoreError::Chain { seq, why };
+        if seq != i as u64 + 1 {
+            return Err(broken(format!("expected seq {}", i + 1)));
+        }
+        let expect = chain_hash(&prev, seq, at_ms, &kind, &payload);
+        if hash[..] != expect[..] {
+            return Err(broken(
+                "the row does not match its hash (altered or damaged)".into(),
+            ));
+        }
+        let record: Record = serde_json::from_str(&payload)
+            .map_err(|e| broken(format!("unreadable payload: {e}")))?;
+        if record.kind() != kind {
+            return Err(broken(format!("kind {kind:?} does not match the payload")));
+        }
+        prev = expect;
+        log.push(LogRow { seq, at_ms, record });
+    }
+    Ok((log, prev))
+}
+
+/// One round as recalled from the store.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RecalledRound {
+    /// The round's number.
+    pub round: u64,
+    /// The shoe it was dealt from.
+    pub shoe: u32,
+    /// The sequence number of its bets.
+    pub opened_seq: u64,
+    /// The sequence number of the input that settled it, if it is settled.
+    pub settled_seq: Option<u64>,
+    /// Every log row from its bets to its settlement (or to the end of the log), in
+    /// dealing order: inputs, alarms, held cards, clearings.
+    #[serde(skip)]
+    pub rows: Vec<LogRow>,
+    /// The settlement, if settled.
+    pub result: Option<RoundResult>,
+}
+
+impl RecalledRound {
+    /// The round as JSON: numbers, every log row (`seq`, `at_ms`, `record`) and the result.
+    pub fn to_json(&self) -> serde_json::Value {
+        let log: Vec<serde_json::Value> = self
+            .rows
+            .iter()
+            .map(
+                |row| serde_json::json!({"seq": row.seq, "at_ms": row.at_ms, "record": row.record}),
+            )
+            .collect();
+        serde_json::json!({
+            "round": self.round,
+            "shoe": self.shoe,
+            "opened_seq": self.opened_seq,
+            "settled_seq": self.settled_seq,
+            "log": log,
+            "result": self.result,
+        })
+    }
+}
+
+/// Read-only access for recall, audits and the API; works while the table is locked and
+/// while the service is stopped.
+#[derive(Debug, Clone)]
+pub struct Reader {
+    pool: SqlitePool,
+}
+
+impl Reader {
+    /// Opens the database at `path` read-only.
+    pub async fn open(path: &Path) -> Result<Reader, StoreError> {
+        if !path.is_file() {
+            return Err(StoreError::Open {
+                path: path.to_path_buf(),
+                source: sqlx::Error::Configuration("no such file".into()),
+            });
+        }
+        let pool = SqlitePoolOptions::new()
+            .max_connections(2)
+            .connect_with(options(path).read_only(true))
+            .await
+            .map_err(|source| StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(Reader { pool })
+    }
+
+    /// The table ids in the database.
+    pub async fn tables(&self) -> Result<Vec<String>, StoreError> {
+        Ok(sqlx::query_scalar("SELECT id FROM tables ORDER BY id")
+            .fetch_all(&self.pool)
+            .await?)
+    }
+
+    /// The last `n` rounds of `table` (oldest first), each with every log row from its
+    /// bets to its settlement.
+    pub async fn recall(&self, table: &str, n: u32) -> Result<Vec<RecalledRound>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT round, shoe, opened_seq, settled_seq, result FROM rounds \
+             WHERE table_id = ? ORDER BY round DESC LIMIT ?",
+        )
+        .bind(table)
+        .bind(i64::from(n))
+        .fetch_all(&self.pool)
+        .await?;
+        let mut rounds = Vec::with_capacity(rows.len());
+        for row in rows.iter().rev() {
+            let round: i64 = row.try_get("round")?;
+            let shoe: i64 = row.try_get("shoe")?;
+            let opened: i64 = row.try_get("opened_seq")?;
+            let settled: Option<i64> = row.try_get("settled_seq")?;
+            let result: Option<String> = row.try_get("result")?;
+            let events = sqlx::query(
+                "SELECT seq, payload, at_ms FROM events WHERE table_id = ? AND seq >= ? \
+                 AND seq <= ? ORDER BY seq",
+            )
+            .bind(table)
+            .bind(opened)
+            .bind(settled.unwrap_or(i64::MAX))
+            .fetch_all(&self.pool)
+            .await?;
+            let mut log = Vec::with_capacity(events.len());
+            for e in &events {
+                let payload: String = e.try_get("payload")?;
+                log.push(LogRow {
+                    seq: u64::try_from(e.try_get::<i64, _>("seq")?).unwrap_or(0),
+                    at_ms: e.try_get("at_ms")?,
+                    record: serde_json::from_str(&payload)?,
+                });
+            }
+            rounds.push(RecalledRound {
+                round: u64::try_from(round).unwrap_or(0),
+                shoe: u32::try_from(shoe).unwrap_or(0),
+                opened_seq: u64::try_from(opened).unwrap_or(0),
+                settled_seq: settled.and_then(|s| u64::try_from(s).ok()),
+                rows: log,
+                result: result.map(|r| serde_json::from_str(&r)).transpose()?,
+            });
+        }
+        Ok(rounds)
+    }
+
+    /// Every row of `table`'s log, in order (audits and tests).
+    pub async fn log(&self, table: &str) -> Result<Vec<LogRow>, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        Ok(read_log(&mut conn, table).await?.0)
+    }
+
+    /// Every settled round of `table`, in order.
+    pub async fn results(&self, table: &str) -> Result<Vec<RoundResult>, StoreError> {
+        let rows: Vec<String> = sqlx::query_scalar(
+            "SELECT result FROM rounds WHERE table_id = ? AND result IS NOT NULL ORDER BY round",
+        )
+        .bind(table)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| serde_json::from_str(r).map_err(StoreError::from))
+            .collect()
+    }
+}

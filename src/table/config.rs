@@ -1,0 +1,367 @@
+//! `table.toml`: the table service's configuration. `config/table.toml` documents every
+//! key and is compiled in as the default ([`DEFAULT_TOML`]).
+
+use crate::engine::{Variant, VariantError};
+use croupier_drivers::buttons::ButtonsConfig;
+use croupier_drivers::shoe::config::ShoeConfig;
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+/// The text of `config/table.toml`, used when `croupier run` gets no `--config`.
+pub const DEFAULT_TOML: &str = include_str!("../../config/table.toml");
+
+/// The whole file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableConfig {
+    /// `[table]`.
+    pub table: TableSection,
+    /// `[store]`.
+    #[serde(default)]
+    pub store: StoreSection,
+    /// `[http]`.
+    #[serde(default)]
+    pub http: HttpSection,
+    /// `[shoe]`.
+    #[serde(default)]
+    pub shoe: ShoeSection,
+    /// `[buttons]`: the drivers' button-box settings.
+    #[serde(default = "fake_buttons")]
+    pub buttons: ButtonsConfig,
+    /// `[demo]`.
+    #[serde(default)]
+    pub demo: DemoSection,
+}
+
+fn fake_buttons() -> ButtonsConfig {
+    ButtonsConfig {
+        driver: croupier_drivers::buttons::ButtonDriver::Fake,
+        ..ButtonsConfig::default()
+    }
+}
+
+/// `[table]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSection {
+    /// The table's id in the database and the logs.
+    pub id: String,
+    /// Shown on the status page.
+    #[serde(default)]
+    pub name: String,
+    /// A built-in variant's stem or a path to a variant file.
+    pub variant: String,
+}
+
+/// `[store]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StoreSection {
+    /// The SQLite database file.
+    pub path: PathBuf,
+}
+
+impl Default for StoreSection {
+    fn default() -> StoreSection {
+        StoreSection {
+            path: PathBuf::from("data/croupier.db"),
+        }
+    }
+}
+
+/// `[http]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HttpSection {
+    /// Listen address; port 0 picks a free one.
+    pub bind: String,
+}
+
+impl Default for HttpSection {
+    fn default() -> HttpSection {
+        HttpSection {
+            bind: "127.0.0.1:8080".into(),
+        }
+    }
+}
+
+/// `[shoe]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ShoeSection {
+    /// Start the simulator on a pseudo-terminal and read it through the serial driver.
+    pub simulated: bool,
+    /// The serial driver's settings (`port` is ignored when simulated).
+    pub serial: ShoeConfig,
+    /// The simulator's settings.
+    pub sim: SimSection,
+}
+
+impl Default for ShoeSection {
+    fn default() -> ShoeSection {
+        ShoeSection {
+            simulated: true,
+            serial: ShoeConfig::default(),
+            sim: SimSection::default(),
+        }
+    }
+}
+
+/// `[shoe.sim]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimSection {
+    /// Decks; 0 = the variant's.
+    pub decks: u8,
+    /// Cut card position as a fraction of the cards.
+    pub penetration: f64,
+    /// Shuffle seed; 0 = random.
+    pub seed: u64,
+}
+
+impl Default for SimSection {
+    fn default() -> SimSection {
+        SimSection {
+            decks: 0,
+            penetration: 0.75,
+            seed: 0,
+        }
+    }
+}
+
+/// `[demo]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DemoSection {
+    /// Run the demo players and dealer.
+    pub players: bool,
+    /// Seats they occupy.
+    pub seats: u8,
+    /// Main bet per seat, minor units.
+    pub bet: i64,
+    /// Pause between actions, milliseconds.
+    pub pace_ms: u64,
+}
+
+impl Default for DemoSection {
+    fn default() -> DemoSection {
+        DemoSection {
+            players: false,
+            seats: 3,
+            bet: 100,
+            pace_ms: 400,
+        }
+    }
+}
+
+/// A configuration problem, located in its file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {message}")]
+pub struct ConfigError {
+    /// The file (or `<built-in>`).
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// 1-based line and column of byte `offset` in `text`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Where `key` is set inside `[section]` (the section header if the key is absent, the
+/// top of the file if the section is too).
+fn locate(text: &str, section: &str, key: &str) -> (usize, usize) {
+    let header = format!("[{section}]");
+    let mut in_section = section.is_empty();
+    let mut header_at = None;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        if t.starts_with('[') {
+            in_section = t.starts_with(&header);
+            if in_section {
+                header_at = Some(i + 1);
+            }
+            continue;
+        }
+        if in_section {
+            let name = t.split('=').next().unwrap_or("").trim();
+            if name == key {
+                return (i + 1, line.len() - t.len() + 1);
+            }
+        }
+    }
+    (header_at.unwrap_or(1), 1)
+}
+
+impl TableConfig {
+    /// The built-in default.
+    pub fn embedded() -> Result<TableConfig, ConfigError> {
+        TableConfig::parse("<built-in config/table.toml>", DEFAULT_TOML)
+    }
+
+    /// Reads and checks a file.
+    pub fn load(path: &Path) -> Result<TableConfig, ConfigError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: file.clone(),
+            line: 1,
+            column: 1,
+            message: format!("cannot read: {e}"),
+        })?;
+        TableConfig::parse(&file, &text)
+    }
+
+    /// Parses and checks `text`, naming `file` in errors.
+    pub fn parse(file: &str, text: &str) -> Result<TableConfig, ConfigError> {
+        let at = |(line, column): (usize, usize), message: String| ConfigError {
+            file: file.to_string(),
+            line,
+            column,
+            message,
+        };
+        let config: TableConfig = toml::from_str(text).map_err(|e| {
+            let pos = e.span().map_or((1, 1), |s| line_col(text, s.start));
+            at(pos, e.message().trim().to_string())
+        })?;
+        let id = &config.table.id;
+        if id.is_empty()
+            || !id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(at(
+                locate(text, "table", "id"),
+                format!("table.id {id:?}: use letters, digits, '-' and '_'"),
+            ));
+        }
+        if let Err(e) = config.variant() {
+            return Err(at(locate(text, "table", "variant"), e));
+        }
+        if config.http.bind.parse::<SocketAddr>().is_err() {
+            return Err(at(
+                locate(text, "http", "bind"),
+                format!(
+                    "http.bind {:?}: expected an address and port such as 127.0.0.1:8080",
+                    config.http.bind
+                ),
+            ));
+        }
+        if let Err(e) = config.shoe.serial.validate() {
+            let key = e.to_string();
+            let key = key
+                .split([' ', '='])
+                .next()
+                .and_then(|k| k.rsplit('.').next())
+                .unwrap_or("")
+                .to_string();
+            let section = if key == "suit_letters" {
+                "shoe.serial.ascii"
+            } else {
+                "shoe.serial"
+            };
+            return Err(at(locate(text, section, &key), e.to_string()));
+        }
+        let p = config.shoe.sim.penetration;
+        if !(p > 0.0 && p < 1.0) {
+            return Err(at(
+                locate(text, "shoe.sim", "penetration"),
+                format!("shoe.sim.penetration = {p}: must be between 0 and 1"),
+            ));
+        }
+        if let Err(e) = config.buttons.validate() {
+            return Err(at(locate(text, "buttons", "pins"), e.to_string()));
+        }
+        if config.demo.players && !config.shoe.simulated {
+            return Err(at(
+                locate(text, "demo", "players"),
+                "demo.players needs shoe.simulated = true: the demo dealer deals from the \
+                 simulated shoe"
+                    .into(),
+            ));
+        }
+        if config.demo.players && config.demo.seats == 0 {
+            return Err(at(
+                locate(text, "demo", "seats"),
+                "demo.seats must be at least 1".into(),
+            ));
+        }
+        Ok(config)
+    }
+
+    /// Loads the configured variant (built-in stem or file path).
+    pub fn variant(&self) -> Result<Variant, String> {
+        let name = &self.table.variant;
+        if let Some(v) = Variant::built_in(name) {
+            return v.map_err(|e: VariantError| e.to_string());
+        }
+        let path = Path::new(name);
+        if path.is_file() {
+            return Variant::load(path).map_err(|e| e.to_string());
+        }
+        let known: Vec<&str> = crate::engine::variant::BUILT_IN
+            .iter()
+            .map(|(n, _)| *n)
+            .collect();
+        Err(format!(
+            "table.variant {name:?}: neither a built-in variant ({}) nor a file",
+            known.join(", ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_default_is_valid_and_runs_the_demo() {
+        let c = TableConfig::embedded().expect("valid");
+        assert!(c.shoe.simulated);
+        assert!(c.demo.players);
+        assert_eq!(c.http.bind, "127.0.0.1:8080");
+        assert_eq!(c.store.path, PathBuf::from("data/croupier.db"));
+        assert_eq!(
+            c.buttons.driver,
+            croupier_drivers::buttons::ButtonDriver::Fake
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_with_line_and_column() {
+        let text = DEFAULT_TOML.replace("pace_ms = 400", "pace_ms = 400\nspeed = 2");
+        let e = TableConfig::parse("t.toml", &text).expect_err("unknown key");
+        let line = text
+            .lines()
+            .position(|l| l.starts_with("speed"))
+            .expect("line")
+            + 1;
+        assert_eq!((e.file.as_str(), e.line, e.column), ("t.toml", line, 1));
+        assert!(e.message.contains("speed"), "{e}");
+    }
+
+    #[test]
+    fn semantic_errors_point_at_the_key() {
+        let text = DEFAULT_TOML.replace("data_bits = 8 ", "data_bits = 9 ");
+        let e = TableConfig::parse("t.toml", &text).expect_err("bad bits");
+        let line = text
+            .lines()
+            .position(|l| l.starts_with("data_bits"))
+            .expect("line")
+            + 1;
+        assert_eq!(e.line, line, "{e}");
+        let text = DEFAULT_TOML.replace("variant = \"deluxe\"", "variant = \"poker\"");
+        let e = TableConfig::parse("t.toml", &text).expect_err("bad variant");
+        assert!(e.to_string().contains("poker"), "{e}");
+        let text = DEFAULT_TOML.replace("127.0.0.1:8080", "localhost");
+        assert!(TableConfig::parse("t.toml", &text).is_err());
+    }
+}

@@ -1,0 +1,207 @@
+//! The built-in demo (`[demo] players = true`): players who bet and decide through the
+//! same input path as the seat terminals' API, and a dealer who deals from the simulated
+//! shoe whenever the table expects a card and starts a new shoe when one is finished.
+//!
+//! It only ever acts on what the published snapshot says the table expects, so it is a
+//! subscriber like any other and never touches the engine.
+
+use super::config::DemoSection;
+use super::state::{Snapshot, TableState};
+use super::task::{SubmitError, TableHandle};
+use crate::engine::{Action, Expectation, Input, SeatBets, Variant};
+use crate::store::Source;
+use croupier_drivers::sim::deck::shuffled_shoe;
+use croupier_drivers::sim::SimShoe;
+use croupier_drivers::ShoeItem;
+use std::sync::Arc;
+use std::time::Duration;
+use tracing::{info, warn};
+
+/// The demo's players and dealer.
+pub struct Demo {
+    handle: TableHandle,
+    sim: Arc<SimShoe>,
+    variant: Arc<Variant>,
+    config: DemoSection,
+    decks: u8,
+    penetration: f64,
+    rng: fastrand::Rng,
+}
+
+impl Demo {
+    /// A demo over `handle`, dealing from `sim`.
+    pub fn new(
+        handle: TableHandle,
+        sim: Arc<SimShoe>,
+        variant: Arc<Variant>,
+        config: DemoSection,
+        decks: u8,
+        penetration: f64,
+        seed: u64,
+    ) -> Demo {
+        Demo {
+            handle,
+            sim,
+            variant,
+            config,
+            decks,
+            penetration,
+            rng: fastrand::Rng::with_seed(seed),
+        }
+    }
+
+    /// A freshly shuffled shoe for the simulator (no cut card if the game has none).
+    pub fn fresh_shoe(
+        variant: &Variant,
+        decks: u8,
+        penetration: f64,
+        rng: &mut fastrand::Rng,
+    ) -> Vec<ShoeItem> {
+        let mut items = shuffled_shoe(decks, penetration, rng).unwrap_or_default();
+        if !variant.shoe.cut_card {
+            items.retain(|i| *i != ShoeItem::CutCard);
+        }
+        items
+    }
+
+    async fn reload(&mut self) {
+        let items = Demo::fresh_shoe(&self.variant, self.decks, self.penetration, &mut self.rng);
+        if let Err(e) = self.sim.load(items).await {
+            warn!(error = %e, "demo: cannot load the simulated shoe");
+        }
+    }
+
+    /// Plays until the table stops.
+    pub async fn run(mut self) {
+        let pace = Duration::from_millis(self.config.pace_ms);
+        let mut watch = self.handle.watch();
+        let first = self.handle.snapshot();
+        let mut shoe = first.shoe.number;
+        // After a restart between rounds of a used shoe, the simulator holds a new shoe
+        // while the engine counts the old one's cards out: start a new shoe to match.
+        if first.state == TableState::Open
+            && first.expectation == Expectation::Bets
+            && first.shoe.dealt > 0
+        {
+            info!("demo: starting a new shoe to match the simulator");
+            let _ = self.handle.submit(Input::Shuffle, Source::Demo).await;
+        }
+        loop {
+            tokio::time::sleep(pace).await;
+            let snap = Arc::clone(&watch.borrow_and_update());
+            if snap.shoe.number != shoe {
+                shoe = snap.shoe.number;
+                self.reload().await;
+            }
+            if snap.state != TableState::Open {
+                if watch.changed().await.is_err() {
+                    return;
+                }
+                continue;
+            }
+            let before = snap.seq;
+            match self.act(&snap).await {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(SubmitError::Stopped) => return,
+                Err(e) => warn!(error = %e, "demo: input refused"),
+            }
+            // Wait for the table to take it (a card goes through the serial link).
+            let waited = tokio::time::timeout(
+                Duration::from_secs(5),
+                watch.wait_for(|s| s.seq > before || s.state != TableState::Open),
+            )
+            .await;
+            match waited {
+                Ok(Ok(_)) => {}
+                Ok(Err(_)) => return,
+                Err(_) => warn!("demo: the table did not take the last action within 5 s"),
+            }
+        }
+    }
+
+    /// Does the next thing the table expects. `Ok(false)`: nothing done.
+    async fn act(&mut self, snap: &Snapshot) -> Result<bool, SubmitError> {
+        let input = match &snap.expectation {
+            Expectation::Bets => {
+                let seats = self.config.seats.min(self.variant.deal.seats);
+                let limits = self.variant.limits;
+                Input::Bets(
+                    (1..=seats)
+                        .map(|seat| SeatBets {
+                            seat,
+                            main: self.config.bet.clamp(limits.min, limits.max),
+                            side: Vec::new(),
+                        })
+                        .collect(),
+                )
+            }
+            Expectation::Shuffle => Input::Shuffle,
+            Expectation::InsuranceAnswers(seats) => match seats.first() {
+                Some(&seat) => Input::Decision {
+                    seat,
+                    action: Action::NoInsurance,
+                },
+                None => return Ok(false),
+            },
+            Expectation::Decision {
+                seat,
+                hand,
+                allowed,
+            } => {
+                let h = snap
+                    .round
+                    .hands
+                    .iter()
+                    .find(|h| h.seat == *seat && h.hand == *hand);
+                let total = h.map_or(0, |h| h.total);
+                let pair =
+                    h.is_some_and(|h| h.cards.len() == 2 && h.cards[0].rank == h.cards[1].rank);
+                let pick = if pair && allowed.contains(&Action::Split) && self.rng.bool() {
+                    Some(Action::Split)
+                } else if (10..=11).contains(&total) && allowed.contains(&Action::Double) {
+                    Some(Action::Double)
+                } else if total >= 17 {
+                    Some(Action::Stand)
+                } else {
+                    None
+                };
+                match pick {
+                    Some(action) => Input::Decision {
+                        seat: *seat,
+                        action,
+                    },
+                    None => return self.deal().await,
+                }
+            }
+            Expectation::Bonus(seats) => match seats.first() {
+                Some(&seat) => {
+                    let options = snap.bonus_options.get(&seat).cloned().unwrap_or_default();
+                    let multiplier = if options.is_empty() {
+                        1
+                    } else {
+                        options[self.rng.usize(..options.len())]
+                    };
+                    Input::Bonus { seat, multiplier }
+                }
+                None => return Ok(false),
+            },
+            // Burns, the initial deal, a hand's card, the dealer's cards; and anything
+            // later issues add: the dealer deals.
+            _ => return self.deal().await,
+        };
+        self.handle.submit(input, Source::Demo).await.map(|_| true)
+    }
+
+    async fn deal(&mut self) -> Result<bool, SubmitError> {
+        match self.sim.deal(1).await {
+            Ok(dealt) if dealt.is_empty() => {
+                warn!("demo: the simulated shoe ran out; loading a new one");
+                self.reload().await;
+                Ok(false)
+            }
+            Ok(_) => Ok(true),
+            Err(_) => Err(SubmitError::Stopped),
+        }
+    }
+}

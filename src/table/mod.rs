@@ -1,0 +1,22 @@
+//! The table service: one owner task per table holds the engine and the store's writer;
+//! the shoe, the button box, the API and the demo send it [`Command`]s on one channel.
+//!
+//! - `task`: the owner task — input → decision → record (commit) → publish, alarms,
+//!   recovery by replaying the log.
+//! - `state`: what it publishes — a [`Snapshot`] (watch), sequenced [`Delta`]s
+//!   (broadcast), and [`Subscription`], which turns a lag into a resync snapshot.
+//! - `config`: `table.toml`.
+//! - `demo`: the built-in demo players and dealer.
+//! - `service`: `croupier run`, wiring all of it.
+
+pub mod config;
+pub mod demo;
+pub mod service;
+mod state;
+mod task;
+
+pub use config::{ConfigError, TableConfig};
+pub use state::{
+    Alarm, Delta, HandView, RoundView, ShoeView, Snapshot, Subscription, TableState, Update,
+};
+pub use task::{ClearError, Command, Recovered, SubmitError, Table, TableHandle, DELTA_BUFFER};

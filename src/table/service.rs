@@ -1,0 +1,210 @@
+//! `croupier run`: opens and verifies the store, recovers the table, then wires the shoe,
+//! the button box, the demo and the HTTP API to it, and stops cleanly on shutdown.
+
+use super::config::TableConfig;
+use super::demo::Demo;
+use super::task::{Command, Table, TableHandle};
+use crate::store::{Reader, Store};
+use crate::web;
+use croupier_drivers::buttons::ButtonBox;
+use croupier_drivers::shoe::{SerialShoe, Shoe};
+use croupier_drivers::sim::{SimConfig, SimShoe};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tracing::{error, info, warn};
+
+/// Why the service could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The variant could not be loaded.
+    #[error("variant: {0}")]
+    Variant(String),
+    /// The HTTP address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The shoe driver or simulator could not start.
+    #[error("shoe: {0}")]
+    Shoe(String),
+    /// The button box could not start.
+    #[error("buttons: {0}")]
+    Buttons(String),
+    /// Serving HTTP failed.
+    #[error("http: {0}")]
+    Http(std::io::Error),
+}
+
+/// What the service announces once it serves (and prints on stdout).
+#[derive(Debug, Clone)]
+pub struct Started {
+    /// The bound HTTP address.
+    pub addr: SocketAddr,
+    /// The table.
+    pub handle: TableHandle,
+}
+
+/// Runs the table service until `shutdown` completes. `started` is called once the store
+/// is verified, the table recovered and the port bound.
+pub async fn run(
+    config: TableConfig,
+    shutdown: impl Future<Output = ()> + Send,
+    started: impl FnOnce(Started) + Send,
+) -> Result<(), ServiceError> {
+    let id = config.table.id.clone();
+    let variant = Arc::new(config.variant().map_err(ServiceError::Variant)?);
+    let variant_name = config.table.variant.clone();
+
+    // 1. The store: integrity check, migrations, hash chain. Nothing is published before.
+    let opened = Store::open(&config.store.path, &id, &config.table.name, &variant_name)
+        .await
+        .map(|o| (o.store, o.log))
+        .map_err(|e| e.to_string());
+    if let Err(reason) = &opened {
+        error!(table = %id, %reason, "the store is unusable: the table starts OUT OF SERVICE");
+    }
+    let (table, handle, commands, recovered) = Table::recover(
+        &id,
+        &config.table.name,
+        &variant_name,
+        Arc::clone(&variant),
+        opened,
+    );
+    let snap = handle.snapshot();
+    info!(table = %id, rows = recovered.rows, state = ?recovered.state, seq = snap.seq,
+          round = snap.round.number, shoe = snap.shoe.number, expecting = %snap.expecting,
+          "recovered");
+    if let Some(alarm) = &snap.alarm {
+        warn!(table = %id, reason = %alarm.reason, "the table is LOCKED (as before the restart)");
+    }
+    let reader = Reader::open(&config.store.path).await.ok();
+
+    // 2. The table task.
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let table_task = tokio::spawn(table.run(commands, stop_rx));
+    let mut tasks: Vec<JoinHandle<()>> = Vec::new();
+
+    // 3. The shoe: the simulator on a PTY read through the real serial driver, or the port.
+    let mut serial = config.shoe.serial.clone();
+    let mut sim = None;
+    let decks = match config.shoe.sim.decks {
+        0 => variant.shoe.decks,
+        n => n,
+    };
+    let seed = match config.shoe.sim.seed {
+        0 => fastrand::u64(..),
+        s => s,
+    };
+    if config.shoe.simulated {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let items = Demo::fresh_shoe(&variant, decks, config.shoe.sim.penetration, &mut rng);
+        let shoe = SimShoe::start(SimConfig {
+            dialect: serial.dialect,
+            ascii: serial.ascii.clone(),
+            items,
+            ..SimConfig::default()
+        })
+        .map_err(|e| ServiceError::Shoe(e.to_string()))?;
+        serial.port = shoe.path();
+        info!(table = %id, device = %serial.port.display(), seed, "simulated shoe on a pseudo-terminal");
+        sim = Some(Arc::new(shoe));
+    }
+    let mut shoe = SerialShoe::spawn(serial).map_err(|e| ServiceError::Shoe(e.to_string()))?;
+    let to_table = handle.commands();
+    tasks.push(tokio::spawn(async move {
+        while let Some(event) = shoe.next_event().await {
+            if to_table.send(Command::Shoe(event)).await.is_err() {
+                return;
+            }
+        }
+    }));
+
+    // 4. The button box.
+    let (mut buttons, fake_buttons) = ButtonBox::from_config(&config.buttons)
+        .map_err(|e| ServiceError::Buttons(e.to_string()))?;
+    let to_table = handle.commands();
+    tasks.push(tokio::spawn(async move {
+        while let Some(event) = buttons.next_event().await {
+            if to_table.send(Command::Button(event)).await.is_err() {
+                return;
+            }
+        }
+    }));
+
+    // 5. The demo players and dealer.
+    if config.demo.players {
+        if let Some(sim) = &sim {
+            let demo = Demo::new(
+                handle.clone(),
+                Arc::clone(sim),
+                Arc::clone(&variant),
+                config.demo.clone(),
+                decks,
+                config.shoe.sim.penetration,
+                seed.wrapping_add(1),
+            );
+            tasks.push(tokio::spawn(demo.run()));
+        }
+    }
+
+    // 6. HTTP.
+    let listener = tokio::net::TcpListener::bind(&config.http.bind)
+        .await
+        .map_err(|source| ServiceError::Bind {
+            addr: config.http.bind.clone(),
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(ServiceError::Http)?;
+    let app = web::router(web::AppState {
+        table: handle.clone(),
+        reader,
+    });
+    info!(table = %id, %addr, "serving http://{addr}/");
+    started(Started {
+        addr,
+        handle: handle.clone(),
+    });
+    let (http_stop_tx, http_stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = http_stop_rx.await;
+            })
+            .await
+    });
+
+    shutdown.await;
+    info!(table = %id, "shutting down");
+    // Stop the sources first, then let the table finish the command in hand and stop.
+    for task in &tasks {
+        task.abort();
+    }
+    drop(fake_buttons);
+    let _ = stop_tx.send(true);
+    match table_task.await {
+        Ok(Some(store)) => {
+            if let Err(e) = store.close().await {
+                warn!(table = %id, error = %e, "closing the store");
+            }
+        }
+        Ok(None) => {}
+        Err(e) => error!(table = %id, error = %e, "the table task failed"),
+    }
+    let _ = http_stop_tx.send(());
+    // Open streams (SSE, long polls) end with the table; don't wait on slow clients.
+    match tokio::time::timeout(Duration::from_secs(5), server).await {
+        Ok(Ok(Err(e))) => return Err(ServiceError::Http(e)),
+        Ok(_) => {}
+        Err(_) => warn!(table = %id, "http connections still open after 5 s; closing"),
+    }
+    drop(sim);
+    info!(table = %id, "stopped");
+    Ok(())
+}

@@ -1,0 +1,277 @@
+//! What the table publishes: the full [`Snapshot`] (a `watch`), sequenced [`Delta`]s (a
+//! `broadcast`), and the [`Subscription`] that turns a lag into a resync snapshot.
+
+use crate::cards::Card;
+use crate::engine::{Action, Event, Expectation, Place, RoundResult, SeatId};
+use crate::store::Record;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use tokio::sync::{broadcast, watch};
+
+/// Whether the table takes inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TableState {
+    /// Taking inputs.
+    Open,
+    /// In alarm: no input is applied until the alarm is cleared.
+    Locked,
+    /// The store is unusable (damaged, unreadable, a failed write): nothing can be
+    /// recorded, so nothing is applied; fix the database and restart.
+    Broken,
+}
+
+/// The alarm a locked table is in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Alarm {
+    /// The log row that raised it.
+    pub seq: u64,
+    /// Why.
+    pub reason: String,
+    /// What must happen before it is cleared.
+    pub expected: String,
+    /// Refused and held shoe items, in arrival order; clearing voids them.
+    pub held: Vec<String>,
+    /// Further faults reported while locked.
+    pub also: Vec<String>,
+}
+
+/// A hand on the table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandView {
+    /// The seat.
+    pub seat: SeatId,
+    /// The hand index within the seat.
+    pub hand: u8,
+    /// Its cards.
+    pub cards: Vec<Card>,
+    /// Its best total.
+    pub total: u8,
+}
+
+/// The round on the table, as built from the engine's events.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundView {
+    /// The round's number (0 before the first).
+    pub number: u64,
+    /// Whether it is settled.
+    pub settled: bool,
+    /// Hands per seat, in seat order.
+    pub hands: Vec<HandView>,
+    /// The dealer's cards.
+    pub dealer: Vec<Card>,
+    /// The dealer's best total.
+    pub dealer_total: u8,
+}
+
+impl RoundView {
+    /// Follows one engine event.
+    pub(crate) fn on_event(&mut self, event: &Event) {
+        match event {
+            Event::RoundOpened { round } => {
+                *self = RoundView {
+                    number: *round,
+                    ..RoundView::default()
+                };
+            }
+            Event::CardDealt { card, to } => match to {
+                Place::Hand { seat, hand } => {
+                    if let Some(h) = self
+                        .hands
+                        .iter_mut()
+                        .find(|h| h.seat == *seat && h.hand == *hand)
+                    {
+                        h.cards.push(*card);
+                    } else {
+                        let at = self
+                            .hands
+                            .iter()
+                            .position(|h| (h.seat, h.hand) > (*seat, *hand))
+                            .unwrap_or(self.hands.len());
+                        self.hands.insert(
+                            at,
+                            HandView {
+                                seat: *seat,
+                                hand: *hand,
+                                cards: vec![*card],
+                                total: 0,
+                            },
+                        );
+                    }
+                }
+                Place::Dealer => self.dealer.push(*card),
+                Place::Burn => {}
+            },
+            Event::Decided {
+                seat,
+                hand,
+                action: Action::Split,
+            } => {
+                // The engine moves the second card into a new hand right after this one.
+                let Some(i) = self
+                    .hands
+                    .iter()
+                    .position(|h| h.seat == *seat && h.hand == *hand)
+                else {
+                    return;
+                };
+                let Some(card) = self.hands[i].cards.pop() else {
+                    return;
+                };
+                for h in self
+                    .hands
+                    .iter_mut()
+                    .filter(|h| h.seat == *seat && h.hand > *hand)
+                {
+                    h.hand += 1;
+                }
+                self.hands.insert(
+                    i + 1,
+                    HandView {
+                        seat: *seat,
+                        hand: hand + 1,
+                        cards: vec![card],
+                        total: 0,
+                    },
+                );
+            }
+            Event::RoundSettled(_) => self.settled = true,
+            _ => {}
+        }
+    }
+}
+
+/// The shoe as the table sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShoeView {
+    /// The shoe's number.
+    pub number: u32,
+    /// Cards dealt from it (burns included).
+    pub dealt: u16,
+    /// Cards burned.
+    pub burned: u16,
+    /// Cards left.
+    pub remaining: u16,
+    /// Whether the cut card came out.
+    pub cut_seen: bool,
+    /// The serial link: `connected`, `disconnected: ...`, or `waiting`.
+    pub link: String,
+}
+
+/// Everything about the table, after the log row `seq`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The table id.
+    pub table: String,
+    /// Its display name.
+    pub name: String,
+    /// The game.
+    pub variant: String,
+    /// The last log row reflected here (0: empty log).
+    pub seq: u64,
+    /// Inputs accepted so far (log rows of kind `input`).
+    pub inputs: u64,
+    /// Open, locked, or broken.
+    pub state: TableState,
+    /// The alarm, when locked.
+    pub alarm: Option<Alarm>,
+    /// Why the store is unusable, when broken.
+    pub broken: Option<String>,
+    /// What the engine waits for, for people (`"card for seat 3, hand 2"`).
+    pub expecting: String,
+    /// The same, machine-readable.
+    pub expectation: Expectation,
+    /// Bonus-game multipliers the pending seats may draw.
+    pub bonus_options: BTreeMap<SeatId, Vec<u32>>,
+    /// The shoe.
+    pub shoe: ShoeView,
+    /// The current (or last) round.
+    pub round: RoundView,
+    /// Rounds settled since the table's log began.
+    pub rounds_settled: u64,
+    /// The last settlement.
+    pub last_result: Option<RoundResult>,
+    /// Shoe items that arrived while the store was unusable and could not be recorded.
+    pub unrecorded: Vec<String>,
+}
+
+/// One published change: the log row `seq` and what it caused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Delta {
+    /// The log row.
+    pub seq: u64,
+    /// What was recorded.
+    pub record: Record,
+    /// What the engine said (accepted inputs only).
+    pub events: Vec<Event>,
+    /// The table's state after it.
+    pub state: TableState,
+    /// What the engine waits for after it.
+    pub expecting: String,
+}
+
+/// What a subscriber receives next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Update {
+    /// The next change, in sequence.
+    Delta(Arc<Delta>),
+    /// The subscriber fell behind (or just started): the whole state; deltas continue
+    /// after its `seq`.
+    Resync(Arc<Snapshot>),
+}
+
+/// A subscriber to the table: a snapshot first, then sequenced deltas; a lag yields a
+/// resync snapshot, never silence and never a gap.
+#[derive(Debug)]
+pub struct Subscription {
+    snapshot: watch::Receiver<Arc<Snapshot>>,
+    deltas: broadcast::Receiver<Arc<Delta>>,
+    after: u64,
+    started: bool,
+}
+
+impl Subscription {
+    pub(crate) fn new(
+        snapshot: watch::Receiver<Arc<Snapshot>>,
+        deltas: broadcast::Receiver<Arc<Delta>>,
+    ) -> Subscription {
+        Subscription {
+            snapshot,
+            deltas,
+            after: 0,
+            started: false,
+        }
+    }
+
+    /// The next update; `None` once the table has stopped.
+    pub async fn next(&mut self) -> Option<Update> {
+        if !self.started {
+            self.started = true;
+            return Some(self.resync());
+        }
+        loop {
+            match self.deltas.recv().await {
+                Ok(delta) if delta.seq <= self.after => continue,
+                Ok(delta) => {
+                    self.after = delta.seq;
+                    return Some(Update::Delta(delta));
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    // Start again from the tail: everything sent before now is in the
+                    // snapshot read next (the snapshot is replaced before each send), so
+                    // this neither leaves a gap nor replays stale deltas.
+                    self.deltas = self.deltas.resubscribe();
+                    return Some(self.resync());
+                }
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    }
+
+    fn resync(&mut self) -> Update {
+        let snapshot = Arc::clone(&self.snapshot.borrow_and_update());
+        self.after = snapshot.seq;
+        Update::Resync(snapshot)
+    }
+}

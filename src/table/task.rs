@@ -1,0 +1,687 @@
+//! The owner task: one per table, the only holder of the engine and of the store's writer.
+//!
+//! Each command goes input → decision → record → effect: the engine decides, the record
+//! (the accepted input, or the alarm) is appended and committed with the next sequence
+//! number, and only then are the snapshot, the delta and the log line published. Recovery
+//! folds the stored log through [`Table::absorb`], the same code live play uses after a
+//! commit.
+
+use super::state::{Alarm, Delta, RoundView, ShoeView, Snapshot, Subscription, TableState};
+use crate::engine::{Action, Engine, Event, Expectation, Input, RoundResult, Variant};
+use crate::store::{LogRow, Record, Source, Store};
+use croupier_drivers::buttons::{ButtonAction, ButtonEvent};
+use croupier_drivers::event::{ShoeEvent, ShoeStatus};
+use croupier_drivers::ShoeItem;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tracing::{error, info, warn};
+
+/// How many deltas a subscriber may fall behind before it gets a resync snapshot.
+pub const DELTA_BUFFER: usize = 1024;
+
+/// Why an input from the API or the demo was not applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SubmitError {
+    /// The rules refuse it (nothing changed, nothing recorded).
+    #[error("rejected: {0}")]
+    Rejected(crate::engine::Rejection),
+    /// The table is in alarm.
+    #[error("the table is locked: {0}")]
+    Locked(String),
+    /// The store is unusable.
+    #[error("the table is out of service: {0}")]
+    Broken(String),
+    /// The table task has stopped.
+    #[error("the table has stopped")]
+    Stopped,
+}
+
+/// Why an alarm could not be cleared.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClearError {
+    /// There is no alarm.
+    #[error("the table is not locked")]
+    NotLocked,
+    /// The table is broken (store unusable), which clearing cannot fix.
+    #[error("the table is out of service and cannot be cleared: {0}; repair or move the database and restart")]
+    Broken(String),
+    /// The clearing could not be recorded.
+    #[error("the clearing could not be recorded: {0}")]
+    Store(String),
+    /// The table task has stopped.
+    #[error("the table has stopped")]
+    Stopped,
+}
+
+/// A message to the table task.
+#[derive(Debug)]
+pub enum Command {
+    /// An input from a terminal, the panel or the demo.
+    Input {
+        /// The input.
+        input: Input,
+        /// Who sent it.
+        source: Source,
+        /// The answer: the log row's sequence number once durable.
+        reply: Option<oneshot::Sender<Result<u64, SubmitError>>>,
+    },
+    /// Something from the shoe driver.
+    Shoe(ShoeEvent),
+    /// Something from the button box.
+    Button(ButtonEvent),
+    /// Clear the alarm (until the supervisor issue lands, any operator may).
+    ClearAlarm {
+        /// Why, for the log.
+        reason: String,
+        /// The answer.
+        reply: oneshot::Sender<Result<u64, ClearError>>,
+    },
+}
+
+/// A cheap, cloneable handle on a running table.
+#[derive(Debug, Clone)]
+pub struct TableHandle {
+    commands: mpsc::Sender<Command>,
+    snapshot: watch::Receiver<Arc<Snapshot>>,
+    deltas: broadcast::Sender<Arc<Delta>>,
+}
+
+impl TableHandle {
+    /// The sender the drivers' forwarders and the API feed.
+    pub fn commands(&self) -> mpsc::Sender<Command> {
+        self.commands.clone()
+    }
+
+    /// The current snapshot.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        Arc::clone(&self.snapshot.borrow())
+    }
+
+    /// A receiver that sees every new snapshot.
+    pub fn watch(&self) -> watch::Receiver<Arc<Snapshot>> {
+        self.snapshot.clone()
+    }
+
+    /// Subscribes: a snapshot first, then deltas in sequence.
+    pub fn subscribe(&self) -> Subscription {
+        let deltas = self.deltas.subscribe();
+        Subscription::new(self.snapshot.clone(), deltas)
+    }
+
+    /// Submits an input; returns its sequence number once it is durable.
+    pub async fn submit(&self, input: Input, source: Source) -> Result<u64, SubmitError> {
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Input {
+                input,
+                source,
+                reply: Some(tx),
+            })
+            .await
+            .map_err(|_| SubmitError::Stopped)?;
+        rx.await.map_err(|_| SubmitError::Stopped)?
+    }
+
+    /// Clears the alarm; returns the clearing's sequence number.
+    pub async fn clear_alarm(&self, reason: String) -> Result<u64, ClearError> {
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::ClearAlarm { reason, reply: tx })
+            .await
+            .map_err(|_| ClearError::Stopped)?;
+        rx.await.map_err(|_| ClearError::Stopped)?
+    }
+}
+
+/// The table's state, owned by its task.
+pub struct Table {
+    id: String,
+    name: String,
+    variant_name: String,
+    engine: Engine,
+    store: Option<Store>,
+    view: RoundView,
+    alarm: Option<Alarm>,
+    broken: Option<String>,
+    seq: u64,
+    inputs: u64,
+    rounds_settled: u64,
+    last_result: Option<RoundResult>,
+    link: String,
+    unrecorded: Vec<String>,
+    events: Vec<Event>,
+    snapshot_tx: watch::Sender<Arc<Snapshot>>,
+    deltas: broadcast::Sender<Arc<Delta>>,
+}
+
+/// What recovery found, for the start-up log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovered {
+    /// Log rows replayed.
+    pub rows: u64,
+    /// The state after them.
+    pub state: TableState,
+}
+
+impl Table {
+    /// Builds the table from the store's verified log (`Ok`) or the reason the store is
+    /// unusable (`Err`), replaying every row through the engine. Nothing is published
+    /// before this returns; the returned handle's first snapshot is the recovered state.
+    pub fn recover(
+        id: &str,
+        name: &str,
+        variant_name: &str,
+        variant: Arc<Variant>,
+        opened: Result<(Store, Vec<LogRow>), String>,
+    ) -> (Table, TableHandle, mpsc::Receiver<Command>, Recovered) {
+        let engine = Engine::new(variant);
+        let placeholder = Arc::new(Snapshot {
+            table: id.to_string(),
+            name: name.to_string(),
+            variant: variant_name.to_string(),
+            seq: 0,
+            inputs: 0,
+            state: TableState::Broken,
+            alarm: None,
+            broken: Some("starting".into()),
+            expecting: String::new(),
+            expectation: Expectation::Bets,
+            bonus_options: BTreeMap::new(),
+            shoe: ShoeView {
+                number: 0,
+                dealt: 0,
+                burned: 0,
+                remaining: 0,
+                cut_seen: false,
+                link: "waiting".into(),
+            },
+            round: RoundView::default(),
+            rounds_settled: 0,
+            last_result: None,
+            unrecorded: Vec::new(),
+        });
+        let (snapshot_tx, snapshot_rx) = watch::channel(placeholder);
+        let (deltas, _) = broadcast::channel(DELTA_BUFFER);
+        let (commands, rx) = mpsc::channel(256);
+        let mut table = Table {
+            id: id.to_string(),
+            name: name.to_string(),
+            variant_name: variant_name.to_string(),
+            engine,
+            store: None,
+            view: RoundView::default(),
+            alarm: None,
+            broken: None,
+            seq: 0,
+            inputs: 0,
+            rounds_settled: 0,
+            last_result: None,
+            link: "waiting".into(),
+            unrecorded: Vec::new(),
+            events: Vec::new(),
+            snapshot_tx,
+            deltas: deltas.clone(),
+        };
+        let mut rows = 0;
+        match opened {
+            Err(reason) => table.broken = Some(reason),
+            Ok((store, log)) => {
+                for row in log {
+                    if let Err(why) = table.replay(&row) {
+                        table.broken = Some(format!(
+                            "the event log does not replay at seq {}: {why}",
+                            row.seq
+                        ));
+                        break;
+                    }
+                    rows += 1;
+                }
+                if table.broken.is_none() {
+                    table.store = Some(store);
+                }
+            }
+        }
+        let snapshot = table.build_snapshot();
+        let state = snapshot.state;
+        table.snapshot_tx.send_replace(snapshot);
+        let handle = TableHandle {
+            commands,
+            snapshot: snapshot_rx,
+            deltas,
+        };
+        (table, handle, rx, Recovered { rows, state })
+    }
+
+    /// Re-applies one stored row (recovery).
+    fn replay(&mut self, row: &LogRow) -> Result<(), String> {
+        self.events.clear();
+        if let Record::Input { input, .. } = &row.record {
+            let mut events = std::mem::take(&mut self.events);
+            let result = self.engine.apply(input, &mut events);
+            self.events = events;
+            result.map_err(|r| format!("the engine refuses {input:?}: {r}"))?;
+        }
+        let events = std::mem::take(&mut self.events);
+        self.absorb(row.seq, &row.record, &events);
+        self.events = events;
+        Ok(())
+    }
+
+    /// Updates everything but the engine after a durable record: the same for live play
+    /// and recovery.
+    fn absorb(&mut self, seq: u64, record: &Record, events: &[Event]) {
+        self.seq = seq;
+        for event in events {
+            self.view.on_event(event);
+            if let Event::RoundSettled(result) = event {
+                self.rounds_settled += 1;
+                self.last_result = Some((**result).clone());
+            }
+        }
+        match record {
+            Record::Input { .. } => self.inputs += 1,
+            Record::Alarm {
+                reason,
+                expected,
+                item,
+            } => match &mut self.alarm {
+                Some(alarm) => {
+                    alarm.also.push(reason.clone());
+                    alarm.held.extend(item.iter().cloned());
+                }
+                None => {
+                    self.alarm = Some(Alarm {
+                        seq,
+                        reason: reason.clone(),
+                        expected: expected.clone(),
+                        held: item.iter().cloned().collect(),
+                        also: Vec::new(),
+                    })
+                }
+            },
+            Record::Held { item } => {
+                if let Some(alarm) = &mut self.alarm {
+                    alarm.held.push(item.clone());
+                }
+            }
+            Record::Clear { .. } => self.alarm = None,
+        }
+    }
+
+    fn state(&self) -> TableState {
+        if self.broken.is_some() {
+            TableState::Broken
+        } else if self.alarm.is_some() {
+            TableState::Locked
+        } else {
+            TableState::Open
+        }
+    }
+
+    fn build_snapshot(&self) -> Arc<Snapshot> {
+        let expectation = self.engine.expectation();
+        let mut bonus_options = BTreeMap::new();
+        if let Expectation::Bonus(seats) = &expectation {
+            for seat in seats {
+                if let Some(options) = self.engine.bonus_multipliers(*seat) {
+                    bonus_options.insert(*seat, options.to_vec());
+                }
+            }
+        }
+        let mut round = self.view.clone();
+        for h in &mut round.hands {
+            h.total = self.engine.hand_total(h.seat, h.hand).unwrap_or_else(|| {
+                crate::engine::total(&h.cards, self.engine.variant().hand.ace).best
+            });
+        }
+        round.dealer_total =
+            crate::engine::total(&round.dealer, self.engine.variant().hand.ace).best;
+        let shoe = self.engine.shoe();
+        Arc::new(Snapshot {
+            table: self.id.clone(),
+            name: self.name.clone(),
+            variant: self.variant_name.clone(),
+            seq: self.seq,
+            inputs: self.inputs,
+            state: self.state(),
+            alarm: self.alarm.clone(),
+            broken: self.broken.clone(),
+            expecting: expectation.to_string(),
+            expectation,
+            bonus_options,
+            shoe: ShoeView {
+                number: shoe.number(),
+                dealt: shoe.dealt(),
+                burned: shoe.burned(),
+                remaining: shoe.remaining(),
+                cut_seen: shoe.cut_seen(),
+                link: self.link.clone(),
+            },
+            round,
+            rounds_settled: self.rounds_settled,
+            last_result: self.last_result.clone(),
+            unrecorded: self.unrecorded.clone(),
+        })
+    }
+
+    /// Runs until `shutdown` fires or every sender is gone. A command is always handled to
+    /// the end (decision, commit, publish) before shutdown is looked at again.
+    pub async fn run(
+        mut self,
+        mut commands: mpsc::Receiver<Command>,
+        mut shutdown: watch::Receiver<bool>,
+    ) -> Option<Store> {
+        loop {
+            let command = tokio::select! {
+                biased;
+                _ = shutdown.wait_for(|stop| *stop) => break,
+                command = commands.recv() => match command {
+                    Some(c) => c,
+                    None => break,
+                },
+            };
+            self.handle(command).await;
+        }
+        info!(table = %self.id, seq = self.seq, "table stopped");
+        self.store.take()
+    }
+
+    /// Handles one command to the end.
+    pub async fn handle(&mut self, command: Command) {
+        match command {
+            Command::Input {
+                input,
+                source,
+                reply,
+            } => {
+                let result = self.on_input(input, source).await;
+                if let Some(reply) = reply {
+                    let _ = reply.send(result);
+                }
+            }
+            Command::Shoe(event) => self.on_shoe(event).await,
+            Command::Button(event) => self.on_button(event).await,
+            Command::ClearAlarm { reason, reply } => {
+                let _ = reply.send(self.on_clear(reason).await);
+            }
+        }
+    }
+
+    async fn on_input(&mut self, input: Input, source: Source) -> Result<u64, SubmitError> {
+        if let Some(why) = &self.broken {
+            return Err(SubmitError::Broken(why.clone()));
+        }
+        if let Some(alarm) = &self.alarm {
+            return Err(SubmitError::Locked(alarm.reason.clone()));
+        }
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        let decided = self.engine.apply(&input, &mut events);
+        self.events = events;
+        match decided {
+            Err(rejection) => Err(SubmitError::Rejected(rejection)),
+            Ok(()) => {
+                let record = Record::Input { source, input };
+                match self.record(record).await {
+                    Some(seq) => Ok(seq),
+                    None => Err(SubmitError::Broken(self.broken.clone().unwrap_or_default())),
+                }
+            }
+        }
+    }
+
+    async fn on_shoe(&mut self, event: ShoeEvent) {
+        let item = match event {
+            ShoeEvent::Card(card) => ShoeItem::Card(card),
+            ShoeEvent::CutCard => ShoeItem::CutCard,
+            ShoeEvent::Connected { port } => {
+                info!(table = %self.id, %port, "shoe connected");
+                self.link = "connected".into();
+                self.publish_state();
+                return;
+            }
+            ShoeEvent::Disconnected { reason } => {
+                self.link = format!("disconnected: {reason}");
+                self.raise(
+                    format!("the shoe is disconnected: {reason}"),
+                    "check the shoe's cable and power; cards dealt meanwhile were not read, \
+                     so re-feed them; then clear the alarm"
+                        .into(),
+                    None,
+                )
+                .await;
+                return;
+            }
+            ShoeEvent::Status(status) => {
+                if status != ShoeStatus::default() {
+                    self.raise(
+                        format!("the shoe reports {}", describe_status(status)),
+                        "close the lid / free the jam / re-feed the misread card; then clear \
+                         the alarm"
+                            .into(),
+                        None,
+                    )
+                    .await;
+                }
+                return;
+            }
+            ShoeEvent::Fault(fault) => {
+                self.raise(
+                    format!("the shoe sent an invalid frame ({fault})"),
+                    "check the shoe and its cable; if a card was being read, re-feed it; then \
+                     clear the alarm"
+                        .into(),
+                    None,
+                )
+                .await;
+                return;
+            }
+        };
+        let code = item.to_string();
+        if self.broken.is_some() {
+            error!(table = %self.id, item = %code, "shoe item NOT RECORDED: the store is unusable");
+            self.unrecorded.push(code);
+            self.publish_state();
+            return;
+        }
+        if self.alarm.is_some() {
+            self.record(Record::Held { item: code }).await;
+            return;
+        }
+        let input = match item {
+            ShoeItem::Card(card) => Input::Card(card),
+            ShoeItem::CutCard => Input::CutCard,
+        };
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        let decided = self.engine.apply(&input, &mut events);
+        self.events = events;
+        match decided {
+            Ok(()) => {
+                self.record(Record::Input {
+                    source: Source::Shoe,
+                    input,
+                })
+                .await;
+            }
+            Err(rejection) => {
+                let expecting = self.engine.expectation();
+                self.raise(
+                    format!("{code} out of the shoe was refused: {rejection}"),
+                    format!(
+                        "take the {code} out of play; the table expects {expecting}; then \
+                         clear the alarm"
+                    ),
+                    Some(code),
+                )
+                .await;
+            }
+        }
+    }
+
+    async fn on_button(&mut self, event: ButtonEvent) {
+        match event {
+            ButtonEvent::Action { action, pin, .. } => {
+                let expectation = self.engine.expectation();
+                let decide = |action| match &expectation {
+                    Expectation::Decision { seat, .. } => Some(Input::Decision {
+                        seat: *seat,
+                        action,
+                    }),
+                    _ => None,
+                };
+                let input = match action {
+                    ButtonAction::Stand => decide(Action::Stand),
+                    ButtonAction::Double => decide(Action::Double),
+                    ButtonAction::Split => decide(Action::Split),
+                    ButtonAction::Surrender => decide(Action::Surrender),
+                    ButtonAction::InsuranceYes | ButtonAction::InsuranceNo => match &expectation {
+                        Expectation::InsuranceAnswers(seats) => {
+                            seats.first().map(|&seat| Input::Decision {
+                                seat,
+                                action: if action == ButtonAction::InsuranceYes {
+                                    Action::Insurance
+                                } else {
+                                    Action::NoInsurance
+                                },
+                            })
+                        }
+                        _ => None,
+                    },
+                    ButtonAction::NewShoe => Some(Input::Shuffle),
+                    ButtonAction::CallSupervisor => {
+                        self.raise(
+                            "the dealer called the supervisor".into(),
+                            "the supervisor decides, then clears the alarm".into(),
+                            None,
+                        )
+                        .await;
+                        return;
+                    }
+                    ButtonAction::Confirm | ButtonAction::CloseBets => {
+                        info!(table = %self.id, pin, ?action, "button has no effect yet");
+                        None
+                    }
+                };
+                let Some(input) = input else {
+                    warn!(table = %self.id, pin, ?action, expecting = %expectation, "button press does not fit what the table expects; ignored");
+                    return;
+                };
+                if let Err(e) = self.on_input(input, Source::Buttons).await {
+                    warn!(table = %self.id, pin, ?action, error = %e, "button press refused");
+                }
+            }
+            ButtonEvent::Stuck { pin } => {
+                self.raise(
+                    format!("the button on GPIO {pin} is stuck"),
+                    "free the button; then clear the alarm".into(),
+                    None,
+                )
+                .await;
+            }
+            ButtonEvent::Unstuck { pin } => {
+                info!(table = %self.id, pin, "button came free");
+            }
+        }
+    }
+
+    async fn on_clear(&mut self, reason: String) -> Result<u64, ClearError> {
+        if let Some(why) = &self.broken {
+            return Err(ClearError::Broken(why.clone()));
+        }
+        let Some(alarm) = &self.alarm else {
+            return Err(ClearError::NotLocked);
+        };
+        let voided = alarm.held.clone();
+        self.events.clear();
+        match self.record(Record::Clear { reason, voided }).await {
+            Some(seq) => Ok(seq),
+            None => Err(ClearError::Store(self.broken.clone().unwrap_or_default())),
+        }
+    }
+
+    async fn raise(&mut self, reason: String, expected: String, item: Option<String>) {
+        if self.broken.is_some() {
+            error!(table = %self.id, %reason, "alarm NOT RECORDED: the store is unusable");
+            if let Some(item) = item {
+                self.unrecorded.push(item);
+            }
+            self.publish_state();
+            return;
+        }
+        self.events.clear();
+        self.record(Record::Alarm {
+            reason,
+            expected,
+            item,
+        })
+        .await;
+    }
+
+    /// Appends `record` (with `self.events` for accepted inputs), then absorbs and
+    /// publishes it. On a failed write the table goes broken and nothing is published
+    /// but the broken state: the engine may now be ahead of the log, and a restart
+    /// replays the log.
+    async fn record(&mut self, record: Record) -> Option<u64> {
+        let store = self.store.as_mut()?;
+        let shoe = self.engine.shoe().number();
+        match store.append(&record, &self.events, shoe).await {
+            Ok(seq) => {
+                let events = std::mem::take(&mut self.events);
+                self.absorb(seq, &record, &events);
+                self.publish(seq, record, &events);
+                self.events = events;
+                Some(seq)
+            }
+            Err(e) => {
+                error!(table = %self.id, error = %e, "cannot record; the table is out of service");
+                self.broken = Some(format!("a write to the store failed: {e}"));
+                self.store = None;
+                self.publish_state();
+                None
+            }
+        }
+    }
+
+    fn publish(&mut self, seq: u64, record: Record, events: &[Event]) {
+        let snapshot = self.build_snapshot();
+        let round = snapshot.round.number;
+        let shoe = snapshot.shoe.number;
+        match &record {
+            Record::Input { .. } => {
+                info!(table = %self.id, shoe, round, seq, expecting = %snapshot.expecting, "{record}")
+            }
+            _ => warn!(table = %self.id, shoe, round, seq, "{record}"),
+        }
+        let delta = Arc::new(Delta {
+            seq,
+            record,
+            events: events.to_vec(),
+            state: snapshot.state,
+            expecting: snapshot.expecting.clone(),
+        });
+        self.snapshot_tx.send_replace(snapshot);
+        // No subscriber is not an error.
+        let _ = self.deltas.send(delta);
+    }
+
+    /// Publishes a snapshot for a change that is not a log row (link state, broken).
+    fn publish_state(&mut self) {
+        self.snapshot_tx.send_replace(self.build_snapshot());
+    }
+}
+
+fn describe_status(status: ShoeStatus) -> String {
+    let mut parts = Vec::new();
+    if status.lid_open {
+        parts.push("lid open");
+    }
+    if status.jam {
+        parts.push("a jam");
+    }
+    if status.misread {
+        parts.push("a misread card");
+    }
+    parts.join(", ")
+}

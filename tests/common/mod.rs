@@ -1,0 +1,117 @@
+//! Shared by the service tests: scripted sessions, configs, and a driver that feeds a
+//! session to a table — cards through a simulated shoe on a real PTY, everything else
+//! through the table's input channel or its HTTP API.
+#![allow(dead_code)]
+
+use croupier::engine::{Engine, Event, Input, RoundResult, Variant};
+use croupier::sim::{Style, TableSim};
+use croupier::table::TableConfig;
+use croupier_drivers::ShoeItem;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The built-in variant `stem`.
+pub fn variant(stem: &str) -> Arc<Variant> {
+    Arc::new(
+        Variant::built_in(stem)
+            .expect("known variant")
+            .expect("valid variant"),
+    )
+}
+
+/// A legal session of `rounds` settled rounds (random bets, side bets and decisions),
+/// as the table would receive it, plus what a fresh engine makes of it.
+pub fn session(stem: &str, seed: u64, rounds: usize) -> (Vec<Input>, Vec<RoundResult>, String) {
+    let v = variant(stem);
+    let mut engine = Engine::new(Arc::clone(&v));
+    let mut sim = TableSim::new(Arc::clone(&v), seed, Style::Random);
+    let mut inputs = Vec::new();
+    let mut results = Vec::new();
+    let mut events = Vec::new();
+    while results.len() < rounds {
+        let input = sim.next_input(&engine);
+        events.clear();
+        engine
+            .apply(&input, &mut events)
+            .expect("the sim sends legal inputs");
+        for e in events.drain(..) {
+            if let Event::RoundSettled(r) = e {
+                results.push(*r);
+            }
+        }
+        inputs.push(input);
+    }
+    (inputs, results, engine.expectation().to_string())
+}
+
+/// Whether the shoe delivers this input.
+pub fn from_shoe(input: &Input) -> bool {
+    matches!(input, Input::Card(_) | Input::CutCard)
+}
+
+/// The shoe items of `inputs`, in order.
+pub fn shoe_items(inputs: &[Input]) -> Vec<ShoeItem> {
+    inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Card(c) => Some(ShoeItem::Card(*c)),
+            Input::CutCard => Some(ShoeItem::CutCard),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The built-in config adapted for a test: serial shoe on `port` (a PTY), no demo, fake
+/// buttons, the database in `dir`, any free port.
+pub fn config(dir: &Path, port: &Path, stem: &str) -> TableConfig {
+    let mut c = TableConfig::embedded().expect("built-in config");
+    c.table.id = "t1".into();
+    c.table.variant = stem.into();
+    c.store.path = dir.join("croupier.db");
+    c.http.bind = "127.0.0.1:0".into();
+    c.shoe.simulated = false;
+    c.shoe.serial.port = port.to_path_buf();
+    c.shoe.serial.reconnect_initial_ms = 20;
+    c.shoe.serial.reconnect_max_ms = 200;
+    c.demo.players = false;
+    c
+}
+
+/// The same as a file for the real binary.
+pub fn config_file(dir: &Path, port: &Path, stem: &str) -> std::path::PathBuf {
+    let text = croupier::table::config::DEFAULT_TOML
+        .replace("id = \"table-1\"", "id = \"t1\"")
+        .replace("variant = \"deluxe\"", &format!("variant = \"{stem}\""))
+        .replace(
+            "path = \"data/croupier.db\"",
+            &format!("path = {:?}", dir.join("croupier.db").display().to_string()),
+        )
+        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
+        .replace("simulated = true", "simulated = false")
+        .replace(
+            "port = \"/dev/croupier-shoe\"",
+            &format!("port = {:?}", port.display().to_string()),
+        )
+        .replace("reconnect_initial_ms = 100", "reconnect_initial_ms = 20")
+        .replace("reconnect_max_ms = 5000", "reconnect_max_ms = 200")
+        .replace("players = true", "players = false");
+    let path = dir.join("table.toml");
+    std::fs::write(&path, text).expect("write config");
+    TableConfig::load(&path).expect("test config is valid");
+    path
+}
+
+/// Every input in table `t1`'s log at `db` (the log verified); panics on any other record.
+pub async fn logged_inputs(db: &Path) -> Vec<Input> {
+    let reader = croupier::store::Reader::open(db).await.expect("reader");
+    reader
+        .log("t1")
+        .await
+        .expect("the log verifies")
+        .into_iter()
+        .map(|r| match r.record {
+            croupier::store::Record::Input { input, .. } => input,
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect()
+}

@@ -1,0 +1,117 @@
+//! Running the real `croupier` binary: spawn, read the address it announces, talk HTTP,
+//! SIGKILL or SIGTERM it.
+#![allow(dead_code)]
+
+use croupier::web::client;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A spawned `croupier run`.
+pub struct Proc {
+    /// The process.
+    pub child: Child,
+    /// The first stdout line.
+    pub announce: String,
+    /// `host:port` it serves on.
+    pub addr: String,
+}
+
+/// Spawns `croupier run --config cfg` (stderr appended to `log`) without waiting.
+pub fn spawn_raw(cfg: &Path, log: &Path) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .expect("log file");
+    Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["run", "--config"])
+        .arg(cfg)
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(log))
+        .spawn()
+        .expect("spawn croupier")
+}
+
+/// Waits for the announce line of a spawned `croupier run`.
+pub async fn announced(mut child: Child) -> Proc {
+    let stdout = child.stdout.take().expect("piped stdout");
+    let line = tokio::time::timeout(
+        Duration::from_secs(30),
+        tokio::task::spawn_blocking(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            line
+        }),
+    )
+    .await
+    .expect("croupier announces its address within 30 s")
+    .expect("reader thread");
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .map(|s| s.trim().trim_end_matches('/').to_string())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    Proc {
+        child,
+        announce: line,
+        addr,
+    }
+}
+
+/// Spawns and waits for the announce line.
+pub async fn spawn(cfg: &Path, log: &Path) -> Proc {
+    announced(spawn_raw(cfg, log)).await
+}
+
+impl Proc {
+    /// GET a JSON document.
+    pub async fn get(&self, path: &str) -> Value {
+        let (status, body) =
+            client::request(&self.addr, "GET", path, None, Duration::from_secs(30))
+                .await
+                .unwrap_or_else(|e| panic!("GET {path}: {e}"));
+        assert_eq!(status, 200, "GET {path}: {body}");
+        serde_json::from_str(&body).expect("JSON")
+    }
+
+    /// POST a JSON body; returns status and body.
+    pub async fn post(&self, path: &str, body: &str) -> (u16, String) {
+        client::request(
+            &self.addr,
+            "POST",
+            path,
+            Some(body),
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("POST {path}: {e}"))
+    }
+
+    /// SIGKILL, and reap.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM; returns whether it exited 0 within 15 s.
+    pub fn terminate(mut self) -> bool {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        for _ in 0..150 {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.success();
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        false
+    }
+}

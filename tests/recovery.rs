@@ -1,0 +1,152 @@
+//! A damaged store boots the table locked (out of service) with a clear reason, through
+//! the real binary: nothing is applied, clearing the alarm cannot hide it, recall says why.
+
+mod common;
+#[path = "common/proc.rs"]
+mod proc;
+
+use common::{config_file, session};
+use croupier::store::{Record, Source, Store};
+use croupier_drivers::sim::{SimConfig, SimShoe};
+use proc::spawn;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+use tokio::time::timeout;
+
+/// Records the first `n` inputs of a session straight into the store, as the table would.
+async fn recorded(db: &Path, n: usize) {
+    let opened = Store::open(db, "t1", "test", "deluxe").await.expect("open");
+    let mut store = opened.store;
+    let (inputs, _, _) = session("deluxe", 5, 4);
+    for input in inputs.into_iter().take(n) {
+        store
+            .append(
+                &Record::Input {
+                    source: Source::Api,
+                    input,
+                },
+                &[],
+                1,
+            )
+            .await
+            .expect("append");
+    }
+    store.close().await.expect("close");
+}
+
+/// Boots the binary on `dir`'s database and checks it is out of service, naming `why`.
+async fn boots_broken(dir: &Path, why: &[&str]) {
+    let sim = SimShoe::start(SimConfig {
+        items: vec![croupier_drivers::ShoeItem::Card(
+            "QS".parse().expect("card"),
+        )],
+        ..SimConfig::default()
+    })
+    .expect("pty shoe");
+    let cfg = config_file(dir, &sim.path(), "deluxe");
+    let p = spawn(&cfg, &dir.join("croupier.log")).await;
+    assert!(p.announce.contains("OUT OF SERVICE"), "{}", p.announce);
+    let s = p.get("/api/status").await;
+    assert_eq!(s["state"], "broken", "{s}");
+    let reason = s["broken"].as_str().expect("a reason").to_string();
+    assert!(
+        why.iter().any(|w| reason.contains(w)),
+        "reason {reason:?} names none of {why:?}"
+    );
+    // Nothing is applied, and the alarm cannot simply be cleared.
+    let (status, body) = p.post("/api/input", r#""shuffle""#).await;
+    assert_eq!(status, 503, "{body}");
+    let (status, body) = p.post("/api/alarm/clear", r#"{"reason": "try"}"#).await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("out of service"), "{body}");
+    // A card from the shoe is not silently lost: it is reported as unrecorded.
+    assert_eq!(sim.deal(1).await.expect("deal").len(), 1);
+    let mut s = p.get("/api/status").await;
+    for _ in 0..100 {
+        if s["unrecorded"].as_array().is_some_and(|a| !a.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        s = p.get("/api/status").await;
+    }
+    assert_eq!(s["unrecorded"], serde_json::json!(["QS"]), "{s}");
+    assert!(p.terminate(), "a broken table still stops cleanly");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_that_is_not_a_database_boots_out_of_service() {
+    timeout(Duration::from_secs(60), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut rng = fastrand::Rng::with_seed(9);
+        let junk: Vec<u8> = (0..16_384).map(|_| rng.u8(..)).collect();
+        std::fs::write(dir.path().join("croupier.db"), junk).expect("write");
+        boots_broken(dir.path(), &["not a database", "croupier.db"]).await;
+        // Recall says why too.
+        let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+            .args(["recall", "--db"])
+            .arg(dir.path().join("croupier.db"))
+            .output()
+            .expect("recall runs");
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("croupier.db"), "{err}");
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_altered_event_row_breaks_the_hash_chain_and_boots_out_of_service() {
+    timeout(Duration::from_secs(60), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("croupier.db");
+        recorded(&db, 12).await;
+        // Someone edits history with the sqlite3 shell: drops the guard, changes a bet.
+        {
+            use sqlx::{ConnectOptions, Executor};
+            let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
+                .filename(&db)
+                .connect()
+                .await
+                .expect("connect");
+            conn.execute("DROP TRIGGER events_no_update").await.expect("drop");
+            let changed = conn
+                .execute("UPDATE events SET payload = replace(payload, '\"main\":', '\"main\":1') WHERE seq = 1")
+                .await
+                .expect("update");
+            assert_eq!(changed.rows_affected(), 1);
+        }
+        boots_broken(dir.path(), &["event log is broken at seq 1"]).await;
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn damaged_pages_boot_out_of_service() {
+    timeout(Duration::from_secs(60), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("croupier.db");
+        recorded(&db, 40).await;
+        // Scribble over the middle of the file (a disk or SD card going bad).
+        let mut bytes = std::fs::read(&db).expect("read");
+        assert!(bytes.len() > 3 * 4096, "several pages");
+        for b in &mut bytes[2 * 4096 + 8..3 * 4096] {
+            *b = 0xA5;
+        }
+        std::fs::write(&db, bytes).expect("write");
+        boots_broken(
+            dir.path(),
+            &[
+                "damaged",
+                "malformed",
+                "event log is broken",
+                "not a database",
+            ],
+        )
+        .await;
+    })
+    .await
+    .expect("bounded");
+}

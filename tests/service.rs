@@ -1,0 +1,345 @@
+//! The table service in-process, end to end through a real pseudo-terminal: the simulated
+//! shoe writes frames, the real serial driver reads them, the table records and publishes.
+
+mod common;
+
+use common::{config, from_shoe, session, shoe_items, variant};
+use croupier::engine::{Code, Input, SeatBets};
+use croupier::store::{Reader, Record, Source};
+use croupier::table::service::{self, Started};
+use croupier::table::{SubmitError, TableConfig, TableHandle, TableState, Update, DELTA_BUFFER};
+use croupier_drivers::sim::{InjectedFault, SimConfig, SimShoe};
+use croupier_drivers::ShoeItem;
+use std::time::Duration;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio::time::timeout;
+
+/// A running service and the means to stop it.
+struct Running {
+    handle: TableHandle,
+    addr: std::net::SocketAddr,
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<Result<(), service::ServiceError>>,
+}
+
+async fn start(config: TableConfig) -> Running {
+    let (started_tx, started_rx) = oneshot::channel::<Started>();
+    let (stop, stop_rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(service::run(
+        config,
+        async move {
+            let _ = stop_rx.await;
+        },
+        move |s| {
+            let _ = started_tx.send(s);
+        },
+    ));
+    let started = timeout(Duration::from_secs(20), started_rx)
+        .await
+        .expect("service starts in time")
+        .expect("service starts");
+    let running = Running {
+        handle: started.handle,
+        addr: started.addr,
+        stop,
+        task,
+    };
+    if running.handle.snapshot().state != TableState::Broken {
+        let mut watch = running.handle.watch();
+        timeout(
+            Duration::from_secs(10),
+            watch.wait_for(|s| s.shoe.link == "connected"),
+        )
+        .await
+        .expect("the shoe connects")
+        .expect("table running");
+    }
+    running
+}
+
+impl Running {
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        timeout(Duration::from_secs(15), self.task)
+            .await
+            .expect("stops in time")
+            .expect("no panic")
+            .expect("clean stop");
+    }
+}
+
+/// Feeds `inputs`: shoe items through the PTY, the rest through the input channel; waits
+/// for each to be durable and published.
+async fn drive(handle: &TableHandle, sim: &SimShoe, inputs: &[Input]) {
+    let mut watch = handle.watch();
+    for (i, input) in inputs.iter().enumerate() {
+        if from_shoe(input) {
+            let before = watch.borrow().seq;
+            let dealt = sim.deal(1).await.expect("sim deals");
+            assert_eq!(dealt.len(), 1, "the sim holds the session's cards");
+            let snap = timeout(Duration::from_secs(5), watch.wait_for(|s| s.seq > before))
+                .await
+                .unwrap_or_else(|_| panic!("input {i} ({input:?}) not taken within 5 s"))
+                .expect("table running")
+                .clone();
+            assert_eq!(snap.state, TableState::Open, "input {i}: {:?}", snap.alarm);
+        } else {
+            handle
+                .submit(input.clone(), Source::Api)
+                .await
+                .unwrap_or_else(|e| panic!("input {i} ({input:?}): {e}"));
+        }
+    }
+}
+
+fn sim_with(items: Vec<ShoeItem>) -> SimShoe {
+    SimShoe::start(SimConfig {
+        items,
+        ..SimConfig::default()
+    })
+    .expect("pty shoe")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pty_session_settles_exactly_like_replay_and_survives_a_restart() {
+    timeout(Duration::from_secs(120), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (inputs, expected, expecting) = session("deluxe", 7, 12);
+        let sim = sim_with(shoe_items(&inputs));
+        let cfg = config(dir.path(), &sim.path(), "deluxe");
+        // First half, a graceful stop mid-session, then the rest after recovery.
+        let half = inputs.len() / 2;
+        let run = start(cfg.clone()).await;
+        drive(&run.handle, &sim, &inputs[..half]).await;
+        let before = run.handle.snapshot();
+        run.stop().await;
+        let run = start(cfg.clone()).await;
+        let after = run.handle.snapshot();
+        assert_eq!(after.seq, before.seq);
+        assert_eq!(after.expecting, before.expecting);
+        assert_eq!(after.round, before.round);
+        assert_eq!(after.shoe.dealt, before.shoe.dealt);
+        drive(&run.handle, &sim, &inputs[half..]).await;
+        let end = run.handle.snapshot();
+        assert_eq!(end.expecting, expecting);
+        assert_eq!(end.inputs, inputs.len() as u64);
+        run.stop().await;
+
+        // The store holds exactly the session, and the settlements replay computes.
+        let reader = Reader::open(&cfg.store.path).await.expect("reader");
+        let logged = common::logged_inputs(&cfg.store.path).await;
+        assert_eq!(logged, inputs);
+        assert_eq!(reader.results("t1").await.expect("results"), expected);
+        let replayed = croupier::replay::run(variant("deluxe"), &logged);
+        assert_eq!(replayed.rounds, expected);
+        let recalled = reader.recall("t1", 3).await.expect("recall");
+        assert_eq!(recalled.len(), 3);
+        assert_eq!(
+            recalled.last().and_then(|r| r.result.clone()),
+            expected.last().cloned()
+        );
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_card_locks_the_table_across_a_restart_until_cleared() {
+    timeout(Duration::from_secs(60), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let card = |c: &str| ShoeItem::Card(c.parse().expect("card"));
+        let sim = sim_with(vec![card("7H"), card("8S"), card("9D")]);
+        let cfg = config(dir.path(), &sim.path(), "deluxe");
+        let run = start(cfg.clone()).await;
+        let mut watch = run.handle.watch();
+        // Bets are expected: a card now is refused and locks the table.
+        sim.deal(1).await.expect("deal");
+        let snap = timeout(
+            Duration::from_secs(5),
+            watch.wait_for(|s| s.state == TableState::Locked),
+        )
+        .await
+        .expect("locks")
+        .expect("running")
+        .clone();
+        let alarm = snap.alarm.clone().expect("alarm");
+        assert!(alarm.reason.contains("7H"), "{}", alarm.reason);
+        assert!(
+            alarm.reason.contains("card_not_expected"),
+            "{}",
+            alarm.reason
+        );
+        assert!(alarm.expected.contains("bets"), "{}", alarm.expected);
+        // Nothing is applied while locked: inputs are refused, cards are held.
+        let bets = Input::Bets(vec![SeatBets {
+            seat: 1,
+            main: 100,
+            side: vec![],
+        }]);
+        assert!(matches!(
+            run.handle.submit(bets.clone(), Source::Api).await,
+            Err(SubmitError::Locked(_))
+        ));
+        sim.deal(1).await.expect("deal");
+        timeout(
+            Duration::from_secs(5),
+            watch.wait_for(|s| s.alarm.as_ref().is_some_and(|a| a.held.len() == 2)),
+        )
+        .await
+        .expect("held")
+        .expect("running");
+        run.stop().await;
+
+        // Locked before the restart, locked after it, with the same reason and cards.
+        let run = start(cfg.clone()).await;
+        let snap = run.handle.snapshot();
+        assert_eq!(snap.state, TableState::Locked);
+        let again = snap.alarm.clone().expect("alarm");
+        assert_eq!(
+            (&again.reason, &again.held),
+            (&alarm.reason, &vec!["7H".to_string(), "8S".to_string()])
+        );
+
+        // Cleared through the HTTP API, as `croupier alarm clear` does.
+        let addr = run.addr.to_string();
+        let (status, body) = croupier::web::client::request(
+            &addr,
+            "POST",
+            "/api/alarm/clear",
+            Some(r#"{"reason": "cards taken out of play"}"#),
+            Duration::from_secs(5),
+        )
+        .await
+        .expect("http");
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(run.handle.snapshot().state, TableState::Open);
+        let (status, _) = croupier::web::client::request(
+            &addr,
+            "POST",
+            "/api/alarm/clear",
+            Some(r#"{"reason": "again"}"#),
+            Duration::from_secs(5),
+        )
+        .await
+        .expect("http");
+        assert_eq!(status, 409, "not locked any more");
+        // Play resumes; a rule violation from the API is refused, not an alarm.
+        let (status, body) = croupier::web::client::request(
+            &addr,
+            "POST",
+            "/api/input",
+            Some(r#"{"decision": {"seat": 1, "action": "stand"}}"#),
+            Duration::from_secs(5),
+        )
+        .await
+        .expect("http");
+        assert_eq!(status, 409, "{body}");
+        assert!(
+            body.contains("not_your_turn") || body.contains("action_not_allowed"),
+            "{body}"
+        );
+        run.handle
+            .submit(bets, Source::Api)
+            .await
+            .expect("bets after clearing");
+        assert_eq!(run.handle.snapshot().state, TableState::Open);
+
+        // A device fault locks it too.
+        sim.inject(InjectedFault::Garbage(b"\x00garbage\xff\r\n".to_vec()))
+            .await
+            .expect("inject");
+        let mut watch = run.handle.watch();
+        let snap = timeout(
+            Duration::from_secs(5),
+            watch.wait_for(|s| s.state == TableState::Locked),
+        )
+        .await
+        .expect("fault locks")
+        .expect("running")
+        .clone();
+        assert!(snap
+            .alarm
+            .clone()
+            .expect("alarm")
+            .reason
+            .contains("invalid frame"));
+        run.stop().await;
+
+        let reader = Reader::open(&cfg.store.path).await.expect("reader");
+        let kinds: Vec<&str> = reader
+            .log("t1")
+            .await
+            .expect("log")
+            .iter()
+            .map(|r| r.record.kind())
+            .collect::<Vec<_>>()
+            .into_iter()
+            .collect();
+        assert_eq!(kinds, ["alarm", "held", "clear", "input", "alarm"]);
+        let log = reader.log("t1").await.expect("log");
+        assert_eq!(
+            log[2].record,
+            Record::Clear {
+                reason: "cards taken out of play".into(),
+                voided: vec!["7H".into(), "8S".into()]
+            }
+        );
+        let _ = Code::CardNotExpected;
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lagging_subscriber_gets_a_resync_snapshot_never_a_gap() {
+    timeout(Duration::from_secs(120), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sim = sim_with(Vec::new());
+        let cfg = config(dir.path(), &sim.path(), "ultimate");
+        let run = start(cfg).await;
+        let mut sub = run.handle.subscribe();
+        let Some(Update::Resync(first)) = sub.next().await else {
+            panic!("a subscription starts with a snapshot");
+        };
+        assert_eq!(first.seq, 0);
+        // More inputs than the delta buffer while the subscriber does not read. Cards come
+        // through the API here (as a supervisor would enter them): only the count matters.
+        let (inputs, _, _) = session("ultimate", 3, 200);
+        let n = DELTA_BUFFER + 50;
+        assert!(inputs.len() > n);
+        for input in &inputs[..n] {
+            run.handle
+                .submit(input.clone(), Source::Api)
+                .await
+                .expect("accepted");
+        }
+        let mut last = 0;
+        let mut resynced = false;
+        while last < n as u64 {
+            match sub.next().await.expect("open") {
+                Update::Resync(s) => {
+                    resynced = true;
+                    last = s.seq;
+                }
+                Update::Delta(d) => {
+                    assert_eq!(d.seq, last + 1, "deltas are consecutive after a resync");
+                    last = d.seq;
+                }
+            }
+        }
+        assert!(resynced, "a lagging subscriber gets a resync");
+        // And it keeps following live.
+        run.handle
+            .submit(inputs[n].clone(), Source::Api)
+            .await
+            .expect("accepted");
+        match sub.next().await.expect("open") {
+            Update::Delta(d) => assert_eq!(d.seq, n as u64 + 1),
+            other => panic!("expected a delta, got {other:?}"),
+        }
+        run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
