@@ -175,7 +175,7 @@ async fn a_refused_card_locks_the_table_across_a_restart_until_cleared() {
         let bets = Input::Bets(vec![SeatBets {
             seat: 1,
             main: 100,
-            side: vec![],
+            ..SeatBets::default()
         }]);
         assert!(matches!(
             run.handle.submit(bets.clone(), Source::Api).await,

@@ -131,13 +131,13 @@ impl Demo {
                         .map(|seat| SeatBets {
                             seat,
                             main: self.config.bet.clamp(limits.min, limits.max),
-                            side: Vec::new(),
+                            ..SeatBets::default()
                         })
                         .collect(),
                 )
             }
             Expectation::Shuffle => Input::Shuffle,
-            Expectation::InsuranceAnswers(seats) => match seats.first() {
+            Expectation::InsuranceAnswers { seats, .. } => match seats.first() {
                 Some(&seat) => Input::Decision {
                     seat,
                     action: Action::NoInsurance,

@@ -537,7 +537,7 @@ impl Table {
                     ButtonAction::Split => decide(Action::Split),
                     ButtonAction::Surrender => decide(Action::Surrender),
                     ButtonAction::InsuranceYes | ButtonAction::InsuranceNo => match &expectation {
-                        Expectation::InsuranceAnswers(seats) => {
+                        Expectation::InsuranceAnswers { seats, .. } => {
                             seats.first().map(|&seat| Input::Decision {
                                 seat,
                                 action: if action == ButtonAction::InsuranceYes {
