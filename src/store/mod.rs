@@ -286,26 +286,19 @@ impl Store {
                     .bind(seq_i)
                     .execute(&mut *tx)
                     .await?;
-                    if let Record::Input {
-                        input: Input::Bets(bets),
-                        ..
-                    } = record
-                    {
-                        for bet in bets {
-                            let kinds = std::iter::once(("main", bet.main))
-                                .chain(bet.side.iter().map(|(n, a)| (n.as_str(), *a)));
-                            for (kind, amount) in kinds {
-                                sqlx::query(
-                                    "INSERT INTO bets (table_id, round, seat, kind, amount) VALUES (?, ?, ?, ?, ?)",
-                                )
-                                .bind(table)
-                                .bind(number)
-                                .bind(i64::from(bet.seat))
-                                .bind(kind)
-                                .bind(amount)
-                                .execute(&mut *tx)
-                                .await?;
-                            }
+                    if let Record::Input { input, .. } = record {
+                        for (seat, player, kind, amount) in placed_bets(input) {
+                            sqlx::query(
+                                "INSERT INTO bets (table_id, round, seat, player, kind, amount) VALUES (?, ?, ?, ?, ?, ?)",
+                            )
+                            .bind(table)
+                            .bind(number)
+                            .bind(i64::from(seat))
+                            .bind(player)
+                            .bind(kind)
+                            .bind(amount)
+                            .execute(&mut *tx)
+                            .await?;
                         }
                     }
                 }
@@ -322,11 +315,12 @@ impl Store {
                     .await?;
                     for bet in &result.bets {
                         sqlx::query(
-                            "INSERT INTO settlements (table_id, round, seat, kind, staked, returned) VALUES (?, ?, ?, ?, ?, ?)",
+                            "INSERT INTO settlements (table_id, round, seat, player, kind, staked, returned) VALUES (?, ?, ?, ?, ?, ?, ?)",
                         )
                         .bind(table)
                         .bind(number)
                         .bind(i64::from(bet.seat))
+                        .bind(bet.player.as_deref().unwrap_or(""))
                         .bind(bet.kind.name())
                         .bind(bet.staked)
                         .bind(bet.returned)
@@ -561,4 +555,34 @@ impl Reader {
             .map(|r| serde_json::from_str(r).map_err(StoreError::from))
             .collect()
     }
+}
+
+/// Every bet an input places: (seat, player — empty for the seat's own bet —, kind, amount).
+fn placed_bets(input: &Input) -> Vec<(u8, String, String, i64)> {
+    let mut out = Vec::new();
+    let mut add = |seat: u8, player: &str, main: i64, side: &[(String, i64)]| {
+        out.push((seat, player.to_string(), "main".to_string(), main));
+        for (name, amount) in side {
+            out.push((seat, player.to_string(), name.clone(), *amount));
+        }
+    };
+    match input {
+        Input::Bets(bets) => {
+            for b in bets {
+                add(b.seat, "", b.main, &b.side);
+                for bb in &b.behind {
+                    add(b.seat, &bb.player, bb.main, &bb.side);
+                }
+            }
+        }
+        Input::PlayerBets(players) => {
+            for p in players {
+                for b in &p.boxes {
+                    add(b.seat, &p.player, b.main, &b.side);
+                }
+            }
+        }
+        _ => {}
+    }
+    out
 }

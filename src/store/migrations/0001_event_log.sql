@@ -43,13 +43,16 @@ CREATE TABLE rounds (
     PRIMARY KEY (table_id, round)
 );
 
+-- `player` is '' for the seat's own bet, else the player betting behind the seat or, in a
+-- common draw, the player on that box.
 CREATE TABLE bets (
     table_id    TEXT NOT NULL,
     round       INTEGER NOT NULL,
     seat        INTEGER NOT NULL,
+    player      TEXT NOT NULL DEFAULT '',
     kind        TEXT NOT NULL,
     amount      INTEGER NOT NULL,
-    PRIMARY KEY (table_id, round, seat, kind),
+    PRIMARY KEY (table_id, round, seat, player, kind),
     FOREIGN KEY (table_id, round) REFERENCES rounds(table_id, round)
 );
 
@@ -57,10 +60,11 @@ CREATE TABLE settlements (
     table_id    TEXT NOT NULL,
     round       INTEGER NOT NULL,
     seat        INTEGER NOT NULL,
+    player      TEXT NOT NULL DEFAULT '',
     kind        TEXT NOT NULL,
     staked      INTEGER NOT NULL,
     returned    INTEGER NOT NULL,
-    PRIMARY KEY (table_id, round, seat, kind),
+    PRIMARY KEY (table_id, round, seat, player, kind),
     FOREIGN KEY (table_id, round) REFERENCES rounds(table_id, round)
 );
 
