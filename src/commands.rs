@@ -74,6 +74,9 @@ async fn shutdown_signal() {
         _ = tokio::signal::ctrl_c() => {}
         () = term => {}
     }
+    if let Some(n) = croupier::systemd::Notifier::from_env() {
+        let _ = n.stopping();
+    }
 }
 
 /// `croupier run`.
@@ -102,6 +105,11 @@ pub async fn run_command(config: Option<PathBuf>, bind: Option<String>) -> ExitC
             s.addr
         );
         let _ = out.flush();
+        // READY only now: the store is verified, the log replayed, the shoe opened (or its
+        // absence alarmed) and the port bound.
+        if let Some(n) = croupier::systemd::Notifier::from_env() {
+            let _ = n.ready(&format!("table {} serving http://{}/", snap.table, s.addr));
+        }
     };
     match service::run(config, shutdown_signal(), announce).await {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,7 +3,7 @@
 //!
 //! `engine` is the sans-IO rules engine; `replay` drives it from the scenario format;
 //! `cards` and `money` are the shared vocabulary. `table` is the service around the engine
-//! (`croupier run`), `store` its SQLite event log, `web` its HTTP API.
+//! (`croupier run`), `store` its SQLite event log, `web` its HTTP API, `systemd` its service-manager protocol.
 
 pub mod cards;
 pub mod engine;
@@ -11,5 +11,6 @@ pub mod money;
 pub mod replay;
 pub mod sim;
 pub mod store;
+pub mod systemd;
 pub mod table;
 pub mod web;

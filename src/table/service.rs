@@ -88,7 +88,16 @@ pub async fn run(
 
     // 2. The table task.
     let (stop_tx, stop_rx) = watch::channel(false);
-    let table_task = tokio::spawn(table.run(commands, stop_rx));
+    let watchdog = crate::systemd::watchdog_interval().and_then(|every| {
+        crate::systemd::Notifier::from_env().map(|n| super::task::Watchdog {
+            notifier: Arc::new(n),
+            every,
+        })
+    });
+    if let Some(w) = &watchdog {
+        info!(table = %id, every_ms = w.every.as_millis() as u64, "systemd watchdog: pinging from the table loop");
+    }
+    let table_task = tokio::spawn(table.run(commands, stop_rx, watchdog));
     let mut tasks: Vec<JoinHandle<()>> = Vec::new();
 
     // 3. The shoe: the simulator on a PTY read through the real serial driver, or the port.

@@ -17,6 +17,25 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tracing::{error, info, warn};
 
+/// systemd's watchdog, pinged from the table loop.
+#[derive(Debug, Clone)]
+pub struct Watchdog {
+    /// The notification socket.
+    pub notifier: Arc<crate::systemd::Notifier>,
+    /// How often to ping (half of `WatchdogSec`).
+    pub every: std::time::Duration,
+}
+
+/// The next watchdog tick, or never without a watchdog.
+async fn next_tick(ticks: &mut Option<tokio::time::Interval>) {
+    match ticks {
+        Some(t) => {
+            t.tick().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
 /// How many deltas a subscriber may fall behind before it gets a resync snapshot.
 pub const DELTA_BUFFER: usize = 1024;
 
@@ -367,15 +386,32 @@ impl Table {
 
     /// Runs until `shutdown` fires or every sender is gone. A command is always handled to
     /// the end (decision, commit, publish) before shutdown is looked at again.
+    ///
+    /// With a `watchdog`, this loop itself pings systemd between commands: if a command
+    /// hangs (a stuck write, a deadlock), the pings stop and systemd restarts the service.
     pub async fn run(
         mut self,
         mut commands: mpsc::Receiver<Command>,
         mut shutdown: watch::Receiver<bool>,
+        watchdog: Option<Watchdog>,
     ) -> Option<Store> {
+        let mut ticks = watchdog.as_ref().map(|w| {
+            let mut t = tokio::time::interval(w.every);
+            t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            t
+        });
         loop {
             let command = tokio::select! {
                 biased;
                 _ = shutdown.wait_for(|stop| *stop) => break,
+                _ = next_tick(&mut ticks) => {
+                    if let Some(w) = &watchdog {
+                        if let Err(e) = w.notifier.watchdog() {
+                            warn!(table = %self.id, error = %e, "watchdog ping failed");
+                        }
+                    }
+                    continue;
+                }
                 command = commands.recv() => match command {
                     Some(c) => c,
                     None => break,
