@@ -71,6 +71,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Copies the database to PATH while the table runs (SQLite `VACUUM INTO`), then
+    /// verifies the copy: integrity check and every table's hash chain.
+    Backup {
+        /// The backup file to create (never overwritten).
+        path: PathBuf,
+        /// The table configuration naming the database (default: built-in).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The database file, instead of the config's store.path.
+        #[arg(long)]
+        db: Option<PathBuf>,
+    },
     /// Alarm commands, sent to the running service's API.
     Alarm {
         #[command(subcommand)]
@@ -109,6 +121,7 @@ fn main() -> ExitCode {
             db,
             json,
         } => with_runtime(commands::recall(last, config, db, json)),
+        Command::Backup { path, config, db } => with_runtime(commands::backup(path, config, db)),
         Command::Alarm {
             command:
                 AlarmCommand::Clear {

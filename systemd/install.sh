@@ -28,9 +28,10 @@ have_systemd() { [ -z "$root" ] && [ -d /run/systemd/system ]; }
 
 if [ "$action" = uninstall ]; then
   if have_systemd; then
-    systemctl disable --now croupier.service 2>/dev/null || true
+    systemctl disable --now croupier.service croupier-backup.timer 2>/dev/null || true
   fi
   rm -f "$root/etc/systemd/system/croupier.service" "$root/etc/udev/rules.d/99-croupier.rules" \
+        "$root/etc/systemd/system/croupier-backup.service" "$root/etc/systemd/system/croupier-backup.timer" \
         "$root/usr/local/bin/croupier"
   if have_systemd; then
     systemctl daemon-reload
@@ -57,6 +58,8 @@ fi
 
 install -D -m 0755 "$binary" "$root/usr/local/bin/croupier"
 install -D -m 0644 "$here/croupier.service" "$root/etc/systemd/system/croupier.service"
+install -D -m 0644 "$here/croupier-backup.service" "$root/etc/systemd/system/croupier-backup.service"
+install -D -m 0644 "$here/croupier-backup.timer" "$root/etc/systemd/system/croupier-backup.timer"
 install -D -m 0644 "$here/99-croupier.rules" "$root/etc/udev/rules.d/99-croupier.rules"
 install -d -m 0750 "$root/etc/croupier"
 if [ ! -e "$root/etc/croupier/table.toml" ]; then
@@ -71,8 +74,9 @@ fi
 if have_systemd; then
   udevadm control --reload-rules && udevadm trigger --subsystem-match=tty --subsystem-match=gpio || true
   systemctl daemon-reload
-  systemctl enable croupier.service
+  systemctl enable croupier.service croupier-backup.timer
   systemctl restart croupier.service
+  systemctl start croupier-backup.timer
   systemctl --no-pager status croupier.service | head -5 || true
 fi
 echo "croupier installed"

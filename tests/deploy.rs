@@ -1,5 +1,5 @@
-//! The systemd unit and the install script: the unit verifies with `systemd-analyze` and
-//! keeps its hardening (exposure stays low); the script installs idempotently, never
+//! The systemd units and the install script: the units verify with `systemd-analyze`, the
+//! service keeps its hardening (exposure stays low); the script installs idempotently, never
 //! overwrites an existing config, and uninstalls.
 
 use std::path::{Path, PathBuf};
@@ -9,25 +9,20 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The unit with its ExecStart pointing at the binary under test.
-fn unit_for_test(dir: &Path) -> PathBuf {
-    let text = std::fs::read_to_string(repo().join("systemd/croupier.service")).expect("unit");
-    assert!(
-        text.contains("ExecStart=/usr/local/bin/croupier run --config /etc/croupier/table.toml")
-    );
+/// A unit file from `systemd/` with its commands pointing at the binary under test.
+fn unit_for_test(dir: &Path, name: &str) -> PathBuf {
+    let text = std::fs::read_to_string(repo().join("systemd").join(name)).expect("unit");
     let text = text.replace("/usr/local/bin/croupier", env!("CARGO_BIN_EXE_croupier"));
-    let path = dir.join("croupier.service");
+    let path = dir.join(name);
     std::fs::write(&path, text).expect("write unit");
     path
 }
 
-#[test]
-fn the_unit_verifies_and_stays_hardened() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let unit = unit_for_test(dir.path());
+/// `systemd-analyze verify` passes without a word.
+fn verify(unit: &Path) {
     let out = Command::new("systemd-analyze")
         .arg("verify")
-        .arg(&unit)
+        .arg(unit)
         .output()
         .expect("systemd-analyze (Debian package systemd) is installed");
     let said = format!(
@@ -37,8 +32,18 @@ fn the_unit_verifies_and_stays_hardened() {
     );
     assert!(
         out.status.success() && said.trim().is_empty(),
-        "systemd-analyze verify: {said}"
+        "systemd-analyze verify {}: {said}",
+        unit.display()
     );
+}
+
+#[test]
+fn the_service_verifies_and_stays_hardened() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let unit = unit_for_test(dir.path(), "croupier.service");
+    let text = std::fs::read_to_string(&unit).expect("unit");
+    assert!(text.contains(" run --config /etc/croupier/table.toml"));
+    verify(&unit);
 
     let out = Command::new("systemd-analyze")
         .args(["security", "--offline=true", "--no-pager"])
@@ -53,8 +58,6 @@ fn the_unit_verifies_and_stays_hardened() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no exposure level in {report}"));
     assert!(exposure <= 2.0, "exposure {exposure} (README records 1.6)");
-
-    let unit_text = std::fs::read_to_string(&unit).expect("unit");
     for needed in [
         "Type=notify",
         "WatchdogSec=",
@@ -62,9 +65,19 @@ fn the_unit_verifies_and_stays_hardened() {
         "ProtectSystem=strict",
         "NoNewPrivileges=yes",
         "StateDirectory=croupier",
+        "DevicePolicy=closed",
     ] {
-        assert!(unit_text.contains(needed), "{needed} missing");
+        assert!(text.contains(needed), "{needed} missing");
     }
+}
+
+#[test]
+fn the_backup_timer_verifies() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let service = unit_for_test(dir.path(), "croupier-backup.service");
+    let timer = unit_for_test(dir.path(), "croupier-backup.timer");
+    verify(&service);
+    verify(&timer);
 }
 
 #[test]
@@ -76,6 +89,7 @@ fn install_is_idempotent_keeps_the_config_and_uninstalls() {
             .arg(repo().join("systemd/install.sh"))
             .args(["--binary", env!("CARGO_BIN_EXE_croupier")])
             .args(args)
+            // A staging install: files only, no users, no systemctl.
             .env("DESTDIR", root)
             .output()
             .expect("bash");
@@ -91,19 +105,18 @@ fn install_is_idempotent_keeps_the_config_and_uninstalls() {
     for f in [
         "usr/local/bin/croupier",
         "etc/systemd/system/croupier.service",
+        "etc/systemd/system/croupier-backup.service",
+        "etc/systemd/system/croupier-backup.timer",
         "etc/udev/rules.d/99-croupier.rules",
         "etc/croupier/table.toml",
     ] {
         assert!(root.join(f).exists(), "{f} not installed");
     }
     let config = root.join("etc/croupier/table.toml");
-    std::fs::write(
-        &config,
-        std::fs::read_to_string(&config)
-            .expect("read")
-            .replace("Table 1", "Table 7"),
-    )
-    .expect("edit");
+    let edited = std::fs::read_to_string(&config)
+        .expect("read")
+        .replace("Table 1", "Table 7");
+    std::fs::write(&config, edited).expect("edit");
     let second = run(&[]);
     assert!(
         second.contains("kept the existing /etc/croupier/table.toml"),
@@ -118,5 +131,8 @@ fn install_is_idempotent_keeps_the_config_and_uninstalls() {
     run(&["--uninstall"]);
     assert!(!root.join("usr/local/bin/croupier").exists());
     assert!(!root.join("etc/systemd/system/croupier.service").exists());
+    assert!(!root
+        .join("etc/systemd/system/croupier-backup.timer")
+        .exists());
     assert!(config.exists(), "uninstall keeps the config");
 }

@@ -91,8 +91,31 @@ async fn ready_after_start_and_a_stalled_loop_stops_the_pings() {
         )
         .await
     });
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let stalled = collect_async(&manager, Duration::from_millis(1200)).await;
+    // The pings stop once the loop is stuck in the write: wait for a 500 ms silence (the
+    // request may take a moment to reach the table under load), then require a further
+    // second of silence. All within SQLite's 5 s busy timeout.
+    let silence = tokio::task::spawn_blocking({
+        let m = manager.try_clone().expect("clone");
+        move || {
+            let end = Instant::now() + Duration::from_secs(2);
+            let mut buf = [0u8; 64];
+            while Instant::now() < end {
+                m.set_read_timeout(Some(Duration::from_millis(500)))
+                    .expect("timeout");
+                if m.recv(&mut buf).is_err() {
+                    return true;
+                }
+            }
+            false
+        }
+    })
+    .await
+    .expect("watcher");
+    assert!(
+        silence,
+        "the pings never stopped while the table's write was blocked"
+    );
+    let stalled = collect_async(&manager, Duration::from_millis(1000)).await;
     assert_eq!(
         pings(&stalled),
         0,

@@ -11,8 +11,10 @@
 //! - `shoes`, `rounds`, `bets`, `settlements` and `alarms` are projections written in the
 //!   same transaction as the event row that caused them.
 
+mod backup;
 mod record;
 
+pub use backup::{backup, verify, Verified};
 pub use record::{Record, Source};
 
 use crate::engine::{Event, Input, RoundResult};
@@ -81,6 +83,14 @@ pub enum StoreError {
     /// A payload could not be encoded or decoded.
     #[error("event payload: {0}")]
     Json(#[from] serde_json::Error),
+    /// A backup could not be written.
+    #[error("cannot back up to {path}: {why}")]
+    Backup {
+        /// The backup file.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
 }
 
 /// One row of the event log.
@@ -118,6 +128,18 @@ fn options(path: &Path) -> SqliteConnectOptions {
         .filename(path)
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Full)
+        .foreign_keys(true)
+        .busy_timeout(Duration::from_secs(5))
+        .disable_statement_logging()
+}
+
+/// Read-only connections: the journal mode is the file's own (the writer makes it WAL);
+/// setting it would be a write, which a read-only connection (or a backup in rollback-journal
+/// mode) refuses.
+fn reader_options(path: &Path) -> SqliteConnectOptions {
+    SqliteConnectOptions::new()
+        .filename(path)
+        .read_only(true)
         .foreign_keys(true)
         .busy_timeout(Duration::from_secs(5))
         .disable_statement_logging()
@@ -473,7 +495,15 @@ impl Reader {
         }
         let pool = SqlitePoolOptions::new()
             .max_connections(2)
-            .connect_with(options(path).read_only(true))
+            .connect_with(reader_options(path))
+            .await
+            .map_err(|source| StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        // Read the schema now, so a file that is no database is refused here, by name.
+        sqlx::query("SELECT count(*) FROM sqlite_master")
+            .execute(&pool)
             .await
             .map_err(|source| StoreError::Open {
                 path: path.to_path_buf(),
