@@ -133,6 +133,8 @@ async fn a_pty_session_settles_exactly_like_replay_and_survives_a_restart() {
         assert_eq!(reader.results("t1").await.expect("results"), expected);
         let replayed = croupier::replay::run(variant("deluxe"), &logged);
         assert_eq!(replayed.rounds, expected);
+        // And the `croupier replay` command agrees with the table's settlements.
+        common::assert_replay_cli_agrees(dir.path(), "deluxe", &logged, &expected);
         let recalled = reader.recall("t1", 3).await.expect("recall");
         assert_eq!(recalled.len(), 3);
         assert_eq!(
