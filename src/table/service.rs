@@ -4,7 +4,7 @@
 use super::config::TableConfig;
 use super::demo::Demo;
 use super::task::{Command, Table, TableHandle};
-use crate::store::{Reader, Store};
+use crate::store::{Reader, Record, Store};
 use crate::web;
 use croupier_drivers::buttons::ButtonBox;
 use croupier_drivers::shoe::{SerialShoe, Shoe};
@@ -70,6 +70,32 @@ pub async fn run(
     if let Err(reason) = &opened {
         error!(table = %id, %reason, "the store is unusable: the table starts OUT OF SERVICE");
     }
+    // The simulator continues the recovered shoe, so a restart mid-shoe deals on from
+    // exactly the cards the engine has not seen.
+    let decks = match config.shoe.sim.decks {
+        0 => variant.shoe.decks,
+        n => n,
+    };
+    let seed = match config.shoe.sim.seed {
+        0 => fastrand::u64(..),
+        s => s,
+    };
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let sim_items = config.shoe.simulated.then(|| {
+        let logged = opened.as_ref().ok().map(|(_, log)| {
+            log.iter().filter_map(|row| match &row.record {
+                Record::Input { input, .. } => Some(input),
+                _ => None,
+            })
+        });
+        logged
+            .and_then(|inputs| {
+                Demo::continue_shoe(&variant, inputs, config.shoe.sim.penetration, &mut rng)
+            })
+            .unwrap_or_else(|| {
+                Demo::fresh_shoe(&variant, decks, config.shoe.sim.penetration, &mut rng)
+            })
+    });
     let (table, handle, commands, recovered) = Table::recover(
         &id,
         &config.table.name,
@@ -94,17 +120,7 @@ pub async fn run(
     // 3. The shoe: the simulator on a PTY read through the real serial driver, or the port.
     let mut serial = config.shoe.serial.clone();
     let mut sim = None;
-    let decks = match config.shoe.sim.decks {
-        0 => variant.shoe.decks,
-        n => n,
-    };
-    let seed = match config.shoe.sim.seed {
-        0 => fastrand::u64(..),
-        s => s,
-    };
-    if config.shoe.simulated {
-        let mut rng = fastrand::Rng::with_seed(seed);
-        let items = Demo::fresh_shoe(&variant, decks, config.shoe.sim.penetration, &mut rng);
+    if let Some(items) = sim_items {
         let shoe = SimShoe::start(SimConfig {
             dialect: serial.dialect,
             ascii: serial.ascii.clone(),
