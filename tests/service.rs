@@ -345,3 +345,57 @@ async fn a_lagging_subscriber_gets_a_resync_snapshot_never_a_gap() {
     .await
     .expect("bounded");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_on_the_wire_at_shutdown_is_not_lost() {
+    timeout(Duration::from_secs(60), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (inputs, _, _) = session("deluxe", 21, 2);
+        let sim = sim_with(shoe_items(&inputs));
+        let cfg = config(dir.path(), &sim.path(), "deluxe");
+        let mut sent = 0;
+        for round in 0..6 {
+            let run = start(cfg.clone()).await;
+            // Whatever was on the wire at the last stop has arrived.
+            let mut watch = run.handle.watch();
+            timeout(
+                Duration::from_secs(5),
+                watch.wait_for(|s| s.inputs == sent as u64),
+            )
+            .await
+            .unwrap_or_else(|_| {
+                panic!(
+                    "restart {round}: {} of {sent} inputs",
+                    run.handle.snapshot().inputs
+                )
+            })
+            .expect("running");
+            // Drive up to the next card, deal it and stop at once.
+            while sent < inputs.len() && !from_shoe(&inputs[sent]) {
+                drive(&run.handle, &sim, &inputs[sent..=sent]).await;
+                sent += 1;
+            }
+            if sent == inputs.len() {
+                run.stop().await;
+                break;
+            }
+            sim.deal(1).await.expect("deal");
+            sent += 1;
+            run.stop().await;
+        }
+        let run = start(cfg.clone()).await;
+        let mut watch = run.handle.watch();
+        timeout(
+            Duration::from_secs(5),
+            watch.wait_for(|s| s.inputs == sent as u64),
+        )
+        .await
+        .expect("every card dealt before a stop is recorded")
+        .expect("running");
+        assert_eq!(run.handle.snapshot().state, TableState::Open);
+        run.stop().await;
+        assert_eq!(common::logged_inputs(&cfg.store.path).await, inputs[..sent]);
+    })
+    .await
+    .expect("bounded");
+}

@@ -42,6 +42,9 @@ pub enum ServiceError {
     Http(std::io::Error),
 }
 
+/// At shutdown, the shoe's events are still forwarded until it has been quiet this long.
+const DRAIN_QUIET: Duration = Duration::from_millis(100);
+
 /// What the service announces once it serves (and prints on stdout).
 #[derive(Debug, Clone)]
 pub struct Started {
@@ -134,13 +137,26 @@ pub async fn run(
     }
     let mut shoe = SerialShoe::spawn(serial).map_err(|e| ServiceError::Shoe(e.to_string()))?;
     let to_table = handle.commands();
-    tasks.push(tokio::spawn(async move {
-        while let Some(event) = shoe.next_event().await {
+    let (shoe_stop_tx, mut shoe_stop) = watch::channel(false);
+    let shoe_task = tokio::spawn(async move {
+        loop {
+            let event = tokio::select! {
+                event = shoe.next_event() => event,
+                _ = shoe_stop.wait_for(|stop| *stop) => break,
+            };
+            let Some(event) = event else { return };
             if to_table.send(Command::Shoe(event)).await.is_err() {
                 return;
             }
         }
-    }));
+        // Shutting down: hand over what the driver has already read (and, in croupier-v1,
+        // acknowledged) before the port closes.
+        while let Ok(Some(event)) = tokio::time::timeout(DRAIN_QUIET, shoe.next_event()).await {
+            if to_table.send(Command::Shoe(event)).await.is_err() {
+                return;
+            }
+        }
+    });
 
     // 4. The button box.
     let (mut buttons, fake_buttons) = ButtonBox::from_config(&config.buttons)
@@ -198,11 +214,14 @@ pub async fn run(
 
     shutdown.await;
     info!(table = %id, "shutting down");
-    // Stop the sources first, then let the table finish the command in hand and stop.
+    // Stop the sources first (the shoe hands over what it has read), then let the table
+    // finish what is queued and stop.
     for task in &tasks {
         task.abort();
     }
     drop(fake_buttons);
+    let _ = shoe_stop_tx.send(true);
+    let _ = shoe_task.await;
     let _ = stop_tx.send(true);
     match table_task.await {
         Ok(Some(store)) => {

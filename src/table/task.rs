@@ -366,22 +366,31 @@ impl Table {
     }
 
     /// Runs until `shutdown` fires or every sender is gone. A command is always handled to
-    /// the end (decision, commit, publish) before shutdown is looked at again.
+    /// the end (decision, commit, publish) before shutdown is looked at again; at shutdown
+    /// the channel is closed and what is already queued (a card the shoe driver has
+    /// acknowledged, say) is still handled, so nothing accepted upstream is dropped.
     pub async fn run(
         mut self,
         mut commands: mpsc::Receiver<Command>,
         mut shutdown: watch::Receiver<bool>,
     ) -> Option<Store> {
         loop {
-            let command = tokio::select! {
+            let next = tokio::select! {
                 biased;
-                _ = shutdown.wait_for(|stop| *stop) => break,
-                command = commands.recv() => match command {
-                    Some(c) => c,
-                    None => break,
-                },
+                _ = shutdown.wait_for(|stop| *stop) => None,
+                command = commands.recv() => Some(command),
             };
-            self.handle(command).await;
+            match next {
+                Some(Some(command)) => self.handle(command).await,
+                Some(None) => break,
+                None => {
+                    commands.close();
+                    while let Some(command) = commands.recv().await {
+                        self.handle(command).await;
+                    }
+                    break;
+                }
+            }
         }
         info!(table = %self.id, seq = self.seq, "table stopped");
         self.store.take()
