@@ -346,6 +346,20 @@ async fn a_lagging_subscriber_gets_a_resync_snapshot_never_a_gap() {
     .expect("bounded");
 }
 
+async fn wait_inputs(handle: &TableHandle, n: usize, what: &str) {
+    let mut watch = handle.watch();
+    let waited = timeout(
+        Duration::from_secs(5),
+        watch.wait_for(|s| s.inputs == n as u64),
+    )
+    .await;
+    assert!(
+        matches!(waited, Ok(Ok(_))),
+        "{what}: {} of {n} inputs",
+        handle.snapshot().inputs
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_card_on_the_wire_at_shutdown_is_not_lost() {
     timeout(Duration::from_secs(60), async {
@@ -357,19 +371,7 @@ async fn a_card_on_the_wire_at_shutdown_is_not_lost() {
         for round in 0..6 {
             let run = start(cfg.clone()).await;
             // Whatever was on the wire at the last stop has arrived.
-            let mut watch = run.handle.watch();
-            timeout(
-                Duration::from_secs(5),
-                watch.wait_for(|s| s.inputs == sent as u64),
-            )
-            .await
-            .unwrap_or_else(|_| {
-                panic!(
-                    "restart {round}: {} of {sent} inputs",
-                    run.handle.snapshot().inputs
-                )
-            })
-            .expect("running");
+            wait_inputs(&run.handle, sent, &format!("restart {round}")).await;
             // Drive up to the next card, deal it and stop at once.
             while sent < inputs.len() && !from_shoe(&inputs[sent]) {
                 drive(&run.handle, &sim, &inputs[sent..=sent]).await;
@@ -384,14 +386,12 @@ async fn a_card_on_the_wire_at_shutdown_is_not_lost() {
             run.stop().await;
         }
         let run = start(cfg.clone()).await;
-        let mut watch = run.handle.watch();
-        timeout(
-            Duration::from_secs(5),
-            watch.wait_for(|s| s.inputs == sent as u64),
+        wait_inputs(
+            &run.handle,
+            sent,
+            "every card dealt before a stop is recorded",
         )
-        .await
-        .expect("every card dealt before a stop is recorded")
-        .expect("running");
+        .await;
         assert_eq!(run.handle.snapshot().state, TableState::Open);
         run.stop().await;
         assert_eq!(common::logged_inputs(&cfg.store.path).await, inputs[..sent]);
