@@ -160,6 +160,7 @@ async fn sigkill_at_random_points_loses_and_doubles_nothing() {
         assert_eq!(logged.len(), inputs.len(), "no input lost or doubled");
         assert_eq!(logged, inputs);
         assert_eq!(reader.results("t1").await.expect("results"), expected);
+        common::assert_replay_cli_agrees(dir.path(), "deluxe", &logged, &expected);
     })
     .await
     .expect("bounded");

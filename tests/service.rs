@@ -133,6 +133,8 @@ async fn a_pty_session_settles_exactly_like_replay_and_survives_a_restart() {
         assert_eq!(reader.results("t1").await.expect("results"), expected);
         let replayed = croupier::replay::run(variant("deluxe"), &logged);
         assert_eq!(replayed.rounds, expected);
+        // And the `croupier replay` command agrees with the table's settlements.
+        common::assert_replay_cli_agrees(dir.path(), "deluxe", &logged, &expected);
         let recalled = reader.recall("t1", 3).await.expect("recall");
         assert_eq!(recalled.len(), 3);
         assert_eq!(
@@ -339,6 +341,60 @@ async fn a_lagging_subscriber_gets_a_resync_snapshot_never_a_gap() {
             other => panic!("expected a delta, got {other:?}"),
         }
         run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
+
+async fn wait_inputs(handle: &TableHandle, n: usize, what: &str) {
+    let mut watch = handle.watch();
+    let waited = timeout(
+        Duration::from_secs(5),
+        watch.wait_for(|s| s.inputs == n as u64),
+    )
+    .await;
+    assert!(
+        matches!(waited, Ok(Ok(_))),
+        "{what}: {} of {n} inputs",
+        handle.snapshot().inputs
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_on_the_wire_at_shutdown_is_not_lost() {
+    timeout(Duration::from_secs(60), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (inputs, _, _) = session("deluxe", 21, 2);
+        let sim = sim_with(shoe_items(&inputs));
+        let cfg = config(dir.path(), &sim.path(), "deluxe");
+        let mut sent = 0;
+        for round in 0..6 {
+            let run = start(cfg.clone()).await;
+            // Whatever was on the wire at the last stop has arrived.
+            wait_inputs(&run.handle, sent, &format!("restart {round}")).await;
+            // Drive up to the next card, deal it and stop at once.
+            while sent < inputs.len() && !from_shoe(&inputs[sent]) {
+                drive(&run.handle, &sim, &inputs[sent..=sent]).await;
+                sent += 1;
+            }
+            if sent == inputs.len() {
+                run.stop().await;
+                break;
+            }
+            sim.deal(1).await.expect("deal");
+            sent += 1;
+            run.stop().await;
+        }
+        let run = start(cfg.clone()).await;
+        wait_inputs(
+            &run.handle,
+            sent,
+            "every card dealt before a stop is recorded",
+        )
+        .await;
+        assert_eq!(run.handle.snapshot().state, TableState::Open);
+        run.stop().await;
+        assert_eq!(common::logged_inputs(&cfg.store.path).await, inputs[..sent]);
     })
     .await
     .expect("bounded");

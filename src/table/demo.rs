@@ -8,14 +8,15 @@
 use super::config::DemoSection;
 use super::state::{Snapshot, TableState};
 use super::task::{SubmitError, TableHandle};
-use crate::engine::{Action, Expectation, Input, SeatBets, Variant};
+use crate::cards::Card;
+use crate::engine::{Action, Engine, Event, Expectation, Input, SeatBets, Variant};
 use crate::store::Source;
 use croupier_drivers::sim::deck::shuffled_shoe;
 use croupier_drivers::sim::SimShoe;
 use croupier_drivers::ShoeItem;
 use std::sync::Arc;
 use std::time::Duration;
-use tracing::{info, warn};
+use tracing::warn;
 
 /// The demo's players and dealer.
 pub struct Demo {
@@ -64,6 +65,67 @@ impl Demo {
         items
     }
 
+    /// The rest of the shoe in play after the logged `inputs`: every card the engine has
+    /// not seen out of the current shoe, shuffled, with the cut card where it belongs if it
+    /// has not come out. `None` when the log is empty or the shoe is finished. After a
+    /// restart the simulator continues the same shoe, so the engine never sees a card it
+    /// knows is exhausted.
+    pub fn continue_shoe<'a>(
+        variant: &Arc<Variant>,
+        inputs: impl IntoIterator<Item = &'a Input>,
+        penetration: f64,
+        rng: &mut fastrand::Rng,
+    ) -> Option<Vec<ShoeItem>> {
+        let mut engine = Engine::new(Arc::clone(variant));
+        let mut events = Vec::new();
+        let mut out = [0u8; 52];
+        let mut cut_seen = false;
+        let mut any = false;
+        for input in inputs {
+            any = true;
+            events.clear();
+            if engine.apply(input, &mut events).is_err() {
+                return None;
+            }
+            for event in &events {
+                match event {
+                    Event::ShoeShuffled { .. } => {
+                        out = [0; 52];
+                        cut_seen = false;
+                    }
+                    Event::CardDealt { card, .. } | Event::Burned { card } => {
+                        out[card.index()] = out[card.index()].saturating_add(1);
+                    }
+                    Event::CutCard => cut_seen = true,
+                    _ => {}
+                }
+            }
+        }
+        if !any || engine.expectation() == Expectation::Shuffle {
+            return None;
+        }
+        let decks = variant.shoe.decks;
+        let mut items: Vec<ShoeItem> = (0..52)
+            .flat_map(|i| {
+                let left = decks.saturating_sub(out[i]);
+                Card::from_index(i)
+                    .map(ShoeItem::Card)
+                    .into_iter()
+                    .cycle()
+                    .take(usize::from(left))
+            })
+            .collect();
+        rng.shuffle(&mut items);
+        if variant.shoe.cut_card && !cut_seen && !items.is_empty() {
+            let total = usize::from(decks) * 52;
+            let dealt = total - items.len();
+            let cut_at = (total as f64 * penetration).round() as usize;
+            let at = cut_at.saturating_sub(dealt).clamp(1, items.len());
+            items.insert(at, ShoeItem::CutCard);
+        }
+        Some(items)
+    }
+
     async fn reload(&mut self) {
         let items = Demo::fresh_shoe(&self.variant, self.decks, self.penetration, &mut self.rng);
         if let Err(e) = self.sim.load(items).await {
@@ -75,17 +137,7 @@ impl Demo {
     pub async fn run(mut self) {
         let pace = Duration::from_millis(self.config.pace_ms);
         let mut watch = self.handle.watch();
-        let first = self.handle.snapshot();
-        let mut shoe = first.shoe.number;
-        // After a restart between rounds of a used shoe, the simulator holds a new shoe
-        // while the engine counts the old one's cards out: start a new shoe to match.
-        if first.state == TableState::Open
-            && first.expectation == Expectation::Bets
-            && first.shoe.dealt > 0
-        {
-            info!("demo: starting a new shoe to match the simulator");
-            let _ = self.handle.submit(Input::Shuffle, Source::Demo).await;
-        }
+        let mut shoe = self.handle.snapshot().shoe.number;
         loop {
             tokio::time::sleep(pace).await;
             let snap = Arc::clone(&watch.borrow_and_update());
@@ -202,6 +254,43 @@ impl Demo {
             }
             Ok(_) => Ok(true),
             Err(_) => Err(SubmitError::Stopped),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{Style, TableSim};
+
+    #[test]
+    fn a_continued_shoe_holds_exactly_the_cards_the_engine_has_not_seen() {
+        let variant = Arc::new(Variant::built_in("deluxe").expect("known").expect("valid"));
+        let mut engine = Engine::new(Arc::clone(&variant));
+        let mut sim = TableSim::new(Arc::clone(&variant), 3, Style::Random);
+        let mut inputs = Vec::new();
+        let mut events = Vec::new();
+        // Stop in the middle of a round, well into the shoe.
+        while inputs.len() < 700 || engine.expectation() == Expectation::Bets {
+            let input = sim.next_input(&engine);
+            engine.apply(&input, &mut events).expect("legal");
+            inputs.push(input);
+        }
+        let mut rng = fastrand::Rng::with_seed(1);
+        let items = Demo::continue_shoe(&variant, &inputs, 0.75, &mut rng).expect("mid-shoe");
+        let cards: Vec<Card> = items
+            .iter()
+            .filter_map(|i| match i {
+                ShoeItem::Card(c) => Some(*c),
+                ShoeItem::CutCard => None,
+            })
+            .collect();
+        assert_eq!(cards.len(), usize::from(engine.shoe().remaining()));
+        // Dealing all of them in any order never meets an exhausted card.
+        let mut shoe = engine.shoe().clone();
+        for card in cards {
+            assert!(shoe.check(card).is_ok(), "{card} is exhausted");
+            shoe.take(card);
         }
     }
 }

@@ -4,7 +4,7 @@
 use super::config::TableConfig;
 use super::demo::Demo;
 use super::task::{Command, Table, TableHandle};
-use crate::store::{Reader, Store};
+use crate::store::{Reader, Record, Store};
 use crate::web;
 use croupier_drivers::buttons::ButtonBox;
 use croupier_drivers::shoe::{SerialShoe, Shoe};
@@ -42,6 +42,9 @@ pub enum ServiceError {
     Http(std::io::Error),
 }
 
+/// At shutdown, the shoe's events are still forwarded until it has been quiet this long.
+const DRAIN_QUIET: Duration = Duration::from_millis(100);
+
 /// What the service announces once it serves (and prints on stdout).
 #[derive(Debug, Clone)]
 pub struct Started {
@@ -70,6 +73,32 @@ pub async fn run(
     if let Err(reason) = &opened {
         error!(table = %id, %reason, "the store is unusable: the table starts OUT OF SERVICE");
     }
+    // The simulator continues the recovered shoe, so a restart mid-shoe deals on from
+    // exactly the cards the engine has not seen.
+    let decks = match config.shoe.sim.decks {
+        0 => variant.shoe.decks,
+        n => n,
+    };
+    let seed = match config.shoe.sim.seed {
+        0 => fastrand::u64(..),
+        s => s,
+    };
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let sim_items = config.shoe.simulated.then(|| {
+        let logged = opened.as_ref().ok().map(|(_, log)| {
+            log.iter().filter_map(|row| match &row.record {
+                Record::Input { input, .. } => Some(input),
+                _ => None,
+            })
+        });
+        logged
+            .and_then(|inputs| {
+                Demo::continue_shoe(&variant, inputs, config.shoe.sim.penetration, &mut rng)
+            })
+            .unwrap_or_else(|| {
+                Demo::fresh_shoe(&variant, decks, config.shoe.sim.penetration, &mut rng)
+            })
+    });
     let (table, handle, commands, recovered) = Table::recover(
         &id,
         &config.table.name,
@@ -103,17 +132,7 @@ pub async fn run(
     // 3. The shoe: the simulator on a PTY read through the real serial driver, or the port.
     let mut serial = config.shoe.serial.clone();
     let mut sim = None;
-    let decks = match config.shoe.sim.decks {
-        0 => variant.shoe.decks,
-        n => n,
-    };
-    let seed = match config.shoe.sim.seed {
-        0 => fastrand::u64(..),
-        s => s,
-    };
-    if config.shoe.simulated {
-        let mut rng = fastrand::Rng::with_seed(seed);
-        let items = Demo::fresh_shoe(&variant, decks, config.shoe.sim.penetration, &mut rng);
+    if let Some(items) = sim_items {
         let shoe = SimShoe::start(SimConfig {
             dialect: serial.dialect,
             ascii: serial.ascii.clone(),
@@ -127,13 +146,26 @@ pub async fn run(
     }
     let mut shoe = SerialShoe::spawn(serial).map_err(|e| ServiceError::Shoe(e.to_string()))?;
     let to_table = handle.commands();
-    tasks.push(tokio::spawn(async move {
-        while let Some(event) = shoe.next_event().await {
+    let (shoe_stop_tx, mut shoe_stop) = watch::channel(false);
+    let shoe_task = tokio::spawn(async move {
+        loop {
+            let event = tokio::select! {
+                event = shoe.next_event() => event,
+                _ = shoe_stop.wait_for(|stop| *stop) => break,
+            };
+            let Some(event) = event else { return };
             if to_table.send(Command::Shoe(event)).await.is_err() {
                 return;
             }
         }
-    }));
+        // Shutting down: hand over what the driver has already read (and, in croupier-v1,
+        // acknowledged) before the port closes.
+        while let Ok(Some(event)) = tokio::time::timeout(DRAIN_QUIET, shoe.next_event()).await {
+            if to_table.send(Command::Shoe(event)).await.is_err() {
+                return;
+            }
+        }
+    });
 
     // 4. The button box.
     let (mut buttons, fake_buttons) = ButtonBox::from_config(&config.buttons)
@@ -191,11 +223,14 @@ pub async fn run(
 
     shutdown.await;
     info!(table = %id, "shutting down");
-    // Stop the sources first, then let the table finish the command in hand and stop.
+    // Stop the sources first (the shoe hands over what it has read), then let the table
+    // finish what is queued and stop.
     for task in &tasks {
         task.abort();
     }
     drop(fake_buttons);
+    let _ = shoe_stop_tx.send(true);
+    let _ = shoe_task.await;
     let _ = stop_tx.send(true);
     match table_task.await {
         Ok(Some(store)) => {

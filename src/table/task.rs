@@ -385,7 +385,9 @@ impl Table {
     }
 
     /// Runs until `shutdown` fires or every sender is gone. A command is always handled to
-    /// the end (decision, commit, publish) before shutdown is looked at again.
+    /// the end (decision, commit, publish) before shutdown is looked at again; at shutdown
+    /// the channel is closed and what is already queued (a card the shoe driver has
+    /// acknowledged, say) is still handled, so nothing accepted upstream is dropped.
     ///
     /// With a `watchdog`, this loop itself pings systemd between commands: if a command
     /// hangs (a stuck write, a deadlock), the pings stop and systemd restarts the service.
@@ -401,9 +403,9 @@ impl Table {
             t
         });
         loop {
-            let command = tokio::select! {
+            let next = tokio::select! {
                 biased;
-                _ = shutdown.wait_for(|stop| *stop) => break,
+                _ = shutdown.wait_for(|stop| *stop) => None,
                 _ = next_tick(&mut ticks) => {
                     if let Some(w) = &watchdog {
                         if let Err(e) = w.notifier.watchdog() {
@@ -412,12 +414,19 @@ impl Table {
                     }
                     continue;
                 }
-                command = commands.recv() => match command {
-                    Some(c) => c,
-                    None => break,
-                },
+                command = commands.recv() => Some(command),
             };
-            self.handle(command).await;
+            match next {
+                Some(Some(command)) => self.handle(command).await,
+                Some(None) => break,
+                None => {
+                    commands.close();
+                    while let Some(command) = commands.recv().await {
+                        self.handle(command).await;
+                    }
+                    break;
+                }
+            }
         }
         info!(table = %self.id, seq = self.seq, "table stopped");
         self.store.take()
@@ -720,4 +729,124 @@ fn describe_status(status: ShoeStatus) -> String {
         parts.push("a misread card");
     }
     parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::SeatBets;
+
+    async fn table(dir: &std::path::Path) -> (Table, TableHandle) {
+        let variant = Arc::new(Variant::built_in("deluxe").expect("known").expect("valid"));
+        let opened = Store::open(&dir.join("t.db"), "t", "t", "deluxe")
+            .await
+            .expect("store");
+        let (table, handle, _rx, _) =
+            Table::recover("t", "t", "deluxe", variant, Ok((opened.store, opened.log)));
+        (table, handle)
+    }
+
+    fn card(code: &str) -> Command {
+        Command::Shoe(ShoeEvent::Card(code.parse().expect("card")))
+    }
+
+    fn press(action: ButtonAction) -> Command {
+        Command::Button(ButtonEvent::Action {
+            action,
+            pin: 5,
+            long: false,
+        })
+    }
+
+    #[tokio::test]
+    async fn buttons_decide_for_the_seat_the_table_expects_and_a_stuck_one_locks() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mut t, handle) = table(dir.path()).await;
+        let bets = Input::Bets(vec![SeatBets {
+            seat: 1,
+            main: 100,
+            ..SeatBets::default()
+        }]);
+        t.handle(Command::Input {
+            input: bets,
+            source: Source::Api,
+            reply: None,
+        })
+        .await;
+        // A press that fits nothing the table expects does nothing.
+        t.handle(press(ButtonAction::Stand)).await;
+        assert_eq!(handle.snapshot().seq, 1);
+        for c in ["9H", "5S", "7C", "6D"] {
+            t.handle(card(c)).await;
+        }
+        assert!(matches!(
+            handle.snapshot().expectation,
+            Expectation::Decision { seat: 1, .. }
+        ));
+        t.handle(press(ButtonAction::Stand)).await;
+        let snap = handle.snapshot();
+        assert_eq!(snap.seq, 6);
+        assert_eq!(snap.expectation, Expectation::DealerCard);
+        // New shoe in the middle of a round is refused by the rules: nothing recorded.
+        t.handle(press(ButtonAction::NewShoe)).await;
+        assert_eq!(handle.snapshot().seq, 6);
+        t.handle(Command::Button(ButtonEvent::Stuck { pin: 13 }))
+            .await;
+        let snap = handle.snapshot();
+        assert_eq!(snap.state, TableState::Locked);
+        assert!(snap
+            .alarm
+            .as_ref()
+            .expect("alarm")
+            .reason
+            .contains("GPIO 13"));
+        // A card while locked is held, not applied.
+        t.handle(card("TD")).await;
+        assert_eq!(
+            handle.snapshot().alarm.as_ref().map(|a| a.held.clone()),
+            Some(vec!["TD".to_string()])
+        );
+        let store = t.store.take().expect("store");
+        drop(store);
+        let reader = crate::store::Reader::open(&dir.path().join("t.db"))
+            .await
+            .expect("reader");
+        let log = reader.log("t").await.expect("log");
+        assert_eq!(
+            log[5].record,
+            Record::Input {
+                source: Source::Buttons,
+                input: Input::Decision {
+                    seat: 1,
+                    action: Action::Stand
+                }
+            }
+        );
+        assert_eq!(log.len(), 8);
+    }
+
+    #[test]
+    fn the_round_view_follows_a_split() {
+        let mut view = RoundView::default();
+        let c = |s: &str| s.parse().expect("card");
+        let to = |seat, hand| crate::engine::Place::Hand { seat, hand };
+        view.on_event(&Event::RoundOpened { round: 1 });
+        for (card, place) in [("8H", to(1, 0)), ("8S", to(1, 0)), ("9D", to(2, 0))] {
+            view.on_event(&Event::CardDealt {
+                card: c(card),
+                to: place,
+            });
+        }
+        view.on_event(&Event::Decided {
+            seat: 1,
+            hand: 0,
+            action: Action::Split,
+        });
+        let hands: Vec<(u8, u8, usize)> = view
+            .hands
+            .iter()
+            .map(|h| (h.seat, h.hand, h.cards.len()))
+            .collect();
+        assert_eq!(hands, [(1, 0, 1), (1, 1, 1), (2, 0, 1)]);
+    }
 }

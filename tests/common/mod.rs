@@ -115,3 +115,130 @@ pub async fn logged_inputs(db: &Path) -> Vec<Input> {
         })
         .collect()
 }
+
+/// `inputs` as a scenario file for `croupier replay` (format: ../shared/scenarios/README.md).
+pub fn scenario(stem: &str, inputs: &[Input]) -> String {
+    use serde_json::{json, Map, Value};
+    let events: Vec<Value> = inputs
+        .iter()
+        .map(|input| match input {
+            Input::Card(c) => Value::String(c.to_string()),
+            Input::CutCard => Value::String("CUT".into()),
+            Input::Shuffle => json!({"shoe": "shuffle"}),
+            Input::Decision { seat, action } => {
+                json!({"seat": seat.to_string(), "do": action.name()})
+            }
+            Input::Bonus { seat, multiplier } => {
+                json!({"seat": seat.to_string(), "bonus_multiplier": multiplier})
+            }
+            Input::Bets(bets) => {
+                let mut seats = Map::new();
+                for b in bets {
+                    let mut kinds = Map::new();
+                    kinds.insert("main".into(), Value::from(b.main));
+                    for (name, amount) in &b.side {
+                        kinds.insert(name.clone(), Value::from(*amount));
+                    }
+                    seats.insert(b.seat.to_string(), Value::Object(kinds));
+                }
+                let mut event = json!({ "bets": seats });
+                let seated: Map<String, Value> = bets
+                    .iter()
+                    .filter_map(|b| Some((b.seat.to_string(), Value::from(b.player.clone()?))))
+                    .collect();
+                if !seated.is_empty() {
+                    event["seated"] = Value::Object(seated);
+                }
+                let mut behind = Map::new();
+                for b in bets {
+                    for bb in &b.behind {
+                        let mut kinds = Map::new();
+                        kinds.insert("main".into(), Value::from(bb.main));
+                        for (name, amount) in &bb.side {
+                            kinds.insert(name.clone(), Value::from(*amount));
+                        }
+                        kinds.insert("follow_double".into(), Value::from(bb.follow_double));
+                        kinds.insert("follow_split".into(), Value::from(bb.follow_split));
+                        let player = behind
+                            .entry(bb.player.clone())
+                            .or_insert_with(|| Value::Object(Map::new()));
+                        player[b.seat.to_string()] = Value::Object(kinds);
+                    }
+                }
+                if !behind.is_empty() {
+                    event["behind"] = Value::Object(behind);
+                }
+                event
+            }
+            Input::PlayerBets(players) => {
+                let mut by_player = Map::new();
+                for p in players {
+                    let mut boxes = Map::new();
+                    for b in &p.boxes {
+                        let mut kinds = Map::new();
+                        kinds.insert("main".into(), Value::from(b.main));
+                        for (name, amount) in &b.side {
+                            kinds.insert(name.clone(), Value::from(*amount));
+                        }
+                        boxes.insert(b.seat.to_string(), Value::Object(kinds));
+                    }
+                    by_player.insert(p.player.clone(), Value::Object(boxes));
+                }
+                json!({ "players": by_player })
+            }
+            Input::PlayerDecision {
+                player,
+                seat,
+                action,
+            } => json!({"player": player, "box": seat.to_string(), "do": action.name()}),
+            Input::Tick { now_ms } => json!({ "tick": now_ms }),
+        })
+        .collect();
+    json!({"variant": stem, "events": events}).to_string()
+}
+
+/// Runs the real `croupier replay` on `inputs` and checks every round it prints against
+/// `results`: same hands, outcomes, stakes and returns.
+pub fn assert_replay_cli_agrees(dir: &Path, stem: &str, inputs: &[Input], results: &[RoundResult]) {
+    let file = dir.join("session.json");
+    std::fs::write(&file, scenario(stem, inputs)).expect("write scenario");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .arg("replay")
+        .arg(&file)
+        .output()
+        .expect("croupier replay runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(doc["halted"].is_null(), "{}", doc["halted"]);
+    let rounds = doc["rounds"].as_array().expect("rounds");
+    assert_eq!(rounds.len(), results.len());
+    for (printed, stored) in rounds.iter().zip(results) {
+        assert_eq!(printed["round"], stored.round);
+        let hands = printed["hands"].as_array().expect("hands");
+        assert_eq!(hands.len(), stored.hands.len());
+        for (p, s) in hands.iter().zip(&stored.hands) {
+            assert_eq!(p["seat"], s.seat.to_string());
+            assert_eq!(p["outcome"], s.outcome.as_str());
+            assert_eq!(p["staked"], s.staked);
+            assert_eq!(p["returned"], s.returned);
+        }
+        for b in &stored.bets {
+            let at = match &b.player {
+                Some(player) => &printed["behind"][&**player],
+                None => &printed["returns"],
+            };
+            assert_eq!(
+                at[b.seat.to_string()][b.kind.name()],
+                b.returned,
+                "round {} seat {} {}",
+                stored.round,
+                b.seat,
+                b.kind.name()
+            );
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! Card latency of the table service: the last byte of a card frame written on the PTY →
+//! the delta for that card received by a subscriber, with the durable commit (WAL,
+//! synchronous=FULL) in between. `cargo bench --bench table_latency`.
+//!
+//! Two runs over the same legal session (≥ 10,000 cards; bets and decisions go through the
+//! input channel and are not timed):
+//! - `barcode4`: the bench writes each card's line on the PTY master itself, so the clock
+//!   starts exactly when the last byte is written;
+//! - `croupier-v1`: the simulated shoe sends CRC frames and waits for ACKs; the clock starts
+//!   when the bench asks the simulator to deal, a little before the frame is written, so
+//!   this figure is an upper bound.
+
+use croupier::engine::{Engine, Input, Variant};
+use croupier::sim::{Style, TableSim};
+use croupier::store::Source;
+use croupier::table::service::{self, Started};
+use croupier::table::{TableConfig, TableHandle, Update};
+use croupier_drivers::proto::barcode::Barcode4;
+use croupier_drivers::proto::line::LineFormat;
+use croupier_drivers::shoe::config::Dialect;
+use croupier_drivers::sim::pty::Pty;
+use croupier_drivers::sim::{SimConfig, SimShoe};
+use croupier_drivers::ShoeItem;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
+
+const MIN_CARDS: usize = 10_000;
+const WARM_UP: usize = 200;
+
+fn session(variant: &Arc<Variant>) -> Vec<Input> {
+    let mut engine = Engine::new(Arc::clone(variant));
+    let mut sim = TableSim::new(Arc::clone(variant), 42, Style::Steady { seats: 3 });
+    let mut inputs = Vec::new();
+    let mut events = Vec::new();
+    let mut cards = 0;
+    while cards < MIN_CARDS + WARM_UP
+        || !matches!(engine.expectation(), croupier::engine::Expectation::Bets)
+    {
+        let input = sim.next_input(&engine);
+        events.clear();
+        engine.apply(&input, &mut events).expect("legal session");
+        if matches!(input, Input::Card(_)) {
+            cards += 1;
+        }
+        inputs.push(input);
+    }
+    inputs
+}
+
+fn config(dir: &Path, port: &Path, dialect: Dialect) -> TableConfig {
+    let mut c = TableConfig::embedded().expect("built-in config");
+    c.table.id = "bench".into();
+    c.table.variant = "ultimate".into();
+    c.store.path = dir.join("bench.db");
+    c.http.bind = "127.0.0.1:0".into();
+    c.shoe.simulated = false;
+    c.shoe.serial.port = port.to_path_buf();
+    c.shoe.serial.dialect = dialect;
+    c.demo.players = false;
+    c
+}
+
+async fn start(
+    config: TableConfig,
+) -> (
+    TableHandle,
+    oneshot::Sender<()>,
+    tokio::task::JoinHandle<()>,
+) {
+    let (tx, rx) = oneshot::channel::<Started>();
+    let (stop, stop_rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        service::run(
+            config,
+            async move {
+                let _ = stop_rx.await;
+            },
+            move |s| {
+                let _ = tx.send(s);
+            },
+        )
+        .await
+        .expect("service runs");
+    });
+    let handle = rx.await.expect("started").handle;
+    let mut watch = handle.watch();
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        watch.wait_for(|s| s.shoe.link == "connected"),
+    )
+    .await
+    .expect("connects")
+    .expect("running");
+    (handle, stop, task)
+}
+
+/// Plays `inputs`; `deal` puts one card on the wire and returns when the clock starts.
+async fn play<F, Fut>(handle: &TableHandle, inputs: &[Input], mut deal: F) -> Vec<Duration>
+where
+    F: FnMut(ShoeItem) -> Fut,
+    Fut: std::future::Future<Output = Instant>,
+{
+    let mut sub = handle.subscribe();
+    let _ = sub.next().await; // the initial snapshot
+    let mut samples = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let item = match input {
+            Input::Card(c) => ShoeItem::Card(*c),
+            other => {
+                handle
+                    .submit(other.clone(), Source::Api)
+                    .await
+                    .expect("accepted");
+                // Drain its delta.
+                let _ = sub.next().await;
+                continue;
+            }
+        };
+        let t0 = deal(item).await;
+        loop {
+            match sub.next().await.expect("table running") {
+                Update::Delta(d) => {
+                    if let croupier::store::Record::Input { input: got, .. } = &d.record {
+                        if got == input {
+                            break;
+                        }
+                    }
+                }
+                Update::Resync(_) => panic!("the bench subscriber lagged"),
+            }
+        }
+        samples.push(t0.elapsed());
+    }
+    samples.drain(..WARM_UP.min(samples.len()));
+    samples
+}
+
+fn report(name: &str, mut samples: Vec<Duration>) {
+    samples.sort();
+    let at = |q: f64| {
+        let i = ((samples.len() as f64 - 1.0) * q).round() as usize;
+        samples[i].as_secs_f64() * 1e3
+    };
+    println!(
+        "{name}: {} cards  p50 {:.3} ms  p90 {:.3} ms  p99 {:.3} ms  p99.9 {:.3} ms  max {:.3} ms",
+        samples.len(),
+        at(0.5),
+        at(0.9),
+        at(0.99),
+        at(0.999),
+        at(1.0)
+    );
+}
+
+async fn barcode4(inputs: &[Input], dir: &Path, name: &str) {
+    let pty = Pty::open().expect("pty");
+    let (handle, stop, task) = start(config(dir, pty.path(), Dialect::Barcode4)).await;
+    let pty = Arc::new(pty);
+    let samples = play(&handle, inputs, |item| {
+        let pty = Arc::clone(&pty);
+        async move {
+            let line = Barcode4.encode(item).expect("a card");
+            pty.write_all(&line).await.expect("write");
+            Instant::now()
+        }
+    })
+    .await;
+    report(name, samples);
+    let _ = stop.send(());
+    let _ = task.await;
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let variant = Arc::new(
+            Variant::built_in("ultimate")
+                .expect("known")
+                .expect("valid"),
+        );
+        // barcode4 cannot say "cut card": the session's cut cards (and every input that
+        // is not a card) go through the input channel, untimed.
+        let inputs = session(&variant);
+
+        // The durable append alone (one card row, fsync'd), for comparison.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = croupier::store::Store::open(
+            &dir.path().join("append.db"),
+            "bench",
+            "bench",
+            "ultimate",
+        )
+        .await
+        .expect("store")
+        .store;
+        let mut samples = Vec::new();
+        for input in inputs.iter().filter(|i| matches!(i, Input::Card(_))) {
+            let record = croupier::store::Record::Input {
+                source: Source::Shoe,
+                input: input.clone(),
+            };
+            let t0 = Instant::now();
+            store.append(&record, &[], 1).await.expect("append");
+            samples.push(t0.elapsed());
+        }
+        samples.drain(..WARM_UP);
+        report("store append alone (one card row, committed)", samples);
+        drop(store);
+
+        // barcode4: the bench is the shoe and writes each line itself.
+        let dir = tempfile::tempdir().expect("tempdir");
+        barcode4(
+            &inputs,
+            dir.path(),
+            "barcode4 (exact: from the last byte written)",
+        )
+        .await;
+        // The same with the database on tmpfs, where fsync costs nothing: the software
+        // path alone, to tell it from the disk.
+        if let Ok(dir) = tempfile::tempdir_in("/dev/shm") {
+            barcode4(&inputs, dir.path(), "barcode4, database on tmpfs (no disk)").await;
+        }
+
+        // croupier-v1: the simulated shoe frames, CRCs and retransmits.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let items: Vec<ShoeItem> = inputs
+            .iter()
+            .filter_map(|i| match i {
+                Input::Card(c) => Some(ShoeItem::Card(*c)),
+                _ => None,
+            })
+            .collect();
+        let sim = Arc::new(
+            SimShoe::start(SimConfig {
+                items,
+                ..SimConfig::default()
+            })
+            .expect("sim"),
+        );
+        let (handle, stop, task) =
+            start(config(dir.path(), &sim.path(), Dialect::CroupierV1)).await;
+        let samples = play(&handle, &inputs, |_| {
+            let sim = Arc::clone(&sim);
+            async move {
+                let t0 = Instant::now();
+                sim.deal(1).await.expect("deal");
+                t0
+            }
+        })
+        .await;
+        report("croupier-v1 (upper bound: from the deal request)", samples);
+        let _ = stop.send(());
+        let _ = task.await;
+    });
+}

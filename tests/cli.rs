@@ -1,0 +1,111 @@
+//! The README's commands through the real binary: `croupier run` with the built-in default
+//! (simulated shoe on a PTY read by the serial driver, demo players, ./data/croupier.db),
+//! `recall`, `check-config`, `alarm clear`.
+
+#[path = "common/proc.rs"]
+mod proc;
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+use tokio::time::{sleep, timeout};
+
+fn croupier(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("croupier runs")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_default_run_deals_a_live_demo_table_and_recall_prints_it() {
+    timeout(Duration::from_secs(90), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+            .args(["run", "--bind", "127.0.0.1:0"])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        let p = proc::announced(child).await;
+        assert!(
+            p.announce.contains("table table-1 (open)"),
+            "{}",
+            p.announce
+        );
+        // The demo players bet and the simulated shoe deals, through the serial driver.
+        let mut s = p.get("/api/status").await;
+        for _ in 0..150 {
+            if s["inputs"].as_u64() >= Some(5) {
+                break;
+            }
+            sleep(Duration::from_millis(100)).await;
+            s = p.get("/api/status").await;
+        }
+        assert!(s["inputs"].as_u64() >= Some(5), "{s}");
+        assert_eq!(s["state"], "open");
+        assert_eq!(s["shoe"]["link"], "connected");
+        assert_eq!(s["round"]["number"], 1);
+        assert!(!s["round"]["hands"].as_array().expect("hands").is_empty());
+        let (status, page) =
+            croupier::web::client::request(&p.addr, "GET", "/", None, Duration::from_secs(5))
+                .await
+                .expect("page");
+        assert_eq!(status, 200);
+        assert!(page.contains("/api/status"));
+        assert!(p.terminate(), "SIGTERM: clean exit 0");
+        assert!(dir.path().join("data/croupier.db").is_file());
+
+        let out = croupier(dir.path(), &["recall", "--last", "10"]);
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("round 1"), "{text}");
+        assert!(text.contains("(demo)") && text.contains("(shoe)"), "{text}");
+        let out = croupier(dir.path(), &["recall", "--json"]);
+        let rounds: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(rounds[0]["round"], 1);
+    })
+    .await
+    .expect("bounded");
+}
+
+#[test]
+fn check_config_names_file_line_and_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = croupier(dir.path(), &["check-config"]);
+    assert!(out.status.success(), "the built-in default is valid");
+    let good = dir.path().join("good.toml");
+    std::fs::write(&good, croupier::table::config::DEFAULT_TOML).expect("write");
+    let out = croupier(dir.path(), &["check-config", "good.toml"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("good.toml: ok"));
+    let bad = croupier::table::config::DEFAULT_TOML.replace("[demo]\n", "[demo]\nfast = true\n");
+    std::fs::write(dir.path().join("bad.toml"), &bad).expect("write");
+    let out = croupier(dir.path(), &["check-config", "bad.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    let line = bad.lines().position(|l| l == "fast = true").expect("line") + 1;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("bad.toml:{line}:1:")), "{err}");
+    assert!(err.contains("fast"), "{err}");
+}
+
+#[test]
+fn alarm_clear_says_when_no_service_answers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = croupier(
+        dir.path(),
+        &[
+            "alarm",
+            "clear",
+            "--reason",
+            "test",
+            "--addr",
+            "127.0.0.1:1",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot reach the table service"));
+}
