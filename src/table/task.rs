@@ -486,6 +486,12 @@ impl Table {
                 .await;
                 return;
             }
+            // Events a later driver adds: logged, not acted on, until the table knows them.
+            #[allow(unreachable_patterns)]
+            other => {
+                warn!(table = %self.id, event = ?other, "shoe event not handled");
+                return;
+            }
         };
         let code = item.to_string();
         if self.broken.is_some() {
@@ -572,6 +578,11 @@ impl Table {
                         info!(table = %self.id, pin, ?action, "button has no effect yet");
                         None
                     }
+                    #[allow(unreachable_patterns)]
+                    _ => {
+                        info!(table = %self.id, pin, ?action, "button not handled");
+                        None
+                    }
                 };
                 let Some(input) = input else {
                     warn!(table = %self.id, pin, ?action, expecting = %expectation, "button press does not fit what the table expects; ignored");
@@ -592,6 +603,8 @@ impl Table {
             ButtonEvent::Unstuck { pin } => {
                 info!(table = %self.id, pin, "button came free");
             }
+            #[allow(unreachable_patterns)]
+            other => warn!(table = %self.id, event = ?other, "button event not handled"),
         }
     }
 

@@ -143,6 +143,9 @@ pub fn scenario(stem: &str, inputs: &[Input]) -> String {
                 }
                 json!({ "bets": seats })
             }
+            // Inputs added later (multi-hand) need their scenario form here.
+            #[allow(unreachable_patterns)]
+            other => panic!("no scenario form for {other:?}"),
         })
         .collect();
     json!({"variant": stem, "events": events}).to_string()
