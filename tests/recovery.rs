@@ -150,3 +150,34 @@ async fn damaged_pages_boot_out_of_service() {
     .await
     .expect("bounded");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_service_on_the_same_database_refuses_to_run() {
+    timeout(Duration::from_secs(60), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sim = SimShoe::start(SimConfig::default()).expect("pty shoe");
+        let cfg = config_file(dir.path(), &sim.path(), "deluxe");
+        let log = dir.path().join("croupier.log");
+        let first = spawn(&cfg, &log).await;
+        assert!(first.announce.contains("(open)"), "{}", first.announce);
+        // The second one refuses to run at all: it would read cards off the first's shoe.
+        let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+            .args(["run", "--config"])
+            .arg(&cfg)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("in use by another croupier"), "{err}");
+        let (status, body) = first
+            .post(
+                "/api/input",
+                r#"{"bets": [{"seat": 1, "main": 100, "side": []}]}"#,
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        assert!(first.terminate());
+    })
+    .await
+    .expect("bounded");
+}

@@ -4,8 +4,9 @@
 mod common;
 
 use common::{config, from_shoe, session, shoe_items, variant};
-use croupier::engine::{Code, Input, SeatBets};
+use croupier::engine::{Code, Input};
 use croupier::store::{Reader, Record, Source};
+use croupier::table::demo::main_bet;
 use croupier::table::service::{self, Started};
 use croupier::table::{SubmitError, TableConfig, TableHandle, TableState, Update, DELTA_BUFFER};
 use croupier_drivers::sim::{InjectedFault, SimConfig, SimShoe};
@@ -101,49 +102,63 @@ fn sim_with(items: Vec<ShoeItem>) -> SimShoe {
     .expect("pty shoe")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_pty_session_settles_exactly_like_replay_and_survives_a_restart() {
-    timeout(Duration::from_secs(120), async {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let (inputs, expected, expecting) = session("deluxe", 7, 12);
-        let sim = sim_with(shoe_items(&inputs));
-        let cfg = config(dir.path(), &sim.path(), "deluxe");
-        // First half, a graceful stop mid-session, then the rest after recovery.
-        let half = inputs.len() / 2;
-        let run = start(cfg.clone()).await;
-        drive(&run.handle, &sim, &inputs[..half]).await;
-        let before = run.handle.snapshot();
-        run.stop().await;
-        let run = start(cfg.clone()).await;
-        let after = run.handle.snapshot();
-        assert_eq!(after.seq, before.seq);
-        assert_eq!(after.expecting, before.expecting);
-        assert_eq!(after.round, before.round);
-        assert_eq!(after.shoe.dealt, before.shoe.dealt);
-        drive(&run.handle, &sim, &inputs[half..]).await;
-        let end = run.handle.snapshot();
-        assert_eq!(end.expecting, expecting);
-        assert_eq!(end.inputs, inputs.len() as u64);
-        run.stop().await;
+/// Plays a `rounds`-round session of `stem` through the PTY shoe, stopping gracefully and
+/// recovering halfway, and checks the store against the session and the replays. Returns
+/// whether the `croupier replay` command could be compared too.
+async fn pty_session(stem: &str, seed: u64, rounds: usize) -> bool {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (inputs, expected, expecting) = session(stem, seed, rounds);
+    let sim = sim_with(shoe_items(&inputs));
+    let cfg = config(dir.path(), &sim.path(), stem);
+    let half = inputs.len() / 2;
+    let run = start(cfg.clone()).await;
+    drive(&run.handle, &sim, &inputs[..half]).await;
+    let before = run.handle.snapshot();
+    run.stop().await;
+    let run = start(cfg.clone()).await;
+    let after = run.handle.snapshot();
+    assert_eq!(after.seq, before.seq);
+    assert_eq!(after.expecting, before.expecting);
+    assert_eq!(after.round, before.round);
+    assert_eq!(after.shoe.dealt, before.shoe.dealt);
+    drive(&run.handle, &sim, &inputs[half..]).await;
+    let end = run.handle.snapshot();
+    assert_eq!(end.expecting, expecting);
+    assert_eq!(end.inputs, inputs.len() as u64);
+    run.stop().await;
 
-        // The store holds exactly the session, and the settlements replay computes.
-        let reader = Reader::open(&cfg.store.path).await.expect("reader");
-        let logged = common::logged_inputs(&cfg.store.path).await;
-        assert_eq!(logged, inputs);
-        assert_eq!(reader.results("t1").await.expect("results"), expected);
-        let replayed = croupier::replay::run(variant("deluxe"), &logged);
-        assert_eq!(replayed.rounds, expected);
-        // And the `croupier replay` command agrees with the table's settlements.
-        common::assert_replay_cli_agrees(dir.path(), "deluxe", &logged, &expected);
-        let recalled = reader.recall("t1", 3).await.expect("recall");
-        assert_eq!(recalled.len(), 3);
-        assert_eq!(
-            recalled.last().and_then(|r| r.result.clone()),
-            expected.last().cloned()
-        );
-    })
-    .await
-    .expect("bounded");
+    // The store holds exactly the session, and the settlements replay computes.
+    let reader = Reader::open(&cfg.store.path).await.expect("reader");
+    let logged = common::logged_inputs(&cfg.store.path).await;
+    assert_eq!(logged, inputs);
+    assert_eq!(reader.results("t1").await.expect("results"), expected);
+    let replayed = croupier::replay::run(variant(stem), &logged);
+    assert_eq!(replayed.rounds, expected);
+    let recalled = reader.recall("t1", 3).await.expect("recall");
+    assert_eq!(recalled.len(), 3);
+    assert_eq!(
+        recalled.last().and_then(|r| r.result.clone()),
+        expected.last().cloned()
+    );
+    // And the `croupier replay` command agrees with the table's settlements.
+    common::assert_replay_cli_agrees(dir.path(), stem, &logged, &expected)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deluxe_pty_session_settles_exactly_like_replay_across_a_restart() {
+    // Burn by revealed value, cut card, insurance, side bets, splits and doubles.
+    timeout(Duration::from_secs(120), pty_session("deluxe", 7, 12))
+        .await
+        .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_infor6_pty_session_settles_exactly_like_the_replay_command() {
+    // A new shoe every round, the IN FOR 6 side bet and its bonus game.
+    let compared = timeout(Duration::from_secs(120), pty_session("infor6", 9, 10))
+        .await
+        .expect("bounded");
+    assert!(compared, "this session is expressible as a scenario");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -174,11 +189,7 @@ async fn a_refused_card_locks_the_table_across_a_restart_until_cleared() {
         );
         assert!(alarm.expected.contains("bets"), "{}", alarm.expected);
         // Nothing is applied while locked: inputs are refused, cards are held.
-        let bets = Input::Bets(vec![SeatBets {
-            seat: 1,
-            main: 100,
-            ..SeatBets::default()
-        }]);
+        let bets = Input::Bets(vec![main_bet(1, 100).expect("bet")]);
         assert!(matches!(
             run.handle.submit(bets.clone(), Source::Api).await,
             Err(SubmitError::Locked(_))

@@ -18,6 +18,7 @@ pub use backup::{backup, verify, Verified};
 pub use record::{Record, Source};
 
 use crate::engine::{Event, Input, RoundResult};
+use nix::fcntl::{Flock, FlockArg};
 use sha2::{Digest, Sha256};
 use sqlx::pool::PoolConnection;
 use sqlx::sqlite::{
@@ -64,6 +65,14 @@ pub enum StoreError {
         seq: u64,
         /// What is wrong with it.
         why: String,
+    },
+    /// Another process holds the database (a second `croupier run` on the same file).
+    #[error("{path} is in use by another croupier process (lock {lock})")]
+    InUse {
+        /// The database.
+        path: PathBuf,
+        /// The lock file.
+        lock: String,
     },
     /// The database was created for another game.
     #[error(
@@ -151,6 +160,8 @@ pub struct Store {
     conn: PoolConnection<Sqlite>,
     pool: SqlitePool,
     checkpointer: AbortOnDrop,
+    /// Held while this writer lives: one writer per database, across processes too.
+    _lock: Flock<std::fs::File>,
     path: PathBuf,
     table: String,
     last_hash: [u8; 32],
@@ -181,6 +192,7 @@ impl Store {
                 source,
             })?;
         }
+        let lock = lock(path)?;
         let open_err = |source| StoreError::Open {
             path: path.to_path_buf(),
             source,
@@ -247,6 +259,7 @@ impl Store {
                 conn,
                 pool,
                 checkpointer,
+                _lock: lock,
                 path: path.to_path_buf(),
                 table: table.to_string(),
                 last_hash,
@@ -413,6 +426,7 @@ impl Store {
             conn,
             pool,
             checkpointer,
+            _lock: lock,
             ..
         } = self;
         drop(checkpointer);
@@ -422,8 +436,30 @@ impl Store {
             .await?;
         drop(conn);
         pool.close().await;
+        drop(lock);
         Ok(())
     }
+}
+
+/// Takes the exclusive advisory lock `<db>.lock` (released by the kernel when the process
+/// ends, however it ends).
+fn lock(path: &Path) -> Result<Flock<std::fs::File>, StoreError> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let lock_path = PathBuf::from(name);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|source| StoreError::Dir {
+            path: lock_path.clone(),
+            source,
+        })?;
+    Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|_| StoreError::InUse {
+        path: path.to_path_buf(),
+        lock: lock_path.display().to_string(),
+    })
 }
 
 /// Aborts the checkpointer when the writer goes.

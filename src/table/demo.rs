@@ -9,7 +9,8 @@ use super::config::DemoSection;
 use super::state::{Snapshot, TableState};
 use super::task::{SubmitError, TableHandle};
 use crate::cards::Card;
-use crate::engine::{Action, Engine, Event, Expectation, Input, SeatBets, Variant};
+use crate::engine::{Action, Engine, Event, Expectation, Input, SeatBets, SeatId, Variant};
+use crate::money::Amount;
 use crate::store::Source;
 use croupier_drivers::sim::deck::shuffled_shoe;
 use croupier_drivers::sim::SimShoe;
@@ -17,6 +18,14 @@ use croupier_drivers::ShoeItem;
 use std::sync::Arc;
 use std::time::Duration;
 use tracing::warn;
+
+/// A seat's main bet and nothing else (`None` only if the engine's bet type stopped
+/// reading that shape).
+pub fn main_bet(seat: SeatId, main: Amount) -> Option<SeatBets> {
+    // Through serde rather than a struct literal: the bet gains optional fields (players,
+    // bets behind) in the engine's multi-hand work, all defaulted when absent.
+    serde_json::from_value(serde_json::json!({ "seat": seat, "main": main, "side": [] })).ok()
+}
 
 /// The demo's players and dealer.
 pub struct Demo {
@@ -178,18 +187,15 @@ impl Demo {
             Expectation::Bets => {
                 let seats = self.config.seats.min(self.variant.deal.seats);
                 let limits = self.variant.limits;
+                let main = self.config.bet.clamp(limits.min, limits.max);
                 Input::Bets(
                     (1..=seats)
-                        .map(|seat| SeatBets {
-                            seat,
-                            main: self.config.bet.clamp(limits.min, limits.max),
-                            ..SeatBets::default()
-                        })
+                        .filter_map(|seat| main_bet(seat, main))
                         .collect(),
                 )
             }
             Expectation::Shuffle => Input::Shuffle,
-            Expectation::InsuranceAnswers { seats, .. } => match seats.first() {
+            Expectation::InsuranceAnswers { .. } => match snap.insurance_seats.first() {
                 Some(&seat) => Input::Decision {
                     seat,
                     action: Action::NoInsurance,

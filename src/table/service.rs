@@ -4,7 +4,7 @@
 use super::config::TableConfig;
 use super::demo::Demo;
 use super::task::{Command, Table, TableHandle};
-use crate::store::{Reader, Record, Store};
+use crate::store::{Reader, Record, Store, StoreError};
 use crate::web;
 use croupier_drivers::buttons::ButtonBox;
 use croupier_drivers::shoe::{SerialShoe, Shoe};
@@ -23,6 +23,9 @@ pub enum ServiceError {
     /// The variant could not be loaded.
     #[error("variant: {0}")]
     Variant(String),
+    /// Another `croupier run` holds the database.
+    #[error("{0}")]
+    InUse(String),
     /// The HTTP address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -65,11 +68,22 @@ pub async fn run(
     let variant = Arc::new(config.variant().map_err(ServiceError::Variant)?);
     let variant_name = config.table.variant.clone();
 
-    // 1. The store: integrity check, migrations, hash chain. Nothing is published before.
-    let opened = Store::open(&config.store.path, &id, &config.table.name, &variant_name)
+    // The port first: a second instance fails here, before it touches the store.
+    let listener = tokio::net::TcpListener::bind(&config.http.bind)
         .await
-        .map(|o| (o.store, o.log))
-        .map_err(|e| e.to_string());
+        .map_err(|source| ServiceError::Bind {
+            addr: config.http.bind.clone(),
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(ServiceError::Http)?;
+    // 1. The store: integrity check, migrations, hash chain. Nothing is published before.
+    let opened = match Store::open(&config.store.path, &id, &config.table.name, &variant_name).await
+    {
+        // Another service owns this table's database (and probably its shoe): running
+        // beside it, even out of service, would read cards off its port.
+        Err(e @ StoreError::InUse { .. }) => return Err(ServiceError::InUse(e.to_string())),
+        other => other.map(|o| (o.store, o.log)).map_err(|e| e.to_string()),
+    };
     if let Err(reason) = &opened {
         error!(table = %id, %reason, "the store is unusable: the table starts OUT OF SERVICE");
     }
@@ -196,13 +210,6 @@ pub async fn run(
     }
 
     // 6. HTTP.
-    let listener = tokio::net::TcpListener::bind(&config.http.bind)
-        .await
-        .map_err(|source| ServiceError::Bind {
-            addr: config.http.bind.clone(),
-            source,
-        })?;
-    let addr = listener.local_addr().map_err(ServiceError::Http)?;
     let app = web::router(web::AppState {
         table: handle.clone(),
         reader,

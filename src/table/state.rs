@@ -184,6 +184,8 @@ pub struct Snapshot {
     pub expectation: Expectation,
     /// Bonus-game multipliers the pending seats may draw.
     pub bonus_options: BTreeMap<SeatId, Vec<u32>>,
+    /// Seats that may still answer the insurance offer (while it is open).
+    pub insurance_seats: Vec<SeatId>,
     /// The shoe.
     pub shoe: ShoeView,
     /// The current (or last) round.

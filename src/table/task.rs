@@ -7,7 +7,7 @@
 //! commit.
 
 use super::state::{Alarm, Delta, RoundView, ShoeView, Snapshot, Subscription, TableState};
-use crate::engine::{Action, Engine, Event, Expectation, Input, RoundResult, Variant};
+use crate::engine::{Action, Engine, Event, Expectation, Input, RoundResult, SeatId, Variant};
 use crate::store::{LogRow, Record, Source, Store};
 use croupier_drivers::buttons::{ButtonAction, ButtonEvent};
 use croupier_drivers::event::{ShoeEvent, ShoeStatus};
@@ -207,6 +207,7 @@ impl Table {
             expecting: String::new(),
             expectation: Expectation::Bets,
             bonus_options: BTreeMap::new(),
+            insurance_seats: Vec::new(),
             shoe: ShoeView {
                 number: 0,
                 dealt: 0,
@@ -338,6 +339,16 @@ impl Table {
         }
     }
 
+    /// Seats that may still answer the insurance offer, in seat order.
+    fn insurance_seats(&self) -> Vec<SeatId> {
+        (1..=self.engine.variant().deal.seats)
+            .filter(|&seat| {
+                self.engine
+                    .allows_insurance_answer(seat, Action::NoInsurance)
+            })
+            .collect()
+    }
+
     fn build_snapshot(&self) -> Arc<Snapshot> {
         let expectation = self.engine.expectation();
         let mut bonus_options = BTreeMap::new();
@@ -348,6 +359,11 @@ impl Table {
                 }
             }
         }
+        let insurance_seats = if matches!(expectation, Expectation::InsuranceAnswers { .. }) {
+            self.insurance_seats()
+        } else {
+            Vec::new()
+        };
         let mut round = self.view.clone();
         for h in &mut round.hands {
             h.total = self.engine.hand_total(h.seat, h.hand).unwrap_or_else(|| {
@@ -369,6 +385,7 @@ impl Table {
             expecting: expectation.to_string(),
             expectation,
             bonus_options,
+            insurance_seats,
             shoe: ShoeView {
                 number: shoe.number(),
                 dealt: shoe.dealt(),
@@ -522,6 +539,12 @@ impl Table {
                 .await;
                 return;
             }
+            // Events a later driver adds: logged, not acted on, until the table knows them.
+            #[allow(unreachable_patterns)]
+            other => {
+                warn!(table = %self.id, event = ?other, "shoe event not handled");
+                return;
+            }
         };
         let code = item.to_string();
         if self.broken.is_some() {
@@ -581,19 +604,16 @@ impl Table {
                     ButtonAction::Double => decide(Action::Double),
                     ButtonAction::Split => decide(Action::Split),
                     ButtonAction::Surrender => decide(Action::Surrender),
-                    ButtonAction::InsuranceYes | ButtonAction::InsuranceNo => match &expectation {
-                        Expectation::InsuranceAnswers { seats, .. } => {
-                            seats.first().map(|&seat| Input::Decision {
-                                seat,
-                                action: if action == ButtonAction::InsuranceYes {
-                                    Action::Insurance
-                                } else {
-                                    Action::NoInsurance
-                                },
-                            })
-                        }
-                        _ => None,
-                    },
+                    ButtonAction::InsuranceYes | ButtonAction::InsuranceNo => {
+                        self.insurance_seats().first().map(|&seat| Input::Decision {
+                            seat,
+                            action: if action == ButtonAction::InsuranceYes {
+                                Action::Insurance
+                            } else {
+                                Action::NoInsurance
+                            },
+                        })
+                    }
                     ButtonAction::NewShoe => Some(Input::Shuffle),
                     ButtonAction::CallSupervisor => {
                         self.raise(
@@ -606,6 +626,11 @@ impl Table {
                     }
                     ButtonAction::Confirm | ButtonAction::CloseBets => {
                         info!(table = %self.id, pin, ?action, "button has no effect yet");
+                        None
+                    }
+                    #[allow(unreachable_patterns)]
+                    _ => {
+                        info!(table = %self.id, pin, ?action, "button not handled");
                         None
                     }
                 };
@@ -628,6 +653,8 @@ impl Table {
             ButtonEvent::Unstuck { pin } => {
                 info!(table = %self.id, pin, "button came free");
             }
+            #[allow(unreachable_patterns)]
+            other => warn!(table = %self.id, event = ?other, "button event not handled"),
         }
     }
 
@@ -734,7 +761,6 @@ fn describe_status(status: ShoeStatus) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::SeatBets;
 
     async fn table(dir: &std::path::Path) -> (Table, TableHandle) {
         let variant = Arc::new(Variant::built_in("deluxe").expect("known").expect("valid"));
@@ -762,11 +788,7 @@ mod tests {
     async fn buttons_decide_for_the_seat_the_table_expects_and_a_stuck_one_locks() {
         let dir = tempfile::tempdir().expect("tempdir");
         let (mut t, handle) = table(dir.path()).await;
-        let bets = Input::Bets(vec![SeatBets {
-            seat: 1,
-            main: 100,
-            ..SeatBets::default()
-        }]);
+        let bets = Input::Bets(vec![crate::table::demo::main_bet(1, 100).expect("bet")]);
         t.handle(Command::Input {
             input: bets,
             source: Source::Api,

@@ -116,12 +116,13 @@ pub async fn logged_inputs(db: &Path) -> Vec<Input> {
         .collect()
 }
 
-/// `inputs` as a scenario file for `croupier replay` (format: ../shared/scenarios/README.md).
-pub fn scenario(stem: &str, inputs: &[Input]) -> String {
+/// `inputs` as a scenario file for `croupier replay` (format: ../shared/scenarios/README.md),
+/// or `None` if one of them has no form here (inputs and bet fields added later).
+pub fn scenario(stem: &str, inputs: &[Input]) -> Option<String> {
     use serde_json::{json, Map, Value};
-    let events: Vec<Value> = inputs
-        .iter()
-        .map(|input| match input {
+    let mut events = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        events.push(match input {
             Input::Card(c) => Value::String(c.to_string()),
             Input::CutCard => Value::String("CUT".into()),
             Input::Shuffle => json!({"shoe": "shuffle"}),
@@ -180,6 +181,9 @@ pub fn scenario(stem: &str, inputs: &[Input]) -> String {
                         for (name, amount) in &b.side {
                             kinds.insert(name.clone(), Value::from(*amount));
                         }
+                        if b.let_it_play {
+                            kinds.insert("let_it_play".into(), Value::Bool(true));
+                        }
                         boxes.insert(b.seat.to_string(), Value::Object(kinds));
                     }
                     by_player.insert(p.player.clone(), Value::Object(boxes));
@@ -192,16 +196,30 @@ pub fn scenario(stem: &str, inputs: &[Input]) -> String {
                 action,
             } => json!({"player": player, "box": seat.to_string(), "do": action.name()}),
             Input::Tick { now_ms } => json!({ "tick": now_ms }),
-        })
-        .collect();
-    json!({"variant": stem, "events": events}).to_string()
+            #[allow(unreachable_patterns)]
+            _ => return None,
+        });
+    }
+    Some(json!({"variant": stem, "events": events}).to_string())
 }
 
 /// Runs the real `croupier replay` on `inputs` and checks every round it prints against
-/// `results`: same hands, outcomes, stakes and returns.
-pub fn assert_replay_cli_agrees(dir: &Path, stem: &str, inputs: &[Input], results: &[RoundResult]) {
+/// `results`: same hands, outcomes, stakes and returns. Returns false (and checks nothing)
+/// when the session has inputs the scenario writer here cannot express.
+pub fn assert_replay_cli_agrees(
+    dir: &Path,
+    stem: &str,
+    inputs: &[Input],
+    results: &[RoundResult],
+) -> bool {
+    let Some(text) = scenario(stem, inputs) else {
+        eprintln!(
+            "croupier replay not compared: the session has inputs with no scenario form here"
+        );
+        return false;
+    };
     let file = dir.join("session.json");
-    std::fs::write(&file, scenario(stem, inputs)).expect("write scenario");
+    std::fs::write(&file, text).expect("write scenario");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_croupier"))
         .arg("replay")
         .arg(&file)
@@ -241,4 +259,5 @@ pub fn assert_replay_cli_agrees(dir: &Path, stem: &str, inputs: &[Input], result
             );
         }
     }
+    true
 }

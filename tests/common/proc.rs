@@ -68,6 +68,14 @@ pub async fn spawn(cfg: &Path, log: &Path) -> Proc {
     announced(spawn_raw(cfg, log)).await
 }
 
+impl Drop for Proc {
+    /// A test that fails half-way must not leave a table service running.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Proc {
     /// GET a JSON document.
     pub async fn get(&self, path: &str) -> Value {
@@ -93,9 +101,8 @@ impl Proc {
     }
 
     /// SIGKILL, and reap.
-    pub fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    pub fn kill(self) {
+        drop(self);
     }
 
     /// SIGTERM; returns whether it exited 0 within 15 s.
@@ -110,8 +117,6 @@ impl Proc {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
         false
     }
 }
