@@ -162,10 +162,12 @@ pub async fn run(
             source,
         })?;
     let addr = listener.local_addr().map_err(ServiceError::Http)?;
-    let app = web::router(web::AppState {
-        table: handle.clone(),
+    let app = web::router(web::AppState::new(
+        handle.clone(),
         reader,
-    });
+        Arc::clone(&variant),
+        sim.clone(),
+    ));
     info!(table = %id, %addr, "serving http://{addr}/");
     started(Started {
         addr,
