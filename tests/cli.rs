@@ -50,10 +50,16 @@ async fn the_default_run_deals_a_live_demo_table_and_recall_prints_it() {
         assert_eq!(s["shoe"]["link"], "connected");
         assert_eq!(s["round"]["number"], 1);
         assert!(!s["round"]["hands"].as_array().expect("hands").is_empty());
-        let (status, page) =
-            croupier::web::client::request(&p.addr, "GET", "/", None, Duration::from_secs(5))
-                .await
-                .expect("page");
+        let get = |path: &'static str| {
+            croupier::web::client::request(&p.addr, "GET", path, None, Duration::from_secs(5))
+        };
+        let (status, panel) = get("/").await.expect("panel");
+        assert_eq!(status, 200);
+        assert!(
+            panel.contains("panel.js"),
+            "the dealer panel is served at /"
+        );
+        let (status, page) = get("/status").await.expect("status page");
         assert_eq!(status, 200);
         assert!(page.contains("/api/status"));
         assert!(p.terminate(), "SIGTERM: clean exit 0");

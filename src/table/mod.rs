@@ -17,6 +17,9 @@ mod task;
 
 pub use config::{ConfigError, TableConfig};
 pub use state::{
-    Alarm, Delta, HandView, RoundView, ShoeView, Snapshot, Subscription, TableState, Update,
+    Alarm, BettingView, Delta, HandView, RoundView, ShoeView, Snapshot, Subscription, TableState,
+    Update,
 };
-pub use task::{ClearError, Command, Recovered, SubmitError, Table, TableHandle, DELTA_BUFFER};
+pub use task::{
+    BetError, ClearError, Command, Recovered, SubmitError, Table, TableHandle, DELTA_BUFFER,
+};

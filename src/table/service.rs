@@ -210,10 +210,12 @@ pub async fn run(
     }
 
     // 6. HTTP.
-    let app = web::router(web::AppState {
-        table: handle.clone(),
+    let app = web::router(web::AppState::new(
+        handle.clone(),
         reader,
-    });
+        Arc::clone(&variant),
+        sim.clone(),
+    ));
     info!(table = %id, %addr, "serving http://{addr}/");
     started(Started {
         addr,

@@ -2,7 +2,7 @@
 //! `broadcast`), and the [`Subscription`] that turns a lag into a resync snapshot.
 
 use crate::cards::Card;
-use crate::engine::{Action, Event, Expectation, Place, RoundResult, SeatId};
+use crate::engine::{Action, Event, Expectation, Place, RoundResult, SeatBets, SeatId};
 use crate::store::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -48,6 +48,9 @@ pub struct HandView {
     pub cards: Vec<Card>,
     /// Its best total.
     pub total: u8,
+    /// Whether an ace counts 11 in `total`.
+    #[serde(default)]
+    pub soft: bool,
 }
 
 /// The round on the table, as built from the engine's events.
@@ -61,8 +64,29 @@ pub struct RoundView {
     pub hands: Vec<HandView>,
     /// The dealer's cards.
     pub dealer: Vec<Card>,
-    /// The dealer's best total.
+    /// The dealer's best total (of every card, the face-down one included).
     pub dealer_total: u8,
+    /// Whether an ace counts 11 in `dealer_total`.
+    #[serde(default)]
+    pub dealer_soft: bool,
+    /// The total of the dealer's first card alone (what players see while the second
+    /// lies face down).
+    #[serde(default)]
+    pub up_total: u8,
+    /// Whether an ace counts 11 in `up_total`.
+    #[serde(default)]
+    pub up_soft: bool,
+    /// The bets the round opened with, per seat.
+    #[serde(default)]
+    pub bets: Vec<SeatBets>,
+    /// The peek's answer: `Some(false)` once the dealer looked and has no natural.
+    #[serde(default)]
+    pub peeked: Option<bool>,
+    /// Whether the dealer's second card is face down (games with a hole card, from the
+    /// initial deal until the dealer's turn or the end of the round). Every view for
+    /// people shows it as a card back while this is true.
+    #[serde(default)]
+    pub hole_hidden: bool,
 }
 
 impl RoundView {
@@ -96,6 +120,7 @@ impl RoundView {
                                 hand: *hand,
                                 cards: vec![*card],
                                 total: 0,
+                                soft: false,
                             },
                         );
                     }
@@ -133,13 +158,26 @@ impl RoundView {
                         hand: hand + 1,
                         cards: vec![card],
                         total: 0,
+                        soft: false,
                     },
                 );
             }
+            Event::DealerPeeked { natural } => self.peeked = Some(*natural),
             Event::RoundSettled(_) => self.settled = true,
             _ => {}
         }
     }
+}
+
+/// The betting window: bets collected per seat while it is open, handed to the engine
+/// as one round-opening input when it closes. It lives only in memory: a restart with an
+/// open window reopens nothing (the seats bet again).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BettingView {
+    /// Whether bets are being taken.
+    pub open: bool,
+    /// The bets placed so far, one entry per seat, in seat order.
+    pub bets: Vec<SeatBets>,
 }
 
 /// The shoe as the table sees it.
@@ -186,6 +224,9 @@ pub struct Snapshot {
     pub bonus_options: BTreeMap<SeatId, Vec<u32>>,
     /// Seats that may still answer the insurance offer (while it is open).
     pub insurance_seats: Vec<SeatId>,
+    /// The betting window.
+    #[serde(default)]
+    pub betting: BettingView,
     /// The shoe.
     pub shoe: ShoeView,
     /// The current (or last) round.

@@ -6,8 +6,12 @@
 //! folds the stored log through [`Table::absorb`], the same code live play uses after a
 //! commit.
 
-use super::state::{Alarm, Delta, RoundView, ShoeView, Snapshot, Subscription, TableState};
-use crate::engine::{Action, Engine, Event, Expectation, Input, RoundResult, SeatId, Variant};
+use super::state::{
+    Alarm, BettingView, Delta, RoundView, ShoeView, Snapshot, Subscription, TableState,
+};
+use crate::engine::{
+    Action, Engine, Event, Expectation, Input, RoundResult, SeatBets, SeatId, Variant,
+};
 use crate::store::{LogRow, Record, Source, Store};
 use croupier_drivers::buttons::{ButtonAction, ButtonEvent};
 use croupier_drivers::event::{ShoeEvent, ShoeStatus};
@@ -56,6 +60,49 @@ pub enum SubmitError {
     Stopped,
 }
 
+/// Why the betting window refused a request. Every variant has a stable code
+/// ([`BetError::code`]) for the API.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BetError {
+    /// The table does not take bets now (a round is in play, or the shoe needs a shuffle).
+    #[error("the table is not taking bets now: it expects {0}")]
+    NotTakingBets(String),
+    /// A bet arrived while the window is closed.
+    #[error("betting is closed")]
+    BettingClosed,
+    /// The bet breaks the variant's limits or rules (nothing changed).
+    #[error("invalid bet: {0}")]
+    InvalidBet(String),
+    /// Closing the window could not open the round.
+    #[error(transparent)]
+    Submit(#[from] SubmitError),
+}
+
+impl BetError {
+    /// The stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            BetError::NotTakingBets(_) => "not_taking_bets",
+            BetError::BettingClosed => "betting_closed",
+            BetError::InvalidBet(_) => "invalid_bet",
+            BetError::Submit(e) => e.code(),
+        }
+    }
+}
+
+impl SubmitError {
+    /// The stable machine-readable code: the engine's rejection code, or `locked`,
+    /// `out_of_service`, `stopped`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SubmitError::Rejected(r) => r.code.as_str(),
+            SubmitError::Locked(_) => "locked",
+            SubmitError::Broken(_) => "out_of_service",
+            SubmitError::Stopped => "stopped",
+        }
+    }
+}
+
 /// Why an alarm could not be cleared.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ClearError {
@@ -89,6 +136,27 @@ pub enum Command {
     Shoe(ShoeEvent),
     /// Something from the button box.
     Button(ButtonEvent),
+    /// Open the betting window (only when the table expects bets).
+    OpenBetting {
+        /// The answer.
+        reply: oneshot::Sender<Result<(), BetError>>,
+    },
+    /// Place (or replace) one seat's bets in the open window; a bet of nothing (main 0,
+    /// no side bets, no bets behind) withdraws the seat's bets.
+    PlaceBet {
+        /// The seat's bets.
+        bet: SeatBets,
+        /// The answer.
+        reply: oneshot::Sender<Result<(), BetError>>,
+    },
+    /// Close the window: the collected bets open the round as one input. `Ok(None)`
+    /// when no seat bet (the window just closes).
+    CloseBetting {
+        /// Who closed it.
+        source: Source,
+        /// The answer: the round-opening input's sequence number.
+        reply: oneshot::Sender<Result<Option<u64>, BetError>>,
+    },
     /// Clear the alarm (until the supervisor issue lands, any operator may).
     ClearAlarm {
         /// Why, for the log.
@@ -142,6 +210,34 @@ impl TableHandle {
         rx.await.map_err(|_| SubmitError::Stopped)?
     }
 
+    /// Opens the betting window.
+    pub async fn open_betting(&self) -> Result<(), BetError> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::OpenBetting { reply }).await?;
+        rx.await.map_err(|_| SubmitError::Stopped)?
+    }
+
+    /// Places one seat's bets in the open window (checked against the variant at once).
+    pub async fn place_bet(&self, bet: SeatBets) -> Result<(), BetError> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::PlaceBet { bet, reply }).await?;
+        rx.await.map_err(|_| SubmitError::Stopped)?
+    }
+
+    /// Closes the betting window, opening the round with the collected bets.
+    pub async fn close_betting(&self, source: Source) -> Result<Option<u64>, BetError> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::CloseBetting { source, reply }).await?;
+        rx.await.map_err(|_| SubmitError::Stopped)?
+    }
+
+    async fn send(&self, command: Command) -> Result<(), SubmitError> {
+        self.commands
+            .send(command)
+            .await
+            .map_err(|_| SubmitError::Stopped)
+    }
+
     /// Clears the alarm; returns the clearing's sequence number.
     pub async fn clear_alarm(&self, reason: String) -> Result<u64, ClearError> {
         let (tx, rx) = oneshot::channel();
@@ -161,6 +257,7 @@ pub struct Table {
     engine: Engine,
     store: Option<Store>,
     view: RoundView,
+    betting: BettingView,
     alarm: Option<Alarm>,
     broken: Option<String>,
     seq: u64,
@@ -216,6 +313,7 @@ impl Table {
                 cut_seen: false,
                 link: "waiting".into(),
             },
+            betting: BettingView::default(),
             round: RoundView::default(),
             rounds_settled: 0,
             last_result: None,
@@ -231,6 +329,7 @@ impl Table {
             engine,
             store: None,
             view: RoundView::default(),
+            betting: BettingView::default(),
             alarm: None,
             broken: None,
             seq: 0,
@@ -300,7 +399,12 @@ impl Table {
             }
         }
         match record {
-            Record::Input { .. } => self.inputs += 1,
+            Record::Input { input, .. } => {
+                self.inputs += 1;
+                if let Input::Bets(bets) = input {
+                    self.view.bets = bets.clone();
+                }
+            }
             Record::Alarm {
                 reason,
                 expected,
@@ -365,13 +469,24 @@ impl Table {
             Vec::new()
         };
         let mut round = self.view.clone();
+        let ace = self.engine.variant().hand.ace;
         for h in &mut round.hands {
-            h.total = self.engine.hand_total(h.seat, h.hand).unwrap_or_else(|| {
-                crate::engine::total(&h.cards, self.engine.variant().hand.ace).best
-            });
+            let t = crate::engine::total(&h.cards, ace);
+            h.total = self.engine.hand_total(h.seat, h.hand).unwrap_or(t.best);
+            h.soft = t.soft && h.total == t.best;
         }
-        round.dealer_total =
-            crate::engine::total(&round.dealer, self.engine.variant().hand.ace).best;
+        let dealer = crate::engine::total(&round.dealer, ace);
+        round.dealer_total = dealer.best;
+        round.dealer_soft = dealer.soft;
+        let up = crate::engine::total(&round.dealer[..round.dealer.len().min(1)], ace);
+        round.up_total = up.best;
+        round.up_soft = up.soft;
+        // The second dealer card lies face down from the deal until the dealer's turn
+        // (or the end of the round, e.g. when every hand busted).
+        round.hole_hidden = self.engine.variant().deal.dealer_cards == 2
+            && !round.settled
+            && round.dealer.len() == 2
+            && expectation != Expectation::DealerCard;
         let shoe = self.engine.shoe();
         Arc::new(Snapshot {
             table: self.id.clone(),
@@ -386,6 +501,7 @@ impl Table {
             expectation,
             bonus_options,
             insurance_seats,
+            betting: self.betting.clone(),
             shoe: ShoeView {
                 number: shoe.number(),
                 dealt: shoe.dealt(),
@@ -466,6 +582,92 @@ impl Table {
             Command::Button(event) => self.on_button(event).await,
             Command::ClearAlarm { reason, reply } => {
                 let _ = reply.send(self.on_clear(reason).await);
+            }
+            Command::OpenBetting { reply } => {
+                let _ = reply.send(self.on_open_betting());
+            }
+            Command::PlaceBet { bet, reply } => {
+                let _ = reply.send(self.on_place_bet(bet));
+            }
+            Command::CloseBetting { source, reply } => {
+                let _ = reply.send(self.on_close_betting(source).await);
+            }
+        }
+    }
+
+    fn taking_bets(&self) -> Result<(), BetError> {
+        if let Some(why) = &self.broken {
+            return Err(SubmitError::Broken(why.clone()).into());
+        }
+        if let Some(alarm) = &self.alarm {
+            return Err(SubmitError::Locked(alarm.reason.clone()).into());
+        }
+        match self.engine.expectation() {
+            Expectation::Bets => Ok(()),
+            other => Err(BetError::NotTakingBets(other.to_string())),
+        }
+    }
+
+    fn on_open_betting(&mut self) -> Result<(), BetError> {
+        self.taking_bets()?;
+        if !self.betting.open {
+            self.betting = BettingView {
+                open: true,
+                bets: Vec::new(),
+            };
+            info!(table = %self.id, "betting open");
+            self.publish_state();
+        }
+        Ok(())
+    }
+
+    fn on_place_bet(&mut self, bet: SeatBets) -> Result<(), BetError> {
+        self.taking_bets()?;
+        if !self.betting.open {
+            return Err(BetError::BettingClosed);
+        }
+        let mut bets: Vec<SeatBets> = self
+            .betting
+            .bets
+            .iter()
+            .filter(|b| b.seat != bet.seat)
+            .cloned()
+            .collect();
+        let withdraw = bet.main == 0 && bet.side.is_empty() && bet.behind.is_empty();
+        if !withdraw {
+            bets.push(bet);
+            bets.sort_by_key(|b| b.seat);
+            // The engine is the one judge of a bet: try the whole window on a copy.
+            let mut trial = self.engine.clone();
+            let mut events = Vec::new();
+            trial
+                .apply(&Input::Bets(bets.clone()), &mut events)
+                .map_err(|r| BetError::InvalidBet(r.message))?;
+        }
+        self.betting.bets = bets;
+        self.publish_state();
+        Ok(())
+    }
+
+    async fn on_close_betting(&mut self, source: Source) -> Result<Option<u64>, BetError> {
+        if !self.betting.open {
+            return Err(BetError::BettingClosed);
+        }
+        if self.betting.bets.is_empty() {
+            self.betting = BettingView::default();
+            self.publish_state();
+            return Ok(None);
+        }
+        let input = Input::Bets(self.betting.bets.clone());
+        // Closed before the input is applied, so the published snapshot never shows an
+        // open window beside the round it opened; reopened if the input fails.
+        let window = std::mem::take(&mut self.betting);
+        match self.on_input(input, source).await {
+            Ok(seq) => Ok(Some(seq)),
+            Err(e) => {
+                self.betting = window;
+                self.publish_state();
+                Err(e.into())
             }
         }
     }

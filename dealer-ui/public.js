@@ -1,0 +1,40 @@
+// The remote players' page: the public feed over /ws/public, resumed from the last id.
+"use strict";
+const { el, renderDealer, renderSeats, renderShoe, liveSocket, money } = window.Table;
+
+let view = null, conn = "connecting", lastId = null;
+const results = [];
+
+function render() {
+  const root = document.getElementById("app");
+  if (!view) { root.replaceChildren(el("div", { class: "waiting" }, "connecting…")); return; }
+  const seats = Math.max(7, ...view.round.hands.map(h => h.seat));
+  root.replaceChildren(
+    el("header", {},
+      el("span", { class: "name" }, view.name + " · " + view.variant + " · round " + view.round.number +
+        (view.betting.open ? " · betting open" : "") + (view.state !== "open" ? " · paused" : "")),
+      renderShoe(view),
+      el("span", { id: "conn", class: "conn " + conn }, conn === "live" ? "live" : conn + "…")),
+    el("main", {},
+      el("section", { class: "play" }, renderDealer(view), renderSeats(view, seats, null, null)),
+      el("aside", { id: "results" }, el("h2", {}, "Results"),
+        results.slice(-8).reverse().map(r => el("div", { class: "result", "data-round": r.round },
+          "Round " + r.round + ": dealer " + r.dealer_total + " · " +
+          r.hands.map(h => "seat " + h.seat + (h.hand ? "/" + (h.hand + 1) : "") + " " + h.outcome + " " + money(h.returned)).join(", "))))));
+}
+
+// Every message as received (the last 500), for inspection.
+window.publicLog = [];
+window.publicSocket = liveSocket(() => "/ws/public" + (lastId ? "?after=" + lastId : ""), (m) => {
+  window.publicLog.push(m);
+  if (window.publicLog.length > 500) window.publicLog.shift();
+  lastId = m.id;
+  if (m.type === "view") {
+    view = m.view;
+    if (m.resync && view.last_result && !results.some(r => r.round === view.last_result.round)) results.push(view.last_result);
+  } else if (m.type === "result" && !results.some(r => r.round === m.result.round)) {
+    results.push(m.result);
+  }
+  render();
+}, (s) => { conn = s; render(); });
+render();

@@ -1,0 +1,273 @@
+//! The public feed: one task turns the table's snapshots and deltas into redacted
+//! messages, serialised once, kept in a ring for resumption and broadcast to every
+//! `/ws/public` and `/sse/public` subscriber.
+//!
+//! Messages (JSON): `{"type": "view", "id": "12.0", "seq": 12, "sub": 0, "n": 5,
+//! "resync": false, "view": PublicView}` whenever the public view changes, and
+//! `{"type": "result", ..., "result": RoundResult}` when a round settles. `seq` is the
+//! table's log sequence number; `sub` counts messages since that row (betting-window
+//! changes are not log rows); `id` = `"seq.sub"` is what a client resumes from; `n`
+//! counts messages in this process, so a client can tell a gap; `at_ms` is when the
+//! message was published (Unix ms). A subscriber that resumes
+//! from an id still in the ring gets every message after it; otherwise (or after falling
+//! behind) a `resync` view, which is the whole public state, with the last result inside.
+//! Only [`view::public_view`](super::view::public_view) output and settled results are
+//! ever put in a message.
+
+use super::view::{public_view, PublicView};
+use crate::engine::{Event, RoundResult};
+use crate::table::{TableHandle, Update};
+use axum::extract::ws::Utf8Bytes;
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::broadcast;
+
+/// Messages kept for resumption.
+pub const RING: usize = 4096;
+/// Messages a subscriber may fall behind before it is resynced.
+pub const LAG: usize = 512;
+
+/// One public message, serialised once.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// The table's sequence number.
+    pub seq: u64,
+    /// Messages since that row.
+    pub sub: u32,
+    /// `"view"` or `"result"`.
+    pub kind: &'static str,
+    /// The JSON text.
+    pub text: Utf8Bytes,
+}
+
+impl Message {
+    /// `"seq.sub"`.
+    pub fn id(&self) -> String {
+        format!("{}.{}", self.seq, self.sub)
+    }
+}
+
+#[derive(Serialize)]
+struct Wire<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    id: String,
+    seq: u64,
+    sub: u32,
+    n: u64,
+    at_ms: u64,
+    resync: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    view: Option<&'a PublicView>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a RoundResult>,
+}
+
+struct Ring {
+    messages: VecDeque<Arc<Message>>,
+    view: Option<PublicView>,
+    seq: u64,
+    sub: u32,
+    n: u64,
+}
+
+/// Wall-clock milliseconds since the Unix epoch (when a message was published).
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Parses a resume id: `"12.3"` or `"12"` (= `"12.0"`).
+pub fn parse_id(id: &str) -> Option<(u64, u32)> {
+    let id = id.trim();
+    match id.split_once('.') {
+        Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
+        None => Some((id.parse().ok()?, 0)),
+    }
+}
+
+/// The public feed of one table.
+#[derive(Clone)]
+pub struct PublicFeed {
+    ring: Arc<Mutex<Ring>>,
+    tx: broadcast::Sender<Arc<Message>>,
+}
+
+/// What a new subscriber gets: the backlog to send first, then the live receiver.
+pub struct Joined {
+    /// Messages to send before the live ones.
+    pub backlog: Vec<Arc<Message>>,
+    /// The live messages.
+    pub live: broadcast::Receiver<Arc<Message>>,
+}
+
+impl PublicFeed {
+    /// Starts the feed's task for `table`; it ends when the table stops.
+    pub fn start(table: &TableHandle) -> PublicFeed {
+        let (tx, _) = broadcast::channel(LAG);
+        let feed = PublicFeed {
+            ring: Arc::new(Mutex::new(Ring {
+                messages: VecDeque::with_capacity(RING),
+                view: None,
+                seq: 0,
+                sub: 0,
+                n: 0,
+            })),
+            tx,
+        };
+        feed.on_snapshot(&table.snapshot());
+        let mut sub = table.subscribe();
+        let mut watch = table.watch();
+        let me = feed.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    update = sub.next() => match update {
+                        Some(Update::Delta(d)) => {
+                            for e in &d.events {
+                                if let Event::RoundSettled(result) = e {
+                                    me.on_result(d.seq, result);
+                                }
+                            }
+                        }
+                        Some(Update::Resync(_)) => {}
+                        None => break,
+                    },
+                    changed = watch.changed() => {
+                        if changed.is_err() {
+                            break;
+                        }
+                        let snapshot = Arc::clone(&watch.borrow_and_update());
+                        me.on_snapshot(&snapshot);
+                    }
+                }
+            }
+        });
+        feed
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Ring> {
+        // A panic while holding the lock leaves a consistent ring (pushes are atomic).
+        self.ring.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn push(&self, ring: &mut Ring, seq: u64, kind: &'static str, build: impl Fn(&Wire) -> String) {
+        if seq == ring.seq && ring.n > 0 {
+            ring.sub += 1;
+        } else {
+            ring.seq = seq;
+            ring.sub = 0;
+        }
+        ring.n += 1;
+        let wire = Wire {
+            kind,
+            id: format!("{seq}.{}", ring.sub),
+            seq,
+            sub: ring.sub,
+            n: ring.n,
+            at_ms: now_ms(),
+            resync: false,
+            view: None,
+            result: None,
+        };
+        let message = Arc::new(Message {
+            seq,
+            sub: ring.sub,
+            kind,
+            text: build(&wire).into(),
+        });
+        if ring.messages.len() == RING {
+            ring.messages.pop_front();
+        }
+        ring.messages.push_back(Arc::clone(&message));
+        // No subscriber is not an error.
+        let _ = self.tx.send(message);
+    }
+
+    fn on_snapshot(&self, snapshot: &crate::table::Snapshot) {
+        let view = public_view(snapshot);
+        let mut ring = self.lock();
+        // Only changes people can see make a message (e.g. not the expectation).
+        let same = ring.view.as_ref().is_some_and(|v| {
+            PublicView {
+                seq: view.seq,
+                ..v.clone()
+            } == view
+        });
+        if same {
+            return;
+        }
+        self.push(&mut ring, view.seq, "view", |w| {
+            serde_json::to_string(&Wire {
+                view: Some(&view),
+                id: w.id.clone(),
+                ..*w
+            })
+            .unwrap_or_default()
+        });
+        ring.view = Some(view);
+    }
+
+    fn on_result(&self, seq: u64, result: &RoundResult) {
+        let mut ring = self.lock();
+        self.push(&mut ring, seq, "result", |w| {
+            serde_json::to_string(&Wire {
+                result: Some(result),
+                id: w.id.clone(),
+                ..*w
+            })
+            .unwrap_or_default()
+        });
+    }
+
+    /// Joins the feed after the message `after` (`None`: a new viewer): the missed
+    /// messages when they are all still in the ring, otherwise a resync view.
+    pub fn join(&self, after: Option<(u64, u32)>) -> Joined {
+        let ring = self.lock();
+        let live = self.tx.subscribe();
+        let backlog = match after.and_then(|key| Self::after(&ring, key)) {
+            Some(missed) => missed,
+            None => Self::resync(&ring).into_iter().collect(),
+        };
+        Joined { backlog, live }
+    }
+
+    /// After falling behind: what the subscriber missed since `last`, or a resync.
+    pub fn catch_up(&self, last: Option<(u64, u32)>) -> Joined {
+        self.join(last)
+    }
+
+    fn after(ring: &Ring, key: (u64, u32)) -> Option<Vec<Arc<Message>>> {
+        let last = ring.messages.back()?;
+        if key == (last.seq, last.sub) {
+            return Some(Vec::new());
+        }
+        let at = ring.messages.iter().position(|m| (m.seq, m.sub) == key)?;
+        Some(ring.messages.iter().skip(at + 1).cloned().collect())
+    }
+
+    fn resync(ring: &Ring) -> Option<Arc<Message>> {
+        let view = ring.view.as_ref()?;
+        let text = serde_json::to_string(&Wire {
+            kind: "view",
+            id: format!("{}.{}", ring.seq, ring.sub),
+            seq: ring.seq,
+            sub: ring.sub,
+            n: ring.n,
+            at_ms: now_ms(),
+            resync: true,
+            view: Some(view),
+            result: None,
+        })
+        .unwrap_or_default();
+        Some(Arc::new(Message {
+            seq: ring.seq,
+            sub: ring.sub,
+            kind: "view",
+            text: text.into(),
+        }))
+    }
+}

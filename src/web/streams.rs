@@ -1,0 +1,162 @@
+//! `/ws/dealer` (the dealer view on every change), `/ws/public` and `/sse/public` (the
+//! public feed, resumable).
+
+use super::feed::{parse_id, Joined, Message as FeedMessage};
+use super::view::dealer_view;
+use super::AppState;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Query, State};
+use axum::http::HeaderMap;
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use std::convert::Infallible;
+use std::sync::Arc;
+use tokio::sync::broadcast::error::RecvError;
+
+/// `?after=ID`: resume after this message id.
+#[derive(Deserialize)]
+pub struct ResumeQuery {
+    after: Option<String>,
+}
+
+/// `GET /ws/dealer`: the dealer view now, then after every change (latest wins).
+pub async fn dealer(State(app): State<AppState>, ws: WebSocketUpgrade) -> Response {
+    ws.on_upgrade(move |socket| dealer_socket(app, socket))
+}
+
+async fn dealer_socket(app: AppState, mut socket: WebSocket) {
+    let mut watch = app.table.watch();
+    let simulated = app.sim.is_some();
+    loop {
+        let snapshot = Arc::clone(&watch.borrow_and_update());
+        let view = dealer_view(&snapshot, &app.limits, simulated);
+        let Ok(text) = serde_json::to_string(&view) else {
+            return;
+        };
+        if socket.send(Message::Text(text.into())).await.is_err() {
+            return;
+        }
+        tokio::select! {
+            changed = watch.changed() => if changed.is_err() { return },
+            incoming = socket.recv() => match incoming {
+                // The panel sends nothing but pings; a close or an error ends it.
+                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return,
+                Some(Ok(_)) => {}
+            },
+        }
+    }
+}
+
+/// `GET /ws/public[?after=ID]`: the public feed.
+pub async fn public_ws(
+    State(app): State<AppState>,
+    Query(q): Query<ResumeQuery>,
+    ws: WebSocketUpgrade,
+) -> Response {
+    let after = q.after.as_deref().and_then(parse_id);
+    ws.on_upgrade(move |socket| public_socket(app, socket, after))
+}
+
+async fn public_socket(app: AppState, mut socket: WebSocket, after: Option<(u64, u32)>) {
+    let Joined { backlog, mut live } = app.feed.join(after);
+    let mut last = after;
+    for m in backlog {
+        last = Some((m.seq, m.sub));
+        if socket.send(Message::Text(m.text.clone())).await.is_err() {
+            return;
+        }
+    }
+    loop {
+        tokio::select! {
+            m = live.recv() => match m {
+                Ok(m) => {
+                    if last.is_some_and(|l| (m.seq, m.sub) <= l) {
+                        continue;
+                    }
+                    last = Some((m.seq, m.sub));
+                    if socket.send(Message::Text(m.text.clone())).await.is_err() {
+                        return;
+                    }
+                }
+                Err(RecvError::Lagged(_)) => {
+                    // Fell behind: the missed messages from the ring, or a resync view.
+                    let Joined { backlog, live: again } = app.feed.catch_up(last);
+                    live = again;
+                    for m in backlog {
+                        last = Some((m.seq, m.sub));
+                        if socket.send(Message::Text(m.text.clone())).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                Err(RecvError::Closed) => return,
+            },
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return,
+                Some(Ok(_)) => {}
+            },
+        }
+    }
+}
+
+fn sse_event(m: &FeedMessage) -> SseEvent {
+    SseEvent::default()
+        .event(m.kind)
+        .id(m.id())
+        .data(m.text.as_str())
+}
+
+/// `GET /sse/public`: the public feed as server-sent events; resumes from
+/// `Last-Event-ID` (or `?after=ID`).
+pub async fn public_sse(
+    State(app): State<AppState>,
+    Query(q): Query<ResumeQuery>,
+    headers: HeaderMap,
+) -> impl IntoResponse {
+    let after = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .or(q.after)
+        .as_deref()
+        .and_then(parse_id);
+    let Joined { backlog, live } = app.feed.join(after);
+    let last = backlog.last().map(|m| (m.seq, m.sub)).or(after);
+    let state = (app, backlog.into_iter(), live, last);
+    let events =
+        futures::stream::unfold(state, |(app, mut backlog, mut live, mut last)| async move {
+            if let Some(m) = backlog.next() {
+                return Some((
+                    Ok::<_, Infallible>(sse_event(&m)),
+                    (app, backlog, live, last),
+                ));
+            }
+            loop {
+                match live.recv().await {
+                    Ok(m) => {
+                        if last.is_some_and(|l| (m.seq, m.sub) <= l) {
+                            continue;
+                        }
+                        last = Some((m.seq, m.sub));
+                        return Some((Ok(sse_event(&m)), (app, backlog, live, last)));
+                    }
+                    Err(RecvError::Lagged(_)) => {
+                        let Joined {
+                            backlog: missed,
+                            live: again,
+                        } = app.feed.catch_up(last);
+                        live = again;
+                        let mut missed = missed.into_iter();
+                        if let Some(m) = missed.next() {
+                            let rest: Vec<_> = missed.collect();
+                            last = rest.last().map(|m| (m.seq, m.sub)).or(Some((m.seq, m.sub)));
+                            return Some((Ok(sse_event(&m)), (app, rest.into_iter(), live, last)));
+                        }
+                    }
+                    Err(RecvError::Closed) => return None,
+                }
+            }
+        });
+    Sse::new(events).keep_alive(KeepAlive::default())
+}

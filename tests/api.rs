@@ -1,0 +1,274 @@
+//! The HTTP API and the public feed against the running service (PTY shoe, no demo):
+//! stable error codes, malformed requests change nothing, the betting window, and
+//! resuming `/ws/public` and `/sse/public` from the last message id.
+
+mod common;
+#[path = "support/running.rs"]
+mod running;
+
+use croupier::web::client::request;
+use croupier_drivers::sim::{SimConfig, SimShoe};
+use croupier_drivers::ShoeItem;
+use futures::StreamExt;
+use running::Running;
+use serde_json::Value;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::time::timeout;
+use tokio_tungstenite::tungstenite::Message;
+
+const STEP: Duration = Duration::from_secs(10);
+
+async fn start(sim: &SimShoe, dir: &std::path::Path) -> Running {
+    running::start(common::config(dir, &sim.path(), "deluxe")).await
+}
+
+async fn call(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
+    let (status, text) = request(&addr.to_string(), method, path, body, STEP)
+        .await
+        .expect("request");
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+fn code(v: &Value) -> &str {
+    v["error"]["code"].as_str().unwrap_or("")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_have_stable_codes_and_change_nothing() {
+    timeout(Duration::from_secs(60), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sim = SimShoe::start(SimConfig::default()).expect("pty");
+        let run = start(&sim, dir.path()).await;
+        let (h, addr) = (&run.handle, run.addr);
+        let before = h.snapshot();
+
+        // Malformed: 400 `malformed`, nothing changes.
+        for (path, body) in [
+            ("/api/bets", "not json"),
+            ("/api/bets", r#"{"seat": 1}"#),
+            ("/api/bets", r#"{"seat": 1, "main": 100, "extra": 1}"#),
+            ("/api/bets", r#"{"seat": "one", "main": 100}"#),
+            ("/api/decision", r#"{"seat": 1, "action": "fly"}"#),
+            ("/api/decision", ""),
+            ("/api/sim/deal", r#"{"n": 500}"#),
+        ] {
+            let (status, v) = call(addr, "POST", path, Some(body)).await;
+            assert_eq!((status, code(&v)), (400, "malformed"), "{path} {body}: {v}");
+        }
+        let (status, v) = call(addr, "GET", "/api/rounds/abc", None).await;
+        assert_eq!((status, code(&v)), (400, "malformed"));
+        let (status, v) = call(addr, "GET", "/api/nothing", None).await;
+        assert_eq!((status, code(&v)), (404, "not_found"));
+
+        // The betting window.
+        let (status, v) = call(
+            addr,
+            "POST",
+            "/api/bets",
+            Some(r#"{"seat": 1, "main": 100}"#),
+        )
+        .await;
+        assert_eq!((status, code(&v)), (409, "betting_closed"));
+        let (status, v) = call(
+            addr,
+            "POST",
+            "/api/decision",
+            Some(r#"{"seat": 1, "action": "stand"}"#),
+        )
+        .await;
+        assert_eq!(status, 409, "{v}");
+        assert!(!code(&v).is_empty());
+        assert_eq!(
+            h.snapshot().seq,
+            before.seq,
+            "refused requests changed the table"
+        );
+        assert_eq!(h.snapshot().betting, before.betting);
+
+        let (status, _) = call(addr, "POST", "/api/betting/open", None).await;
+        assert_eq!(status, 200);
+        for bad in [
+            r#"{"seat": 1, "main": 5}"#,
+            r#"{"seat": 1, "main": 99999999999}"#,
+            r#"{"seat": 99, "main": 100}"#,
+            r#"{"seat": 1, "main": 100, "side": {"no_such_bet": 5}}"#,
+            r#"{"seat": 1, "main": -100}"#,
+        ] {
+            let (status, v) = call(addr, "POST", "/api/bets", Some(bad)).await;
+            assert_eq!((status, code(&v)), (422, "invalid_bet"), "{bad}: {v}");
+        }
+        assert!(h.snapshot().betting.bets.is_empty());
+        let (status, v) = call(
+            addr,
+            "POST",
+            "/api/bets",
+            Some(r#"{"seat": 2, "main": 100, "side": {"pair": 5}}"#),
+        )
+        .await;
+        assert_eq!(status, 200, "{v}");
+        let (status, v) = call(addr, "POST", "/api/betting/close", None).await;
+        assert_eq!(status, 200, "{v}");
+        let s = h.snapshot();
+        assert_eq!(s.round.number, 1);
+        assert_eq!(s.round.bets.len(), 1);
+        assert!(!s.betting.open);
+        let (status, v) = call(addr, "POST", "/api/betting/open", None).await;
+        assert_eq!((status, code(&v)), (409, "not_taking_bets"), "{v}");
+
+        // The OpenAPI document lists the endpoints.
+        let (status, v) = call(addr, "GET", "/api/openapi.json", None).await;
+        assert_eq!(status, 200);
+        for path in [
+            "/api/bets",
+            "/api/decision",
+            "/api/betting/open",
+            "/api/results",
+        ] {
+            assert!(v["paths"].get(path).is_some(), "{path} not documented");
+        }
+        run.stop().await;
+    })
+    .await
+    .expect("within 60 s");
+}
+
+async fn next_text(
+    ws: &mut (impl futures::Stream<Item = Result<Message, tokio_tungstenite::tungstenite::Error>>
+              + Unpin),
+) -> Value {
+    loop {
+        let m = timeout(STEP, ws.next())
+            .await
+            .expect("a message in time")
+            .expect("open")
+            .expect("ok");
+        if let Message::Text(t) = m {
+            return serde_json::from_str(&t).expect("json");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_public_feed_resumes_from_the_last_id_or_resyncs() {
+    timeout(Duration::from_secs(60), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // Seat 1 takes 5H and KD; the dealer 8S up and 6D face down.
+        let cards = ["5H", "8S", "KD", "6D"];
+        let sim = SimShoe::start(SimConfig {
+            items: cards
+                .iter()
+                .map(|c| ShoeItem::Card(c.parse().expect("card")))
+                .collect(),
+            ..SimConfig::default()
+        })
+        .expect("pty");
+        let run = start(&sim, dir.path()).await;
+        let (h, addr) = (&run.handle, run.addr);
+        let url = format!("ws://{addr}/ws/public");
+        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .expect("ws");
+        let first = next_text(&mut ws).await;
+        assert_eq!(first["type"], "view");
+        assert_eq!(first["resync"], true);
+        call(addr, "POST", "/api/betting/open", None).await;
+        let opened = next_text(&mut ws).await;
+        assert_eq!(opened["view"]["betting"]["open"], true);
+        assert_eq!(opened["n"].as_u64(), first["n"].as_u64().map(|n| n + 1));
+        let last_id = opened["id"].as_str().expect("id").to_string();
+        drop(ws);
+
+        // Missed while away: a bet, the close (the round opens), the whole initial deal.
+        call(
+            addr,
+            "POST",
+            "/api/bets",
+            Some(r#"{"seat": 1, "main": 100}"#),
+        )
+        .await;
+        call(addr, "POST", "/api/betting/close", None).await;
+        for _ in 0..cards.len() {
+            let mut watch = h.watch();
+            let before = watch.borrow().seq;
+            sim.deal(1).await.expect("deal");
+            timeout(STEP, watch.wait_for(|s| s.seq > before))
+                .await
+                .expect("taken")
+                .expect("running");
+        }
+        assert!(h.snapshot().round.hole_hidden);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+
+        let (mut ws, _) =
+            tokio_tungstenite::connect_async(format!("{url}?after={last_id}").as_str())
+                .await
+                .expect("ws");
+        let mut n = opened["n"].as_u64().expect("n");
+        let mut got = Vec::new();
+        loop {
+            let m = next_text(&mut ws).await;
+            assert_eq!(m["resync"], false, "resumed, not resynced: {m}");
+            assert_eq!(m["n"].as_u64(), Some(n + 1), "no gap");
+            n += 1;
+            let text = m.to_string();
+            assert!(!text.contains("6D"), "the hole card went public: {text}");
+            assert!(
+                !text.contains("expect"),
+                "the expectation went public: {text}"
+            );
+            let dealer = m["view"]["round"]["dealer"]
+                .as_array()
+                .map(Vec::len)
+                .unwrap_or(0);
+            got.push(m);
+            if dealer == 2 {
+                break;
+            }
+        }
+        // bet placed, window closed with the round opened, four cards.
+        assert!(got.len() >= 5, "{} messages", got.len());
+        assert_eq!(
+            got.last().expect("last")["view"]["round"]["dealer"][1],
+            Value::Null
+        );
+
+        // An id the ring does not hold: a resync view.
+        let (mut ws, _) =
+            tokio_tungstenite::connect_async(format!("{url}?after=999999.0").as_str())
+                .await
+                .expect("ws");
+        let m = next_text(&mut ws).await;
+        assert_eq!(m["resync"], true);
+        assert_eq!(m["view"]["round"]["dealer"][1], Value::Null);
+
+        // SSE with Last-Event-ID: the messages after it, with their ids.
+        let mut tcp = tokio::net::TcpStream::connect(addr).await.expect("tcp");
+        tcp.write_all(
+            format!("GET /sse/public HTTP/1.1\r\nHost: x\r\nLast-Event-ID: {last_id}\r\n\r\n")
+                .as_bytes(),
+        )
+        .await
+        .expect("write");
+        let mut buf = vec![0u8; 65536];
+        let mut text = String::new();
+        while !text.contains("\"resync\":false") || text.matches("id: ").count() < 3 {
+            let k = timeout(STEP, tcp.read(&mut buf))
+                .await
+                .expect("sse in time")
+                .expect("read");
+            assert!(k > 0, "sse closed: {text}");
+            text.push_str(&String::from_utf8_lossy(&buf[..k]));
+        }
+        assert!(text.contains("event: view"));
+        assert!(!text.contains("6D"));
+        assert!(!text.contains("\"resync\":true"), "{text}");
+        run.stop().await;
+    })
+    .await
+    .expect("within 60 s");
+}

@@ -1,0 +1,293 @@
+//! A minimal Chrome DevTools Protocol client for the browser tests: starts Debian's
+//! `chromium` headless on a free debugging port, opens a page, evaluates JavaScript, taps
+//! at an element's centre with real pointer events, takes screenshots. Every wait is
+//! bounded.
+
+use base64::Engine as _;
+use futures::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::{mpsc, oneshot};
+use tokio_tungstenite::tungstenite::Message;
+
+/// Where Debian installs it.
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+
+type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Value>>>>;
+
+/// A running headless Chromium.
+pub struct Browser {
+    child: Child,
+    out: mpsc::UnboundedSender<String>,
+    pending: Pending,
+    next: Arc<AtomicU64>,
+    _profile: tempfile::TempDir,
+}
+
+/// One page (tab), attached with a flat session.
+pub struct Page {
+    out: mpsc::UnboundedSender<String>,
+    pending: Pending,
+    next: Arc<AtomicU64>,
+    session: String,
+}
+
+async fn call(
+    out: &mpsc::UnboundedSender<String>,
+    pending: &Pending,
+    next: &AtomicU64,
+    session: Option<&str>,
+    method: &str,
+    params: Value,
+) -> Value {
+    let id = next.fetch_add(1, Ordering::SeqCst);
+    let (tx, rx) = oneshot::channel();
+    pending.lock().expect("lock").insert(id, tx);
+    let mut msg = json!({"id": id, "method": method, "params": params});
+    if let Some(s) = session {
+        msg["sessionId"] = json!(s);
+    }
+    out.send(msg.to_string()).expect("browser connection open");
+    let reply = tokio::time::timeout(Duration::from_secs(20), rx)
+        .await
+        .unwrap_or_else(|_| panic!("{method}: no answer from the browser in 20 s"))
+        .expect("browser connection open");
+    if let Some(err) = reply.get("error") {
+        panic!("{method}: {err}");
+    }
+    reply["result"].clone()
+}
+
+impl Browser {
+    /// Starts chromium.
+    pub async fn launch() -> Browser {
+        let profile = tempfile::tempdir().expect("profile dir");
+        let mut child = Command::new(CHROMIUM)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                "--remote-debugging-port=0",
+                "--window-size=1280,800",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start chromium");
+        let stderr = child.stderr.take().expect("stderr");
+        let mut lines = BufReader::new(stderr).lines();
+        let url = tokio::time::timeout(Duration::from_secs(30), async {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if let Some(at) = line.find("ws://") {
+                    return line[at..].trim().to_string();
+                }
+            }
+            panic!("chromium exited without a DevTools address")
+        })
+        .await
+        .expect("chromium prints its DevTools address within 30 s");
+        // Keep draining stderr so chromium never blocks on it.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let (ws, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .expect("connect to DevTools");
+        let (mut sink, mut stream) = ws.split();
+        let (out, mut rx) = mpsc::unbounded_channel::<String>();
+        tokio::spawn(async move {
+            while let Some(text) = rx.recv().await {
+                if sink.send(Message::Text(text.into())).await.is_err() {
+                    return;
+                }
+            }
+        });
+        let pending: Pending = Arc::default();
+        let p = Arc::clone(&pending);
+        tokio::spawn(async move {
+            while let Some(Ok(msg)) = stream.next().await {
+                let Message::Text(text) = msg else { continue };
+                let Ok(v) = serde_json::from_str::<Value>(&text) else {
+                    continue;
+                };
+                if let Some(id) = v.get("id").and_then(Value::as_u64) {
+                    if let Some(tx) = p.lock().expect("lock").remove(&id) {
+                        let _ = tx.send(v);
+                    }
+                }
+            }
+        });
+        Browser {
+            child,
+            out,
+            pending,
+            next: Arc::new(AtomicU64::new(1)),
+            _profile: profile,
+        }
+    }
+
+    /// Opens `url` in a new page of `width`×`height` CSS pixels.
+    pub async fn page(&self, url: &str, width: u32, height: u32) -> Page {
+        let target = call(
+            &self.out,
+            &self.pending,
+            &self.next,
+            None,
+            "Target.createTarget",
+            json!({"url": "about:blank"}),
+        )
+        .await;
+        let attached = call(
+            &self.out,
+            &self.pending,
+            &self.next,
+            None,
+            "Target.attachToTarget",
+            json!({"targetId": target["targetId"], "flatten": true}),
+        )
+        .await;
+        let page = Page {
+            out: self.out.clone(),
+            pending: Arc::clone(&self.pending),
+            next: Arc::clone(&self.next),
+            session: attached["sessionId"].as_str().expect("session").to_string(),
+        };
+        page.resize(width, height).await;
+        page.call("Page.enable", json!({})).await;
+        page.call(
+            "Emulation.setFocusEmulationEnabled",
+            json!({"enabled": true}),
+        )
+        .await;
+        page.call("Page.navigate", json!({"url": url})).await;
+        page.wait_for(
+            "document.readyState === 'complete'",
+            Duration::from_secs(15),
+        )
+        .await;
+        page
+    }
+
+    /// Stops chromium.
+    pub async fn close(mut self) {
+        let _ = self.child.kill().await;
+    }
+}
+
+impl Page {
+    /// Sends one command in this page's session.
+    pub async fn call(&self, method: &str, params: Value) -> Value {
+        call(
+            &self.out,
+            &self.pending,
+            &self.next,
+            Some(&self.session),
+            method,
+            params,
+        )
+        .await
+    }
+
+    /// Sets the viewport.
+    pub async fn resize(&self, width: u32, height: u32) {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
+        )
+        .await;
+    }
+
+    /// Evaluates `expr` and returns its value (JSON).
+    pub async fn eval(&self, expr: &str) -> Value {
+        let r = self
+            .call(
+                "Runtime.evaluate",
+                json!({"expression": expr, "returnByValue": true, "awaitPromise": true}),
+            )
+            .await;
+        if let Some(e) = r.get("exceptionDetails") {
+            panic!("{expr}: {e}");
+        }
+        r["result"]["value"].clone()
+    }
+
+    /// Waits until `expr` is truthy; panics with `expr` and the page's text after `limit`.
+    pub async fn wait_for(&self, expr: &str, limit: Duration) {
+        let start = std::time::Instant::now();
+        loop {
+            let v = self.eval(&format!("!!({expr})")).await;
+            if v == json!(true) {
+                return;
+            }
+            if start.elapsed() > limit {
+                let text = self
+                    .eval("document.body ? document.body.innerText : ''")
+                    .await;
+                panic!("waited {limit:?} for `{expr}`; the page shows:\n{text}");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// The trimmed text of the first element matching `selector` (empty if none).
+    pub async fn text(&self, selector: &str) -> String {
+        let s = serde_json::to_string(selector).expect("json");
+        self.eval(&format!(
+            "(document.querySelector({s}) || {{innerText: ''}}).innerText.trim()"
+        ))
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+    }
+
+    /// Taps the element: a pointer press and release at its centre, through the browser's
+    /// input pipeline (an overlay on top would take the tap, as on the touch screen).
+    pub async fn tap(&self, selector: &str) {
+        let s = serde_json::to_string(selector).expect("json");
+        let rect = self
+            .eval(&format!(
+                "(() => {{ const e = document.querySelector({s}); if (!e) return null; \
+                 const r = e.getBoundingClientRect(); \
+                 return {{x: r.x + r.width / 2, y: r.y + r.height / 2, disabled: !!e.disabled}}; }})()"
+            ))
+            .await;
+        assert!(!rect.is_null(), "nothing to tap at {selector}");
+        assert_eq!(rect["disabled"], json!(false), "{selector} is disabled");
+        for kind in ["mousePressed", "mouseReleased"] {
+            self.call(
+                "Input.dispatchMouseEvent",
+                json!({"type": kind, "x": rect["x"], "y": rect["y"], "button": "left", "clickCount": 1}),
+            )
+            .await;
+        }
+    }
+
+    /// Saves a PNG screenshot of the viewport to `path`.
+    pub async fn screenshot(&self, path: &Path) {
+        // A page in the background renders no frames to capture.
+        self.call("Page.bringToFront", json!({})).await;
+        let r = self
+            .call("Page.captureScreenshot", json!({"format": "png"}))
+            .await;
+        let data = base64::engine::general_purpose::STANDARD
+            .decode(r["data"].as_str().expect("png data"))
+            .expect("base64");
+        std::fs::write(path, data).expect("write screenshot");
+    }
+}
