@@ -43,24 +43,30 @@ CREATE TABLE rounds (
     PRIMARY KEY (table_id, round)
 );
 
+-- One line per bet placed (main, each side bet), in the order of the Bets input.
 CREATE TABLE bets (
     table_id    TEXT NOT NULL,
     round       INTEGER NOT NULL,
+    line        INTEGER NOT NULL,
     seat        INTEGER NOT NULL,
     kind        TEXT NOT NULL,
     amount      INTEGER NOT NULL,
-    PRIMARY KEY (table_id, round, seat, kind),
+    PRIMARY KEY (table_id, round, line),
     FOREIGN KEY (table_id, round) REFERENCES rounds(table_id, round)
 );
 
+-- One line per settled bet, in the order of the round's result; `detail` is the engine's
+-- whole bet result as JSON (it may carry more than seat and kind, e.g. who bet behind).
 CREATE TABLE settlements (
     table_id    TEXT NOT NULL,
     round       INTEGER NOT NULL,
+    line        INTEGER NOT NULL,
     seat        INTEGER NOT NULL,
     kind        TEXT NOT NULL,
     staked      INTEGER NOT NULL,
     returned    INTEGER NOT NULL,
-    PRIMARY KEY (table_id, round, seat, kind),
+    detail      TEXT NOT NULL,
+    PRIMARY KEY (table_id, round, line),
     FOREIGN KEY (table_id, round) REFERENCES rounds(table_id, round)
 );
 
