@@ -62,6 +62,9 @@ async fn the_default_run_deals_a_live_demo_table_and_recall_prints_it() {
         let (status, page) = get("/status").await.expect("status page");
         assert_eq!(status, 200);
         assert!(page.contains("/api/status"));
+        let rounds = p.get("/api/rounds?last=1").await;
+        assert_eq!(rounds[0]["round"], 1, "{rounds}");
+        assert_eq!(rounds[0]["log"][0]["record"]["kind"], "input");
         assert!(p.terminate(), "SIGTERM: clean exit 0");
         assert!(dir.path().join("data/croupier.db").is_file());
 

@@ -321,98 +321,16 @@ impl Store {
         }
         let mut tx = self.conn.begin().await?;
         insert.execute(&mut *tx).await?;
-        for event in events {
-            match event {
-                Event::ShoeShuffled { shoe } => {
-                    sqlx::query(
-                        "INSERT OR REPLACE INTO shoes (table_id, shoe, started_seq) VALUES (?, ?, ?)",
-                    )
-                    .bind(table)
-                    .bind(i64::from(*shoe))
-                    .bind(seq_i)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                Event::RoundOpened { round: number } => {
-                    let number = i64::try_from(*number).unwrap_or(i64::MAX);
-                    sqlx::query(
-                        "INSERT INTO rounds (table_id, round, shoe, opened_seq) VALUES (?, ?, ?, ?)",
-                    )
-                    .bind(table)
-                    .bind(number)
-                    .bind(i64::from(shoe))
-                    .bind(seq_i)
-                    .execute(&mut *tx)
-                    .await?;
-                    if let Record::Input { input, .. } = record {
-                        for (seat, player, kind, amount) in placed_bets(input) {
-                            sqlx::query(
-                                "INSERT INTO bets (table_id, round, seat, player, kind, amount) VALUES (?, ?, ?, ?, ?, ?)",
-                            )
-                            .bind(table)
-                            .bind(number)
-                            .bind(i64::from(seat))
-                            .bind(player)
-                            .bind(kind)
-                            .bind(amount)
-                            .execute(&mut *tx)
-                            .await?;
-                        }
-                    }
-                }
-                Event::RoundSettled(result) => {
-                    let number = i64::try_from(result.round).unwrap_or(i64::MAX);
-                    sqlx::query(
-                        "UPDATE rounds SET settled_seq = ?, result = ? WHERE table_id = ? AND round = ?",
-                    )
-                    .bind(seq_i)
-                    .bind(serde_json::to_string(result)?)
-                    .bind(table)
-                    .bind(number)
-                    .execute(&mut *tx)
-                    .await?;
-                    for bet in &result.bets {
-                        sqlx::query(
-                            "INSERT INTO settlements (table_id, round, seat, player, kind, staked, returned) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        )
-                        .bind(table)
-                        .bind(number)
-                        .bind(i64::from(bet.seat))
-                        .bind(bet.player.as_deref().unwrap_or(""))
-                        .bind(bet.kind.name())
-                        .bind(bet.staked)
-                        .bind(bet.returned)
-                        .execute(&mut *tx)
-                        .await?;
-                    }
-                }
-                _ => {}
+        // The projections are derived data: if one cannot be written, the row (the truth)
+        // still commits and the projection is logged as missing, rather than the table
+        // going out of service over a report.
+        let mut savepoint = (*tx).begin().await?;
+        match project(&mut savepoint, table, seq_i, record, events, shoe).await {
+            Ok(()) => savepoint.commit().await?,
+            Err(e) => {
+                savepoint.rollback().await?;
+                tracing::error!(table, seq, error = %e, "projection not written (the event row is)");
             }
-        }
-        match record {
-            Record::Alarm {
-                reason, expected, ..
-            } => {
-                sqlx::query(
-                    "INSERT INTO alarms (table_id, raised_seq, reason, expected) VALUES (?, ?, ?, ?)",
-                )
-                .bind(table)
-                .bind(seq_i)
-                .bind(reason)
-                .bind(expected)
-                .execute(&mut *tx)
-                .await?;
-            }
-            Record::Clear { .. } => {
-                sqlx::query(
-                    "UPDATE alarms SET cleared_seq = ? WHERE table_id = ? AND cleared_seq IS NULL",
-                )
-                .bind(seq_i)
-                .bind(table)
-                .execute(&mut *tx)
-                .await?;
-            }
-            _ => {}
         }
         tx.commit().await?;
         self.last_seq = seq;
@@ -439,6 +357,114 @@ impl Store {
         drop(lock);
         Ok(())
     }
+}
+
+/// Writes the projections of one row (shoes, rounds, bets, settlements, alarms).
+async fn project(
+    conn: &mut SqliteConnection,
+    table: &str,
+    seq_i: i64,
+    record: &Record,
+    events: &[Event],
+    shoe: u32,
+) -> Result<(), StoreError> {
+    for event in events {
+        match event {
+            Event::ShoeShuffled { shoe } => {
+                sqlx::query(
+                    "INSERT OR REPLACE INTO shoes (table_id, shoe, started_seq) VALUES (?, ?, ?)",
+                )
+                .bind(table)
+                .bind(i64::from(*shoe))
+                .bind(seq_i)
+                .execute(&mut *conn)
+                .await?;
+            }
+            Event::RoundOpened { round: number } => {
+                let number = i64::try_from(*number).unwrap_or(i64::MAX);
+                sqlx::query(
+                    "INSERT INTO rounds (table_id, round, shoe, opened_seq) VALUES (?, ?, ?, ?)",
+                )
+                .bind(table)
+                .bind(number)
+                .bind(i64::from(shoe))
+                .bind(seq_i)
+                .execute(&mut *conn)
+                .await?;
+                if let Record::Input { input, .. } = record {
+                    for (line, (seat, player, kind, amount)) in (1i64..).zip(placed_bets(input)) {
+                        sqlx::query(
+                            "INSERT INTO bets (table_id, round, line, seat, player, kind, amount) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        )
+                        .bind(table)
+                        .bind(number)
+                        .bind(line)
+                        .bind(i64::from(seat))
+                        .bind(player)
+                        .bind(kind)
+                        .bind(amount)
+                        .execute(&mut *conn)
+                        .await?;
+                    }
+                }
+            }
+            Event::RoundSettled(result) => {
+                let number = i64::try_from(result.round).unwrap_or(i64::MAX);
+                sqlx::query(
+                        "UPDATE rounds SET settled_seq = ?, result = ? WHERE table_id = ? AND round = ?",
+                    )
+                    .bind(seq_i)
+                    .bind(serde_json::to_string(result)?)
+                    .bind(table)
+                    .bind(number)
+                    .execute(&mut *conn)
+                    .await?;
+                for (line, bet) in (1i64..).zip(&result.bets) {
+                    sqlx::query(
+                            "INSERT INTO settlements (table_id, round, line, seat, player, kind, staked, returned, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        )
+                        .bind(table)
+                        .bind(number)
+                        .bind(line)
+                        .bind(i64::from(bet.seat))
+                        .bind(bet.player.as_deref().unwrap_or(""))
+                        .bind(bet.kind.name())
+                        .bind(bet.staked)
+                        .bind(bet.returned)
+                        .bind(serde_json::to_string(bet)?)
+                        .execute(&mut *conn)
+                        .await?;
+                }
+            }
+            _ => {}
+        }
+    }
+    match record {
+        Record::Alarm {
+            reason, expected, ..
+        } => {
+            sqlx::query(
+                "INSERT INTO alarms (table_id, raised_seq, reason, expected) VALUES (?, ?, ?, ?)",
+            )
+            .bind(table)
+            .bind(seq_i)
+            .bind(reason)
+            .bind(expected)
+            .execute(&mut *conn)
+            .await?;
+        }
+        Record::Clear { .. } => {
+            sqlx::query(
+                "UPDATE alarms SET cleared_seq = ? WHERE table_id = ? AND cleared_seq IS NULL",
+            )
+            .bind(seq_i)
+            .bind(table)
+            .execute(&mut *conn)
+            .await?;
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Takes the exclusive advisory lock `<db>.lock` (released by the kernel when the process
@@ -716,4 +742,50 @@ fn placed_bets(input: &Input) -> Vec<(u8, String, String, i64)> {
         _ => {}
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn fresh(dir: &Path) -> (PathBuf, Store) {
+        let db = dir.join("t.db");
+        let store = Store::open(&db, "t", "t", "deluxe")
+            .await
+            .expect("open")
+            .store;
+        (db, store)
+    }
+
+    #[tokio::test]
+    async fn a_projection_that_cannot_be_written_does_not_lose_the_row() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (db, mut store) = fresh(dir.path()).await;
+        let record = Record::Input {
+            source: Source::Api,
+            input: Input::Shuffle,
+        };
+        let opened = [Event::RoundOpened { round: 1 }];
+        assert_eq!(store.append(&record, &opened, 1).await.expect("first"), 1);
+        // The same round number again: its `rounds` row collides, the event row stays.
+        assert_eq!(store.append(&record, &opened, 1).await.expect("second"), 2);
+        store.close().await.expect("close");
+        let reopened = Store::open(&db, "t", "t", "deluxe").await.expect("reopen");
+        assert_eq!(reopened.log.len(), 2, "the chain verifies with both rows");
+        drop(reopened);
+        let reader = Reader::open(&db).await.expect("reader");
+        assert_eq!(reader.recall("t", 10).await.expect("recall").len(), 1);
+    }
+
+    #[tokio::test]
+    async fn the_event_log_refuses_updates_and_deletes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (_, mut store) = fresh(dir.path()).await;
+        let record = Record::Held { item: "7H".into() };
+        store.append(&record, &[], 1).await.expect("append");
+        for sql in ["UPDATE events SET payload = '{}'", "DELETE FROM events"] {
+            let refused = sqlx::query(sql).execute(&mut *store.conn).await;
+            assert!(refused.is_err(), "{sql} must be refused");
+        }
+    }
 }

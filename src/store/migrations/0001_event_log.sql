@@ -43,28 +43,34 @@ CREATE TABLE rounds (
     PRIMARY KEY (table_id, round)
 );
 
--- `player` is '' for the seat's own bet, else the player betting behind the seat or, in a
--- common draw, the player on that box.
+-- One line per bet placed (main, each side bet), in the order of the input. `player` is ''
+-- for the seat's own bet, else the player betting behind the seat or, in a common draw, the
+-- player on that box.
 CREATE TABLE bets (
     table_id    TEXT NOT NULL,
     round       INTEGER NOT NULL,
+    line        INTEGER NOT NULL,
     seat        INTEGER NOT NULL,
     player      TEXT NOT NULL DEFAULT '',
     kind        TEXT NOT NULL,
     amount      INTEGER NOT NULL,
-    PRIMARY KEY (table_id, round, seat, player, kind),
+    PRIMARY KEY (table_id, round, line),
     FOREIGN KEY (table_id, round) REFERENCES rounds(table_id, round)
 );
 
+-- One line per settled bet, in the order of the round's result; `detail` is the engine's
+-- whole bet result as JSON (it may carry more than seat and kind, e.g. who bet behind).
 CREATE TABLE settlements (
     table_id    TEXT NOT NULL,
     round       INTEGER NOT NULL,
+    line        INTEGER NOT NULL,
     seat        INTEGER NOT NULL,
     player      TEXT NOT NULL DEFAULT '',
     kind        TEXT NOT NULL,
     staked      INTEGER NOT NULL,
     returned    INTEGER NOT NULL,
-    PRIMARY KEY (table_id, round, seat, player, kind),
+    detail      TEXT NOT NULL,
+    PRIMARY KEY (table_id, round, line),
     FOREIGN KEY (table_id, round) REFERENCES rounds(table_id, round)
 );
 
