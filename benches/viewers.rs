@@ -184,6 +184,8 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64) {
         let connect_s = connect_start.elapsed().as_secs_f64();
         tokio::time::sleep(Duration::from_secs(2)).await;
         let cpu0 = proc_cpu_ticks(pid);
+        let me = std::process::id();
+        let mine0 = proc_cpu_ticks(me);
         let n0 = stats.max_n.load(Ordering::SeqCst);
         let t0 = Instant::now();
         stats.measuring.store(true, Ordering::SeqCst);
@@ -191,6 +193,11 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64) {
         stats.measuring.store(false, Ordering::SeqCst);
         let wall = t0.elapsed().as_secs_f64();
         let cpu = (proc_cpu_ticks(pid) - cpu0) as f64 / 100.0 / wall * 100.0;
+        let mine = (proc_cpu_ticks(me) - mine0) as f64 / 100.0 / wall * 100.0;
+        let load = std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|l| l.split_whitespace().next().map(str::to_owned))
+            .unwrap_or_default();
         let rss = proc_rss_kb(pid);
         let published = stats.max_n.load(Ordering::SeqCst) - n0;
         let hist: Vec<u64> = stats
@@ -201,7 +208,7 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64) {
         let got = stats.messages.load(Ordering::SeqCst);
         let max = hist.iter().rposition(|c| *c > 0).unwrap_or(0);
         format!(
-            "| {viewers} | {connected} in {connect_s:.1} s | {published} | {got} ({:.0}/s) | {} ms | {} ms | {max} ms | {cpu:.0} % | {:.0} MB | {} | {} | {} |",
+            "| {viewers} | {connected} in {connect_s:.1} s | {published} | {got} ({:.0}/s) | {} ms | {} ms | {max} ms | {cpu:.0} % | {:.0} MB | {mine:.0} % | {load} | {} | {} | {} |",
             got as f64 / wall,
             percentile(&hist, 0.50),
             percentile(&hist, 0.99),
@@ -239,8 +246,8 @@ fn main() {
     println!(
         "public viewers on loopback; demo pace {pace} ms; measured {seconds} s after connecting"
     );
-    println!("| viewers | connected | published | received (rate) | p50 | p99 | max | server CPU (of one core) | server RSS | resyncs | silent drops | closed |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| viewers | connected | published | received (rate) | p50 | p99 | max | server CPU (of one core) | server RSS | viewers' CPU | load avg | resyncs | silent drops | closed |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for n in viewers {
         run(n, seconds, pace);
     }
