@@ -32,17 +32,19 @@ function actionsPanel(v) {
     const seat = v.insurance[0];
     box.append(el("div", { class: "prompt", id: "insurance" }, "Insurance? seat " + seat),
       el("button", { class: "btn", "data-action": "insurance", onclick: () => post("/api/decision", { seat, action: "insurance" }) }, "Insure"),
-      el("button", { class: "btn", "data-action": "no_insurance", onclick: () => post("/api/decision", { seat, action: "no_insurance" }) }, "No insurance"));
-    if (v.expectation && v.expectation.insurance_answers) {
-      // even money is offered by the engine as a decision; show it when allowed
-    }
+      el("button", { class: "btn", "data-action": "no_insurance", onclick: () => post("/api/decision", { seat, action: "no_insurance" }) }, "No insurance"),
+      el("button", { class: "btn", "data-action": "even_money", onclick: () => post("/api/decision", { seat, action: "even_money" }) }, "Even money"));
     return box;
   }
   const allowed = d ? d[2] : [];
   const seat = d ? d[0] : null;
   box.append(el("div", { class: "prompt" }, d ? "Seat " + d[0] + ", hand " + (d[1] + 1) : "No decision due"));
-  box.append(el("button", { class: "btn hit", "data-action": "hit", disabled: !(d && v.simulated),
-    title: "a card out of the shoe is a hit", onclick: () => post("/api/sim/deal", { n: 1 }) }, v.simulated ? "Hit (deal)" : "Hit = deal"));
+  if (v.simulated) {
+    box.append(el("button", { class: "btn hit", "data-action": "hit", disabled: !d,
+      onclick: () => post("/api/sim/deal", { n: 1 }) }, "Hit (deal)"));
+  } else {
+    box.append(el("div", { class: "hint" }, "Hit = deal the next card"));
+  }
   for (const a of ACTIONS) {
     box.append(el("button", { class: "btn", "data-action": a, disabled: !allowed.includes(a),
       onclick: () => post("/api/decision", { seat, action: a }) }, a[0].toUpperCase() + a.slice(1)));

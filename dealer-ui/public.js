@@ -30,10 +30,12 @@ window.publicSocket = liveSocket(() => "/ws/public" + (lastId ? "?after=" + last
   if (window.publicLog.length > 500) window.publicLog.shift();
   lastId = m.id;
   if (m.type === "view") {
-    view = m.view;
+    // Only resync views carry the last result; the others rely on the result messages.
+    view = Object.assign({}, m.view, { last_result: m.view.last_result || results[results.length - 1] || null });
     if (m.resync && view.last_result && !results.some(r => r.round === view.last_result.round)) results.push(view.last_result);
   } else if (m.type === "result" && !results.some(r => r.round === m.result.round)) {
     results.push(m.result);
+    if (view) view = Object.assign({}, view, { last_result: m.result });
   }
   render();
 }, (s) => { conn = s; render(); });

@@ -403,6 +403,8 @@ impl Table {
                 self.inputs += 1;
                 if let Input::Bets(bets) = input {
                     self.view.bets = bets.clone();
+                    // However the round opened (window, demo, terminal), betting is over.
+                    self.betting = BettingView::default();
                 }
             }
             Record::Alarm {

@@ -3,7 +3,8 @@
 //! `/ws/public` and `/sse/public` subscriber.
 //!
 //! Messages (JSON): `{"type": "view", "id": "12.0", "seq": 12, "sub": 0, "n": 5,
-//! "resync": false, "view": PublicView}` whenever the public view changes, and
+//! "resync": false, "view": PublicView}` whenever the public view changes (its
+//! `last_result` is filled in resync views only), and
 //! `{"type": "result", ..., "result": RoundResult}` when a round settles. `seq` is the
 //! table's log sequence number; `sub` counts messages since that row (betting-window
 //! changes are not log rows); `id` = `"seq.sub"` is what a client resumes from; `n`
@@ -200,9 +201,15 @@ impl PublicFeed {
         if same {
             return;
         }
+        // The last result travels in its own message (and in resync views): leaving it
+        // out of the others halves what every viewer receives per change.
+        let slim = PublicView {
+            last_result: None,
+            ..view.clone()
+        };
         self.push(&mut ring, view.seq, "view", |w| {
             serde_json::to_string(&Wire {
-                view: Some(&view),
+                view: Some(&slim),
                 id: w.id.clone(),
                 ..*w
             })

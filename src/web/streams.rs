@@ -55,7 +55,12 @@ pub async fn public_ws(
     ws: WebSocketUpgrade,
 ) -> Response {
     let after = q.after.as_deref().and_then(parse_id);
-    ws.on_upgrade(move |socket| public_socket(app, socket, after))
+    // Viewers send nothing but pings and closes: small buffers keep 10k of them cheap,
+    // and every message is written as soon as it is queued.
+    ws.read_buffer_size(4 * 1024)
+        .write_buffer_size(0)
+        .max_message_size(64 * 1024)
+        .on_upgrade(move |socket| public_socket(app, socket, after))
 }
 
 async fn public_socket(app: AppState, mut socket: WebSocket, after: Option<(u64, u32)>) {

@@ -1,0 +1,254 @@
+//! Load benchmark of the public stream (loopback only, bounded in time): the real
+//! `croupier run` binary plays Deluxe rounds with its demo players and simulated shoe, and
+//! N WebSocket viewers follow `/ws/public` from this process. Reports per N: messages per
+//! viewer, p50/p99/max delivery latency (publish `at_ms` → received), server CPU and RSS,
+//! resyncs (announced) and silent drops (a gap in `n` without a resync).
+//!
+//!     cargo bench --bench viewers -- [--viewers 1000,5000,10000] [--seconds 20] [--pace-ms 100]
+//!
+//! Needs a file-descriptor limit above N (each side holds one socket per viewer).
+
+use futures::StreamExt;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio_tungstenite::tungstenite::Message;
+
+const BUCKETS: usize = 10_001; // 1 ms each; the last one is "10 s or more"
+
+struct Stats {
+    hist: Vec<AtomicU64>,
+    messages: AtomicU64,
+    resyncs: AtomicU64,
+    silent: AtomicU64,
+    closed: AtomicU64,
+    max_n: AtomicU64,
+    measuring: AtomicBool,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// The number after `"key":` near the start of a feed message (they lead the JSON).
+fn field(text: &str, key: &str) -> Option<u64> {
+    let head = &text[..text.len().min(200)];
+    let at = head.find(key)? + key.len();
+    let digits: String = head[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
+fn proc_cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after = stat.rsplit_once(')').map(|x| x.1).unwrap_or("");
+    let f: Vec<&str> = after.split_whitespace().collect();
+    // fields 14 and 15 (utime, stime) are at 11 and 12 after the ")".
+    f.get(11).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0)
+        + f.get(12).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0)
+}
+
+fn proc_rss_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn start_server(dir: &std::path::Path, pace_ms: u64) -> (Child, String) {
+    let text = croupier::table::config::DEFAULT_TOML
+        .replace(
+            "path = \"data/croupier.db\"",
+            &format!("path = {:?}", dir.join("croupier.db").display().to_string()),
+        )
+        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
+        .replace("pace_ms = 400", &format!("pace_ms = {pace_ms}"))
+        .replace("seats = 3", "seats = 5");
+    let cfg = dir.join("table.toml");
+    std::fs::write(&cfg, text).expect("config");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .arg("run")
+        .arg("--config")
+        .arg(&cfg)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start croupier");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("first line");
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|x| x.split('/').next())
+        .expect("address on the first line")
+        .to_string();
+    (child, addr)
+}
+
+async fn viewer(addr: String, stats: Arc<Stats>, ready: Arc<AtomicU64>) {
+    let url = format!("ws://{addr}/ws/public");
+    let ws = loop {
+        match tokio_tungstenite::connect_async(url.as_str()).await {
+            Ok((ws, _)) => break ws,
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    };
+    ready.fetch_add(1, Ordering::SeqCst);
+    let (_sink, mut stream) = ws.split();
+    let mut last_n: Option<u64> = None;
+    while let Some(Ok(msg)) = stream.next().await {
+        let Message::Text(text) = msg else { continue };
+        let received = now_ms();
+        let (Some(n), Some(at)) = (field(&text, "\"n\":"), field(&text, "\"at_ms\":")) else {
+            continue;
+        };
+        let resync = text[..text.len().min(200)].contains("\"resync\":true");
+        stats.max_n.fetch_max(n, Ordering::Relaxed);
+        if stats.measuring.load(Ordering::Relaxed) {
+            stats.messages.fetch_add(1, Ordering::Relaxed);
+            let ms = received.saturating_sub(at) as usize;
+            stats.hist[ms.min(BUCKETS - 1)].fetch_add(1, Ordering::Relaxed);
+            if resync {
+                stats.resyncs.fetch_add(1, Ordering::Relaxed);
+            } else if let Some(l) = last_n {
+                if n != l + 1 {
+                    stats.silent.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+        last_n = Some(n);
+    }
+    stats.closed.fetch_add(1, Ordering::Relaxed);
+}
+
+fn percentile(hist: &[u64], p: f64) -> usize {
+    let total: u64 = hist.iter().sum();
+    let want = ((total as f64) * p).ceil() as u64;
+    let mut seen = 0;
+    for (i, c) in hist.iter().enumerate() {
+        seen += c;
+        if seen >= want.max(1) {
+            return i;
+        }
+    }
+    hist.len() - 1
+}
+
+fn run(viewers: usize, seconds: u64, pace_ms: u64) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut child, addr) = start_server(dir.path(), pace_ms);
+    let pid = child.id();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let stats = Arc::new(Stats {
+        hist: (0..BUCKETS).map(|_| AtomicU64::new(0)).collect(),
+        messages: AtomicU64::new(0),
+        resyncs: AtomicU64::new(0),
+        silent: AtomicU64::new(0),
+        closed: AtomicU64::new(0),
+        max_n: AtomicU64::new(0),
+        measuring: AtomicBool::new(false),
+    });
+    let ready = Arc::new(AtomicU64::new(0));
+    let line = rt.block_on(async {
+        let connect_start = Instant::now();
+        for i in 0..viewers {
+            tokio::spawn(viewer(addr.clone(), Arc::clone(&stats), Arc::clone(&ready)));
+            // Pace the handshakes a little (the listen backlog is finite).
+            if i % 200 == 199 {
+                while ready.load(Ordering::SeqCst) + 400 < i as u64 {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+            }
+        }
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while (ready.load(Ordering::SeqCst) as usize) < viewers && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let connected = ready.load(Ordering::SeqCst);
+        let connect_s = connect_start.elapsed().as_secs_f64();
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let cpu0 = proc_cpu_ticks(pid);
+        let me = std::process::id();
+        let mine0 = proc_cpu_ticks(me);
+        let n0 = stats.max_n.load(Ordering::SeqCst);
+        let t0 = Instant::now();
+        stats.measuring.store(true, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_secs(seconds)).await;
+        stats.measuring.store(false, Ordering::SeqCst);
+        let wall = t0.elapsed().as_secs_f64();
+        let cpu = (proc_cpu_ticks(pid) - cpu0) as f64 / 100.0 / wall * 100.0;
+        let mine = (proc_cpu_ticks(me) - mine0) as f64 / 100.0 / wall * 100.0;
+        let load = std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|l| l.split_whitespace().next().map(str::to_owned))
+            .unwrap_or_default();
+        let rss = proc_rss_kb(pid);
+        let published = stats.max_n.load(Ordering::SeqCst) - n0;
+        let hist: Vec<u64> = stats
+            .hist
+            .iter()
+            .map(|h| h.load(Ordering::SeqCst))
+            .collect();
+        let got = stats.messages.load(Ordering::SeqCst);
+        let max = hist.iter().rposition(|c| *c > 0).unwrap_or(0);
+        format!(
+            "| {viewers} | {connected} in {connect_s:.1} s | {published} | {got} ({:.0}/s) | {} ms | {} ms | {max} ms | {cpu:.0} % | {:.0} MB | {mine:.0} % | {load} | {} | {} | {} |",
+            got as f64 / wall,
+            percentile(&hist, 0.50),
+            percentile(&hist, 0.99),
+            rss as f64 / 1024.0,
+            stats.resyncs.load(Ordering::SeqCst),
+            stats.silent.load(Ordering::SeqCst),
+            stats.closed.load(Ordering::SeqCst),
+        )
+    });
+    println!("{line}");
+    let _ = std::io::stdout().flush();
+    let _ = child.kill();
+    let _ = child.wait();
+    rt.shutdown_timeout(Duration::from_secs(2));
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let viewers: Vec<usize> = arg("--viewers")
+        .unwrap_or_else(|| "1000,5000,10000".into())
+        .split(',')
+        .filter_map(|x| x.trim().parse().ok())
+        .collect();
+    let seconds: u64 = arg("--seconds").and_then(|x| x.parse().ok()).unwrap_or(20);
+    let pace: u64 = arg("--pace-ms").and_then(|x| x.parse().ok()).unwrap_or(100);
+    if args.iter().any(|a| a == "--list") {
+        return; // `cargo bench -- --list` (the harness protocol)
+    }
+    println!(
+        "public viewers on loopback; demo pace {pace} ms; measured {seconds} s after connecting"
+    );
+    println!("| viewers | connected | published | received (rate) | p50 | p99 | max | server CPU (of one core) | server RSS | viewers' CPU | load avg | resyncs | silent drops | closed |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for n in viewers {
+        run(n, seconds, pace);
+    }
+}
