@@ -52,14 +52,7 @@ fn rounds_per_second(c: &mut Criterion) {
                 &inputs,
                 |b, inputs| {
                     let mut events = Vec::with_capacity(64);
-                    b.iter(|| {
-                        let mut engine = Engine::new(Arc::clone(&variant));
-                        for input in inputs {
-                            events.clear();
-                            let _ = black_box(engine.apply(input, &mut events));
-                        }
-                        black_box(&engine);
-                    })
+                    b.iter(|| play(&variant, inputs, &mut events))
                 },
             );
         }
@@ -85,14 +78,7 @@ fn common_draw_crowd(c: &mut Criterion) {
             &inputs,
             |b, inputs| {
                 let mut events = Vec::with_capacity(1024);
-                b.iter(|| {
-                    let mut engine = Engine::new(Arc::clone(&variant));
-                    for input in inputs {
-                        events.clear();
-                        let _ = black_box(engine.apply(input, &mut events));
-                    }
-                    black_box(&engine);
-                })
+                b.iter(|| play(&variant, inputs, &mut events))
             },
         );
     }
