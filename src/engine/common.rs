@@ -13,9 +13,9 @@
 use super::hand::total;
 use super::io::{Action, Code, Event, Place, PlayerBets, PlayerId, Rejection, SeatId};
 use super::round::{
-    after_card, dealer_rules_draw, hand_depends_on_dealer, may_double, may_split, may_surrender,
-    player_natural, side_bets_need_second_card, Engine, Hand, HandState, Insurance, Phase,
-    SeatPlay,
+    after_card, dealer_rules_draw, hand_depends_on_dealer, initial_deal_target, may_double,
+    may_split, may_surrender, player_natural, side_bets_need_second_card, Engine, Hand, HandState,
+    Insurance, Phase, SeatPlay,
 };
 use crate::cards::{Card, Rank};
 use crate::money::Amount;
@@ -321,26 +321,12 @@ impl Engine {
 
     // ----- cards ------------------------------------------------------------------------
 
-    /// The place the common draw's initial deal `step` goes to: every box, the dealer's up
-    /// card, every box again, then the dealer's face-down card if dealt.
+    /// The place the common draw's initial deal `step` goes to (every box is dealt).
     pub(crate) fn common_deal_target(&self, step: u8) -> Option<Place> {
-        let n = self.common.boxes.len();
-        let step = usize::from(step);
-        let box_at = |i: usize| Place::Hand {
-            seat: self.common.boxes[i].0,
-            hand: 0,
-        };
-        if step < n {
-            Some(box_at(step))
-        } else if step == n {
-            Some(Place::Dealer)
-        } else if step <= 2 * n {
-            Some(box_at(step - n - 1))
-        } else if step == 2 * n + 1 && self.variant.deal.dealer_cards == 2 {
-            Some(Place::Dealer)
-        } else {
-            None
-        }
+        let boxes = &self.common.boxes;
+        initial_deal_target(boxes.len(), step, self.variant.deal.dealer_cards, |i| {
+            boxes[i].0
+        })
     }
 
     pub(crate) fn common_card(
@@ -450,18 +436,9 @@ impl Engine {
     }
 
     fn common_begin_play(&mut self, events: &mut Vec<Event>) {
-        let v = &*self.variant;
-        let up = self.round.dealer[0];
-        if v.deal.dealer_cards == 2 && v.deal.peek_on.iter().any(|u| u.matches(up)) {
-            let natural = super::hand::is_natural_cards(&self.round.dealer, v.hand.natural);
-            events.push(Event::DealerPeeked { natural });
-            if natural {
-                self.settle_when_ready(events);
-                return;
-            }
-            self.round.peeked_clear = true;
+        if !self.peek(events) {
+            self.open_step(events);
         }
-        self.open_step(events);
     }
 
     /// Opens the next decision step, or moves on to the card or the dealer.

@@ -669,26 +669,12 @@ impl Engine {
         })
     }
 
-    /// The place the initial deal's `step` goes to: the seats in order, the dealer's up
-    /// card, the seats again, then the dealer's face-down card if the variant deals one.
+    /// The place the initial deal's `step` goes to.
     pub(crate) fn deal_target_at(&self, step: u8) -> Option<Place> {
-        let n = self.round.seats.len();
-        let step = usize::from(step);
-        let seat_at = |i: usize| Place::Hand {
-            seat: self.round.seats[i].seat,
-            hand: 0,
-        };
-        if step < n {
-            Some(seat_at(step))
-        } else if step == n {
-            Some(Place::Dealer)
-        } else if step <= 2 * n {
-            Some(seat_at(step - n - 1))
-        } else if step == 2 * n + 1 && self.variant.deal.dealer_cards == 2 {
-            Some(Place::Dealer)
-        } else {
-            None
-        }
+        let seats = &self.round.seats;
+        initial_deal_target(seats.len(), step, self.variant.deal.dealer_cards, |i| {
+            seats[i].seat
+        })
     }
 
     fn deal_initial(&mut self, step: u8, card: Card, events: &mut Vec<Event>) {
@@ -959,6 +945,14 @@ impl Engine {
 
     /// After the initial deal and insurance: the peek, then the first hand to act.
     fn begin_play(&mut self, events: &mut Vec<Event>) {
+        if !self.peek(events) {
+            self.activate_from(0, 0, events);
+        }
+    }
+
+    /// The dealer's peek where the variant peeks on this up card. Returns true when the
+    /// dealer has a natural and the round has settled (or waits for its bonus games).
+    pub(crate) fn peek(&mut self, events: &mut Vec<Event>) -> bool {
         let v = &self.variant;
         let up = self.round.dealer[0];
         if v.deal.dealer_cards == 2 && v.deal.peek_on.iter().any(|u| u.matches(up)) {
@@ -966,11 +960,11 @@ impl Engine {
             events.push(Event::DealerPeeked { natural });
             if natural {
                 self.settle_when_ready(events);
-                return;
+                return true;
             }
             self.round.peeked_clear = true;
         }
-        self.activate_from(0, 0, events);
+        false
     }
 
     // ----- decisions -------------------------------------------------------------------
@@ -1219,6 +1213,33 @@ impl Engine {
 }
 
 // ----- rules shared by the seat-by-seat round and the common draw ------------------------
+
+/// Where the initial deal's `step` goes, with `n` seats (or boxes) in dealing order: each
+/// seat, the dealer's up card, each seat again, then the dealer's face-down card if the
+/// variant deals `dealer_cards = 2`.
+pub(crate) fn initial_deal_target(
+    n: usize,
+    step: u8,
+    dealer_cards: u8,
+    seat_at: impl Fn(usize) -> SeatId,
+) -> Option<Place> {
+    let step = usize::from(step);
+    let hand = |i: usize| Place::Hand {
+        seat: seat_at(i),
+        hand: 0,
+    };
+    if step < n {
+        Some(hand(step))
+    } else if step == n {
+        Some(Place::Dealer)
+    } else if step <= 2 * n {
+        Some(hand(step - n - 1))
+    } else if step == 2 * n + 1 && dealer_cards == 2 {
+        Some(Place::Dealer)
+    } else {
+        None
+    }
+}
 
 /// A player natural: the variant's natural, not after a split or a double.
 pub(crate) fn player_natural(v: &Variant, h: &Hand) -> bool {
