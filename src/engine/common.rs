@@ -13,9 +13,9 @@
 use super::hand::total;
 use super::io::{Action, Code, Event, Place, PlayerBets, PlayerId, Rejection, SeatId};
 use super::round::{
-    after_card, dealer_rules_draw, hand_depends_on_dealer, initial_deal_target, may_double,
-    may_split, may_surrender, player_natural, side_bets_need_second_card, Engine, Hand, HandState,
-    Insurance, Phase, SeatPlay,
+    after_card, dealer_rules_draw, double_hand, hand_depends_on_dealer, initial_deal_target,
+    may_double, may_split, may_surrender, player_natural, side_bets_need_second_card, split_hand,
+    Engine, Hand, HandState, Insurance, Phase, SeatPlay,
 };
 use crate::cards::{Card, Rank};
 use crate::money::Amount;
@@ -544,31 +544,8 @@ impl Engine {
             Action::Hit => h.hit_requested = true,
             Action::Stand => h.state = HandState::Stood,
             Action::Surrender => h.state = HandState::Surrendered,
-            Action::Double => {
-                h.stake += main;
-                h.doubles += 1;
-                h.state = HandState::AwaitingDoubleCard;
-            }
-            Action::Split => {
-                let aces = h.cards[0].rank == Rank::Ace && h.cards[1].rank == Rank::Ace;
-                let second = h.cards.pop().unwrap_or(h.cards[0]);
-                h.from_split = true;
-                h.split_aces = aces;
-                let mut cards = SmallVec::new();
-                cards.push(second);
-                let new = Hand {
-                    cards,
-                    stake: main,
-                    doubles: 0,
-                    from_split: true,
-                    split_aces: aces,
-                    state: HandState::Live,
-                    hit_requested: false,
-                    strikes: 0,
-                    in_step: false,
-                };
-                sp.hands.insert(hi + 1, new);
-            }
+            Action::Double => double_hand(h, main),
+            Action::Split => split_hand(&mut sp.hands, hi, main),
             _ => {}
         }
         events.push(Event::PlayerDecided {

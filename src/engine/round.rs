@@ -1057,33 +1057,8 @@ impl Engine {
                 h.state = HandState::Surrendered;
                 self.advance(si, hi, events);
             }
-            Action::Double => {
-                h.stake += main;
-                h.doubles += 1;
-                h.state = HandState::AwaitingDoubleCard;
-            }
-            Action::Split => {
-                let aces = h.cards[0].rank == Rank::Ace && h.cards[1].rank == Rank::Ace;
-                let second = h.cards.pop().unwrap_or(h.cards[0]);
-                h.from_split = true;
-                h.split_aces = aces;
-                let mut cards = SmallVec::new();
-                cards.push(second);
-                sp.hands.insert(
-                    usize::from(hi) + 1,
-                    Hand {
-                        cards,
-                        stake: main,
-                        doubles: 0,
-                        from_split: true,
-                        split_aces: aces,
-                        state: HandState::Live,
-                        hit_requested: false,
-                        strikes: 0,
-                        in_step: false,
-                    },
-                );
-            }
+            Action::Double => double_hand(h, main),
+            Action::Split => split_hand(&mut sp.hands, usize::from(hi), main),
             // Never reach here: `allowed` excludes them (a seat's hit is a card).
             Action::Hit | Action::Insurance | Action::NoInsurance | Action::EvenMoney => {}
         }
@@ -1213,6 +1188,37 @@ impl Engine {
 }
 
 // ----- rules shared by the seat-by-seat round and the common draw ------------------------
+
+/// Doubles a hand: another initial stake, and its one card is due.
+pub(crate) fn double_hand(h: &mut Hand, main: Amount) {
+    h.stake += main;
+    h.doubles += 1;
+    h.state = HandState::AwaitingDoubleCard;
+}
+
+/// Splits `hands[hi]` (two cards): the second card leads a new hand right after it, staked
+/// like the original; both wait for their second card (split aces take only that one).
+pub(crate) fn split_hand(hands: &mut SmallVec<[Hand; 2]>, hi: usize, main: Amount) {
+    let h = &mut hands[hi];
+    let aces = h.cards[0].rank == Rank::Ace && h.cards[1].rank == Rank::Ace;
+    let second = h.cards.pop().unwrap_or(h.cards[0]);
+    h.from_split = true;
+    h.split_aces = aces;
+    let mut cards = SmallVec::new();
+    cards.push(second);
+    let new = Hand {
+        cards,
+        stake: main,
+        doubles: 0,
+        from_split: true,
+        split_aces: aces,
+        state: HandState::Live,
+        hit_requested: false,
+        strikes: 0,
+        in_step: false,
+    };
+    hands.insert(hi + 1, new);
+}
 
 /// Where the initial deal's `step` goes, with `n` seats (or boxes) in dealing order: each
 /// seat, the dealer's up card, each seat again, then the dealer's face-down card if the
