@@ -138,6 +138,22 @@ fn parse_event(e: &Value) -> Result<Input, String> {
                 _ => Err("unknown shoe event (only {\"shoe\": \"shuffle\"})".into()),
             }
         }
+        Value::Object(o) if o.contains_key("void") => {
+            only_keys(o, &["void"])?;
+            let card = o["void"]
+                .as_str()
+                .ok_or("\"void\" must be a card code such as \"7H\"")?;
+            card.parse::<Card>()
+                .map(Input::Void)
+                .map_err(|e| e.to_string())
+        }
+        Value::Object(o) if o.contains_key("round") => {
+            only_keys(o, &["round"])?;
+            match o["round"].as_str() {
+                Some("cancel") => Ok(Input::CancelRound),
+                _ => Err("unknown round event (only {\"round\": \"cancel\"})".into()),
+            }
+        }
         other => Err(format!("unknown event {other}")),
     }
 }
@@ -311,7 +327,7 @@ pub fn run(variant: Arc<Variant>, inputs: &[Input]) -> Replay {
     let common_draw = variant.deal.mode == crate::engine::variant::DealMode::CommonDraw;
     let mut engine = Engine::new(variant);
     let mut events = Vec::new();
-    let mut rounds = Vec::new();
+    let mut rounds: Vec<RoundResult> = Vec::new();
     let mut halted = None;
     for (index, input) in inputs.iter().enumerate() {
         events.clear();
@@ -321,7 +337,11 @@ pub fn run(variant: Arc<Variant>, inputs: &[Input]) -> Replay {
         }
         for e in events.drain(..) {
             if let Event::RoundSettled(result) = e {
-                rounds.push(*result);
+                // A cancellation after settlement replaces the round's result.
+                match rounds.last_mut() {
+                    Some(last) if last.round == result.round => *last = *result,
+                    _ => rounds.push(*result),
+                }
             }
         }
     }
@@ -398,8 +418,11 @@ impl Replay {
                 .insert(b.kind.name().to_string(), Value::from(b.returned));
         }
         let mut round = json!({"round": r.round, "shoe": r.shoe, "dealer": dealer, "hands": hands, "returns": returns});
-        if self.common_draw {
+        if self.common_draw || !r.burned.is_empty() {
             round["burned"] = Value::Array(cards(&r.burned));
+        }
+        if r.cancelled {
+            round["cancelled"] = Value::Bool(true);
         }
         if !behind.is_empty() {
             round["behind"] = Value::Object(behind);

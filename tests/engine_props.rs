@@ -315,14 +315,13 @@ fn expected_return(
         Outcome::Win | Outcome::Charlie | Outcome::EvenMoney => 2 * stake,
         Outcome::Blackjack | Outcome::Caribbean21 => v.hand.natural_pays.returns(stake),
         Outcome::Surrender => main / 2,
+        Outcome::Cancelled => stake,
     }
 }
 
-/// Plays `rounds` rounds choosing only what the engine expects, at random.
-fn play(variant_index: usize, seed: u64, rounds: usize) -> Session {
-    let v = variant(variant_index);
-    let mut sim = TableSim::new(Arc::clone(&v), seed, Style::Random);
-    let mut s = Session {
+/// A session on a fresh engine.
+fn session(v: Arc<Variant>) -> Session {
+    Session {
         engine: Engine::new(v),
         log: Vec::new(),
         events: Vec::new(),
@@ -335,7 +334,14 @@ fn play(variant_index: usize, seed: u64, rounds: usize) -> Session {
         behind_of: BTreeMap::new(),
         accepted_cards: 0,
         placed_cards: 0,
-    };
+    }
+}
+
+/// Plays `rounds` rounds choosing only what the engine expects, at random.
+fn play(variant_index: usize, seed: u64, rounds: usize) -> Session {
+    let v = variant(variant_index);
+    let mut sim = TableSim::new(Arc::clone(&v), seed, Style::Random);
+    let mut s = session(v);
     for _ in 0..rounds * 60 {
         if s.settled.len() >= rounds {
             break;
@@ -365,6 +371,65 @@ proptest! {
         }
         prop_assert!(again == s.engine);
         prop_assert_eq!(events, s.events);
+    }
+
+    #[test]
+    fn cancelling_refunds_every_stake_exactly_once(variant in 0usize..5, seed in any::<u64>(), cut in 1usize..90) {
+        let v = self::variant(variant);
+        let mut sim = TableSim::new(Arc::clone(&v), seed, Style::Random);
+        let mut s = session(v);
+        for _ in 0..cut {
+            let input = sim.next_input(&s.engine);
+            s.send(input);
+        }
+        let opened = s.log.iter().any(|i| matches!(i, Input::Bets(_) | Input::PlayerBets(_)));
+        let in_play = !s.staked.is_empty();
+        let mut events = Vec::new();
+        let before = s.engine.clone();
+        let cancelled = s.engine.apply(&Input::CancelRound, &mut events);
+        prop_assert_eq!(cancelled.is_ok(), opened, "{:?}", cancelled);
+        if !opened {
+            return Ok(());
+        }
+        let r = events.iter().find_map(|e| match e {
+            Event::RoundSettled(r) => Some(r.clone()),
+            _ => None,
+        }).expect("a cancellation settles");
+        prop_assert!(r.cancelled);
+        prop_assert!(r.hands.iter().all(|h| h.outcome == Outcome::Cancelled && h.returned == h.staked));
+        prop_assert!(r.bets.iter().all(|b| b.returned == b.staked));
+        // What comes back is exactly what was on the table: the driver's own ledger while the
+        // round is in play, the settlement's stakes once it had settled.
+        let mut staked: Ledger = BTreeMap::new();
+        for b in &r.bets {
+            *staked.entry((b.player.as_deref().map(str::to_string), b.seat, b.kind.name().to_string())).or_default() += b.staked;
+        }
+        let want: Ledger = if in_play {
+            s.staked.clone()
+        } else {
+            let last = s.settled.last().expect("a settled round");
+            prop_assert_eq!(last.round, r.round);
+            let mut l = BTreeMap::new();
+            for b in &last.bets {
+                *l.entry((b.player.as_deref().map(str::to_string), b.seat, b.kind.name().to_string())).or_default() += b.staked;
+            }
+            l
+        };
+        prop_assert_eq!(staked, want);
+        // Once only.
+        let after = s.engine.clone();
+        prop_assert!(s.engine.apply(&Input::CancelRound, &mut Vec::new()).is_err());
+        prop_assert!(s.engine == after);
+        prop_assert!(before != after);
+        // The table plays on: the next rounds are legal and settle.
+        for _ in 0..200 {
+            let input = sim.next_input(&s.engine);
+            let mut ev = Vec::new();
+            s.engine.apply(&input, &mut ev).expect("legal input after a cancellation");
+            if ev.iter().any(|e| matches!(e, Event::RoundSettled(_))) {
+                break;
+            }
+        }
     }
 
     #[test]
@@ -419,6 +484,8 @@ fn arbitrary_input() -> impl Strategy<Value = Input> {
         1 => Just(Input::CutCard),
         1 => Just(Input::Shuffle),
         1 => bonus,
+        1 => (0usize..52).prop_map(|i| Input::Void(Card::from_index(i).expect("index"))),
+        1 => Just(Input::CancelRound),
     ]
 }
 

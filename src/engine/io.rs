@@ -180,6 +180,14 @@ pub enum Input {
         /// Milliseconds.
         now_ms: u64,
     },
+    /// A card taken out of play (misread, exposed, dealt by mistake): it is out of the shoe
+    /// and goes to the burn pile, to no hand. A supervisor's correction, never the shoe's.
+    Void(Card),
+    /// The round is cancelled: every bet comes back, stake for stake (doubles, splits,
+    /// insurance and side bets included). Also accepted once on the last settled round
+    /// before the next opens (a provisional result overturned); its result replaces the
+    /// settlement.
+    CancelRound,
 }
 
 /// Where a card went.
@@ -365,6 +373,8 @@ pub enum Outcome {
     Surrender,
     /// Took even money.
     EvenMoney,
+    /// The round was cancelled: the stake came back.
+    Cancelled,
 }
 
 impl Outcome {
@@ -380,6 +390,7 @@ impl Outcome {
             Outcome::Bust => "bust",
             Outcome::Surrender => "surrender",
             Outcome::EvenMoney => "even_money",
+            Outcome::Cancelled => "cancelled",
         }
     }
 }
@@ -401,8 +412,12 @@ pub struct RoundResult {
     pub hands: Vec<HandResult>,
     /// Every bet placed, per seat and kind.
     pub bets: Vec<BetResult>,
-    /// Cards burned during the round (a common draw's cards that no hand asked for).
+    /// Cards burned during the round (a common draw's cards that no hand asked for, cards
+    /// voided by a supervisor).
     pub burned: Vec<Card>,
+    /// The round was cancelled: every bet's stake came back.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cancelled: bool,
 }
 
 /// One settled hand.

@@ -152,6 +152,8 @@ pub(crate) struct Round {
     pub dealer: SmallVec<[Card; 8]>,
     /// The dealer peeked and has no natural.
     pub peeked_clear: bool,
+    /// The round was cancelled (it cannot be cancelled twice).
+    pub cancelled: bool,
 }
 
 /// The rules engine for one table: pure, deterministic, no I/O, no clock.
@@ -246,6 +248,8 @@ impl Engine {
                 self.on_tick(*now_ms, events);
                 Ok(())
             }
+            (Input::Void(card), _) => self.on_void(*card, events),
+            (Input::CancelRound, _) => self.on_cancel(events),
         };
         if result.is_err() {
             events.truncate(mark);
@@ -324,6 +328,8 @@ impl Engine {
         round.number += 1;
         round.dealer.clear();
         round.peeked_clear = false;
+        round.cancelled = false;
+        self.common.burned.clear();
         self.phase = Phase::Dealing(0);
         events.push(Event::RoundOpened {
             round: round.number,
@@ -585,6 +591,56 @@ impl Engine {
         events.push(Event::BonusDrawn { seat, multiplier });
         if self.phase == Phase::AwaitingBonus {
             self.settle_when_ready(events);
+        }
+        Ok(())
+    }
+
+    // ----- corrections -----------------------------------------------------------------
+
+    /// A card taken out of play: out of the shoe, onto the burn pile, into no hand. Inside a
+    /// round it is listed with the round's burned cards.
+    fn on_void(&mut self, card: Card, events: &mut Vec<Event>) -> Result<(), Rejection> {
+        self.check_in_shoe(card)?;
+        self.shoe.discard(card);
+        if self.phase != Phase::Idle {
+            self.common.burned.push(card);
+        }
+        events.push(Event::Burned { card });
+        Ok(())
+    }
+
+    /// Cancels the round in play, or the last settled one (once, before the next opens):
+    /// every stake comes back.
+    fn on_cancel(&mut self, events: &mut Vec<Event>) -> Result<(), Rejection> {
+        if self.round.number == 0 {
+            return reject(Code::ActionNotAllowed, "there is no round to cancel");
+        }
+        if self.round.cancelled {
+            return reject(
+                Code::ActionNotAllowed,
+                format!("round {} is already cancelled", self.round.number),
+            );
+        }
+        let in_play = self.phase != Phase::Idle;
+        let mut result = super::settle::settle(self);
+        for h in &mut result.hands {
+            h.outcome = super::io::Outcome::Cancelled;
+            h.returned = h.staked;
+        }
+        for b in &mut result.bets {
+            b.returned = b.staked;
+        }
+        result.cancelled = true;
+        self.round.cancelled = true;
+        // A cancelled round won nothing for "Let it play" to ride on.
+        self.common.last_wins.clear();
+        events.push(Event::RoundSettled(Box::new(result)));
+        if in_play {
+            self.phase = Phase::Idle;
+            self.shoe.round_settled();
+            if self.shoe.stage() == ShoeStage::Finished {
+                events.push(Event::ShoeFinished);
+            }
         }
         Ok(())
     }

@@ -46,6 +46,7 @@ pub(crate) fn settle(engine: &Engine) -> RoundResult {
         hands: Vec::with_capacity(round.seats.len()),
         bets: Vec::with_capacity(round.seats.len()),
         burned: engine.common.burned.to_vec(),
+        cancelled: false,
     };
     for sp in &round.seats {
         settle_seat(v, sp, None, &round.dealer, &dealer, &mut out);

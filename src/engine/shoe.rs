@@ -104,6 +104,13 @@ impl Shoe {
         };
     }
 
+    /// Records `card` (already checked) as taken out of play: out of the shoe and on the
+    /// burn pile, without advancing the burn procedure.
+    pub fn discard(&mut self, card: Card) {
+        self.take(card);
+        self.burned += 1;
+    }
+
     /// Records the cut card.
     pub fn see_cut(&mut self) {
         self.cut_seen = true;
