@@ -59,6 +59,8 @@ fn config(dir: &Path, port: &Path, dialect: Dialect) -> TableConfig {
     c.shoe.serial.port = port.to_path_buf();
     c.shoe.serial.dialect = dialect;
     c.demo.players = false;
+    // Rounds follow each other at once: no dispute window between them.
+    c.disputes.window_seconds = 0;
     c
 }
 

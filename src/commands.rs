@@ -100,6 +100,7 @@ pub async fn run_command(config: Option<PathBuf>, bind: Option<String>) -> ExitC
             match snap.state {
                 croupier::table::TableState::Open => "open".to_string(),
                 croupier::table::TableState::Locked => "LOCKED".to_string(),
+                croupier::table::TableState::Disputed => "DISPUTED".to_string(),
                 croupier::table::TableState::Broken => "OUT OF SERVICE".to_string(),
             },
             s.addr

@@ -295,7 +295,8 @@ async fn a_refused_card_locks_the_table_across_a_restart_until_cleared() {
             log[2].record,
             Record::Clear {
                 reason: "cards taken out of play".into(),
-                voided: vec!["7H".into(), "8S".into()]
+                voided: vec!["7H".into(), "8S".into()],
+                by: String::new(),
             }
         );
         let _ = Code::CardNotExpected;

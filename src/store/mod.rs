@@ -304,13 +304,19 @@ impl Store {
         .bind(&payload)
         .bind(at_ms)
         .bind(&hash[..]);
-        let projected = matches!(record, Record::Alarm { .. } | Record::Clear { .. })
-            || events.iter().any(|e| {
-                matches!(
-                    e,
-                    Event::ShoeShuffled { .. } | Event::RoundOpened { .. } | Event::RoundSettled(_)
-                )
-            });
+        let projected = matches!(
+            record,
+            Record::Alarm { .. }
+                | Record::Clear { .. }
+                | Record::Dispute { .. }
+                | Record::Resolve { .. }
+                | Record::Final { .. }
+        ) || events.iter().any(|e| {
+            matches!(
+                e,
+                Event::ShoeShuffled { .. } | Event::RoundOpened { .. } | Event::RoundSettled(_)
+            )
+        });
         if !projected {
             // Most cards: one statement, atomic and durable on its own (autocommit), one
             // round trip to SQLite's thread instead of three.
@@ -368,6 +374,27 @@ async fn project(
     events: &[Event],
     shoe: u32,
 ) -> Result<(), StoreError> {
+    if let Record::Resolve { .. } = record {
+        // The corrected round replaces the recorded one: its bets and settlement are
+        // written again from the corrected replay's events below.
+        if let Some(number) = events.iter().find_map(|e| match e {
+            Event::RoundOpened { round } => Some(*round),
+            _ => None,
+        }) {
+            let number = i64::try_from(number).unwrap_or(i64::MAX);
+            for sql in [
+                "DELETE FROM bets WHERE table_id = ? AND round = ?",
+                "DELETE FROM settlements WHERE table_id = ? AND round = ?",
+                "UPDATE rounds SET settled_seq = NULL, result = NULL, final_seq = NULL WHERE table_id = ? AND round = ?",
+            ] {
+                sqlx::query(sql)
+                    .bind(table)
+                    .bind(number)
+                    .execute(&mut *conn)
+                    .await?;
+            }
+        }
+    }
     for event in events {
         match event {
             Event::ShoeShuffled { shoe } => {
@@ -382,8 +409,10 @@ async fn project(
             }
             Event::RoundOpened { round: number } => {
                 let number = i64::try_from(*number).unwrap_or(i64::MAX);
+                // A resolution replays the round's opening: the row stays as first written.
                 sqlx::query(
-                    "INSERT INTO rounds (table_id, round, shoe, opened_seq) VALUES (?, ?, ?, ?)",
+                    "INSERT INTO rounds (table_id, round, shoe, opened_seq) VALUES (?, ?, ?, ?) \
+                     ON CONFLICT (table_id, round) DO NOTHING",
                 )
                 .bind(table)
                 .bind(number)
@@ -391,7 +420,12 @@ async fn project(
                 .bind(seq_i)
                 .execute(&mut *conn)
                 .await?;
-                if let Record::Input { input, .. } = record {
+                let opening = match record {
+                    Record::Input { input, .. } => Some(input),
+                    Record::Resolve { inputs, .. } => inputs.first(),
+                    _ => None,
+                };
+                if let Some(input) = opening {
                     for (line, (seat, player, kind, amount)) in (1i64..).zip(placed_bets(input)) {
                         sqlx::query(
                             "INSERT INTO bets (table_id, round, line, seat, player, kind, amount) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -410,6 +444,12 @@ async fn project(
             }
             Event::RoundSettled(result) => {
                 let number = i64::try_from(result.round).unwrap_or(i64::MAX);
+                // A cancellation of a settled round replaces its settlement.
+                sqlx::query("DELETE FROM settlements WHERE table_id = ? AND round = ?")
+                    .bind(table)
+                    .bind(number)
+                    .execute(&mut *conn)
+                    .await?;
                 sqlx::query(
                         "UPDATE rounds SET settled_seq = ?, result = ? WHERE table_id = ? AND round = ?",
                     )
@@ -461,6 +501,78 @@ async fn project(
             .bind(table)
             .execute(&mut *conn)
             .await?;
+        }
+        Record::Dispute {
+            origin,
+            seat,
+            round,
+            reason,
+            by,
+            frozen,
+        } => {
+            sqlx::query(
+                "INSERT INTO disputes (table_id, raised_seq, round, origin, seat, reason, raised_by, frozen) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(table)
+            .bind(seq_i)
+            .bind(i64::try_from(*round).unwrap_or(i64::MAX))
+            .bind(origin.as_str())
+            .bind(seat.map(i64::from))
+            .bind(reason)
+            .bind(by)
+            .bind(frozen.as_ref().map(serde_json::to_string).transpose()?)
+            .execute(&mut *conn)
+            .await?;
+        }
+        Record::Resolve {
+            dispute,
+            resolution,
+            reason,
+            proposed_by,
+            confirmed_by,
+            ..
+        } => {
+            // An alarm's dispute has no `dispute` row of its own: one is written here.
+            sqlx::query(
+                "INSERT INTO disputes (table_id, raised_seq, round, origin, reason, raised_by) \
+                 SELECT ?, ?, 0, 'alarm', reason, 'alarm' FROM alarms WHERE table_id = ? AND raised_seq = ? \
+                 ON CONFLICT (table_id, raised_seq) DO NOTHING",
+            )
+            .bind(table)
+            .bind(i64::try_from(*dispute).unwrap_or(i64::MAX))
+            .bind(table)
+            .bind(i64::try_from(*dispute).unwrap_or(i64::MAX))
+            .execute(&mut *conn)
+            .await?;
+            sqlx::query(
+                "UPDATE disputes SET resolved_seq = ?, resolution = ?, resolve_reason = ?, proposed_by = ?, confirmed_by = ? \
+                 WHERE table_id = ? AND raised_seq = ?",
+            )
+            .bind(seq_i)
+            .bind(serde_json::to_string(resolution)?)
+            .bind(reason)
+            .bind(proposed_by)
+            .bind(confirmed_by)
+            .bind(table)
+            .bind(i64::try_from(*dispute).unwrap_or(i64::MAX))
+            .execute(&mut *conn)
+            .await?;
+            sqlx::query(
+                "UPDATE alarms SET cleared_seq = ? WHERE table_id = ? AND cleared_seq IS NULL",
+            )
+            .bind(seq_i)
+            .bind(table)
+            .execute(&mut *conn)
+            .await?;
+        }
+        Record::Final { round } => {
+            sqlx::query("UPDATE rounds SET final_seq = ? WHERE table_id = ? AND round = ?")
+                .bind(seq_i)
+                .bind(table)
+                .bind(i64::try_from(*round).unwrap_or(i64::MAX))
+                .execute(&mut *conn)
+                .await?;
         }
         _ => {}
     }
@@ -698,6 +810,33 @@ impl Reader {
     pub async fn log(&self, table: &str) -> Result<Vec<LogRow>, StoreError> {
         let mut conn = self.pool.acquire().await?;
         Ok(read_log(&mut conn, table).await?.0)
+    }
+
+    /// The settlement lines of one round: (seat, bet kind, staked, returned), in order.
+    pub async fn settlement_lines(
+        &self,
+        table: &str,
+        round: i64,
+    ) -> Result<Vec<(i64, String, i64, i64)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT seat, kind, staked, returned FROM settlements \
+             WHERE table_id = ? AND round = ? ORDER BY line",
+        )
+        .bind(table)
+        .bind(round)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    r.try_get("seat")?,
+                    r.try_get("kind")?,
+                    r.try_get("staked")?,
+                    r.try_get("returned")?,
+                ))
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StoreError::from)
     }
 
     /// Every settled round of `table`, in order.

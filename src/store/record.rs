@@ -1,7 +1,8 @@
 //! What one row of the event log says. The `payload` column holds a [`Record`] as JSON;
 //! the `kind` column repeats its tag so SQL can filter without parsing.
 
-use crate::engine::Input;
+use crate::engine::{Input, SeatId};
+use crate::table::dispute::{Origin, Resolution};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -71,17 +72,66 @@ pub enum Record {
         reason: String,
         /// The refused and held shoe items taken out of play, in arrival order.
         voided: Vec<String>,
+        /// Who cleared it (empty in logs written before accounts existed).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        by: String,
+    },
+    /// A dispute halts the round: no input is applied until a supervisor resolves it; shoe
+    /// items that arrive meanwhile are `held`.
+    Dispute {
+        /// Who raised it.
+        origin: Origin,
+        /// The seat it concerns, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<SeatId>,
+        /// The round it concerns.
+        round: u64,
+        /// The complaint.
+        reason: String,
+        /// The account (or player token's seat) that raised it.
+        by: String,
+        /// The round as it stood, frozen for the record.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        frozen: Option<Box<crate::table::RoundView>>,
+    },
+    /// A supervisor resolved the open dispute. `inputs` is the round's corrected input list
+    /// (from its bets), replayed on the engine as it was before the round opened: the
+    /// original inputs stay in the log as they were, this row says what replaced them.
+    Resolve {
+        /// The dispute (the sequence number of the row that opened it).
+        dispute: u64,
+        /// What was decided.
+        resolution: Resolution,
+        /// Why.
+        reason: String,
+        /// The supervisor who proposed it.
+        proposed_by: String,
+        /// The supervisor who confirmed it (the same one unless the two-person rule applies).
+        confirmed_by: String,
+        /// The round's corrected inputs.
+        inputs: Vec<Input>,
+        /// Held shoe items taken out of play.
+        voided: Vec<String>,
+    },
+    /// The round's dispute window ended: its result is final.
+    Final {
+        /// The round.
+        round: u64,
     },
 }
 
 impl Record {
-    /// The `kind` column: `input`, `alarm`, `held` or `clear`.
+    /// The `kind` column: `input`, `alarm`, `held`, `clear`, `dispute`, `resolve` or
+    /// `final`.
     pub fn kind(&self) -> &'static str {
         match self {
             Record::Input { .. } => "input",
             Record::Alarm { .. } => "alarm",
             Record::Held { .. } => "held",
             Record::Clear { .. } => "clear",
+            Record::Dispute { .. } => "dispute",
+            Record::Resolve { .. } => "resolve",
+            Record::Final { .. } => "final",
         }
     }
 }
@@ -105,13 +155,50 @@ impl fmt::Display for Record {
                 reason, expected, ..
             } => write!(f, "ALARM: {reason} — {expected}"),
             Record::Held { item } => write!(f, "held while locked: {item}"),
-            Record::Clear { reason, voided } => {
+            Record::Clear { reason, voided, by } => {
                 write!(f, "alarm cleared: {reason}")?;
+                if !by.is_empty() {
+                    write!(f, " (by {by})")?;
+                }
                 if !voided.is_empty() {
                     write!(f, " (voided: {})", voided.join(" "))?;
                 }
                 Ok(())
             }
+            Record::Dispute {
+                origin,
+                seat,
+                round,
+                reason,
+                by,
+                ..
+            } => {
+                write!(f, "DISPUTE on round {round}")?;
+                if let Some(seat) = seat {
+                    write!(f, ", seat {seat}")?;
+                }
+                write!(f, " raised by {} {by}: {reason}", origin.as_str())
+            }
+            Record::Resolve {
+                dispute,
+                resolution,
+                reason,
+                proposed_by,
+                confirmed_by,
+                voided,
+                ..
+            } => {
+                write!(
+                    f,
+                    "dispute {dispute} resolved: {} ({reason}); proposed by {proposed_by}, confirmed by {confirmed_by}",
+                    resolution.name()
+                )?;
+                if !voided.is_empty() {
+                    write!(f, " (voided: {})", voided.join(" "))?;
+                }
+                Ok(())
+            }
+            Record::Final { round } => write!(f, "round {round} is final"),
         }
     }
 }

@@ -32,6 +32,39 @@ pub struct TableConfig {
     /// `[demo]`.
     #[serde(default)]
     pub demo: DemoSection,
+    /// `[disputes]`.
+    #[serde(default)]
+    pub disputes: DisputesSection,
+}
+
+/// `[disputes]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DisputesSection {
+    /// Seconds a settled round's result stays provisional (open to disputes) before it is
+    /// final; the next round opens after. 0: results are final at once.
+    pub window_seconds: u32,
+    /// A cancellation or a card correction needs a second supervisor to confirm it.
+    pub two_person_rule: bool,
+}
+
+impl Default for DisputesSection {
+    fn default() -> DisputesSection {
+        DisputesSection {
+            window_seconds: 5,
+            two_person_rule: false,
+        }
+    }
+}
+
+impl DisputesSection {
+    /// The table task's settings.
+    pub fn settings(&self) -> crate::table::DisputeSettings {
+        crate::table::DisputeSettings {
+            window: std::time::Duration::from_secs(u64::from(self.window_seconds)),
+            two_person_rule: self.two_person_rule,
+        }
+    }
 }
 
 fn fake_buttons() -> ButtonsConfig {

@@ -184,6 +184,8 @@ impl Demo {
     /// Does the next thing the table expects. `Ok(false)`: nothing done.
     async fn act(&mut self, snap: &Snapshot) -> Result<bool, SubmitError> {
         let input = match &snap.expectation {
+            // The last round's dispute window is open: the next round waits for it.
+            Expectation::Bets if snap.provisional.is_some() => return Ok(false),
             Expectation::Bets => {
                 let seats = self.config.seats.min(self.variant.deal.seats);
                 let limits = self.variant.limits;

@@ -7,19 +7,22 @@
 //!   (broadcast), and [`Subscription`], which turns a lag into a resync snapshot.
 //! - `config`: `table.toml`.
 //! - `demo`: the built-in demo players and dealer.
+//! - `dispute`: disputes, resolutions and the correction of a round's input log.
 //! - `service`: `croupier run`, wiring all of it.
 
 pub mod config;
 pub mod demo;
+pub mod dispute;
 pub mod service;
 mod state;
 mod task;
 
 pub use config::{ConfigError, TableConfig};
 pub use state::{
-    Alarm, BettingView, Delta, HandView, RoundView, ShoeView, Snapshot, Subscription, TableState,
-    Update,
+    Alarm, BettingView, Delta, DisputeView, HandView, ProposalView, RoundView, ShoeView, Snapshot,
+    Subscription, TableState, Update,
 };
 pub use task::{
-    BetError, ClearError, Command, Recovered, SubmitError, Table, TableHandle, DELTA_BUFFER,
+    BetError, ClearError, Command, DisputeError, DisputeSettings, Recovered, SubmitError, Table,
+    TableHandle, DELTA_BUFFER,
 };

@@ -113,13 +113,14 @@ pub async fn run(
                 Demo::fresh_shoe(&variant, decks, config.shoe.sim.penetration, &mut rng)
             })
     });
-    let (table, handle, commands, recovered) = Table::recover(
+    let (mut table, handle, commands, recovered) = Table::recover(
         &id,
         &config.table.name,
         &variant_name,
         Arc::clone(&variant),
         opened,
     );
+    table.set_disputes(config.disputes.settings());
     let snap = handle.snapshot();
     info!(table = %id, rows = recovered.rows, state = ?recovered.state, seq = snap.seq,
           round = snap.round.number, shoe = snap.shoe.number, expecting = %snap.expecting,

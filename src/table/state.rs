@@ -17,6 +17,8 @@ pub enum TableState {
     Open,
     /// In alarm: no input is applied until the alarm is cleared.
     Locked,
+    /// A dispute halts the round: no input is applied until a supervisor resolves it.
+    Disputed,
     /// The store is unusable (damaged, unreadable, a failed write): nothing can be
     /// recorded, so nothing is applied; fix the database and restart.
     Broken,
@@ -237,6 +239,62 @@ pub struct Snapshot {
     pub last_result: Option<RoundResult>,
     /// Shoe items that arrived while the store was unusable and could not be recorded.
     pub unrecorded: Vec<String>,
+    /// The open dispute (every alarm opens one too).
+    #[serde(default)]
+    pub dispute: Option<DisputeView>,
+    /// The settled round whose result is still provisional (its dispute window is open).
+    #[serde(default)]
+    pub provisional: Option<u64>,
+}
+
+/// An open dispute, as the dealer and the supervisor see it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DisputeView {
+    /// Its id: the log row that opened it.
+    pub id: u64,
+    /// Who raised it.
+    pub origin: crate::table::dispute::Origin,
+    /// The seat it concerns.
+    pub seat: Option<SeatId>,
+    /// The round it concerns.
+    pub round: u64,
+    /// The complaint (or the alarm's reason).
+    pub reason: String,
+    /// Who raised it.
+    pub by: String,
+    /// The round as it stood when the dispute was raised, frozen for the record.
+    pub frozen: RoundView,
+    /// Shoe items held since, not in play (the alarm's included).
+    pub held: Vec<String>,
+    /// The round's cards in order, with where each went: what a resolution names.
+    pub cards: Vec<crate::table::dispute::CardPlace>,
+    /// The resolution proposed and waiting for confirmation, with its preview.
+    pub proposal: Option<ProposalView>,
+}
+
+/// A proposed resolution and the round it would give.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProposalView {
+    /// The dispute.
+    pub dispute: u64,
+    /// What is proposed.
+    pub resolution: crate::table::dispute::Resolution,
+    /// Why.
+    pub reason: String,
+    /// The supervisor who proposed it.
+    pub proposed_by: String,
+    /// Whether another supervisor must confirm it (the two-person rule).
+    pub second_person: bool,
+    /// The round after the correction.
+    pub round: RoundView,
+    /// Its result, if the corrected round is settled.
+    pub result: Option<RoundResult>,
+    /// What the table would expect next.
+    pub expecting: String,
+    /// The corrected inputs, for people.
+    pub inputs: Vec<String>,
+    /// Held items that would be taken out of play.
+    pub voided: Vec<String>,
 }
 
 /// One published change: the log row `seq` and what it caused.
@@ -252,6 +310,9 @@ pub struct Delta {
     pub state: TableState,
     /// What the engine waits for after it.
     pub expecting: String,
+    /// The settled round still open to disputes after it, if any.
+    #[serde(default)]
+    pub provisional: Option<u64>,
 }
 
 /// What a subscriber receives next.

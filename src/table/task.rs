@@ -6,8 +6,10 @@
 //! folds the stored log through [`Table::absorb`], the same code live play uses after a
 //! commit.
 
+use super::dispute::{self, Correction, CorrectionError, Origin, Resolution};
 use super::state::{
-    Alarm, BettingView, Delta, RoundView, ShoeView, Snapshot, Subscription, TableState,
+    Alarm, BettingView, Delta, DisputeView, ProposalView, RoundView, ShoeView, Snapshot,
+    Subscription, TableState,
 };
 use crate::engine::{
     Action, Engine, Event, Expectation, Input, RoundResult, SeatBets, SeatId, Variant,
@@ -40,6 +42,14 @@ async fn next_tick(ticks: &mut Option<tokio::time::Interval>) {
     }
 }
 
+/// Sleeps until `at`, or forever without one.
+async fn until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// How many deltas a subscriber may fall behind before it gets a resync snapshot.
 pub const DELTA_BUFFER: usize = 1024;
 
@@ -52,6 +62,13 @@ pub enum SubmitError {
     /// The table is in alarm.
     #[error("the table is locked: {0}")]
     Locked(String),
+    /// A dispute halts the round.
+    #[error("a dispute halts the round: {0}")]
+    Disputed(String),
+    /// The last round's result is provisional: the next round opens when its dispute
+    /// window has closed.
+    #[error("round {0}'s result is provisional until its dispute window closes")]
+    Provisional(u64),
     /// The store is unusable.
     #[error("the table is out of service: {0}")]
     Broken(String),
@@ -97,8 +114,85 @@ impl SubmitError {
         match self {
             SubmitError::Rejected(r) => r.code.as_str(),
             SubmitError::Locked(_) => "locked",
+            SubmitError::Disputed(_) => "disputed",
+            SubmitError::Provisional(_) => "round_provisional",
             SubmitError::Broken(_) => "out_of_service",
             SubmitError::Stopped => "stopped",
+        }
+    }
+}
+
+/// How the table handles disputes (`[disputes]` in `table.toml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DisputeSettings {
+    /// How long a settled round's result stays provisional (open to disputes); zero: final
+    /// at once.
+    pub window: std::time::Duration,
+    /// A cancellation or a card correction must be confirmed by another supervisor than
+    /// the one who proposed it.
+    pub two_person_rule: bool,
+}
+
+impl Default for DisputeSettings {
+    fn default() -> DisputeSettings {
+        DisputeSettings {
+            window: std::time::Duration::ZERO,
+            two_person_rule: false,
+        }
+    }
+}
+
+/// Why a dispute could not be raised, proposed, confirmed or withdrawn. Every variant has
+/// a stable code ([`DisputeError::code`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DisputeError {
+    /// There is no round to dispute (none in play, none provisional).
+    #[error("there is no round in play or provisional to dispute")]
+    NoRound,
+    /// The round named is not the one in play or provisional (a player token from an
+    /// older round; a final round).
+    #[error("round {0} is final: its dispute window has closed")]
+    RoundFinal(u64),
+    /// A dispute is already open.
+    #[error("dispute {0} is already open")]
+    AlreadyOpen(u64),
+    /// No such open dispute.
+    #[error("no open dispute {0}")]
+    NotOpen(u64),
+    /// Nothing is proposed for this dispute.
+    #[error("no resolution is proposed for dispute {0}")]
+    NoProposal(u64),
+    /// The two-person rule: the confirming supervisor proposed it.
+    #[error("the two-person rule: another supervisor than {0} must confirm this")]
+    SamePerson(String),
+    /// A cancellation of a round that is neither in play nor provisional.
+    #[error("only the round in play or a provisional one can be cancelled")]
+    NotCancellable,
+    /// The correction does not apply.
+    #[error(transparent)]
+    Correction(#[from] CorrectionError),
+    /// The table is out of service.
+    #[error("the table is out of service: {0}")]
+    Broken(String),
+    /// The table task has stopped.
+    #[error("the table has stopped")]
+    Stopped,
+}
+
+impl DisputeError {
+    /// The stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            DisputeError::NoRound => "no_round",
+            DisputeError::RoundFinal(_) => "round_final",
+            DisputeError::AlreadyOpen(_) => "dispute_open",
+            DisputeError::NotOpen(_) => "no_dispute",
+            DisputeError::NoProposal(_) => "no_proposal",
+            DisputeError::SamePerson(_) => "two_person_rule",
+            DisputeError::NotCancellable => "not_cancellable",
+            DisputeError::Correction(e) => e.code(),
+            DisputeError::Broken(_) => "out_of_service",
+            DisputeError::Stopped => "stopped",
         }
     }
 }
@@ -156,6 +250,50 @@ pub enum Command {
         source: Source,
         /// The answer: the round-opening input's sequence number.
         reply: oneshot::Sender<Result<Option<u64>, BetError>>,
+    },
+    /// Raise a dispute on the round in play or the provisional one.
+    RaiseDispute {
+        /// Who raises it.
+        origin: Origin,
+        /// The seat it concerns.
+        seat: Option<SeatId>,
+        /// The round it concerns (a player token's round); `None`: the current one.
+        round: Option<u64>,
+        /// The complaint.
+        reason: String,
+        /// The account (or token) raising it.
+        by: String,
+        /// The answer: the dispute's id.
+        reply: oneshot::Sender<Result<u64, DisputeError>>,
+    },
+    /// Propose a resolution: the table previews the corrected round.
+    Propose {
+        /// The dispute.
+        dispute: u64,
+        /// What to do.
+        resolution: Resolution,
+        /// Why.
+        reason: String,
+        /// The supervisor.
+        by: String,
+        /// The answer: the preview.
+        reply: oneshot::Sender<Result<ProposalView, DisputeError>>,
+    },
+    /// Confirm the proposed resolution: it is recorded and applied.
+    Confirm {
+        /// The dispute.
+        dispute: u64,
+        /// The supervisor confirming.
+        by: String,
+        /// The answer: the resolution's sequence number.
+        reply: oneshot::Sender<Result<u64, DisputeError>>,
+    },
+    /// Withdraw the proposed resolution.
+    Withdraw {
+        /// The dispute.
+        dispute: u64,
+        /// The answer.
+        reply: oneshot::Sender<Result<(), DisputeError>>,
     },
     /// Clear the alarm (until the supervisor issue lands, any operator may).
     ClearAlarm {
@@ -238,6 +376,72 @@ impl TableHandle {
             .map_err(|_| SubmitError::Stopped)
     }
 
+    /// Raises a dispute; returns its id.
+    pub async fn raise_dispute(
+        &self,
+        origin: Origin,
+        seat: Option<SeatId>,
+        round: Option<u64>,
+        reason: String,
+        by: String,
+    ) -> Result<u64, DisputeError> {
+        let (reply, rx) = oneshot::channel();
+        self.commands
+            .send(Command::RaiseDispute {
+                origin,
+                seat,
+                round,
+                reason,
+                by,
+                reply,
+            })
+            .await
+            .map_err(|_| DisputeError::Stopped)?;
+        rx.await.map_err(|_| DisputeError::Stopped)?
+    }
+
+    /// Proposes a resolution; returns the preview of the corrected round.
+    pub async fn propose(
+        &self,
+        dispute: u64,
+        resolution: Resolution,
+        reason: String,
+        by: String,
+    ) -> Result<ProposalView, DisputeError> {
+        let (reply, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Propose {
+                dispute,
+                resolution,
+                reason,
+                by,
+                reply,
+            })
+            .await
+            .map_err(|_| DisputeError::Stopped)?;
+        rx.await.map_err(|_| DisputeError::Stopped)?
+    }
+
+    /// Confirms the proposed resolution; returns its sequence number once durable.
+    pub async fn confirm(&self, dispute: u64, by: String) -> Result<u64, DisputeError> {
+        let (reply, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Confirm { dispute, by, reply })
+            .await
+            .map_err(|_| DisputeError::Stopped)?;
+        rx.await.map_err(|_| DisputeError::Stopped)?
+    }
+
+    /// Withdraws the proposed resolution.
+    pub async fn withdraw(&self, dispute: u64) -> Result<(), DisputeError> {
+        let (reply, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Withdraw { dispute, reply })
+            .await
+            .map_err(|_| DisputeError::Stopped)?;
+        rx.await.map_err(|_| DisputeError::Stopped)?
+    }
+
     /// Clears the alarm; returns the clearing's sequence number.
     pub async fn clear_alarm(&self, reason: String) -> Result<u64, ClearError> {
         let (tx, rx) = oneshot::channel();
@@ -247,6 +451,39 @@ impl TableHandle {
             .map_err(|_| ClearError::Stopped)?;
         rx.await.map_err(|_| ClearError::Stopped)?
     }
+}
+
+/// The table as it was just before the current round opened: a resolution replays the
+/// round's corrected inputs from here.
+#[derive(Debug, Clone)]
+struct RoundBase {
+    engine: Engine,
+    view: RoundView,
+    rounds_settled: u64,
+    last_result: Option<RoundResult>,
+}
+
+/// An open dispute.
+#[derive(Debug, Clone)]
+struct OpenDispute {
+    id: u64,
+    origin: Origin,
+    seat: Option<SeatId>,
+    round: u64,
+    reason: String,
+    by: String,
+    frozen: RoundView,
+    held: Vec<String>,
+}
+
+/// A proposed resolution (in memory only: a restart or a newly held card drops it, and it
+/// is proposed again).
+#[derive(Debug, Clone)]
+struct Proposal {
+    resolution: Resolution,
+    reason: String,
+    by: String,
+    view: ProposalView,
 }
 
 /// The table's state, owned by its task.
@@ -269,6 +506,19 @@ pub struct Table {
     events: Vec<Event>,
     snapshot_tx: watch::Sender<Arc<Snapshot>>,
     deltas: broadcast::Sender<Arc<Delta>>,
+    /// Before the current round opened.
+    base: RoundBase,
+    /// Captured before an opening input is applied; becomes `base` once it is recorded.
+    next_base: Option<RoundBase>,
+    /// The accepted inputs since `base`.
+    round_inputs: Vec<Input>,
+    dispute: Option<OpenDispute>,
+    proposal: Option<Proposal>,
+    /// The last settled round, until a `final` row (or the next round) closes its window.
+    unfinal: Option<u64>,
+    /// When the provisional round becomes final (monotonic; set by the live loop).
+    final_at: Option<tokio::time::Instant>,
+    disputes: DisputeSettings,
 }
 
 /// What recovery found, for the start-up log.
@@ -318,15 +568,31 @@ impl Table {
             rounds_settled: 0,
             last_result: None,
             unrecorded: Vec::new(),
+            dispute: None,
+            provisional: None,
         });
         let (snapshot_tx, snapshot_rx) = watch::channel(placeholder);
         let (deltas, _) = broadcast::channel(DELTA_BUFFER);
         let (commands, rx) = mpsc::channel(256);
+        let base = RoundBase {
+            engine: engine.clone(),
+            view: RoundView::default(),
+            rounds_settled: 0,
+            last_result: None,
+        };
         let mut table = Table {
             id: id.to_string(),
             name: name.to_string(),
             variant_name: variant_name.to_string(),
             engine,
+            base,
+            next_base: None,
+            round_inputs: Vec::new(),
+            dispute: None,
+            proposal: None,
+            unfinal: None,
+            final_at: None,
+            disputes: DisputeSettings::default(),
             store: None,
             view: RoundView::default(),
             betting: BettingView::default(),
@@ -372,26 +638,107 @@ impl Table {
         (table, handle, rx, Recovered { rows, state })
     }
 
+    /// Sets how disputes are handled (before `run`). A round recovered as provisional gets
+    /// a whole window from now.
+    pub fn set_disputes(&mut self, settings: DisputeSettings) {
+        self.disputes = settings;
+        self.final_at = None;
+        self.publish_state();
+    }
+
     /// Re-applies one stored row (recovery).
     fn replay(&mut self, row: &LogRow) -> Result<(), String> {
         self.events.clear();
         if let Record::Input { input, .. } = &row.record {
-            let mut events = std::mem::take(&mut self.events);
-            let result = self.engine.apply(input, &mut events);
-            self.events = events;
-            result.map_err(|r| format!("the engine refuses {input:?}: {r}"))?;
+            self.apply_input(input)
+                .map_err(|r| format!("the engine refuses {input:?}: {r}"))?;
         }
         let events = std::mem::take(&mut self.events);
         self.absorb(row.seq, &row.record, &events);
         self.events = events;
+        if let Some(why) = &self.broken {
+            return Err(why.clone());
+        }
         Ok(())
+    }
+
+    /// Applies an input to the engine (events into `self.events`), first keeping the table
+    /// as it was if the input opens a round.
+    fn apply_input(&mut self, input: &Input) -> Result<(), crate::engine::Rejection> {
+        let opening = matches!(input, Input::Bets(_) | Input::PlayerBets(_));
+        let before = opening.then(|| RoundBase {
+            engine: self.engine.clone(),
+            view: self.view.clone(),
+            rounds_settled: self.rounds_settled,
+            last_result: self.last_result.clone(),
+        });
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        let result = self.engine.apply(input, &mut events);
+        self.events = events;
+        if result.is_ok() {
+            self.next_base = before;
+        }
+        result
+    }
+
+    /// The round rebuilt from `base` by a correction's events.
+    fn corrected_view(
+        &self,
+        inputs: &[Input],
+        events: &[Event],
+    ) -> (RoundView, u64, Option<RoundResult>) {
+        let mut view = self.base.view.clone();
+        let mut settled = self.base.rounds_settled;
+        let mut last = self.base.last_result.clone();
+        let mut counted = None;
+        for event in events {
+            view.on_event(event);
+            match event {
+                Event::RoundOpened { .. } => {
+                    if let Some(Input::Bets(bets)) = inputs.first() {
+                        view.bets = bets.clone();
+                    }
+                }
+                Event::RoundSettled(result) => {
+                    // A cancellation after settlement replaces the result: counted once.
+                    if counted != Some(result.round) {
+                        settled += 1;
+                        counted = Some(result.round);
+                    }
+                    last = Some((**result).clone());
+                }
+                _ => {}
+            }
+        }
+        (view, settled, last)
+    }
+
+    /// The open dispute's held items (the alarm's included), in arrival order.
+    fn held(&self) -> Vec<String> {
+        let mut held = self
+            .alarm
+            .as_ref()
+            .map(|a| a.held.clone())
+            .unwrap_or_default();
+        if let Some(d) = &self.dispute {
+            held.extend(d.held.iter().cloned());
+        }
+        held
     }
 
     /// Updates everything but the engine after a durable record: the same for live play
     /// and recovery.
     fn absorb(&mut self, seq: u64, record: &Record, events: &[Event]) {
         self.seq = seq;
+        if let Record::Resolve { inputs, .. } = record {
+            self.absorb_resolution(inputs);
+            return;
+        }
         for event in events {
+            if let Event::RoundSettled(result) = event {
+                self.unfinal = Some(result.round);
+            }
             self.view.on_event(event);
             if let Event::RoundSettled(result) = event {
                 self.rounds_settled += 1;
@@ -401,6 +748,13 @@ impl Table {
         match record {
             Record::Input { input, .. } => {
                 self.inputs += 1;
+                if let Some(base) = self.next_base.take() {
+                    self.base = base;
+                    self.round_inputs.clear();
+                    // The next round opening ends the last one's window, whatever it was.
+                    self.unfinal = None;
+                }
+                self.round_inputs.push(input.clone());
                 if let Input::Bets(bets) = input {
                     self.view.bets = bets.clone();
                     // However the round opened (window, demo, terminal), betting is over.
@@ -423,15 +777,109 @@ impl Table {
                         expected: expected.clone(),
                         held: item.iter().cloned().collect(),
                         also: Vec::new(),
-                    })
+                    });
+                    // Every alarm opens a dispute: a supervisor may resolve it with a
+                    // correction (a misread card corrected, say) instead of clearing it.
+                    if self.dispute.is_none() {
+                        self.dispute = Some(OpenDispute {
+                            id: seq,
+                            origin: Origin::Alarm,
+                            seat: None,
+                            round: self.view.number,
+                            reason: reason.clone(),
+                            by: "alarm".into(),
+                            frozen: self.decorate(self.view.clone(), &self.engine),
+                            held: Vec::new(),
+                        });
+                    }
                 }
             },
             Record::Held { item } => {
+                // A proposal previewed without this card is out of date.
+                self.proposal = None;
                 if let Some(alarm) = &mut self.alarm {
                     alarm.held.push(item.clone());
+                } else if let Some(dispute) = &mut self.dispute {
+                    dispute.held.push(item.clone());
                 }
             }
-            Record::Clear { .. } => self.alarm = None,
+            Record::Clear { .. } => {
+                self.alarm = None;
+                if self
+                    .dispute
+                    .as_ref()
+                    .is_some_and(|d| d.origin == Origin::Alarm)
+                {
+                    self.dispute = None;
+                    self.proposal = None;
+                }
+            }
+            Record::Dispute {
+                origin,
+                seat,
+                round,
+                reason,
+                by,
+                ..
+            } => {
+                self.dispute = Some(OpenDispute {
+                    id: seq,
+                    origin: *origin,
+                    seat: *seat,
+                    round: *round,
+                    reason: reason.clone(),
+                    by: by.clone(),
+                    frozen: self.decorate(self.view.clone(), &self.engine),
+                    held: Vec::new(),
+                });
+            }
+            Record::Resolve { .. } => {}
+            Record::Final { round } => {
+                if self.unfinal == Some(*round) {
+                    self.unfinal = None;
+                    self.final_at = None;
+                }
+            }
+        }
+    }
+
+    /// A resolution: the engine and the round become the fold of the corrected inputs
+    /// from `base`; the dispute and any alarm are over.
+    fn absorb_resolution(&mut self, inputs: &[Input]) {
+        let mut engine = self.base.engine.clone();
+        let mut events = Vec::new();
+        for (i, input) in inputs.iter().enumerate() {
+            if let Err(r) = engine.apply(input, &mut events) {
+                self.broken = Some(format!(
+                    "a recorded resolution does not replay: its input {i} ({}) is refused: {r}",
+                    dispute::describe(input)
+                ));
+                return;
+            }
+        }
+        let (view, settled, last) = self.corrected_view(inputs, &events);
+        self.engine = engine;
+        self.view = view;
+        self.rounds_settled = settled;
+        self.last_result = last;
+        self.round_inputs = inputs.to_vec();
+        self.unfinal = events.iter().rev().find_map(|e| match e {
+            Event::RoundSettled(r) => Some(r.round),
+            _ => None,
+        });
+        // A re-settled round gets a whole new window.
+        self.final_at = None;
+        self.alarm = None;
+        self.dispute = None;
+        self.proposal = None;
+    }
+
+    /// The settled round still open to disputes.
+    fn provisional(&self) -> Option<u64> {
+        if self.disputes.window.is_zero() {
+            None
+        } else {
+            self.unfinal
         }
     }
 
@@ -440,6 +888,8 @@ impl Table {
             TableState::Broken
         } else if self.alarm.is_some() {
             TableState::Locked
+        } else if self.dispute.is_some() {
+            TableState::Disputed
         } else {
             TableState::Open
         }
@@ -470,25 +920,7 @@ impl Table {
         } else {
             Vec::new()
         };
-        let mut round = self.view.clone();
-        let ace = self.engine.variant().hand.ace;
-        for h in &mut round.hands {
-            let t = crate::engine::total(&h.cards, ace);
-            h.total = self.engine.hand_total(h.seat, h.hand).unwrap_or(t.best);
-            h.soft = t.soft && h.total == t.best;
-        }
-        let dealer = crate::engine::total(&round.dealer, ace);
-        round.dealer_total = dealer.best;
-        round.dealer_soft = dealer.soft;
-        let up = crate::engine::total(&round.dealer[..round.dealer.len().min(1)], ace);
-        round.up_total = up.best;
-        round.up_soft = up.soft;
-        // The second dealer card lies face down from the deal until the dealer's turn
-        // (or the end of the round, e.g. when every hand busted).
-        round.hole_hidden = self.engine.variant().deal.dealer_cards == 2
-            && !round.settled
-            && round.dealer.len() == 2
-            && expectation != Expectation::DealerCard;
+        let round = self.decorate(self.view.clone(), &self.engine);
         let shoe = self.engine.shoe();
         Arc::new(Snapshot {
             table: self.id.clone(),
@@ -516,6 +948,51 @@ impl Table {
             rounds_settled: self.rounds_settled,
             last_result: self.last_result.clone(),
             unrecorded: self.unrecorded.clone(),
+            dispute: self.dispute_view(),
+            provisional: self.provisional(),
+        })
+    }
+
+    /// A round view with what people read off it: totals, soft flags, the up card's total
+    /// and whether the hole card lies face down (from `engine`'s expectation).
+    fn decorate(&self, view: RoundView, engine: &Engine) -> RoundView {
+        let expectation = engine.expectation();
+        let mut round = view;
+        let ace = engine.variant().hand.ace;
+        for h in &mut round.hands {
+            let t = crate::engine::total(&h.cards, ace);
+            h.total = engine.hand_total(h.seat, h.hand).unwrap_or(t.best);
+            h.soft = t.soft && h.total == t.best;
+        }
+        let dealer = crate::engine::total(&round.dealer, ace);
+        round.dealer_total = dealer.best;
+        round.dealer_soft = dealer.soft;
+        let up = crate::engine::total(&round.dealer[..round.dealer.len().min(1)], ace);
+        round.up_total = up.best;
+        round.up_soft = up.soft;
+        // The second dealer card lies face down from the deal until the dealer's turn
+        // (or the end of the round, e.g. when every hand busted).
+        round.hole_hidden = engine.variant().deal.dealer_cards == 2
+            && !round.settled
+            && round.dealer.len() == 2
+            && expectation != Expectation::DealerCard;
+        round
+    }
+
+    fn dispute_view(&self) -> Option<DisputeView> {
+        let d = self.dispute.as_ref()?;
+        let held = self.held();
+        Some(DisputeView {
+            id: d.id,
+            origin: d.origin,
+            seat: d.seat,
+            round: d.round,
+            reason: d.reason.clone(),
+            by: d.by.clone(),
+            frozen: d.frozen.clone(),
+            cards: dispute::card_places(&self.base.engine, &self.round_inputs, &held),
+            held,
+            proposal: self.proposal.as_ref().map(|p| p.view.clone()),
         })
     }
 
@@ -538,9 +1015,17 @@ impl Table {
             t
         });
         loop {
+            self.arm_window();
+            let window = self.final_at;
+            enum Next {
+                Stop,
+                Window,
+                Command(Option<Command>),
+            }
             let next = tokio::select! {
                 biased;
-                _ = shutdown.wait_for(|stop| *stop) => None,
+                _ = shutdown.wait_for(|stop| *stop) => Next::Stop,
+                _ = until(window) => Next::Window,
                 _ = next_tick(&mut ticks) => {
                     if let Some(w) = &watchdog {
                         if let Err(e) = w.notifier.watchdog() {
@@ -549,12 +1034,13 @@ impl Table {
                     }
                     continue;
                 }
-                command = commands.recv() => Some(command),
+                command = commands.recv() => Next::Command(command),
             };
             match next {
-                Some(Some(command)) => self.handle(command).await,
-                Some(None) => break,
-                None => {
+                Next::Window => self.on_window_closed().await,
+                Next::Command(Some(command)) => self.handle(command).await,
+                Next::Command(None) => break,
+                Next::Stop => {
                     commands.close();
                     while let Some(command) = commands.recv().await {
                         self.handle(command).await;
@@ -565,6 +1051,18 @@ impl Table {
         }
         info!(table = %self.id, seq = self.seq, "table stopped");
         self.store.take()
+    }
+
+    /// Starts the provisional round's window if it has none yet (a round just settled, or
+    /// recovered provisional); a halted table's window waits for the resolution.
+    fn arm_window(&mut self) {
+        if self.final_at.is_none()
+            && self.provisional().is_some()
+            && self.dispute.is_none()
+            && self.alarm.is_none()
+        {
+            self.final_at = Some(tokio::time::Instant::now() + self.disputes.window);
+        }
     }
 
     /// Handles one command to the end.
@@ -584,6 +1082,31 @@ impl Table {
             Command::Button(event) => self.on_button(event).await,
             Command::ClearAlarm { reason, reply } => {
                 let _ = reply.send(self.on_clear(reason).await);
+            }
+            Command::RaiseDispute {
+                origin,
+                seat,
+                round,
+                reason,
+                by,
+                reply,
+            } => {
+                let _ = reply.send(self.on_raise(origin, seat, round, reason, by).await);
+            }
+            Command::Propose {
+                dispute,
+                resolution,
+                reason,
+                by,
+                reply,
+            } => {
+                let _ = reply.send(self.on_propose(dispute, resolution, reason, by));
+            }
+            Command::Confirm { dispute, by, reply } => {
+                let _ = reply.send(self.on_confirm(dispute, by).await);
+            }
+            Command::Withdraw { dispute, reply } => {
+                let _ = reply.send(self.on_withdraw(dispute));
             }
             Command::OpenBetting { reply } => {
                 let _ = reply.send(self.on_open_betting());
@@ -681,10 +1204,19 @@ impl Table {
         if let Some(alarm) = &self.alarm {
             return Err(SubmitError::Locked(alarm.reason.clone()));
         }
-        let mut events = std::mem::take(&mut self.events);
-        events.clear();
-        let decided = self.engine.apply(&input, &mut events);
-        self.events = events;
+        if let Some(d) = &self.dispute {
+            return Err(SubmitError::Disputed(d.reason.clone()));
+        }
+        if matches!(input, Input::Void(_) | Input::CancelRound) {
+            return Err(SubmitError::Rejected(crate::engine::Rejection::new(
+                crate::engine::Code::ActionNotAllowed,
+                "cards are voided and rounds cancelled only by a supervisor resolving a dispute",
+            )));
+        }
+        if let (Some(round), Input::Bets(_) | Input::PlayerBets(_)) = (self.provisional(), &input) {
+            return Err(SubmitError::Provisional(round));
+        }
+        let decided = self.apply_input(&input);
         match decided {
             Err(rejection) => Err(SubmitError::Rejected(rejection)),
             Ok(()) => {
@@ -757,7 +1289,8 @@ impl Table {
             self.publish_state();
             return;
         }
-        if self.alarm.is_some() {
+        if self.alarm.is_some() || self.dispute.is_some() {
+            self.events.clear();
             self.record(Record::Held { item: code }).await;
             return;
         }
@@ -765,10 +1298,7 @@ impl Table {
             ShoeItem::Card(card) => Input::Card(card),
             ShoeItem::CutCard => Input::CutCard,
         };
-        let mut events = std::mem::take(&mut self.events);
-        events.clear();
-        let decided = self.engine.apply(&input, &mut events);
-        self.events = events;
+        let decided = self.apply_input(&input);
         match decided {
             Ok(()) => {
                 self.record(Record::Input {
@@ -871,10 +1401,163 @@ impl Table {
         };
         let voided = alarm.held.clone();
         self.events.clear();
-        match self.record(Record::Clear { reason, voided }).await {
+        match self
+            .record(Record::Clear {
+                reason,
+                voided,
+                by: String::new(),
+            })
+            .await
+        {
             Some(seq) => Ok(seq),
             None => Err(ClearError::Store(self.broken.clone().unwrap_or_default())),
         }
+    }
+
+    async fn on_raise(
+        &mut self,
+        origin: Origin,
+        seat: Option<SeatId>,
+        round: Option<u64>,
+        reason: String,
+        by: String,
+    ) -> Result<u64, DisputeError> {
+        if let Some(why) = &self.broken {
+            return Err(DisputeError::Broken(why.clone()));
+        }
+        if let Some(d) = &self.dispute {
+            return Err(DisputeError::AlreadyOpen(d.id));
+        }
+        let current = self.view.number;
+        let in_play = current > 0 && !self.view.settled;
+        let open = in_play || self.provisional() == Some(current);
+        match round {
+            Some(r) if r != current || !open => return Err(DisputeError::RoundFinal(r)),
+            None if current == 0 => return Err(DisputeError::NoRound),
+            None if !open => return Err(DisputeError::RoundFinal(current)),
+            _ => {}
+        }
+        self.events.clear();
+        let record = Record::Dispute {
+            origin,
+            seat,
+            round: current,
+            reason,
+            by,
+            frozen: Some(Box::new(self.decorate(self.view.clone(), &self.engine))),
+        };
+        self.record(record)
+            .await
+            .ok_or_else(|| DisputeError::Broken(self.broken.clone().unwrap_or_default()))
+    }
+
+    /// The open dispute, if it is `id`.
+    fn open_dispute(&self, id: u64) -> Result<&OpenDispute, DisputeError> {
+        if let Some(why) = &self.broken {
+            return Err(DisputeError::Broken(why.clone()));
+        }
+        match &self.dispute {
+            Some(d) if d.id == id => Ok(d),
+            _ => Err(DisputeError::NotOpen(id)),
+        }
+    }
+
+    /// The correction `resolution` makes, checked against what may be corrected.
+    fn correction(&self, resolution: &Resolution) -> Result<Correction, DisputeError> {
+        if *resolution == Resolution::Cancel {
+            let in_play = self.view.number > 0 && !self.view.settled;
+            if !in_play && self.provisional() != Some(self.view.number) {
+                return Err(DisputeError::NotCancellable);
+            }
+        }
+        Ok(dispute::correct(
+            &self.base.engine,
+            &self.round_inputs,
+            &self.held(),
+            resolution,
+        )?)
+    }
+
+    fn on_propose(
+        &mut self,
+        id: u64,
+        resolution: Resolution,
+        reason: String,
+        by: String,
+    ) -> Result<ProposalView, DisputeError> {
+        self.open_dispute(id)?;
+        let c = self.correction(&resolution)?;
+        let (round, _, last) = self.corrected_view(&c.inputs, &c.events);
+        let round = self.decorate(round, &c.engine);
+        let result = last.filter(|r| r.round == round.number && round.settled);
+        let view = ProposalView {
+            dispute: id,
+            resolution: resolution.clone(),
+            reason: reason.clone(),
+            proposed_by: by.clone(),
+            second_person: self.disputes.two_person_rule && resolution.needs_second_person(),
+            round,
+            result,
+            expecting: c.engine.expectation().to_string(),
+            inputs: c.inputs.iter().map(dispute::describe).collect(),
+            voided: c.voided.clone(),
+        };
+        info!(table = %self.id, dispute = id, op = resolution.name(), %by, "resolution proposed");
+        self.proposal = Some(Proposal {
+            resolution,
+            reason,
+            by,
+            view: view.clone(),
+        });
+        self.publish_state();
+        Ok(view)
+    }
+
+    async fn on_confirm(&mut self, id: u64, by: String) -> Result<u64, DisputeError> {
+        self.open_dispute(id)?;
+        let Some(p) = self.proposal.clone() else {
+            return Err(DisputeError::NoProposal(id));
+        };
+        if p.view.second_person && p.by == by {
+            return Err(DisputeError::SamePerson(by));
+        }
+        let c = self.correction(&p.resolution)?;
+        let record = Record::Resolve {
+            dispute: id,
+            resolution: p.resolution,
+            reason: p.reason,
+            proposed_by: p.by,
+            confirmed_by: by,
+            inputs: c.inputs,
+            voided: c.voided,
+        };
+        self.events = c.events;
+        self.record(record)
+            .await
+            .ok_or_else(|| DisputeError::Broken(self.broken.clone().unwrap_or_default()))
+    }
+
+    fn on_withdraw(&mut self, id: u64) -> Result<(), DisputeError> {
+        self.open_dispute(id)?;
+        if self.proposal.take().is_none() {
+            return Err(DisputeError::NoProposal(id));
+        }
+        self.publish_state();
+        Ok(())
+    }
+
+    /// The provisional round's window closed: its result becomes final.
+    async fn on_window_closed(&mut self) {
+        self.final_at = None;
+        let Some(round) = self.provisional() else {
+            return;
+        };
+        if self.dispute.is_some() || self.alarm.is_some() {
+            // A halted round stays provisional until it is resolved.
+            return;
+        }
+        self.events.clear();
+        self.record(Record::Final { round }).await;
     }
 
     async fn raise(&mut self, reason: String, expected: String, item: Option<String>) {
@@ -936,6 +1619,7 @@ impl Table {
             events: events.to_vec(),
             state: snapshot.state,
             expecting: snapshot.expecting.clone(),
+            provisional: snapshot.provisional,
         });
         self.snapshot_tx.send_replace(snapshot);
         // No subscriber is not an error.

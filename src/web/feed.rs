@@ -5,7 +5,10 @@
 //! Messages (JSON): `{"type": "view", "id": "12.0", "seq": 12, "sub": 0, "n": 5,
 //! "resync": false, "view": PublicView}` whenever the public view changes (its
 //! `last_result` is filled in resync views only), and
-//! `{"type": "result", ..., "result": RoundResult}` when a round settles. `seq` is the
+//! `{"type": "result", ..., "result": RoundResult, "round": N, "status": "provisional"}`
+//! when a round settles (`"final"` at once without a dispute window; a resolution that
+//! re-settles the round sends its corrected result again), then `{"type": "final", "round":
+//! N, "status": "final"}` when its dispute window closes. `seq` is the
 //! table's log sequence number; `sub` counts messages since that row (betting-window
 //! changes are not log rows); `id` = `"seq.sub"` is what a client resumes from; `n`
 //! counts messages in this process, so a client can tell a gap; `at_ms` is when the
@@ -63,6 +66,12 @@ struct Wire<'a> {
     view: Option<&'a PublicView>,
     #[serde(skip_serializing_if = "Option::is_none")]
     result: Option<&'a RoundResult>,
+    /// Results: `provisional` (open to disputes) or `final`; `final` messages: `final`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<&'static str>,
+    /// `final` messages: the round whose result became final.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    round: Option<u64>,
 }
 
 struct Ring {
@@ -130,8 +139,12 @@ impl PublicFeed {
                         Some(Update::Delta(d)) => {
                             for e in &d.events {
                                 if let Event::RoundSettled(result) = e {
-                                    me.on_result(d.seq, result);
+                                    let provisional = d.provisional == Some(result.round);
+                                    me.on_result(d.seq, result, provisional);
                                 }
+                            }
+                            if let crate::store::Record::Final { round } = &d.record {
+                                me.on_final(d.seq, *round);
                             }
                         }
                         Some(Update::Resync(_)) => {}
@@ -173,6 +186,8 @@ impl PublicFeed {
             resync: false,
             view: None,
             result: None,
+            status: None,
+            round: None,
         };
         let message = Arc::new(Message {
             seq,
@@ -218,12 +233,28 @@ impl PublicFeed {
         ring.view = Some(view);
     }
 
-    fn on_result(&self, seq: u64, result: &RoundResult) {
+    fn on_result(&self, seq: u64, result: &RoundResult, provisional: bool) {
         let mut ring = self.lock();
         self.push(&mut ring, seq, "result", |w| {
             serde_json::to_string(&Wire {
                 result: Some(result),
                 id: w.id.clone(),
+                status: Some(if provisional { "provisional" } else { "final" }),
+                round: Some(result.round),
+                ..*w
+            })
+            .unwrap_or_default()
+        });
+    }
+
+    /// A provisional result's dispute window closed.
+    fn on_final(&self, seq: u64, round: u64) {
+        let mut ring = self.lock();
+        self.push(&mut ring, seq, "final", |w| {
+            serde_json::to_string(&Wire {
+                id: w.id.clone(),
+                status: Some("final"),
+                round: Some(round),
                 ..*w
             })
             .unwrap_or_default()
@@ -268,6 +299,8 @@ impl PublicFeed {
             resync: true,
             view: Some(view),
             result: None,
+            status: None,
+            round: None,
         })
         .unwrap_or_default();
         Some(Arc::new(Message {

@@ -61,7 +61,7 @@ pub struct PublicView {
     pub variant: String,
     /// The last log row reflected.
     pub seq: u64,
-    /// `open`, or `locked` / `broken` (play is paused; no details).
+    /// `open`, or `locked` / `disputed` / `broken` (play is paused; no details).
     pub state: TableState,
     /// The betting window.
     pub betting: BettingView,
@@ -73,6 +73,8 @@ pub struct PublicView {
     pub rounds_settled: u64,
     /// The last settlement.
     pub last_result: Option<RoundResult>,
+    /// The settled round whose result is still provisional (open to disputes).
+    pub provisional: Option<u64>,
 }
 
 /// The public view of `s`: a pure function that copies only what may be shown.
@@ -120,6 +122,7 @@ pub fn public_view(s: &Snapshot) -> PublicView {
         },
         rounds_settled: s.rounds_settled,
         last_result: s.last_result.clone(),
+        provisional: s.provisional,
     }
 }
 

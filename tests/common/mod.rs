@@ -74,6 +74,8 @@ pub fn config(dir: &Path, port: &Path, stem: &str) -> TableConfig {
     c.shoe.serial.reconnect_initial_ms = 20;
     c.shoe.serial.reconnect_max_ms = 200;
     c.demo.players = false;
+    // Scripted sessions open the next round at once; the dispute tests set a window.
+    c.disputes.window_seconds = 0;
     c
 }
 
@@ -94,7 +96,8 @@ pub fn config_file(dir: &Path, port: &Path, stem: &str) -> std::path::PathBuf {
         )
         .replace("reconnect_initial_ms = 100", "reconnect_initial_ms = 20")
         .replace("reconnect_max_ms = 5000", "reconnect_max_ms = 200")
-        .replace("players = true", "players = false");
+        .replace("players = true", "players = false")
+        .replace("window_seconds = 5", "window_seconds = 0");
     let path = dir.join("table.toml");
     std::fs::write(&path, text).expect("write config");
     TableConfig::load(&path).expect("test config is valid");
