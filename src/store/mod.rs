@@ -812,6 +812,37 @@ impl Reader {
         Ok(read_log(&mut conn, table).await?.0)
     }
 
+    /// The last `n` disputes of `table`, newest first, with their resolutions.
+    pub async fn disputes(&self, table: &str, n: u32) -> Result<Vec<DisputeRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT raised_seq, round, origin, seat, reason, raised_by, resolved_seq, resolution, \
+             resolve_reason, proposed_by, confirmed_by FROM disputes WHERE table_id = ? \
+             ORDER BY raised_seq DESC LIMIT ?",
+        )
+        .bind(table)
+        .bind(i64::from(n))
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let resolution: Option<String> = r.try_get("resolution")?;
+            out.push(DisputeRow {
+                id: r.try_get("raised_seq")?,
+                round: r.try_get("round")?,
+                origin: r.try_get("origin")?,
+                seat: r.try_get("seat")?,
+                reason: r.try_get("reason")?,
+                raised_by: r.try_get("raised_by")?,
+                resolved_seq: r.try_get("resolved_seq")?,
+                resolution: resolution.map(|j| serde_json::from_str(&j)).transpose()?,
+                resolve_reason: r.try_get("resolve_reason")?,
+                proposed_by: r.try_get("proposed_by")?,
+                confirmed_by: r.try_get("confirmed_by")?,
+            });
+        }
+        Ok(out)
+    }
+
     /// The settlement lines of one round: (seat, bet kind, staked, returned), in order.
     pub async fn settlement_lines(
         &self,
@@ -851,6 +882,33 @@ impl Reader {
             .map(|r| serde_json::from_str(r).map_err(StoreError::from))
             .collect()
     }
+}
+
+/// One dispute as the store records it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct DisputeRow {
+    /// Its id: the log row that raised it.
+    pub id: i64,
+    /// The round.
+    pub round: i64,
+    /// Who raised it (`dealer`, `player`, `supervisor`, `alarm`).
+    pub origin: String,
+    /// The seat.
+    pub seat: Option<i64>,
+    /// The complaint.
+    pub reason: String,
+    /// The account that raised it.
+    pub raised_by: String,
+    /// The resolution's log row, once resolved.
+    pub resolved_seq: Option<i64>,
+    /// The resolution.
+    pub resolution: Option<serde_json::Value>,
+    /// Why it was resolved so.
+    pub resolve_reason: Option<String>,
+    /// Who proposed the resolution.
+    pub proposed_by: Option<String>,
+    /// Who confirmed it.
+    pub confirmed_by: Option<String>,
 }
 
 /// Every bet an input places: (seat, player — empty for the seat's own bet —, kind, amount).

@@ -28,6 +28,9 @@ pub enum ApiError {
     /// An input refusal.
     #[error(transparent)]
     Submit(#[from] SubmitError),
+    /// A dispute refusal.
+    #[error(transparent)]
+    Dispute(#[from] crate::table::DisputeError),
     /// Not found.
     #[error("{0}")]
     NotFound(String),
@@ -43,6 +46,7 @@ impl ApiError {
             ApiError::Malformed(_) => "malformed",
             ApiError::Bet(e) => e.code(),
             ApiError::Submit(e) => e.code(),
+            ApiError::Dispute(e) => e.code(),
             ApiError::NotFound(_) => "not_found",
             ApiError::Unavailable(_) => "unavailable",
         }
@@ -52,7 +56,7 @@ impl ApiError {
         match self.code() {
             "malformed" => StatusCode::BAD_REQUEST,
             "invalid_bet" => StatusCode::UNPROCESSABLE_ENTITY,
-            "not_found" => StatusCode::NOT_FOUND,
+            "not_found" | "no_dispute" => StatusCode::NOT_FOUND,
             "locked" => StatusCode::LOCKED,
             "out_of_service" | "stopped" | "unavailable" => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::CONFLICT,

@@ -23,14 +23,16 @@
 
 pub mod api;
 pub mod client;
+pub mod disputes;
 pub mod feed;
 pub mod streams;
 pub mod view;
 
 use crate::engine::{Input, Variant};
 use crate::store::{Reader, Source};
+use crate::table::dispute::Origin;
 use crate::table::{ClearError, SubmitError, TableHandle, Update};
-use axum::extract::{Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
@@ -104,6 +106,31 @@ pub fn router(state: AppState) -> Router {
         .route("/api/alarm", get(api::alarm))
         .route("/api/results", get(api::results))
         .route("/api/rounds/{round}", get(api::round))
+        .route(
+            "/api/disputes",
+            get(disputes::history).post(|State(app): State<AppState>, body: String| {
+                disputes::raise(app, "api".into(), Origin::Dealer, body)
+            }),
+        )
+        .route("/api/disputes/current", get(disputes::current))
+        .route(
+            "/api/disputes/{id}/propose",
+            post(
+                |State(app): State<AppState>, Path(id): Path<u64>, body: String| {
+                    disputes::propose(app, "api".into(), id, body)
+                },
+            ),
+        )
+        .route(
+            "/api/disputes/{id}/confirm",
+            post(|State(app): State<AppState>, Path(id): Path<u64>| {
+                disputes::confirm(app, "api".into(), id)
+            }),
+        )
+        .route(
+            "/api/disputes/{id}/withdraw",
+            post(|State(app): State<AppState>, Path(id): Path<u64>| disputes::withdraw(app, id)),
+        )
         .route("/api/{*rest}", get(api::no_route).post(api::no_route))
         .route("/api/status", get(status))
         .route("/api/stream", get(stream))

@@ -1,0 +1,116 @@
+//! The dispute API: raise a dispute (the dealer, or a player with their seat's token),
+//! propose a resolution and see the corrected round, confirm or withdraw it, list past
+//! disputes. The table task does the work (`table::dispute`); these handlers parse, check
+//! and answer with stable codes. Who acts (`by`) comes from the session (see `web::mod`'s
+//! router), never from the body.
+
+use super::api::ApiError;
+use super::AppState;
+use crate::table::dispute::{Origin, Resolution};
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::json;
+
+/// A reason is required on the record: at least this many characters after trimming.
+const MIN_REASON: usize = 3;
+
+fn reason(text: &str) -> Result<String, ApiError> {
+    let t = text.trim();
+    if t.chars().count() < MIN_REASON {
+        return Err(ApiError::Malformed(
+            "a reason is required (at least 3 characters): it goes on the record".into(),
+        ));
+    }
+    Ok(t.to_string())
+}
+
+fn parse<T: serde::de::DeserializeOwned>(body: &str, what: &str) -> Result<T, ApiError> {
+    serde_json::from_str(body).map_err(|e| ApiError::Malformed(format!("expected {what}: {e}")))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RaiseBody {
+    #[serde(default)]
+    seat: Option<u8>,
+    reason: String,
+}
+
+/// `POST /api/disputes`: `{"seat": 3, "reason": "..."}` — the dealer (or a supervisor)
+/// raises a dispute on the round in play or the provisional one. 200 `{"dispute": ID}`.
+pub async fn raise(
+    app: AppState,
+    by: String,
+    origin: Origin,
+    body: String,
+) -> Result<Response, ApiError> {
+    let b: RaiseBody = parse(&body, r#"{"seat": N, "reason": "..."}"#)?;
+    let id = app
+        .table
+        .raise_dispute(origin, b.seat, None, reason(&b.reason)?, by)
+        .await?;
+    Ok(Json(json!({"dispute": id})).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProposeBody {
+    resolution: Resolution,
+    reason: String,
+}
+
+/// `POST /api/disputes/{id}/propose`: `{"resolution": {"op": "void", "index": 3, "card":
+/// "2D"}, "reason": "..."}` — 200 with the preview of the corrected round.
+pub async fn propose(
+    app: AppState,
+    by: String,
+    id: u64,
+    body: String,
+) -> Result<Response, ApiError> {
+    let b: ProposeBody = parse(
+        &body,
+        r#"{"resolution": {"op": "reject|void|correct|move|undo_decision|cancel", ...}, "reason": "..."}"#,
+    )?;
+    let preview = app
+        .table
+        .propose(id, b.resolution, reason(&b.reason)?, by)
+        .await?;
+    Ok(Json(preview).into_response())
+}
+
+/// `POST /api/disputes/{id}/confirm`: records and applies the proposed resolution.
+/// 200 `{"seq": N}` once durable.
+pub async fn confirm(app: AppState, by: String, id: u64) -> Result<Response, ApiError> {
+    let seq = app.table.confirm(id, by).await?;
+    Ok(Json(json!({"seq": seq})).into_response())
+}
+
+/// `POST /api/disputes/{id}/withdraw`: drops the proposed resolution.
+pub async fn withdraw(app: AppState, id: u64) -> Result<Response, ApiError> {
+    app.table.withdraw(id).await?;
+    Ok(Json(json!({"withdrawn": true})).into_response())
+}
+
+/// `GET /api/disputes/current`: the open dispute (404 `no_dispute` when none).
+pub async fn current(State(app): State<AppState>) -> Result<Response, ApiError> {
+    match app.table.snapshot().dispute.clone() {
+        Some(d) => Ok(Json(d).into_response()),
+        None => Err(ApiError::NotFound("no dispute is open".into())),
+    }
+}
+
+/// `GET /api/disputes`: the last 100 disputes from the store, newest first.
+pub async fn history(State(app): State<AppState>) -> Result<Response, ApiError> {
+    let reader = app
+        .reader
+        .as_ref()
+        .ok_or_else(|| ApiError::Unavailable("the store cannot be read".into()))?;
+    let table = app.table.snapshot().table.clone();
+    let rows = reader
+        .disputes(&table, 100)
+        .await
+        .map_err(|e| ApiError::Unavailable(e.to_string()))?;
+    Ok(Json(rows).into_response())
+}

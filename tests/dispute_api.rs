@@ -1,0 +1,319 @@
+//! Every dispute resolution end to end through the running service: bets and decisions
+//! over HTTP, cards through the simulated shoe on a real PTY, disputes raised, previewed,
+//! confirmed over HTTP; the public stream marks results provisional, then final.
+
+mod common;
+#[path = "support/running.rs"]
+mod running;
+
+use croupier::web::client::request;
+use croupier_drivers::sim::{SimConfig, SimShoe};
+use croupier_drivers::ShoeItem;
+use running::Running;
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::time::timeout;
+
+const STEP: Duration = Duration::from_secs(10);
+
+struct Table {
+    run: Running,
+    sim: SimShoe,
+}
+
+impl Table {
+    fn addr(&self) -> SocketAddr {
+        self.run.addr
+    }
+
+    async fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let body = body.map(|b| b.to_string());
+        let (status, text) = request(
+            &self.addr().to_string(),
+            method,
+            path,
+            body.as_deref(),
+            STEP,
+        )
+        .await
+        .expect("request");
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    async fn ok(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let (status, v) = self.call(method, path, body).await;
+        assert_eq!(status, 200, "{method} {path}: {v}");
+        v
+    }
+
+    /// Deals `cards` through the PTY, each one recorded before the next.
+    async fn deal(&self, cards: &[&str]) {
+        let items = cards
+            .iter()
+            .map(|c| ShoeItem::Card(c.parse().expect("card")))
+            .collect();
+        self.sim.load(items).await.expect("load");
+        for _ in cards {
+            let mut watch = self.run.handle.watch();
+            let before = watch.borrow().seq;
+            self.sim.deal(1).await.expect("deal");
+            timeout(STEP, watch.wait_for(|s| s.seq > before))
+                .await
+                .expect("recorded")
+                .expect("running");
+        }
+    }
+
+    async fn bets(&self, seats: &[(u8, i64)]) {
+        self.ok("POST", "/api/betting/open", None).await;
+        for (seat, main) in seats {
+            self.ok(
+                "POST",
+                "/api/bets",
+                Some(json!({"seat": seat, "main": main})),
+            )
+            .await;
+        }
+        self.ok("POST", "/api/betting/close", None).await;
+    }
+
+    async fn decide(&self, seat: u8, action: &str) {
+        self.ok(
+            "POST",
+            "/api/decision",
+            Some(json!({"seat": seat, "action": action})),
+        )
+        .await;
+    }
+
+    async fn dispute(&self, seat: u8) -> u64 {
+        let v = self
+            .ok(
+                "POST",
+                "/api/disputes",
+                Some(json!({"seat": seat, "reason": "the player disputes the card"})),
+            )
+            .await;
+        v["dispute"].as_u64().expect("id")
+    }
+
+    /// Proposes, checks the preview, confirms; returns the preview.
+    async fn resolve(&self, id: u64, resolution: Value) -> Value {
+        let preview = self
+            .ok(
+                "POST",
+                &format!("/api/disputes/{id}/propose"),
+                Some(json!({"resolution": resolution, "reason": "checked on camera"})),
+            )
+            .await;
+        let current = self.ok("GET", "/api/disputes/current", None).await;
+        assert_eq!(current["proposal"], preview, "the panel shows the preview");
+        self.ok("POST", &format!("/api/disputes/{id}/confirm"), None)
+            .await;
+        preview
+    }
+
+    fn seat_cards(&self, seat: u8) -> Vec<String> {
+        self.run
+            .handle
+            .snapshot()
+            .round
+            .hands
+            .iter()
+            .filter(|h| h.seat == seat)
+            .flat_map(|h| h.cards.iter().map(|c| c.to_string()))
+            .collect()
+    }
+}
+
+async fn start(dir: &std::path::Path, window_seconds: u32) -> Table {
+    let sim = SimShoe::start(SimConfig::default()).expect("pty");
+    let mut config = common::config(dir, &sim.path(), "deluxe");
+    config.disputes.window_seconds = window_seconds;
+    let run = running::start(config).await;
+    Table { run, sim }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_resolution_through_the_api_and_the_pty_shoe() {
+    timeout(Duration::from_secs(120), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let t = start(dir.path(), 0).await;
+
+        // Void: 2D exposed on its way to seat 1; 9D dealt during the halt takes its place.
+        t.bets(&[(1, 100), (2, 100)]).await;
+        t.deal(&["9H", "5S", "7C", "2D"]).await;
+        let id = t.dispute(1).await;
+        let (status, v) = t
+            .call(
+                "POST",
+                "/api/decision",
+                Some(json!({"seat": 1, "action": "stand"})),
+            )
+            .await;
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (409, Some("disputed"))
+        );
+        t.deal(&["9D"]).await;
+        let current = t.ok("GET", "/api/disputes/current", None).await;
+        assert_eq!(current["held"], json!(["9D"]));
+        // Malformed and stale requests change nothing.
+        for (body, want) in [
+            (
+                json!({"resolution": {"op": "fly"}, "reason": "x y z"}),
+                (400, "malformed"),
+            ),
+            (
+                json!({"resolution": {"op": "reject"}, "reason": ""}),
+                (400, "malformed"),
+            ),
+            (
+                json!({"resolution": {"op": "void", "index": 3, "card": "9D"}, "reason": "abc"}),
+                (409, "wrong_card"),
+            ),
+        ] {
+            let (status, v) = t
+                .call("POST", &format!("/api/disputes/{id}/propose"), Some(body))
+                .await;
+            assert_eq!(
+                (status, v["error"]["code"].as_str().unwrap_or("")),
+                want,
+                "{v}"
+            );
+        }
+        let (status, v) = t
+            .call("POST", &format!("/api/disputes/{id}/confirm"), None)
+            .await;
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (409, Some("no_proposal"))
+        );
+        let preview = t
+            .resolve(id, json!({"op": "void", "index": 3, "card": "2D"}))
+            .await;
+        assert_eq!(preview["round"]["hands"][0]["cards"], json!(["9H", "9D"]));
+        assert_eq!(t.seat_cards(1), ["9H", "9D"]);
+
+        // Correct: the shoe read TS; the card is the TH. (Positions count the round's cards
+        // in play: the voided 2D is no longer one, so TS is card 4.)
+        t.deal(&["TS", "8C"]).await;
+        let id = t.dispute(2).await;
+        t.resolve(
+            id,
+            json!({"op": "correct", "index": 4, "card": "TS", "to": "TH"}),
+        )
+        .await;
+        assert_eq!(t.seat_cards(2), ["5S", "TH"]);
+
+        // Undo: seat 1 stood by mistake.
+        t.decide(1, "stand").await;
+        let id = t.dispute(1).await;
+        t.resolve(id, json!({"op": "undo_decision"})).await;
+        let snap = t.run.handle.snapshot();
+        assert!(
+            snap.expecting.starts_with("decision from seat 1"),
+            "{}",
+            snap.expecting
+        );
+
+        // Reject: play continues; then cancel the round in play.
+        let id = t.dispute(1).await;
+        t.resolve(id, json!({"op": "reject"})).await;
+        assert!(t.run.handle.snapshot().dispute.is_none());
+        let id = t.dispute(1).await;
+        let preview = t.resolve(id, json!({"op": "cancel"})).await;
+        assert_eq!(preview["result"]["cancelled"], true);
+        let last = t.run.handle.snapshot().last_result.clone().expect("result");
+        assert!(last.cancelled);
+        assert!(last.bets.iter().all(|b| b.returned == b.staked));
+
+        // Move: the next round's first two cards went to the wrong seats.
+        t.bets(&[(1, 100), (2, 100)]).await;
+        t.deal(&["4H", "QD"]).await;
+        let id = t.dispute(2).await;
+        t.resolve(
+            id,
+            json!({"op": "move", "index": 0, "card": "4H", "to": {"hand": {"seat": 2, "hand": 0}}}),
+        )
+        .await;
+        assert_eq!(t.seat_cards(1), ["QD"]);
+        assert_eq!(t.seat_cards(2), ["4H"]);
+
+        // The record: every dispute with its resolution, newest first.
+        let history = t.ok("GET", "/api/disputes", None).await;
+        let ops: Vec<&str> = history
+            .as_array()
+            .expect("list")
+            .iter()
+            .map(|d| d["resolution"]["op"].as_str().unwrap_or("open"))
+            .collect();
+        assert_eq!(
+            ops,
+            [
+                "move",
+                "cancel",
+                "reject",
+                "undo_decision",
+                "correct",
+                "void"
+            ]
+        );
+        t.run.stop().await;
+    })
+    .await
+    .expect("in time");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_are_provisional_then_final_and_no_dispute_after() {
+    timeout(Duration::from_secs(60), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let t = start(dir.path(), 1).await;
+        let url = format!("ws://{}/ws/public", t.addr());
+        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .expect("ws");
+        t.bets(&[(1, 100)]).await;
+        t.deal(&["TH", "7S", "9S", "5D"]).await;
+        t.decide(1, "stand").await;
+        t.deal(&["TC"]).await; // dealer 7 5 T = 22
+        let mut statuses = Vec::new();
+        use futures::StreamExt;
+        while statuses.len() < 2 {
+            let m = timeout(STEP, ws.next())
+                .await
+                .expect("message")
+                .expect("open")
+                .expect("ok");
+            let v: Value = serde_json::from_str(m.to_text().expect("text")).expect("json");
+            if v["type"] == "result" || v["type"] == "final" {
+                assert_eq!(v["round"], 1);
+                statuses.push(format!(
+                    "{}:{}",
+                    v["type"].as_str().unwrap_or(""),
+                    v["status"].as_str().unwrap_or("")
+                ));
+            }
+        }
+        assert_eq!(statuses, ["result:provisional", "final:final"]);
+        let (status, v) = t
+            .call(
+                "POST",
+                "/api/disputes",
+                Some(json!({"reason": "too late now"})),
+            )
+            .await;
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (409, Some("round_final"))
+        );
+        t.run.stop().await;
+    })
+    .await
+    .expect("in time");
+}
