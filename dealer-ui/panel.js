@@ -63,6 +63,8 @@ function tableControls(v) {
   if (t.betting.open) bar.append(el("button", { class: "btn wide", id: "close-betting", onclick: () => post("/api/betting/close") }, "Close betting · deal"));
   if (v.expectation === "shuffle") bar.append(el("button", { class: "btn wide", id: "new-shoe", onclick: () => post("/api/shuffle") }, "New shoe"));
   if (v.simulated && v.next.to && !v.decision) bar.append(el("button", { class: "btn wide", id: "deal", onclick: () => post("/api/sim/deal", { n: 1 }) }, "Deal a card"));
+  const raise = window.Dispute.raiseControls(v, post);
+  if (raise) bar.append(raise);
   return bar;
 }
 
@@ -94,6 +96,7 @@ function render() {
     el("header", {},
       el("span", { class: "name" }, t.name + " · " + t.variant + " · round " + t.round.number),
       renderShoe(t),
+      window.Dispute.provisionalBadge(v),
       el("span", { id: "conn", class: "conn " + conn }, conn === "live" ? "live" : conn + "…")),
     el("main", {},
       el("section", { class: "play" },
@@ -103,7 +106,7 @@ function render() {
         renderSeats(t, v.limits.seats, active, seatExtra)),
       el("aside", {}, actionsPanel(v), tableControls(v))),
     toast ? el("div", { class: "toast", id: "toast" }, toast) : null,
-    alarmOverlay(v)].filter(Boolean));
+    v.dispute ? window.Dispute.overlay(v, post, render) : alarmOverlay(v)].filter(Boolean));
 }
 
 function start() {

@@ -4,6 +4,8 @@ const { el, renderDealer, renderSeats, renderShoe, liveSocket, money } = window.
 
 let view = null, conn = "connecting", lastId = null;
 const results = [];
+// Round -> "provisional" | "final": a result may be disputed until its window closes.
+const status = {};
 
 function render() {
   const root = document.getElementById("app");
@@ -12,15 +14,16 @@ function render() {
   root.replaceChildren(
     el("header", {},
       el("span", { class: "name" }, view.name + " · " + view.variant + " · round " + view.round.number +
-        (view.betting.open ? " · betting open" : "") + (view.state !== "open" ? " · paused" : "")),
+        (view.betting.open ? " · betting open" : "") + (view.state === "disputed" ? " · under review" : view.state !== "open" ? " · paused" : "")),
       renderShoe(view),
       el("span", { id: "conn", class: "conn " + conn }, conn === "live" ? "live" : conn + "…")),
     el("main", {},
       el("section", { class: "play" }, renderDealer(view), renderSeats(view, seats, null, null)),
       el("aside", { id: "results" }, el("h2", {}, "Results"),
-        results.slice(-8).reverse().map(r => el("div", { class: "result", "data-round": r.round },
-          "Round " + r.round + ": dealer " + r.dealer_total + " · " +
-          r.hands.map(h => "seat " + h.seat + (h.hand ? "/" + (h.hand + 1) : "") + " " + h.outcome + " " + money(h.returned)).join(", "))))));
+        results.slice(-8).reverse().map(r => el("div", { class: "result", "data-round": r.round, "data-status": status[r.round] || "final" },
+          "Round " + r.round + (r.cancelled ? " (cancelled, bets refunded)" : "") + ": dealer " + r.dealer_total + " · " +
+          r.hands.map(h => "seat " + h.seat + (h.hand ? "/" + (h.hand + 1) : "") + " " + h.outcome + " " + money(h.returned)).join(", "),
+          status[r.round] === "provisional" ? el("span", { class: "badge provisional" }, "provisional") : null)))));
 }
 
 // Every message as received (the last 500), for inspection.
@@ -33,9 +36,14 @@ window.publicSocket = liveSocket(() => "/ws/public" + (lastId ? "?after=" + last
     // Only resync views carry the last result; the others rely on the result messages.
     view = Object.assign({}, m.view, { last_result: m.view.last_result || results[results.length - 1] || null });
     if (m.resync && view.last_result && !results.some(r => r.round === view.last_result.round)) results.push(view.last_result);
-  } else if (m.type === "result" && !results.some(r => r.round === m.result.round)) {
-    results.push(m.result);
+  } else if (m.type === "result") {
+    // A corrected or cancelled round replaces its earlier result.
+    const at = results.findIndex(r => r.round === m.result.round);
+    if (at >= 0) results[at] = m.result; else results.push(m.result);
+    status[m.result.round] = m.status || "final";
     if (view) view = Object.assign({}, view, { last_result: m.result });
+  } else if (m.type === "final") {
+    status[m.round] = "final";
   }
   render();
 }, (s) => { conn = s; render(); });

@@ -77,7 +77,8 @@ pub async fn propose(
         .table
         .propose(id, b.resolution, reason(&b.reason)?, by)
         .await?;
-    Ok(Json(preview).into_response())
+    // Redacted like the panel: a face-down card in the corrected round stays hidden.
+    Ok(Json(super::view::panel_proposal(&preview)).into_response())
 }
 
 /// `POST /api/disputes/{id}/confirm`: records and applies the proposed resolution.
@@ -93,9 +94,9 @@ pub async fn withdraw(app: AppState, id: u64) -> Result<Response, ApiError> {
     Ok(Json(json!({"withdrawn": true})).into_response())
 }
 
-/// `GET /api/disputes/current`: the open dispute (404 `no_dispute` when none).
+/// `GET /api/disputes/current`: the open dispute as the panel shows it (404 when none).
 pub async fn current(State(app): State<AppState>) -> Result<Response, ApiError> {
-    match app.table.snapshot().dispute.clone() {
+    match super::view::panel_dispute(&app.table.snapshot()) {
         Some(d) => Ok(Json(d).into_response()),
         None => Err(ApiError::NotFound("no dispute is open".into())),
     }

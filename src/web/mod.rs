@@ -162,6 +162,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../../dealer-ui/panel.js"),
     ),
     (
+        "dispute.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../dealer-ui/dispute.js"),
+    ),
+    (
         "public.js",
         "text/javascript; charset=utf-8",
         include_str!("../../dealer-ui/public.js"),

@@ -11,7 +11,8 @@
 
 use crate::cards::Card;
 use crate::engine::{Action, Expectation, RoundResult, SeatBets, SeatId, Variant};
-use crate::table::{Alarm, BettingView, HandView, Snapshot, TableState};
+use crate::table::dispute::{Origin, Resolution};
+use crate::table::{Alarm, BettingView, HandView, ProposalView, RoundView, Snapshot, TableState};
 use serde::{Deserialize, Serialize};
 
 /// The round as anyone may see it.
@@ -79,7 +80,30 @@ pub struct PublicView {
 
 /// The public view of `s`: a pure function that copies only what may be shown.
 pub fn public_view(s: &Snapshot) -> PublicView {
-    let r = &s.round;
+    PublicView {
+        table: s.table.clone(),
+        name: s.name.clone(),
+        variant: s.variant.clone(),
+        seq: s.seq,
+        state: s.state,
+        betting: s.betting.clone(),
+        shoe: PublicShoe {
+            number: s.shoe.number,
+            dealt: s.shoe.dealt,
+            burned: s.shoe.burned,
+            remaining: s.shoe.remaining,
+            cut_seen: s.shoe.cut_seen,
+        },
+        round: public_round(&s.round),
+        rounds_settled: s.rounds_settled,
+        last_result: s.last_result.clone(),
+        provisional: s.provisional,
+    }
+}
+
+/// A round as anyone may see it: while the hole card lies face down, only the up card and
+/// its own total.
+pub fn public_round(r: &RoundView) -> PublicRound {
     let (dealer, dealer_total, dealer_soft) = if r.hole_hidden {
         // Only the up card, and its own total.
         let shown: Vec<Option<Card>> = r
@@ -96,34 +120,130 @@ pub fn public_view(s: &Snapshot) -> PublicView {
             r.dealer_soft,
         )
     };
-    PublicView {
-        table: s.table.clone(),
-        name: s.name.clone(),
-        variant: s.variant.clone(),
-        seq: s.seq,
-        state: s.state,
-        betting: s.betting.clone(),
-        shoe: PublicShoe {
-            number: s.shoe.number,
-            dealt: s.shoe.dealt,
-            burned: s.shoe.burned,
-            remaining: s.shoe.remaining,
-            cut_seen: s.shoe.cut_seen,
-        },
-        round: PublicRound {
-            number: r.number,
-            settled: r.settled,
-            bets: r.bets.clone(),
-            hands: r.hands.clone(),
-            dealer,
-            dealer_total,
-            dealer_soft,
-            peeked: r.peeked,
-        },
-        rounds_settled: s.rounds_settled,
-        last_result: s.last_result.clone(),
-        provisional: s.provisional,
+    PublicRound {
+        number: r.number,
+        settled: r.settled,
+        bets: r.bets.clone(),
+        hands: r.hands.clone(),
+        dealer,
+        dealer_total,
+        dealer_soft,
+        peeked: r.peeked,
     }
+}
+
+/// One of the round's cards on the dispute screen; `card` is `null` for the hole card
+/// while it lies face down.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DisputeCard {
+    /// Its position among the round's cards (what a resolution names).
+    pub index: usize,
+    /// The card, unless it is the face-down hole card.
+    pub card: Option<Card>,
+    /// Where it went; `null` while held.
+    pub place: Option<String>,
+    /// Held during the halt.
+    pub held: bool,
+}
+
+/// A proposed resolution as the panel shows it (the corrected round redacted like the
+/// table).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PanelProposal {
+    /// The dispute.
+    pub dispute: u64,
+    /// What is proposed.
+    pub resolution: Resolution,
+    /// Why.
+    pub reason: String,
+    /// Who proposed it.
+    pub proposed_by: String,
+    /// Whether another supervisor must confirm it.
+    pub second_person: bool,
+    /// The corrected round.
+    pub round: PublicRound,
+    /// Its result, when the corrected round is settled.
+    pub result: Option<RoundResult>,
+    /// What the table would expect next.
+    pub expecting: String,
+    /// Held items that would be taken out of play.
+    pub voided: Vec<String>,
+}
+
+/// The open dispute as the panel shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PanelDispute {
+    /// Its id.
+    pub id: u64,
+    /// Who raised it.
+    pub origin: Origin,
+    /// The seat it concerns.
+    pub seat: Option<SeatId>,
+    /// The round.
+    pub round: u64,
+    /// The complaint.
+    pub reason: String,
+    /// Who raised it.
+    pub by: String,
+    /// The round as it stood when it was raised.
+    pub frozen: PublicRound,
+    /// Shoe items held since.
+    pub held: Vec<String>,
+    /// The round's cards and where each went.
+    pub cards: Vec<DisputeCard>,
+    /// The proposal waiting for confirmation.
+    pub proposal: Option<PanelProposal>,
+}
+
+/// The proposal as the panel shows it.
+pub fn panel_proposal(p: &ProposalView) -> PanelProposal {
+    PanelProposal {
+        dispute: p.dispute,
+        resolution: p.resolution.clone(),
+        reason: p.reason.clone(),
+        proposed_by: p.proposed_by.clone(),
+        second_person: p.second_person,
+        round: public_round(&p.round),
+        result: p.result.clone(),
+        expecting: p.expecting.clone(),
+        voided: p.voided.clone(),
+    }
+}
+
+/// The open dispute as the panel shows it: the face-down card stays hidden.
+pub fn panel_dispute(s: &Snapshot) -> Option<PanelDispute> {
+    let d = s.dispute.as_ref()?;
+    // The hole card is the dealer's second card; it is hidden as long as the table hides it.
+    let mut dealer_cards = 0;
+    let cards = d
+        .cards
+        .iter()
+        .map(|c| {
+            let to_dealer = c.place.as_deref() == Some("the dealer");
+            if to_dealer {
+                dealer_cards += 1;
+            }
+            let hidden = to_dealer && dealer_cards == 2 && s.round.hole_hidden;
+            DisputeCard {
+                index: c.index,
+                card: (!hidden).then_some(c.card),
+                place: c.place.clone(),
+                held: c.held,
+            }
+        })
+        .collect();
+    Some(PanelDispute {
+        id: d.id,
+        origin: d.origin,
+        seat: d.seat,
+        round: d.round,
+        reason: d.reason.clone(),
+        by: d.by.clone(),
+        frozen: public_round(&d.frozen),
+        held: d.held.clone(),
+        cards,
+        proposal: d.proposal.as_ref().map(panel_proposal),
+    })
 }
 
 /// Where the next card goes, for the panel's big indicator.
@@ -193,6 +313,10 @@ pub struct DealerView {
     pub limits: LimitsView,
     /// Whether a simulated shoe is attached (the panel then offers "deal a card").
     pub simulated: bool,
+    /// The open dispute.
+    pub dispute: Option<PanelDispute>,
+    /// The settled round whose result is still provisional.
+    pub provisional: Option<u64>,
 }
 
 /// The dealer's view of `s`.
@@ -263,5 +387,7 @@ pub fn dealer_view(s: &Snapshot, limits: &LimitsView, simulated: bool) -> Dealer
         link: s.shoe.link.clone(),
         limits: limits.clone(),
         simulated,
+        dispute: panel_dispute(s),
+        provisional: s.provisional,
     }
 }
