@@ -56,9 +56,12 @@ function preview(p) {
 function overlay(v, post, rerender) {
   const d = v.dispute;
   if (!d) return null;
-  const box = el("div", { id: "dispute", class: "alarm dispute" },
-    el("h1", {}, (d.origin === "alarm" ? "ALARM" : "DISPUTE") + " — round " + d.round + " halted"),
-    el("p", { class: "reason", id: "dispute-reason" }, d.reason + (d.seat ? " (seat " + d.seat + ")" : "") + " · raised by " + d.by),
+  // An alarm keeps its own look (red, "table locked"); a dispute is purple.
+  const alarm = d.origin === "alarm";
+  const box = el("div", { id: alarm ? "alarm" : "dispute", class: alarm ? "alarm dispute-alarm" : "alarm dispute" },
+    el("h1", {}, alarm ? "ALARM — table locked" : "DISPUTE — round " + d.round + " halted"),
+    el("p", { class: "reason", id: alarm ? "alarm-reason" : "dispute-reason" },
+      d.reason + (d.seat ? " (seat " + d.seat + ")" : "") + (alarm ? "" : " · raised by " + d.by)),
     v.alarm ? el("p", { class: "todo" }, "What to do: " + v.alarm.expected) : null,
     d.held.length ? el("p", { id: "dispute-held" }, "Held, not in play: " + d.held.join(" ")) : null);
   if (d.proposal) {
