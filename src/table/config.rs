@@ -32,6 +32,17 @@ pub struct TableConfig {
     /// `[demo]`.
     #[serde(default)]
     pub demo: DemoSection,
+    /// `[auth]`: lockout and sessions.
+    #[serde(default)]
+    pub auth: crate::auth::AuthConfig,
+}
+
+impl TableConfig {
+    /// Whether this is a demo configuration (simulated shoe and demo players): only then
+    /// does a start with no users create the demo accounts.
+    pub fn is_demo(&self) -> bool {
+        self.shoe.simulated && self.demo.players
+    }
 }
 
 fn fake_buttons() -> ButtonsConfig {
@@ -76,14 +87,27 @@ impl Default for StoreSection {
 pub struct HttpSection {
     /// Listen address; port 0 picks a free one.
     pub bind: String,
+    /// `[http.tls]`: serve HTTPS with this certificate and key (absent: plain HTTP).
+    pub tls: Option<TlsSection>,
 }
 
 impl Default for HttpSection {
     fn default() -> HttpSection {
         HttpSection {
             bind: "127.0.0.1:8080".into(),
+            tls: None,
         }
     }
+}
+
+/// `[http.tls]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsSection {
+    /// The certificate chain (PEM), leaf first.
+    pub cert: PathBuf,
+    /// The private key (PEM: PKCS#8, PKCS#1 or SEC1).
+    pub key: PathBuf,
 }
 
 /// `[shoe]`.
