@@ -9,7 +9,8 @@
 //! - [`local_token`]: the service's local token file (the CLI on the same machine).
 //! - [`player_token`]: the players' per-(table, round, seat) dispute tokens.
 //!
-//! [`Auth`] is the handle the web side holds: its own small pool on the table's database
+//! [`Auth`] is the handle the web side holds (with the local token beside it, which works
+//! even when the database does not): its own small pool on the table's database
 //! (the event log keeps its single writer; accounts, sessions and the audit log are written
 //! here with a busy timeout, each write a short `BEGIN IMMEDIATE` transaction).
 
@@ -191,7 +192,6 @@ pub struct Auth {
     config: Arc<AuthConfig>,
     secure_cookie: bool,
     player_key: Arc<[u8; 32]>,
-    local: Option<Arc<local_token::LocalToken>>,
     hashing: Arc<tokio::sync::Semaphore>,
 }
 
@@ -206,12 +206,11 @@ impl std::fmt::Debug for Auth {
 
 impl Auth {
     /// Opens accounts on the database at `path`. `secure_cookie`: the panel is served over
-    /// TLS (cookies get `Secure`). `local`: the local token, if the service wrote one.
+    /// TLS (cookies get `Secure`).
     pub async fn open(
         path: &Path,
         config: AuthConfig,
         secure_cookie: bool,
-        local: Option<local_token::LocalToken>,
     ) -> Result<Auth, AuthError> {
         let pool = open_pool(path).await?;
         let player_key = player_token::key(&pool).await?;
@@ -220,7 +219,6 @@ impl Auth {
             config: Arc::new(config),
             secure_cookie,
             player_key: Arc::new(player_key),
-            local: local.map(Arc::new),
             // argon2 takes ~20 MB and tens of ms per login: at most two at once, so a burst
             // of logins cannot starve the table or exhaust a Pi's memory.
             hashing: Arc::new(tokio::sync::Semaphore::new(2)),
@@ -245,11 +243,6 @@ impl Auth {
     /// The key of the players' dispute tokens.
     pub fn player_key(&self) -> &[u8; 32] {
         &self.player_key
-    }
-
-    /// The local token, if any.
-    pub fn local(&self) -> Option<&local_token::LocalToken> {
-        self.local.as_deref()
     }
 }
 

@@ -71,16 +71,9 @@ async fn open_auth(
     tls: bool,
     variant: &crate::engine::Variant,
 ) -> Option<crate::auth::Auth> {
-    use crate::auth::{accounts, local_token::LocalToken, Auth};
+    use crate::auth::{accounts, Auth};
     let id = &config.table.id;
-    let token = match LocalToken::create(&config.store.path) {
-        Ok(t) => Some(t),
-        Err(e) => {
-            warn!(table = %id, error = %e, "no local token: local commands must log in");
-            None
-        }
-    };
-    let auth = match Auth::open(&config.store.path, config.auth.clone(), tls, token).await {
+    let auth = match Auth::open(&config.store.path, config.auth.clone(), tls).await {
         Ok(a) => a,
         Err(e) => {
             error!(table = %id, error = %e, "accounts are unavailable: nobody can log in");
@@ -234,6 +227,16 @@ pub async fn run(
     }
     let reader = Reader::open(&config.store.path).await.ok();
     let auth = open_auth(&config, tls.is_some(), &variant).await;
+    // The local token works even when the database does not (an operator can still read
+    // the out-of-service reason and try the API).
+    let local_token = match crate::auth::local_token::LocalToken::create(&config.store.path) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            warn!(table = %id, error = %e, "no local token: local commands must log in");
+            None
+        }
+    };
+    let local_token_path = local_token.as_ref().map(|t| t.path().to_path_buf());
 
     // 2. The table task.
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -316,17 +319,16 @@ pub async fn run(
     }
 
     // 6. HTTP.
-    let local_token = auth
-        .as_ref()
-        .and_then(|a| a.local())
-        .map(|t| t.path().to_path_buf());
-    let app = web::router(web::AppState::new(
-        handle.clone(),
-        reader,
-        auth,
-        Arc::clone(&variant),
-        sim.clone(),
-    ))
+    let app = web::router(
+        web::AppState::new(
+            handle.clone(),
+            reader,
+            auth,
+            Arc::clone(&variant),
+            sim.clone(),
+        )
+        .with_local_token(local_token),
+    )
     .into_make_service_with_connect_info::<web::auth::Peer>();
     let scheme = if tls.is_some() { "https" } else { "http" };
     info!(table = %id, %addr, "serving {scheme}://{addr}/");
@@ -384,7 +386,7 @@ pub async fn run(
         Err(_) => warn!(table = %id, "http connections still open after 5 s; closing"),
     }
     drop(sim);
-    if let Some(path) = local_token {
+    if let Some(path) = local_token_path {
         let _ = std::fs::remove_file(path);
     }
     info!(table = %id, "stopped");

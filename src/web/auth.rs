@@ -85,33 +85,40 @@ pub async fn authenticate(
     app: &AppState,
     headers: &HeaderMap,
 ) -> Result<Option<Principal>, ApiError> {
-    let Some(auth) = &app.auth else {
-        return Err(ApiError::Unavailable(
-            "accounts are unavailable (the database could not be opened)".into(),
-        ));
-    };
     if let Some(bearer) = headers
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
     {
-        return Ok(auth.local().filter(|t| t.matches(bearer)).map(|_| {
-            let who = headers
-                .get("x-croupier-actor")
-                .and_then(|v| v.to_str().ok())
-                .filter(|v| !v.is_empty() && v.len() <= 64)
-                .unwrap_or("token");
-            Principal {
-                badge: "local".into(),
-                name: who.to_string(),
-                role: Role::Admin,
-                via: "local_token",
-                actor: format!("local:{who}"),
-                session: None,
-            }
-        }));
+        return Ok(app
+            .local_token
+            .as_ref()
+            .filter(|t| t.matches(bearer))
+            .map(|_| {
+                let who = headers
+                    .get("x-croupier-actor")
+                    .and_then(|v| v.to_str().ok())
+                    .filter(|v| !v.is_empty() && v.len() <= 64)
+                    .unwrap_or("token");
+                Principal {
+                    badge: "local".into(),
+                    name: who.to_string(),
+                    role: Role::Admin,
+                    via: "local_token",
+                    actor: format!("local:{who}"),
+                    session: None,
+                }
+            }));
     }
-    match cookie_value(headers, COOKIE) {
+    let Some(token) = cookie_value(headers, COOKIE) else {
+        return Ok(None);
+    };
+    let Some(auth) = &app.auth else {
+        return Err(ApiError::Unavailable(
+            "accounts are unavailable (the database could not be opened)".into(),
+        ));
+    };
+    match Some(token) {
         Some(token) => auth
             .session(token)
             .await

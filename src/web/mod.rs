@@ -63,6 +63,8 @@ pub struct AppState {
     pub sim: Option<Arc<SimShoe>>,
     /// The public feed.
     pub feed: feed::PublicFeed,
+    /// The local token (see `auth::local_token`), if the service wrote one.
+    pub local_token: Option<Arc<crate::auth::local_token::LocalToken>>,
 }
 
 impl AppState {
@@ -82,7 +84,17 @@ impl AppState {
             auth,
             variant,
             sim,
+            local_token: None,
         }
+    }
+
+    /// Accepts `token` as the local token.
+    pub fn with_local_token(
+        mut self,
+        token: Option<crate::auth::local_token::LocalToken>,
+    ) -> AppState {
+        self.local_token = token.map(Arc::new);
+        self
     }
 }
 
