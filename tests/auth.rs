@@ -543,7 +543,7 @@ async fn user_and_alarm_commands_work_while_the_service_runs() {
         let card: croupier_drivers::ShoeItem =
             croupier_drivers::ShoeItem::Card("QS".parse().expect("card"));
         let sim = SimShoe::start(SimConfig {
-            items: vec![card.clone(), card.clone(), card],
+            items: vec![card; 3],
             ..SimConfig::default()
         })
         .expect("pty");
@@ -871,4 +871,29 @@ async fn the_panel_is_served_over_tls_with_secure_cookies() {
     })
     .await
     .expect("bounded");
+}
+
+#[test]
+fn the_openapi_document_declares_every_api_route_with_its_role() {
+    let doc: Value =
+        serde_json::from_str(include_str!("../src/web/openapi.json")).expect("openapi.json");
+    for spec in croupier::web::route_specs() {
+        if !spec.path.starts_with("/api/") || spec.path == "/api/{*rest}" {
+            continue;
+        }
+        let op = &doc["paths"][spec.path][spec.method.to_ascii_lowercase()];
+        assert!(
+            op.is_object(),
+            "{} {} is not in openapi.json",
+            spec.method,
+            spec.path
+        );
+        match spec.access {
+            Access::Public => assert_eq!(op["security"], serde_json::json!([]), "{}", spec.path),
+            Access::Role(r) => {
+                assert_eq!(op["x-min-role"], r.as_str(), "{}", spec.path);
+                assert!(op["responses"]["401"].is_object() && op["responses"]["403"].is_object());
+            }
+        }
+    }
 }
