@@ -240,16 +240,22 @@ async fn read_only(path: &Path) -> Result<sqlx::SqliteConnection, String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// The database named by `--config`/`--db`, opened read-only.
+async fn open_read_only(
+    config: Option<PathBuf>,
+    db: Option<PathBuf>,
+) -> Result<(PathBuf, sqlx::SqliteConnection), ExitCode> {
+    let path = database(config.as_deref(), db)?;
+    let conn = read_only(&path).await.map_err(fail)?;
+    Ok((path, conn))
+}
+
 /// `croupier audit verify`: exit 0 when the chain is intact, 1 naming the first bad row,
 /// 2 when the database cannot be read.
 pub async fn audit_verify(config: Option<PathBuf>, db: Option<PathBuf>) -> ExitCode {
-    let path = match database(config.as_deref(), db) {
-        Ok(p) => p,
+    let (path, mut conn) = match open_read_only(config, db).await {
+        Ok(opened) => opened,
         Err(code) => return code,
-    };
-    let mut conn = match read_only(&path).await {
-        Ok(c) => c,
-        Err(e) => return fail(e),
     };
     match audit::verify(&mut conn).await {
         Ok(v) => {
@@ -271,13 +277,9 @@ pub async fn audit_verify(config: Option<PathBuf>, db: Option<PathBuf>) -> ExitC
 
 /// `croupier audit export`: rows after `since` as JSON lines on stdout.
 pub async fn audit_export(config: Option<PathBuf>, db: Option<PathBuf>, since: u64) -> ExitCode {
-    let path = match database(config.as_deref(), db) {
-        Ok(p) => p,
+    let (_, mut conn) = match open_read_only(config, db).await {
+        Ok(opened) => opened,
         Err(code) => return code,
-    };
-    let mut conn = match read_only(&path).await {
-        Ok(c) => c,
-        Err(e) => return fail(e),
     };
     let rows = match audit::rows_since(&mut conn, since).await {
         Ok(r) => r,

@@ -413,6 +413,32 @@ fn croupier(args: &[&str], stdin: Option<&str>) -> std::process::Output {
     child.wait_with_output().expect("output")
 }
 
+/// `croupier user add` through the binary, the secret on stdin.
+fn add_user(
+    config: &str,
+    badge: &str,
+    name: &str,
+    role: &str,
+    secret: &str,
+) -> std::process::Output {
+    croupier(
+        &[
+            "user",
+            "add",
+            "--config",
+            config,
+            "--badge",
+            badge,
+            "--name",
+            name,
+            "--role",
+            role,
+            "--secret-stdin",
+        ],
+        Some(&format!("{secret}\n")),
+    )
+}
+
 fn text(out: &std::process::Output) -> String {
     format!(
         "{}{}",
@@ -552,75 +578,15 @@ async fn user_and_alarm_commands_work_while_the_service_runs() {
         let mut p = common_proc::spawn(&cfg, &dir.path().join("croupier.log")).await;
 
         // `user add` while the service holds the database's lock.
-        let out = croupier(
-            &[
-                "user",
-                "add",
-                "--config",
-                &cfgs,
-                "--badge",
-                "77",
-                "--name",
-                "Sam Super",
-                "--role",
-                "supervisor",
-                "--secret-stdin",
-            ],
-            Some("2468\n"),
-        );
+        let out = add_user(&cfgs, "77", "Sam Super", "supervisor", "2468");
         assert!(out.status.success(), "{}", text(&out));
-        let out = croupier(
-            &[
-                "user",
-                "add",
-                "--config",
-                &cfgs,
-                "--badge",
-                "78",
-                "--name",
-                "Dee Dealer",
-                "--role",
-                "dealer",
-                "--secret-stdin",
-            ],
-            Some("1357\n"),
-        );
+        let out = add_user(&cfgs, "78", "Dee Dealer", "dealer", "1357");
         assert!(out.status.success(), "{}", text(&out));
         // The policy and duplicates are refused with a reason.
-        let out = croupier(
-            &[
-                "user",
-                "add",
-                "--config",
-                &cfgs,
-                "--badge",
-                "79",
-                "--name",
-                "X",
-                "--role",
-                "dealer",
-                "--secret-stdin",
-            ],
-            Some("12\n"),
-        );
+        let out = add_user(&cfgs, "79", "X", "dealer", "12");
         assert_eq!(out.status.code(), Some(2));
         assert!(text(&out).contains("4 to 12 digits"), "{}", text(&out));
-        let out = croupier(
-            &[
-                "user",
-                "add",
-                "--config",
-                &cfgs,
-                "--badge",
-                "77",
-                "--name",
-                "X",
-                "--role",
-                "dealer",
-                "--secret-stdin",
-            ],
-            Some("1234\n"),
-        );
+        let out = add_user(&cfgs, "77", "X", "dealer", "1234");
         assert_eq!(out.status.code(), Some(2));
         assert!(text(&out).contains("already exists"), "{}", text(&out));
         // Without --secret-stdin and without a terminal, it says how.
