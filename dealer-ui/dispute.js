@@ -52,8 +52,10 @@ function preview(p) {
     p.voided.length ? el("p", {}, "Taken out of play: " + p.voided.join(" ")) : null);
 }
 
-// The full-screen dispute panel; `post(path, body)` answers the parsed JSON or null.
-function overlay(v, post, rerender) {
+// The full-screen dispute panel; `post(path, body)` sends, `me` is who is logged in:
+// only a supervisor (or admin) gets the resolution controls — the server checks it too.
+function overlay(v, post, rerender, me) {
+  const supervisor = !!me && (me.role === "supervisor" || me.role === "admin");
   const d = v.dispute;
   if (!d) return null;
   // An alarm keeps its own look (red, "table locked"); a dispute is purple.
@@ -64,6 +66,12 @@ function overlay(v, post, rerender) {
       d.reason + (d.seat ? " (seat " + d.seat + ")" : "") + (alarm ? "" : " · raised by " + d.by)),
     v.alarm ? el("p", { class: "todo" }, "What to do: " + v.alarm.expected) : null,
     d.held.length ? el("p", { id: "dispute-held" }, "Held, not in play: " + d.held.join(" ")) : null);
+  if (!supervisor) {
+    box.append(el("p", { class: "todo", id: "dispute-waiting" }, d.proposal
+      ? "A supervisor is confirming a resolution: " + d.proposal.resolution.op.replace("_", " ")
+      : "Play is halted: a supervisor resolves this."), cardList(d, rerender));
+    return box;
+  }
   if (d.proposal) {
     box.append(preview(d.proposal),
       el("div", { class: "row" },

@@ -1,15 +1,21 @@
-// The dealer panel: renders /ws/dealer, posts actions to the API.
+// The dealer panel: a login screen until /api/me answers, then renders /ws/dealer and posts
+// actions to the API. Every request carries the HttpOnly session cookie; a 401 anywhere
+// (logout elsewhere, expiry, idle timeout, account disabled) brings the login back.
 "use strict";
 const { el, renderDealer, renderSeats, renderShoe, liveSocket } = window.Table;
 
 let view = null;
 let conn = "connecting";
 let toast = null;
+let me = null;      // {badge, name, role} once logged in
+let login = null;   // {badge, secret, field, error, busy} while the login screen shows
+let socket = null;
 
 async function post(path, body) {
   try {
     const res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" },
       body: body === undefined ? "" : JSON.stringify(body) });
+    if (res.status === 401) { showLogin("Session ended: log in again"); return; }
     if (!res.ok) {
       const j = await res.json().catch(() => ({}));
       showToast((j.error && (j.error.code + ": " + j.error.message)) || ("HTTP " + res.status));
@@ -77,13 +83,93 @@ function alarmOverlay(v) {
     a ? el("p", { class: "todo" }, "What to do: " + a.expected) : el("p", { class: "todo" }, "Repair or move the database and restart."),
     a && a.held.length ? el("p", {}, "Held: " + a.held.join(" ")) : null,
     a ? el("button", { class: "btn wide", id: "clear-alarm", onclick: () => {
-      const reason = prompt("Why is it safe to go on?", "checked at the table");
-      if (reason) fetch("/api/alarm/clear", { method: "POST", body: JSON.stringify({ reason }) });
+      const reason = prompt("Why is it safe to go on? (a supervisor clears alarms)", "checked at the table");
+      if (reason) post("/api/alarm/clear", { reason });
     } }, "Clear alarm") : null);
+}
+
+// --- login ---------------------------------------------------------------------------
+
+function showLogin(error) {
+  if (socket) { socket.close(); socket = null; }
+  me = null; view = null;
+  login = { badge: "", secret: "", field: "badge", error: error || "", busy: false };
+  render();
+}
+
+function typeKey(key) {
+  if (!login || login.busy) return;
+  const f = login.field;
+  if (key === "back") login[f] = login[f].slice(0, -1);
+  else if (key === "ok") {
+    if (f === "badge" && login.badge) login.field = "secret"; else submitLogin();
+  } else if (login[f].length < 128) login[f] += key;
+  login.error = login.error && key === "ok" ? login.error : "";
+  render();
+}
+
+async function submitLogin() {
+  if (!login.badge || !login.secret) { login.error = "Enter your badge and PIN"; render(); return; }
+  login.busy = true; render();
+  try {
+    const res = await fetch("/api/login", { method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ badge: login.badge, secret: login.secret }) });
+    const j = await res.json().catch(() => ({}));
+    if (res.ok) { me = j; login = null; startSocket(); return; }
+    const code = j.error && j.error.code;
+    login.secret = "";
+    login.error = code === "invalid_credentials" ? "Badge or PIN not accepted"
+      : code === "account_locked" ? "Too many attempts: " + j.error.message
+      : (j.error && j.error.message) || ("HTTP " + res.status);
+  } catch (e) { login.error = "network: " + e.message; }
+  login.busy = false; render();
+}
+
+function loginScreen() {
+  const l = login;
+  const field = (key, label) => el("div", { class: "field" + (l.field === key ? " focus" : ""),
+    id: "login-" + key, "data-field": key, onclick: () => { l.field = key; render(); } },
+    el("span", { class: "label" }, label),
+    el("span", { class: "value" }, key === "secret" ? "\u2022".repeat(l.secret.length) : l.badge));
+  const keys = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "back", "0", "ok"];
+  return el("div", { id: "login", class: "login" },
+    el("div", { class: "login-form" },
+      el("h1", {}, "Dealer panel"),
+      field("badge", "Badge"),
+      field("secret", "PIN or password"),
+      el("div", { id: "login-error", class: "login-error" }, l.error),
+      el("div", { class: "hint" }, "Tap a field, then the keypad (or type)")),
+    el("div", { class: "keypad" }, keys.map((k) => el("button", { class: "btn key" + (k === "ok" ? " ok" : ""),
+      "data-key": k, id: k === "ok" ? "login-ok" : null, disabled: l.busy,
+      onclick: () => typeKey(k) }, k === "back" ? "\u232b" : k === "ok" ? "OK" : k))));
+}
+
+document.addEventListener("keydown", (e) => {
+  if (!login) return;
+  if (e.key === "Enter") typeKey("ok");
+  else if (e.key === "Backspace") typeKey("back");
+  else if (e.key === "Tab") { e.preventDefault(); login.field = login.field === "badge" ? "secret" : "badge"; render(); }
+  else if (e.key.length === 1) typeKey(e.key);
+});
+
+async function logout() {
+  await fetch("/api/logout", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).catch(() => {});
+  showLogin("");
+}
+
+// Whether the session still holds (a socket that drops may have lost it).
+async function checkSession() {
+  try {
+    const res = await fetch("/api/me");
+    if (res.status === 401) { showLogin(me ? "Session ended: log in again" : ""); return false; }
+    if (res.ok) { me = await res.json(); return true; }
+  } catch (e) { /* the network: the socket keeps retrying */ }
+  return null;
 }
 
 function render() {
   const root = document.getElementById("app");
+  if (login) { root.replaceChildren(loginScreen()); return; }
   if (!view) { root.replaceChildren(el("div", { class: "waiting" }, "connecting…")); return; }
   const v = view, t = v.table;
   const active = v.decision ? { seat: v.decision[0], hand: v.decision[1] }
@@ -97,7 +183,9 @@ function render() {
       el("span", { class: "name" }, t.name + " · " + t.variant + " · round " + t.round.number),
       renderShoe(t),
       window.Dispute.provisionalBadge(v),
-      el("span", { id: "conn", class: "conn " + conn }, conn === "live" ? "live" : conn + "…")),
+      el("span", { id: "conn", class: "conn " + conn }, conn === "live" ? "live" : conn + "…"),
+      me ? el("span", { id: "user", class: "user" }, me.name + " \u00b7 " + me.role) : null,
+      el("button", { class: "btn small", id: "logout", onclick: logout }, "Log out")),
     el("main", {},
       el("section", { class: "play" },
         renderDealer(t),
@@ -106,11 +194,24 @@ function render() {
         renderSeats(t, v.limits.seats, active, seatExtra)),
       el("aside", {}, actionsPanel(v), tableControls(v))),
     toast ? el("div", { class: "toast", id: "toast" }, toast) : null,
-    v.dispute ? window.Dispute.overlay(v, post, render) : alarmOverlay(v)].filter(Boolean));
+    v.dispute ? window.Dispute.overlay(v, post, render, me) : alarmOverlay(v)].filter(Boolean));
 }
 
-function start() {
+function startSocket() {
   render();
-  window.panelSocket = liveSocket("/ws/dealer", (m) => { view = m; window.lastSeq = m.seq; render(); }, (s) => { conn = s; render(); });
+  socket = liveSocket("/ws/dealer", (m) => { view = m; window.lastSeq = m.seq; render(); }, (s) => {
+    conn = s; render();
+    // A dropped socket may mean a lost session (the server closes it then, and refuses the
+    // upgrade with 401): ask, and show the login if so.
+    if (s === "reconnecting") checkSession();
+  });
+  window.panelSocket = socket;
+}
+
+async function start() {
+  render();
+  const ok = await checkSession();
+  if (ok === false) return;
+  startSocket();
 }
 start();

@@ -136,6 +136,12 @@ pub async fn backup(path: PathBuf, config: Option<PathBuf>, db: Option<PathBuf>)
             for (table, rows, last) in &v.tables {
                 println!("  table {table}: {rows} log rows, hash chain intact to seq {last}");
             }
+            if let Some(audit) = &v.audit {
+                println!(
+                    "  audit log: {} rows, hash chain intact, head {}",
+                    audit.rows, audit.head
+                );
+            }
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),
@@ -232,34 +238,91 @@ pub async fn recall(
     ExitCode::SUCCESS
 }
 
+/// How `croupier alarm clear` authenticates.
+pub struct Credentials {
+    /// Log in as this badge (else the local token).
+    pub badge: Option<String>,
+    /// With a badge: the secret on stdin.
+    pub secret_stdin: bool,
+    /// The database whose local token to read.
+    pub db: Option<PathBuf>,
+}
+
 /// `croupier alarm clear`.
 pub async fn alarm_clear(
     reason: String,
     config: Option<PathBuf>,
     addr: Option<String>,
+    credentials: Credentials,
 ) -> ExitCode {
-    let addr = match addr {
-        Some(a) => a,
-        None => match load_config(config.as_deref()) {
-            Ok(c) => c.http.bind,
-            Err(code) => return code,
-        },
+    let loaded = match load_config(config.as_deref()) {
+        Ok(c) => c,
+        Err(code) => return code,
     };
+    let addr = addr.unwrap_or(loaded.http.bind.clone());
+    let db = credentials.db.unwrap_or(loaded.store.path.clone());
+    let timeout = Duration::from_secs(10);
+    let actor = crate::user_commands::cli_actor();
+    // The credentials: a session cookie from a login, or the local token.
+    let mut headers: Vec<(String, String)> = Vec::new();
+    let mut logged_in = false;
+    if let Some(badge) = &credentials.badge {
+        let secret = match crate::user_commands::read_secret(credentials.secret_stdin, false) {
+            Ok(s) => s,
+            Err(e) => return fail(e),
+        };
+        let body = serde_json::json!({"badge": badge, "secret": secret}).to_string();
+        match client::request_with(&addr, "POST", "/api/login", Some(&body), &[], timeout).await {
+            Ok(reply) if reply.status == 200 => match reply.session_cookie() {
+                Some(cookie) => {
+                    headers.push(("Cookie".into(), cookie));
+                    logged_in = true;
+                }
+                None => return fail(format!("{addr}: the login set no session cookie")),
+            },
+            Ok(reply) => {
+                return fail(format!(
+                    "{addr}: login: HTTP {}: {}",
+                    reply.status, reply.body
+                ))
+            }
+            Err(e) => return fail(format!("cannot reach the table service: {e}")),
+        }
+    } else if let Ok(token) = croupier::auth::local_token::read(&db) {
+        headers.push(("Authorization".into(), format!("Bearer {token}")));
+        headers.push(("X-Croupier-Actor".into(), actor));
+    }
+    // Without either, the request goes out anyway: the service's 401 (or its absence)
+    // says more than a guess here.
+    let header_refs: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     let body = serde_json::json!({ "reason": reason }).to_string();
-    match client::request(
+    let result = client::request_with(
         &addr,
         "POST",
         "/api/alarm/clear",
         Some(&body),
-        Duration::from_secs(10),
+        &header_refs,
+        timeout,
     )
-    .await
-    {
-        Ok((200, body)) => {
-            println!("alarm cleared: {body}");
+    .await;
+    if logged_in {
+        let _ =
+            client::request_with(&addr, "POST", "/api/logout", None, &header_refs, timeout).await;
+    }
+    match result {
+        Ok(reply) if reply.status == 200 => {
+            println!("alarm cleared: {}", reply.body);
             ExitCode::SUCCESS
         }
-        Ok((status, body)) => fail(format!("{addr}: HTTP {status}: {body}")),
+        Ok(reply) if reply.status == 401 => fail(format!(
+            "{addr}: HTTP 401: {} (no readable local token at {}; run as the service's user or use --badge)",
+            reply.body,
+            croupier::auth::local_token::path_for(&db).display()
+        )),
+        Ok(reply) => fail(format!("{addr}: HTTP {}: {}", reply.status, reply.body)),
         Err(e) => fail(format!("cannot reach the table service: {e}")),
     }
 }

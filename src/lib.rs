@@ -5,6 +5,7 @@
 //! `cards` and `money` are the shared vocabulary. `table` is the service around the engine
 //! (`croupier run`), `store` its SQLite event log, `web` its HTTP API, `systemd` its service-manager protocol.
 
+pub mod auth;
 pub mod cards;
 pub mod engine;
 pub mod money;

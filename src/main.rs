@@ -8,6 +8,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 mod commands;
+mod user_commands;
+
+use user_commands::UserAction;
 
 /// croupier: the controller for a live-dealer blackjack table.
 #[derive(Parser)]
@@ -90,16 +93,129 @@ enum Command {
     },
     /// Runs a simulated card shoe on a pseudo-terminal (see drivers/src/sim).
     SimShoe(croupier_drivers::sim::SimShoeArgs),
+    /// Accounts (dealer, supervisor, admin), straight on the database: works while the
+    /// service runs; every change is recorded in the audit log as `cli:<unix user>`.
+    User {
+        #[command(subcommand)]
+        command: UserCommand,
+        /// The table configuration naming the database (default: built-in).
+        #[arg(long, global = true)]
+        config: Option<PathBuf>,
+        /// The database file, instead of the config's store.path.
+        #[arg(long, global = true)]
+        db: Option<PathBuf>,
+    },
+    /// The audit log: verify its hash chain, export it.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+        /// The table configuration naming the database (default: built-in).
+        #[arg(long, global = true)]
+        config: Option<PathBuf>,
+        /// The database file, instead of the config's store.path.
+        #[arg(long, global = true)]
+        db: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum UserCommand {
+    /// Adds an account. The secret (a PIN of 4-12 digits or a password of 8-128
+    /// characters) is asked on the terminal, or read from stdin with --secret-stdin; never
+    /// on the command line.
+    Add {
+        /// Badge id (letters, digits, '-', '_').
+        #[arg(long)]
+        badge: String,
+        /// The person's name.
+        #[arg(long)]
+        name: String,
+        /// dealer, supervisor or admin.
+        #[arg(long)]
+        role: String,
+        /// Read the secret from the first line of stdin.
+        #[arg(long)]
+        secret_stdin: bool,
+    },
+    /// Disables an account (it cannot log in; its sessions end).
+    Disable {
+        /// Badge id.
+        #[arg(long)]
+        badge: String,
+        /// Why (recorded in the audit log).
+        #[arg(long, default_value = "")]
+        reason: String,
+    },
+    /// Re-enables a disabled account.
+    Enable {
+        /// Badge id.
+        #[arg(long)]
+        badge: String,
+        /// Why (recorded in the audit log).
+        #[arg(long, default_value = "")]
+        reason: String,
+    },
+    /// Sets a new secret; also unlocks the account and ends its sessions.
+    Passwd {
+        /// Badge id.
+        #[arg(long)]
+        badge: String,
+        /// Read the secret from the first line of stdin.
+        #[arg(long)]
+        secret_stdin: bool,
+        /// Why (recorded in the audit log).
+        #[arg(long, default_value = "")]
+        reason: String,
+    },
+    /// Unlocks an account locked by failed logins.
+    Unlock {
+        /// Badge id.
+        #[arg(long)]
+        badge: String,
+        /// Why (recorded in the audit log).
+        #[arg(long, default_value = "")]
+        reason: String,
+    },
+    /// Lists the accounts.
+    List {
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Verifies the hash chain: exit 0 when intact, 1 naming the first bad row (edited,
+    /// deleted, inserted, chain mismatch), 2 when the database cannot be read.
+    Verify,
+    /// Writes the rows as JSON lines on stdout.
+    Export {
+        /// Only rows after this sequence number.
+        #[arg(long, default_value_t = 0)]
+        since: u64,
+    },
 }
 
 #[derive(Subcommand)]
 enum AlarmCommand {
     /// Clears the table's alarm (POST /api/alarm/clear): the refused and held cards are
-    /// voided and the table takes inputs again.
+    /// voided and the table takes inputs again. Needs the supervisor role: by default it
+    /// uses the service's local token (`<db>.token`, readable by the service's user only);
+    /// with --badge it logs in as that person (secret on the terminal or --secret-stdin).
     Clear {
-        /// Why it may be cleared (recorded in the event log).
+        /// Why it may be cleared (recorded in the event log and the audit log).
         #[arg(long)]
         reason: String,
+        /// Log in with this badge instead of using the local token.
+        #[arg(long)]
+        badge: Option<String>,
+        /// With --badge: read the secret from the first line of stdin.
+        #[arg(long)]
+        secret_stdin: bool,
+        /// The database whose local token to use, instead of the config's store.path.
+        #[arg(long)]
+        db: Option<PathBuf>,
         /// The table configuration whose http.bind to talk to (default: built-in).
         #[arg(long)]
         config: Option<PathBuf>,
@@ -126,10 +242,73 @@ fn main() -> ExitCode {
             command:
                 AlarmCommand::Clear {
                     reason,
+                    badge,
+                    secret_stdin,
+                    db,
                     config,
                     addr,
                 },
-        } => with_runtime(commands::alarm_clear(reason, config, addr)),
+        } => with_runtime(commands::alarm_clear(
+            reason,
+            config,
+            addr,
+            commands::Credentials {
+                badge,
+                secret_stdin,
+                db,
+            },
+        )),
+        Command::User {
+            command,
+            config,
+            db,
+        } => {
+            let action = match command {
+                UserCommand::Add {
+                    badge,
+                    name,
+                    role,
+                    secret_stdin,
+                } => UserAction::Add {
+                    badge,
+                    name,
+                    role,
+                    secret_stdin,
+                },
+                UserCommand::Disable { badge, reason } => UserAction::Disable {
+                    badge,
+                    enable: false,
+                    reason,
+                },
+                UserCommand::Enable { badge, reason } => UserAction::Disable {
+                    badge,
+                    enable: true,
+                    reason,
+                },
+                UserCommand::Passwd {
+                    badge,
+                    secret_stdin,
+                    reason,
+                } => UserAction::Passwd {
+                    badge,
+                    secret_stdin,
+                    reason,
+                },
+                UserCommand::Unlock { badge, reason } => UserAction::Unlock { badge, reason },
+                UserCommand::List { json } => UserAction::List { json },
+            };
+            with_runtime(user_commands::user(action, config, db))
+        }
+        Command::Audit {
+            command,
+            config,
+            db,
+        } => match command {
+            AuditCommand::Verify => with_runtime(user_commands::audit_verify(config, db)),
+            AuditCommand::Export { since } => {
+                with_runtime(user_commands::audit_export(config, db, since))
+            }
+        },
         Command::SimShoe(args) => with_runtime(async move {
             commands::init_logs();
             match croupier_drivers::sim::run(args).await {

@@ -6,7 +6,7 @@ mod common;
 #[path = "support/running.rs"]
 mod running;
 
-use croupier::web::client::request;
+use croupier::web::client::request_with;
 use croupier_drivers::sim::{SimConfig, SimShoe};
 use croupier_drivers::ShoeItem;
 use futures::StreamExt;
@@ -20,14 +20,38 @@ use tokio_tungstenite::tungstenite::Message;
 
 const STEP: Duration = Duration::from_secs(10);
 
+/// The dealer session of each running service (the endpoints here are the dealer's).
+static SESSIONS: std::sync::Mutex<Vec<(SocketAddr, String)>> = std::sync::Mutex::new(Vec::new());
+
 async fn start(sim: &SimShoe, dir: &std::path::Path) -> Running {
-    running::start(common::config(dir, &sim.path(), "deluxe")).await
+    let config = common::config(dir, &sim.path(), "deluxe");
+    running::add_users(&config.store.path).await;
+    let run = running::start(config).await;
+    let cookie = running::login_as(run.addr, croupier::auth::Role::Dealer).await;
+    SESSIONS.lock().expect("sessions").push((run.addr, cookie));
+    run
 }
 
+/// A request with the dealer's session cookie.
 async fn call(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
-    let (status, text) = request(&addr.to_string(), method, path, body, STEP)
-        .await
-        .expect("request");
+    let cookie = SESSIONS
+        .lock()
+        .expect("sessions")
+        .iter()
+        .find(|(a, _)| *a == addr)
+        .map(|(_, c)| c.clone())
+        .expect("a session for this service");
+    let reply = request_with(
+        &addr.to_string(),
+        method,
+        path,
+        body,
+        &[("Cookie", &cookie)],
+        STEP,
+    )
+    .await
+    .expect("request");
+    let (status, text) = (reply.status, reply.body);
     (
         status,
         serde_json::from_str(&text).unwrap_or(Value::String(text)),
@@ -111,6 +135,20 @@ async fn errors_have_stable_codes_and_change_nothing() {
         )
         .await;
         assert_eq!(status, 200, "{v}");
+        // The player's dispute token for round 1, seat 2.
+        assert_eq!(v["round"], 1, "{v}");
+        let token = v["dispute_token"].as_str().expect("a dispute token");
+        let pool = croupier::auth::open_pool(&dir.path().join("croupier.db"))
+            .await
+            .expect("pool");
+        let key = croupier::auth::player_token::key(&pool).await.expect("key");
+        assert!(croupier::auth::player_token::verify(
+            &key, "t1", 1, 2, token
+        ));
+        assert!(!croupier::auth::player_token::verify(
+            &key, "t1", 1, 3, token
+        ));
+        pool.close().await;
         let (status, v) = call(addr, "POST", "/api/betting/close", None).await;
         assert_eq!(status, 200, "{v}");
         let s = h.snapshot();

@@ -16,7 +16,7 @@ mod running;
 
 use cdp::{Browser, Page, CHROMIUM};
 use croupier::table::{TableHandle, TableState};
-use croupier::web::client::request;
+use croupier::web::client::request_with;
 use croupier_drivers::sim::{SimConfig, SimShoe};
 use croupier_drivers::ShoeItem;
 use std::net::SocketAddr;
@@ -113,10 +113,30 @@ impl Proxy {
     }
 }
 
+/// The seat terminals' session (a dealer account), for the API calls below.
+static SESSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
 async fn api(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
-    request(&addr.to_string(), method, path, body, STEP)
-        .await
-        .unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+    let cookie = SESSION.get().expect("logged in").as_str();
+    let reply = request_with(
+        &addr.to_string(),
+        method,
+        path,
+        body,
+        &[("Cookie", cookie)],
+        STEP,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+    (reply.status, reply.body)
+}
+
+/// Types `text` on the login screen's keypad into `field` (taps, as a dealer would).
+async fn keypad(panel: &Page, field: &str, text: &str) {
+    panel.tap(&format!("#login-{field}")).await;
+    for key in text.chars() {
+        panel.tap(&format!("[data-key=\"{key}\"]")).await;
+    }
 }
 
 /// Deals one card out of the PTY shoe and waits until the table has taken it.
@@ -195,7 +215,24 @@ async fn a_deluxe_round_from_the_panel_with_the_hole_card_hidden_and_a_reconnect
             ..SimConfig::default()
         })
         .expect("pty shoe");
-        let run = running::start(common::config(dir.path(), &sim.path(), "deluxe")).await;
+        let config = common::config(dir.path(), &sim.path(), "deluxe");
+        running::add_users(&config.store.path).await;
+        let pool = croupier::auth::open_pool(&config.store.path)
+            .await
+            .expect("pool");
+        croupier::auth::accounts::add(
+            &pool,
+            "test",
+            "501",
+            "Browser dealer",
+            croupier::auth::Role::Dealer,
+            "4321",
+        )
+        .await
+        .expect("the panel's dealer");
+        pool.close().await;
+        let run = running::start(config).await;
+        let _ = SESSION.set(running::login_as(run.addr, croupier::auth::Role::Dealer).await);
         let h = &run.handle;
         let mut proxy = Proxy::start(run.addr).await;
         let browser = Browser::launch().await;
@@ -205,8 +242,27 @@ async fn a_deluxe_round_from_the_panel_with_the_hole_card_hidden_and_a_reconnect
         let public = browser
             .page(&format!("http://{}/public", run.addr), 1280, 800)
             .await;
-        panel.wait_for("document.querySelector('#conn.live')", STEP).await;
+        // No session: the panel shows its login screen (the public page needs none).
         public.wait_for("document.querySelector('#conn.live')", STEP).await;
+        panel.wait_for("document.querySelector('#login')", STEP).await;
+        assert_eq!(
+            panel.eval("document.querySelector('#conn') === null && !document.body.innerHTML.includes('Seat 1')").await,
+            serde_json::json!(true),
+            "nothing of the table before a login"
+        );
+        panel.screenshot(&out.join("panel-800x480-login.png")).await;
+        // A wrong PIN is refused with a message; the right one opens the panel.
+        keypad(&panel, "badge", "501").await;
+        keypad(&panel, "secret", "9999").await;
+        panel.tap("#login-ok").await;
+        panel
+            .wait_for("document.querySelector('#login-error').innerText.includes('not accepted')", STEP)
+            .await;
+        panel.screenshot(&out.join("panel-800x480-login-refused.png")).await;
+        keypad(&panel, "secret", "4321").await;
+        panel.tap("#login-ok").await;
+        panel.wait_for("document.querySelector('#conn.live')", STEP).await;
+        assert_eq!(panel.text("#user").await, "Browser dealer \u{b7} dealer");
 
         // Betting: opened by a tap, bets from the API (limits checked), closed by a tap.
         panel.tap("#open-betting").await;
@@ -336,6 +392,14 @@ async fn a_deluxe_round_from_the_panel_with_the_hole_card_hidden_and_a_reconnect
         panel.screenshot(&out.join("panel-800x480-alarm.png")).await;
         panel.resize(1280, 800).await;
         panel.screenshot(&out.join("panel-1280x800-alarm.png")).await;
+
+        // Logging out brings the login screen back, and the session is gone server-side.
+        panel.eval("document.querySelector('#logout').click()").await;
+        panel.wait_for("document.querySelector('#login')", STEP).await;
+        assert_eq!(
+            panel.eval("fetch('/api/me').then(r => r.status)").await,
+            serde_json::json!(401)
+        );
 
         browser.close().await;
         run.stop().await;

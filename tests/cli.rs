@@ -30,12 +30,21 @@ async fn the_default_run_deals_a_live_demo_table_and_recall_prints_it() {
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn");
-        let p = proc::announced(child).await;
+        let mut p = proc::announced(child).await;
         assert!(
             p.announce.contains("table table-1 (open)"),
             "{}",
             p.announce
         );
+        // The dealer's endpoints need a session: a demo start created the README's demo
+        // dealer (badge 101, PIN 1111).
+        let addr = p.addr.clone();
+        let get = |path: &'static str| {
+            croupier::web::client::request(&addr, "GET", path, None, Duration::from_secs(5))
+        };
+        let (status, _) = get("/api/status").await.expect("status");
+        assert_eq!(status, 401, "the full snapshot needs a login");
+        p.login("101", "1111").await;
         // The demo players bet and the simulated shoe deals, through the serial driver.
         let mut s = p.get("/api/status").await;
         for _ in 0..150 {
@@ -50,9 +59,6 @@ async fn the_default_run_deals_a_live_demo_table_and_recall_prints_it() {
         assert_eq!(s["shoe"]["link"], "connected");
         assert_eq!(s["round"]["number"], 1);
         assert!(!s["round"]["hands"].as_array().expect("hands").is_empty());
-        let get = |path: &'static str| {
-            croupier::web::client::request(&p.addr, "GET", path, None, Duration::from_secs(5))
-        };
         let (status, panel) = get("/").await.expect("panel");
         assert_eq!(status, 200);
         assert!(

@@ -111,12 +111,18 @@ async fn sigkill_at_random_points_loses_and_doubles_nothing() {
                     let body = serde_json::to_string(input).expect("json");
                     if last {
                         let addr = p.addr.clone();
+                        let headers = p.headers.clone();
                         pending = Some(tokio::spawn(async move {
-                            let _ = croupier::web::client::request(
+                            let headers: Vec<(&str, &str)> = headers
+                                .iter()
+                                .map(|(k, v)| (k.as_str(), v.as_str()))
+                                .collect();
+                            let _ = croupier::web::client::request_with(
                                 &addr,
                                 "POST",
                                 "/api/input",
                                 Some(&body),
+                                &headers,
                                 Duration::from_secs(5),
                             )
                             .await;

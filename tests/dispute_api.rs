@@ -6,7 +6,8 @@ mod common;
 #[path = "support/running.rs"]
 mod running;
 
-use croupier::web::client::request;
+use croupier::auth::Role;
+use croupier::web::client::request_with;
 use croupier_drivers::sim::{SimConfig, SimShoe};
 use croupier_drivers::ShoeItem;
 use running::Running;
@@ -20,6 +21,10 @@ const STEP: Duration = Duration::from_secs(10);
 struct Table {
     run: Running,
     sim: SimShoe,
+    /// Session cookies: the dealer (bets, decisions, raising disputes) and the supervisor
+    /// (resolving them).
+    dealer: String,
+    supervisor: String,
 }
 
 impl Table {
@@ -27,20 +32,44 @@ impl Table {
         self.run.addr
     }
 
+    /// A request as the supervisor for resolutions, as the dealer for everything else.
     async fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let supervisor =
+            path.ends_with("/propose") || path.ends_with("/confirm") || path.ends_with("/withdraw");
+        let cookie = if supervisor {
+            &self.supervisor
+        } else {
+            &self.dealer
+        };
+        self.call_as(cookie, method, path, body).await
+    }
+
+    async fn call_as(
+        &self,
+        cookie: &str,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
         let body = body.map(|b| b.to_string());
-        let (status, text) = request(
+        let headers: Vec<(&str, &str)> = if cookie.is_empty() {
+            vec![]
+        } else {
+            vec![("Cookie", cookie)]
+        };
+        let reply = request_with(
             &self.addr().to_string(),
             method,
             path,
             body.as_deref(),
+            &headers,
             STEP,
         )
         .await
         .expect("request");
         (
-            status,
-            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+            reply.status,
+            serde_json::from_str(&reply.body).unwrap_or(Value::String(reply.body)),
         )
     }
 
@@ -68,17 +97,25 @@ impl Table {
         }
     }
 
-    async fn bets(&self, seats: &[(u8, i64)]) {
+    /// Bets through the window; returns each seat's (round, dispute token).
+    async fn bets(&self, seats: &[(u8, i64)]) -> Vec<(u64, String)> {
         self.ok("POST", "/api/betting/open", None).await;
+        let mut tokens = Vec::new();
         for (seat, main) in seats {
-            self.ok(
-                "POST",
-                "/api/bets",
-                Some(json!({"seat": seat, "main": main})),
-            )
-            .await;
+            let v = self
+                .ok(
+                    "POST",
+                    "/api/bets",
+                    Some(json!({"seat": seat, "main": main})),
+                )
+                .await;
+            tokens.push((
+                v["round"].as_u64().expect("round"),
+                v["dispute_token"].as_str().expect("token").to_string(),
+            ));
         }
         self.ok("POST", "/api/betting/close", None).await;
+        tokens
     }
 
     async fn decide(&self, seat: u8, action: &str) {
@@ -134,8 +171,16 @@ async fn start(dir: &std::path::Path, window_seconds: u32) -> Table {
     let sim = SimShoe::start(SimConfig::default()).expect("pty");
     let mut config = common::config(dir, &sim.path(), "deluxe");
     config.disputes.window_seconds = window_seconds;
+    running::add_users(&config.store.path).await;
     let run = running::start(config).await;
-    Table { run, sim }
+    let dealer = running::login_as(run.addr, Role::Dealer).await;
+    let supervisor = running::login_as(run.addr, Role::Supervisor).await;
+    Table {
+        run,
+        sim,
+        dealer,
+        supervisor,
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -186,6 +231,19 @@ async fn every_resolution_through_the_api_and_the_pty_shoe() {
                 "{v}"
             );
         }
+        // The dealer cannot override.
+        let (status, v) = t
+            .call_as(
+                &t.dealer,
+                "POST",
+                &format!("/api/disputes/{id}/propose"),
+                Some(json!({"resolution": {"op": "reject"}, "reason": "abc"})),
+            )
+            .await;
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (403, Some("forbidden"))
+        );
         let (status, v) = t
             .call("POST", &format!("/api/disputes/{id}/confirm"), None)
             .await;
@@ -278,8 +336,36 @@ async fn results_are_provisional_then_final_and_no_dispute_after() {
         let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
             .await
             .expect("ws");
-        t.bets(&[(1, 100)]).await;
+        let tokens = t.bets(&[(1, 100)]).await;
         t.deal(&["TH", "7S", "9S", "5D"]).await;
+        // The player disputes with their seat's token, no account: a token for another
+        // seat or round is refused.
+        let (round, token) = tokens[0].clone();
+        for (r, seat) in [(round, 2), (round + 1, 1)] {
+            let body =
+                json!({"round": r, "seat": seat, "token": token, "reason": "my card was a ten"});
+            let (status, v) = t
+                .call_as("", "POST", "/api/disputes/player", Some(body))
+                .await;
+            assert_eq!(
+                (status, v["error"]["code"].as_str()),
+                (403, Some("invalid_token")),
+                "{v}"
+            );
+        }
+        let body =
+            json!({"round": round, "seat": 1, "token": token, "reason": "my card was a ten"});
+        let (status, v) = t
+            .call_as("", "POST", "/api/disputes/player", Some(body))
+            .await;
+        assert_eq!(status, 200, "{v}");
+        let id = v["dispute"].as_u64().expect("id");
+        let current = t.ok("GET", "/api/disputes/current", None).await;
+        assert_eq!(
+            (current["origin"].as_str(), current["seat"].as_u64()),
+            (Some("player"), Some(1))
+        );
+        t.resolve(id, json!({"op": "reject"})).await;
         t.decide(1, "stand").await;
         t.deal(&["TC"]).await; // dealer 7 5 T = 22
         let mut statuses = Vec::new();

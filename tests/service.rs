@@ -2,6 +2,9 @@
 //! shoe writes frames, the real serial driver reads them, the table records and publishes.
 
 mod common;
+#[path = "support/running.rs"]
+#[allow(dead_code)]
+mod running;
 
 use common::{config, from_shoe, session, shoe_items, variant};
 use croupier::engine::{Code, Input};
@@ -214,39 +217,76 @@ async fn a_refused_card_locks_the_table_across_a_restart_until_cleared() {
             (&alarm.reason, &vec!["7H".to_string(), "8S".to_string()])
         );
 
-        // Cleared through the HTTP API, as `croupier alarm clear` does.
+        // Cleared through the HTTP API by a supervisor (a dealer may not), as
+        // `croupier alarm clear --badge` does.
+        running::add_users(&cfg.store.path).await;
         let addr = run.addr.to_string();
-        let (status, body) = croupier::web::client::request(
-            &addr,
-            "POST",
+        let post = |cookie: String, path: &'static str, body: &'static str| {
+            let addr = addr.clone();
+            async move {
+                let reply = croupier::web::client::request_with(
+                    &addr,
+                    "POST",
+                    path,
+                    Some(body),
+                    &[("Cookie", &cookie)],
+                    Duration::from_secs(20),
+                )
+                .await
+                .expect("http");
+                (reply.status, reply.body)
+            }
+        };
+        let dealer = running::login_as(run.addr, croupier::auth::Role::Dealer).await;
+        let (status, body) = post(
+            dealer,
             "/api/alarm/clear",
-            Some(r#"{"reason": "cards taken out of play"}"#),
-            Duration::from_secs(5),
+            r#"{"reason": "cards taken out of play"}"#,
         )
-        .await
-        .expect("http");
+        .await;
+        assert_eq!(status, 403, "a dealer cannot clear an alarm: {body}");
+        assert_eq!(run.handle.snapshot().state, TableState::Locked);
+        let supervisor = running::login_as(run.addr, croupier::auth::Role::Supervisor).await;
+        let (status, body) = post(
+            supervisor.clone(),
+            "/api/alarm/clear",
+            r#"{"reason": "cards taken out of play"}"#,
+        )
+        .await;
         assert_eq!(status, 200, "{body}");
         assert_eq!(run.handle.snapshot().state, TableState::Open);
-        let (status, _) = croupier::web::client::request(
-            &addr,
-            "POST",
+        let (status, _) = post(
+            supervisor.clone(),
             "/api/alarm/clear",
-            Some(r#"{"reason": "again"}"#),
-            Duration::from_secs(5),
+            r#"{"reason": "again"}"#,
         )
-        .await
-        .expect("http");
+        .await;
         assert_eq!(status, 409, "not locked any more");
+        // The clearing is in the audit log, by the supervisor, tied to its event row.
+        let clear_seq: u64 = serde_json::from_str::<serde_json::Value>(&body).expect("json")["seq"]
+            .as_u64()
+            .expect("seq");
+        let pool = croupier::auth::open_pool(&cfg.store.path)
+            .await
+            .expect("pool");
+        let mut conn = pool.acquire().await.expect("conn");
+        let row = croupier::store::audit::last_of(&mut conn, "alarm_clear")
+            .await
+            .expect("audit")
+            .expect("an alarm_clear row");
+        assert_eq!(row.actor, "user:s1");
+        assert_eq!(row.reason, "cards taken out of play");
+        assert_eq!(row.detail["event_seq"], clear_seq);
+        assert_eq!(row.detail["voided"], serde_json::json!(["7H", "8S"]));
+        drop(conn);
+        pool.close().await;
         // Play resumes; a rule violation from the API is refused, not an alarm.
-        let (status, body) = croupier::web::client::request(
-            &addr,
-            "POST",
+        let (status, body) = post(
+            supervisor,
             "/api/input",
-            Some(r#"{"decision": {"seat": 1, "action": "stand"}}"#),
-            Duration::from_secs(5),
+            r#"{"decision": {"seat": 1, "action": "stand"}}"#,
         )
-        .await
-        .expect("http");
+        .await;
         assert_eq!(status, 409, "{body}");
         assert!(
             body.contains("not_your_turn") || body.contains("action_not_allowed"),

@@ -61,7 +61,10 @@ async fn ready_after_start_and_a_stalled_loop_stops_the_pings() {
         .stderr(Stdio::from(log))
         .spawn()
         .expect("spawn croupier");
-    let proc = announced(child).await;
+    let mut proc = announced(child).await;
+    // The local token: authenticating with it needs no database read (the test below
+    // holds the database's write lock).
+    proc.use_local_token(&dir.path().join("croupier.db"));
 
     // READY once start-up is done, then a ping about every 100 ms.
     let healthy = collect_async(&manager, Duration::from_millis(800)).await;
@@ -80,16 +83,23 @@ async fn ready_after_start_and_a_stalled_loop_stops_the_pings() {
         .expect("open db");
     blocker.execute("BEGIN EXCLUSIVE").await.expect("lock");
     let addr = proc.addr.clone();
+    let headers = proc.headers.clone();
     let post = tokio::spawn(async move {
         let body = r#"{"bets": [{"seat": 1, "main": 100, "side": []}]}"#;
-        croupier::web::client::request(
+        let headers: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        croupier::web::client::request_with(
             &addr,
             "POST",
             "/api/input",
             Some(body),
+            &headers,
             Duration::from_secs(20),
         )
         .await
+        .map(|r| (r.status, r.body))
     });
     // The pings stop once the loop is stuck in the write: wait for a 500 ms silence (the
     // request may take a moment to reach the table under load), then require a further

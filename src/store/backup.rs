@@ -1,7 +1,7 @@
 //! Online backups: `VACUUM INTO` gives a consistent copy while the table keeps writing (it
 //! reads one snapshot of the WAL database), and the copy is verified the way start-up
 //! verifies a store — `PRAGMA integrity_check`, then every table's hash chain — before it is
-//! called a backup.
+//! called a backup. The audit log's chain is verified too.
 
 use super::{read_log, Reader, StoreError};
 use sqlx::sqlite::SqliteConnectOptions;
@@ -17,6 +17,8 @@ pub struct Verified {
     pub tables: Vec<(String, usize, u64)>,
     /// The file's size in bytes.
     pub bytes: u64,
+    /// The audit log: rows and head hash (`None` for a database from before it existed).
+    pub audit: Option<super::audit::Verified>,
 }
 
 /// Copies the live database at `live` to `copy` (which must not exist yet) and verifies the
@@ -96,11 +98,22 @@ pub async fn verify(path: &Path) -> Result<Verified, StoreError> {
         let last = rows.last().map_or(0, |r| r.seq);
         tables.push((id, rows.len(), last));
     }
+    let has_audit: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'audit'",
+    )
+    .fetch_one(&mut conn)
+    .await?;
+    let audit = if has_audit > 0 {
+        Some(super::audit::verify(&mut conn).await?)
+    } else {
+        None
+    };
     conn.close().await?;
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     Ok(Verified {
         path: path.to_path_buf(),
         tables,
         bytes,
+        audit,
     })
 }

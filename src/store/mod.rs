@@ -11,6 +11,7 @@
 //! - `shoes`, `rounds`, `bets`, `settlements` and `alarms` are projections written in the
 //!   same transaction as the event row that caused them.
 
+pub mod audit;
 mod backup;
 mod record;
 
@@ -92,6 +93,10 @@ pub enum StoreError {
     /// A payload could not be encoded or decoded.
     #[error("event payload: {0}")]
     Json(#[from] serde_json::Error),
+    /// The audit row could not be written (neither was the event row), or the audit
+    /// chain is broken.
+    #[error(transparent)]
+    Audit(#[from] audit::AuditError),
     /// A backup could not be written.
     #[error("cannot back up to {path}: {why}")]
     Backup {
@@ -288,6 +293,21 @@ impl Store {
         events: &[Event],
         shoe: u32,
     ) -> Result<u64, StoreError> {
+        self.append_audited(record, events, shoe, None).await
+    }
+
+    /// [`Store::append`], plus `audit` (an override, an alarm clear) appended to the audit
+    /// log **in the same transaction**: both rows commit or neither does. The audit row's
+    /// `detail` gets `table` and `event_seq` (the event row's sequence number). The event
+    /// row is inserted first, so the transaction holds SQLite's write lock before the audit
+    /// chain's head is read.
+    pub async fn append_audited(
+        &mut self,
+        record: &Record,
+        events: &[Event],
+        shoe: u32,
+        audit: Option<&audit::AuditEntry>,
+    ) -> Result<u64, StoreError> {
         let seq = self.last_seq + 1;
         let at_ms = now_ms();
         let kind = record.kind();
@@ -304,19 +324,21 @@ impl Store {
         .bind(&payload)
         .bind(at_ms)
         .bind(&hash[..]);
-        let projected = matches!(
-            record,
-            Record::Alarm { .. }
-                | Record::Clear { .. }
-                | Record::Dispute { .. }
-                | Record::Resolve { .. }
-                | Record::Final { .. }
-        ) || events.iter().any(|e| {
-            matches!(
-                e,
-                Event::ShoeShuffled { .. } | Event::RoundOpened { .. } | Event::RoundSettled(_)
+        let projected = audit.is_some()
+            || matches!(
+                record,
+                Record::Alarm { .. }
+                    | Record::Clear { .. }
+                    | Record::Dispute { .. }
+                    | Record::Resolve { .. }
+                    | Record::Final { .. }
             )
-        });
+            || events.iter().any(|e| {
+                matches!(
+                    e,
+                    Event::ShoeShuffled { .. } | Event::RoundOpened { .. } | Event::RoundSettled(_)
+                )
+            });
         if !projected {
             // Most cards: one statement, atomic and durable on its own (autocommit), one
             // round trip to SQLite's thread instead of three.
@@ -327,6 +349,14 @@ impl Store {
         }
         let mut tx = self.conn.begin().await?;
         insert.execute(&mut *tx).await?;
+        if let Some(entry) = audit {
+            let mut entry = entry.clone();
+            if let Some(detail) = entry.detail.as_object_mut() {
+                detail.insert("table".into(), table.into());
+                detail.insert("event_seq".into(), seq.into());
+            }
+            audit::append(&mut tx, &entry).await?;
+        }
         // The projections are derived data: if one cannot be written, the row (the truth)
         // still commits and the projection is logged as missing, rather than the table
         // going out of service over a report.

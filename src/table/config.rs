@@ -35,6 +35,9 @@ pub struct TableConfig {
     /// `[disputes]`.
     #[serde(default)]
     pub disputes: DisputesSection,
+    /// `[auth]`: lockout and sessions.
+    #[serde(default)]
+    pub auth: crate::auth::AuthConfig,
 }
 
 /// `[disputes]`.
@@ -64,6 +67,14 @@ impl DisputesSection {
             window: std::time::Duration::from_secs(u64::from(self.window_seconds)),
             two_person_rule: self.two_person_rule,
         }
+    }
+}
+
+impl TableConfig {
+    /// Whether this is a demo configuration (simulated shoe and demo players): only then
+    /// does a start with no users create the demo accounts.
+    pub fn is_demo(&self) -> bool {
+        self.shoe.simulated && self.demo.players
     }
 }
 
@@ -109,14 +120,27 @@ impl Default for StoreSection {
 pub struct HttpSection {
     /// Listen address; port 0 picks a free one.
     pub bind: String,
+    /// `[http.tls]`: serve HTTPS with this certificate and key (absent: plain HTTP).
+    pub tls: Option<TlsSection>,
 }
 
 impl Default for HttpSection {
     fn default() -> HttpSection {
         HttpSection {
             bind: "127.0.0.1:8080".into(),
+            tls: None,
         }
     }
+}
+
+/// `[http.tls]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsSection {
+    /// The certificate chain (PEM), leaf first.
+    pub cert: PathBuf,
+    /// The private key (PEM: PKCS#8, PKCS#1 or SEC1).
+    pub key: PathBuf,
 }
 
 /// `[shoe]`.

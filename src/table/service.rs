@@ -43,6 +43,9 @@ pub enum ServiceError {
     /// Serving HTTP failed.
     #[error("http: {0}")]
     Http(std::io::Error),
+    /// The TLS certificate or key could not be used.
+    #[error("http.tls: {0}")]
+    Tls(#[from] crate::web::tls::TlsError),
 }
 
 /// At shutdown, the shoe's events are still forwarded until it has been quiet this long.
@@ -53,8 +56,97 @@ const DRAIN_QUIET: Duration = Duration::from_millis(100);
 pub struct Started {
     /// The bound HTTP address.
     pub addr: SocketAddr,
+    /// Whether it serves HTTPS.
+    pub tls: bool,
     /// The table.
     pub handle: TableHandle,
+}
+
+/// Opens accounts and the audit log on the table's database: writes the local token,
+/// creates the demo accounts on a demo configuration with no users, and records a
+/// configuration change. `None` (logged) when the database cannot be used: then only the
+/// public routes answer, and the table is out of service anyway.
+async fn open_auth(
+    config: &TableConfig,
+    tls: bool,
+    variant: &crate::engine::Variant,
+) -> Option<crate::auth::Auth> {
+    use crate::auth::{accounts, Auth};
+    let id = &config.table.id;
+    let auth = match Auth::open(&config.store.path, config.auth.clone(), tls).await {
+        Ok(a) => a,
+        Err(e) => {
+            error!(table = %id, error = %e, "accounts are unavailable: nobody can log in");
+            return None;
+        }
+    };
+    if config.is_demo() {
+        match accounts::seed_demo(auth.pool()).await {
+            Ok(true) => {
+                for (badge, name, role, pin) in accounts::DEMO_USERS {
+                    warn!(table = %id, badge, role = %role, pin, "demo account created ({name}): a demo configuration had no users");
+                }
+            }
+            Ok(false) => {}
+            Err(e) => warn!(table = %id, error = %e, "demo accounts not created"),
+        }
+    }
+    if let Err(e) = audit_config(auth.pool(), config, variant).await {
+        warn!(table = %id, error = %e, "the configuration could not be compared or audited");
+    }
+    Some(auth)
+}
+
+/// Records a `config` audit row when the configuration (the table file as parsed, with
+/// `--bind` applied, and the variant's rules) differs from the one the last `config` row
+/// recorded. old_value/new_value hold `{"config_sha256", "variant", "variant_sha256",
+/// "config"}`, so the change itself can be read from the two rows.
+async fn audit_config(
+    pool: &sqlx::SqlitePool,
+    config: &TableConfig,
+    variant: &crate::engine::Variant,
+) -> Result<(), crate::auth::AuthError> {
+    use crate::store::audit::{self, actions, AuditEntry};
+    use sha2::{Digest, Sha256};
+    let config_json =
+        serde_json::to_string(config).map_err(crate::store::audit::AuditError::from)?;
+    let variant_json =
+        serde_json::to_string(variant).map_err(crate::store::audit::AuditError::from)?;
+    let config_sha = hex::encode(Sha256::digest(config_json.as_bytes()));
+    let variant_sha = hex::encode(Sha256::digest(variant_json.as_bytes()));
+    let mut conn = pool.acquire().await?;
+    let last = audit::last_of(&mut conn, actions::CONFIG).await?;
+    let old: Option<serde_json::Value> = last
+        .as_ref()
+        .and_then(|r| r.new_value.as_deref())
+        .and_then(|v| serde_json::from_str(v).ok());
+    let same = old.as_ref().is_some_and(|o| {
+        o["config_sha256"] == config_sha.as_str() && o["variant_sha256"] == variant_sha.as_str()
+    });
+    if same {
+        return Ok(());
+    }
+    let new = serde_json::json!({
+        "config_sha256": config_sha,
+        "variant": config.table.variant,
+        "variant_sha256": variant_sha,
+        "config": serde_json::from_str::<serde_json::Value>(&config_json).unwrap_or_default(),
+    });
+    drop(conn);
+    audit::append_now(
+        pool,
+        &AuditEntry::new("system", actions::CONFIG)
+            .subject(config.table.id.clone())
+            .values(last.and_then(|r| r.new_value), Some(new.to_string()))
+            .reason(if old.is_some() {
+                "the configuration differs from the last start's"
+            } else {
+                "first start with the audit log"
+            }),
+    )
+    .await?;
+    info!(table = %config.table.id, config_sha256 = %config_sha, variant_sha256 = %variant_sha, "configuration change recorded in the audit log");
+    Ok(())
 }
 
 /// Runs the table service until `shutdown` completes. `started` is called once the store
@@ -76,6 +168,12 @@ pub async fn run(
             source,
         })?;
     let addr = listener.local_addr().map_err(ServiceError::Http)?;
+    // A bad certificate is a configuration error: refuse to start rather than serve the
+    // panel's PINs in clear text.
+    let tls = match &config.http.tls {
+        Some(t) => Some(crate::web::tls::server_config(&t.cert, &t.key)?),
+        None => None,
+    };
     // 1. The store: integrity check, migrations, hash chain. Nothing is published before.
     let opened = match Store::open(&config.store.path, &id, &config.table.name, &variant_name).await
     {
@@ -129,6 +227,17 @@ pub async fn run(
         warn!(table = %id, reason = %alarm.reason, "the table is LOCKED (as before the restart)");
     }
     let reader = Reader::open(&config.store.path).await.ok();
+    let auth = open_auth(&config, tls.is_some(), &variant).await;
+    // The local token works even when the database does not (an operator can still read
+    // the out-of-service reason and try the API).
+    let local_token = match crate::auth::local_token::LocalToken::create(&config.store.path) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            warn!(table = %id, error = %e, "no local token: local commands must log in");
+            None
+        }
+    };
+    let local_token_path = local_token.as_ref().map(|t| t.path().to_path_buf());
 
     // 2. The table task.
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -211,25 +320,44 @@ pub async fn run(
     }
 
     // 6. HTTP.
-    let app = web::router(web::AppState::new(
-        handle.clone(),
-        reader,
-        Arc::clone(&variant),
-        sim.clone(),
-    ));
-    info!(table = %id, %addr, "serving http://{addr}/");
+    let app = web::router(
+        web::AppState::new(
+            handle.clone(),
+            reader,
+            auth,
+            Arc::clone(&variant),
+            sim.clone(),
+        )
+        .with_local_token(local_token),
+    )
+    .into_make_service_with_connect_info::<web::auth::Peer>();
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    info!(table = %id, %addr, "serving {scheme}://{addr}/");
     started(Started {
         addr,
+        tls: tls.is_some(),
         handle: handle.clone(),
     });
     let (http_stop_tx, http_stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = http_stop_rx.await;
+    let stopped = async move {
+        let _ = http_stop_rx.await;
+    };
+    let server = match tls {
+        Some(tls) => {
+            let listener =
+                crate::web::tls::TlsListener::new(listener, tls).map_err(ServiceError::Http)?;
+            tokio::spawn(async move {
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(stopped)
+                    .await
             })
-            .await
-    });
+        }
+        None => tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(stopped)
+                .await
+        }),
+    };
 
     shutdown.await;
     info!(table = %id, "shutting down");
@@ -259,6 +387,9 @@ pub async fn run(
         Err(_) => warn!(table = %id, "http connections still open after 5 s; closing"),
     }
     drop(sim);
+    if let Some(path) = local_token_path {
+        let _ = std::fs::remove_file(path);
+    }
     info!(table = %id, "stopped");
     Ok(())
 }

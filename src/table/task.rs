@@ -14,6 +14,7 @@ use super::state::{
 use crate::engine::{
     Action, Engine, Event, Expectation, Input, RoundResult, SeatBets, SeatId, Variant,
 };
+use crate::store::audit::{actions, AuditEntry};
 use crate::store::{LogRow, Record, Source, Store};
 use croupier_drivers::buttons::{ButtonAction, ButtonEvent};
 use croupier_drivers::event::{ShoeEvent, ShoeStatus};
@@ -240,8 +241,9 @@ pub enum Command {
     PlaceBet {
         /// The seat's bets.
         bet: SeatBets,
-        /// The answer.
-        reply: oneshot::Sender<Result<(), BetError>>,
+        /// The answer: the number of the round the bets are for (`None` for a withdrawal),
+        /// which the players' dispute tokens are bound to.
+        reply: oneshot::Sender<Result<Option<u64>, BetError>>,
     },
     /// Close the window: the collected bets open the round as one input. `Ok(None)`
     /// when no seat bet (the window just closes).
@@ -295,10 +297,13 @@ pub enum Command {
         /// The answer.
         reply: oneshot::Sender<Result<(), DisputeError>>,
     },
-    /// Clear the alarm (until the supervisor issue lands, any operator may).
+    /// Clear the alarm (the web side lets supervisors and admins send it).
     ClearAlarm {
         /// Why, for the log.
         reason: String,
+        /// Who (the audit actor, e.g. `user:201`): recorded in the audit log in the same
+        /// transaction as the `clear` row.
+        actor: String,
         /// The answer.
         reply: oneshot::Sender<Result<u64, ClearError>>,
     },
@@ -355,8 +360,9 @@ impl TableHandle {
         rx.await.map_err(|_| SubmitError::Stopped)?
     }
 
-    /// Places one seat's bets in the open window (checked against the variant at once).
-    pub async fn place_bet(&self, bet: SeatBets) -> Result<(), BetError> {
+    /// Places one seat's bets in the open window (checked against the variant at once);
+    /// returns the number of the round they are for (`None` for a withdrawal).
+    pub async fn place_bet(&self, bet: SeatBets) -> Result<Option<u64>, BetError> {
         let (reply, rx) = oneshot::channel();
         self.send(Command::PlaceBet { bet, reply }).await?;
         rx.await.map_err(|_| SubmitError::Stopped)?
@@ -442,11 +448,16 @@ impl TableHandle {
         rx.await.map_err(|_| DisputeError::Stopped)?
     }
 
-    /// Clears the alarm; returns the clearing's sequence number.
-    pub async fn clear_alarm(&self, reason: String) -> Result<u64, ClearError> {
+    /// Clears the alarm on behalf of `actor` (see [`Command::ClearAlarm`]); returns the
+    /// clearing's sequence number.
+    pub async fn clear_alarm(&self, reason: String, actor: String) -> Result<u64, ClearError> {
         let (tx, rx) = oneshot::channel();
         self.commands
-            .send(Command::ClearAlarm { reason, reply: tx })
+            .send(Command::ClearAlarm {
+                reason,
+                actor,
+                reply: tx,
+            })
             .await
             .map_err(|_| ClearError::Stopped)?;
         rx.await.map_err(|_| ClearError::Stopped)?
@@ -1080,8 +1091,12 @@ impl Table {
             }
             Command::Shoe(event) => self.on_shoe(event).await,
             Command::Button(event) => self.on_button(event).await,
-            Command::ClearAlarm { reason, reply } => {
-                let _ = reply.send(self.on_clear(reason).await);
+            Command::ClearAlarm {
+                reason,
+                actor,
+                reply,
+            } => {
+                let _ = reply.send(self.on_clear(reason, actor).await);
             }
             Command::RaiseDispute {
                 origin,
@@ -1146,7 +1161,7 @@ impl Table {
         Ok(())
     }
 
-    fn on_place_bet(&mut self, bet: SeatBets) -> Result<(), BetError> {
+    fn on_place_bet(&mut self, bet: SeatBets) -> Result<Option<u64>, BetError> {
         self.taking_bets()?;
         if !self.betting.open {
             return Err(BetError::BettingClosed);
@@ -1159,6 +1174,7 @@ impl Table {
             .cloned()
             .collect();
         let withdraw = bet.main == 0 && bet.side.is_empty() && bet.behind.is_empty();
+        let mut round = None;
         if !withdraw {
             bets.push(bet);
             bets.sort_by_key(|b| b.seat);
@@ -1168,10 +1184,14 @@ impl Table {
             trial
                 .apply(&Input::Bets(bets.clone()), &mut events)
                 .map_err(|r| BetError::InvalidBet(r.message))?;
+            round = events.iter().find_map(|e| match e {
+                Event::RoundOpened { round } => Some(*round),
+                _ => None,
+            });
         }
         self.betting.bets = bets;
         self.publish_state();
-        Ok(())
+        Ok(round)
     }
 
     async fn on_close_betting(&mut self, source: Source) -> Result<Option<u64>, BetError> {
@@ -1392,7 +1412,7 @@ impl Table {
         }
     }
 
-    async fn on_clear(&mut self, reason: String) -> Result<u64, ClearError> {
+    async fn on_clear(&mut self, reason: String, actor: String) -> Result<u64, ClearError> {
         if let Some(why) = &self.broken {
             return Err(ClearError::Broken(why.clone()));
         }
@@ -1400,13 +1420,22 @@ impl Table {
             return Err(ClearError::NotLocked);
         };
         let voided = alarm.held.clone();
+        let actor_name = actor.clone();
+        let entry = AuditEntry::new(actor, actions::ALARM_CLEAR)
+            .subject(self.id.clone())
+            .values(Some(alarm.reason.clone()), Some("cleared".into()))
+            .reason(reason.clone())
+            .detail(serde_json::json!({"voided": voided}));
         self.events.clear();
         match self
-            .record(Record::Clear {
-                reason,
-                voided,
-                by: String::new(),
-            })
+            .record_audited(
+                Record::Clear {
+                    reason,
+                    voided,
+                    by: actor_name,
+                },
+                Some(&entry),
+            )
             .await
         {
             Some(seq) => Ok(seq),
@@ -1438,15 +1467,21 @@ impl Table {
             _ => {}
         }
         self.events.clear();
+        let frozen = self.decorate(self.view.clone(), &self.engine);
+        let entry = AuditEntry::new(by.clone(), actions::DISPUTE)
+            .subject(format!("{} round {current}", self.id))
+            .values(serde_json::to_string(&frozen).ok(), None)
+            .reason(reason.clone())
+            .detail(serde_json::json!({"origin": origin.as_str(), "seat": seat}));
         let record = Record::Dispute {
             origin,
             seat,
             round: current,
             reason,
             by,
-            frozen: Some(Box::new(self.decorate(self.view.clone(), &self.engine))),
+            frozen: Some(Box::new(frozen)),
         };
-        self.record(record)
+        self.record_audited(record, Some(&entry))
             .await
             .ok_or_else(|| DisputeError::Broken(self.broken.clone().unwrap_or_default()))
     }
@@ -1522,6 +1557,23 @@ impl Table {
             return Err(DisputeError::SamePerson(by));
         }
         let c = self.correction(&p.resolution)?;
+        // The override on the record: the round before and after, who proposed and who
+        // confirmed, in the same transaction as the log row that applies it.
+        let before = self.decorate(self.view.clone(), &self.engine);
+        let entry = AuditEntry::new(by.clone(), actions::OVERRIDE)
+            .subject(format!("{} round {} dispute {id}", self.id, before.number))
+            .values(
+                serde_json::to_string(&before).ok(),
+                serde_json::to_string(&p.view.round).ok(),
+            )
+            .reason(p.reason.clone())
+            .detail(serde_json::json!({
+                "resolution": p.resolution,
+                "proposed_by": p.by,
+                "confirmed_by": by,
+                "voided": c.voided,
+                "result": p.view.result,
+            }));
         let record = Record::Resolve {
             dispute: id,
             resolution: p.resolution,
@@ -1532,7 +1584,7 @@ impl Table {
             voided: c.voided,
         };
         self.events = c.events;
-        self.record(record)
+        self.record_audited(record, Some(&entry))
             .await
             .ok_or_else(|| DisputeError::Broken(self.broken.clone().unwrap_or_default()))
     }
@@ -1583,9 +1635,18 @@ impl Table {
     /// but the broken state: the engine may now be ahead of the log, and a restart
     /// replays the log.
     async fn record(&mut self, record: Record) -> Option<u64> {
+        self.record_audited(record, None).await
+    }
+
+    /// [`Table::record`] with an audit row committed in the same transaction (overrides,
+    /// alarm clears): see `Store::append_audited`.
+    async fn record_audited(&mut self, record: Record, audit: Option<&AuditEntry>) -> Option<u64> {
         let store = self.store.as_mut()?;
         let shoe = self.engine.shoe().number();
-        match store.append(&record, &self.events, shoe).await {
+        match store
+            .append_audited(&record, &self.events, shoe, audit)
+            .await
+        {
             Ok(seq) => {
                 let events = std::mem::take(&mut self.events);
                 self.absorb(seq, &record, &events);

@@ -28,6 +28,9 @@ pub enum ApiError {
     /// An input refusal.
     #[error(transparent)]
     Submit(#[from] SubmitError),
+    /// A player's dispute token that does not match the table, round and seat.
+    #[error("the dispute token does not match this table, round and seat")]
+    InvalidToken,
     /// A dispute refusal.
     #[error(transparent)]
     Dispute(#[from] crate::table::DisputeError),
@@ -37,6 +40,22 @@ pub enum ApiError {
     /// A dependency (store, simulator) failed or is absent.
     #[error("{0}")]
     Unavailable(String),
+    /// No valid session or token (401).
+    #[error("log in first (no valid session)")]
+    Unauthenticated,
+    /// The caller's role is too low (403).
+    #[error("{0}")]
+    Forbidden(String),
+    /// A state-changing request authenticated by cookie without `Content-Type:
+    /// application/json` (the CSRF rule, see `web::auth`) (415).
+    #[error("send Content-Type: application/json")]
+    JsonRequired,
+    /// Unknown badge, wrong secret or disabled account (401).
+    #[error("badge or secret not accepted")]
+    InvalidCredentials,
+    /// Too many failed logins (423): locked until then (RFC 3339).
+    #[error("too many failed attempts: the account is locked until {0}")]
+    AccountLocked(String),
 }
 
 impl ApiError {
@@ -49,6 +68,12 @@ impl ApiError {
             ApiError::Dispute(e) => e.code(),
             ApiError::NotFound(_) => "not_found",
             ApiError::Unavailable(_) => "unavailable",
+            ApiError::Unauthenticated => "unauthenticated",
+            ApiError::Forbidden(_) => "forbidden",
+            ApiError::JsonRequired => "json_required",
+            ApiError::InvalidCredentials => "invalid_credentials",
+            ApiError::AccountLocked(_) => "account_locked",
+            ApiError::InvalidToken => "invalid_token",
         }
     }
 
@@ -57,7 +82,10 @@ impl ApiError {
             "malformed" => StatusCode::BAD_REQUEST,
             "invalid_bet" => StatusCode::UNPROCESSABLE_ENTITY,
             "not_found" | "no_dispute" => StatusCode::NOT_FOUND,
-            "locked" => StatusCode::LOCKED,
+            "locked" | "account_locked" => StatusCode::LOCKED,
+            "unauthenticated" | "invalid_credentials" => StatusCode::UNAUTHORIZED,
+            "forbidden" | "invalid_token" => StatusCode::FORBIDDEN,
+            "json_required" => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "out_of_service" | "stopped" | "unavailable" => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::CONFLICT,
         }
@@ -114,6 +142,9 @@ struct BetBody {
 }
 
 /// `POST /api/bets`: `{"seat": 3, "main": 100, "side": {"pair": 5}}` into the open window.
+/// Answers `{"ok": true, "round": N, "dispute_token": "..."}`: the token lets the seat's
+/// player dispute round N without an account (`auth::player_token`); both are `null` for a
+/// withdrawal.
 pub async fn place_bet(State(app): State<AppState>, body: String) -> Result<Response, ApiError> {
     let b: BetBody = parse(
         &body,
@@ -129,8 +160,18 @@ pub async fn place_bet(State(app): State<AppState>, body: String) -> Result<Resp
         player: b.player,
         ..SeatBets::default()
     };
-    app.table.place_bet(bet).await?;
-    Ok(Json(json!({"ok": true})).into_response())
+    let seat = bet.seat;
+    let round = app.table.place_bet(bet).await?;
+    let token = match (round, &app.auth) {
+        (Some(round), Some(auth)) => Some(crate::auth::player_token::issue(
+            auth.player_key(),
+            &app.table.snapshot().table,
+            round,
+            seat,
+        )),
+        _ => None,
+    };
+    Ok(Json(json!({"ok": true, "round": round, "dispute_token": token})).into_response())
 }
 
 #[derive(Deserialize)]
@@ -254,6 +295,34 @@ pub async fn round(
         .find(|r| r.round == number)
         .ok_or_else(|| ApiError::NotFound(format!("round {number} is not among the last 1000")))?;
     Ok(Json(found.to_json()).into_response())
+}
+
+/// `?since=SEQ`.
+#[derive(Deserialize)]
+pub struct AuditQuery {
+    since: Option<u64>,
+}
+
+/// `GET /api/audit?since=SEQ`: audit rows after `since` (default 0), at most 1,000, oldest
+/// first, as `croupier audit export` writes them.
+pub async fn audit(
+    State(app): State<AppState>,
+    Query(q): Query<AuditQuery>,
+) -> Result<Response, ApiError> {
+    let auth = app
+        .auth
+        .as_ref()
+        .ok_or_else(|| ApiError::Unavailable("accounts are unavailable".into()))?;
+    let mut conn = auth
+        .pool()
+        .acquire()
+        .await
+        .map_err(|e| ApiError::Unavailable(e.to_string()))?;
+    let mut rows = crate::store::audit::rows_since(&mut conn, q.since.unwrap_or(0))
+        .await
+        .map_err(|e| ApiError::Unavailable(e.to_string()))?;
+    rows.truncate(1000);
+    Ok(Json(rows).into_response())
 }
 
 /// Any other `/api/...` path.

@@ -56,6 +56,49 @@ pub async fn raise(
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct PlayerBody {
+    round: u64,
+    seat: u8,
+    token: String,
+    reason: String,
+}
+
+/// `POST /api/disputes/player`: `{"round": N, "seat": 3, "token": "...", "reason": "..."}`
+/// — a player raises a dispute with the token their accepted bet answered
+/// (`dispute_token`), no account needed. A token for another round, seat or table is
+/// refused (403 `invalid_token`); a final round is `round_final`.
+pub async fn raise_by_player(
+    State(app): State<AppState>,
+    body: String,
+) -> Result<Response, ApiError> {
+    let b: PlayerBody = parse(
+        &body,
+        r#"{"round": N, "seat": N, "token": "...", "reason": "..."}"#,
+    )?;
+    let reason = reason(&b.reason)?;
+    let auth = app
+        .auth
+        .as_ref()
+        .ok_or_else(|| ApiError::Unavailable("accounts are not available".into()))?;
+    let table = app.table.snapshot().table.clone();
+    if !crate::auth::player_token::verify(auth.player_key(), &table, b.round, b.seat, &b.token) {
+        return Err(ApiError::InvalidToken);
+    }
+    let id = app
+        .table
+        .raise_dispute(
+            Origin::Player,
+            Some(b.seat),
+            Some(b.round),
+            reason,
+            format!("player:seat {}", b.seat),
+        )
+        .await?;
+    Ok(Json(json!({"dispute": id})).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ProposeBody {
     resolution: Resolution,
     reason: String,

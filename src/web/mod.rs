@@ -1,42 +1,44 @@
 //! The HTTP side (axum): the dealer panel and the remote players' page (static assets
-//! from `dealer-ui/`, embedded), the JSON API, and the streams. Authentication comes with
-//! its issue: keep `http.bind` on 127.0.0.1 until then.
+//! from `dealer-ui/`, embedded), the JSON API, and the streams. Every route is declared
+//! once in [`routes`] with who may call it (see `auth`): public, or a minimum role
+//! (`dealer < supervisor < admin`).
 //!
-//! | route | what |
-//! |---|---|
-//! | `GET /` | the dealer panel (`dealer-ui/index.html`, over `/ws/dealer`) |
-//! | `GET /public` | the remote players' page (over `/ws/public`) |
-//! | `GET /status` | the plain status page (polls `/api/status`) |
-//! | `GET /ws/dealer` | WebSocket: the dealer view now and after every change |
-//! | `GET /ws/public[?after=ID]`, `GET /sse/public` | the public feed (see `feed`), resumable |
-//! | `GET /api/openapi.json` | the API's OpenAPI document |
-//! | `GET /api/view`, `GET /api/public` | the dealer view, the public view |
-//! | `POST /api/betting/open`, `POST /api/betting/close`, `POST /api/bets` | the betting window |
-//! | `POST /api/decision` | `{"seat": 3, "action": "stand"}` |
-//! | `POST /api/shuffle`, `POST /api/sim/deal` | a new shoe; the simulated shoe deals |
-//! | `GET /api/alarm`, `GET /api/results?last=N`, `GET /api/rounds/{round}` | alarm, settlements, recall |
-//! | `GET /api/status[?after=SEQ&wait_ms=MS]` | the snapshot; with `after`, waits (up to `wait_ms`, max 30 s) for a newer one |
-//! | `GET /api/stream` | server-sent events: `resync` (a snapshot) then `delta`s; `resync` again after a lag |
-//! | `POST /api/input` | an engine input as JSON (`{"bets": [...]}`, `{"decision": {...}}`, `"shuffle"`, `{"card": "TD"}`); 200 `{"seq": N}` once durable, 409 rejected, 423 locked, 503 out of service |
-//! | `POST /api/alarm/clear` | `{"reason": "..."}`: clears the alarm; 409 when not locked |
-//! | `GET /api/rounds?last=N` | the last N rounds from the store, with every log row and the settlement |
+//! | route | access | what |
+//! |---|---|---|
+//! | `GET /`, `GET /public`, `GET /ui/{file}`, `GET /status` | public | the dealer panel (it shows its login screen until `/api/me` answers), the remote players' page, static files, the plain status page |
+//! | `GET /ws/public[?after=ID]`, `GET /sse/public` | public | the public feed (see `feed`), resumable |
+//! | `GET /api/openapi.json`, `GET /api/public`, `GET /api/results?last=N` | public | the API's contract, the public view, settled results |
+//! | `POST /api/login`, `POST /api/logout` | public | `{"badge", "secret"}` → the `croupier_session` cookie; logout ends it |
+//! | `GET /api/me` | dealer | who the session belongs to |
+//! | `GET /ws/dealer`, `GET /api/view` | dealer | the dealer view (WebSocket on every change; once) |
+//! | `POST /api/betting/open`, `POST /api/betting/close`, `POST /api/bets` | dealer | the betting window (`/api/bets` answers a `dispute_token`) |
+//! | `POST /api/decision`, `POST /api/shuffle`, `POST /api/sim/deal` | dealer | a decision; a new shoe; the simulated shoe deals |
+//! | `GET /api/alarm`, `GET /api/rounds/{round}`, `GET /api/rounds?last=N` | dealer | alarm, recall |
+//! | `GET /api/status[?after=SEQ&wait_ms=MS]`, `GET /api/stream` | dealer | the full snapshot (hole card included); with `after`, waits for a newer one; SSE `resync` + `delta`s |
+//! | `POST /api/input` | supervisor | an engine input as JSON (an override: `{"bets": [...]}`, `"shuffle"`, `{"card": "TD"}`); 200 `{"seq": N}` once durable, 409 rejected, 423 locked, 503 out of service |
+//! | `POST /api/alarm/clear` | supervisor | `{"reason": "..."}`: clears the alarm (audited with the caller); 409 when not locked |
+//! | `GET /api/audit?since=SEQ` | admin | the audit log as JSON |
 
 pub mod api;
+pub mod auth;
 pub mod client;
 pub mod disputes;
 pub mod feed;
 pub mod streams;
+pub mod tls;
 pub mod view;
 
+use crate::auth::{Auth, Principal, Role};
 use crate::engine::{Input, Variant};
 use crate::store::{Reader, Source};
 use crate::table::dispute::Origin;
 use crate::table::{ClearError, SubmitError, TableHandle, Update};
+use auth::Access;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, MethodRouter};
 use axum::{Json, Router};
 use croupier_drivers::sim::SimShoe;
 use serde::Deserialize;
@@ -52,6 +54,9 @@ pub struct AppState {
     pub table: TableHandle,
     /// Read access to the store (absent when it could not be opened).
     pub reader: Option<Reader>,
+    /// Accounts, sessions, the audit log (absent when the database could not be opened:
+    /// then only the public routes and the local token work).
+    pub auth: Option<Auth>,
     /// The game's rules.
     pub variant: Arc<Variant>,
     /// The limits the panel shows.
@@ -60,6 +65,8 @@ pub struct AppState {
     pub sim: Option<Arc<SimShoe>>,
     /// The public feed.
     pub feed: feed::PublicFeed,
+    /// The local token (see `auth::local_token`), if the service wrote one.
+    pub local_token: Option<Arc<crate::auth::local_token::LocalToken>>,
 }
 
 impl AppState {
@@ -67,6 +74,7 @@ impl AppState {
     pub fn new(
         table: TableHandle,
         reader: Option<Reader>,
+        auth: Option<Auth>,
         variant: Arc<Variant>,
         sim: Option<Arc<SimShoe>>,
     ) -> AppState {
@@ -75,69 +83,171 @@ impl AppState {
             limits: view::LimitsView::of(&variant),
             table,
             reader,
+            auth,
             variant,
             sim,
+            local_token: None,
         }
     }
+
+    /// Accepts `token` as the local token.
+    pub fn with_local_token(
+        mut self,
+        token: Option<crate::auth::local_token::LocalToken>,
+    ) -> AppState {
+        self.local_token = token.map(Arc::new);
+        self
+    }
+}
+
+/// One route: path, method, who may call it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteSpec {
+    /// The path pattern as axum takes it (`/api/rounds/{round}`).
+    pub path: &'static str,
+    /// `GET` or `POST`.
+    pub method: &'static str,
+    /// Who may call it.
+    pub access: Access,
+}
+
+const PUBLIC: Access = Access::Public;
+const DEALER: Access = Access::Role(Role::Dealer);
+const SUPERVISOR: Access = Access::Role(Role::Supervisor);
+const ADMIN: Access = Access::Role(Role::Admin);
+
+/// Every route with its handler: the one list the router and the role matrix test use.
+fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
+    let r = |path, method, access, handler| {
+        (
+            RouteSpec {
+                path,
+                method,
+                access,
+            },
+            handler,
+        )
+    };
+    vec![
+        r("/", "GET", PUBLIC, get(|| asset("index.html"))),
+        r("/public", "GET", PUBLIC, get(|| asset("public.html"))),
+        r(
+            "/ui/{file}",
+            "GET",
+            PUBLIC,
+            get(|axum::extract::Path(f): axum::extract::Path<String>| asset_owned(f)),
+        ),
+        r("/status", "GET", PUBLIC, get(page)),
+        r("/ws/public", "GET", PUBLIC, get(streams::public_ws)),
+        r("/sse/public", "GET", PUBLIC, get(streams::public_sse)),
+        r("/api/openapi.json", "GET", PUBLIC, get(openapi)),
+        r("/api/public", "GET", PUBLIC, get(api::public)),
+        r("/api/results", "GET", PUBLIC, get(api::results)),
+        r("/api/login", "POST", PUBLIC, post(auth::login)),
+        r("/api/logout", "POST", PUBLIC, post(auth::logout)),
+        r("/api/{*rest}", "GET", PUBLIC, get(api::no_route)),
+        r("/api/{*rest}", "POST", PUBLIC, post(api::no_route)),
+        r("/api/me", "GET", DEALER, get(auth::me)),
+        r("/ws/dealer", "GET", DEALER, get(streams::dealer)),
+        r("/api/view", "GET", DEALER, get(api::view)),
+        r("/api/betting/open", "POST", DEALER, post(api::open_betting)),
+        r(
+            "/api/betting/close",
+            "POST",
+            DEALER,
+            post(api::close_betting),
+        ),
+        r("/api/bets", "POST", DEALER, post(api::place_bet)),
+        r("/api/decision", "POST", DEALER, post(api::decision)),
+        r("/api/shuffle", "POST", DEALER, post(api::shuffle)),
+        r("/api/sim/deal", "POST", DEALER, post(api::sim_deal)),
+        r("/api/alarm", "GET", DEALER, get(api::alarm)),
+        r("/api/rounds/{round}", "GET", DEALER, get(api::round)),
+        r("/api/rounds", "GET", DEALER, get(rounds)),
+        r("/api/status", "GET", DEALER, get(status)),
+        r("/api/stream", "GET", DEALER, get(stream)),
+        r("/api/input", "POST", SUPERVISOR, post(input)),
+        r("/api/alarm/clear", "POST", SUPERVISOR, post(clear)),
+        r("/api/audit", "GET", ADMIN, get(api::audit)),
+        r("/api/disputes", "GET", DEALER, get(disputes::history)),
+        r(
+            "/api/disputes",
+            "POST",
+            DEALER,
+            post(
+                |State(app): State<AppState>, who: Principal, body: String| {
+                    // A supervisor who raises one does so on their own account.
+                    let origin = if who.has(Role::Supervisor) {
+                        Origin::Supervisor
+                    } else {
+                        Origin::Dealer
+                    };
+                    disputes::raise(app, who.actor, origin, body)
+                },
+            ),
+        ),
+        r(
+            "/api/disputes/player",
+            "POST",
+            PUBLIC,
+            post(disputes::raise_by_player),
+        ),
+        r(
+            "/api/disputes/current",
+            "GET",
+            DEALER,
+            get(disputes::current),
+        ),
+        r(
+            "/api/disputes/{id}/propose",
+            "POST",
+            SUPERVISOR,
+            post(
+                |State(app): State<AppState>, who: Principal, Path(id): Path<u64>, body: String| {
+                    disputes::propose(app, who.actor, id, body)
+                },
+            ),
+        ),
+        r(
+            "/api/disputes/{id}/confirm",
+            "POST",
+            SUPERVISOR,
+            post(
+                |State(app): State<AppState>, who: Principal, Path(id): Path<u64>| {
+                    disputes::confirm(app, who.actor, id)
+                },
+            ),
+        ),
+        r(
+            "/api/disputes/{id}/withdraw",
+            "POST",
+            SUPERVISOR,
+            post(|State(app): State<AppState>, Path(id): Path<u64>| disputes::withdraw(app, id)),
+        ),
+    ]
+}
+
+/// Every route's path, method and access (the role × endpoint test compares its own table
+/// against this, so a route added here without a line there fails it).
+pub fn route_specs() -> Vec<RouteSpec> {
+    routes().into_iter().map(|(spec, _)| spec).collect()
 }
 
 /// The router.
 pub fn router(state: AppState) -> Router {
-    Router::new()
-        .route("/", get(|| asset("index.html")))
-        .route("/public", get(|| asset("public.html")))
-        .route(
-            "/ui/{file}",
-            get(|axum::extract::Path(f): axum::extract::Path<String>| asset_owned(f)),
-        )
-        .route("/status", get(page))
-        .route("/ws/dealer", get(streams::dealer))
-        .route("/ws/public", get(streams::public_ws))
-        .route("/sse/public", get(streams::public_sse))
-        .route("/api/openapi.json", get(openapi))
-        .route("/api/view", get(api::view))
-        .route("/api/public", get(api::public))
-        .route("/api/betting/open", post(api::open_betting))
-        .route("/api/betting/close", post(api::close_betting))
-        .route("/api/bets", post(api::place_bet))
-        .route("/api/decision", post(api::decision))
-        .route("/api/shuffle", post(api::shuffle))
-        .route("/api/sim/deal", post(api::sim_deal))
-        .route("/api/alarm", get(api::alarm))
-        .route("/api/results", get(api::results))
-        .route("/api/rounds/{round}", get(api::round))
-        .route(
-            "/api/disputes",
-            get(disputes::history).post(|State(app): State<AppState>, body: String| {
-                disputes::raise(app, "api".into(), Origin::Dealer, body)
-            }),
-        )
-        .route("/api/disputes/current", get(disputes::current))
-        .route(
-            "/api/disputes/{id}/propose",
-            post(
-                |State(app): State<AppState>, Path(id): Path<u64>, body: String| {
-                    disputes::propose(app, "api".into(), id, body)
-                },
-            ),
-        )
-        .route(
-            "/api/disputes/{id}/confirm",
-            post(|State(app): State<AppState>, Path(id): Path<u64>| {
-                disputes::confirm(app, "api".into(), id)
-            }),
-        )
-        .route(
-            "/api/disputes/{id}/withdraw",
-            post(|State(app): State<AppState>, Path(id): Path<u64>| disputes::withdraw(app, id)),
-        )
-        .route("/api/{*rest}", get(api::no_route).post(api::no_route))
-        .route("/api/status", get(status))
-        .route("/api/stream", get(stream))
-        .route("/api/input", post(input))
-        .route("/api/alarm/clear", post(clear))
-        .route("/api/rounds", get(rounds))
-        .with_state(state)
+    let mut router = Router::new();
+    for (spec, handler) in routes() {
+        let access = spec.access;
+        let handler = match access {
+            Access::Public => handler,
+            Access::Role(_) => handler.route_layer(axum::middleware::from_fn_with_state(
+                state.clone(),
+                move |s, req, next| auth::require(access, s, req, next),
+            )),
+        };
+        router = router.route(spec.path, handler);
+    }
+    router.with_state(state)
 }
 
 async fn page() -> Html<&'static str> {
@@ -279,7 +389,7 @@ struct ClearBody {
     reason: String,
 }
 
-async fn clear(State(app): State<AppState>, body: String) -> Response {
+async fn clear(State(app): State<AppState>, who: Principal, body: String) -> Response {
     let body: ClearBody = match serde_json::from_str(&body) {
         Ok(b) => b,
         Err(e) => {
@@ -295,7 +405,7 @@ async fn clear(State(app): State<AppState>, body: String) -> Response {
             json!({"error": "a reason is required"}),
         );
     }
-    match app.table.clear_alarm(body.reason).await {
+    match app.table.clear_alarm(body.reason, who.actor.clone()).await {
         Ok(seq) => Json(json!({ "seq": seq })).into_response(),
         Err(e @ ClearError::NotLocked) => {
             error(StatusCode::CONFLICT, json!({"error": e.to_string()}))

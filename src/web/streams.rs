@@ -20,14 +20,33 @@ pub struct ResumeQuery {
     after: Option<String>,
 }
 
-/// `GET /ws/dealer`: the dealer view now, then after every change (latest wins).
-pub async fn dealer(State(app): State<AppState>, ws: WebSocketUpgrade) -> Response {
-    ws.on_upgrade(move |socket| dealer_socket(app, socket))
+/// `GET /ws/dealer`: the dealer view now, then after every change (latest wins). Needs a
+/// dealer session; the socket closes (code 4401) when the session ends (logout, expiry,
+/// idle timeout, account disabled), so the panel shows its login again.
+pub async fn dealer(
+    State(app): State<AppState>,
+    who: crate::auth::Principal,
+    ws: WebSocketUpgrade,
+) -> Response {
+    ws.on_upgrade(move |socket| dealer_socket(app, who, socket))
 }
 
-async fn dealer_socket(app: AppState, mut socket: WebSocket) {
+/// How often an open dealer socket re-checks its session.
+const SESSION_RECHECK: std::time::Duration = std::time::Duration::from_secs(15);
+
+async fn session_alive(app: &AppState, who: &crate::auth::Principal) -> bool {
+    match (&app.auth, &who.session) {
+        // A database error is not a logout: keep the socket, check again later.
+        (Some(auth), Some(hash)) => auth.session_alive(hash).await.unwrap_or(true),
+        _ => true,
+    }
+}
+
+async fn dealer_socket(app: AppState, who: crate::auth::Principal, mut socket: WebSocket) {
     let mut watch = app.table.watch();
     let simulated = app.sim.is_some();
+    let mut recheck = tokio::time::interval(SESSION_RECHECK);
+    recheck.tick().await;
     loop {
         let snapshot = Arc::clone(&watch.borrow_and_update());
         let view = dealer_view(&snapshot, &app.limits, simulated);
@@ -37,13 +56,32 @@ async fn dealer_socket(app: AppState, mut socket: WebSocket) {
         if socket.send(Message::Text(text.into())).await.is_err() {
             return;
         }
-        tokio::select! {
-            changed = watch.changed() => if changed.is_err() { return },
-            incoming = socket.recv() => match incoming {
-                // The panel sends nothing but pings; a close or an error ends it.
-                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return,
-                Some(Ok(_)) => {}
-            },
+        // Wait for a change; meanwhile answer pings and re-check the session.
+        loop {
+            tokio::select! {
+                changed = watch.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    break;
+                }
+                _ = recheck.tick() => {
+                    if !session_alive(&app, &who).await {
+                        let _ = socket
+                            .send(Message::Close(Some(axum::extract::ws::CloseFrame {
+                                code: 4401,
+                                reason: "session ended".into(),
+                            })))
+                            .await;
+                        return;
+                    }
+                }
+                incoming = socket.recv() => match incoming {
+                    // The panel sends nothing but pings; a close or an error ends it.
+                    Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return,
+                    Some(Ok(_)) => {}
+                },
+            }
         }
     }
 }

@@ -17,6 +17,9 @@ pub struct Proc {
     pub announce: String,
     /// `host:port` it serves on.
     pub addr: String,
+    /// Sent with every `get`/`post`: the local token (see [`spawn`]) or a session cookie
+    /// (see [`Proc::login`]).
+    pub headers: Vec<(String, String)>,
 }
 
 /// Spawns `croupier run --config cfg` (stderr appended to `log`) without waiting.
@@ -60,12 +63,21 @@ pub async fn announced(mut child: Child) -> Proc {
         child,
         announce: line,
         addr,
+        headers: Vec::new(),
     }
 }
 
-/// Spawns and waits for the announce line.
+/// Spawns and waits for the announce line; authenticates with the service's local token
+/// (`<db>.token`, written before the announce), as `croupier alarm clear` does on the
+/// table's machine — it works even when the database is too damaged to log anyone in.
 pub async fn spawn(cfg: &Path, log: &Path) -> Proc {
-    announced(spawn_raw(cfg, log)).await
+    let mut p = announced(spawn_raw(cfg, log)).await;
+    let db = croupier::table::TableConfig::load(cfg)
+        .expect("config")
+        .store
+        .path;
+    p.use_local_token(&db);
+    p
 }
 
 impl Drop for Proc {
@@ -77,27 +89,61 @@ impl Drop for Proc {
 }
 
 impl Proc {
+    /// Authenticates later requests with the local token of the database `db`.
+    pub fn use_local_token(&mut self, db: &Path) {
+        let token = croupier::auth::local_token::read(db).expect("the service's local token");
+        self.headers = vec![
+            ("Authorization".into(), format!("Bearer {token}")),
+            ("X-Croupier-Actor".into(), "test".into()),
+        ];
+    }
+
+    /// Logs in over HTTP; later requests carry the session cookie.
+    pub async fn login(&mut self, badge: &str, secret: &str) {
+        let body = serde_json::json!({"badge": badge, "secret": secret}).to_string();
+        let reply = client::request_with(
+            &self.addr,
+            "POST",
+            "/api/login",
+            Some(&body),
+            &[],
+            Duration::from_secs(30),
+        )
+        .await
+        .expect("login");
+        assert_eq!(reply.status, 200, "login {badge}: {}", reply.body);
+        self.headers = vec![("Cookie".into(), reply.session_cookie().expect("cookie"))];
+    }
+
+    async fn send(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+        let headers: Vec<(&str, &str)> = self
+            .headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let reply = client::request_with(
+            &self.addr,
+            method,
+            path,
+            body,
+            &headers,
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        (reply.status, reply.body)
+    }
+
     /// GET a JSON document.
     pub async fn get(&self, path: &str) -> Value {
-        let (status, body) =
-            client::request(&self.addr, "GET", path, None, Duration::from_secs(30))
-                .await
-                .unwrap_or_else(|e| panic!("GET {path}: {e}"));
+        let (status, body) = self.send("GET", path, None).await;
         assert_eq!(status, 200, "GET {path}: {body}");
         serde_json::from_str(&body).expect("JSON")
     }
 
     /// POST a JSON body; returns status and body.
     pub async fn post(&self, path: &str, body: &str) -> (u16, String) {
-        client::request(
-            &self.addr,
-            "POST",
-            path,
-            Some(body),
-            Duration::from_secs(30),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("POST {path}: {e}"))
+        self.send("POST", path, Some(body)).await
     }
 
     /// SIGKILL, and reap.

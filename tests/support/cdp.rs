@@ -263,6 +263,7 @@ impl Page {
         let rect = self
             .eval(&format!(
                 "(() => {{ const e = document.querySelector({s}); if (!e) return null; \
+                 e.scrollIntoView({{block: 'center', inline: 'center'}}); \
                  const r = e.getBoundingClientRect(); \
                  return {{x: r.x + r.width / 2, y: r.y + r.height / 2, disabled: !!e.disabled}}; }})()"
             ))

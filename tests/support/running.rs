@@ -64,3 +64,54 @@ impl Running {
             .expect("clean stop");
     }
 }
+
+/// The test accounts [`add_users`] creates: (badge, role, secret).
+pub const USERS: [(&str, croupier::auth::Role, &str); 3] = [
+    ("d1", croupier::auth::Role::Dealer, "1111"),
+    ("s1", croupier::auth::Role::Supervisor, "2222"),
+    ("a1", croupier::auth::Role::Admin, "admin-password"),
+];
+
+/// Creates [`USERS`] in the database at `db` through the library (as `croupier user add`
+/// does), before or while the service runs.
+pub async fn add_users(db: &std::path::Path) {
+    let pool = croupier::auth::open_pool(db).await.expect("accounts pool");
+    for (badge, role, secret) in USERS {
+        croupier::auth::accounts::add(&pool, "test", badge, badge, role, secret)
+            .await
+            .expect("add user");
+    }
+    pool.close().await;
+}
+
+/// The secret of the test user with `role`.
+pub fn user(role: croupier::auth::Role) -> (&'static str, &'static str) {
+    let (badge, _, secret) = USERS
+        .iter()
+        .find(|(_, r, _)| *r == role)
+        .expect("a test user per role");
+    (badge, secret)
+}
+
+/// Logs in over HTTP; returns the `Cookie` header value.
+pub async fn login(addr: SocketAddr, badge: &str, secret: &str) -> String {
+    let body = serde_json::json!({"badge": badge, "secret": secret}).to_string();
+    let reply = croupier::web::client::request_with(
+        &addr.to_string(),
+        "POST",
+        "/api/login",
+        Some(&body),
+        &[],
+        Duration::from_secs(20),
+    )
+    .await
+    .expect("login request");
+    assert_eq!(reply.status, 200, "login {badge}: {}", reply.body);
+    reply.session_cookie().expect("a session cookie")
+}
+
+/// Logs in as the test user with `role`.
+pub async fn login_as(addr: SocketAddr, role: croupier::auth::Role) -> String {
+    let (badge, secret) = user(role);
+    login(addr, badge, secret).await
+}

@@ -1,0 +1,337 @@
+//! Logins and cookie sessions.
+//!
+//! A login checks the badge's secret (argon2id, off the async threads). Lockout is per
+//! account: after `max_failed_attempts` consecutive failures the account is locked for
+//! `lockout_seconds`, and while locked even the right secret is refused. Every attempt —
+//! unknown badges, disabled accounts and locked accounts included — writes an audit row
+//! (never the secret). A session is 256 random bits from the OS; the cookie carries them
+//! hex-encoded and the database only their sha256.
+
+use super::accounts::{self, end_sessions};
+use super::{now_ms, random, secret, Auth, AuthError, Principal, Role};
+use crate::store::audit::{self, actions, AuditEntry};
+use sha2::{Digest, Sha256};
+use sqlx::{Connection, Row};
+
+/// The session cookie's name.
+pub const COOKIE: &str = "croupier_session";
+
+/// Why a login failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LoginError {
+    /// Unknown badge, wrong secret or disabled account (one answer for all three).
+    #[error("badge or secret not accepted")]
+    Invalid,
+    /// Too many failed attempts: locked until then (RFC 3339).
+    #[error("too many failed attempts: the account is locked until {until}")]
+    Locked {
+        /// When it unlocks.
+        until: String,
+    },
+    /// Accounts are unavailable.
+    #[error(transparent)]
+    Auth(#[from] AuthError),
+}
+
+impl From<sqlx::Error> for LoginError {
+    fn from(e: sqlx::Error) -> LoginError {
+        LoginError::Auth(e.into())
+    }
+}
+
+impl From<crate::store::audit::AuditError> for LoginError {
+    fn from(e: crate::store::audit::AuditError) -> LoginError {
+        LoginError::Auth(e.into())
+    }
+}
+
+/// A new session.
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// The cookie value (hex, 64 characters). Shown once: only its hash is stored.
+    pub token: String,
+    /// Who.
+    pub principal: Principal,
+    /// When it ends at the latest (Unix ms).
+    pub expires_ms: i64,
+}
+
+/// sha256 of a token.
+pub fn token_hash(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+fn principal(badge: String, name: String, role: Role, session: [u8; 32]) -> Principal {
+    Principal {
+        actor: format!("user:{badge}"),
+        badge,
+        name,
+        role,
+        via: "session",
+        session: Some(session),
+    }
+}
+
+impl Auth {
+    /// Logs in `badge` with `secret`; `peer` (the client's address) goes into the audit row.
+    pub async fn login(
+        &self,
+        badge: &str,
+        secret_text: &str,
+        peer: &str,
+    ) -> Result<Session, LoginError> {
+        let cfg = self.config().clone();
+        let detail = |why: &str| serde_json::json!({"peer": peer, "why": why});
+        let mut conn = self.pool().acquire().await?;
+        let found = accounts::find(&mut conn, badge).await?;
+        drop(conn);
+        // A locked account is refused before its secret is even checked.
+        if let Some(s) = &found {
+            if s.user.locked_at(now_ms()) {
+                let until = audit::rfc3339(s.user.locked_until_ms.unwrap_or(0));
+                audit::append_now(
+                    self.pool(),
+                    &AuditEntry::new(format!("user:{badge}"), actions::LOGIN_LOCKED)
+                        .subject(badge)
+                        .detail(detail("account locked")),
+                )
+                .await?;
+                tracing::warn!(badge, peer, "login refused: account locked");
+                return Err(LoginError::Locked { until });
+            }
+        }
+        let phc = found
+            .as_ref()
+            .map_or_else(|| secret::decoy().to_string(), |s| s.secret_hash.clone());
+        let permit = self
+            .hashing
+            .acquire()
+            .await
+            .map_err(|e| AuthError::Hash(e.to_string()))?;
+        let given = secret_text.to_string();
+        let matches = tokio::task::spawn_blocking(move || secret::verify(&given, &phc))
+            .await
+            .map_err(|e| AuthError::Hash(e.to_string()))?;
+        drop(permit);
+
+        let Some(stored) = found else {
+            audit::append_now(
+                self.pool(),
+                &AuditEntry::new("anonymous", actions::LOGIN_FAILED)
+                    .subject(badge)
+                    .detail(detail("unknown badge")),
+            )
+            .await?;
+            tracing::warn!(badge, peer, "login failed: unknown badge");
+            return Err(LoginError::Invalid);
+        };
+        let actor = format!("user:{badge}");
+        let now = now_ms();
+        let mut conn = self.pool().acquire().await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+        // Re-read inside the write lock: concurrent attempts each count.
+        let row = sqlx::query("SELECT failed_attempts, locked_until_ms FROM users WHERE id = ?")
+            .bind(stored.id)
+            .fetch_one(&mut *tx)
+            .await?;
+        let mut failed: i64 = row.try_get("failed_attempts")?;
+        let locked_until: Option<i64> = row.try_get("locked_until_ms")?;
+        if locked_until.is_some_and(|t| t > now) {
+            audit::append(
+                &mut tx,
+                &AuditEntry::new(&actor, actions::LOGIN_LOCKED)
+                    .subject(badge)
+                    .detail(detail("account locked")),
+            )
+            .await?;
+            tx.commit().await?;
+            return Err(LoginError::Locked {
+                until: audit::rfc3339(locked_until.unwrap_or(0)),
+            });
+        }
+        if locked_until.is_some() {
+            // The lockout has run out: a fresh count.
+            failed = 0;
+        }
+        if !matches || stored.user.disabled {
+            let why = if stored.user.disabled {
+                "account disabled"
+            } else {
+                "wrong secret"
+            };
+            failed += 1;
+            let lock = !stored.user.disabled && failed >= i64::from(cfg.max_failed_attempts);
+            let until = lock.then(|| {
+                now.saturating_add(i64::try_from(cfg.lockout_seconds * 1000).unwrap_or(i64::MAX))
+            });
+            sqlx::query("UPDATE users SET failed_attempts = ?, locked_until_ms = ? WHERE id = ?")
+                .bind(failed)
+                .bind(until)
+                .bind(stored.id)
+                .execute(&mut *tx)
+                .await?;
+            let entry = if let Some(until) = until {
+                AuditEntry::new(&actor, actions::LOGIN_LOCKED)
+                    .subject(badge)
+                    .values(
+                        Some("unlocked".into()),
+                        Some(format!("locked until {}", audit::rfc3339(until))),
+                    )
+                    .detail(
+                        serde_json::json!({"peer": peer, "why": why, "failed_attempts": failed}),
+                    )
+            } else {
+                AuditEntry::new(&actor, actions::LOGIN_FAILED)
+                    .subject(badge)
+                    .detail(
+                        serde_json::json!({"peer": peer, "why": why, "failed_attempts": failed}),
+                    )
+            };
+            audit::append(&mut tx, &entry).await?;
+            tx.commit().await?;
+            tracing::warn!(
+                badge,
+                peer,
+                failed,
+                locked = until.is_some(),
+                "login failed: {why}"
+            );
+            return Err(match until {
+                Some(until) => LoginError::Locked {
+                    until: audit::rfc3339(until),
+                },
+                None => LoginError::Invalid,
+            });
+        }
+        let token = hex::encode(random::<32>()?);
+        let hash = token_hash(&token);
+        let expires = now.saturating_add(
+            i64::try_from(cfg.session_hours.saturating_mul(3_600_000)).unwrap_or(i64::MAX),
+        );
+        sqlx::query("UPDATE users SET failed_attempts = 0, locked_until_ms = NULL WHERE id = ?")
+            .bind(stored.id)
+            .execute(&mut *tx)
+            .await?;
+        // Housekeeping: sessions past their end go when someone logs in.
+        sqlx::query("DELETE FROM sessions WHERE expires_ms <= ? OR last_seen_ms <= ?")
+            .bind(now)
+            .bind(now.saturating_sub(self.idle_ms()))
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "INSERT INTO sessions (token_hash, user_id, created_ms, last_seen_ms, expires_ms) \
+             VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(&hash[..])
+        .bind(stored.id)
+        .bind(now)
+        .bind(now)
+        .bind(expires)
+        .execute(&mut *tx)
+        .await?;
+        audit::append(
+            &mut tx,
+            &AuditEntry::new(&actor, actions::LOGIN)
+                .subject(badge)
+                .detail(serde_json::json!({"peer": peer, "role": stored.user.role})),
+        )
+        .await?;
+        tx.commit().await?;
+        tracing::info!(badge, role = %stored.user.role, peer, "login");
+        Ok(Session {
+            token,
+            principal: principal(stored.user.badge, stored.user.name, stored.user.role, hash),
+            expires_ms: expires,
+        })
+    }
+
+    fn idle_ms(&self) -> i64 {
+        i64::try_from(self.config().idle_minutes.saturating_mul(60_000)).unwrap_or(i64::MAX)
+    }
+
+    /// The principal of a live session token (`None`: unknown, expired, idle too long, or
+    /// its user disabled). Refreshes the idle timer at most once a minute, so requests do
+    /// not each cost a write.
+    pub async fn session(&self, token: &str) -> Result<Option<Principal>, AuthError> {
+        if token.len() != 64 {
+            return Ok(None);
+        }
+        self.session_by_hash(&token_hash(token), true).await
+    }
+
+    /// Whether the session with this hash is still live (an open WebSocket re-checks it;
+    /// watching does not count as activity).
+    pub async fn session_alive(&self, hash: &[u8; 32]) -> Result<bool, AuthError> {
+        Ok(self.session_by_hash(hash, false).await?.is_some())
+    }
+
+    async fn session_by_hash(
+        &self,
+        hash: &[u8; 32],
+        touch: bool,
+    ) -> Result<Option<Principal>, AuthError> {
+        let now = now_ms();
+        let row = sqlx::query(
+            "SELECT s.last_seen_ms, u.badge, u.name, u.role FROM sessions s \
+             JOIN users u ON u.id = s.user_id \
+             WHERE s.token_hash = ? AND s.expires_ms > ? AND s.last_seen_ms > ? \
+             AND u.disabled = 0",
+        )
+        .bind(&hash[..])
+        .bind(now)
+        .bind(now.saturating_sub(self.idle_ms()))
+        .fetch_optional(self.pool())
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        let last_seen: i64 = row.try_get("last_seen_ms")?;
+        if touch && now - last_seen > 60_000 {
+            sqlx::query("UPDATE sessions SET last_seen_ms = ? WHERE token_hash = ?")
+                .bind(now)
+                .bind(&hash[..])
+                .execute(self.pool())
+                .await?;
+        }
+        let role: String = row.try_get("role")?;
+        Ok(Some(principal(
+            row.try_get("badge")?,
+            row.try_get("name")?,
+            role.parse()?,
+            *hash,
+        )))
+    }
+
+    /// Ends the session of `who` (a no-op for the local token) and records the logout.
+    pub async fn logout(&self, who: &Principal, peer: &str) -> Result<(), AuthError> {
+        let Some(hash) = who.session else {
+            return Ok(());
+        };
+        let mut conn = self.pool().acquire().await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+        let n = sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
+            .bind(&hash[..])
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if n > 0 {
+            audit::append(
+                &mut tx,
+                &AuditEntry::new(&who.actor, actions::LOGOUT)
+                    .subject(&who.badge)
+                    .detail(serde_json::json!({"peer": peer})),
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        tracing::info!(badge = %who.badge, peer, "logout");
+        Ok(())
+    }
+
+    /// Ends every session of the user `badge` (tests, tools).
+    pub async fn end_sessions_of(&self, badge: &str) -> Result<u64, AuthError> {
+        let mut conn = self.pool().acquire().await?;
+        let Some(u) = accounts::find(&mut conn, badge).await? else {
+            return Err(AuthError::NoSuchUser(badge.to_string()));
+        };
+        end_sessions(&mut conn, u.id).await
+    }
+}

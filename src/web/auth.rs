@@ -1,0 +1,259 @@
+//! Authentication and authorisation on the HTTP side.
+//!
+//! Every route is declared once, with its [`Access`], in `web::routes` (the router and the
+//! role × endpoint test are built from that list). A route that needs a role runs
+//! [`require`] first:
+//!
+//! - no valid credentials → 401 `unauthenticated`; a role below the route's → 403
+//!   `forbidden` (both in the API's `{"error": {"code", "message"}}` form);
+//! - credentials are the `croupier_session` cookie (people: the panel, seat terminals) or
+//!   `Authorization: Bearer <local token>` (commands on the table's machine, see
+//!   `auth::local_token`);
+//! - CSRF: the cookie is `SameSite=Strict`, and a state-changing request (anything but
+//!   GET/HEAD) authenticated by cookie must say `Content-Type: application/json`, which a
+//!   cross-site form cannot send without a CORS preflight (which this server never grants).
+//!
+//! Handlers get the caller with the [`Principal`] extractor (401 when absent).
+
+use super::api::ApiError;
+use super::AppState;
+use crate::auth::sessions::{LoginError, COOKIE};
+use crate::auth::{Principal, Role};
+use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::http::header::{AUTHORIZATION, CONTENT_TYPE, COOKIE as COOKIE_HEADER, SET_COOKIE};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::json;
+use std::net::SocketAddr;
+
+/// Who may call a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Anyone, without credentials.
+    Public,
+    /// A principal with at least this role.
+    Role(Role),
+}
+
+/// The client's address, for the audit log (set by the server's connect info).
+#[derive(Debug, Clone, Copy)]
+pub struct Peer(pub SocketAddr);
+
+impl
+    axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, tokio::net::TcpListener>>
+    for Peer
+{
+    fn connect_info(stream: axum::serve::IncomingStream<'_, tokio::net::TcpListener>) -> Peer {
+        Peer(*stream.remote_addr())
+    }
+}
+
+impl
+    axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, super::tls::TlsListener>>
+    for Peer
+{
+    fn connect_info(stream: axum::serve::IncomingStream<'_, super::tls::TlsListener>) -> Peer {
+        Peer(*stream.remote_addr())
+    }
+}
+
+/// The peer address as text (`-` when unknown, e.g. a router driven without a server).
+pub fn peer_of(extensions: &axum::http::Extensions) -> String {
+    extensions
+        .get::<ConnectInfo<Peer>>()
+        .map_or_else(|| "-".to_string(), |c| c.0 .0.to_string())
+}
+
+fn cookie_value<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(COOKIE_HEADER)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim())
+}
+
+/// The caller, from a bearer local token or a session cookie; `None` without valid
+/// credentials.
+pub async fn authenticate(
+    app: &AppState,
+    headers: &HeaderMap,
+) -> Result<Option<Principal>, ApiError> {
+    if let Some(bearer) = headers
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    {
+        return Ok(app
+            .local_token
+            .as_ref()
+            .filter(|t| t.matches(bearer))
+            .map(|_| {
+                let who = headers
+                    .get("x-croupier-actor")
+                    .and_then(|v| v.to_str().ok())
+                    .filter(|v| !v.is_empty() && v.len() <= 64)
+                    .unwrap_or("token");
+                Principal {
+                    badge: "local".into(),
+                    name: who.to_string(),
+                    role: Role::Admin,
+                    via: "local_token",
+                    actor: format!("local:{who}"),
+                    session: None,
+                }
+            }));
+    }
+    let Some(token) = cookie_value(headers, COOKIE) else {
+        return Ok(None);
+    };
+    let Some(auth) = &app.auth else {
+        return Err(ApiError::Unavailable(
+            "accounts are unavailable (the database could not be opened)".into(),
+        ));
+    };
+    match Some(token) {
+        Some(token) => auth
+            .session(token)
+            .await
+            .map_err(|e| ApiError::Unavailable(e.to_string())),
+        None => Ok(None),
+    }
+}
+
+/// The middleware of a route with `access`: authenticates, checks the role and the CSRF
+/// rule, and puts the [`Principal`] into the request's extensions.
+pub async fn require(
+    access: Access,
+    State(app): State<AppState>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    let Access::Role(min) = access else {
+        return next.run(req).await;
+    };
+    let who = match authenticate(&app, req.headers()).await {
+        Ok(Some(who)) => who,
+        Ok(None) => return ApiError::Unauthenticated.into_response(),
+        Err(e) => return e.into_response(),
+    };
+    if !who.has(min) {
+        tracing::warn!(badge = %who.badge, role = %who.role, path = %req.uri().path(), "forbidden: needs {min}");
+        return ApiError::Forbidden(format!("this needs the {min} role; you are {}", who.role))
+            .into_response();
+    }
+    if who.session.is_some()
+        && !matches!(*req.method(), Method::GET | Method::HEAD)
+        && !is_json(req.headers())
+    {
+        return ApiError::JsonRequired.into_response();
+    }
+    req.extensions_mut().insert(who);
+    next.run(req).await
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("application/json")
+        })
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Principal {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Principal, ApiError> {
+        parts
+            .extensions
+            .get::<Principal>()
+            .cloned()
+            .ok_or(ApiError::Unauthenticated)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LoginBody {
+    badge: String,
+    secret: String,
+}
+
+fn cookie(app: &AppState, value: &str, max_age: i64) -> HeaderValue {
+    let secure = app.auth.as_ref().is_some_and(|a| a.secure_cookie());
+    let text = format!(
+        "{COOKIE}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{}",
+        if secure { "; Secure" } else { "" }
+    );
+    HeaderValue::from_str(&text)
+        .unwrap_or_else(|_| HeaderValue::from_static("croupier_session=; Max-Age=0"))
+}
+
+/// `POST /api/login` `{"badge": "...", "secret": "..."}`: sets the session cookie and
+/// answers who logged in.
+pub async fn login(State(app): State<AppState>, req: Request) -> Result<Response, ApiError> {
+    let peer = peer_of(req.extensions());
+    if !is_json(req.headers()) {
+        return Err(ApiError::JsonRequired);
+    }
+    let bytes = axum::body::to_bytes(req.into_body(), 4096)
+        .await
+        .map_err(|e| ApiError::Malformed(format!("body: {e}")))?;
+    let body: LoginBody = serde_json::from_slice(&bytes).map_err(|e| {
+        ApiError::Malformed(format!(
+            r#"expected {{"badge": "...", "secret": "..."}}: {e}"#
+        ))
+    })?;
+    let auth = app.auth.as_ref().ok_or_else(|| {
+        ApiError::Unavailable("accounts are unavailable (the database could not be opened)".into())
+    })?;
+    let session = auth
+        .login(body.badge.trim(), &body.secret, &peer)
+        .await
+        .map_err(|e| match e {
+            LoginError::Invalid => ApiError::InvalidCredentials,
+            LoginError::Locked { until } => ApiError::AccountLocked(until),
+            LoginError::Auth(e) => ApiError::Unavailable(e.to_string()),
+        })?;
+    let max_age = (session.expires_ms - crate::auth::sessions_now_ms()) / 1000;
+    let mut resp = Json(json!({
+        "badge": session.principal.badge,
+        "name": session.principal.name,
+        "role": session.principal.role,
+        "expires_at": crate::store::audit::rfc3339(session.expires_ms),
+    }))
+    .into_response();
+    resp.headers_mut()
+        .insert(SET_COOKIE, cookie(&app, &session.token, max_age.max(0)));
+    Ok(resp)
+}
+
+/// `POST /api/logout`: ends the session (if any) and clears the cookie. Always 200.
+pub async fn logout(State(app): State<AppState>, req: Request) -> Result<Response, ApiError> {
+    let peer = peer_of(req.extensions());
+    if let Ok(Some(who)) = authenticate(&app, req.headers()).await {
+        if let Some(auth) = &app.auth {
+            auth.logout(&who, &peer)
+                .await
+                .map_err(|e| ApiError::Unavailable(e.to_string()))?;
+        }
+    }
+    let mut resp = Json(json!({"logged_out": true})).into_response();
+    resp.headers_mut().insert(SET_COOKIE, cookie(&app, "", 0));
+    Ok(resp)
+}
+
+/// `GET /api/me`: who the session belongs to.
+pub async fn me(who: Principal) -> Response {
+    Json(json!({"badge": who.badge, "name": who.name, "role": who.role, "via": who.via}))
+        .into_response()
+}
