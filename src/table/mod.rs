@@ -7,10 +7,12 @@
 //!   (broadcast), and [`Subscription`], which turns a lag into a resync snapshot.
 //! - `config`: `table.toml`.
 //! - `demo`: the built-in demo players and dealer.
+//! - `heartbeat`: the table loop's liveness stamp, for `/healthz`.
 //! - `service`: `croupier run`, wiring all of it.
 
 pub mod config;
 pub mod demo;
+pub mod heartbeat;
 pub mod service;
 mod state;
 mod task;
@@ -18,7 +20,7 @@ mod task;
 pub use config::{ConfigError, TableConfig};
 pub use state::{
     Alarm, BettingView, Delta, HandView, RoundView, ShoeView, Snapshot, Subscription, TableState,
-    Update,
+    Update, LINK_CONNECTED,
 };
 pub use task::{
     BetError, ClearError, Command, Recovered, SubmitError, Table, TableHandle, DELTA_BUFFER,

@@ -20,14 +20,17 @@
 //! | `POST /api/input` | an engine input as JSON (`{"bets": [...]}`, `{"decision": {...}}`, `"shuffle"`, `{"card": "TD"}`); 200 `{"seq": N}` once durable, 409 rejected, 423 locked, 503 out of service |
 //! | `POST /api/alarm/clear` | `{"reason": "..."}`: clears the alarm; 409 when not locked |
 //! | `GET /api/rounds?last=N` | the last N rounds from the store, with every log row and the settlement |
+//! | `GET /healthz`, `GET /readyz`, `GET /metrics` | liveness, readiness, Prometheus metrics (see `ops`; public) |
 
 pub mod api;
 pub mod client;
 pub mod feed;
+pub mod ops;
 pub mod streams;
 pub mod view;
 
 use crate::engine::{Input, Variant};
+use crate::metrics::Stream;
 use crate::store::{Reader, Source};
 use crate::table::{ClearError, SubmitError, TableHandle, Update};
 use axum::extract::{Query, State};
@@ -110,6 +113,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/input", post(input))
         .route("/api/alarm/clear", post(clear))
         .route("/api/rounds", get(rounds))
+        .merge(ops::routes())
         .with_state(state)
 }
 
@@ -194,7 +198,8 @@ async fn status(State(app): State<AppState>, Query(q): Query<StatusQuery>) -> Re
 
 async fn stream(State(app): State<AppState>) -> impl IntoResponse {
     let sub = app.table.subscribe();
-    let events = futures::stream::unfold(sub, |mut sub| async move {
+    let counted = app.table.metrics().subscriber(Stream::ApiStream);
+    let events = futures::stream::unfold((sub, counted), |(mut sub, counted)| async move {
         let update = sub.next().await?;
         let event = match update {
             Update::Resync(s) => SseEvent::default()
@@ -207,7 +212,7 @@ async fn stream(State(app): State<AppState>) -> impl IntoResponse {
                 .json_data(&*d)
                 .unwrap_or_default(),
         };
-        Some((Ok::<_, Infallible>(event), sub))
+        Some((Ok::<_, Infallible>(event), (sub, counted)))
     });
     Sse::new(events).keep_alive(KeepAlive::default())
 }

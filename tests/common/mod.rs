@@ -261,3 +261,21 @@ pub fn assert_replay_cli_agrees(
     }
     true
 }
+
+/// Sends one seat's bet to `POST /api/input` in the background (a write the table must
+/// make); the task ends with the answer, once the row is durable.
+pub fn spawn_a_bet(
+    addr: String,
+) -> tokio::task::JoinHandle<Result<(u16, String), croupier::web::client::ClientError>> {
+    tokio::spawn(async move {
+        let body = r#"{"bets": [{"seat": 1, "main": 100, "side": []}]}"#;
+        croupier::web::client::request(
+            &addr,
+            "POST",
+            "/api/input",
+            Some(body),
+            std::time::Duration::from_secs(20),
+        )
+        .await
+    })
+}
