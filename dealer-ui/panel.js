@@ -5,6 +5,28 @@ const { el, renderDealer, renderSeats, renderShoe, liveSocket } = window.Table;
 let view = null;
 let conn = "connecting";
 let toast = null;
+// The system clock's sync state from /readyz (null until known). The Pi has no RTC: the
+// table orders by sequence, but the dealer should know when the timestamps are off.
+let clock = null;
+const CLOCK_POLL_MS = 30000;
+
+async function pollClock() {
+  try {
+    const res = await fetch("/readyz", { cache: "no-store" });
+    const next = (await res.json()).clock || null;
+    const changed = JSON.stringify(next) !== JSON.stringify(clock);
+    clock = next;
+    window.clockStatus = clock;
+    if (changed) render();
+  } catch (e) { /* keep the last known state; the socket shows the connection */ }
+}
+window.pollClock = pollClock;
+
+function clockBadge() {
+  if (!clock || clock.synchronised) return null;
+  return el("span", { id: "clock", class: "clock unsync",
+    title: "timestamps may be off; play is ordered by sequence and is not affected" }, "clock not synchronised");
+}
 
 async function post(path, body) {
   try {
@@ -94,6 +116,7 @@ function render() {
     el("header", {},
       el("span", { class: "name" }, t.name + " · " + t.variant + " · round " + t.round.number),
       renderShoe(t),
+      clockBadge(),
       el("span", { id: "conn", class: "conn " + conn }, conn === "live" ? "live" : conn + "…")),
     el("main", {},
       el("section", { class: "play" },
@@ -108,6 +131,8 @@ function render() {
 
 function start() {
   render();
+  pollClock();
+  setInterval(pollClock, CLOCK_POLL_MS);
   window.panelSocket = liveSocket("/ws/dealer", (m) => { view = m; window.lastSeq = m.seq; render(); }, (s) => { conn = s; render(); });
 }
 start();
