@@ -1,7 +1,7 @@
-//! This process's own resource figures from `/proc/self` (Linux), for `/metrics` and the
-//! resource benchmark's cross-check.
+//! A process's resource figures from `/proc` (Linux): this process's for `/metrics`, the
+//! service's for the resource benchmark.
 
-/// What `/proc/self` says about this process.
+/// What `/proc/<pid>` says about a process.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ProcessFigures {
     /// Resident set size now, bytes (`VmRSS`).
@@ -48,10 +48,19 @@ fn stat_ticks(stat: &str) -> Option<(u64, u64)> {
 }
 
 impl ProcessFigures {
-    /// Reads them; fields that cannot be read stay zero.
+    /// This process's figures; fields that cannot be read stay zero.
     pub fn read() -> ProcessFigures {
+        ProcessFigures::at("/proc/self")
+    }
+
+    /// Process `pid`'s figures; fields that cannot be read stay zero.
+    pub fn of(pid: u32) -> ProcessFigures {
+        ProcessFigures::at(&format!("/proc/{pid}"))
+    }
+
+    fn at(dir: &str) -> ProcessFigures {
         let mut p = ProcessFigures::default();
-        if let Ok(status) = std::fs::read_to_string("/proc/self/status") {
+        if let Ok(status) = std::fs::read_to_string(format!("{dir}/status")) {
             p.rss_bytes = status_kb(&status, "VmRSS:").unwrap_or(0);
             p.rss_peak_bytes = status_kb(&status, "VmHWM:").unwrap_or(0);
             p.threads = status
@@ -61,7 +70,7 @@ impl ProcessFigures {
                 .unwrap_or(0);
         }
         let hz = ticks_per_second();
-        if let Some((cpu, start)) = std::fs::read_to_string("/proc/self/stat")
+        if let Some((cpu, start)) = std::fs::read_to_string(format!("{dir}/stat"))
             .ok()
             .as_deref()
             .and_then(stat_ticks)
