@@ -8,8 +8,11 @@
 //!
 //! Needs a file-descriptor limit above N (each side holds one socket per viewer).
 
+#[path = "support/announce.rs"]
+mod announce;
+
 use futures::StreamExt;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -84,16 +87,7 @@ fn start_server(dir: &std::path::Path, pace_ms: u64) -> (Child, String) {
         .stderr(Stdio::null())
         .spawn()
         .expect("start croupier");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("first line");
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|x| x.split('/').next())
-        .expect("address on the first line")
-        .to_string();
+    let addr = announce::address(&mut child);
     (child, addr)
 }
 

@@ -11,6 +11,29 @@ let me = null;      // {badge, name, role} once logged in
 let login = null;   // {badge, secret, field, error, busy} while the login screen shows
 let socket = null;
 
+// The system clock's sync state from /readyz (null until known). The Pi has no RTC: the
+// table orders by sequence, but the dealer should know when the timestamps are off.
+let clock = null;
+const CLOCK_POLL_MS = 30000;
+
+async function pollClock() {
+  try {
+    const res = await fetch("/readyz", { cache: "no-store" });
+    const next = (await res.json()).clock || null;
+    const changed = JSON.stringify(next) !== JSON.stringify(clock);
+    clock = next;
+    window.clockStatus = clock;
+    if (changed) render();
+  } catch (e) { /* keep the last known state; the socket shows the connection */ }
+}
+window.pollClock = pollClock;
+
+function clockBadge() {
+  if (!clock || clock.synchronised) return null;
+  return el("span", { id: "clock", class: "clock unsync",
+    title: "timestamps may be off; play is ordered by sequence and is not affected" }, "clock not synchronised");
+}
+
 async function post(path, body) {
   try {
     const res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" },
@@ -183,6 +206,7 @@ function render() {
       el("span", { class: "name" }, t.name + " · " + t.variant + " · round " + t.round.number),
       renderShoe(t),
       window.Dispute.provisionalBadge(v),
+      clockBadge(),
       el("span", { id: "conn", class: "conn " + conn }, conn === "live" ? "live" : conn + "…"),
       me ? el("span", { id: "user", class: "user" }, me.name + " \u00b7 " + me.role) : null,
       el("button", { class: "btn small", id: "logout", onclick: logout }, "Log out")),
@@ -210,6 +234,8 @@ function startSocket() {
 
 async function start() {
   render();
+  pollClock();
+  setInterval(pollClock, CLOCK_POLL_MS);
   const ok = await checkSession();
   if (ok === false) return;
   startSocket();

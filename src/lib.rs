@@ -3,12 +3,16 @@
 //!
 //! `engine` is the sans-IO rules engine; `replay` drives it from the scenario format;
 //! `cards` and `money` are the shared vocabulary. `table` is the service around the engine
-//! (`croupier run`), `store` its SQLite event log, `web` its HTTP API, `systemd` its service-manager protocol.
+//! (`croupier run`), `store` its SQLite event log, `web` its HTTP API, `systemd` its service-manager protocol; `metrics` and `clock` serve
+//! its health endpoints.
 
 pub mod auth;
 pub mod cards;
+pub mod clock;
 pub mod engine;
+pub mod metrics;
 pub mod money;
+pub mod process;
 pub mod replay;
 pub mod sim;
 pub mod store;

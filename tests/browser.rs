@@ -3,7 +3,8 @@
 //! simulated shoe on a PTY read by the real serial driver — bets through the API, cards
 //! out of the PTY shoe, decisions by tapping the panel — checked step by step; the hole
 //! card never reaches the public page before the reveal; the panel reconnects and resyncs
-//! after a network drop. Screenshots at 800×480 and 1280×800 are saved under
+//! after a network drop; the status bar says when the system clock is not synchronised.
+//! Screenshots at 800×480 and 1280×800 are saved under
 //! `target/browser-artifacts/` (or `$CROUPIER_ARTIFACTS`).
 //!
 //! Without chromium the test is skipped locally, and fails under CI (`CI` set).
@@ -196,6 +197,41 @@ async fn hole_hidden(page: &Page) {
     );
 }
 
+/// The panel's status bar shows "clock not synchronised" exactly when `/readyz` says so:
+/// first as this machine's clock really is, then with `/readyz` answered by a stub in the
+/// page for the other state, then back to the real answer.
+async fn clock_badge(panel: &Page, addr: SocketAddr) {
+    let (_, body) = api(addr, "GET", "/readyz", None).await;
+    let ready: serde_json::Value = serde_json::from_str(&body).expect("readyz JSON");
+    let synced = ready["clock"]["synchronised"]
+        .as_bool()
+        .expect("clock.synchronised");
+    let shown = |synced: bool| {
+        if synced {
+            "window.clockStatus && window.clockStatus.synchronised && !document.querySelector('#clock')".to_string()
+        } else {
+            "window.clockStatus && !window.clockStatus.synchronised && document.querySelector('#clock.unsync') && document.querySelector('#clock').innerText === 'clock not synchronised'".to_string()
+        }
+    };
+    panel.wait_for(&shown(synced), STEP).await;
+    let stub = format!(
+        "(async () => {{ const real = window.fetch; \
+         window.fetch = async (u, o) => String(u).endsWith('/readyz') \
+           ? new Response(JSON.stringify({{ready: true, reasons: [], clock: {{synchronised: {}, source: 'adjtimex', state: 'ok'}}}}), \
+               {{status: 200, headers: {{'content-type': 'application/json'}}}}) \
+           : real(u, o); \
+         try {{ await window.pollClock(); }} finally {{ window.fetch = real; }} return true; }})()",
+        !synced
+    );
+    assert_eq!(panel.eval(&stub).await, serde_json::json!(true));
+    panel.wait_for(&shown(!synced), STEP).await;
+    assert_eq!(
+        panel.eval("window.pollClock().then(() => true)").await,
+        serde_json::json!(true)
+    );
+    panel.wait_for(&shown(synced), STEP).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deluxe_round_from_the_panel_with_the_hole_card_hidden_and_a_reconnect() {
     if !chromium_present() {
@@ -263,6 +299,7 @@ async fn a_deluxe_round_from_the_panel_with_the_hole_card_hidden_and_a_reconnect
         panel.tap("#login-ok").await;
         panel.wait_for("document.querySelector('#conn.live')", STEP).await;
         assert_eq!(panel.text("#user").await, "Browser dealer \u{b7} dealer");
+        clock_badge(&panel, run.addr).await;
 
         // Betting: opened by a tap, bets from the API (limits checked), closed by a tap.
         panel.tap("#open-betting").await;

@@ -57,7 +57,7 @@ fn the_service_verifies_and_stays_hardened() {
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no exposure level in {report}"));
-    assert!(exposure <= 2.0, "exposure {exposure} (README records 1.6)");
+    assert!(exposure <= 2.0, "exposure {exposure} (README records 1.9)");
     for needed in [
         "Type=notify",
         "WatchdogSec=",

@@ -383,6 +383,23 @@ async fn a_lagging_subscriber_gets_a_resync_snapshot_never_a_gap() {
             }
         }
         assert!(resynced, "a lagging subscriber gets a resync");
+        // And /metrics counted it.
+        let (status, text) = croupier::web::client::request(
+            &run.addr.to_string(),
+            "GET",
+            "/metrics",
+            None,
+            Duration::from_secs(5),
+        )
+        .await
+        .expect("http");
+        assert_eq!(status, 200);
+        let resyncs: f64 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("croupier_lagged_resyncs_total{feed=\"table\"} "))
+            .and_then(|v| v.parse().ok())
+            .expect("the table's lagged resyncs are exposed");
+        assert!(resyncs >= 1.0, "{text}");
         // And it keeps following live.
         run.handle
             .submit(inputs[n].clone(), Source::Api)

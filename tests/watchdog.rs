@@ -82,25 +82,7 @@ async fn ready_after_start_and_a_stalled_loop_stops_the_pings() {
         .await
         .expect("open db");
     blocker.execute("BEGIN EXCLUSIVE").await.expect("lock");
-    let addr = proc.addr.clone();
-    let headers = proc.headers.clone();
-    let post = tokio::spawn(async move {
-        let body = r#"{"bets": [{"seat": 1, "main": 100, "side": []}]}"#;
-        let headers: Vec<(&str, &str)> = headers
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
-        croupier::web::client::request_with(
-            &addr,
-            "POST",
-            "/api/input",
-            Some(body),
-            &headers,
-            Duration::from_secs(20),
-        )
-        .await
-        .map(|r| (r.status, r.body))
-    });
+    let post = common::spawn_a_bet(proc.addr.clone(), proc.headers.clone());
     // The pings stop once the loop is stuck in the write: wait for a 500 ms silence (the
     // request may take a moment to reach the table under load), then require a further
     // second of silence. All within SQLite's 5 s busy timeout.

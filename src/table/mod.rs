@@ -8,11 +8,13 @@
 //! - `config`: `table.toml`.
 //! - `demo`: the built-in demo players and dealer.
 //! - `dispute`: disputes, resolutions and the correction of a round's input log.
+//! - `heartbeat`: the table loop's liveness stamp, for `/healthz`.
 //! - `service`: `croupier run`, wiring all of it.
 
 pub mod config;
 pub mod demo;
 pub mod dispute;
+pub mod heartbeat;
 pub mod service;
 mod state;
 mod task;
@@ -20,7 +22,7 @@ mod task;
 pub use config::{ConfigError, TableConfig};
 pub use state::{
     Alarm, BettingView, Delta, DisputeView, HandView, ProposalView, RoundView, ShoeView, Snapshot,
-    Subscription, TableState, Update,
+    Subscription, TableState, Update, LINK_CONNECTED,
 };
 pub use task::{
     BetError, ClearError, Command, DisputeError, DisputeSettings, Recovered, SubmitError, Table,

@@ -269,6 +269,7 @@ pub async fn run(
         sim = Some(Arc::new(shoe));
     }
     let mut shoe = SerialShoe::spawn(serial).map_err(|e| ServiceError::Shoe(e.to_string()))?;
+    handle.metrics().attach_shoe(shoe.counters_handle());
     let to_table = handle.commands();
     let (shoe_stop_tx, mut shoe_stop) = watch::channel(false);
     let shoe_task = tokio::spawn(async move {

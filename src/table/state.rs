@@ -3,6 +3,7 @@
 
 use crate::cards::Card;
 use crate::engine::{Action, Event, Expectation, Place, RoundResult, SeatBets, SeatId};
+use crate::metrics::{Feed, Metrics};
 use crate::store::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -195,8 +196,19 @@ pub struct ShoeView {
     pub remaining: u16,
     /// Whether the cut card came out.
     pub cut_seen: bool,
-    /// The serial link: `connected`, `disconnected: ...`, or `waiting`.
+    /// The serial link: `connected` ([`LINK_CONNECTED`]), `disconnected: ...`, or
+    /// `waiting`.
     pub link: String,
+}
+
+/// [`ShoeView::link`] while the shoe's port is open.
+pub const LINK_CONNECTED: &str = "connected";
+
+impl ShoeView {
+    /// Whether the shoe's link is up.
+    pub fn connected(&self) -> bool {
+        self.link == LINK_CONNECTED
+    }
 }
 
 /// Everything about the table, after the log row `seq`.
@@ -333,18 +345,21 @@ pub struct Subscription {
     deltas: broadcast::Receiver<Arc<Delta>>,
     after: u64,
     started: bool,
+    metrics: Arc<Metrics>,
 }
 
 impl Subscription {
     pub(crate) fn new(
         snapshot: watch::Receiver<Arc<Snapshot>>,
         deltas: broadcast::Receiver<Arc<Delta>>,
+        metrics: Arc<Metrics>,
     ) -> Subscription {
         Subscription {
             snapshot,
             deltas,
             after: 0,
             started: false,
+            metrics,
         }
     }
 
@@ -366,6 +381,7 @@ impl Subscription {
                     // snapshot read next (the snapshot is replaced before each send), so
                     // this neither leaves a gap nor replays stale deltas.
                     self.deltas = self.deltas.resubscribe();
+                    self.metrics.lagged(Feed::Table);
                     return Some(self.resync());
                 }
                 Err(broadcast::error::RecvError::Closed) => return None,

@@ -7,6 +7,7 @@
 //! commit.
 
 use super::dispute::{self, Correction, CorrectionError, Origin, Resolution};
+use super::heartbeat::{self, Heartbeat};
 use super::state::{
     Alarm, BettingView, Delta, DisputeView, ProposalView, RoundView, ShoeView, Snapshot,
     Subscription, TableState,
@@ -14,6 +15,7 @@ use super::state::{
 use crate::engine::{
     Action, Engine, Event, Expectation, Input, RoundResult, SeatBets, SeatId, Variant,
 };
+use crate::metrics::{AlarmKind, CardOutcome, Metrics};
 use crate::store::audit::{actions, AuditEntry};
 use crate::store::{LogRow, Record, Source, Store};
 use croupier_drivers::buttons::{ButtonAction, ButtonEvent};
@@ -315,6 +317,8 @@ pub struct TableHandle {
     commands: mpsc::Sender<Command>,
     snapshot: watch::Receiver<Arc<Snapshot>>,
     deltas: broadcast::Sender<Arc<Delta>>,
+    metrics: Arc<Metrics>,
+    heartbeat: Arc<Heartbeat>,
 }
 
 impl TableHandle {
@@ -336,7 +340,17 @@ impl TableHandle {
     /// Subscribes: a snapshot first, then deltas in sequence.
     pub fn subscribe(&self) -> Subscription {
         let deltas = self.deltas.subscribe();
-        Subscription::new(self.snapshot.clone(), deltas)
+        Subscription::new(self.snapshot.clone(), deltas, Arc::clone(&self.metrics))
+    }
+
+    /// The table's metrics (also counted by its subscribers and the web layer).
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// The table loop's heartbeat.
+    pub fn heartbeat(&self) -> &Heartbeat {
+        &self.heartbeat
     }
 
     /// Submits an input; returns its sequence number once it is durable.
@@ -530,6 +544,8 @@ pub struct Table {
     /// When the provisional round becomes final (monotonic; set by the live loop).
     final_at: Option<tokio::time::Instant>,
     disputes: DisputeSettings,
+    metrics: Arc<Metrics>,
+    heartbeat: Arc<Heartbeat>,
 }
 
 /// What recovery found, for the start-up log.
@@ -591,6 +607,9 @@ impl Table {
             rounds_settled: 0,
             last_result: None,
         };
+        let metrics = Arc::new(Metrics::default());
+        let heartbeat = Arc::new(Heartbeat::default());
+        heartbeat.beat();
         let mut table = Table {
             id: id.to_string(),
             name: name.to_string(),
@@ -618,6 +637,8 @@ impl Table {
             events: Vec::new(),
             snapshot_tx,
             deltas: deltas.clone(),
+            metrics: Arc::clone(&metrics),
+            heartbeat: Arc::clone(&heartbeat),
         };
         let mut rows = 0;
         match opened {
@@ -645,6 +666,8 @@ impl Table {
             commands,
             snapshot: snapshot_rx,
             deltas,
+            metrics,
+            heartbeat,
         };
         (table, handle, rx, Recovered { rows, state })
     }
@@ -1014,6 +1037,7 @@ impl Table {
     ///
     /// With a `watchdog`, this loop itself pings systemd between commands: if a command
     /// hangs (a stuck write, a deadlock), the pings stop and systemd restarts the service.
+    /// It also stamps the [`Heartbeat`] every second the same way, for `/healthz`.
     pub async fn run(
         mut self,
         mut commands: mpsc::Receiver<Command>,
@@ -1025,6 +1049,8 @@ impl Table {
             t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             t
         });
+        let mut beats = tokio::time::interval(heartbeat::EVERY);
+        beats.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             self.arm_window();
             let window = self.final_at;
@@ -1037,6 +1063,10 @@ impl Table {
                 biased;
                 _ = shutdown.wait_for(|stop| *stop) => Next::Stop,
                 _ = until(window) => Next::Window,
+                _ = beats.tick() => {
+                    self.heartbeat.beat();
+                    continue;
+                }
                 _ = next_tick(&mut ticks) => {
                     if let Some(w) = &watchdog {
                         if let Err(e) = w.notifier.watchdog() {
@@ -1255,13 +1285,14 @@ impl Table {
             ShoeEvent::CutCard => ShoeItem::CutCard,
             ShoeEvent::Connected { port } => {
                 info!(table = %self.id, %port, "shoe connected");
-                self.link = "connected".into();
+                self.link = super::state::LINK_CONNECTED.into();
                 self.publish_state();
                 return;
             }
             ShoeEvent::Disconnected { reason } => {
                 self.link = format!("disconnected: {reason}");
                 self.raise(
+                    AlarmKind::ShoeDisconnected,
                     format!("the shoe is disconnected: {reason}"),
                     "check the shoe's cable and power; cards dealt meanwhile were not read, \
                      so re-feed them; then clear the alarm"
@@ -1274,6 +1305,7 @@ impl Table {
             ShoeEvent::Status(status) => {
                 if status != ShoeStatus::default() {
                     self.raise(
+                        AlarmKind::ShoeStatus,
                         format!("the shoe reports {}", describe_status(status)),
                         "close the lid / free the jam / re-feed the misread card; then clear \
                          the alarm"
@@ -1286,6 +1318,7 @@ impl Table {
             }
             ShoeEvent::Fault(fault) => {
                 self.raise(
+                    AlarmKind::ShoeFault,
                     format!("the shoe sent an invalid frame ({fault})"),
                     "check the shoe and its cable; if a card was being read, re-feed it; then \
                      clear the alarm"
@@ -1303,15 +1336,25 @@ impl Table {
             }
         };
         let code = item.to_string();
+        // Cards are counted here, once their fate is durable (or known unrecordable).
+        let card = matches!(item, ShoeItem::Card(_));
+        let count = |table: &Table, outcome| {
+            if card {
+                table.metrics.card(outcome);
+            }
+        };
         if self.broken.is_some() {
             error!(table = %self.id, item = %code, "shoe item NOT RECORDED: the store is unusable");
             self.unrecorded.push(code);
+            count(self, CardOutcome::Unrecorded);
             self.publish_state();
             return;
         }
         if self.alarm.is_some() || self.dispute.is_some() {
             self.events.clear();
-            self.record(Record::Held { item: code }).await;
+            if self.record(Record::Held { item: code }).await.is_some() {
+                count(self, CardOutcome::Held);
+            }
             return;
         }
         let input = match item {
@@ -1321,23 +1364,28 @@ impl Table {
         let decided = self.apply_input(&input);
         match decided {
             Ok(()) => {
-                self.record(Record::Input {
+                let recorded = self.record(Record::Input {
                     source: Source::Shoe,
                     input,
-                })
-                .await;
+                });
+                if recorded.await.is_some() {
+                    count(self, CardOutcome::Applied);
+                }
             }
             Err(rejection) => {
                 let expecting = self.engine.expectation();
-                self.raise(
+                let recorded = self.raise(
+                    AlarmKind::CardRefused,
                     format!("{code} out of the shoe was refused: {rejection}"),
                     format!(
                         "take the {code} out of play; the table expects {expecting}; then \
                          clear the alarm"
                     ),
                     Some(code),
-                )
-                .await;
+                );
+                if recorded.await {
+                    count(self, CardOutcome::Refused);
+                }
             }
         }
     }
@@ -1371,6 +1419,7 @@ impl Table {
                     ButtonAction::NewShoe => Some(Input::Shuffle),
                     ButtonAction::CallSupervisor => {
                         self.raise(
+                            AlarmKind::SupervisorCalled,
                             "the dealer called the supervisor".into(),
                             "the supervisor decides, then clears the alarm".into(),
                             None,
@@ -1398,6 +1447,7 @@ impl Table {
             }
             ButtonEvent::Stuck { pin } => {
                 self.raise(
+                    AlarmKind::ButtonStuck,
                     format!("the button on GPIO {pin} is stuck"),
                     "free the button; then clear the alarm".into(),
                     None,
@@ -1612,22 +1662,35 @@ impl Table {
         self.record(Record::Final { round }).await;
     }
 
-    async fn raise(&mut self, reason: String, expected: String, item: Option<String>) {
+    /// Records an alarm of `kind`; returns whether its row is durable.
+    async fn raise(
+        &mut self,
+        kind: AlarmKind,
+        reason: String,
+        expected: String,
+        item: Option<String>,
+    ) -> bool {
         if self.broken.is_some() {
             error!(table = %self.id, %reason, "alarm NOT RECORDED: the store is unusable");
             if let Some(item) = item {
                 self.unrecorded.push(item);
             }
             self.publish_state();
-            return;
+            return false;
         }
         self.events.clear();
-        self.record(Record::Alarm {
-            reason,
-            expected,
-            item,
-        })
-        .await;
+        let recorded = self
+            .record(Record::Alarm {
+                reason,
+                expected,
+                item,
+            })
+            .await
+            .is_some();
+        if recorded {
+            self.metrics.alarm(kind);
+        }
+        recorded
     }
 
     /// Appends `record` (with `self.events` for accepted inputs), then absorbs and
@@ -1643,11 +1706,23 @@ impl Table {
     async fn record_audited(&mut self, record: Record, audit: Option<&AuditEntry>) -> Option<u64> {
         let store = self.store.as_mut()?;
         let shoe = self.engine.shoe().number();
+        // Monotonic: the latency measurement, like everything the table orders by, never
+        // reads the wall clock.
+        let started = std::time::Instant::now();
         match store
             .append_audited(&record, &self.events, shoe, audit)
             .await
         {
             Ok(seq) => {
+                self.metrics.committed(started.elapsed());
+                let settled = self
+                    .events
+                    .iter()
+                    .filter(|e| matches!(e, Event::RoundSettled(_)))
+                    .count();
+                if settled > 0 {
+                    self.metrics.rounds_settled(settled as u64);
+                }
                 let events = std::mem::take(&mut self.events);
                 self.absorb(seq, &record, &events);
                 self.publish(seq, record, &events);
@@ -1655,6 +1730,7 @@ impl Table {
                 Some(seq)
             }
             Err(e) => {
+                self.metrics.store_failure();
                 error!(table = %self.id, error = %e, "cannot record; the table is out of service");
                 self.broken = Some(format!("a write to the store failed: {e}"));
                 self.store = None;

@@ -18,18 +18,25 @@
 //! | `POST /api/input` | supervisor | an engine input as JSON (an override: `{"bets": [...]}`, `"shuffle"`, `{"card": "TD"}`); 200 `{"seq": N}` once durable, 409 rejected, 423 locked, 503 out of service |
 //! | `POST /api/alarm/clear` | supervisor | `{"reason": "..."}`: clears the alarm (audited with the caller); 409 when not locked |
 //! | `GET /api/audit?since=SEQ` | admin | the audit log as JSON |
+//! | `GET /healthz`, `GET /readyz`, `GET /metrics` | public | liveness, readiness, Prometheus metrics (see `ops`) |
+//! | `GET /api/disputes`, `GET /api/disputes/current` | dealer | past disputes; the open one as the panel shows it |
+//! | `POST /api/disputes` | dealer | `{"seat", "reason"}`: raise a dispute (halts the round) |
+//! | `POST /api/disputes/player` | public | `{"round", "seat", "token", "reason"}`: a player raises one with their seat's token |
+//! | `POST /api/disputes/{id}/propose`, `…/confirm`, `…/withdraw` | supervisor | a resolution previewed, then applied (audited), or withdrawn |
 
 pub mod api;
 pub mod auth;
 pub mod client;
 pub mod disputes;
 pub mod feed;
+pub mod ops;
 pub mod streams;
 pub mod tls;
 pub mod view;
 
 use crate::auth::{Auth, Principal, Role};
 use crate::engine::{Input, Variant};
+use crate::metrics::Stream;
 use crate::store::{Reader, Source};
 use crate::table::dispute::Origin;
 use crate::table::{ClearError, SubmitError, TableHandle, Update};
@@ -144,6 +151,9 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
         r("/api/public", "GET", PUBLIC, get(api::public)),
         r("/api/results", "GET", PUBLIC, get(api::results)),
         r("/api/login", "POST", PUBLIC, post(auth::login)),
+        r("/healthz", "GET", PUBLIC, get(ops::healthz)),
+        r("/readyz", "GET", PUBLIC, get(ops::readyz)),
+        r("/metrics", "GET", PUBLIC, get(ops::metrics)),
         r("/api/logout", "POST", PUBLIC, post(auth::logout)),
         r("/api/{*rest}", "GET", PUBLIC, get(api::no_route)),
         r("/api/{*rest}", "POST", PUBLIC, post(api::no_route)),
@@ -336,7 +346,8 @@ async fn status(State(app): State<AppState>, Query(q): Query<StatusQuery>) -> Re
 
 async fn stream(State(app): State<AppState>) -> impl IntoResponse {
     let sub = app.table.subscribe();
-    let events = futures::stream::unfold(sub, |mut sub| async move {
+    let counted = app.table.metrics().subscriber(Stream::ApiStream);
+    let events = futures::stream::unfold((sub, counted), |(mut sub, counted)| async move {
         let update = sub.next().await?;
         let event = match update {
             Update::Resync(s) => SseEvent::default()
@@ -349,7 +360,7 @@ async fn stream(State(app): State<AppState>) -> impl IntoResponse {
                 .json_data(&*d)
                 .unwrap_or_default(),
         };
-        Some((Ok::<_, Infallible>(event), sub))
+        Some((Ok::<_, Infallible>(event), (sub, counted)))
     });
     Sse::new(events).keep_alive(KeepAlive::default())
 }

@@ -4,6 +4,7 @@
 use super::feed::{parse_id, Joined, Message as FeedMessage};
 use super::view::dealer_view;
 use super::AppState;
+use crate::metrics::{Feed, Stream};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
@@ -43,6 +44,7 @@ async fn session_alive(app: &AppState, who: &crate::auth::Principal) -> bool {
 }
 
 async fn dealer_socket(app: AppState, who: crate::auth::Principal, mut socket: WebSocket) {
+    let _counted = app.table.metrics().subscriber(Stream::DealerWs);
     let mut watch = app.table.watch();
     let simulated = app.sim.is_some();
     let mut recheck = tokio::time::interval(SESSION_RECHECK);
@@ -102,6 +104,7 @@ pub async fn public_ws(
 }
 
 async fn public_socket(app: AppState, mut socket: WebSocket, after: Option<(u64, u32)>) {
+    let _counted = app.table.metrics().subscriber(Stream::PublicWs);
     let Joined { backlog, mut live } = app.feed.join(after);
     let mut last = after;
     for m in backlog {
@@ -124,6 +127,7 @@ async fn public_socket(app: AppState, mut socket: WebSocket, after: Option<(u64,
                 }
                 Err(RecvError::Lagged(_)) => {
                     // Fell behind: the missed messages from the ring, or a resync view.
+                    app.table.metrics().lagged(Feed::Public);
                     let Joined { backlog, live: again } = app.feed.catch_up(last);
                     live = again;
                     for m in backlog {
@@ -166,13 +170,16 @@ pub async fn public_sse(
         .and_then(parse_id);
     let Joined { backlog, live } = app.feed.join(after);
     let last = backlog.last().map(|m| (m.seq, m.sub)).or(after);
-    let state = (app, backlog.into_iter(), live, last);
-    let events =
-        futures::stream::unfold(state, |(app, mut backlog, mut live, mut last)| async move {
+    // Counted while the stream lives (it is dropped when the client goes).
+    let counted = app.table.metrics().subscriber(Stream::PublicSse);
+    let state = (app, backlog.into_iter(), live, last, counted);
+    let events = futures::stream::unfold(
+        state,
+        |(app, mut backlog, mut live, mut last, counted)| async move {
             if let Some(m) = backlog.next() {
                 return Some((
                     Ok::<_, Infallible>(sse_event(&m)),
-                    (app, backlog, live, last),
+                    (app, backlog, live, last, counted),
                 ));
             }
             loop {
@@ -182,9 +189,10 @@ pub async fn public_sse(
                             continue;
                         }
                         last = Some((m.seq, m.sub));
-                        return Some((Ok(sse_event(&m)), (app, backlog, live, last)));
+                        return Some((Ok(sse_event(&m)), (app, backlog, live, last, counted)));
                     }
                     Err(RecvError::Lagged(_)) => {
+                        app.table.metrics().lagged(Feed::Public);
                         let Joined {
                             backlog: missed,
                             live: again,
@@ -194,12 +202,16 @@ pub async fn public_sse(
                         if let Some(m) = missed.next() {
                             let rest: Vec<_> = missed.collect();
                             last = rest.last().map(|m| (m.seq, m.sub)).or(Some((m.seq, m.sub)));
-                            return Some((Ok(sse_event(&m)), (app, rest.into_iter(), live, last)));
+                            return Some((
+                                Ok(sse_event(&m)),
+                                (app, rest.into_iter(), live, last, counted),
+                            ));
                         }
                     }
                     Err(RecvError::Closed) => return None,
                 }
             }
-        });
+        },
+    );
     Sse::new(events).keep_alive(KeepAlive::default())
 }

@@ -264,3 +264,35 @@ pub fn assert_replay_cli_agrees(
     }
     true
 }
+
+/// Sends one seat's bet to `POST /api/input` in the background (a write the table must
+/// make), authenticated with `headers` (a supervisor's: the local token, say); the task
+/// ends with the answer, once the row is durable.
+pub fn spawn_a_bet(
+    addr: String,
+    headers: Vec<(String, String)>,
+) -> tokio::task::JoinHandle<Result<(u16, String), croupier::web::client::ClientError>> {
+    tokio::spawn(async move {
+        let body = r#"{"bets": [{"seat": 1, "main": 100, "side": []}]}"#;
+        let headers: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        croupier::web::client::request_with(
+            &addr,
+            "POST",
+            "/api/input",
+            Some(body),
+            &headers,
+            std::time::Duration::from_secs(20),
+        )
+        .await
+        .map(|r| (r.status, r.body))
+    })
+}
+
+/// The `Authorization` header of the local token of the service on database `db`.
+pub fn local_token_header(db: &Path) -> Vec<(String, String)> {
+    let token = croupier::auth::local_token::read(db).expect("the service's local token");
+    vec![("Authorization".into(), format!("Bearer {token}"))]
+}

@@ -53,15 +53,12 @@ impl FakeShoeHandle {
     /// Delivers `event` as if the link had produced it, counting it like the link would.
     /// Returns false once the [`FakeShoe`] is dropped.
     pub fn push(&self, event: ShoeEvent) -> bool {
-        let counter = match &event {
-            ShoeEvent::Fault(_) => Some(&self.stats.errors),
+        match &event {
+            ShoeEvent::Fault(fault) => self.stats.reject(fault.kind),
             ShoeEvent::Card(_) | ShoeEvent::CutCard | ShoeEvent::Status(_) => {
-                Some(&self.stats.frames)
+                Stats::bump(&self.stats.frames)
             }
-            ShoeEvent::Connected { .. } | ShoeEvent::Disconnected { .. } => None,
-        };
-        if let Some(counter) = counter {
-            Stats::bump(counter);
+            ShoeEvent::Connected { .. } | ShoeEvent::Disconnected { .. } => {}
         }
         self.events.send(event).is_ok()
     }

@@ -194,7 +194,7 @@ fn handle(stats: &Stats, host: &mut HostSession, decoded: Decoded, v1: bool) -> 
             }
         }
         Decoded::Fault(fault) => {
-            Stats::bump(&stats.errors);
+            stats.reject(fault.kind);
             warn!(%fault, "shoe sent a bad frame");
             // Only croupier-v1 can ask for a retransmit, and a frame cut off by a
             // disconnect has nobody to ask: the shoe resends it after the reconnect.

@@ -16,7 +16,7 @@ mod stats;
 
 pub use fake::{FakeShoe, FakeShoeHandle};
 pub use serial::SerialShoe;
-pub use stats::LinkCounters;
+pub use stats::{CountersHandle, LinkCounters, RejectedFrames};
 
 /// Host → shoe commands. Only `croupier-v1` carries them; other dialects have no back
 /// channel, so they are dropped (and logged at debug level).

@@ -9,7 +9,7 @@ use tokio_serial::{SerialPortBuilderExt, SerialStream};
 
 use super::config::{ConfigError, Parity, ShoeConfig};
 use super::link::{self, Link};
-use super::stats::{LinkCounters, Stats};
+use super::stats::{CountersHandle, LinkCounters, Stats};
 use super::{Shoe, ShoeClosed, ShoeCommand};
 use crate::event::ShoeEvent;
 use crate::proto::ShoeCodec;
@@ -79,6 +79,14 @@ impl SerialShoe {
             stats,
             task,
         })
+    }
+}
+
+impl SerialShoe {
+    /// A reader of this shoe's link counters that outlives borrows of the shoe (the
+    /// metrics endpoint reads it while the forwarding task owns the shoe).
+    pub fn counters_handle(&self) -> CountersHandle {
+        CountersHandle(Arc::clone(&self.stats))
     }
 }
 

@@ -1,0 +1,112 @@
+//! A process's resource figures from `/proc` (Linux): this process's for `/metrics`, the
+//! service's for the resource benchmark.
+
+/// What `/proc/<pid>` says about a process.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ProcessFigures {
+    /// Resident set size now, bytes (`VmRSS`).
+    pub rss_bytes: u64,
+    /// Peak resident set size, bytes (`VmHWM`).
+    pub rss_peak_bytes: u64,
+    /// Threads.
+    pub threads: u64,
+    /// User + system CPU time, seconds.
+    pub cpu_seconds: f64,
+    /// When the process started, Unix seconds (from the boot time and its start tick:
+    /// the wall clock, for people and dashboards only).
+    pub start_time_seconds: f64,
+}
+
+/// Clock ticks per second for `/proc` times.
+fn ticks_per_second() -> f64 {
+    // SAFETY: sysconf has no preconditions; it only reads a constant.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if t > 0 {
+        t as f64
+    } else {
+        100.0
+    }
+}
+
+/// The `kB` value of `key` in a `/proc/<pid>/status` text, in bytes.
+fn status_kb(status: &str, key: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with(key))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Parses `/proc/<pid>/stat` into (utime + stime ticks, start tick).
+fn stat_ticks(stat: &str) -> Option<(u64, u64)> {
+    // The command name may hold spaces and parentheses: fields start after the last ')'.
+    let (_, rest) = stat.rsplit_once(')')?;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // Field 3 (state) is f[0]; utime is field 14, stime 15, starttime 22.
+    let utime: u64 = f.get(11)?.parse().ok()?;
+    let stime: u64 = f.get(12)?.parse().ok()?;
+    let start: u64 = f.get(19)?.parse().ok()?;
+    Some((utime + stime, start))
+}
+
+impl ProcessFigures {
+    /// This process's figures; fields that cannot be read stay zero.
+    pub fn read() -> ProcessFigures {
+        ProcessFigures::at("/proc/self")
+    }
+
+    /// Process `pid`'s figures; fields that cannot be read stay zero.
+    pub fn of(pid: u32) -> ProcessFigures {
+        ProcessFigures::at(&format!("/proc/{pid}"))
+    }
+
+    fn at(dir: &str) -> ProcessFigures {
+        let mut p = ProcessFigures::default();
+        if let Ok(status) = std::fs::read_to_string(format!("{dir}/status")) {
+            p.rss_bytes = status_kb(&status, "VmRSS:").unwrap_or(0);
+            p.rss_peak_bytes = status_kb(&status, "VmHWM:").unwrap_or(0);
+            p.threads = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Threads:"))
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or(0);
+        }
+        let hz = ticks_per_second();
+        if let Some((cpu, start)) = std::fs::read_to_string(format!("{dir}/stat"))
+            .ok()
+            .as_deref()
+            .and_then(stat_ticks)
+        {
+            p.cpu_seconds = cpu as f64 / hz;
+            let boot = std::fs::read_to_string("/proc/stat").ok().and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("btime "))
+                    .and_then(|n| n.trim().parse::<u64>().ok())
+            });
+            if let Some(boot) = boot {
+                p.start_time_seconds = boot as f64 + start as f64 / hz;
+            }
+        }
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_are_found_after_the_command_name() {
+        let stat = "42 (a (b) c) S 1 42 42 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 5 0 12345 1000 200";
+        assert_eq!(stat_ticks(stat), Some((10, 12345)));
+        assert_eq!(
+            status_kb("VmRSS:\t  1234 kB\n", "VmRSS:"),
+            Some(1234 * 1024)
+        );
+    }
+
+    #[test]
+    fn this_process_has_figures() {
+        let p = ProcessFigures::read();
+        assert!(p.rss_bytes > 0 && p.rss_peak_bytes >= p.rss_bytes, "{p:?}");
+        assert!(p.threads >= 1 && p.start_time_seconds > 1.0e9, "{p:?}");
+    }
+}

@@ -1,0 +1,183 @@
+//! Operations endpoints, public (no authentication: probes and scrapers carry no
+//! credentials, and nothing here is secret — no cards, no alarm details beyond the reason
+//! the dealer sees):
+//!
+//! | route | what |
+//! |---|---|
+//! | `GET /healthz` | 200 `ok` while the process answers *and* the table loop beats (see below); 503 otherwise |
+//! | `GET /readyz` | JSON [`Readiness`]: 200 when the table can deal (store ok, shoe connected, no alarm), 503 with the reasons |
+//! | `GET /metrics` | Prometheus text format 0.0.4 |
+//!
+//! `/healthz` is a liveness probe: an HTTP answer alone proves only that the runtime's
+//! I/O threads run. The table task — the one that matters — stamps a heartbeat every
+//! second between commands ([`crate::table::heartbeat`]); a beat older than
+//! [`STALE_AFTER`](crate::table::heartbeat::STALE_AFTER) means it is stuck in one command
+//! (or gone), and the probe says 503. Alarms, a missing shoe or a broken store do not make
+//! the process unhealthy (restarting fixes none of them): they are `/readyz`'s business.
+
+use super::AppState;
+use crate::clock::{self, ClockStatus};
+use crate::metrics::{Exposition, CONTENT_TYPE};
+use crate::process::ProcessFigures;
+use crate::table::{Snapshot, TableState};
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use axum::Json;
+use serde::Serialize;
+
+/// `/readyz`'s answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct Readiness {
+    /// Whether the table can deal now.
+    pub ready: bool,
+    /// Why not (empty when ready): `store`, `shoe`, `alarm`, `dispute`, `table_loop`.
+    pub reasons: Vec<&'static str>,
+    /// `ok`, or why the store is unusable.
+    pub store: String,
+    /// The shoe's link: `connected`, `disconnected: ...`, `waiting`.
+    pub shoe: String,
+    /// The alarm's reason, when the table is locked.
+    pub alarm: Option<String>,
+    /// `ok`, or `stalled` when the table loop has missed its heartbeats.
+    pub table_loop: &'static str,
+    /// The system clock (reported, never a reason: the table orders by sequence).
+    pub clock: ClockStatus,
+}
+
+/// Whether the table described by `snapshot` can deal: a pure function of what the
+/// table published, the loop's liveness and the clock.
+pub fn readiness(snapshot: &Snapshot, loop_alive: bool, clock: ClockStatus) -> Readiness {
+    let mut reasons = Vec::new();
+    if snapshot.state == TableState::Broken || snapshot.broken.is_some() {
+        reasons.push("store");
+    }
+    if !snapshot.shoe.connected() {
+        reasons.push("shoe");
+    }
+    if snapshot.alarm.is_some() || snapshot.state == TableState::Locked {
+        reasons.push("alarm");
+    }
+    if snapshot.state == TableState::Disputed {
+        reasons.push("dispute");
+    }
+    if !loop_alive {
+        reasons.push("table_loop");
+    }
+    Readiness {
+        ready: reasons.is_empty(),
+        reasons,
+        store: match &snapshot.broken {
+            Some(why) => why.clone(),
+            None => "ok".into(),
+        },
+        shoe: snapshot.shoe.link.clone(),
+        alarm: snapshot.alarm.as_ref().map(|a| a.reason.clone()),
+        table_loop: if loop_alive { "ok" } else { "stalled" },
+        clock,
+    }
+}
+
+/// `GET /healthz`.
+pub async fn healthz(State(app): State<AppState>) -> Response {
+    let heartbeat = app.table.heartbeat();
+    if heartbeat.stale() {
+        let ms = heartbeat.age().as_millis();
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("table loop stalled: no heartbeat for {ms} ms\n"),
+        )
+            .into_response();
+    }
+    (StatusCode::OK, "ok\n").into_response()
+}
+
+/// `GET /readyz`.
+pub async fn readyz(State(app): State<AppState>) -> Response {
+    let r = readiness(
+        &app.table.snapshot(),
+        !app.table.heartbeat().stale(),
+        clock::read(),
+    );
+    let status = if r.ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, Json(r)).into_response()
+}
+
+/// `GET /metrics`.
+pub async fn metrics(State(app): State<AppState>) -> Response {
+    let mut out = Exposition::default();
+    app.table.metrics().write_to(&mut out);
+    let snapshot = app.table.snapshot();
+    let heartbeat = app.table.heartbeat();
+    let clock = clock::read();
+    let r = readiness(&snapshot, !heartbeat.stale(), clock.clone());
+    out.gauge(
+        "croupier_ready",
+        "1 when the table can deal (store ok, shoe connected, no alarm, loop alive).",
+        u8::from(r.ready),
+    );
+    out.family(
+        "croupier_table_state",
+        "gauge",
+        "The table's state (1 for the current one).",
+    );
+    for (name, state) in [
+        ("open", TableState::Open),
+        ("locked", TableState::Locked),
+        ("broken", TableState::Broken),
+    ] {
+        let on = u8::from(snapshot.state == state);
+        out.sample("croupier_table_state", &[("state", name)], on);
+    }
+    out.gauge(
+        "croupier_shoe_connected",
+        "1 while the shoe's link is up.",
+        u8::from(snapshot.shoe.connected()),
+    );
+    out.gauge(
+        "croupier_table_loop_heartbeat_age_seconds",
+        "Time since the table loop last beat (it beats every second).",
+        heartbeat.age().as_secs_f64(),
+    );
+    out.gauge(
+        "croupier_clock_synchronised",
+        "1 when the kernel considers the system clock synchronised (adjtimex).",
+        u8::from(clock.synchronised),
+    );
+    if let Some(us) = clock.max_error_us {
+        out.gauge(
+            "croupier_clock_max_error_seconds",
+            "The kernel's maximum clock error estimate.",
+            us as f64 / 1e6,
+        );
+    }
+    let p = ProcessFigures::read();
+    out.gauge(
+        "croupier_process_resident_memory_bytes",
+        "Resident set size (VmRSS).",
+        p.rss_bytes,
+    );
+    out.gauge(
+        "croupier_process_resident_memory_max_bytes",
+        "Peak resident set size (VmHWM).",
+        p.rss_peak_bytes,
+    );
+    out.gauge("croupier_process_threads", "Threads.", p.threads);
+    out.family(
+        "croupier_process_cpu_seconds_total",
+        "counter",
+        "User and system CPU time.",
+    );
+    out.sample("croupier_process_cpu_seconds_total", &[], p.cpu_seconds);
+    out.gauge(
+        "croupier_process_start_time_seconds",
+        "When the process started, Unix seconds.",
+        p.start_time_seconds,
+    );
+    ([(header::CONTENT_TYPE, CONTENT_TYPE)], out.finish()).into_response()
+}
