@@ -197,17 +197,24 @@ async fn readiness_and_metrics_follow_the_table_exactly() {
         );
         assert_eq!(m.get("croupier_shoe_connected"), 1.0);
 
-        // Cleared: ready again. Every log row was one measured commit.
-        let (status, body) = request(
+        // Cleared (by the service's local token, a supervisor's right): ready again. Every
+        // log row was one measured commit.
+        let token = common::local_token_header(&dir.path().join("croupier.db"));
+        let headers: Vec<(&str, &str)> = token
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let reply = croupier::web::client::request_with(
             &addr,
             "POST",
             "/api/alarm/clear",
             Some(r#"{"reason": "checked"}"#),
+            &headers,
             STEP,
         )
         .await
         .expect("http");
-        assert_eq!(status, 200, "{body}");
+        assert_eq!(reply.status, 200, "{}", reply.body);
         let (status, r) = readyz(&addr).await;
         assert_eq!(status, 200, "{r}");
         let m = scrape(&addr).await;
@@ -239,9 +246,19 @@ async fn subscribers_are_counted_while_connected() {
                 .expect("ws");
             viewers.push(ws);
         }
-        let (dealer, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws/dealer"))
-            .await
-            .expect("ws");
+        // The dealer's socket needs a login: the service's local token will do.
+        let mut upgrade =
+            tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(
+                format!("ws://{addr}/ws/dealer"),
+            )
+            .expect("request");
+        for (k, v) in common::local_token_header(&dir.path().join("croupier.db")) {
+            upgrade.headers_mut().insert(
+                axum::http::HeaderName::from_bytes(k.as_bytes()).expect("header name"),
+                v.parse().expect("header value"),
+            );
+        }
+        let (dealer, _) = tokio_tungstenite::connect_async(upgrade).await.expect("ws");
         let counted = |want: f64, stream: &'static str| {
             let addr = addr.clone();
             async move {
