@@ -336,7 +336,8 @@ async fn a_refused_card_locks_the_table_across_a_restart_until_cleared() {
             Record::Clear {
                 reason: "cards taken out of play".into(),
                 voided: vec!["7H".into(), "8S".into()],
-                by: String::new(),
+                // The supervisor who cleared it is on the record.
+                by: "user:s1".into(),
             }
         );
         let _ = Code::CardNotExpected;
