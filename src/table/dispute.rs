@@ -8,7 +8,7 @@
 //! replays the recorded list — so a resolution survives a crash exactly like a card does.
 
 use crate::cards::Card;
-use crate::engine::{Engine, Event, Input, Place, Rejection, SeatId};
+use crate::engine::{Engine, Event, Input, Place, Rejection};
 use serde::{Deserialize, Serialize};
 
 /// Who raised a dispute.
@@ -438,9 +438,6 @@ pub struct CardPlace {
     /// Held during the halt, not yet in play.
     pub held: bool,
 }
-
-/// Which seat a dispute concerns, if any, for the record.
-pub type DisputedSeat = Option<SeatId>;
 
 #[cfg(test)]
 mod tests {
