@@ -15,40 +15,18 @@ mod common;
 #[path = "support/running.rs"]
 mod running;
 
-use cdp::{Browser, Page, CHROMIUM};
+use cdp::{artifacts, chromium_present, Browser, Page};
 use croupier::table::{TableHandle, TableState};
 use croupier::web::client::request_with;
 use croupier_drivers::sim::{SimConfig, SimShoe};
 use croupier_drivers::ShoeItem;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tokio::time::timeout;
 
 const STEP: Duration = Duration::from_secs(10);
-
-fn chromium_present() -> bool {
-    if std::path::Path::new(CHROMIUM).exists() {
-        return true;
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!("CI: {CHROMIUM} is missing (.ci/run installs Debian's chromium)");
-    }
-    eprintln!("SKIPPED: {CHROMIUM} is not installed (apt-get install chromium)");
-    false
-}
-
-fn artifacts() -> PathBuf {
-    let dir = std::env::var_os("CROUPIER_ARTIFACTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts")
-        });
-    std::fs::create_dir_all(&dir).expect("artifacts dir");
-    dir
-}
 
 /// A TCP proxy in front of the service that can drop every connection and refuse new
 /// ones (a network drop), then come back on the same port.

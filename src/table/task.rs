@@ -405,19 +405,15 @@ impl TableHandle {
         reason: String,
         by: String,
     ) -> Result<u64, DisputeError> {
-        let (reply, rx) = oneshot::channel();
-        self.commands
-            .send(Command::RaiseDispute {
-                origin,
-                seat,
-                round,
-                reason,
-                by,
-                reply,
-            })
-            .await
-            .map_err(|_| DisputeError::Stopped)?;
-        rx.await.map_err(|_| DisputeError::Stopped)?
+        self.ask(|reply| Command::RaiseDispute {
+            origin,
+            seat,
+            round,
+            reason,
+            by,
+            reply,
+        })
+        .await
     }
 
     /// Proposes a resolution; returns the preview of the corrected round.
@@ -428,35 +424,35 @@ impl TableHandle {
         reason: String,
         by: String,
     ) -> Result<ProposalView, DisputeError> {
-        let (reply, rx) = oneshot::channel();
-        self.commands
-            .send(Command::Propose {
-                dispute,
-                resolution,
-                reason,
-                by,
-                reply,
-            })
-            .await
-            .map_err(|_| DisputeError::Stopped)?;
-        rx.await.map_err(|_| DisputeError::Stopped)?
+        self.ask(|reply| Command::Propose {
+            dispute,
+            resolution,
+            reason,
+            by,
+            reply,
+        })
+        .await
     }
 
     /// Confirms the proposed resolution; returns its sequence number once durable.
     pub async fn confirm(&self, dispute: u64, by: String) -> Result<u64, DisputeError> {
-        let (reply, rx) = oneshot::channel();
-        self.commands
-            .send(Command::Confirm { dispute, by, reply })
+        self.ask(|reply| Command::Confirm { dispute, by, reply })
             .await
-            .map_err(|_| DisputeError::Stopped)?;
-        rx.await.map_err(|_| DisputeError::Stopped)?
     }
 
     /// Withdraws the proposed resolution.
     pub async fn withdraw(&self, dispute: u64) -> Result<(), DisputeError> {
+        self.ask(|reply| Command::Withdraw { dispute, reply }).await
+    }
+
+    /// Sends a dispute command built around its reply channel and waits for the answer.
+    async fn ask<T>(
+        &self,
+        command: impl FnOnce(oneshot::Sender<Result<T, DisputeError>>) -> Command,
+    ) -> Result<T, DisputeError> {
         let (reply, rx) = oneshot::channel();
         self.commands
-            .send(Command::Withdraw { dispute, reply })
+            .send(command(reply))
             .await
             .map_err(|_| DisputeError::Stopped)?;
         rx.await.map_err(|_| DisputeError::Stopped)?

@@ -99,7 +99,8 @@ impl IntoResponse for ApiError {
     }
 }
 
-fn parse<T: serde::de::DeserializeOwned>(body: &str, what: &str) -> Result<T, ApiError> {
+/// Parses a JSON body, or a 400 `malformed` naming what was expected.
+pub(super) fn parse<T: serde::de::DeserializeOwned>(body: &str, what: &str) -> Result<T, ApiError> {
     serde_json::from_str(body).map_err(|e| ApiError::Malformed(format!("expected {what}: {e}")))
 }
 

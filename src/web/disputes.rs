@@ -4,7 +4,7 @@
 //! and answer with stable codes. Who acts (`by`) comes from the session (see `web::mod`'s
 //! router), never from the body.
 
-use super::api::ApiError;
+use super::api::{parse, ApiError};
 use super::AppState;
 use crate::table::dispute::{Origin, Resolution};
 use axum::extract::State;
@@ -24,10 +24,6 @@ fn reason(text: &str) -> Result<String, ApiError> {
         ));
     }
     Ok(t.to_string())
-}
-
-fn parse<T: serde::de::DeserializeOwned>(body: &str, what: &str) -> Result<T, ApiError> {
-    serde_json::from_str(body).map_err(|e| ApiError::Malformed(format!("expected {what}: {e}")))
 }
 
 #[derive(Deserialize)]

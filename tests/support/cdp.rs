@@ -292,3 +292,27 @@ impl Page {
         std::fs::write(path, data).expect("write screenshot");
     }
 }
+
+/// Whether Debian's chromium is here: without it a browser test is skipped locally, and
+/// fails under CI (`CI` set), where `.ci/run` installs it.
+pub fn chromium_present() -> bool {
+    if Path::new(CHROMIUM).exists() {
+        return true;
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("CI: {CHROMIUM} is missing (.ci/run installs Debian's chromium)");
+    }
+    eprintln!("SKIPPED: {CHROMIUM} is not installed (apt-get install chromium)");
+    false
+}
+
+/// Where screenshots go: `$CROUPIER_ARTIFACTS`, or `target/browser-artifacts/`.
+pub fn artifacts() -> std::path::PathBuf {
+    let dir = std::env::var_os("CROUPIER_ARTIFACTS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts")
+        });
+    std::fs::create_dir_all(&dir).expect("artifacts dir");
+    dir
+}
