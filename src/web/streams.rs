@@ -10,10 +10,12 @@ use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use futures::SinkExt;
 use serde::Deserialize;
 use std::convert::Infallible;
 use std::sync::Arc;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 /// `?after=ID`: resume after this message id.
 #[derive(Deserialize)]
@@ -95,46 +97,63 @@ pub async fn public_ws(
     ws: WebSocketUpgrade,
 ) -> Response {
     let after = q.after.as_deref().and_then(parse_id);
-    // Viewers send nothing but pings and closes: small buffers keep 10k of them cheap,
-    // and every message is written as soon as it is queued.
-    ws.read_buffer_size(4 * 1024)
-        .write_buffer_size(0)
+    // Viewers send nothing but pings and closes: a small read buffer keeps 10k of them
+    // cheap (tungstenite zero-fills it on every poll of the socket, i.e. once per wake-up;
+    // it grows for a larger frame). Writes are flushed explicitly after each batch (see
+    // `public_socket`); the write buffer only bounds how much one batch holds before it
+    // goes out anyway, and so what each connection keeps allocated.
+    ws.read_buffer_size(1024)
+        .write_buffer_size(BATCH_BYTES)
         .max_message_size(64 * 1024)
         .on_upgrade(move |socket| public_socket(app, socket, after))
 }
+
+/// Bytes of queued messages a `/ws/public` connection gathers before writing them out.
+const BATCH_BYTES: usize = 16 * 1024;
+/// Messages a `/ws/public` task takes from its receiver per wake-up, so one far-behind
+/// viewer does not hold a worker for long.
+const BATCH_MESSAGES: usize = 32;
 
 async fn public_socket(app: AppState, mut socket: WebSocket, after: Option<(u64, u32)>) {
     let _counted = app.table.metrics().subscriber(Stream::PublicWs);
     let Joined { backlog, mut live } = app.feed.join(after);
     let mut last = after;
-    for m in backlog {
-        last = Some((m.seq, m.sub));
-        if socket.send(Message::Text(m.text.clone())).await.is_err() {
-            return;
-        }
+    if send_all(&mut socket, backlog, &mut last).await.is_err() {
+        return;
     }
     loop {
         tokio::select! {
             m = live.recv() => match m {
                 Ok(m) => {
-                    if last.is_some_and(|l| (m.seq, m.sub) <= l) {
-                        continue;
+                    // Everything already queued for this viewer goes out in one write: with
+                    // 10k viewers the fan-out is bound by the kernel's per-write cost on
+                    // two cores, and a burst (a result and a view published together)
+                    // reaches the last viewers while the next message is already queued.
+                    let mut batch = vec![m];
+                    let mut lagged = false;
+                    while batch.len() < BATCH_MESSAGES {
+                        match live.try_recv() {
+                            Ok(m) => batch.push(m),
+                            Err(TryRecvError::Lagged(_)) => {
+                                lagged = true;
+                                break;
+                            }
+                            // Empty, or closed: the next `recv` reports it.
+                            Err(_) => break,
+                        }
                     }
-                    last = Some((m.seq, m.sub));
-                    if socket.send(Message::Text(m.text.clone())).await.is_err() {
+                    // Live messages the backlog already covered are skipped.
+                    batch.retain(|m| !last.is_some_and(|l| (m.seq, m.sub) <= l));
+                    if send_all(&mut socket, batch, &mut last).await.is_err() {
+                        return;
+                    }
+                    if lagged && catch_up(&app, &mut socket, &mut live, &mut last).await.is_err() {
                         return;
                     }
                 }
                 Err(RecvError::Lagged(_)) => {
-                    // Fell behind: the missed messages from the ring, or a resync view.
-                    app.table.metrics().lagged(Feed::Public);
-                    let Joined { backlog, live: again } = app.feed.catch_up(last);
-                    live = again;
-                    for m in backlog {
-                        last = Some((m.seq, m.sub));
-                        if socket.send(Message::Text(m.text.clone())).await.is_err() {
-                            return;
-                        }
+                    if catch_up(&app, &mut socket, &mut live, &mut last).await.is_err() {
+                        return;
                     }
                 }
                 Err(RecvError::Closed) => return,
@@ -145,6 +164,37 @@ async fn public_socket(app: AppState, mut socket: WebSocket, after: Option<(u64,
             },
         }
     }
+}
+
+/// Writes `messages` in one flush and moves `last` on. An error means the viewer is gone.
+async fn send_all(
+    socket: &mut WebSocket,
+    messages: Vec<Arc<FeedMessage>>,
+    last: &mut Option<(u64, u32)>,
+) -> Result<(), axum::Error> {
+    for m in messages {
+        *last = Some((m.seq, m.sub));
+        // `feed` writes once the buffer holds `BATCH_BYTES`; the rest goes at the flush.
+        socket.feed(Message::Text(m.text.clone())).await?;
+    }
+    socket.flush().await
+}
+
+/// Fell behind: the missed messages from the ring, or a resync view; then live again
+/// from a fresh receiver.
+async fn catch_up(
+    app: &AppState,
+    socket: &mut WebSocket,
+    live: &mut broadcast::Receiver<Arc<FeedMessage>>,
+    last: &mut Option<(u64, u32)>,
+) -> Result<(), axum::Error> {
+    app.table.metrics().lagged(Feed::Public);
+    let Joined {
+        backlog,
+        live: again,
+    } = app.feed.catch_up(*last);
+    *live = again;
+    send_all(socket, backlog, last).await
 }
 
 fn sse_event(m: &FeedMessage) -> SseEvent {
