@@ -201,6 +201,36 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
             .await;
         no_hole_card(&panel.eval("document.body.innerHTML.includes('8C')").await);
         panel.screenshot(&out.join("dispute-800x480-after.png")).await;
+
+        // The supervisor cancels the round from the panel: every bet comes back.
+        type_into(&panel, "#dispute-seat", "2").await;
+        type_into(&panel, "#dispute-text", "shoe jammed mid-round").await;
+        panel.tap("#raise-dispute-btn").await;
+        panel
+            .wait_for("document.querySelector('#resolution-op') !== null", STEP)
+            .await;
+        panel
+            .eval("(() => { const s = document.querySelector('#resolution-op'); s.value = 'cancel'; s.dispatchEvent(new Event('change')); })()")
+            .await;
+        type_into(&panel, "#resolution-reason", "misdeal: refund all").await;
+        panel.tap("#propose-resolution").await;
+        panel
+            .wait_for("document.querySelector('#preview-expecting') !== null", STEP)
+            .await;
+        assert!(panel
+            .text("#preview-expecting")
+            .await
+            .contains("every bet refunded"));
+        panel.tap("#confirm-resolution").await;
+        panel
+            .wait_for("document.querySelector('#dispute') === null", STEP)
+            .await;
+        let s = h.snapshot();
+        assert_eq!(s.state, TableState::Open);
+        let result = s.last_result.clone().expect("a cancelled result");
+        assert!(result.cancelled);
+        assert!(result.bets.iter().all(|b| b.returned == b.staked));
+        assert_eq!(result.bets.iter().map(|b| b.returned).sum::<i64>(), 200);
         browser.close().await;
         run.stop().await;
     })
