@@ -434,7 +434,18 @@ async fn an_alarm_opens_a_dispute_that_a_correction_resolves() {
     assert_eq!(s.state, TableState::Open);
     assert!(s.alarm.is_none());
     assert!(seat_cards(&s, 1).contains(&"AH".to_string()));
-    restart(dir.path(), t, &h, DisputeSettings::default()).await;
+    let (_t, _h) = restart(dir.path(), t, &h, DisputeSettings::default()).await;
+    // On the record: the alarm's dispute, for round 1, resolved by a correction.
+    let reader = Reader::open(&dir.path().join("t.db"))
+        .await
+        .expect("reader");
+    let rows = reader.disputes("t1", 10).await.expect("disputes");
+    assert_eq!(rows.len(), 1);
+    assert_eq!((rows[0].origin.as_str(), rows[0].round), ("alarm", 1));
+    assert_eq!(
+        rows[0].resolution.as_ref().map(|r| r["op"].clone()),
+        Some(serde_json::json!("correct"))
+    );
 }
 
 fn settings(window_ms: u64, two_person_rule: bool) -> DisputeSettings {

@@ -563,14 +563,23 @@ async fn project(
             confirmed_by,
             ..
         } => {
-            // An alarm's dispute has no `dispute` row of its own: one is written here.
+            // An alarm's dispute has no `dispute` row of its own: one is written here, for the
+            // round the corrected replay opened (0 when the alarm came between rounds).
+            let round = events
+                .iter()
+                .find_map(|e| match e {
+                    Event::RoundOpened { round } => i64::try_from(*round).ok(),
+                    _ => None,
+                })
+                .unwrap_or(0);
             sqlx::query(
                 "INSERT INTO disputes (table_id, raised_seq, round, origin, reason, raised_by) \
-                 SELECT ?, ?, 0, 'alarm', reason, 'alarm' FROM alarms WHERE table_id = ? AND raised_seq = ? \
+                 SELECT ?, ?, ?, 'alarm', reason, 'alarm' FROM alarms WHERE table_id = ? AND raised_seq = ? \
                  ON CONFLICT (table_id, raised_seq) DO NOTHING",
             )
             .bind(table)
             .bind(i64::try_from(*dispute).unwrap_or(i64::MAX))
+            .bind(round)
             .bind(table)
             .bind(i64::try_from(*dispute).unwrap_or(i64::MAX))
             .execute(&mut *conn)
