@@ -855,6 +855,26 @@ async fn the_panel_is_served_over_tls_with_secure_cookies() {
         .await;
         assert_eq!(reply.status, 200, "{}", reply.body);
         assert!(reply.body.contains("\"d1\""), "{}", reply.body);
+        // The public feed over TLS: a viewer with a task of its own (the fan-out's shards
+        // write to plain TCP only), starting from a resync view.
+        {
+            let tcp = tokio::net::TcpStream::connect(run.addr).await.expect("tcp");
+            let name = rustls_pki_types::ServerName::try_from("localhost").expect("name");
+            let tls = tokio_rustls::TlsConnector::from(client.clone())
+                .connect(name, tcp)
+                .await
+                .expect("TLS handshake");
+            let (mut ws, _) = tokio_tungstenite::client_async("wss://localhost/ws/public", tls)
+                .await
+                .expect("wss upgrade");
+            let first = timeout(Duration::from_secs(10), futures::StreamExt::next(&mut ws))
+                .await
+                .expect("a message")
+                .expect("open")
+                .expect("ok");
+            let v: Value = serde_json::from_str(first.to_text().expect("text")).expect("json");
+            assert_eq!(v["resync"], true, "{v}");
+        }
         // Plain HTTP on the TLS port gets no answer from the API.
         let plain = request_with(&run.addr.to_string(), "GET", "/api/public", None, &[], Duration::from_secs(3)).await;
         assert!(plain.map(|r| r.status != 200).unwrap_or(true));

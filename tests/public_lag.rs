@@ -1,7 +1,7 @@
 //! A `/ws/public` viewer that stops reading falls behind, and catches up — never left with
 //! a silent gap. The viewer's TCP receive window is made tiny and it reads nothing while a
 //! long session is dealt through the PTY shoe, so the server's writes back up and its
-//! broadcast receiver overflows (counted in `/metrics`); the viewer then gets the missed
+//! queue in the fan-out overflows (counted in `/metrics`); the viewer then gets the missed
 //! messages from the feed's ring (or a `resync` view once they have left it), so every
 //! message's `n` follows the one before, except right at a resync.
 
@@ -10,8 +10,7 @@ mod common;
 #[allow(dead_code)]
 mod running;
 
-use common::{from_shoe, session, shoe_items};
-use croupier::store::Source;
+use common::{session, shoe_items};
 use croupier_drivers::sim::{SimConfig, SimShoe};
 use futures::StreamExt;
 use serde_json::Value;
@@ -43,19 +42,7 @@ async fn a_viewer_that_stops_reading_catches_up_without_a_silent_gap() {
                 .expect("ws");
 
         // The session, every input durable before the next.
-        let mut watch = h.watch();
-        for input in &inputs {
-            if from_shoe(input) {
-                let before = watch.borrow().seq;
-                assert_eq!(sim.deal(1).await.expect("deal").len(), 1);
-                timeout(Duration::from_secs(5), watch.wait_for(|s| s.seq > before))
-                    .await
-                    .expect("taken")
-                    .expect("running");
-            } else {
-                h.submit(input.clone(), Source::Api).await.expect("input");
-            }
-        }
+        common::feed_session(h, &sim, &inputs).await;
         let last_seq = h.snapshot().seq;
 
         // Now read everything: gaps in `n` only where a resync view starts again.
@@ -81,8 +68,8 @@ async fn a_viewer_that_stops_reading_catches_up_without_a_silent_gap() {
                 break;
             }
         }
-        // The server's task for this viewer fell behind the broadcast while it could not write
-        // (seen when it reads its receiver again).
+        // The viewer's queue in its fan-out shard overflowed while its socket took nothing
+        // (counted when it happens), and it caught up from the ring.
         let (_, metrics) = croupier::web::client::request(
             &run.addr.to_string(),
             "GET",

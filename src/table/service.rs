@@ -329,7 +329,8 @@ pub async fn run(
             Arc::clone(&variant),
             sim.clone(),
         )
-        .with_local_token(local_token),
+        .with_local_token(local_token)
+        .serving_tls(tls.is_some()),
     )
     .into_make_service_with_connect_info::<web::auth::Peer>();
     let scheme = if tls.is_some() { "https" } else { "http" };
@@ -354,7 +355,7 @@ pub async fn run(
             })
         }
         None => tokio::spawn(async move {
-            axum::serve(listener, app)
+            axum::serve(crate::web::tcp::NoDelayListener(listener), app)
                 .with_graceful_shutdown(stopped)
                 .await
         }),

@@ -44,10 +44,11 @@ pub enum Access {
 pub struct Peer(pub SocketAddr);
 
 impl
-    axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, tokio::net::TcpListener>>
-    for Peer
+    axum::extract::connect_info::Connected<
+        axum::serve::IncomingStream<'_, super::tcp::NoDelayListener>,
+    > for Peer
 {
-    fn connect_info(stream: axum::serve::IncomingStream<'_, tokio::net::TcpListener>) -> Peer {
+    fn connect_info(stream: axum::serve::IncomingStream<'_, super::tcp::NoDelayListener>) -> Peer {
         Peer(*stream.remote_addr())
     }
 }

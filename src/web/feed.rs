@@ -43,6 +43,25 @@ pub struct Message {
     pub kind: &'static str,
     /// The JSON text.
     pub text: Utf8Bytes,
+    /// The text as one WebSocket text frame, encoded once for every `/ws/public` viewer.
+    pub frame: bytes::Bytes,
+}
+
+impl Message {
+    fn new(seq: u64, sub: u32, kind: &'static str, text: String) -> Message {
+        Message {
+            seq,
+            sub,
+            kind,
+            frame: super::wsframe::server_frame(super::wsframe::Opcode::Text, text.as_bytes()),
+            text: text.into(),
+        }
+    }
+
+    /// `(seq, sub)`: messages are ordered by it.
+    pub fn key(&self) -> (u64, u32) {
+        (self.seq, self.sub)
+    }
 }
 
 impl Message {
@@ -189,12 +208,7 @@ impl PublicFeed {
             status: None,
             round: None,
         };
-        let message = Arc::new(Message {
-            seq,
-            sub: ring.sub,
-            kind,
-            text: build(&wire).into(),
-        });
+        let message = Arc::new(Message::new(seq, ring.sub, kind, build(&wire)));
         if ring.messages.len() == RING {
             ring.messages.pop_front();
         }
@@ -278,6 +292,22 @@ impl PublicFeed {
         self.join(last)
     }
 
+    /// What a subscriber that already has its own live receiver missed since `last` (every
+    /// message still in the ring), or a resync view: [`PublicFeed::join`] without a new
+    /// receiver.
+    pub fn missed(&self, last: Option<(u64, u32)>) -> Vec<Arc<Message>> {
+        let ring = self.lock();
+        match last.and_then(|key| Self::after(&ring, key)) {
+            Some(missed) => missed,
+            None => Self::resync(&ring).into_iter().collect(),
+        }
+    }
+
+    /// A live receiver of its own (for the `/ws/public` fan-out's shards).
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Message>> {
+        self.tx.subscribe()
+    }
+
     fn after(ring: &Ring, key: (u64, u32)) -> Option<Vec<Arc<Message>>> {
         let last = ring.messages.back()?;
         if key == (last.seq, last.sub) {
@@ -303,11 +333,6 @@ impl PublicFeed {
             round: None,
         })
         .unwrap_or_default();
-        Some(Arc::new(Message {
-            seq: ring.seq,
-            sub: ring.sub,
-            kind: "view",
-            text: text.into(),
-        }))
+        Some(Arc::new(Message::new(ring.seq, ring.sub, "view", text)))
     }
 }

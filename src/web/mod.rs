@@ -28,11 +28,14 @@ pub mod api;
 pub mod auth;
 pub mod client;
 pub mod disputes;
+pub mod fanout;
 pub mod feed;
 pub mod ops;
 pub mod streams;
+pub mod tcp;
 pub mod tls;
 pub mod view;
+pub mod wsframe;
 
 use crate::auth::{Auth, Principal, Role};
 use crate::engine::{Input, Variant};
@@ -72,6 +75,8 @@ pub struct AppState {
     pub sim: Option<Arc<SimShoe>>,
     /// The public feed.
     pub feed: feed::PublicFeed,
+    /// The `/ws/public` fan-out over plain TCP (`None` under TLS: a task per viewer).
+    pub fanout: Option<fanout::Fanout>,
     /// The local token (see `auth::local_token`), if the service wrote one.
     pub local_token: Option<Arc<crate::auth::local_token::LocalToken>>,
 }
@@ -85,8 +90,14 @@ impl AppState {
         variant: Arc<Variant>,
         sim: Option<Arc<SimShoe>>,
     ) -> AppState {
+        let feed = feed::PublicFeed::start(&table);
         AppState {
-            feed: feed::PublicFeed::start(&table),
+            fanout: Some(fanout::Fanout::start(
+                &feed,
+                table.metrics(),
+                fanout::Fanout::shards_for_this_machine(),
+            )),
+            feed,
             limits: view::LimitsView::of(&variant),
             table,
             reader,
@@ -95,6 +106,14 @@ impl AppState {
             sim,
             local_token: None,
         }
+    }
+
+    /// Serving TLS: `/ws/public` viewers get a task each (the fan-out writes to raw TCP).
+    pub fn serving_tls(mut self, tls: bool) -> AppState {
+        if tls {
+            self.fanout = None;
+        }
+        self
     }
 
     /// Accepts `token` as the local token.

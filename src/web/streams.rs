@@ -1,19 +1,23 @@
 //! `/ws/dealer` (the dealer view on every change), `/ws/public` and `/sse/public` (the
 //! public feed, resumable).
 
+use super::api::ApiError;
 use super::feed::{parse_id, Joined, Message as FeedMessage};
 use super::view::dealer_view;
+use super::wsframe;
 use super::AppState;
 use crate::metrics::{Feed, Stream};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Query, State};
-use axum::http::HeaderMap;
+use axum::extract::{FromRequestParts, Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::SinkExt;
+use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 use std::convert::Infallible;
 use std::sync::Arc;
+use tokio::net::TcpStream;
 use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
@@ -90,14 +94,76 @@ async fn dealer_socket(app: AppState, who: crate::auth::Principal, mut socket: W
     }
 }
 
-/// `GET /ws/public[?after=ID]`: the public feed.
+/// `GET /ws/public[?after=ID]`: the public feed. Over plain TCP the connection is handed
+/// to the fan-out's shards (see `super::fanout`); under TLS it gets a task of its own.
 pub async fn public_ws(
     State(app): State<AppState>,
     Query(q): Query<ResumeQuery>,
-    ws: WebSocketUpgrade,
+    request: Request,
 ) -> Response {
     let after = q.after.as_deref().and_then(parse_id);
-    // Viewers send nothing but pings and closes: a small read buffer keeps 10k of them
+    let accept = match wsframe::accept(request.headers()) {
+        Ok(accept) => accept,
+        Err(e) => {
+            return ApiError::Malformed(format!("a WebSocket upgrade request: {e}")).into_response()
+        }
+    };
+    match app.fanout.clone() {
+        Some(fanout) => to_fanout(fanout, accept, after, request),
+        None => {
+            let (mut parts, _) = request.into_parts();
+            match WebSocketUpgrade::from_request_parts(&mut parts, &app).await {
+                Ok(ws) => public_task(app, ws, after),
+                Err(rejection) => rejection.into_response(),
+            }
+        }
+    }
+}
+
+/// Answers the handshake and hands the raw TCP stream to the fan-out once upgraded.
+fn to_fanout(
+    fanout: super::fanout::Fanout,
+    accept: String,
+    after: Option<(u64, u32)>,
+    mut request: Request,
+) -> Response {
+    let upgrade = hyper::upgrade::on(&mut request);
+    tokio::spawn(async move {
+        let upgraded = match upgrade.await {
+            Ok(upgraded) => upgraded,
+            Err(e) => {
+                tracing::debug!(error = %e, "/ws/public upgrade failed");
+                return;
+            }
+        };
+        match hyper_util::server::conn::auto::upgrade::downcast::<TokioIo<TcpStream>>(upgraded) {
+            Ok(parts) => {
+                fanout
+                    .add(parts.io.into_inner(), parts.read_buf, after)
+                    .await
+            }
+            // Only a server without TLS hands out a fan-out (`AppState::serving_tls`).
+            Err(_) => tracing::error!("/ws/public: the upgraded connection is not plain TCP"),
+        }
+    });
+    let mut response = Response::new(axum::body::Body::empty());
+    *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let headers = response.headers_mut();
+    headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+    headers.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+    match HeaderValue::from_str(&accept) {
+        Ok(v) => {
+            headers.insert(header::SEC_WEBSOCKET_ACCEPT, v);
+        }
+        // Base64 is always a valid header value.
+        Err(_) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+    response
+}
+
+/// A `/ws/public` viewer with a task of its own (under TLS).
+fn public_task(app: AppState, ws: WebSocketUpgrade, after: Option<(u64, u32)>) -> Response {
+    // Viewers send nothing but pings and closes: a small read buffer keeps many of them
     // cheap (tungstenite zero-fills it on every poll of the socket, i.e. once per wake-up;
     // it grows for a larger frame). Writes are flushed explicitly after each batch (see
     // `public_socket`); the write buffer only bounds how much one batch holds before it

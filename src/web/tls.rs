@@ -81,6 +81,10 @@ impl TlsListener {
                         continue;
                     }
                 };
+                // As for plain TCP (see `super::tcp`): no Nagle delay on bursts.
+                if let Err(e) = stream.set_nodelay(true) {
+                    tracing::debug!(%peer, error = %e, "TCP_NODELAY");
+                }
                 let acceptor = acceptor.clone();
                 let tx = tx.clone();
                 tokio::spawn(async move {

@@ -49,6 +49,34 @@ pub fn from_shoe(input: &Input) -> bool {
     matches!(input, Input::Card(_) | Input::CutCard)
 }
 
+/// Feeds `inputs` to a running table: shoe items dealt by `sim` through the PTY (each
+/// taken before the next), the rest submitted directly.
+pub async fn feed_session(
+    handle: &croupier::table::TableHandle,
+    sim: &croupier_drivers::sim::SimShoe,
+    inputs: &[Input],
+) {
+    let mut watch = handle.watch();
+    for input in inputs {
+        if from_shoe(input) {
+            let before = watch.borrow().seq;
+            assert_eq!(sim.deal(1).await.expect("deal").len(), 1);
+            tokio::time::timeout(
+                std::time::Duration::from_secs(5),
+                watch.wait_for(|s| s.seq > before),
+            )
+            .await
+            .expect("taken")
+            .expect("running");
+        } else {
+            handle
+                .submit(input.clone(), croupier::store::Source::Api)
+                .await
+                .expect("input");
+        }
+    }
+}
+
 /// The shoe items of `inputs`, in order.
 pub fn shoe_items(inputs: &[Input]) -> Vec<ShoeItem> {
     inputs

@@ -1,0 +1,315 @@
+//! `/ws/public` through the fan-out (`web::fanout`), over real sockets: many viewers spread
+//! over the shards each get every message in order; what viewers send is answered as RFC
+//! 6455 says (a ping with its pong, a close with a close and the end of the connection,
+//! a protocol violation with close code 1002 or 1009); a plain GET is a 400.
+
+mod common;
+#[path = "support/running.rs"]
+#[allow(dead_code)]
+mod running;
+
+use common::{session, shoe_items};
+use croupier::store::Source;
+use croupier_drivers::sim::{SimConfig, SimShoe};
+use futures::{SinkExt, StreamExt};
+use serde_json::Value;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::time::timeout;
+use tokio_tungstenite::tungstenite::Message;
+
+const STEP: Duration = Duration::from_secs(10);
+
+/// A raw client after its handshake, with what came after the response head.
+async fn handshake(addr: SocketAddr) -> (TcpStream, Vec<u8>) {
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    let key = "dGhlIHNhbXBsZSBub25jZQ==";
+    stream
+        .write_all(
+            format!(
+                "GET /ws/public HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\n\
+                 Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            )
+            .as_bytes(),
+        )
+        .await
+        .expect("write");
+    let mut got = Vec::new();
+    let end = loop {
+        let mut chunk = [0u8; 1024];
+        let n = timeout(STEP, stream.read(&mut chunk))
+            .await
+            .expect("a response")
+            .expect("read");
+        assert!(n > 0, "closed during the handshake");
+        got.extend_from_slice(&chunk[..n]);
+        if let Some(at) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 101"), "{head}");
+    // RFC 6455, section 1.3: the accept key for this nonce.
+    assert!(
+        head.contains("sec-websocket-accept: s3pplmbitxaq9kygzzhzrbk+xoo="),
+        "{head}"
+    );
+    (stream, got[end..].to_vec())
+}
+
+/// The next server frame: (first byte, payload). `None` at the end of the stream.
+async fn next_frame(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Option<(u8, Vec<u8>)> {
+    loop {
+        if buf.len() >= 2 {
+            assert_eq!(buf[1] & 0x80, 0, "server frames are not masked");
+            let (head, len) = match buf[1] {
+                126 if buf.len() >= 4 => (4, usize::from(u16::from_be_bytes([buf[2], buf[3]]))),
+                127 if buf.len() >= 10 => (
+                    10,
+                    u64::from_be_bytes(buf[2..10].try_into().expect("8 bytes")) as usize,
+                ),
+                126 | 127 => (usize::MAX, 0),
+                n => (2, usize::from(n)),
+            };
+            if head != usize::MAX && buf.len() >= head + len {
+                let first = buf[0];
+                let payload = buf[head..head + len].to_vec();
+                buf.drain(..head + len);
+                return Some((first, payload));
+            }
+        }
+        let mut chunk = [0u8; 4096];
+        let n = timeout(STEP, stream.read(&mut chunk))
+            .await
+            .expect("a frame or the end in time")
+            .ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// A masked client frame.
+fn client_frame(first: u8, payload: &[u8]) -> Vec<u8> {
+    croupier::web::wsframe::masked_frame(first, payload, [0x37, 0xfa, 0x21, 0x3d])
+}
+
+/// Reads frames until a close; returns its code, then checks the connection ends.
+async fn close_code(stream: &mut TcpStream, buf: &mut Vec<u8>) -> u16 {
+    loop {
+        let (first, payload) = next_frame(stream, buf).await.expect("a close frame");
+        match first {
+            0x81 => continue, // feed messages sent before the close
+            0x88 => {
+                assert!(payload.len() >= 2, "a close code");
+                let code = u16::from_be_bytes([payload[0], payload[1]]);
+                assert!(
+                    next_frame(stream, buf).await.is_none(),
+                    "the server ends the connection after its close"
+                );
+                return code;
+            }
+            other => panic!("unexpected frame {other:#x}"),
+        }
+    }
+}
+
+/// A table on the built-in Deluxe config with an idle PTY shoe.
+async fn serve() -> (tempfile::TempDir, SimShoe, running::Running) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sim = SimShoe::start(SimConfig::default()).expect("pty shoe");
+    let run = running::start(common::config(dir.path(), &sim.path(), "deluxe")).await;
+    (dir, sim, run)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_viewer_on_every_shard_gets_every_message_in_order() {
+    timeout(Duration::from_secs(180), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (inputs, _, _) = session("deluxe", 11, 6);
+        let sim = SimShoe::start(SimConfig {
+            items: shoe_items(&inputs),
+            ..SimConfig::default()
+        })
+        .expect("pty shoe");
+        let run = running::start(common::config(dir.path(), &sim.path(), "deluxe")).await;
+        let h = &run.handle;
+        // More viewers than shards, so every shard has several.
+        let mut viewers = Vec::new();
+        for _ in 0..40 {
+            let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws/public", run.addr))
+                .await
+                .expect("ws");
+            viewers.push(ws);
+        }
+        common::feed_session(h, &sim, &inputs).await;
+        let last_seq = h.snapshot().seq;
+        let mut seen: Vec<Vec<String>> = Vec::new();
+        for ws in &mut viewers {
+            let mut ids = Vec::new();
+            let mut prev: Option<u64> = None;
+            loop {
+                let m = timeout(STEP, ws.next())
+                    .await
+                    .expect("in time")
+                    .expect("open")
+                    .expect("message");
+                let v: Value = serde_json::from_str(m.to_text().expect("text")).expect("json");
+                let n = v["n"].as_u64().expect("n");
+                if let Some(p) = prev {
+                    assert_eq!(n, p + 1, "a gap or a repeat after {p}: {v}");
+                    assert_ne!(v["resync"], true, "only the first message is a resync");
+                } else {
+                    assert_eq!(v["resync"], true, "a new viewer starts from a resync view");
+                }
+                prev = Some(n);
+                ids.push(v["id"].as_str().expect("id").to_owned());
+                if v["type"] == "view" && v["seq"].as_u64() >= Some(last_seq) {
+                    break;
+                }
+            }
+            seen.push(ids);
+        }
+        // Same messages for everyone after the first viewer's starting point.
+        let longest = seen.iter().map(Vec::len).max().expect("viewers");
+        assert!(longest > 30, "a real session: {longest} messages");
+        for ids in &seen {
+            assert_eq!(ids.last(), seen[0].last());
+        }
+        run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ping_gets_its_pong_and_the_feed_goes_on() {
+    timeout(Duration::from_secs(60), async {
+        let (_dir, _sim, run) = serve().await;
+        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws/public", run.addr))
+            .await
+            .expect("ws");
+        let first = timeout(STEP, ws.next())
+            .await
+            .expect("a resync")
+            .expect("open")
+            .expect("ok");
+        let first: Value = serde_json::from_str(first.to_text().expect("text")).expect("json");
+        ws.send(Message::Ping(b"are you there".to_vec().into()))
+            .await
+            .expect("ping");
+        let pong = timeout(STEP, ws.next())
+            .await
+            .expect("a pong")
+            .expect("open")
+            .expect("ok");
+        assert_eq!(pong, Message::Pong(b"are you there".to_vec().into()));
+        // The next change reaches the same viewer, right after what it had.
+        run.handle
+            .submit(croupier::engine::Input::Shuffle, Source::Api)
+            .await
+            .expect("shuffle");
+        let next = timeout(STEP, ws.next())
+            .await
+            .expect("a view")
+            .expect("open")
+            .expect("ok");
+        let next: Value = serde_json::from_str(next.to_text().expect("text")).expect("json");
+        assert_eq!(
+            next["n"].as_u64(),
+            first["n"].as_u64().map(|n| n + 1),
+            "{next}"
+        );
+        run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_close_is_answered_with_a_close_and_the_end_of_the_connection() {
+    timeout(Duration::from_secs(60), async {
+        let (_dir, _sim, run) = serve().await;
+        let (mut stream, mut buf) = handshake(run.addr).await;
+        stream
+            .write_all(&client_frame(0x88, &1001u16.to_be_bytes()))
+            .await
+            .expect("close");
+        assert_eq!(
+            close_code(&mut stream, &mut buf).await,
+            1001,
+            "the code is echoed"
+        );
+        run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protocol_violations_close_the_connection_with_their_code() {
+    timeout(Duration::from_secs(60), async {
+        let (_dir, _sim, run) = serve().await;
+        // Unmasked (only servers may send those).
+        let (mut stream, mut buf) = handshake(run.addr).await;
+        stream
+            .write_all(&[0x81, 0x02, b'h', b'i'])
+            .await
+            .expect("write");
+        assert_eq!(close_code(&mut stream, &mut buf).await, 1002);
+        // A ping split over two writes is still one ping; then an unknown opcode.
+        let (mut stream, mut buf) = handshake(run.addr).await;
+        let ping = client_frame(0x89, b"x");
+        stream.write_all(&ping[..3]).await.expect("write");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        stream.write_all(&ping[3..]).await.expect("write");
+        loop {
+            let (first, payload) = next_frame(&mut stream, &mut buf).await.expect("a pong");
+            if first == 0x8A {
+                assert_eq!(payload, b"x");
+                break;
+            }
+        }
+        stream
+            .write_all(&client_frame(0x83, b"?"))
+            .await
+            .expect("write");
+        assert_eq!(close_code(&mut stream, &mut buf).await, 1002);
+        // One byte more than the server takes (64 KiB): refused from its length alone.
+        let (mut stream, mut buf) = handshake(run.addr).await;
+        stream
+            .write_all(&[0x82, 0x80 | 127, 0, 0, 0, 0, 0, 1, 0, 1])
+            .await
+            .expect("write");
+        assert_eq!(close_code(&mut stream, &mut buf).await, 1009);
+        run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_that_is_not_an_upgrade_is_a_400() {
+    timeout(Duration::from_secs(60), async {
+        let (_dir, _sim, run) = serve().await;
+        let (status, body) =
+            croupier::web::client::request(&run.addr.to_string(), "GET", "/ws/public", None, STEP)
+                .await
+                .expect("reply");
+        assert_eq!(status, 400, "{body}");
+        let v: Value = serde_json::from_str(&body).expect("json");
+        assert_eq!(v["error"]["code"], "malformed", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("Connection: upgrade")),
+            "{v}"
+        );
+        run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
