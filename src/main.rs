@@ -229,7 +229,10 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Replay { file, variants } => replay_command(&file, variants.as_deref()),
         Command::CheckVariant { files } => check_variants(&files),
-        Command::Run { config, bind } => with_runtime(commands::run_command(config, bind)),
+        Command::Run { config, bind } => {
+            croupier::process::return_large_allocations();
+            with_runtime(commands::run_command(config, bind))
+        }
         Command::CheckConfig { file } => commands::check_config(file.as_deref()),
         Command::Recall {
             last,
