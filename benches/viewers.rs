@@ -5,6 +5,14 @@
 //! resyncs (announced) and silent drops (a gap in `n` without a resync).
 //!
 //!     cargo bench --bench viewers -- [--viewers 1000,5000,10000] [--seconds 20] [--pace-ms 100]
+//!         [--client raw|tungstenite]
+//!
+//! The viewers share the machine's cores with the server, so what they cost themselves
+//! lengthens what is measured. `raw` (the default) is a lean client that checks the
+//! server's bytes itself: a hand-written handshake (the accept key checked), then frames
+//! parsed from one reused buffer; `tungstenite` is tokio-tungstenite, read without
+//! splitting the stream (the split's lock cost a few percent). Both cost the viewers about
+//! 5–7 µs of CPU per message on the development VM, mostly in the kernel.
 //!
 //! Needs a file-descriptor limit above N (each side holds one socket per viewer).
 
@@ -92,7 +100,30 @@ fn start_server(dir: &std::path::Path, pace_ms: u64) -> (Child, String) {
     (child, addr)
 }
 
-async fn viewer(addr: String, stats: Arc<Stats>, ready: Arc<AtomicU64>) {
+/// Counts one received message (`text`, read whole at `received`).
+fn record(stats: &Stats, text: &str, received: u64, last_n: &mut Option<u64>) {
+    let (Some(n), Some(at)) = (field(text, "\"n\":"), field(text, "\"at_ms\":")) else {
+        return;
+    };
+    let resync = text[..text.len().min(200)].contains("\"resync\":true");
+    stats.max_n.fetch_max(n, Ordering::Relaxed);
+    if stats.measuring.load(Ordering::Relaxed) {
+        stats.messages.fetch_add(1, Ordering::Relaxed);
+        let ms = received.saturating_sub(at) as usize;
+        stats.hist[ms.min(BUCKETS - 1)].fetch_add(1, Ordering::Relaxed);
+        if resync {
+            stats.resyncs.fetch_add(1, Ordering::Relaxed);
+        } else if let Some(l) = *last_n {
+            if n != l + 1 {
+                stats.silent.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+    *last_n = Some(n);
+}
+
+/// A viewer on tokio-tungstenite, as a Rust client would be written.
+async fn tungstenite_viewer(addr: String, stats: Arc<Stats>, ready: Arc<AtomicU64>) {
     let url = format!("ws://{addr}/ws/public");
     // tungstenite zero-fills its whole read chunk before every read (128 KiB by default):
     // with 10k viewers in this process that memset was half of the viewers' CPU, taken
@@ -100,7 +131,7 @@ async fn viewer(addr: String, stats: Arc<Stats>, ready: Arc<AtomicU64>) {
     // is a few KiB; the buffer still grows for a larger one) and changes nothing about
     // what is measured: a message counts once it has been read whole.
     let config = WebSocketConfig::default().read_buffer_size(8 * 1024);
-    let ws = loop {
+    let mut ws = loop {
         match tokio_tungstenite::connect_async_with_config(url.as_str(), Some(config), false).await
         {
             Ok((ws, _)) => break ws,
@@ -108,29 +139,108 @@ async fn viewer(addr: String, stats: Arc<Stats>, ready: Arc<AtomicU64>) {
         }
     };
     ready.fetch_add(1, Ordering::SeqCst);
-    let (_sink, mut stream) = ws.split();
     let mut last_n: Option<u64> = None;
-    while let Some(Ok(msg)) = stream.next().await {
+    while let Some(Ok(msg)) = ws.next().await {
         let Message::Text(text) = msg else { continue };
-        let received = now_ms();
-        let (Some(n), Some(at)) = (field(&text, "\"n\":"), field(&text, "\"at_ms\":")) else {
-            continue;
-        };
-        let resync = text[..text.len().min(200)].contains("\"resync\":true");
-        stats.max_n.fetch_max(n, Ordering::Relaxed);
-        if stats.measuring.load(Ordering::Relaxed) {
-            stats.messages.fetch_add(1, Ordering::Relaxed);
-            let ms = received.saturating_sub(at) as usize;
-            stats.hist[ms.min(BUCKETS - 1)].fetch_add(1, Ordering::Relaxed);
-            if resync {
-                stats.resyncs.fetch_add(1, Ordering::Relaxed);
-            } else if let Some(l) = last_n {
-                if n != l + 1 {
-                    stats.silent.fetch_add(1, Ordering::Relaxed);
-                }
-            }
+        record(&stats, &text, now_ms(), &mut last_n);
+    }
+    stats.closed.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The handshake of a raw viewer; `None` when the server did not switch protocols.
+async fn raw_handshake(addr: &str) -> Option<(tokio::net::TcpStream, Vec<u8>)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.ok()?;
+    let key = {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode(fastrand::u128(..).to_le_bytes())
+    };
+    let request = format!(
+        "GET /ws/public HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.ok()?;
+    let mut head = Vec::with_capacity(512);
+    let end = loop {
+        let mut chunk = [0u8; 512];
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
         }
-        last_n = Some(n);
+        head.extend_from_slice(&chunk[..n]);
+        if let Some(at) = head.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+    };
+    let text = String::from_utf8_lossy(&head[..end]).to_ascii_lowercase();
+    let accept = croupier::web::wsframe::accept_key(key.as_bytes()).to_ascii_lowercase();
+    if !text.starts_with("http/1.1 101")
+        || !text.contains(&format!("sec-websocket-accept: {accept}"))
+    {
+        return None;
+    }
+    Some((stream, head[end..].to_vec()))
+}
+
+/// A lean viewer: the same handshake, then unmasked server frames parsed from one buffer
+/// reused for every read. Each text frame is read whole, checked as UTF-8 and counted as
+/// the tungstenite viewer counts it; anything that is not a final text or close frame
+/// ends the viewer (counted as closed).
+async fn raw_viewer(addr: String, stats: Arc<Stats>, ready: Arc<AtomicU64>) {
+    use tokio::io::AsyncReadExt;
+    let (mut stream, mut buf) = loop {
+        match raw_handshake(&addr).await {
+            Some(ok) => break ok,
+            None => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    };
+    ready.fetch_add(1, Ordering::SeqCst);
+    let mut filled = buf.len();
+    buf.resize(filled.max(4096), 0);
+    let mut last_n: Option<u64> = None;
+    'read: loop {
+        // Every whole frame in the buffer.
+        let mut at = 0;
+        loop {
+            let b = &buf[at..filled];
+            if b.len() < 2 {
+                break;
+            }
+            let (head, len) = match b[1] {
+                126 if b.len() >= 4 => (4, usize::from(u16::from_be_bytes([b[2], b[3]]))),
+                127 if b.len() >= 10 => (
+                    10,
+                    u64::from_be_bytes(b[2..10].try_into().unwrap()) as usize,
+                ),
+                126 | 127 => break,
+                n if n < 126 => (2, usize::from(n)),
+                _ => break 'read, // masked: not from a server
+            };
+            if b.len() < head + len {
+                if head + len > buf.len() {
+                    buf.resize(head + len + at, 0);
+                }
+                break;
+            }
+            match b[0] {
+                0x81 => {
+                    let received = now_ms();
+                    let Ok(text) = std::str::from_utf8(&b[head..head + len]) else {
+                        break 'read;
+                    };
+                    record(&stats, text, received, &mut last_n);
+                }
+                0x88 => break 'read,
+                _ => break 'read,
+            }
+            at += head + len;
+        }
+        buf.copy_within(at..filled, 0);
+        filled -= at;
+        match stream.read(&mut buf[filled..]).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => filled += n,
+        }
     }
     stats.closed.fetch_add(1, Ordering::Relaxed);
 }
@@ -148,7 +258,7 @@ fn percentile(hist: &[u64], p: f64) -> usize {
     hist.len() - 1
 }
 
-fn run(viewers: usize, seconds: u64, pace_ms: u64) {
+fn run(viewers: usize, seconds: u64, pace_ms: u64, raw: bool) {
     let dir = tempfile::tempdir().expect("tempdir");
     let (mut child, addr) = start_server(dir.path(), pace_ms);
     let pid = child.id();
@@ -170,7 +280,12 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64) {
     let line = rt.block_on(async {
         let connect_start = Instant::now();
         for i in 0..viewers {
-            tokio::spawn(viewer(addr.clone(), Arc::clone(&stats), Arc::clone(&ready)));
+            let (a, st, r) = (addr.clone(), Arc::clone(&stats), Arc::clone(&ready));
+            if raw {
+                tokio::spawn(raw_viewer(a, st, r));
+            } else {
+                tokio::spawn(tungstenite_viewer(a, st, r));
+            }
             // Pace the handshakes a little (the listen backlog is finite).
             if i % 200 == 199 {
                 while ready.load(Ordering::SeqCst) + 400 < i as u64 {
@@ -242,15 +357,21 @@ fn main() {
         .collect();
     let seconds: u64 = arg("--seconds").and_then(|x| x.parse().ok()).unwrap_or(20);
     let pace: u64 = arg("--pace-ms").and_then(|x| x.parse().ok()).unwrap_or(100);
+    let raw = match arg("--client").as_deref() {
+        None | Some("raw") => true,
+        Some("tungstenite") => false,
+        Some(other) => panic!("--client raw|tungstenite, not {other}"),
+    };
     if args.iter().any(|a| a == "--list") {
         return; // `cargo bench -- --list` (the harness protocol)
     }
     println!(
-        "public viewers on loopback; demo pace {pace} ms; measured {seconds} s after connecting"
+        "public viewers on loopback ({} client); demo pace {pace} ms; measured {seconds} s after connecting",
+        if raw { "raw" } else { "tungstenite" }
     );
     println!("| viewers | connected | published | received (rate) | p50 | p99 | max | server CPU (of one core) | server RSS | viewers' CPU | load avg | resyncs | silent drops | closed |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for n in viewers {
-        run(n, seconds, pace);
+        run(n, seconds, pace, raw);
     }
 }
