@@ -243,6 +243,13 @@ async fn a_close_is_answered_with_a_close_and_the_end_of_the_connection() {
             1001,
             "the code is echoed"
         );
+        // 1005 must never be sent on the wire: answered with 1000.
+        let (mut stream, mut buf) = handshake(run.addr).await;
+        stream
+            .write_all(&client_frame(0x88, &1005u16.to_be_bytes()))
+            .await
+            .expect("close");
+        assert_eq!(close_code(&mut stream, &mut buf).await, 1000);
         run.stop().await;
     })
     .await

@@ -151,9 +151,13 @@ async fn read_viewer(
                     id,
                     frame: wsframe::server_frame(Opcode::Pong, &payload),
                 },
+                // Its code echoed when it may be sent (RFC 6455, section 7.4), else 1000.
                 Ok(Some(ClientFrame::Close(code))) => Control::Close {
                     id,
-                    frame: wsframe::close_frame(code.unwrap_or(close_code::NORMAL)),
+                    frame: wsframe::close_frame(
+                        code.filter(|c| matches!(c, 1000..=1003 | 1007..=1014 | 3000..=4999))
+                            .unwrap_or(close_code::NORMAL),
+                    ),
                 },
                 Err(e) => {
                     tracing::debug!(viewer = id, error = %e, "public viewer broke the protocol");

@@ -1,6 +1,7 @@
 //! The public feed: one task turns the table's snapshots and deltas into redacted
-//! messages, serialised once, kept in a ring for resumption and broadcast to every
-//! `/ws/public` and `/sse/public` subscriber.
+//! messages, serialised once (and framed once for WebSocket), kept in a ring for
+//! resumption and broadcast to the `/ws/public` fan-out (`super::fanout`) and every
+//! `/sse/public` subscriber.
 //!
 //! Messages (JSON): `{"type": "view", "id": "12.0", "seq": 12, "sub": 0, "n": 5,
 //! "resync": false, "view": PublicView}` whenever the public view changes (its
@@ -62,9 +63,7 @@ impl Message {
     pub fn key(&self) -> (u64, u32) {
         (self.seq, self.sub)
     }
-}
 
-impl Message {
     /// `"seq.sub"`.
     pub fn id(&self) -> String {
         format!("{}.{}", self.seq, self.sub)
