@@ -10,8 +10,7 @@ mod common;
 #[allow(dead_code)]
 mod running;
 
-use common::{session, shoe_items};
-use croupier_drivers::sim::{SimConfig, SimShoe};
+use common::session;
 use futures::StreamExt;
 use serde_json::Value;
 use std::time::Duration;
@@ -24,11 +23,7 @@ async fn a_viewer_that_stops_reading_catches_up_without_a_silent_gap() {
         // Enough messages to fill the kernel's socket buffers (megabytes on loopback) and then
         // the feed's 512-message lag allowance.
         let (inputs, _, _) = session("deluxe", 7, 450);
-        let sim = SimShoe::start(SimConfig {
-            items: shoe_items(&inputs),
-            ..SimConfig::default()
-        })
-        .expect("pty shoe");
+        let sim = common::session_shoe(&inputs);
         let run = running::start(common::config(dir.path(), &sim.path(), "deluxe")).await;
         let h = &run.handle;
 

@@ -1,5 +1,5 @@
-//! `/ws/public` through the fan-out (`web::fanout`), over real sockets: many viewers spread
-//! over the shards each get every message in order; what viewers send is answered as RFC
+//! `/ws/public` through the fan-out (`web::fanout`), over real sockets: three viewers per
+//! shard each get every message in order; what viewers send is answered as RFC
 //! 6455 says (a ping with its pong, a close with a close and the end of the connection,
 //! a protocol violation with close code 1002 or 1009); a plain GET is a 400.
 
@@ -8,7 +8,7 @@ mod common;
 #[allow(dead_code)]
 mod running;
 
-use common::{session, shoe_items};
+use common::session;
 use croupier::store::Source;
 use croupier_drivers::sim::{SimConfig, SimShoe};
 use futures::{SinkExt, StreamExt};
@@ -130,16 +130,12 @@ async fn every_viewer_on_every_shard_gets_every_message_in_order() {
     timeout(Duration::from_secs(180), async {
         let dir = tempfile::tempdir().expect("tempdir");
         let (inputs, _, _) = session("deluxe", 11, 6);
-        let sim = SimShoe::start(SimConfig {
-            items: shoe_items(&inputs),
-            ..SimConfig::default()
-        })
-        .expect("pty shoe");
+        let sim = common::session_shoe(&inputs);
         let run = running::start(common::config(dir.path(), &sim.path(), "deluxe")).await;
         let h = &run.handle;
-        // More viewers than shards, so every shard has several.
+        // Three viewers per shard (they are handed out in turn).
         let mut viewers = Vec::new();
-        for _ in 0..40 {
+        for _ in 0..3 * croupier::web::fanout::Fanout::shards_for_this_machine() {
             let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws/public", run.addr))
                 .await
                 .expect("ws");

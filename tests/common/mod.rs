@@ -49,6 +49,15 @@ pub fn from_shoe(input: &Input) -> bool {
     matches!(input, Input::Card(_) | Input::CutCard)
 }
 
+/// A simulated shoe on a PTY holding the shoe items of `inputs`, in order.
+pub fn session_shoe(inputs: &[Input]) -> croupier_drivers::sim::SimShoe {
+    croupier_drivers::sim::SimShoe::start(croupier_drivers::sim::SimConfig {
+        items: shoe_items(inputs),
+        ..croupier_drivers::sim::SimConfig::default()
+    })
+    .expect("pty shoe")
+}
+
 /// Feeds `inputs` to a running table: shoe items dealt by `sim` through the PTY (each
 /// taken before the next), the rest submitted directly.
 pub async fn feed_session(
