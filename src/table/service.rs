@@ -321,18 +321,18 @@ pub async fn run(
     }
 
     // 6. HTTP.
-    let app = web::router(
-        web::AppState::new(
-            handle.clone(),
-            reader,
-            auth,
-            Arc::clone(&variant),
-            sim.clone(),
-        )
-        .with_local_token(local_token)
-        .serving_tls(tls.is_some()),
+    let mut state = web::AppState::new(
+        handle.clone(),
+        reader,
+        auth,
+        Arc::clone(&variant),
+        sim.clone(),
     )
-    .into_make_service_with_connect_info::<web::auth::Peer>();
+    .with_local_token(local_token);
+    if tls.is_none() {
+        state = state.with_fanout();
+    }
+    let app = web::router(state).into_make_service_with_connect_info::<web::auth::Peer>();
     let scheme = if tls.is_some() { "https" } else { "http" };
     info!(table = %id, %addr, "serving {scheme}://{addr}/");
     started(Started {

@@ -279,10 +279,7 @@ impl PublicFeed {
     pub fn join(&self, after: Option<(u64, u32)>) -> Joined {
         let ring = self.lock();
         let live = self.tx.subscribe();
-        let backlog = match after.and_then(|key| Self::after(&ring, key)) {
-            Some(missed) => missed,
-            None => Self::resync(&ring).into_iter().collect(),
-        };
+        let backlog = Self::backlog(&ring, after);
         Joined { backlog, live }
     }
 
@@ -295,10 +292,14 @@ impl PublicFeed {
     /// message still in the ring), or a resync view: [`PublicFeed::join`] without a new
     /// receiver.
     pub fn missed(&self, last: Option<(u64, u32)>) -> Vec<Arc<Message>> {
-        let ring = self.lock();
-        match last.and_then(|key| Self::after(&ring, key)) {
+        Self::backlog(&self.lock(), last)
+    }
+
+    /// The messages after `after` when the ring still holds them all, else a resync view.
+    fn backlog(ring: &Ring, after: Option<(u64, u32)>) -> Vec<Arc<Message>> {
+        match after.and_then(|key| Self::after(ring, key)) {
             Some(missed) => missed,
-            None => Self::resync(&ring).into_iter().collect(),
+            None => Self::resync(ring).into_iter().collect(),
         }
     }
 

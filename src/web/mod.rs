@@ -75,7 +75,8 @@ pub struct AppState {
     pub sim: Option<Arc<SimShoe>>,
     /// The public feed.
     pub feed: feed::PublicFeed,
-    /// The `/ws/public` fan-out over plain TCP (`None` under TLS: a task per viewer).
+    /// The `/ws/public` fan-out over plain TCP (`None` under TLS: a task per viewer; see
+    /// [`AppState::with_fanout`]).
     pub fanout: Option<fanout::Fanout>,
     /// The local token (see `auth::local_token`), if the service wrote one.
     pub local_token: Option<Arc<crate::auth::local_token::LocalToken>>,
@@ -90,14 +91,9 @@ impl AppState {
         variant: Arc<Variant>,
         sim: Option<Arc<SimShoe>>,
     ) -> AppState {
-        let feed = feed::PublicFeed::start(&table);
         AppState {
-            fanout: Some(fanout::Fanout::start(
-                &feed,
-                table.metrics(),
-                fanout::Fanout::shards_for_this_machine(),
-            )),
-            feed,
+            feed: feed::PublicFeed::start(&table),
+            fanout: None,
             limits: view::LimitsView::of(&variant),
             table,
             reader,
@@ -108,11 +104,14 @@ impl AppState {
         }
     }
 
-    /// Serving TLS: `/ws/public` viewers get a task each (the fan-out writes to raw TCP).
-    pub fn serving_tls(mut self, tls: bool) -> AppState {
-        if tls {
-            self.fanout = None;
-        }
+    /// Serving plain TCP: starts the `/ws/public` fan-out (its shards write to raw TCP
+    /// sockets; without it, under TLS, each viewer gets a task).
+    pub fn with_fanout(mut self) -> AppState {
+        self.fanout = Some(fanout::Fanout::start(
+            &self.feed,
+            self.table.metrics(),
+            fanout::Fanout::shards_for_this_machine(),
+        ));
         self
     }
 

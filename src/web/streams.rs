@@ -142,7 +142,7 @@ fn to_fanout(
                     .add(parts.io.into_inner(), parts.read_buf, after)
                     .await
             }
-            // Only a server without TLS hands out a fan-out (`AppState::serving_tls`).
+            // Only a server without TLS has a fan-out (`AppState::with_fanout`).
             Err(_) => tracing::error!("/ws/public: the upgraded connection is not plain TCP"),
         }
     });
