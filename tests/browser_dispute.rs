@@ -72,6 +72,13 @@ async fn type_into(panel: &Page, selector: &str, text: &str) {
     panel.call("Input.insertText", json!({"text": text})).await;
 }
 
+/// Raises a dispute from the panel's form: the seat, the reason, the button.
+async fn raise_from_panel(panel: &Page, seat: &str, reason: &str) {
+    type_into(panel, "#dispute-seat", seat).await;
+    type_into(panel, "#dispute-text", reason).await;
+    panel.tap("#raise-dispute-btn").await;
+}
+
 fn no_hole_card(html: &serde_json::Value) {
     assert_eq!(*html, json!(false), "the hole card is in the page");
 }
@@ -131,9 +138,7 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         panel
             .wait_for("document.querySelector('#raise-dispute') !== null", STEP)
             .await;
-        type_into(&panel, "#dispute-seat", "1").await;
-        type_into(&panel, "#dispute-text", "2D was exposed").await;
-        panel.tap("#raise-dispute-btn").await;
+        raise_from_panel(&panel, "1", "2D was exposed").await;
         panel
             .wait_for("document.querySelector('#dispute') !== null", STEP)
             .await;
@@ -203,9 +208,7 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         panel.screenshot(&out.join("dispute-800x480-after.png")).await;
 
         // The supervisor cancels the round from the panel: every bet comes back.
-        type_into(&panel, "#dispute-seat", "2").await;
-        type_into(&panel, "#dispute-text", "shoe jammed mid-round").await;
-        panel.tap("#raise-dispute-btn").await;
+        raise_from_panel(&panel, "2", "shoe jammed mid-round").await;
         panel
             .wait_for("document.querySelector('#resolution-op') !== null", STEP)
             .await;
