@@ -1,13 +1,12 @@
 //! Alarms: shoe items, device faults and button presses that lock the table, the held
 //! items recorded while it is locked, and clearing.
 
-use super::{ClearError, Table};
-use crate::engine::{Action, Input};
+use super::errors::ClearError;
+use super::table::Table;
+use crate::engine::{Action, Expectation, Input};
 use crate::metrics::{AlarmKind, CardOutcome};
 use crate::store::audit::{actions, AuditEntry};
 use crate::store::{Record, Source};
-use crate::table::dispute::Origin;
-use crate::table::state::Alarm;
 use croupier_drivers::buttons::{ButtonAction, ButtonEvent};
 use croupier_drivers::event::{ShoeEvent, ShoeStatus};
 use croupier_drivers::ShoeItem;
@@ -34,7 +33,7 @@ impl Table {
             ShoeEvent::CutCard => ShoeItem::CutCard,
             ShoeEvent::Connected { port } => {
                 info!(table = %self.id, %port, "shoe connected");
-                self.link = super::state::LINK_CONNECTED.into();
+                self.link = crate::table::state::LINK_CONNECTED.into();
                 self.publish_state();
                 return;
             }
@@ -211,7 +210,11 @@ impl Table {
         }
     }
 
-    pub(super) async fn on_clear(&mut self, reason: String, actor: String) -> Result<u64, ClearError> {
+    pub(super) async fn on_clear(
+        &mut self,
+        reason: String,
+        actor: String,
+    ) -> Result<u64, ClearError> {
         if let Some(why) = &self.broken {
             return Err(ClearError::Broken(why.clone()));
         }

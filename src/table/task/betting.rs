@@ -1,7 +1,8 @@
 //! The betting window: `OpenBetting`, `PlaceBet`, `CloseBetting`. Bets are checked by trying
 //! the whole window on a copy of the engine; closing sends one `Input::Bets`.
 
-use super::{BetError, SubmitError, Table};
+use super::errors::{BetError, SubmitError};
+use super::table::Table;
 use crate::engine::{Event, Expectation, Input, SeatBets};
 use crate::store::Source;
 use crate::table::state::BettingView;
@@ -67,7 +68,10 @@ impl Table {
         Ok(round)
     }
 
-    pub(super) async fn on_close_betting(&mut self, source: Source) -> Result<Option<u64>, BetError> {
+    pub(super) async fn on_close_betting(
+        &mut self,
+        source: Source,
+    ) -> Result<Option<u64>, BetError> {
         if !self.betting.open {
             return Err(BetError::BettingClosed);
         }

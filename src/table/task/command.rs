@@ -1,7 +1,7 @@
 //! The commands the table task takes: every way in (API, shoe, buttons, disputes, the
 //! betting window) is one of these, handled one at a time.
 
-use super::{BetError, ClearError, DisputeError, SubmitError};
+use super::errors::{BetError, ClearError, DisputeError, SubmitError};
 use crate::engine::{Input, SeatBets, SeatId};
 use crate::store::Source;
 use crate::table::dispute::{Origin, Resolution};

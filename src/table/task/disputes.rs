@@ -2,56 +2,14 @@
 //! (a preview, changing nothing), confirming records it; and the dispute window after each
 //! settled round. The corrected inputs come from the pure `table::dispute::correct`.
 
-use super::{DisputeError, Table};
+use super::errors::DisputeError;
+use super::table::{OpenDispute, Proposal, Table};
 use crate::engine::SeatId;
 use crate::store::audit::{actions, AuditEntry};
 use crate::store::Record;
 use crate::table::dispute::{self, Correction, Origin, Resolution};
-use crate::table::state::{ProposalView, RoundView};
-use tracing::{info, warn};
-
-/// How the table handles disputes (`[disputes]` in `table.toml`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DisputeSettings {
-    /// How long a settled round's result stays provisional (open to disputes); zero: final
-    /// at once.
-    pub window: std::time::Duration,
-    /// A cancellation or a card correction must be confirmed by another supervisor than
-    /// the one who proposed it.
-    pub two_person_rule: bool,
-}
-
-impl Default for DisputeSettings {
-    pub(super) fn default() -> DisputeSettings {
-        DisputeSettings {
-            window: std::time::Duration::ZERO,
-            two_person_rule: false,
-        }
-    }
-}
-
-/// An open dispute.
-#[derive(Debug, Clone)]
-pub(super) struct OpenDispute {
-    pub(super) id: u64,
-    pub(super) origin: Origin,
-    pub(super) seat: Option<SeatId>,
-    pub(super) round: u64,
-    pub(super) reason: String,
-    pub(super) by: String,
-    pub(super) frozen: RoundView,
-    pub(super) held: Vec<String>,
-}
-
-/// A proposed resolution (in memory only: a restart or a newly held card drops it, and it
-/// is proposed again).
-#[derive(Debug, Clone)]
-pub(super) struct Proposal {
-    pub(super) resolution: Resolution,
-    pub(super) reason: String,
-    pub(super) by: String,
-    pub(super) view: ProposalView,
-}
+use crate::table::state::ProposalView;
+use tracing::info;
 
 impl Table {
     pub(super) async fn on_raise(

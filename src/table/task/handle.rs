@@ -1,7 +1,8 @@
 //! `TableHandle`: how the rest of the service talks to the table task (commands in,
 //! snapshot and deltas out).
 
-use super::{BetError, ClearError, Command, DisputeError, SubmitError};
+use super::command::Command;
+use super::errors::{BetError, ClearError, DisputeError, SubmitError};
 use crate::engine::{Input, SeatBets, SeatId};
 use crate::metrics::Metrics;
 use crate::store::Source;
@@ -14,11 +15,11 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 /// A cheap, cloneable handle on a running table.
 #[derive(Debug, Clone)]
 pub struct TableHandle {
-    commands: mpsc::Sender<Command>,
-    snapshot: watch::Receiver<Arc<Snapshot>>,
-    deltas: broadcast::Sender<Arc<Delta>>,
-    metrics: Arc<Metrics>,
-    heartbeat: Arc<Heartbeat>,
+    pub(super) commands: mpsc::Sender<Command>,
+    pub(super) snapshot: watch::Receiver<Arc<Snapshot>>,
+    pub(super) deltas: broadcast::Sender<Arc<Delta>>,
+    pub(super) metrics: Arc<Metrics>,
+    pub(super) heartbeat: Arc<Heartbeat>,
 }
 
 impl TableHandle {

@@ -1,12 +1,14 @@
 //! What the table publishes: the snapshot built from its state, the round view decorated
 //! for the panel, and the delta sent after each committed row.
 
-use super::Table;
-use crate::engine::{Engine, Event, Expectation, Input, SeatId};
+use super::table::Table;
+use crate::engine::{Action, Engine, Event, Expectation, Input, RoundResult, SeatId};
 use crate::store::Record;
-use crate::table::dispute::Correction;
+use crate::table::dispute;
 use crate::table::state::{Delta, DisputeView, RoundView, ShoeView, Snapshot, TableState};
+use std::collections::BTreeMap;
 use std::sync::Arc;
+use tracing::{info, warn};
 
 impl Table {
     /// The round rebuilt from `base` by a correction's events.

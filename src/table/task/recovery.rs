@@ -2,26 +2,18 @@
 //! through `engine.apply` + [`Table::absorb`], the same code live play runs after each
 //! commit, so there is no second "restore" path.
 
-use super::{DisputeSettings, OpenDispute, Proposal, Table, TableHandle, DELTA_BUFFER};
-use crate::engine::{Engine, Event, Input, RoundResult, Variant};
+use super::command::Command;
+use super::handle::TableHandle;
+use super::table::{DisputeSettings, OpenDispute, RoundBase, Table, DELTA_BUFFER};
+use crate::engine::{Engine, Event, Expectation, Input, Variant};
 use crate::metrics::Metrics;
 use crate::store::{LogRow, Record, Store};
-use crate::table::dispute;
+use crate::table::dispute::{self, Origin};
 use crate::table::heartbeat::Heartbeat;
-use crate::table::state::{Alarm, BettingView, RoundView, TableState};
+use crate::table::state::{Alarm, BettingView, RoundView, ShoeView, Snapshot, TableState};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc, watch};
-use tracing::{error, info, warn};
-
-/// The table as it was just before the current round opened: a resolution replays the
-/// round's corrected inputs from here.
-#[derive(Debug, Clone)]
-pub(super) struct RoundBase {
-    pub(super) engine: Engine,
-    pub(super) view: RoundView,
-    pub(super) rounds_settled: u64,
-    pub(super) last_result: Option<RoundResult>,
-}
 
 /// What recovery found, for the start-up log.
 #[derive(Debug, Clone, PartialEq, Eq)]

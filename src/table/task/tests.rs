@@ -1,6 +1,14 @@
 //! The table task, driven command by command.
 
 use super::*;
+use crate::engine::{Action, Expectation, Variant};
+use crate::engine::{Event, Input};
+use crate::store::{Record, Source, Store};
+use crate::table::state::RoundView;
+use crate::table::state::TableState;
+use croupier_drivers::buttons::{ButtonAction, ButtonEvent};
+use croupier_drivers::event::ShoeEvent;
+use std::sync::Arc;
 
 async fn table(dir: &std::path::Path) -> (Table, TableHandle) {
     let variant = Arc::new(Variant::built_in("deluxe").expect("known").expect("valid"));
