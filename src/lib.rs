@@ -11,6 +11,7 @@ pub mod app;
 pub mod auth;
 pub mod cards;
 pub mod clock;
+pub mod currency;
 pub mod engine;
 pub mod metrics;
 pub mod money;
