@@ -6,6 +6,9 @@ const { el, renderDealer, renderSeats, renderShoe, liveSocket } = window.Table;
 
 let view = null;
 let conn = "connecting";
+// Whether the view is fresh: false from a lost connection until the first state after the
+// reconnect arrives. While stale, an overlay covers the panel and every control is off.
+let fresh = false;
 let toast = null;
 let me = null;      // {badge, name, role} once logged in
 let login = null;   // {badge, secret, field, error, busy} while the login screen shows
@@ -58,11 +61,13 @@ function actionsPanel(v) {
   const d = v.decision;
   const box = el("div", { id: "actions", class: "actions" });
   if (v.insurance.length) {
+    // Only the answers the engine takes from this seat are enabled (even money: a natural).
     const seat = v.insurance[0];
+    const legal = v.insurance_allowed || [];
+    const answer = (action, label) => el("button", { class: "btn", "data-action": action, disabled: !legal.includes(action),
+      onclick: () => post("/api/decision", { seat, action }) }, label);
     box.append(el("div", { class: "prompt", id: "insurance" }, "Insurance? seat " + seat),
-      el("button", { class: "btn", "data-action": "insurance", onclick: () => post("/api/decision", { seat, action: "insurance" }) }, "Insure"),
-      el("button", { class: "btn", "data-action": "no_insurance", onclick: () => post("/api/decision", { seat, action: "no_insurance" }) }, "No insurance"),
-      el("button", { class: "btn", "data-action": "even_money", onclick: () => post("/api/decision", { seat, action: "even_money" }) }, "Even money"));
+      answer("insurance", "Insure"), answer("no_insurance", "No insurance"), answer("even_money", "Even money"));
     return box;
   }
   const allowed = d ? d[2] : [];
@@ -77,9 +82,6 @@ function actionsPanel(v) {
   for (const a of ACTIONS) {
     box.append(el("button", { class: "btn", "data-action": a, disabled: !allowed.includes(a),
       onclick: () => post("/api/decision", { seat, action: a }) }, a[0].toUpperCase() + a.slice(1)));
-  }
-  if (allowed.includes("even_money")) {
-    box.append(el("button", { class: "btn", "data-action": "even_money", onclick: () => post("/api/decision", { seat, action: "even_money" }) }, "Even money"));
   }
   return box;
 }
@@ -195,6 +197,7 @@ function render() {
   if (login) { root.replaceChildren(loginScreen()); return; }
   if (!view) { root.replaceChildren(el("div", { class: "waiting" }, "connecting…")); return; }
   const v = view, t = v.table;
+  window.Table.useCurrency(t.currency);
   const active = v.decision ? { seat: v.decision[0], hand: v.decision[1] }
     : (v.next.seat ? { seat: v.next.seat, hand: v.next.hand } : null);
   const next = v.next.to ? "next card \u2192 " + v.next.to : v.expecting;
@@ -203,7 +206,8 @@ function render() {
     : null;
   root.replaceChildren(...[
     el("header", {},
-      el("span", { class: "name" }, t.name + " · " + t.variant + " · round " + t.round.number),
+      el("span", { class: "name" }, t.name + " · " + t.variant),
+      el("span", { class: "round", id: "round" }, "round " + t.round.number),
       renderShoe(t),
       window.Dispute.provisionalBadge(v),
       clockBadge(),
@@ -212,19 +216,33 @@ function render() {
       el("button", { class: "btn small", id: "logout", onclick: logout }, "Log out")),
     el("main", {},
       el("section", { class: "play" },
-        renderDealer(t),
-        el("div", { id: "next", class: "next" + (v.next.to ? "" : " quiet") }, next),
-        el("div", { id: "expecting", class: "expecting" }, v.expecting + (t.betting.open ? " · betting open" : "")),
+        el("div", { class: "top" },
+          renderDealer(t),
+          el("div", { class: "callout" },
+            el("div", { id: "next", class: "next" + (v.next.to ? "" : " quiet") }, next),
+            el("div", { id: "expecting", class: "expecting" }, v.expecting + (t.betting.open ? " · betting open" : "")))),
         renderSeats(t, v.limits.seats, active, seatExtra)),
       el("aside", {}, actionsPanel(v), tableControls(v))),
     toast ? el("div", { class: "toast", id: "toast" }, toast) : null,
-    v.dispute ? window.Dispute.overlay(v, post, render, me) : alarmOverlay(v)].filter(Boolean));
+    v.dispute ? window.Dispute.overlay(v, post, render, me) : alarmOverlay(v),
+    fresh ? null : offlineOverlay()].filter(Boolean));
+  // A stale screen must not be acted on: every control is off until fresh state arrives.
+  if (!fresh) for (const c of root.querySelectorAll("button, input, select")) c.disabled = true;
+}
+
+function offlineOverlay() {
+  return el("div", { id: "offline", class: "offline", role: "alertdialog", "aria-label": "connection lost" },
+    el("h1", {}, "CONNECTION LOST"),
+    el("p", {}, "This screen is not up to date: every control is off."),
+    el("p", {}, conn === "connecting" ? "Connecting\u2026" : "Reconnecting\u2026 the table goes on by itself; do not deal until this clears."));
 }
 
 function startSocket() {
   render();
-  socket = liveSocket("/ws/dealer", (m) => { view = m; window.lastSeq = m.seq; render(); }, (s) => {
-    conn = s; render();
+  socket = liveSocket("/ws/dealer", (m) => { view = m; fresh = true; window.lastSeq = m.seq; render(); }, (s) => {
+    conn = s;
+    if (s !== "live") fresh = false;
+    render();
     // A dropped socket may mean a lost session (the server closes it then, and refuses the
     // upgrade with 401): ask, and show the login if so.
     if (s === "reconnecting") checkSession();
