@@ -105,7 +105,7 @@ function renderSeats(view, seats, active, extra) {
   const r = view.round;
   const done = outcomes(view);
   const shown = seatsInPlay(view, seats);
-  const row = el("div", { id: "seats", class: "seats" + (shown.length > 4 ? " many" : "") });
+  const row = el("div", { id: "seats", class: "seats" + (shown.length > 4 && !view.betting.open ? " many" : "") });
   const inRound = r.number > 0;
   if (!shown.length) row.append(el("div", { class: "empty", id: "no-seats" }, inRound ? "no bets this round" : "no round yet"));
   for (const s of shown) {
