@@ -37,16 +37,20 @@ function clockBadge() {
     title: "timestamps may be off; play is ordered by sequence and is not affected" }, "clock not synchronised");
 }
 
+// Posts an action; answers whether it was taken. A refusal shows on top of whatever
+// screen is up (the dispute screen included), so its reason is never hidden behind it.
 async function post(path, body) {
   try {
     const res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" },
       body: body === undefined ? "" : JSON.stringify(body) });
-    if (res.status === 401) { showLogin("Session ended: log in again"); return; }
+    if (res.status === 401) { showLogin("Session ended: log in again"); return false; }
     if (!res.ok) {
       const j = await res.json().catch(() => ({}));
       showToast((j.error && (j.error.code + ": " + j.error.message)) || ("HTTP " + res.status));
+      return false;
     }
-  } catch (e) { showToast("network: " + e.message); }
+    return true;
+  } catch (e) { showToast("network: " + e.message); return false; }
 }
 
 function showToast(text) {
@@ -94,7 +98,7 @@ function tableControls(v) {
   if (t.betting.open) bar.append(el("button", { class: "btn wide", id: "close-betting", onclick: () => post("/api/betting/close") }, "Close betting · deal"));
   if (v.expectation === "shuffle") bar.append(el("button", { class: "btn wide", id: "new-shoe", onclick: () => post("/api/shuffle") }, "New shoe"));
   if (v.simulated && v.next.to && !v.decision) bar.append(el("button", { class: "btn wide", id: "deal", onclick: () => post("/api/sim/deal", { n: 1 }) }, "Deal a card"));
-  const raise = window.Dispute.raiseControls(v, post);
+  const raise = window.Dispute.raiseControls(v, post, render);
   if (raise) bar.append(raise);
   return bar;
 }
@@ -223,8 +227,8 @@ function render() {
             el("div", { id: "expecting", class: "expecting" }, v.expecting + (t.betting.open ? " · betting open" : "")))),
         renderSeats(t, v.limits.seats, active, seatExtra)),
       el("aside", {}, actionsPanel(v), tableControls(v))),
-    toast ? el("div", { class: "toast", id: "toast" }, toast) : null,
-    v.dispute ? window.Dispute.overlay(v, post, render, me) : alarmOverlay(v),
+    v.dispute || window.Dispute.form.raising ? window.Dispute.overlay(v, post, render, me) : alarmOverlay(v),
+    toast ? el("div", { class: "toast", id: "toast", role: "alert" }, toast) : null,
     fresh ? null : offlineOverlay()].filter(Boolean));
   // A stale screen must not be acted on: every control is off until fresh state arrives.
   if (!fresh) for (const c of root.querySelectorAll("button, input, select")) c.disabled = true;

@@ -90,7 +90,8 @@ async fn check(page: &Page, shot: &str, min_font: u32) -> Vec<String> {
     page.screenshot(&artifacts().join(format!("{shot}.png")))
         .await;
     let mut problems: Vec<String> = serde_json::from_value(
-        page.eval(&format!("window.layoutProblems({min_font})")).await,
+        page.eval(&format!("window.layoutProblems({min_font})"))
+            .await,
     )
     .expect("a list");
     let axe = page
@@ -206,14 +207,13 @@ async fn every_card_is_readable_on_every_page_at_every_size() {
             json!(10)
         );
         assert_eq!(
-            panel.eval("document.querySelectorAll('.seat').length").await,
+            panel
+                .eval("document.querySelectorAll('.seat').length")
+                .await,
             json!(7)
         );
         assert_eq!(panel.text("#round").await, "round 1");
-        assert_eq!(
-            panel.text(".seat[data-seat=\"7\"] .bet").await,
-            "€1,000.00"
-        );
+        assert_eq!(panel.text(".seat[data-seat=\"7\"] .bet").await, "€1,000.00");
         check_all(&panel, &public, "seven-seats", &mut problems).await;
         common::feed_session(h, &sim, &inputs[mid..]).await;
         let mut watch = h.watch();
@@ -243,7 +243,9 @@ async fn every_card_is_readable_on_every_page_at_every_size() {
         panel
             .wait_for("document.querySelector('#offline')", STEP)
             .await;
-        panel.screenshot(&out.join("panel-800x480-offline.png")).await;
+        panel
+            .screenshot(&out.join("panel-800x480-offline.png"))
+            .await;
         panel
             .wait_for("!document.querySelector('#offline')", STEP)
             .await;
@@ -321,7 +323,10 @@ async fn only_the_insurance_answers_the_engine_takes_are_enabled() {
             .wait_for("document.querySelector('#insurance')", STEP)
             .await;
         for (seat, natural) in [(1u8, true), (2u8, false)] {
-            assert_eq!(panel.text("#insurance").await, format!("Insurance? seat {seat}"));
+            assert_eq!(
+                panel.text("#insurance").await,
+                format!("Insurance? seat {seat}")
+            );
             let enabled = enabled_answers(&panel).await;
             assert_eq!(
                 enabled.contains(&"even_money".to_string()),
@@ -342,7 +347,10 @@ async fn only_the_insurance_answers_the_engine_takes_are_enabled() {
                     let refused = h
                         .submit(Input::Decision { seat, action }, Source::Api)
                         .await;
-                    assert!(refused.is_err(), "the engine took {action:?} from seat {seat}");
+                    assert!(
+                        refused.is_err(),
+                        "the engine took {action:?} from seat {seat}"
+                    );
                     assert_eq!(h.snapshot().seq, before);
                 }
             }
@@ -350,7 +358,11 @@ async fn only_the_insurance_answers_the_engine_takes_are_enabled() {
                 .screenshot(&artifacts().join(format!("panel-800x480-insurance-seat{seat}.png")))
                 .await;
             // The dealer answers by a tap: the natural takes even money, the other declines.
-            let answer = if natural { "even_money" } else { "no_insurance" };
+            let answer = if natural {
+                "even_money"
+            } else {
+                "no_insurance"
+            };
             let before = h.snapshot().seq;
             panel.tap(&format!("[data-action=\"{answer}\"]")).await;
             let mut watch = h.watch();
