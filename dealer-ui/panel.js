@@ -243,7 +243,11 @@ function offlineOverlay() {
 
 function startSocket() {
   render();
-  socket = liveSocket("/ws/dealer", (m) => { view = m; fresh = true; window.lastSeq = m.seq; render(); }, (s) => {
+  socket = liveSocket("/ws/dealer", (m) => {
+    view = m; fresh = true; window.lastSeq = m.seq; render();
+    // For the card-to-pixels benchmark (benches/panel_latency.rs): the frame that paints it.
+    if (window.markPaints) requestAnimationFrame(() => performance.mark("painted " + m.seq));
+  }, (s) => {
     conn = s;
     if (s !== "live") fresh = false;
     render();

@@ -163,11 +163,7 @@ async fn table(
         .wait_for("document.querySelector('#login')", STEP)
         .await;
     // The login screen has its own test (browser.rs): here the session comes from the API.
-    let (badge, secret) = running::user(croupier::auth::Role::Dealer);
-    let login = format!(
-        "fetch('/api/login', {{method: 'POST', headers: {{'content-type': 'application/json'}}, \
-         body: JSON.stringify({{badge: '{badge}', secret: '{secret}'}})}}).then(r => r.status)"
-    );
+    let login = running::page_login_script(croupier::auth::Role::Dealer);
     assert_eq!(panel.eval(&login).await, json!(200));
     panel.eval("location.reload()").await;
     panel
