@@ -194,7 +194,7 @@ function raiseScreen(v, post, rerender) {
 }
 
 function provisionalBadge(v) {
-  return v.provisional ? el("span", { class: "badge provisional", id: "provisional" }, "round " + v.provisional + " provisional") : null;
+  return v.provisional ? el("span", { class: "badge provisional", id: "provisional", title: "round " + v.provisional + " is open to disputes" }, "provisional") : null;
 }
 
 window.Dispute = { overlay, raiseControls, provisionalBadge, form };

@@ -152,7 +152,10 @@ async fn table(
     inputs: &[Input],
 ) -> (running::Running, SimShoe, Browser, Page, Page) {
     let sim = common::session_shoe(inputs);
-    let config = common::config(dir, &sim.path(), stem);
+    let mut config = common::config(dir, &sim.path(), stem);
+    // A settled round stays provisional: the header then carries its badge too, the
+    // longest it gets (with the clock badge on a machine whose clock is not synchronised).
+    config.disputes.window_seconds = 600;
     running::add_users(&config.store.path).await;
     let run = running::start(config).await;
     let browser = Browser::launch().await;
@@ -220,6 +223,9 @@ async fn every_card_is_readable_on_every_page_at_every_size() {
         synced(&panel, &public, h).await;
         public
             .wait_for("document.querySelector('.result[data-round=\"1\"]')", STEP)
+            .await;
+        panel
+            .wait_for("document.querySelector('#provisional')", STEP)
             .await;
         check_all(&panel, &public, "seven-seats-settled", &mut problems).await;
         // Returns are written as money: seat 6's 19 wins €25.00 back doubled; seat 7's
