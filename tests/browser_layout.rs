@@ -241,10 +241,17 @@ async fn every_card_is_readable_on_every_page_at_every_size() {
 
         // The connection is lost: an overlay, every control off, until fresh state.
         panel.resize(800, 480).await;
-        panel.eval("window.panelSocket.drop()").await;
-        panel
-            .wait_for("document.querySelector('#offline')", STEP)
+        // (Checked in the same task that sees the overlay: the reconnect is quick.)
+        let live = panel
+            .eval(
+                "new Promise(done => { window.panelSocket.drop(); const look = () => { \
+                   if (!document.querySelector('#offline')) return setTimeout(look, 2); \
+                   const c = [...document.querySelectorAll('#app button, #app input, #app select')]; \
+                   done({controls: c.length, enabled: c.filter(e => !e.disabled).map(e => e.id || e.textContent)}); }; look(); })",
+            )
             .await;
+        assert!(live["controls"].as_u64() > Some(5), "{live}");
+        assert_eq!(live["enabled"], json!([]), "controls left on while offline");
         panel
             .screenshot(&out.join("panel-800x480-offline.png"))
             .await;
