@@ -54,8 +54,9 @@ pub async fn announced(mut child: Child) -> Proc {
     .await
     .expect("croupier announces its address within 30 s")
     .expect("reader thread");
+    // `serving http://ADDR/`, or `https://` under TLS.
     let addr = line
-        .split("http://")
+        .split("://")
         .nth(1)
         .map(|s| s.trim().trim_end_matches('/').to_string())
         .unwrap_or_else(|| panic!("no address in {line:?}"));
