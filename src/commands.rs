@@ -92,10 +92,12 @@ pub async fn run_command(config: Option<PathBuf>, bind: Option<String>) -> ExitC
     let announce = |s: Started| {
         // The first stdout line: scripts and tests read the address from it.
         let snap = s.handle.snapshot();
+        // The scheme the port really speaks: under TLS there is no plain listener.
+        let scheme = if s.tls { "https" } else { "http" };
         let mut out = std::io::stdout();
         let _ = writeln!(
             out,
-            "croupier: table {} ({}) serving http://{}/",
+            "croupier: table {} ({}) serving {scheme}://{}/",
             snap.table,
             match snap.state {
                 croupier::table::TableState::Open => "open".to_string(),
@@ -109,7 +111,7 @@ pub async fn run_command(config: Option<PathBuf>, bind: Option<String>) -> ExitC
         // READY only now: the store is verified, the log replayed, the shoe opened (or its
         // absence alarmed) and the port bound.
         if let Some(n) = croupier::systemd::Notifier::from_env() {
-            let _ = n.ready(&format!("table {} serving http://{}/", snap.table, s.addr));
+            let _ = n.ready(&format!("table {} serving {scheme}://{}/", snap.table, s.addr));
         }
     };
     match service::run(config, shutdown_signal(), announce).await {

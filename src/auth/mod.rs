@@ -124,6 +124,37 @@ impl Default for AuthConfig {
     }
 }
 
+impl AuthConfig {
+    /// The first setting that would leave no one able to operate the table, as (key, why):
+    /// a session that ends at once (`session_hours = 0`: login answers 200, every later
+    /// request 401), an idle limit of zero, or a lockout after zero failures.
+    pub fn unusable(&self) -> Option<(&'static str, String)> {
+        if self.session_hours == 0 {
+            return Some((
+                "session_hours",
+                "auth.session_hours = 0: every session would end at login; use at least 1".into(),
+            ));
+        }
+        if self.idle_minutes == 0 {
+            return Some((
+                "idle_minutes",
+                "auth.idle_minutes = 0: every session would end before its first request; \
+                 use at least 1"
+                    .into(),
+            ));
+        }
+        if self.max_failed_attempts == 0 {
+            return Some((
+                "max_failed_attempts",
+                "auth.max_failed_attempts = 0: an account would lock before any attempt; \
+                 use at least 1"
+                    .into(),
+            ));
+        }
+        None
+    }
+}
+
 /// Accounts and sessions failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {

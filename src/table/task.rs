@@ -168,6 +168,22 @@ pub enum DisputeError {
     /// The two-person rule: the confirming supervisor proposed it.
     #[error("the two-person rule: another supervisor than {0} must confirm this")]
     SamePerson(String),
+    /// The two-person rule: the local token is no person, so it can neither confirm a
+    /// resolution that needs two people nor have its proposal confirmed.
+    #[error("the two-person rule: this needs two supervisors' own accounts; the local token ({0}) is neither")]
+    NotAPerson(String),
+    /// The confirmation or withdrawal names another proposal than the one proposed now
+    /// (it was replaced or withdrawn after the screen showed it).
+    #[error("the proposal changed since it was shown (named {named}, now {current}): review it again")]
+    ProposalChanged {
+        /// The hash the request named.
+        named: String,
+        /// The hash of the proposal now (empty when none).
+        current: String,
+    },
+    /// The withdrawal could not be recorded in the audit log (nothing was withdrawn).
+    #[error("the withdrawal could not be recorded: {0}")]
+    NotRecorded(String),
     /// A cancellation of a round that is neither in play nor provisional.
     #[error("only the round in play or a provisional one can be cancelled")]
     NotCancellable,
@@ -191,7 +207,9 @@ impl DisputeError {
             DisputeError::AlreadyOpen(_) => "dispute_open",
             DisputeError::NotOpen(_) => "no_dispute",
             DisputeError::NoProposal(_) => "no_proposal",
-            DisputeError::SamePerson(_) => "two_person_rule",
+            DisputeError::SamePerson(_) | DisputeError::NotAPerson(_) => "two_person_rule",
+            DisputeError::ProposalChanged { .. } => "proposal_changed",
+            DisputeError::NotRecorded(_) => "not_recorded",
             DisputeError::NotCancellable => "not_cancellable",
             DisputeError::Correction(e) => e.code(),
             DisputeError::Broken(_) => "out_of_service",
@@ -287,15 +305,21 @@ pub enum Command {
     Confirm {
         /// The dispute.
         dispute: u64,
+        /// The proposal approved (`ProposalView::proposal`, the hash of the preview shown).
+        proposal: String,
         /// The supervisor confirming.
         by: String,
         /// The answer: the resolution's sequence number.
         reply: oneshot::Sender<Result<u64, DisputeError>>,
     },
-    /// Withdraw the proposed resolution.
+    /// Withdraw the proposed resolution (audited).
     Withdraw {
         /// The dispute.
         dispute: u64,
+        /// The proposal withdrawn (its hash, as shown).
+        proposal: String,
+        /// Who withdraws it (the audit actor).
+        by: String,
         /// The answer.
         reply: oneshot::Sender<Result<(), DisputeError>>,
     },
@@ -434,15 +458,37 @@ impl TableHandle {
         .await
     }
 
-    /// Confirms the proposed resolution; returns its sequence number once durable.
-    pub async fn confirm(&self, dispute: u64, by: String) -> Result<u64, DisputeError> {
-        self.ask(|reply| Command::Confirm { dispute, by, reply })
-            .await
+    /// Confirms the proposal named `proposal` (its hash); returns the resolution's
+    /// sequence number once durable.
+    pub async fn confirm(
+        &self,
+        dispute: u64,
+        proposal: String,
+        by: String,
+    ) -> Result<u64, DisputeError> {
+        self.ask(|reply| Command::Confirm {
+            dispute,
+            proposal,
+            by,
+            reply,
+        })
+        .await
     }
 
-    /// Withdraws the proposed resolution.
-    pub async fn withdraw(&self, dispute: u64) -> Result<(), DisputeError> {
-        self.ask(|reply| Command::Withdraw { dispute, reply }).await
+    /// Withdraws the proposal named `proposal` (its hash), on the record as `by`'s.
+    pub async fn withdraw(
+        &self,
+        dispute: u64,
+        proposal: String,
+        by: String,
+    ) -> Result<(), DisputeError> {
+        self.ask(|reply| Command::Withdraw {
+            dispute,
+            proposal,
+            by,
+            reply,
+        })
+        .await
     }
 
     /// Sends a dispute command built around its reply channel and waits for the answer.
@@ -1143,11 +1189,21 @@ impl Table {
             } => {
                 let _ = reply.send(self.on_propose(dispute, resolution, reason, by));
             }
-            Command::Confirm { dispute, by, reply } => {
-                let _ = reply.send(self.on_confirm(dispute, by).await);
+            Command::Confirm {
+                dispute,
+                proposal,
+                by,
+                reply,
+            } => {
+                let _ = reply.send(self.on_confirm(dispute, &proposal, by).await);
             }
-            Command::Withdraw { dispute, reply } => {
-                let _ = reply.send(self.on_withdraw(dispute));
+            Command::Withdraw {
+                dispute,
+                proposal,
+                by,
+                reply,
+            } => {
+                let _ = reply.send(self.on_withdraw(dispute, &proposal, by).await);
             }
             Command::OpenBetting { reply } => {
                 let _ = reply.send(self.on_open_betting());
@@ -1571,7 +1627,7 @@ impl Table {
         let (round, _, last) = self.corrected_view(&c.inputs, &c.events);
         let round = self.decorate(round, &c.engine);
         let result = last.filter(|r| r.round == round.number && round.settled);
-        let view = ProposalView {
+        let mut view = ProposalView {
             dispute: id,
             resolution: resolution.clone(),
             reason: reason.clone(),
@@ -1582,8 +1638,10 @@ impl Table {
             expecting: c.engine.expectation().to_string(),
             inputs: c.inputs.iter().map(dispute::describe).collect(),
             voided: c.voided.clone(),
+            proposal: String::new(),
         };
-        info!(table = %self.id, dispute = id, op = resolution.name(), %by, "resolution proposed");
+        view.proposal = view.digest();
+        info!(table = %self.id, dispute = id, op = resolution.name(), %by, proposal = %view.proposal, "resolution proposed");
         self.proposal = Some(Proposal {
             resolution,
             reason,
@@ -1594,13 +1652,30 @@ impl Table {
         Ok(view)
     }
 
-    async fn on_confirm(&mut self, id: u64, by: String) -> Result<u64, DisputeError> {
+    /// The proposal of dispute `id`, if it is the one named `named` (its hash).
+    fn named_proposal(&self, id: u64, named: &str) -> Result<&Proposal, DisputeError> {
         self.open_dispute(id)?;
-        let Some(p) = self.proposal.clone() else {
+        let Some(p) = &self.proposal else {
             return Err(DisputeError::NoProposal(id));
         };
-        if p.view.second_person && p.by == by {
-            return Err(DisputeError::SamePerson(by));
+        if p.view.proposal != named {
+            return Err(DisputeError::ProposalChanged {
+                named: named.to_string(),
+                current: p.view.proposal.clone(),
+            });
+        }
+        Ok(p)
+    }
+
+    async fn on_confirm(&mut self, id: u64, named: &str, by: String) -> Result<u64, DisputeError> {
+        let p = self.named_proposal(id, named)?.clone();
+        if p.view.second_person {
+            if let Some(token) = [&by, &p.by].into_iter().find(|a| !dispute::is_person(a)) {
+                return Err(DisputeError::NotAPerson(token.clone()));
+            }
+            if p.by == by {
+                return Err(DisputeError::SamePerson(by));
+            }
         }
         let c = self.correction(&p.resolution)?;
         // The override on the record: the round before and after, who proposed and who
@@ -1617,6 +1692,7 @@ impl Table {
                 "resolution": p.resolution,
                 "proposed_by": p.by,
                 "confirmed_by": by,
+                "proposal": p.view.proposal,
                 "voided": c.voided,
                 "result": p.view.result,
             }));
@@ -1635,11 +1711,31 @@ impl Table {
             .ok_or_else(|| DisputeError::Broken(self.broken.clone().unwrap_or_default()))
     }
 
-    fn on_withdraw(&mut self, id: u64) -> Result<(), DisputeError> {
-        self.open_dispute(id)?;
-        if self.proposal.take().is_none() {
-            return Err(DisputeError::NoProposal(id));
+    /// Withdraws the named proposal: any supervisor may (the route's role; a proposer may
+    /// have left the floor), and the audit log says who withdrew whose proposal.
+    async fn on_withdraw(&mut self, id: u64, named: &str, by: String) -> Result<(), DisputeError> {
+        let p = self.named_proposal(id, named)?;
+        let round = self.view.number;
+        let entry = AuditEntry::new(by.clone(), actions::DISPUTE_WITHDRAW)
+            .subject(format!("{} round {round} dispute {id}", self.id))
+            .values(serde_json::to_string(&p.resolution).ok(), None)
+            .reason(p.reason.clone())
+            .detail(serde_json::json!({
+                "table": self.id,
+                "proposal": p.view.proposal,
+                "proposed_by": p.by,
+                "withdrawn_by": by,
+            }));
+        let Some(store) = self.store.as_mut() else {
+            return Err(DisputeError::Broken(self.broken.clone().unwrap_or_default()));
+        };
+        // Audited first: a withdrawal that is not on the record does not happen.
+        if let Err(e) = store.audit(&entry).await {
+            warn!(table = %self.id, dispute = id, error = %e, "withdrawal not recorded");
+            return Err(DisputeError::NotRecorded(e.to_string()));
         }
+        info!(table = %self.id, dispute = id, %by, "resolution withdrawn");
+        self.proposal = None;
         self.publish_state();
         Ok(())
     }

@@ -22,7 +22,7 @@
 //! | `GET /api/disputes`, `GET /api/disputes/current` | dealer | past disputes; the open one as the panel shows it |
 //! | `POST /api/disputes` | dealer | `{"seat", "reason"}`: raise a dispute (halts the round) |
 //! | `POST /api/disputes/player` | public | `{"round", "seat", "token", "reason"}`: a player raises one with their seat's token |
-//! | `POST /api/disputes/{id}/propose`, `…/confirm`, `…/withdraw` | supervisor | a resolution previewed, then applied (audited), or withdrawn |
+//! | `POST /api/disputes/{id}/propose`, `…/confirm`, `…/withdraw` | supervisor | a resolution previewed (answering its `proposal` hash), then applied or withdrawn — both name the hash (`{"proposal": "..."}`) and are audited |
 
 pub mod api;
 pub mod auth;
@@ -241,8 +241,8 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
             "POST",
             SUPERVISOR,
             post(
-                |State(app): State<AppState>, who: Principal, Path(id): Path<u64>| {
-                    disputes::confirm(app, who.actor, id)
+                |State(app): State<AppState>, who: Principal, Path(id): Path<u64>, body: String| {
+                    disputes::confirm(app, who.actor, id, body)
                 },
             ),
         ),
@@ -250,7 +250,11 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
             "/api/disputes/{id}/withdraw",
             "POST",
             SUPERVISOR,
-            post(|State(app): State<AppState>, Path(id): Path<u64>| disputes::withdraw(app, id)),
+            post(
+                |State(app): State<AppState>, who: Principal, Path(id): Path<u64>, body: String| {
+                    disputes::withdraw(app, who.actor, id, body)
+                },
+            ),
         ),
     ]
 }

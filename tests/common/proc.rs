@@ -93,10 +93,7 @@ impl Proc {
     /// Authenticates later requests with the local token of the database `db`.
     pub fn use_local_token(&mut self, db: &Path) {
         let token = croupier::auth::local_token::read(db).expect("the service's local token");
-        self.headers = vec![
-            ("Authorization".into(), format!("Bearer {token}")),
-            ("X-Croupier-Actor".into(), "test".into()),
-        ];
+        self.headers = vec![("Authorization".into(), format!("Bearer {token}"))];
     }
 
     /// Logs in over HTTP; later requests carry the session cookie.
