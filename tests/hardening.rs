@@ -390,6 +390,25 @@ async fn alarm_clear_works_with_tls_and_the_banner_says_https() {
             "{}",
             p.announce
         );
+        // The client trusts exactly the configured certificate: another one is refused.
+        let other = rcgen::generate_simple_self_signed(vec!["croupier.local".to_string()])
+            .expect("cert");
+        let other_pem = dir.path().join("other.pem");
+        std::fs::write(&other_pem, other.cert.pem()).expect("write");
+        let refused = croupier::web::client::Endpoint::pinned(&p.addr, &other_pem)
+            .expect("pem")
+            .send("GET", "/api/public", None, &[], STEP)
+            .await;
+        assert!(
+            matches!(refused, Err(croupier::web::client::ClientError::Tls { .. })),
+            "{refused:?}"
+        );
+        let trusted = croupier::web::client::Endpoint::pinned(&p.addr, &dir.path().join("cert.pem"))
+            .expect("pem")
+            .send("GET", "/api/public", None, &[], STEP)
+            .await
+            .expect("the configured certificate is trusted");
+        assert_eq!(trusted.status, 200, "{}", trusted.body);
         let out = croupier(
             &[
                 "user", "add", "--config", &cfgs, "--badge", "77", "--name", "Sam", "--role",
