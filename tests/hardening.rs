@@ -652,3 +652,111 @@ async fn every_stream_ends_when_its_session_ends() {
     .await
     .expect("bounded");
 }
+
+/// Accounts on a fresh database in `dir`, on a clock moved by hand.
+async fn clocked(
+    dir: &Path,
+    config: croupier::auth::AuthConfig,
+) -> (
+    croupier::auth::Auth,
+    std::sync::Arc<croupier::auth::time::ManualClock>,
+) {
+    let db = dir.join("auth.db");
+    running::add_users(&db).await;
+    let clock = croupier::auth::time::ManualClock::at_system_now();
+    let auth = croupier::auth::Auth::open_with_clock(&db, config, false, clock.clone())
+        .await
+        .expect("accounts");
+    (auth, clock)
+}
+
+const MINUTE: Duration = Duration::from_secs(60);
+const HOUR_MS: i64 = 3_600_000;
+
+// Item 7: a session lives by monotonic time: a wall-clock step neither ends it nor
+// extends it.
+#[tokio::test]
+async fn sessions_follow_monotonic_time_not_the_wall_clock() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (auth, clock) = clocked(dir.path(), croupier::auth::AuthConfig::default()).await;
+    let session = auth.login("d1", "1111", "test").await.expect("login");
+    // NTP steps the clock 3 h forward: nobody is logged out.
+    clock.step_wall(3 * HOUR_MS);
+    assert!(
+        auth.session(&session.token).await.expect("db").is_some(),
+        "a forward step ended the session"
+    );
+    // Used every 30 minutes, it lives its 12 hours (monotonic) and no longer, even with
+    // the wall clock stepped 5 h back on the way.
+    clock.step_wall(-5 * HOUR_MS);
+    for _ in 0..23 {
+        clock.advance(30 * MINUTE);
+        assert!(auth.session(&session.token).await.expect("db").is_some());
+    }
+    clock.advance(31 * MINUTE);
+    assert!(
+        auth.session(&session.token).await.expect("db").is_none(),
+        "12 h after login the session is over"
+    );
+}
+
+// Item 7: a lockout lasts `lockout_seconds` of monotonic time, whatever the wall clock did.
+#[tokio::test]
+async fn lockouts_follow_monotonic_time_not_the_wall_clock() {
+    use croupier::auth::sessions::LoginError;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (auth, clock) = clocked(dir.path(), croupier::auth::AuthConfig::default()).await;
+    for (step, why) in [
+        (-2 * HOUR_MS, "set while the clock was behind"),
+        (2 * HOUR_MS, "set while the clock was ahead"),
+    ] {
+        clock.step_wall(step);
+        for _ in 0..3 {
+            let _ = auth.login("s1", "0000", "test").await;
+        }
+        assert!(matches!(
+            auth.login("s1", "2222", "test").await,
+            Err(LoginError::Locked { .. })
+        ));
+        // The clock is corrected.
+        clock.step_wall(-step);
+        clock.advance(Duration::from_secs(299));
+        assert!(
+            matches!(
+                auth.login("s1", "2222", "test").await,
+                Err(LoginError::Locked { .. })
+            ),
+            "{why}: lifted early"
+        );
+        clock.advance(Duration::from_secs(2));
+        assert!(
+            auth.login("s1", "2222", "test").await.is_ok(),
+            "{why}: still locked after lockout_seconds"
+        );
+    }
+}
+
+// Item 5: use refreshes the idle timer.
+#[tokio::test]
+async fn a_session_in_use_does_not_go_idle() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = croupier::auth::AuthConfig {
+        idle_minutes: 1,
+        ..croupier::auth::AuthConfig::default()
+    };
+    let (auth, clock) = clocked(dir.path(), config).await;
+    let session = auth.login("d1", "1111", "test").await.expect("login");
+    for i in 0..30 {
+        clock.advance(Duration::from_secs(10));
+        assert!(
+            auth.session(&session.token).await.expect("db").is_some(),
+            "used every 10 s, it ended after {} s",
+            (i + 1) * 10
+        );
+    }
+    clock.advance(Duration::from_secs(61));
+    assert!(
+        auth.session(&session.token).await.expect("db").is_none(),
+        "a minute without use ends it"
+    );
+}

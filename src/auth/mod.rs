@@ -19,6 +19,7 @@ pub mod local_token;
 pub mod player_token;
 pub mod secret;
 pub mod sessions;
+pub mod time;
 
 use crate::store::audit::AuditError;
 use serde::{Deserialize, Serialize};
@@ -224,6 +225,7 @@ pub struct Auth {
     secure_cookie: bool,
     player_key: Arc<[u8; 32]>,
     hashing: Arc<tokio::sync::Semaphore>,
+    clock: Arc<dyn time::Clock>,
 }
 
 impl std::fmt::Debug for Auth {
@@ -243,6 +245,16 @@ impl Auth {
         config: AuthConfig,
         secure_cookie: bool,
     ) -> Result<Auth, AuthError> {
+        Auth::open_with_clock(path, config, secure_cookie, time::SystemClock::shared()).await
+    }
+
+    /// [`Auth::open`] on `clock` (tests move a [`time::ManualClock`]).
+    pub async fn open_with_clock(
+        path: &Path,
+        config: AuthConfig,
+        secure_cookie: bool,
+        clock: Arc<dyn time::Clock>,
+    ) -> Result<Auth, AuthError> {
         let pool = open_pool(path).await?;
         let player_key = player_token::key(&pool).await?;
         Ok(Auth {
@@ -253,7 +265,13 @@ impl Auth {
             // argon2 takes ~20 MB and tens of ms per login: at most two at once, so a burst
             // of logins cannot starve the table or exhaust a Pi's memory.
             hashing: Arc::new(tokio::sync::Semaphore::new(2)),
+            clock,
         })
+    }
+
+    /// The clock durations are measured on.
+    pub fn clock(&self) -> &Arc<dyn time::Clock> {
+        &self.clock
     }
 
     /// The pool (accounts, sessions, audit).

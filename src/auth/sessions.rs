@@ -8,7 +8,7 @@
 //! hex-encoded and the database only their sha256.
 
 use super::accounts::{self, end_sessions};
-use super::{now_ms, random, secret, Auth, AuthError, Principal, Role};
+use super::{random, secret, Auth, AuthError, Principal, Role};
 use crate::store::audit::{self, actions, AuditEntry};
 use sha2::{Digest, Sha256};
 use sqlx::{Connection, Row};
@@ -87,7 +87,7 @@ impl Auth {
         drop(conn);
         // A locked account is refused before its secret is even checked.
         if let Some(s) = &found {
-            if s.user.locked_at(now_ms()) {
+            if s.user.locked_at(self.clock().wall_ms()) {
                 let until = audit::rfc3339(s.user.locked_until_ms.unwrap_or(0));
                 audit::append_now(
                     self.pool(),
@@ -126,7 +126,7 @@ impl Auth {
             return Err(LoginError::Invalid);
         };
         let actor = format!("user:{badge}");
-        let now = now_ms();
+        let now = self.clock().wall_ms();
         let mut conn = self.pool().acquire().await?;
         let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
         // Re-read inside the write lock: concurrent attempts each count.
@@ -270,7 +270,7 @@ impl Auth {
         hash: &[u8; 32],
         touch: bool,
     ) -> Result<Option<Principal>, AuthError> {
-        let now = now_ms();
+        let now = self.clock().wall_ms();
         let row = sqlx::query(
             "SELECT s.last_seen_ms, u.badge, u.name, u.role FROM sessions s \
              JOIN users u ON u.id = s.user_id \
