@@ -621,8 +621,26 @@ async fn every_stream_ends_when_its_session_ends() {
         let config = common::config(dir.path(), &sim.path(), "deluxe");
         let db = config.store.path.clone();
         running::add_users(&db).await;
-        let run = running::start(config).await;
+        let clock = croupier::auth::time::ManualClock::at_system_now();
+        let run = running::start_with_clock(config, clock.clone()).await;
         let pool = croupier::auth::open_pool(&db).await.expect("pool");
+
+        // Idle expiry: an hour passes with nothing but the streams (watching is no use).
+        let cookie = running::login_as(run.addr, Role::Dealer).await;
+        let streams = open_streams(&run, &cookie).await;
+        clock.advance(Duration::from_secs(3601));
+        streams.all_end("idle expiry").await;
+
+        // Expiry: used all along, the session still ends 12 h after login.
+        let cookie = running::login_as(run.addr, Role::Dealer).await;
+        for _ in 0..23 {
+            clock.advance(Duration::from_secs(1800));
+            let (status, _) = call(run.addr, "GET", "/api/me", None, &[("Cookie", &cookie)]).await;
+            assert_eq!(status, 200);
+        }
+        let streams = open_streams(&run, &cookie).await;
+        clock.advance(Duration::from_secs(1801));
+        streams.all_end("expiry").await;
 
         // Logout.
         let cookie = running::login_as(run.addr, Role::Dealer).await;

@@ -20,6 +20,7 @@ pub mod player_token;
 pub mod secret;
 pub mod sessions;
 pub mod time;
+pub mod timers;
 
 use crate::store::audit::AuditError;
 use serde::{Deserialize, Serialize};
@@ -226,6 +227,9 @@ pub struct Auth {
     player_key: Arc<[u8; 32]>,
     hashing: Arc<tokio::sync::Semaphore>,
     clock: Arc<dyn time::Clock>,
+    timers: Arc<std::sync::Mutex<timers::Timers>>,
+    /// Sessions ended in this process (logout), for the streams waiting on them.
+    ended: tokio::sync::broadcast::Sender<[u8; 32]>,
 }
 
 impl std::fmt::Debug for Auth {
@@ -257,6 +261,12 @@ impl Auth {
     ) -> Result<Auth, AuthError> {
         let pool = open_pool(path).await?;
         let player_key = player_token::key(&pool).await?;
+        // Sessions past their stored end by the wall clock — the only clock that spans a
+        // restart — go now; from here on their length is measured on `clock.monotonic()`.
+        sqlx::query("DELETE FROM sessions WHERE expires_ms <= ?")
+            .bind(clock.wall_ms())
+            .execute(&pool)
+            .await?;
         Ok(Auth {
             pool,
             config: Arc::new(config),
@@ -266,12 +276,29 @@ impl Auth {
             // of logins cannot starve the table or exhaust a Pi's memory.
             hashing: Arc::new(tokio::sync::Semaphore::new(2)),
             clock,
+            timers: Arc::default(),
+            ended: tokio::sync::broadcast::channel(64).0,
         })
     }
 
     /// The clock durations are measured on.
     pub fn clock(&self) -> &Arc<dyn time::Clock> {
         &self.clock
+    }
+
+    /// The deadlines (a short lock: never held across an await).
+    fn timers(&self) -> std::sync::MutexGuard<'_, timers::Timers> {
+        self.timers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The configured lengths.
+    fn lengths(&self) -> timers::Lengths {
+        let c = &self.config;
+        timers::Lengths {
+            life: Duration::from_secs(c.session_hours.saturating_mul(3600)),
+            idle: Duration::from_secs(c.idle_minutes.saturating_mul(60)),
+            lockout: Duration::from_secs(c.lockout_seconds),
+        }
     }
 
     /// The pool (accounts, sessions, audit).
