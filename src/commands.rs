@@ -111,7 +111,10 @@ pub async fn run_command(config: Option<PathBuf>, bind: Option<String>) -> ExitC
         // READY only now: the store is verified, the log replayed, the shoe opened (or its
         // absence alarmed) and the port bound.
         if let Some(n) = croupier::systemd::Notifier::from_env() {
-            let _ = n.ready(&format!("table {} serving {scheme}://{}/", snap.table, s.addr));
+            let _ = n.ready(&format!(
+                "table {} serving {scheme}://{}/",
+                snap.table, s.addr
+            ));
         }
     };
     match service::run(config, shutdown_signal(), announce).await {

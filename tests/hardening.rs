@@ -36,9 +36,16 @@ async fn call(
     headers: &[(&str, &str)],
 ) -> (u16, Value) {
     let body = body.map(|b| b.to_string());
-    let reply = request_with(&addr.to_string(), method, path, body.as_deref(), headers, STEP)
-        .await
-        .expect("request");
+    let reply = request_with(
+        &addr.to_string(),
+        method,
+        path,
+        body.as_deref(),
+        headers,
+        STEP,
+    )
+    .await
+    .expect("request");
     (
         reply.status,
         serde_json::from_str(&reply.body).unwrap_or(Value::String(reply.body)),
@@ -159,7 +166,10 @@ async fn the_two_person_rule_takes_two_personal_accounts() {
         let (status, me) = call(addr, "GET", "/api/me", None, &h).await;
         assert_eq!(status, 200, "{me}");
         assert_eq!(me["badge"], "local", "{me}");
-        assert!(!me.to_string().contains("alice"), "a header named the actor: {me}");
+        assert!(
+            !me.to_string().contains("alice"),
+            "a header named the actor: {me}"
+        );
 
         // The token proposes as "alice" and confirms as "bob": one person, refused.
         let cancel = json!({"resolution": {"op": "cancel"}, "reason": "misdeal seen on camera"});
@@ -280,9 +290,19 @@ async fn a_confirmation_applies_only_the_proposal_it_names() {
         )
         .await;
         assert_eq!(status, 200, "{reject}");
-        let reviewed = reject["proposal"].as_str().expect("a proposal hash").to_string();
+        let reviewed = reject["proposal"]
+            .as_str()
+            .expect("a proposal hash")
+            .to_string();
         assert_eq!(reviewed.len(), 64, "sha256 hex: {reviewed}");
-        let (_, shown) = call(addr, "GET", "/api/disputes/current", None, &[("Cookie", &b)]).await;
+        let (_, shown) = call(
+            addr,
+            "GET",
+            "/api/disputes/current",
+            None,
+            &[("Cookie", &b)],
+        )
+        .await;
         assert_eq!(shown["proposal"]["proposal"], reviewed.as_str(), "{shown}");
         // A replaces it with a cancellation.
         let (status, cancel) = post(
@@ -364,8 +384,8 @@ async fn a_confirmation_applies_only_the_proposal_it_names() {
 async fn alarm_clear_works_with_tls_and_the_banner_says_https() {
     timeout(Duration::from_secs(120), async {
         let dir = tempfile::tempdir().expect("tempdir");
-        let cert = rcgen::generate_simple_self_signed(vec!["croupier.local".to_string()])
-            .expect("cert");
+        let cert =
+            rcgen::generate_simple_self_signed(vec!["croupier.local".to_string()]).expect("cert");
         std::fs::write(dir.path().join("cert.pem"), cert.cert.pem()).expect("write");
         std::fs::write(dir.path().join("key.pem"), cert.signing_key.serialize_pem())
             .expect("write");
@@ -391,8 +411,8 @@ async fn alarm_clear_works_with_tls_and_the_banner_says_https() {
             p.announce
         );
         // The client trusts exactly the configured certificate: another one is refused.
-        let other = rcgen::generate_simple_self_signed(vec!["croupier.local".to_string()])
-            .expect("cert");
+        let other =
+            rcgen::generate_simple_self_signed(vec!["croupier.local".to_string()]).expect("cert");
         let other_pem = dir.path().join("other.pem");
         std::fs::write(&other_pem, other.cert.pem()).expect("write");
         let refused = croupier::web::client::Endpoint::pinned(&p.addr, &other_pem)
@@ -403,16 +423,26 @@ async fn alarm_clear_works_with_tls_and_the_banner_says_https() {
             matches!(refused, Err(croupier::web::client::ClientError::Tls { .. })),
             "{refused:?}"
         );
-        let trusted = croupier::web::client::Endpoint::pinned(&p.addr, &dir.path().join("cert.pem"))
-            .expect("pem")
-            .send("GET", "/api/public", None, &[], STEP)
-            .await
-            .expect("the configured certificate is trusted");
+        let trusted =
+            croupier::web::client::Endpoint::pinned(&p.addr, &dir.path().join("cert.pem"))
+                .expect("pem")
+                .send("GET", "/api/public", None, &[], STEP)
+                .await
+                .expect("the configured certificate is trusted");
         assert_eq!(trusted.status, 200, "{}", trusted.body);
         let out = croupier(
             &[
-                "user", "add", "--config", &cfgs, "--badge", "77", "--name", "Sam", "--role",
-                "supervisor", "--secret-stdin",
+                "user",
+                "add",
+                "--config",
+                &cfgs,
+                "--badge",
+                "77",
+                "--name",
+                "Sam",
+                "--role",
+                "supervisor",
+                "--secret-stdin",
             ],
             Some("2468\n"),
         );
@@ -441,7 +471,16 @@ async fn alarm_clear_works_with_tls_and_the_banner_says_https() {
         sim.deal(1).await.expect("deal");
         assert!(locked().await, "the table locks");
         let out = croupier(
-            &["alarm", "clear", "--config", &cfgs, "--addr", &p.addr, "--reason", "card removed"],
+            &[
+                "alarm",
+                "clear",
+                "--config",
+                &cfgs,
+                "--addr",
+                &p.addr,
+                "--reason",
+                "card removed",
+            ],
             None,
         );
         assert!(out.status.success(), "local token over TLS: {}", text(&out));
@@ -449,8 +488,17 @@ async fn alarm_clear_works_with_tls_and_the_banner_says_https() {
         assert!(locked().await, "the table locks again");
         let out = croupier(
             &[
-                "alarm", "clear", "--config", &cfgs, "--addr", &p.addr, "--reason",
-                "second card removed", "--badge", "77", "--secret-stdin",
+                "alarm",
+                "clear",
+                "--config",
+                &cfgs,
+                "--addr",
+                &p.addr,
+                "--reason",
+                "second card removed",
+                "--badge",
+                "77",
+                "--secret-stdin",
             ],
             Some("2468\n"),
         );
@@ -483,12 +531,16 @@ fn check_config_refuses_session_settings_that_lock_everyone_out() {
         ("max_failed_attempts", "0"),
     ] {
         let path = dir.path().join(format!("{key}.toml"));
-        let toml = format!(
-            "[table]\nid = \"t1\"\nvariant = \"deluxe\"\n\n[auth]\n{key} = {value}\n"
-        );
+        let toml =
+            format!("[table]\nid = \"t1\"\nvariant = \"deluxe\"\n\n[auth]\n{key} = {value}\n");
         std::fs::write(&path, toml).expect("write");
         let out = croupier(&["check-config", &path.display().to_string()], None);
-        assert_eq!(out.status.code(), Some(2), "{key} = {value}: {}", text(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{key} = {value}: {}",
+            text(&out)
+        );
         let want = format!("{}:6:1: auth.{key}", path.display());
         assert!(text(&out).contains(&want), "{key}: {}", text(&out));
     }
@@ -645,7 +697,14 @@ async fn every_stream_ends_when_its_session_ends() {
         // Logout.
         let cookie = running::login_as(run.addr, Role::Dealer).await;
         let streams = open_streams(&run, &cookie).await;
-        let (status, _) = call(run.addr, "POST", "/api/logout", None, &[("Cookie", &cookie)]).await;
+        let (status, _) = call(
+            run.addr,
+            "POST",
+            "/api/logout",
+            None,
+            &[("Cookie", &cookie)],
+        )
+        .await;
         assert_eq!(status, 200);
         streams.all_end("logout").await;
 

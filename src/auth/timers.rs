@@ -213,7 +213,10 @@ mod tests {
             t.check(h, stored, at(0), wall, &LEN, false),
             Checked::Live { write: false }
         );
-        assert_eq!(t.check(h, stored, at(10), wall, &LEN, false), Checked::Ended);
+        assert_eq!(
+            t.check(h, stored, at(10), wall, &LEN, false),
+            Checked::Ended
+        );
     }
 
     #[test]
@@ -223,6 +226,9 @@ mod tests {
         t.lock(7, 5_000, now, &LEN);
         assert!(t.locked(7, Some(5_000), now + Duration::from_secs(299), 0, &LEN));
         assert!(!t.locked(7, Some(5_000), now + Duration::from_secs(300), 0, &LEN));
-        assert!(!t.locked(7, None, now, 0, &LEN), "unlocked by `user unlock`");
+        assert!(
+            !t.locked(7, None, now, 0, &LEN),
+            "unlocked by `user unlock`"
+        );
     }
 }

@@ -74,15 +74,14 @@ async fn open_auth(
 ) -> Option<crate::auth::Auth> {
     use crate::auth::{accounts, Auth};
     let id = &config.table.id;
-    let auth = match Auth::open_with_clock(&config.store.path, config.auth.clone(), tls, clock)
-        .await
-    {
-        Ok(a) => a,
-        Err(e) => {
-            error!(table = %id, error = %e, "accounts are unavailable: nobody can log in");
-            return None;
-        }
-    };
+    let auth =
+        match Auth::open_with_clock(&config.store.path, config.auth.clone(), tls, clock).await {
+            Ok(a) => a,
+            Err(e) => {
+                error!(table = %id, error = %e, "accounts are unavailable: nobody can log in");
+                return None;
+            }
+        };
     if config.is_demo() {
         match accounts::seed_demo(auth.pool()).await {
             Ok(true) => {

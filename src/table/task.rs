@@ -174,7 +174,9 @@ pub enum DisputeError {
     NotAPerson(String),
     /// The confirmation or withdrawal names another proposal than the one proposed now
     /// (it was replaced or withdrawn after the screen showed it).
-    #[error("the proposal changed since it was shown (named {named}, now {current}): review it again")]
+    #[error(
+        "the proposal changed since it was shown (named {named}, now {current}): review it again"
+    )]
     ProposalChanged {
         /// The hash the request named.
         named: String,
@@ -1727,7 +1729,9 @@ impl Table {
                 "withdrawn_by": by,
             }));
         let Some(store) = self.store.as_mut() else {
-            return Err(DisputeError::Broken(self.broken.clone().unwrap_or_default()));
+            return Err(DisputeError::Broken(
+                self.broken.clone().unwrap_or_default(),
+            ));
         };
         // Audited first: a withdrawal that is not on the record does not happen.
         if let Err(e) = store.audit(&entry).await {

@@ -223,7 +223,8 @@ pub async fn login(State(app): State<AppState>, req: Request) -> Result<Response
             LoginError::Auth(e) => ApiError::Unavailable(e.to_string()),
         })?;
     // The cookie lasts the session's lifetime (its end is decided on monotonic time).
-    let max_age = i64::try_from(auth.config().session_hours.saturating_mul(3600)).unwrap_or(i64::MAX);
+    let max_age =
+        i64::try_from(auth.config().session_hours.saturating_mul(3600)).unwrap_or(i64::MAX);
     let mut resp = Json(json!({
         "badge": session.principal.badge,
         "name": session.principal.name,

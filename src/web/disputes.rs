@@ -133,7 +133,12 @@ const NAMED: &str = r#"{"proposal": "<the hash of the preview shown>"}"#;
 /// `POST /api/disputes/{id}/confirm`: `{"proposal": "<hash>"}` — records and applies the
 /// proposal with that hash. 200 `{"seq": N}` once durable; 409 `proposal_changed` when
 /// another proposal (or none) stands now, `two_person_rule` when the rule refuses `by`.
-pub async fn confirm(app: AppState, by: String, id: u64, body: String) -> Result<Response, ApiError> {
+pub async fn confirm(
+    app: AppState,
+    by: String,
+    id: u64,
+    body: String,
+) -> Result<Response, ApiError> {
     let b: NamedProposal = parse(&body, NAMED)?;
     let seq = app.table.confirm(id, b.proposal, by).await?;
     Ok(Json(json!({"seq": seq})).into_response())

@@ -391,15 +391,13 @@ async fn stream(State(app): State<AppState>, who: Principal) -> impl IntoRespons
         }
     };
     let farewell = futures::stream::once(async move {
-        ended
-            .load(std::sync::atomic::Ordering::SeqCst)
-            .then(|| {
-                Ok::<_, Infallible>(
-                    SseEvent::default()
-                        .event("session_ended")
-                        .data("the session ended: log in again"),
-                )
-            })
+        ended.load(std::sync::atomic::Ordering::SeqCst).then(|| {
+            Ok::<_, Infallible>(
+                SseEvent::default()
+                    .event("session_ended")
+                    .data("the session ended: log in again"),
+            )
+        })
     })
     .filter_map(std::future::ready);
     let events = futures::stream::unfold((sub, counted), |(mut sub, counted)| async move {
