@@ -7,6 +7,7 @@ mod common;
 #[allow(dead_code)]
 mod running;
 
+use common::{croupier, text};
 use croupier::auth::Role;
 use croupier::web::auth::Access;
 use croupier::web::client::request_with;
@@ -15,7 +16,6 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::timeout;
@@ -420,27 +420,6 @@ async fn sessions_end_at_logout_expiry_idleness_and_disabling() {
     .expect("bounded");
 }
 
-fn croupier(args: &[&str], stdin: Option<&str>) -> std::process::Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("croupier runs");
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .as_mut()
-            .expect("stdin")
-            .write_all(text.as_bytes())
-            .expect("write stdin");
-    }
-    drop(child.stdin.take());
-    child.wait_with_output().expect("output")
-}
-
 /// `croupier user add` through the binary, the secret on stdin.
 fn add_user(
     config: &str,
@@ -464,14 +443,6 @@ fn add_user(
             "--secret-stdin",
         ],
         Some(&format!("{secret}\n")),
-    )
-}
-
-fn text(out: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
     )
 }
 

@@ -13,13 +13,13 @@ mod proc;
 #[allow(dead_code)]
 mod running;
 
+use common::{croupier, text};
 use croupier::auth::Role;
 use croupier::web::client::request_with;
 use croupier_drivers::sim::{SimConfig, SimShoe};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 use tokio::time::timeout;
 
@@ -54,35 +54,6 @@ async fn call(
 
 fn code(v: &Value) -> &str {
     v["error"]["code"].as_str().unwrap_or("")
-}
-
-fn croupier(args: &[&str], stdin: Option<&str>) -> std::process::Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("croupier runs");
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .as_mut()
-            .expect("stdin")
-            .write_all(text.as_bytes())
-            .expect("write stdin");
-    }
-    drop(child.stdin.take());
-    child.wait_with_output().expect("croupier ends")
-}
-
-fn text(out: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// A second supervisor account, `s2`.
@@ -470,36 +441,20 @@ async fn alarm_clear_works_with_tls_and_the_banner_says_https() {
         // A card while no round is open locks the table.
         sim.deal(1).await.expect("deal");
         assert!(locked().await, "the table locks");
-        let out = croupier(
-            &[
-                "alarm",
-                "clear",
-                "--config",
-                &cfgs,
-                "--addr",
-                &p.addr,
-                "--reason",
-                "card removed",
-            ],
-            None,
-        );
+        // `alarm clear` on this config and address, with `extra` arguments.
+        let clear = |reason: &str, extra: &[&str], stdin: Option<&str>| {
+            let mut args = vec!["alarm", "clear", "--config", &cfgs, "--addr", &p.addr];
+            args.extend(["--reason", reason]);
+            args.extend(extra);
+            croupier(&args, stdin)
+        };
+        let out = clear("card removed", &[], None);
         assert!(out.status.success(), "local token over TLS: {}", text(&out));
         sim.deal(1).await.expect("deal");
         assert!(locked().await, "the table locks again");
-        let out = croupier(
-            &[
-                "alarm",
-                "clear",
-                "--config",
-                &cfgs,
-                "--addr",
-                &p.addr,
-                "--reason",
-                "second card removed",
-                "--badge",
-                "77",
-                "--secret-stdin",
-            ],
+        let out = clear(
+            "second card removed",
+            &["--badge", "77", "--secret-stdin"],
             Some("2468\n"),
         );
         assert!(out.status.success(), "badge over TLS: {}", text(&out));
