@@ -1,6 +1,6 @@
 //! The table service started in-process for a test, and stopped cleanly.
 
-use croupier::table::service::{self, ServiceError, Started};
+use croupier::app::{self, ServiceError, Started};
 use croupier::table::{TableConfig, TableHandle, TableState};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -30,7 +30,7 @@ pub async fn start_with_clock(
 ) -> Running {
     let (tx, rx) = oneshot::channel::<Started>();
     let (stop, stop_rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(service::run_with_clock(
+    let task = tokio::spawn(app::run_with_clock(
         config,
         clock,
         async move {
