@@ -182,6 +182,9 @@ document.addEventListener("keydown", (e) => {
 });
 
 async function logout() {
+  // The socket first: the server closes it (4401) the moment the session ends, and a socket
+  // still running would reconnect into whoever logs in next on this panel.
+  if (socket) { socket.close(); socket = null; }
   await fetch("/api/logout", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).catch(() => {});
   showLogin("");
 }
@@ -243,11 +246,17 @@ function offlineOverlay() {
 
 function startSocket() {
   render();
-  socket = liveSocket("/ws/dealer", (m) => {
+  // Only the current session's socket may change the screen: one closed at a logout must
+  // not bring the login back over the next person's session.
+  let mine = null;
+  const current = () => mine === null || socket === mine;
+  mine = liveSocket("/ws/dealer", (m) => {
+    if (!current()) return;
     view = m; fresh = true; window.lastSeq = m.seq; render();
     // For the card-to-pixels benchmark (benches/panel_latency.rs): the frame that paints it.
     if (window.markPaints) requestAnimationFrame(() => performance.mark("painted " + m.seq));
   }, (s) => {
+    if (!current()) return;
     conn = s;
     if (s !== "live") fresh = false;
     render();
@@ -255,6 +264,7 @@ function startSocket() {
     // upgrade with 401): ask, and show the login if so.
     if (s === "reconnecting") checkSession();
   });
+  socket = mine;
   window.panelSocket = socket;
 }
 
