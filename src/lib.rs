@@ -12,6 +12,7 @@ pub mod auth;
 pub mod cards;
 pub mod clock;
 pub mod engine;
+pub mod math;
 pub mod metrics;
 pub mod money;
 pub mod process;

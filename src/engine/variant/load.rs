@@ -265,6 +265,14 @@ impl Variant {
                 }
             }
             check_limits(&format!("{key}.limits"), side.limits)?;
+            if let Some(rtp) = side.rtp {
+                if !(rtp.is_finite() && rtp > 0.0 && rtp < 1000.0) {
+                    return Err((
+                        format!("{key}.rtp"),
+                        "must be a percentage above 0 and below 1000 (e.g. 92.86)".into(),
+                    ));
+                }
+            }
             let combos = side.kind.combinations();
             if side.pays.is_empty() {
                 return Err((

@@ -435,6 +435,11 @@ pub struct SideBetRules {
     /// bonus game can draw.
     #[serde(default)]
     pub bonus: std::collections::BTreeMap<String, Vec<u32>>,
+    /// The return to player the operator's par sheet states for this pay table, in percent
+    /// (e.g. `92.86`). `croupier check-variant` warns when the exact computation
+    /// (`croupier paytables`) differs by more than 0.005 points.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtp: Option<f64>,
 }
 
 impl SideBetRules {
