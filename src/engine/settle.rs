@@ -141,8 +141,9 @@ fn side_bet_returns(
                 (_, Bonus::Drawn(m)) if rules.kind == SideBetKind::InForSix => {
                     Pay::Times(m).returns(stake)
                 }
-                (Some(cards), _) => sidebets::best_pay(rules, &cards)
-                    .map_or(0, |(_, pay)| pay.returns(stake)),
+                (Some(cards), _) => {
+                    sidebets::best_pay(rules, &cards).map_or(0, |(_, pay)| pay.returns(stake))
+                }
                 (None, _) => 0,
             };
             (BetKind::Side(rules.name.clone()), stake, returned)

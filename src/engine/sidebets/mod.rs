@@ -22,8 +22,8 @@ mod twenty;
 pub use in_for_six::{hard_six_table, HardSix};
 
 use super::variant::{SideBetKind, SideBetRules};
-use crate::money::Pay;
 use crate::cards::{Card, Rank};
+use crate::money::Pay;
 use smallvec::SmallVec;
 
 /// The cards side bets look at.
