@@ -389,6 +389,13 @@ fn replay_command(file: &std::path::Path, variants: Option<&std::path::Path>) ->
             }
         },
     };
+    let loaded = loaded.and_then(|v| {
+        if scenario.settings.is_empty() {
+            Ok(v)
+        } else {
+            v.with_settings(&file.display().to_string(), &scenario.settings)
+        }
+    });
     let variant = match loaded {
         Ok(v) => Arc::new(v),
         Err(e) => return fail(e),

@@ -103,7 +103,7 @@ fn settle_seat(
     }
     if let Insurance::Bought(stake) = sp.insurance {
         let returned = if dealer.natural {
-            v.insurance.pays.returns(stake)
+            v.insurance.won(stake)
         } else {
             0
         };
@@ -189,7 +189,7 @@ fn settle_behind(
     bet(BetKind::Main, staked, returned);
     if let Insurance::Bought(stake) = bb.insurance {
         let r = if dealer.natural {
-            v.insurance.pays.returns(stake)
+            v.insurance.won(stake)
         } else {
             0
         };

@@ -20,7 +20,7 @@
 use crate::cards::{Card, Rank};
 use crate::engine::is_natural_cards;
 use crate::engine::sidebets::{self, hard_six_table, SideBetCards};
-use crate::engine::variant::{SideBetKind, SideBetRules, Variant};
+use crate::engine::variant::{InsuranceWin, SideBetKind, SideBetRules, Variant};
 use crate::money::Pay;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -377,7 +377,12 @@ pub fn insurance_given(v: &Variant, seen: &[Card]) -> Option<BetTable> {
         .collect();
     let rest = v.hand.natural.cards() - 1;
     let pays = v.insurance.pays;
-    let (num, den) = pays.return_ratio();
+    // What a won unit returns, as `InsuranceRules::won` pays it.
+    let (num, den) = match (v.insurance.won_returns, pays) {
+        (InsuranceWin::StakeAndPays, _) => pays.return_ratio(),
+        (InsuranceWin::PaysOnly, Pay::Odds { win, per }) => (u64::from(win), u64::from(per)),
+        (InsuranceWin::PaysOnly, Pay::Times(n)) => (u64::from(n), 1),
+    };
     let mut ways_win: u128 = 0;
     let mut total: u128 = 0;
     for ace in aces {
@@ -402,10 +407,11 @@ pub fn insurance_given(v: &Variant, seen: &[Card]) -> Option<BetTable> {
         return None;
     }
     let mut tally = Tally::new();
-    tally.insert(
-        "dealer_natural".into(),
-        (ways_win, num, den, pay_text(pays)),
-    );
+    let pay = match v.insurance.won_returns {
+        InsuranceWin::StakeAndPays => pay_text(pays),
+        InsuranceWin::PaysOnly => format!("{} (stake kept)", pay_text(pays)),
+    };
+    tally.insert("dealer_natural".into(), (ways_win, num, den, pay));
     Some(finish(
         "insurance",
         "insurance",
@@ -582,5 +588,13 @@ mod tests {
         let held = insurance_given(&v, &[c("5S"), c("9H")]).expect("offered");
         assert!((held.rtp - 10.0 * 16.0 * 15.0 / (49.0 * 48.0)).abs() < 1e-12);
         assert!(held.rtp > 1.0);
+        // The literal reading: the stake stays with the casino, a win returns 9 units.
+        let mut literal = v.clone();
+        literal.insurance.won_returns = InsuranceWin::PaysOnly;
+        let t = insurance_table(&literal).expect("offered");
+        assert!((t.rtp - 9.0 * 16.0 * 15.0 / (51.0 * 50.0)).abs() < 1e-12);
+        let held = insurance_given(&literal, &[c("5S"), c("9H")]).expect("offered");
+        assert!((held.rtp - 9.0 * 16.0 * 15.0 / (49.0 * 48.0)).abs() < 1e-12);
+        assert!(held.rtp < 1.0);
     }
 }
