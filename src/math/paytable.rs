@@ -576,25 +576,36 @@ mod tests {
     }
 
     /// Caribbean 21's insurance on one deck: 16·15 of the 51·50 ordered pairs after the ace
-    /// make the dealer's Caribbean 21; and with two non-tens known in the player's hand the
-    /// 9:1 reading returns more than the stake (the 102 %).
+    /// make the dealer's Caribbean 21. Read as stake back plus 9:1, it returns more than the
+    /// stake to a player who holds two non-tens (the 102 %); the shipped literal
+    /// reading (the stake stays with the casino) does not.
     #[test]
     fn caribbean21_insurance_exact() {
-        let v = shipped("caribbean21");
-        let t = insurance_table(&v).expect("offered");
-        assert_eq!(t.lines[0].ways, 4 * 16 * 15);
-        assert_eq!(t.total_ways, 4 * 51 * 50);
+        let shipped = shipped("caribbean21");
+        assert_eq!(shipped.insurance.won_returns, InsuranceWin::PaysOnly);
         let c = |s: &str| s.parse::<Card>().expect("card");
-        let held = insurance_given(&v, &[c("5S"), c("9H")]).expect("offered");
-        assert!((held.rtp - 10.0 * 16.0 * 15.0 / (49.0 * 48.0)).abs() < 1e-12);
-        assert!(held.rtp > 1.0);
-        // The literal reading: the stake stays with the casino, a win returns 9 units.
-        let mut literal = v.clone();
-        literal.insurance.won_returns = InsuranceWin::PaysOnly;
-        let t = insurance_table(&literal).expect("offered");
-        assert!((t.rtp - 9.0 * 16.0 * 15.0 / (51.0 * 50.0)).abs() < 1e-12);
-        let held = insurance_given(&literal, &[c("5S"), c("9H")]).expect("offered");
-        assert!((held.rtp - 9.0 * 16.0 * 15.0 / (49.0 * 48.0)).abs() < 1e-12);
-        assert!(held.rtp < 1.0);
+        let two_non_tens = [c("5S"), c("9H")];
+        let mut stake_back = shipped.clone();
+        stake_back.insurance.won_returns = InsuranceWin::StakeAndPays;
+        for (v, units) in [(&shipped, 9.0), (&stake_back, 10.0)] {
+            let t = insurance_table(v).expect("offered");
+            assert_eq!(t.lines[0].ways, 4 * 16 * 15);
+            assert_eq!(t.total_ways, 4 * 51 * 50);
+            assert!((t.rtp - units * 16.0 * 15.0 / (51.0 * 50.0)).abs() < 1e-12);
+            let held = insurance_given(v, &two_non_tens).expect("offered");
+            assert!((held.rtp - units * 16.0 * 15.0 / (49.0 * 48.0)).abs() < 1e-12);
+        }
+        assert!(
+            insurance_given(&stake_back, &two_non_tens)
+                .expect("offered")
+                .rtp
+                > 1.0
+        );
+        assert!(
+            insurance_given(&shipped, &two_non_tens)
+                .expect("offered")
+                .rtp
+                < 1.0
+        );
     }
 }
