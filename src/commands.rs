@@ -148,6 +148,51 @@ pub async fn backup(path: PathBuf, config: Option<PathBuf>, db: Option<PathBuf>)
     }
 }
 
+/// Prints what the spill file beside the database holds that no `recovered` row has taken
+/// into the log yet: shoe items and alarms read while the store could not be written.
+async fn print_unrecorded(reader: &Reader, table: &str, db: &Path) {
+    let entries = match croupier::store::spill::read(&croupier::store::spill::path_for(db)) {
+        Ok(e) => e,
+        Err(e) => {
+            println!("!! the spill file cannot be read: {e}");
+            return;
+        }
+    };
+    let through = match reader.log(table).await {
+        Ok(log) => log
+            .iter()
+            .filter_map(|r| match r.record {
+                Record::Recovered { spill_through, .. } => Some(spill_through),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0),
+        Err(_) => 0,
+    };
+    let pending: Vec<_> = entries
+        .iter()
+        .filter(|e| e.n > through && e.table == table)
+        .collect();
+    if pending.is_empty() {
+        return;
+    }
+    println!(
+        "!! NOT RECORDED in the log yet ({} entries in {}; the table takes them in when the store works again):",
+        pending.len(),
+        croupier::store::spill::path_for(db).display()
+    );
+    for e in pending {
+        let what = match &e.what {
+            croupier::store::spill::Spilled::Item(item) => format!("shoe item {item}"),
+            croupier::store::spill::Spilled::Alarm(reason) => format!("alarm: {reason}"),
+        };
+        println!(
+            "  !  spill {:>3}  {what} (at_ms {}; {})",
+            e.n, e.at_ms, e.why
+        );
+    }
+}
+
 /// `croupier recall`.
 pub async fn recall(
     last: u32,
@@ -235,6 +280,7 @@ pub async fn recall(
             }
         }
     }
+    print_unrecorded(&reader, &table, &path).await;
     ExitCode::SUCCESS
 }
 

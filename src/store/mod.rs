@@ -14,6 +14,7 @@
 pub mod audit;
 mod backup;
 mod record;
+pub mod spill;
 
 pub use backup::{backup, verify, Verified};
 pub use record::{Record, Source};
@@ -137,13 +138,19 @@ fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// How long a write waits for another process's lock (a backup, an operator's `sqlite3`)
+/// before it fails: long enough for a short lock, short enough that the table loop misses
+/// no more than a few heartbeats. A longer lock takes the table out of service until a
+/// retry succeeds (`table/task/outage.rs`).
+pub const WRITE_BUSY: Duration = Duration::from_secs(5);
+
 fn options(path: &Path) -> SqliteConnectOptions {
     SqliteConnectOptions::new()
         .filename(path)
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Full)
         .foreign_keys(true)
-        .busy_timeout(Duration::from_secs(5))
+        .busy_timeout(WRITE_BUSY)
         .disable_statement_logging()
 }
 
@@ -332,6 +339,7 @@ impl Store {
                     | Record::Dispute { .. }
                     | Record::Resolve { .. }
                     | Record::Final { .. }
+                    | Record::Recovered { .. }
             )
             || events.iter().any(|e| {
                 matches!(
@@ -372,6 +380,25 @@ impl Store {
         self.last_seq = seq;
         self.last_hash = hash;
         Ok(seq)
+    }
+
+    /// Re-reads and verifies the whole log after a failed write, and positions the writer
+    /// after its last row: whatever the failed write left (nothing, or a row that did
+    /// commit after all), the log on disk is what counts.
+    pub async fn reload(&mut self) -> Result<Vec<LogRow>, StoreError> {
+        let (log, last_hash) = read_log(&mut self.conn, &self.table).await?;
+        self.last_seq = log.last().map_or(0, |r| r.seq);
+        self.last_hash = last_hash;
+        Ok(log)
+    }
+
+    /// How long a write waits for another connection's lock before it fails
+    /// (SQLite's busy timeout; [`WRITE_BUSY`] unless changed).
+    pub async fn set_busy_timeout(&mut self, wait: Duration) -> Result<(), StoreError> {
+        sqlx::query(&format!("PRAGMA busy_timeout = {}", wait.as_millis()))
+            .execute(&mut *self.conn)
+            .await?;
+        Ok(())
     }
 
     /// Checkpoints the WAL and closes the connection (graceful shutdown).
@@ -509,20 +536,24 @@ async fn project(
             _ => {}
         }
     }
-    match record {
+    let alarm = match record {
         Record::Alarm {
             reason, expected, ..
-        } => {
-            sqlx::query(
-                "INSERT INTO alarms (table_id, raised_seq, reason, expected) VALUES (?, ?, ?, ?)",
-            )
-            .bind(table)
-            .bind(seq_i)
-            .bind(reason)
-            .bind(expected)
-            .execute(&mut *conn)
-            .await?;
-        }
+        } => Some((reason.clone(), expected.clone())),
+        _ => record.recovered_alarm(),
+    };
+    if let Some((reason, expected)) = alarm {
+        sqlx::query(
+            "INSERT INTO alarms (table_id, raised_seq, reason, expected) VALUES (?, ?, ?, ?)",
+        )
+        .bind(table)
+        .bind(seq_i)
+        .bind(reason)
+        .bind(expected)
+        .execute(&mut *conn)
+        .await?;
+    }
+    match record {
         Record::Clear { .. } => {
             sqlx::query(
                 "UPDATE alarms SET cleared_seq = ? WHERE table_id = ? AND cleared_seq IS NULL",

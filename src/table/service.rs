@@ -219,6 +219,14 @@ pub async fn run(
         opened,
     );
     table.set_disputes(config.disputes.settings());
+    // Opened (and preallocated) now, while the disk has room: what the store cannot take
+    // later goes here.
+    match crate::store::spill::Spill::open(&crate::store::spill::path_for(&config.store.path)) {
+        Ok(spill) => table.set_spill(spill),
+        Err(e) => {
+            error!(table = %id, error = %e, "no spill file: items read while the store fails are kept in memory only")
+        }
+    }
     let snap = handle.snapshot();
     info!(table = %id, rows = recovered.rows, state = ?recovered.state, seq = snap.seq,
           round = snap.round.number, shoe = snap.shoe.number, expecting = %snap.expecting,

@@ -6,6 +6,8 @@
 //! folds the stored log through [`Table::absorb`], the same code live play uses after a
 //! commit.
 
+mod outage;
+
 use super::dispute::{self, Correction, CorrectionError, Origin, Resolution};
 use super::heartbeat::{self, Heartbeat};
 use super::state::{
@@ -523,7 +525,19 @@ pub struct Table {
     rounds_settled: u64,
     last_result: Option<RoundResult>,
     link: String,
-    unrecorded: Vec<String>,
+    /// Where what could not be recorded is kept (`store::spill`).
+    spill: Option<crate::store::spill::Spill>,
+    /// The last spill entry the log accounts for (a `recovered` row's `spill_through`).
+    spilled_through: u64,
+    /// What could not even be spilled (the spill file failed too): memory only.
+    unspilled: Vec<crate::store::spill::Spilled>,
+    /// A write failed with this error: the store is kept and retried (`outage.rs`).
+    failed: Option<String>,
+    /// The failed write was an input the engine had applied: the table is rebuilt from
+    /// the log before the retry writes.
+    refold: bool,
+    /// When to retry the store (or take the spill file into the log).
+    retry_at: Option<tokio::time::Instant>,
     events: Vec<Event>,
     snapshot_tx: watch::Sender<Arc<Snapshot>>,
     deltas: broadcast::Sender<Arc<Delta>>,
@@ -597,45 +611,19 @@ impl Table {
         let (snapshot_tx, snapshot_rx) = watch::channel(placeholder);
         let (deltas, _) = broadcast::channel(DELTA_BUFFER);
         let (commands, rx) = mpsc::channel(256);
-        let base = RoundBase {
-            engine: engine.clone(),
-            view: RoundView::default(),
-            rounds_settled: 0,
-            last_result: None,
-        };
         let metrics = Arc::new(Metrics::default());
         let heartbeat = Arc::new(Heartbeat::default());
         heartbeat.beat();
-        let mut table = Table {
-            id: id.to_string(),
-            name: name.to_string(),
-            variant_name: variant_name.to_string(),
+        let mut table = Table::blank(
+            id,
+            name,
+            variant_name,
             engine,
-            base,
-            next_base: None,
-            round_inputs: Vec::new(),
-            dispute: None,
-            proposal: None,
-            unfinal: None,
-            final_at: None,
-            disputes: DisputeSettings::default(),
-            store: None,
-            view: RoundView::default(),
-            betting: BettingView::default(),
-            alarm: None,
-            broken: None,
-            seq: 0,
-            inputs: 0,
-            rounds_settled: 0,
-            last_result: None,
-            link: "waiting".into(),
-            unrecorded: Vec::new(),
-            events: Vec::new(),
             snapshot_tx,
-            deltas: deltas.clone(),
-            metrics: Arc::clone(&metrics),
-            heartbeat: Arc::clone(&heartbeat),
-        };
+            deltas.clone(),
+            Arc::clone(&metrics),
+            Arc::clone(&heartbeat),
+        );
         let mut rows = 0;
         match opened {
             Err(reason) => table.broken = Some(reason),
@@ -666,6 +654,61 @@ impl Table {
             heartbeat,
         };
         (table, handle, rx, Recovered { rows, state })
+    }
+
+    /// A table with nothing replayed yet, publishing through `snapshot_tx` and `deltas`.
+    #[allow(clippy::too_many_arguments)]
+    fn blank(
+        id: &str,
+        name: &str,
+        variant_name: &str,
+        engine: Engine,
+        snapshot_tx: watch::Sender<Arc<Snapshot>>,
+        deltas: broadcast::Sender<Arc<Delta>>,
+        metrics: Arc<Metrics>,
+        heartbeat: Arc<Heartbeat>,
+    ) -> Table {
+        let base = RoundBase {
+            engine: engine.clone(),
+            view: RoundView::default(),
+            rounds_settled: 0,
+            last_result: None,
+        };
+        Table {
+            id: id.to_string(),
+            name: name.to_string(),
+            variant_name: variant_name.to_string(),
+            engine,
+            base,
+            next_base: None,
+            round_inputs: Vec::new(),
+            dispute: None,
+            proposal: None,
+            unfinal: None,
+            final_at: None,
+            disputes: DisputeSettings::default(),
+            store: None,
+            view: RoundView::default(),
+            betting: BettingView::default(),
+            alarm: None,
+            broken: None,
+            seq: 0,
+            inputs: 0,
+            rounds_settled: 0,
+            last_result: None,
+            link: "waiting".into(),
+            spill: None,
+            spilled_through: 0,
+            unspilled: Vec::new(),
+            failed: None,
+            refold: false,
+            retry_at: None,
+            events: Vec::new(),
+            snapshot_tx,
+            deltas,
+            metrics,
+            heartbeat,
+        }
     }
 
     /// Sets how disputes are handled (before `run`). A round recovered as provisional gets
@@ -795,35 +838,18 @@ impl Table {
                 reason,
                 expected,
                 item,
-            } => match &mut self.alarm {
-                Some(alarm) => {
-                    alarm.also.push(reason.clone());
-                    alarm.held.extend(item.iter().cloned());
+            } => self.lock(seq, reason, expected, item.iter().cloned()),
+            Record::Recovered { spill_through, .. } => {
+                self.spilled_through = self.spilled_through.max(*spill_through);
+                self.unspilled.clear();
+                if let Some((reason, expected)) = record.recovered_alarm() {
+                    let items = match record {
+                        Record::Recovered { items, .. } => items.clone(),
+                        _ => Vec::new(),
+                    };
+                    self.lock(seq, &reason, &expected, items);
                 }
-                None => {
-                    self.alarm = Some(Alarm {
-                        seq,
-                        reason: reason.clone(),
-                        expected: expected.clone(),
-                        held: item.iter().cloned().collect(),
-                        also: Vec::new(),
-                    });
-                    // Every alarm opens a dispute: a supervisor may resolve it with a
-                    // correction (a misread card corrected, say) instead of clearing it.
-                    if self.dispute.is_none() {
-                        self.dispute = Some(OpenDispute {
-                            id: seq,
-                            origin: Origin::Alarm,
-                            seat: None,
-                            round: self.view.number,
-                            reason: reason.clone(),
-                            by: "alarm".into(),
-                            frozen: self.decorate(self.view.clone(), &self.engine),
-                            held: Vec::new(),
-                        });
-                    }
-                }
-            },
+            }
             Record::Held { item } => {
                 // A proposal previewed without this card is out of date.
                 self.proposal = None;
@@ -868,6 +894,45 @@ impl Table {
                 if self.unfinal == Some(*round) {
                     self.unfinal = None;
                     self.final_at = None;
+                }
+            }
+        }
+    }
+
+    /// Locks the table (an alarm row, or a `recovered` row with items), `items` held.
+    fn lock(
+        &mut self,
+        seq: u64,
+        reason: &str,
+        expected: &str,
+        items: impl IntoIterator<Item = String>,
+    ) {
+        match &mut self.alarm {
+            Some(alarm) => {
+                alarm.also.push(reason.to_string());
+                alarm.held.extend(items);
+            }
+            None => {
+                self.alarm = Some(Alarm {
+                    seq,
+                    reason: reason.to_string(),
+                    expected: expected.to_string(),
+                    held: items.into_iter().collect(),
+                    also: Vec::new(),
+                });
+                // Every alarm opens a dispute: a supervisor may resolve it with a
+                // correction (a misread card corrected, say) instead of clearing it.
+                if self.dispute.is_none() {
+                    self.dispute = Some(OpenDispute {
+                        id: seq,
+                        origin: Origin::Alarm,
+                        seat: None,
+                        round: self.view.number,
+                        reason: reason.to_string(),
+                        by: "alarm".into(),
+                        frozen: self.decorate(self.view.clone(), &self.engine),
+                        held: Vec::new(),
+                    });
                 }
             }
         }
@@ -977,7 +1042,7 @@ impl Table {
             round,
             rounds_settled: self.rounds_settled,
             last_result: self.last_result.clone(),
-            unrecorded: self.unrecorded.clone(),
+            unrecorded: self.unrecorded(),
             dispute: self.dispute_view(),
             provisional: self.provisional(),
         })
@@ -1050,15 +1115,18 @@ impl Table {
         loop {
             self.arm_window();
             let window = self.final_at;
+            let retry = self.retry_at;
             enum Next {
                 Stop,
                 Window,
+                Retry,
                 Command(Option<Command>),
             }
             let next = tokio::select! {
                 biased;
                 _ = shutdown.wait_for(|stop| *stop) => Next::Stop,
                 _ = until(window) => Next::Window,
+                _ = until(retry) => Next::Retry,
                 _ = beats.tick() => {
                     self.heartbeat.beat();
                     continue;
@@ -1075,6 +1143,7 @@ impl Table {
             };
             match next {
                 Next::Window => self.on_window_closed().await,
+                Next::Retry => self.retry_store().await,
                 Next::Command(Some(command)) => self.handle(command).await,
                 Next::Command(None) => break,
                 Next::Stop => {
@@ -1340,8 +1409,8 @@ impl Table {
             }
         };
         if self.broken.is_some() {
-            error!(table = %self.id, item = %code, "shoe item NOT RECORDED: the store is unusable");
-            self.unrecorded.push(code);
+            error!(table = %self.id, item = %code, "shoe item NOT RECORDED: the store is unusable; spilled");
+            self.spill_now(crate::store::spill::Spilled::Item(code));
             count(self, CardOutcome::Unrecorded);
             self.publish_state();
             return;
@@ -1667,10 +1736,11 @@ impl Table {
         item: Option<String>,
     ) -> bool {
         if self.broken.is_some() {
-            error!(table = %self.id, %reason, "alarm NOT RECORDED: the store is unusable");
+            error!(table = %self.id, %reason, "alarm NOT RECORDED: the store is unusable; spilled");
             if let Some(item) = item {
-                self.unrecorded.push(item);
+                self.spill_now(crate::store::spill::Spilled::Item(item));
             }
+            self.spill_now(crate::store::spill::Spilled::Alarm(reason));
             self.publish_state();
             return false;
         }
@@ -1726,11 +1796,7 @@ impl Table {
                 Some(seq)
             }
             Err(e) => {
-                self.metrics.store_failure();
-                error!(table = %self.id, error = %e, "cannot record; the table is out of service");
-                self.broken = Some(format!("a write to the store failed: {e}"));
-                self.store = None;
-                self.publish_state();
+                self.write_failed(e.to_string(), &record);
                 None
             }
         }
