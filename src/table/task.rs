@@ -6,6 +6,7 @@
 //! folds the stored log through [`Table::absorb`], the same code live play uses after a
 //! commit.
 
+mod devices;
 mod outage;
 
 use super::dispute::{self, Correction, CorrectionError, Origin, Resolution};
@@ -176,6 +177,9 @@ pub enum DisputeError {
     /// The correction does not apply.
     #[error(transparent)]
     Correction(#[from] CorrectionError),
+    /// The alarm's fault is still there (see [`ClearError::Persists`]).
+    #[error("the alarm's dispute cannot be resolved while {0}")]
+    Persists(String),
     /// The table is out of service.
     #[error("the table is out of service: {0}")]
     Broken(String),
@@ -196,6 +200,7 @@ impl DisputeError {
             DisputeError::SamePerson(_) => "two_person_rule",
             DisputeError::NotCancellable => "not_cancellable",
             DisputeError::Correction(e) => e.code(),
+            DisputeError::Persists(_) => "condition_persists",
             DisputeError::Broken(_) => "out_of_service",
             DisputeError::Stopped => "stopped",
         }
@@ -208,6 +213,10 @@ pub enum ClearError {
     /// There is no alarm.
     #[error("the table is not locked")]
     NotLocked,
+    /// What raised the alarm is still there (the shoe still unplugged, the lid still open,
+    /// a button still stuck): fix it first.
+    #[error("the alarm cannot be cleared while {0}")]
+    Persists(String),
     /// The table is broken (store unusable), which clearing cannot fix.
     #[error("the table is out of service and cannot be cleared: {0}; repair or move the database and restart")]
     Broken(String),
@@ -217,6 +226,19 @@ pub enum ClearError {
     /// The table task has stopped.
     #[error("the table has stopped")]
     Stopped,
+}
+
+impl ClearError {
+    /// The stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ClearError::NotLocked => "not_locked",
+            ClearError::Persists(_) => "condition_persists",
+            ClearError::Broken(_) => "out_of_service",
+            ClearError::Store(_) => "store_failed",
+            ClearError::Stopped => "stopped",
+        }
+    }
 }
 
 /// A message to the table task.
@@ -531,6 +553,10 @@ pub struct Table {
     spilled_through: u64,
     /// What could not even be spilled (the spill file failed too): memory only.
     unspilled: Vec<crate::store::spill::Spilled>,
+    /// What the shoe last reported about its sensors (`devices.rs`).
+    shoe_status: ShoeStatus,
+    /// Buttons reported stuck and not yet free.
+    stuck: std::collections::BTreeSet<u8>,
     /// A write failed with this error: the store is kept and retried (`outage.rs`).
     failed: Option<String>,
     /// The failed write was an input the engine had applied: the table is rebuilt from
@@ -697,6 +723,8 @@ impl Table {
             rounds_settled: 0,
             last_result: None,
             link: "waiting".into(),
+            shoe_status: ShoeStatus::default(),
+            stuck: std::collections::BTreeSet::new(),
             spill: None,
             spilled_through: 0,
             unspilled: Vec::new(),
@@ -1349,9 +1377,7 @@ impl Table {
             ShoeEvent::Card(card) => ShoeItem::Card(card),
             ShoeEvent::CutCard => ShoeItem::CutCard,
             ShoeEvent::Connected { port } => {
-                info!(table = %self.id, %port, "shoe connected");
-                self.link = super::state::LINK_CONNECTED.into();
-                self.publish_state();
+                self.on_connected(port).await;
                 return;
             }
             ShoeEvent::Disconnected { reason } => {
@@ -1368,6 +1394,7 @@ impl Table {
                 return;
             }
             ShoeEvent::Status(status) => {
+                self.shoe_status = status;
                 if status != ShoeStatus::default() {
                     self.raise(
                         AlarmKind::ShoeStatus,
@@ -1511,6 +1538,7 @@ impl Table {
                 }
             }
             ButtonEvent::Stuck { pin } => {
+                self.stuck.insert(pin);
                 self.raise(
                     AlarmKind::ButtonStuck,
                     format!("the button on GPIO {pin} is stuck"),
@@ -1520,6 +1548,7 @@ impl Table {
                 .await;
             }
             ButtonEvent::Unstuck { pin } => {
+                self.stuck.remove(&pin);
                 info!(table = %self.id, pin, "button came free");
             }
             #[allow(unreachable_patterns)]
@@ -1534,6 +1563,9 @@ impl Table {
         let Some(alarm) = &self.alarm else {
             return Err(ClearError::NotLocked);
         };
+        if let Some(why) = self.device_fault() {
+            return Err(ClearError::Persists(why));
+        }
         let voided = alarm.held.clone();
         let actor_name = actor.clone();
         let entry = AuditEntry::new(actor, actions::ALARM_CLEAR)
@@ -1670,6 +1702,11 @@ impl Table {
         };
         if p.view.second_person && p.by == by {
             return Err(DisputeError::SamePerson(by));
+        }
+        if self.alarm.is_some() {
+            if let Some(why) = self.device_fault() {
+                return Err(DisputeError::Persists(why));
+            }
         }
         let c = self.correction(&p.resolution)?;
         // The override on the record: the round before and after, who proposed and who

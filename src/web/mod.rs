@@ -436,9 +436,10 @@ async fn clear(State(app): State<AppState>, who: Principal, body: String) -> Res
     }
     match app.table.clear_alarm(body.reason, who.actor.clone()).await {
         Ok(seq) => Json(json!({ "seq": seq })).into_response(),
-        Err(e @ ClearError::NotLocked) => {
-            error(StatusCode::CONFLICT, json!({"error": e.to_string()}))
-        }
+        Err(e @ (ClearError::NotLocked | ClearError::Persists(_))) => error(
+            StatusCode::CONFLICT,
+            json!({"error": e.to_string(), "code": e.code()}),
+        ),
         Err(e) => error(
             StatusCode::SERVICE_UNAVAILABLE,
             json!({"error": e.to_string()}),

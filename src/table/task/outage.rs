@@ -244,6 +244,8 @@ impl Table {
         );
         fresh.disputes = self.disputes;
         fresh.link = std::mem::take(&mut self.link);
+        fresh.shoe_status = self.shoe_status;
+        fresh.stuck = std::mem::take(&mut self.stuck);
         fresh.spill = self.spill.take();
         fresh.unspilled = std::mem::take(&mut self.unspilled);
         fresh.store = self.store.take();
