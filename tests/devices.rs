@@ -3,31 +3,37 @@
 //! a fault reported again after clearing locks the table again.
 
 mod common;
+use common::until_snapshot;
 #[path = "support/running.rs"]
 #[allow(dead_code)]
 mod running;
 
 use croupier::table::dispute::Resolution;
-use croupier::table::{ClearError, DisputeError, Snapshot, TableHandle, TableState};
+use croupier::table::{ClearError, DisputeError, TableHandle, TableState};
 use croupier_drivers::event::ShoeStatus;
 use croupier_drivers::sim::{SimConfig, SimShoe};
 use croupier_drivers::ShoeItem;
 use std::time::Duration;
 use tokio::time::timeout;
 
-async fn until(handle: &TableHandle, what: &str, f: impl Fn(&Snapshot) -> bool) -> Snapshot {
-    let mut watch = handle.watch();
-    let snap = timeout(Duration::from_secs(10), watch.wait_for(|s| f(s)))
-        .await
-        .unwrap_or_else(|_| panic!("{what}: not within 10 s: {:?}", handle.snapshot()))
-        .expect("table running");
-    (**snap).clone()
-}
-
 async fn clear(handle: &TableHandle) -> Result<u64, ClearError> {
     handle
         .clear_alarm("checked the shoe".into(), "user:s1".into())
         .await
+}
+
+/// Clears the alarm as soon as the table has heard that the device is fixed (the shoe's
+/// report travels over the PTY first).
+async fn clear_once_fixed(handle: &TableHandle) {
+    let mut cleared = clear(handle).await;
+    for _ in 0..50 {
+        if cleared.is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        cleared = clear(handle).await;
+    }
+    cleared.expect("clears once the device is fixed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -49,7 +55,7 @@ async fn an_alarm_is_not_cleared_while_its_device_still_reports_the_fault() {
 
         // The lid opens: locked, and not clearable while it stays open.
         sim.set_status(lid).await.expect("status");
-        until(h, "locked", |s| s.state == TableState::Locked).await;
+        until_snapshot(h, "locked", |s| s.state == TableState::Locked).await;
         let refused = clear(h).await;
         assert!(
             matches!(&refused, Err(ClearError::Persists(why)) if why.contains("lid open")),
@@ -67,7 +73,7 @@ async fn an_alarm_is_not_cleared_while_its_device_still_reports_the_fault() {
         );
         // A card meanwhile is held, not applied.
         sim.deal(1).await.expect("deal");
-        until(h, "held", |s| {
+        until_snapshot(h, "held", |s| {
             s.alarm.as_ref().is_some_and(|a| a.held == ["7H"])
         })
         .await;
@@ -75,25 +81,17 @@ async fn an_alarm_is_not_cleared_while_its_device_still_reports_the_fault() {
 
         // Closed: now it clears (the held card voided).
         sim.set_status(ShoeStatus::default()).await.expect("status");
-        let mut cleared = clear(h).await;
-        for _ in 0..50 {
-            if cleared.is_ok() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            cleared = clear(h).await;
-        }
-        cleared.expect("clears once the lid is closed");
+        clear_once_fixed(h).await;
         assert_eq!(h.snapshot().state, TableState::Open);
 
         // Opened again while clear: locked again.
         sim.set_status(lid).await.expect("status");
-        until(h, "locked again", |s| s.state == TableState::Locked).await;
+        until_snapshot(h, "locked again", |s| s.state == TableState::Locked).await;
         sim.set_status(ShoeStatus::default()).await.expect("status");
 
         // Unplugged: not clearable until it is back.
         sim.unplug().await.expect("unplug");
-        until(h, "link down", |s| !s.shoe.connected()).await;
+        until_snapshot(h, "link down", |s| !s.shoe.connected()).await;
         let refused = clear(h).await;
         assert!(
             matches!(&refused, Err(ClearError::Persists(why)) if why.contains("not connected")),
@@ -115,16 +113,8 @@ async fn an_alarm_is_not_cleared_while_its_device_still_reports_the_fault() {
         assert_eq!(reply.status, 409, "{}", reply.body);
         assert!(reply.body.contains("condition_persists"), "{}", reply.body);
         sim.replug().await.expect("replug");
-        until(h, "link up", |s| s.shoe.connected()).await;
-        let mut cleared = clear(h).await;
-        for _ in 0..50 {
-            if cleared.is_ok() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            cleared = clear(h).await;
-        }
-        cleared.expect("clears once the shoe is back and its lid closed");
+        until_snapshot(h, "link up", |s| s.shoe.connected()).await;
+        clear_once_fixed(h).await;
         assert_eq!(h.snapshot().state, TableState::Open);
         run.stop().await;
     })

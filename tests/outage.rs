@@ -9,13 +9,13 @@ mod common;
 #[allow(dead_code)]
 mod running;
 
-use common::config;
+use common::{config, until_snapshot};
 use croupier::engine::Input;
 use croupier::store::spill::{self, Spilled};
 use croupier::store::{Reader, Record, Source};
 use croupier::table::demo::main_bet;
 use croupier::table::dispute::Resolution;
-use croupier::table::{Snapshot, SubmitError, TableHandle, TableState};
+use croupier::table::{SubmitError, TableState};
 use croupier_drivers::sim::{SimConfig, SimShoe};
 use croupier_drivers::ShoeItem;
 use sqlx::{Connection, Executor};
@@ -86,15 +86,6 @@ async fn checkpoint(db: &Path) {
     c.close().await.expect("close");
 }
 
-async fn until(handle: &TableHandle, what: &str, f: impl Fn(&Snapshot) -> bool) -> Snapshot {
-    let mut watch = handle.watch();
-    let snap = timeout(Duration::from_secs(15), watch.wait_for(|s| f(s)))
-        .await
-        .unwrap_or_else(|_| panic!("{what}: not within 15 s: {:?}", handle.snapshot()))
-        .expect("table running");
-    (**snap).clone()
-}
-
 fn recall(db: &Path) -> String {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_croupier"))
         .args(["recall", "--last", "5", "--db"])
@@ -131,7 +122,7 @@ async fn opened_round(
     let bets = Input::Bets(vec![main_bet(1, 100).expect("bet")]);
     run.handle.submit(bets, Source::Api).await.expect("bets");
     sim.deal(1).await.expect("deal");
-    until(&run.handle, "9H applied", |s| s.inputs == 2).await;
+    until_snapshot(&run.handle, "9H applied", |s| s.inputs == 2).await;
     (run, sim, cfg)
 }
 
@@ -149,7 +140,7 @@ async fn a_full_disk_keeps_every_card_and_the_table_recovers_when_space_is_freed
         checkpoint(&db).await;
         let filler = fill(&disk.0);
         sim.deal(1).await.expect("deal");
-        let snap = until(&run.handle, "out of service", |s| {
+        let snap = until_snapshot(&run.handle, "out of service", |s| {
             s.state == TableState::Broken
         })
         .await;
@@ -159,9 +150,9 @@ async fn a_full_disk_keeps_every_card_and_the_table_recovers_when_space_is_freed
             snap.broken
         );
         // The card whose write failed is accounted for, and so is the next one.
-        until(&run.handle, "5S unrecorded", |s| s.unrecorded == ["5S"]).await;
+        until_snapshot(&run.handle, "5S unrecorded", |s| s.unrecorded == ["5S"]).await;
         sim.deal(1).await.expect("deal");
-        until(&run.handle, "7C unrecorded", |s| {
+        until_snapshot(&run.handle, "7C unrecorded", |s| {
             s.unrecorded == ["5S", "7C"]
         })
         .await;
@@ -203,7 +194,7 @@ async fn a_full_disk_keeps_every_card_and_the_table_recovers_when_space_is_freed
 
         // A restart on the still-full disk: the cards are still listed.
         let run = running::start(cfg.clone()).await;
-        let snap = until(&run.handle, "unrecorded after restart", |s| {
+        let snap = until_snapshot(&run.handle, "unrecorded after restart", |s| {
             s.unrecorded == ["5S", "7C"]
         })
         .await;
@@ -212,7 +203,8 @@ async fn a_full_disk_keeps_every_card_and_the_table_recovers_when_space_is_freed
         // Space is freed: the table takes the cards into the log by itself, held, locked
         // for a supervisor.
         std::fs::remove_file(&filler).expect("free space");
-        let snap = until(&run.handle, "recovered", |s| s.state == TableState::Locked).await;
+        let snap =
+            until_snapshot(&run.handle, "recovered", |s| s.state == TableState::Locked).await;
         let alarm = snap.alarm.expect("alarm");
         assert_eq!(alarm.held, ["5S", "7C"]);
         assert!(alarm.reason.contains("5S 7C"), "{}", alarm.reason);
@@ -271,7 +263,7 @@ async fn a_long_write_lock_puts_the_table_out_of_service_until_it_is_released_in
             .expect("open db");
         blocker.execute("BEGIN EXCLUSIVE").await.expect("lock");
         sim.deal(1).await.expect("deal");
-        let snap = until(&run.handle, "out of service", |s| {
+        let snap = until_snapshot(&run.handle, "out of service", |s| {
             s.state == TableState::Broken
         })
         .await;
@@ -281,7 +273,7 @@ async fn a_long_write_lock_puts_the_table_out_of_service_until_it_is_released_in
             snap.broken
         );
         sim.deal(1).await.expect("deal");
-        until(&run.handle, "both kept", |s| s.unrecorded == ["5S", "7C"]).await;
+        until_snapshot(&run.handle, "both kept", |s| s.unrecorded == ["5S", "7C"]).await;
         // Retries do not stall the table loop: /healthz stays green while the lock is held.
         for _ in 0..10 {
             let reply = croupier::web::client::request_with(
@@ -300,7 +292,8 @@ async fn a_long_write_lock_puts_the_table_out_of_service_until_it_is_released_in
         blocker.execute("ROLLBACK").await.expect("unlock");
         drop(blocker);
 
-        let snap = until(&run.handle, "recovered", |s| s.state == TableState::Locked).await;
+        let snap =
+            until_snapshot(&run.handle, "recovered", |s| s.state == TableState::Locked).await;
         assert_eq!(snap.alarm.as_ref().expect("alarm").held, ["5S", "7C"]);
         // The supervisor finds nothing wrong: the held cards are played in their order.
         let id = snap.dispute.as_ref().expect("the alarm's dispute").id;
@@ -320,7 +313,7 @@ async fn a_long_write_lock_puts_the_table_out_of_service_until_it_is_released_in
         let snap = run.handle.snapshot();
         assert_eq!(snap.state, TableState::Open, "{:?}", snap.alarm);
         sim.deal(1).await.expect("deal");
-        until(&run.handle, "6D applied", |s| s.round.dealer.len() == 2).await;
+        until_snapshot(&run.handle, "6D applied", |s| s.round.dealer.len() == 2).await;
         run.stop().await;
 
         // Every card once, in the order it came off the shoe.

@@ -531,6 +531,14 @@ struct Proposal {
     view: ProposalView,
 }
 
+/// The metrics a row counts once it commits — before it is published, so whoever sees
+/// the row sees it counted.
+#[derive(Debug, Default)]
+struct Tally {
+    card: Option<CardOutcome>,
+    alarm: Option<AlarmKind>,
+}
+
 /// The table's state, owned by its task.
 pub struct Table {
     id: String,
@@ -565,6 +573,8 @@ pub struct Table {
     /// When to retry the store (or take the spill file into the log).
     retry_at: Option<tokio::time::Instant>,
     events: Vec<Event>,
+    /// What to count when the row being written commits.
+    tally: Tally,
     snapshot_tx: watch::Sender<Arc<Snapshot>>,
     deltas: broadcast::Sender<Arc<Delta>>,
     /// Before the current round opened.
@@ -732,6 +742,7 @@ impl Table {
             refold: false,
             retry_at: None,
             events: Vec::new(),
+            tally: Tally::default(),
             snapshot_tx,
             deltas,
             metrics,
@@ -1428,25 +1439,23 @@ impl Table {
             }
         };
         let code = item.to_string();
-        // Cards are counted here, once their fate is durable (or known unrecordable).
+        // Cards are counted once their fate is durable (or known unrecordable): the tally
+        // is taken when the row commits, before it is published.
         let card = matches!(item, ShoeItem::Card(_));
-        let count = |table: &Table, outcome| {
-            if card {
-                table.metrics.card(outcome);
-            }
-        };
+        let tally = |outcome| card.then_some(outcome);
         if self.broken.is_some() {
             error!(table = %self.id, item = %code, "shoe item NOT RECORDED: the store is unusable; spilled");
             self.spill_now(crate::store::spill::Spilled::Item(code));
-            count(self, CardOutcome::Unrecorded);
+            if card {
+                self.metrics.card(CardOutcome::Unrecorded);
+            }
             self.publish_state();
             return;
         }
         if self.alarm.is_some() || self.dispute.is_some() {
             self.events.clear();
-            if self.record(Record::Held { item: code }).await.is_some() {
-                count(self, CardOutcome::Held);
-            }
+            self.tally.card = tally(CardOutcome::Held);
+            self.record(Record::Held { item: code }).await;
             return;
         }
         let input = match item {
@@ -1456,17 +1465,18 @@ impl Table {
         let decided = self.apply_input(&input);
         match decided {
             Ok(()) => {
-                let recorded = self.record(Record::Input {
+                self.tally.card = tally(CardOutcome::Applied);
+                self.record(Record::Input {
                     source: Source::Shoe,
                     input,
-                });
-                if recorded.await.is_some() {
-                    count(self, CardOutcome::Applied);
-                }
+                })
+                .await;
             }
             Err(rejection) => {
                 let expecting = self.engine.expectation();
-                let recorded = self.raise(
+                let card_tally = tally(CardOutcome::Refused);
+                self.raise_counting(
+                    card_tally,
                     AlarmKind::CardRefused,
                     format!("{code} out of the shoe was refused: {rejection}"),
                     format!(
@@ -1474,10 +1484,8 @@ impl Table {
                          clear the alarm"
                     ),
                     Some(code),
-                );
-                if recorded.await {
-                    count(self, CardOutcome::Refused);
-                }
+                )
+                .await;
             }
         }
     }
@@ -1772,8 +1780,24 @@ impl Table {
         expected: String,
         item: Option<String>,
     ) -> bool {
+        self.raise_counting(None, kind, reason, expected, item)
+            .await
+    }
+
+    /// [`Table::raise`], counting the refused card as `card` when the row commits.
+    async fn raise_counting(
+        &mut self,
+        card: Option<CardOutcome>,
+        kind: AlarmKind,
+        reason: String,
+        expected: String,
+        item: Option<String>,
+    ) -> bool {
         if self.broken.is_some() {
             error!(table = %self.id, %reason, "alarm NOT RECORDED: the store is unusable; spilled");
+            if card.is_some() {
+                self.metrics.card(CardOutcome::Unrecorded);
+            }
             if let Some(item) = item {
                 self.spill_now(crate::store::spill::Spilled::Item(item));
             }
@@ -1782,18 +1806,17 @@ impl Table {
             return false;
         }
         self.events.clear();
-        let recorded = self
-            .record(Record::Alarm {
-                reason,
-                expected,
-                item,
-            })
-            .await
-            .is_some();
-        if recorded {
-            self.metrics.alarm(kind);
-        }
-        recorded
+        self.tally = Tally {
+            card,
+            alarm: Some(kind),
+        };
+        self.record(Record::Alarm {
+            reason,
+            expected,
+            item,
+        })
+        .await
+        .is_some()
     }
 
     /// Appends `record` (with `self.events` for accepted inputs), then absorbs and
@@ -1818,6 +1841,13 @@ impl Table {
         {
             Ok(seq) => {
                 self.metrics.committed(started.elapsed());
+                let tally = std::mem::take(&mut self.tally);
+                if let Some(outcome) = tally.card {
+                    self.metrics.card(outcome);
+                }
+                if let Some(kind) = tally.alarm {
+                    self.metrics.alarm(kind);
+                }
                 let settled = self
                     .events
                     .iter()
@@ -1833,6 +1863,7 @@ impl Table {
                 Some(seq)
             }
             Err(e) => {
+                self.tally = Tally::default();
                 self.write_failed(e.to_string(), &record);
                 None
             }
