@@ -80,12 +80,13 @@ async fn shutdown_signal() {
 }
 
 /// `croupier run`.
-pub async fn run_command(config: Option<PathBuf>, bind: Option<String>) -> ExitCode {
+pub async fn run_command(config: Option<PathBuf>, bind: Option<String>, init: bool) -> ExitCode {
     init_logs();
     let mut config = match load_config(config.as_deref()) {
         Ok(c) => c,
         Err(code) => return code,
     };
+    config.store.init = init;
     if let Some(bind) = bind {
         config.http.bind = bind;
     }

@@ -11,6 +11,7 @@
 //! - `shoes`, `rounds`, `bets`, `settlements` and `alarms` are projections written in the
 //!   same transaction as the event row that caused them.
 
+pub mod anchor;
 pub mod audit;
 mod backup;
 mod record;
@@ -88,6 +89,53 @@ pub enum StoreError {
         /// The variant in the config.
         configured: String,
     },
+    /// The database file exists but is empty: the history it should hold is gone.
+    #[error(
+        "the database {path} is an empty file (0 bytes): the table's history should be in it. \
+         Restore it from a backup (with its .anchor file), or start with `croupier run --init` \
+         to create a new table in its place"
+    )]
+    EmptyFile {
+        /// The file.
+        path: PathBuf,
+    },
+    /// There is no database file, but its anchor says there was a log.
+    #[error(
+        "the database {path} does not exist, but its anchor says table {table}'s log reached \
+         seq {seq}. Restore it from a backup (with its .anchor file), or start with \
+         `croupier run --init` to create a new table"
+    )]
+    Missing {
+        /// The file.
+        path: PathBuf,
+        /// The table in the anchor.
+        table: String,
+        /// The anchor's sequence number.
+        seq: u64,
+    },
+    /// The log ends before its anchor, or holds another row where the anchor points.
+    #[error(
+        "table {table}'s event log does not reach its anchor: {why}. Rows were removed from \
+         its end (or the database was replaced). Restore it from a backup with its .anchor \
+         file"
+    )]
+    Truncated {
+        /// The table.
+        table: String,
+        /// What does not match.
+        why: String,
+    },
+    /// `--init` where a database already is.
+    #[error(
+        "--init creates a new table, but {path} already holds a database: refusing to touch it"
+    )]
+    InitExisting {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The anchor file could not be read or written.
+    #[error(transparent)]
+    Anchor(#[from] anchor::AnchorError),
     /// A query failed.
     #[error("database error: {0}")]
     Sql(#[from] sqlx::Error),
@@ -178,6 +226,8 @@ pub struct Store {
     table: String,
     last_hash: [u8; 32],
     last_seq: u64,
+    /// The log head outside the database (`anchor.rs`); `None` if it cannot be written.
+    anchor: Option<anchor::Anchor>,
 }
 
 /// What [`Store::open`] found.
@@ -190,13 +240,27 @@ pub struct Opened {
 }
 
 impl Store {
-    /// Opens (creating if needed) the database at `path` for `table`: integrity check,
-    /// migrations, the table's row, then reads and verifies its whole event log.
+    /// Opens the database at `path` for `table` — creating it only where there is no file
+    /// and no anchor says there was one: integrity check, migrations, the table's row, then
+    /// reads and verifies its whole event log and checks it against the anchor.
     pub async fn open(
         path: &Path,
         table: &str,
         name: &str,
         variant: &str,
+    ) -> Result<Opened, StoreError> {
+        Store::open_as(path, table, name, variant, false).await
+    }
+
+    /// [`Store::open`]; with `init`, a new table is also created in an empty (0-byte) file
+    /// or where an anchor is left without its database (`croupier run --init`), and the
+    /// anchor is started afresh.
+    pub async fn open_as(
+        path: &Path,
+        table: &str,
+        name: &str,
+        variant: &str,
+        init: bool,
     ) -> Result<Opened, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::Dir {
@@ -205,6 +269,18 @@ impl Store {
             })?;
         }
         let lock = lock(path)?;
+        let anchor_path = anchor::path_for(path);
+        let anchored = if init {
+            if std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+                return Err(StoreError::InitExisting {
+                    path: path.to_path_buf(),
+                });
+            }
+            None
+        } else {
+            check_file(path)?;
+            anchor::read(&anchor_path)?.filter(|h| h.table == table)
+        };
         let open_err = |source| StoreError::Open {
             path: path.to_path_buf(),
             source,
@@ -265,6 +341,20 @@ impl Store {
         }
         let (log, last_hash) = read_log(&mut conn, table).await?;
         let last_seq = log.last().map_or(0, |r| r.seq);
+        if let Some(head) = anchored {
+            check_anchor(&mut conn, table, last_seq, &head).await?;
+        }
+        let anchor = match anchor::Anchor::create(&anchor_path) {
+            Ok(mut a) => {
+                a.set(&head(table, last_seq, &last_hash))?;
+                a.set(&head(table, last_seq, &last_hash))?;
+                Some(a)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the log head cannot be anchored outside the database");
+                None
+            }
+        };
         let checkpointer = AbortOnDrop(tokio::spawn(checkpointer(path.to_path_buf())));
         Ok(Opened {
             store: Store {
@@ -276,6 +366,7 @@ impl Store {
                 table: table.to_string(),
                 last_hash,
                 last_seq,
+                anchor,
             },
             log,
         })
@@ -351,8 +442,7 @@ impl Store {
             // Most cards: one statement, atomic and durable on its own (autocommit), one
             // round trip to SQLite's thread instead of three.
             insert.execute(&mut *self.conn).await?;
-            self.last_seq = seq;
-            self.last_hash = hash;
+            self.committed(seq, hash);
             return Ok(seq);
         }
         let mut tx = self.conn.begin().await?;
@@ -377,9 +467,19 @@ impl Store {
             }
         }
         tx.commit().await?;
+        self.committed(seq, hash);
+        Ok(seq)
+    }
+
+    /// After a commit: the writer's position and the anchor follow the log's new head.
+    fn committed(&mut self, seq: u64, hash: [u8; 32]) {
         self.last_seq = seq;
         self.last_hash = hash;
-        Ok(seq)
+        if let Some(a) = &mut self.anchor {
+            if let Err(e) = a.set(&head(&self.table, seq, &hash)) {
+                tracing::warn!(error = %e, "the anchor could not follow the log head");
+            }
+        }
     }
 
     /// Re-reads and verifies the whole log after a failed write, and positions the writer
@@ -420,6 +520,80 @@ impl Store {
         drop(lock);
         Ok(())
     }
+}
+
+/// Opens (creating if needed, never truncating) a file only its owner may read or write:
+/// what sits beside the database is as private as the database.
+pub fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)
+}
+
+/// The anchor's view of a log head.
+fn head(table: &str, seq: u64, hash: &[u8; 32]) -> anchor::Head {
+    anchor::Head {
+        table: table.to_string(),
+        seq,
+        hash: hex::encode(hash),
+    }
+}
+
+/// Refuses a database file of 0 bytes, and a missing one whose anchor says it held a log:
+/// opening either would create a new, empty table where a history should be.
+pub fn check_file(path: &Path) -> Result<(), StoreError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() && m.len() == 0 => Err(StoreError::EmptyFile {
+            path: path.to_path_buf(),
+        }),
+        Ok(_) => Ok(()),
+        Err(_) => match anchor::read(&anchor::path_for(path))? {
+            Some(head) if head.seq > 0 => Err(StoreError::Missing {
+                path: path.to_path_buf(),
+                table: head.table,
+                seq: head.seq,
+            }),
+            _ => Ok(()),
+        },
+    }
+}
+
+/// The verified log (ending at `last_seq`) reaches `head` and holds its hash there.
+async fn check_anchor(
+    conn: &mut SqliteConnection,
+    table: &str,
+    last_seq: u64,
+    head: &anchor::Head,
+) -> Result<(), StoreError> {
+    let truncated = |why: String| StoreError::Truncated {
+        table: table.to_string(),
+        why,
+    };
+    if last_seq < head.seq {
+        return Err(truncated(format!(
+            "the log ends at seq {last_seq}, the anchor is at seq {}",
+            head.seq
+        )));
+    }
+    let hash: Vec<u8> =
+        sqlx::query_scalar("SELECT hash FROM events WHERE table_id = ? AND seq = ?")
+            .bind(table)
+            .bind(i64::try_from(head.seq).unwrap_or(i64::MAX))
+            .fetch_optional(&mut *conn)
+            .await?
+            .unwrap_or_default();
+    if head.seq > 0 && hex::encode(hash) != head.hash {
+        return Err(truncated(format!(
+            "the row at seq {} is not the one the anchor names",
+            head.seq
+        )));
+    }
+    Ok(())
 }
 
 /// Writes the projections of one row (shoes, rounds, bets, settlements, alarms).

@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::Read;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// Bytes kept allocated past the last entry: about 600 entries of a card each.
@@ -120,14 +120,7 @@ impl Spill {
             path: path.to_path_buf(),
             source,
         };
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(path)
-            .map_err(err)?;
+        let mut file = super::private_file(path).map_err(err)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(err)?;
         let (entries, end) = parse(&bytes);
