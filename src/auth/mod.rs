@@ -170,6 +170,7 @@ pub async fn open_pool(path: &Path) -> Result<SqlitePool, AuthError> {
     }
     // An empty file is a lost history, not a new database (see `Store::open`).
     crate::store::check_file(path).map_err(|e| AuthError::Invalid(e.to_string()))?;
+    crate::store::create_private(path).map_err(|e| AuthError::Invalid(e.to_string()))?;
     let options = SqliteConnectOptions::new()
         .filename(path)
         .create_if_missing(true)

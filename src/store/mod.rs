@@ -281,6 +281,7 @@ impl Store {
             check_file(path)?;
             anchor::read(&anchor_path)?.filter(|h| h.table == table)
         };
+        create_private(path)?;
         let open_err = |source| StoreError::Open {
             path: path.to_path_buf(),
             source,
@@ -533,6 +534,20 @@ pub fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
         .truncate(false)
         .mode(0o600)
         .open(path)
+}
+
+/// Creates the database file, if there is none, private to its owner (SQLite then gives
+/// its `-wal` and `-shm` files the same mode), whatever the umask.
+pub fn create_private(path: &Path) -> Result<(), StoreError> {
+    if path.exists() {
+        return Ok(());
+    }
+    private_file(path)
+        .map(drop)
+        .map_err(|source| StoreError::Dir {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// The anchor's view of a log head.
@@ -1216,6 +1231,41 @@ mod tests {
         drop(reopened);
         let reader = Reader::open(&db).await.expect("reader");
         assert_eq!(reader.recall("t", 10).await.expect("recall").len(), 1);
+    }
+
+    #[tokio::test]
+    async fn the_database_and_every_file_beside_it_are_private_to_their_owner() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("t.db");
+        // A permissive umask, as outside systemd.
+        let old = nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o022));
+        let opened = Store::open(&db, "t", "t", "deluxe").await.expect("open");
+        let mut store = opened.store;
+        store
+            .append(&Record::Held { item: "7H".into() }, &[], 1)
+            .await
+            .expect("append");
+        let _spill = spill::Spill::open(&spill::path_for(&db)).expect("spill");
+        let token = crate::auth::local_token::LocalToken::create(&db).expect("token");
+        let pool = crate::auth::open_pool(&db).await.expect("accounts pool");
+        nix::sys::stat::umask(old);
+        let mut files = vec![
+            db.clone(),
+            anchor::path_for(&db),
+            spill::path_for(&db),
+            token.path().to_path_buf(),
+        ];
+        for suffix in ["-wal", "-shm"] {
+            let mut name = db.as_os_str().to_owned();
+            name.push(suffix);
+            files.push(PathBuf::from(name));
+        }
+        for f in files {
+            let mode = std::fs::metadata(&f).expect("exists").permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "{}", f.display());
+        }
+        pool.close().await;
     }
 
     #[tokio::test]
