@@ -946,8 +946,9 @@ pub struct RecalledRound {
     pub opened_seq: u64,
     /// The sequence number of the input that settled it, if it is settled.
     pub settled_seq: Option<u64>,
-    /// Every log row from its bets to its settlement (or to the end of the log), in
-    /// dealing order: inputs, alarms, held cards, clearings.
+    /// Every log row from its bets to the next round's bets (or to the end of the log), in
+    /// dealing order: inputs, alarms, held cards, clearings — those after `settled_seq`
+    /// happened between this round and the next.
     #[serde(skip)]
     pub rows: Vec<LogRow>,
     /// The settlement, if settled.
@@ -1029,7 +1030,11 @@ impl Reader {
         .fetch_all(&self.pool)
         .await?;
         let mut rounds = Vec::with_capacity(rows.len());
-        for row in rows.iter().rev() {
+        // A round's rows run to the next round's opening: what happened between rounds
+        // (an alarm, its clearing, a shuffle, the result becoming final) is listed after the
+        // round before it. The latest round's run to the end of the log.
+        let mut next_opened: Option<i64> = None;
+        for row in rows.iter() {
             let round: i64 = row.try_get("round")?;
             let shoe: i64 = row.try_get("shoe")?;
             let opened: i64 = row.try_get("opened_seq")?;
@@ -1041,9 +1046,10 @@ impl Reader {
             )
             .bind(table)
             .bind(opened)
-            .bind(settled.unwrap_or(i64::MAX))
+            .bind(next_opened.map_or(i64::MAX, |n| n - 1))
             .fetch_all(&self.pool)
             .await?;
+            next_opened = Some(opened);
             let mut log = Vec::with_capacity(events.len());
             for e in &events {
                 let payload: String = e.try_get("payload")?;
@@ -1062,6 +1068,7 @@ impl Reader {
                 result: result.map(|r| serde_json::from_str(&r)).transpose()?,
             });
         }
+        rounds.reverse();
         Ok(rounds)
     }
 
