@@ -339,6 +339,69 @@ async fn three_failures_lock_the_account_and_every_attempt_is_audited() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_flood_is_answered_429_beyond_the_admitted_and_a_real_login_gets_through() {
+    timeout(Duration::from_secs(90), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sim = SimShoe::start(SimConfig::default()).expect("pty");
+        let config = common::config(dir.path(), &sim.path(), "deluxe");
+        running::add_users(&config.store.path).await;
+        let run = running::start(config).await;
+        let addr = run.addr;
+        // Forty guesses at once at unknown badges (no account gets locked by them).
+        let flood: Vec<_> = (0..40)
+            .map(|i| {
+                tokio::spawn(async move {
+                    let body = serde_json::json!({"badge": format!("x{i}"), "secret": "0000"});
+                    let reply = request_with(
+                        &addr.to_string(),
+                        "POST",
+                        "/api/login",
+                        Some(&body.to_string()),
+                        &[],
+                        STEP,
+                    )
+                    .await
+                    .expect("answered");
+                    let retry = reply
+                        .headers
+                        .iter()
+                        .any(|(k, v)| k == "retry-after" && v == "1");
+                    (reply.status, reply.body, retry)
+                })
+            })
+            .collect();
+        let mut refused = 0;
+        for task in flood {
+            let (status, body, retry) = task.await.expect("join");
+            match status {
+                401 => {}
+                429 => {
+                    refused += 1;
+                    assert!(body.contains("too_many_logins") && retry, "{body}");
+                }
+                other => panic!("{other}: {body}"),
+            }
+        }
+        assert!(
+            refused > 0,
+            "a flood beyond {} logins at once is refused",
+            croupier::auth::LOGINS_ADMITTED
+        );
+        assert!(refused < 40, "the admitted ones are answered");
+        // The flood is over: a real login works at once.
+        let (badge, secret) = running::user(Role::Supervisor);
+        let body = serde_json::json!({"badge": badge, "secret": secret}).to_string();
+        assert_eq!(
+            call(addr, "POST", "/api/login", Some(&body), "").await.0,
+            200
+        );
+        run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_end_at_logout_expiry_idleness_and_disabling() {
     timeout(Duration::from_secs(90), async {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -351,35 +414,71 @@ async fn sessions_end_at_logout_expiry_idleness_and_disabling() {
 
         // The cookie: HttpOnly, SameSite=Strict, no Secure without TLS.
         let body = r#"{"badge": "d1", "secret": "1111"}"#;
-        let reply = request_with(&addr.to_string(), "POST", "/api/login", Some(body), &[], STEP)
-            .await
-            .expect("login");
+        let reply = request_with(
+            &addr.to_string(),
+            "POST",
+            "/api/login",
+            Some(body),
+            &[],
+            STEP,
+        )
+        .await
+        .expect("login");
         let set = reply
             .headers
             .iter()
             .find(|(k, _)| k == "set-cookie")
             .map(|(_, v)| v.clone())
             .expect("set-cookie");
-        assert!(set.contains("HttpOnly") && set.contains("SameSite=Strict"), "{set}");
+        assert!(
+            set.contains("HttpOnly") && set.contains("SameSite=Strict"),
+            "{set}"
+        );
         assert!(!set.contains("Secure"), "{set}");
         let cookie = reply.session_cookie().expect("cookie");
         let (status, v) = call(addr, "GET", "/api/me", None, &cookie).await;
         assert_eq!(status, 200);
-        assert_eq!((v["badge"].as_str(), v["role"].as_str()), (Some("d1"), Some("dealer")));
+        assert_eq!(
+            (v["badge"].as_str(), v["role"].as_str()),
+            (Some("d1"), Some("dealer"))
+        );
 
-        // CSRF: a state change by cookie must be JSON.
-        let status = {
-            let mut tcp = tokio::net::TcpStream::connect(addr).await.expect("tcp");
-            let req = format!(
-                "POST /api/betting/open HTTP/1.1\r\nHost: x\r\nConnection: close\r\nCookie: {cookie}\r\n\
-                 Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 0\r\n\r\n"
-            );
-            tcp.write_all(req.as_bytes()).await.expect("write");
-            let mut raw = Vec::new();
-            tcp.read_to_end(&mut raw).await.expect("read");
-            croupier::web::client::parse("x", &raw).expect("http").status
+        // CSRF: a state change by cookie must be JSON — exactly that media type.
+        let post_as = |path: &'static str, content_type: &'static str| {
+            let cookie = cookie.clone();
+            async move {
+                let mut tcp = tokio::net::TcpStream::connect(addr).await.expect("tcp");
+                let req = format!(
+                    "POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nCookie: {cookie}\r\n\
+                     Content-Type: {content_type}\r\nContent-Length: 0\r\n\r\n"
+                );
+                tcp.write_all(req.as_bytes()).await.expect("write");
+                let mut raw = Vec::new();
+                tcp.read_to_end(&mut raw).await.expect("read");
+                croupier::web::client::parse("x", &raw)
+                    .expect("http")
+                    .status
+            }
         };
-        assert_eq!(status, 415, "a form post with the cookie is refused");
+        assert_eq!(
+            post_as("/api/betting/open", "application/x-www-form-urlencoded").await,
+            415,
+            "a form post with the cookie is refused"
+        );
+        for lookalike in [
+            "application/jsonp",
+            "application/json-seq",
+            "application/json2",
+        ] {
+            assert_eq!(
+                post_as("/api/betting/open", lookalike).await,
+                415,
+                "{lookalike} is not JSON"
+            );
+        }
+        // Logout is a state change too: a cross-site text/plain post does not end it.
+        assert_eq!(post_as("/api/logout", "text/plain").await, 415);
+        assert_eq!(call(addr, "GET", "/api/me", None, &cookie).await.0, 200);
 
         // Logout ends it (and is audited).
         let (status, _) = call(addr, "POST", "/api/logout", None, &cookie).await;
@@ -388,7 +487,10 @@ async fn sessions_end_at_logout_expiry_idleness_and_disabling() {
 
         // Expiry and idleness, by moving the clock of the stored sessions back.
         let pool = croupier::auth::open_pool(&db).await.expect("pool");
-        for (column, by) in [("expires_ms", 13 * 3_600_000i64), ("last_seen_ms", 2 * 3_600_000)] {
+        for (column, by) in [
+            ("expires_ms", 13 * 3_600_000i64),
+            ("last_seen_ms", 2 * 3_600_000),
+        ] {
             let cookie = running::login_as(addr, Role::Dealer).await;
             assert_eq!(call(addr, "GET", "/api/me", None, &cookie).await.0, 200);
             sqlx::query(&format!("UPDATE sessions SET {column} = {column} - ?"))
@@ -396,7 +498,11 @@ async fn sessions_end_at_logout_expiry_idleness_and_disabling() {
                 .execute(&pool)
                 .await
                 .expect("age the sessions");
-            assert_eq!(call(addr, "GET", "/api/me", None, &cookie).await.0, 401, "{column}");
+            assert_eq!(
+                call(addr, "GET", "/api/me", None, &cookie).await.0,
+                401,
+                "{column}"
+            );
         }
         // Disabling a user ends their sessions at once.
         let cookie = running::login_as(addr, Role::Supervisor).await;
@@ -404,11 +510,22 @@ async fn sessions_end_at_logout_expiry_idleness_and_disabling() {
             .await
             .expect("disable");
         assert_eq!(call(addr, "GET", "/api/me", None, &cookie).await.0, 401);
-        let (status, v) = call(addr, "POST", "/api/login", Some(r#"{"badge": "s1", "secret": "2222"}"#), "").await;
+        let (status, v) = call(
+            addr,
+            "POST",
+            "/api/login",
+            Some(r#"{"badge": "s1", "secret": "2222"}"#),
+            "",
+        )
+        .await;
         assert_eq!((status, code(&v)), (401, "invalid_credentials"), "{v}");
         pool.close().await;
 
-        let actions: Vec<String> = audit_rows(&db).await.into_iter().map(|r| r.action).collect();
+        let actions: Vec<String> = audit_rows(&db)
+            .await
+            .into_iter()
+            .map(|r| r.action)
+            .collect();
         assert!(actions.contains(&"logout".to_string()), "{actions:?}");
         assert!(actions.contains(&"user_disable".to_string()), "{actions:?}");
         run.stop().await;

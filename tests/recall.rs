@@ -32,9 +32,12 @@ async fn recall_lists_an_alarm_between_rounds_and_survives_a_closed_pipe() {
         let cfg = common::config(dir.path(), &sim.path(), "deluxe");
         let run = running::start(cfg.clone()).await;
         let h = &run.handle;
-        h.submit(Input::Bets(vec![main_bet(1, 100).expect("bet")]), Source::Api)
-            .await
-            .expect("bets");
+        h.submit(
+            Input::Bets(vec![main_bet(1, 100).expect("bet")]),
+            Source::Api,
+        )
+        .await
+        .expect("bets");
         sim.deal(4).await.expect("deal");
         until_snapshot(h, "dealt", |s| s.inputs == 5).await;
         h.submit(
@@ -69,7 +72,10 @@ async fn recall_lists_an_alarm_between_rounds_and_survives_a_closed_pipe() {
             .split("-- after round 1:")
             .nth(1)
             .unwrap_or_else(|| panic!("no rows after round 1 in:\n{text}"));
-        assert!(after.contains("ALARM: the shoe sent an invalid frame"), "{text}");
+        assert!(
+            after.contains("ALARM: the shoe sent an invalid frame"),
+            "{text}"
+        );
         assert!(after.contains("alarm cleared: cable reseated"), "{text}");
         // As JSON too: the round's log runs to the clearing.
         let out = Command::new(env!("CARGO_BIN_EXE_croupier"))

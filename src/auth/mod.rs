@@ -188,6 +188,11 @@ pub async fn open_pool(path: &Path) -> Result<SqlitePool, AuthError> {
     Ok(pool)
 }
 
+/// Logins in progress at once (two hashing, the rest queued behind them): a flood beyond
+/// this is refused with `too_many_logins` instead of queueing, so a real login waits for at
+/// most a few hashes.
+pub const LOGINS_ADMITTED: usize = 6;
+
 /// The web side's handle: the pool, the settings, the player-token key, the local token.
 #[derive(Clone)]
 pub struct Auth {
@@ -196,6 +201,8 @@ pub struct Auth {
     secure_cookie: bool,
     player_key: Arc<[u8; 32]>,
     hashing: Arc<tokio::sync::Semaphore>,
+    /// Logins admitted at once (hashing or waiting to): the excess is answered at once.
+    admitted: Arc<tokio::sync::Semaphore>,
 }
 
 impl std::fmt::Debug for Auth {
@@ -225,6 +232,7 @@ impl Auth {
             // argon2 takes ~20 MB and tens of ms per login: at most two at once, so a burst
             // of logins cannot starve the table or exhaust a Pi's memory.
             hashing: Arc::new(tokio::sync::Semaphore::new(2)),
+            admitted: Arc::new(tokio::sync::Semaphore::new(LOGINS_ADMITTED)),
         })
     }
 

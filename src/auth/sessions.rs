@@ -28,6 +28,9 @@ pub enum LoginError {
         /// When it unlocks.
         until: String,
     },
+    /// Too many logins are in progress: try again in a moment (nothing was checked).
+    #[error("too many logins at once: try again in a second")]
+    Busy,
     /// Accounts are unavailable.
     #[error(transparent)]
     Auth(#[from] AuthError),
@@ -80,6 +83,11 @@ impl Auth {
         secret_text: &str,
         peer: &str,
     ) -> Result<Session, LoginError> {
+        // Admitted or refused before anything is read or written: a flood costs nothing.
+        let Ok(_admitted) = self.admitted.clone().try_acquire_owned() else {
+            tracing::warn!(badge, peer, "login refused: too many logins at once");
+            return Err(LoginError::Busy);
+        };
         let cfg = self.config().clone();
         let detail = |why: &str| serde_json::json!({"peer": peer, "why": why});
         let mut conn = self.pool().acquire().await?;

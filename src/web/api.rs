@@ -56,6 +56,9 @@ pub enum ApiError {
     /// Too many failed logins (423): locked until then (RFC 3339).
     #[error("too many failed attempts: the account is locked until {0}")]
     AccountLocked(String),
+    /// Too many logins at once (429): try again.
+    #[error("too many logins at once: try again in a second")]
+    TooManyLogins,
 }
 
 impl ApiError {
@@ -73,6 +76,7 @@ impl ApiError {
             ApiError::JsonRequired => "json_required",
             ApiError::InvalidCredentials => "invalid_credentials",
             ApiError::AccountLocked(_) => "account_locked",
+            ApiError::TooManyLogins => "too_many_logins",
             ApiError::InvalidToken => "invalid_token",
         }
     }
@@ -86,6 +90,7 @@ impl ApiError {
             "unauthenticated" | "invalid_credentials" => StatusCode::UNAUTHORIZED,
             "forbidden" | "invalid_token" => StatusCode::FORBIDDEN,
             "json_required" => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "too_many_logins" => StatusCode::TOO_MANY_REQUESTS,
             "out_of_service" | "stopped" | "unavailable" => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::CONFLICT,
         }
@@ -95,7 +100,14 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = json!({"error": {"code": self.code(), "message": self.to_string()}});
-        (self.status(), Json(body)).into_response()
+        let mut resp = (self.status(), Json(body)).into_response();
+        if self.status() == StatusCode::TOO_MANY_REQUESTS {
+            resp.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from_static("1"),
+            );
+        }
+        resp
     }
 }
 
