@@ -3,7 +3,8 @@
 //! its dispute resolved) while the device still reports the fault, and a shoe that comes
 //! back after a disconnection nobody is dealing with locks the table again.
 
-use super::{describe_status, Table};
+use super::alarms::describe_status;
+use super::table::Table;
 use crate::metrics::AlarmKind;
 use croupier_drivers::event::ShoeStatus;
 use tracing::info;
@@ -12,7 +13,9 @@ impl Table {
     /// What a device still reports, which clearing would not fix: `None` when nothing.
     pub(super) fn device_fault(&self) -> Option<String> {
         let mut faults = Vec::new();
-        if self.link != super::super::state::LINK_CONNECTED {
+        // A link seen going down; "waiting" (no link yet this run, or a table with no shoe
+        // driver) is not a fault of its own.
+        if self.link.starts_with("disconnected") {
             faults.push(format!("the shoe is not connected ({})", self.link));
         }
         if self.shoe_status != ShoeStatus::default() {
@@ -34,7 +37,7 @@ impl Table {
     pub(super) async fn on_connected(&mut self, port: String) {
         let was_down = self.link.starts_with("disconnected");
         info!(table = %self.id, %port, "shoe connected");
-        self.link = super::super::state::LINK_CONNECTED.into();
+        self.link = crate::table::state::LINK_CONNECTED.into();
         // The sensors are reported afresh by the shoe on the new link.
         self.shoe_status = ShoeStatus::default();
         if was_down && self.alarm.is_none() && self.broken.is_none() {

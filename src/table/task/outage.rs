@@ -13,7 +13,7 @@
 //! - At start-up, spilled entries no `recovered` row accounts for (the service stopped
 //!   before the store came back) are taken in the same way, once the store is open.
 
-use super::Table;
+use super::table::Table;
 use crate::engine::{Engine, Input};
 use crate::metrics::{AlarmKind, CardOutcome};
 use crate::store::spill::{Spill, Spilled};
