@@ -34,6 +34,9 @@ pub enum ApiError {
     /// A dispute refusal.
     #[error(transparent)]
     Dispute(#[from] crate::table::DisputeError),
+    /// An alarm clearing refusal.
+    #[error(transparent)]
+    Clear(#[from] crate::table::ClearError),
     /// Not found.
     #[error("{0}")]
     NotFound(String),
@@ -69,6 +72,7 @@ impl ApiError {
             ApiError::Bet(e) => e.code(),
             ApiError::Submit(e) => e.code(),
             ApiError::Dispute(e) => e.code(),
+            ApiError::Clear(e) => e.code(),
             ApiError::NotFound(_) => "not_found",
             ApiError::Unavailable(_) => "unavailable",
             ApiError::Unauthenticated => "unauthenticated",
@@ -91,7 +95,9 @@ impl ApiError {
             "forbidden" | "invalid_token" => StatusCode::FORBIDDEN,
             "json_required" => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "too_many_logins" => StatusCode::TOO_MANY_REQUESTS,
-            "out_of_service" | "stopped" | "unavailable" => StatusCode::SERVICE_UNAVAILABLE,
+            "out_of_service" | "stopped" | "unavailable" | "store_failed" => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             _ => StatusCode::CONFLICT,
         }
     }
