@@ -220,7 +220,8 @@ enum AlarmCommand {
         /// The database whose local token to use, instead of the config's store.path.
         #[arg(long)]
         db: Option<PathBuf>,
-        /// The table configuration whose http.bind to talk to (default: built-in).
+        /// The table configuration whose http.bind to talk to (default: built-in); with
+        /// [http.tls] the command speaks HTTPS, trusting exactly its certificate.
         #[arg(long)]
         config: Option<PathBuf>,
         /// The service's address (host:port), instead of the config's http.bind.

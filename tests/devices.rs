@@ -63,10 +63,11 @@ async fn an_alarm_is_not_cleared_while_its_device_still_reports_the_fault() {
         );
         // Nor by resolving the alarm's dispute.
         let id = h.snapshot().dispute.as_ref().expect("dispute").id;
-        h.propose(id, Resolution::Reject, "fine".into(), "user:s1".into())
+        let preview = h
+            .propose(id, Resolution::Reject, "fine".into(), "user:s1".into())
             .await
             .expect("propose");
-        let refused = h.confirm(id, "user:s1".into()).await;
+        let refused = h.confirm(id, preview.proposal, "user:s1".into()).await;
         assert!(
             matches!(&refused, Err(DisputeError::Persists(_))),
             "{refused:?}"

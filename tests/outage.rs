@@ -297,7 +297,8 @@ async fn a_long_write_lock_puts_the_table_out_of_service_until_it_is_released_in
         assert_eq!(snap.alarm.as_ref().expect("alarm").held, ["5S", "7C"]);
         // The supervisor finds nothing wrong: the held cards are played in their order.
         let id = snap.dispute.as_ref().expect("the alarm's dispute").id;
-        run.handle
+        let preview = run
+            .handle
             .propose(
                 id,
                 Resolution::Reject,
@@ -307,7 +308,7 @@ async fn a_long_write_lock_puts_the_table_out_of_service_until_it_is_released_in
             .await
             .expect("propose");
         run.handle
-            .confirm(id, "user:s1".into())
+            .confirm(id, preview.proposal, "user:s1".into())
             .await
             .expect("confirm");
         let snap = run.handle.snapshot();

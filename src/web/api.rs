@@ -95,7 +95,7 @@ impl ApiError {
             "forbidden" | "invalid_token" => StatusCode::FORBIDDEN,
             "json_required" => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "too_many_logins" => StatusCode::TOO_MANY_REQUESTS,
-            "out_of_service" | "stopped" | "unavailable" | "store_failed" => {
+            "out_of_service" | "stopped" | "unavailable" | "store_failed" | "not_recorded" => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             _ => StatusCode::CONFLICT,
