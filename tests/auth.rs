@@ -338,6 +338,80 @@ async fn three_failures_lock_the_account_and_every_attempt_is_audited() {
     .expect("bounded");
 }
 
+/// `POST /api/login` from the source address `from` (any 127.x.y.z reaches the service).
+async fn login_from(addr: SocketAddr, from: &str, badge: &str, secret: &str) -> (u16, Value) {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind(SocketAddr::new(from.parse().expect("ip"), 0))
+        .expect("bind the source address");
+    let mut tcp = socket.connect(addr).await.expect("connect");
+    let body = serde_json::json!({"badge": badge, "secret": secret}).to_string();
+    let req = format!(
+        "POST /api/login HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    tcp.write_all(req.as_bytes()).await.expect("write");
+    let mut raw = Vec::new();
+    tcp.read_to_end(&mut raw).await.expect("read");
+    let reply = croupier::web::client::parse("x", &raw).expect("http");
+    (
+        reply.status,
+        serde_json::from_str(&reply.body).unwrap_or(Value::String(reply.body)),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn guessing_tells_no_badges_locks_out_only_the_guesser_and_throttles_its_address() {
+    timeout(Duration::from_secs(90), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sim = SimShoe::start(SimConfig::default()).expect("pty");
+        let config = common::config(dir.path(), &sim.path(), "deluxe");
+        running::add_users(&config.store.path).await;
+        let run = running::start(config).await;
+        let addr = run.addr;
+        let guesser = "127.0.0.7";
+        // Unknown and real badges answer alike: 401, 401, then 423 on the third failure.
+        for badge in ["s1", "nobody"] {
+            let mut answers = Vec::new();
+            for pin in ["9991", "9992", "9993", "9994"] {
+                let (status, v) = login_from(addr, guesser, badge, pin).await;
+                answers.push((status, code(&v).to_string()));
+            }
+            assert_eq!(
+                answers,
+                [
+                    (401, "invalid_credentials".to_string()),
+                    (401, "invalid_credentials".to_string()),
+                    (423, "account_locked".to_string()),
+                    (423, "account_locked".to_string()),
+                ],
+                "{badge}"
+            );
+        }
+        // The guesser locked the supervisor out — of the guesser's address only: at the
+        // table's own terminal the supervisor still logs in.
+        let (badge, secret) = running::user(Role::Supervisor);
+        assert_eq!(login_from(addr, guesser, badge, secret).await.0, 423);
+        assert_eq!(login_from(addr, "127.0.0.1", badge, secret).await.0, 200);
+        // Guessing on from one address: after 20 failures it is refused outright (429 and
+        // when to retry), whatever it sends; other addresses are not.
+        for i in 0..20 {
+            let (status, v) = login_from(addr, guesser, &format!("g{i}"), "0000").await;
+            if status == 429 {
+                assert_eq!(code(&v), "too_many_attempts", "{v}");
+                break;
+            }
+        }
+        let (status, v) = login_from(addr, guesser, badge, secret).await;
+        assert_eq!((status, code(&v)), (429, "too_many_attempts"), "{v}");
+        assert_eq!(login_from(addr, "127.0.0.1", badge, secret).await.0, 200);
+        run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_login_flood_is_answered_429_beyond_the_admitted_and_a_real_login_gets_through() {
     timeout(Duration::from_secs(90), async {

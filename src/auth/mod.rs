@@ -19,6 +19,7 @@ pub mod local_token;
 pub mod player_token;
 pub mod secret;
 pub mod sessions;
+pub mod throttle;
 pub mod time;
 pub mod timers;
 
@@ -236,6 +237,8 @@ pub struct Auth {
     hashing: Arc<tokio::sync::Semaphore>,
     /// Logins admitted at once (hashing or waiting to): the excess is answered at once.
     admitted: Arc<tokio::sync::Semaphore>,
+    /// Per-address and unknown-badge throttles (`throttle.rs`).
+    throttle: Arc<std::sync::Mutex<throttle::Throttle>>,
     clock: Arc<dyn time::Clock>,
     timers: Arc<std::sync::Mutex<timers::Timers>>,
     /// Sessions ended in this process (logout), for the streams waiting on them.
@@ -286,6 +289,7 @@ impl Auth {
             // of logins cannot starve the table or exhaust a Pi's memory.
             hashing: Arc::new(tokio::sync::Semaphore::new(2)),
             admitted: Arc::new(tokio::sync::Semaphore::new(LOGINS_ADMITTED)),
+            throttle: Arc::default(),
             clock,
             timers: Arc::default(),
             ended: tokio::sync::broadcast::channel(64).0,
@@ -295,6 +299,11 @@ impl Auth {
     /// The clock durations are measured on.
     pub fn clock(&self) -> &Arc<dyn time::Clock> {
         &self.clock
+    }
+
+    /// The login throttles (a short lock: never held across an await).
+    fn throttle(&self) -> std::sync::MutexGuard<'_, throttle::Throttle> {
+        self.throttle.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The deadlines (a short lock: never held across an await).

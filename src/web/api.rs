@@ -62,6 +62,9 @@ pub enum ApiError {
     /// Too many logins at once (429): try again.
     #[error("too many logins at once: try again in a second")]
     TooManyLogins,
+    /// Too many failed logins from this address (429).
+    #[error("too many failed logins from this address: try again in {0} s")]
+    TooManyAttempts(u64),
 }
 
 impl ApiError {
@@ -81,6 +84,7 @@ impl ApiError {
             ApiError::InvalidCredentials => "invalid_credentials",
             ApiError::AccountLocked(_) => "account_locked",
             ApiError::TooManyLogins => "too_many_logins",
+            ApiError::TooManyAttempts(_) => "too_many_attempts",
             ApiError::InvalidToken => "invalid_token",
         }
     }
@@ -94,7 +98,7 @@ impl ApiError {
             "unauthenticated" | "invalid_credentials" => StatusCode::UNAUTHORIZED,
             "forbidden" | "invalid_token" => StatusCode::FORBIDDEN,
             "json_required" => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "too_many_logins" => StatusCode::TOO_MANY_REQUESTS,
+            "too_many_logins" | "too_many_attempts" => StatusCode::TOO_MANY_REQUESTS,
             "out_of_service" | "stopped" | "unavailable" | "store_failed" | "not_recorded" => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
@@ -108,9 +112,13 @@ impl IntoResponse for ApiError {
         let body = json!({"error": {"code": self.code(), "message": self.to_string()}});
         let mut resp = (self.status(), Json(body)).into_response();
         if self.status() == StatusCode::TOO_MANY_REQUESTS {
+            let after = match &self {
+                ApiError::TooManyAttempts(seconds) => *seconds,
+                _ => 1,
+            };
             resp.headers_mut().insert(
                 axum::http::header::RETRY_AFTER,
-                axum::http::HeaderValue::from_static("1"),
+                axum::http::HeaderValue::from(after),
             );
         }
         resp

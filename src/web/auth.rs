@@ -220,6 +220,7 @@ pub async fn login(State(app): State<AppState>, req: Request) -> Result<Response
             LoginError::Invalid => ApiError::InvalidCredentials,
             LoginError::Locked { until } => ApiError::AccountLocked(until),
             LoginError::Busy => ApiError::TooManyLogins,
+            LoginError::Throttled { seconds } => ApiError::TooManyAttempts(seconds),
             LoginError::Auth(e) => ApiError::Unavailable(e.to_string()),
         })?;
     // The cookie lasts the session's lifetime (its end is decided on monotonic time).
