@@ -23,7 +23,7 @@ pub enum ServiceError {
     /// The variant could not be loaded.
     #[error("variant: {0}")]
     Variant(String),
-    /// Another `croupier run` holds the database.
+    /// Another `croupier run` holds the database (or `--init` found one there).
     #[error("{0}")]
     InUse(String),
     /// The HTTP address could not be bound.
@@ -188,11 +188,20 @@ pub async fn run_with_clock(
         None => None,
     };
     // 1. The store: integrity check, migrations, hash chain. Nothing is published before.
-    let opened = match Store::open(&config.store.path, &id, &config.table.name, &variant_name).await
+    let opened = match Store::open_as(
+        &config.store.path,
+        &id,
+        &config.table.name,
+        &variant_name,
+        config.store.init,
+    )
+    .await
     {
         // Another service owns this table's database (and probably its shoe): running
         // beside it, even out of service, would read cards off its port.
         Err(e @ StoreError::InUse { .. }) => return Err(ServiceError::InUse(e.to_string())),
+        // `--init` asked for a new table where one is: nothing to serve, and nothing touched.
+        Err(e @ StoreError::InitExisting { .. }) => return Err(ServiceError::InUse(e.to_string())),
         other => other.map(|o| (o.store, o.log)).map_err(|e| e.to_string()),
     };
     if let Err(reason) = &opened {
@@ -233,6 +242,14 @@ pub async fn run_with_clock(
     );
     table.set_disputes(config.disputes.settings());
     table.set_currency(config.table.currency());
+    // Opened (and preallocated) now, while the disk has room: what the store cannot take
+    // later goes here.
+    match crate::store::spill::Spill::open(&crate::store::spill::path_for(&config.store.path)) {
+        Ok(spill) => table.set_spill(spill),
+        Err(e) => {
+            error!(table = %id, error = %e, "no spill file: items read while the store fails are kept in memory only")
+        }
+    }
     let snap = handle.snapshot();
     info!(table = %id, rows = recovered.rows, state = ?recovered.state, seq = snap.seq,
           round = snap.round.number, shoe = snap.shoe.number, expecting = %snap.expecting,

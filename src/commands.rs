@@ -80,12 +80,13 @@ async fn shutdown_signal() {
 }
 
 /// `croupier run`.
-pub async fn run_command(config: Option<PathBuf>, bind: Option<String>) -> ExitCode {
+pub async fn run_command(config: Option<PathBuf>, bind: Option<String>, init: bool) -> ExitCode {
     init_logs();
     let mut config = match load_config(config.as_deref()) {
         Ok(c) => c,
         Err(code) => return code,
     };
+    config.store.init = init;
     if let Some(bind) = bind {
         config.http.bind = bind;
     }
@@ -153,6 +154,132 @@ pub async fn backup(path: PathBuf, config: Option<PathBuf>, db: Option<PathBuf>)
     }
 }
 
+/// Writes what the spill file beside the database holds that no `recovered` row has taken
+/// into the log yet: shoe items and alarms read while the store could not be written.
+async fn print_unrecorded(
+    out: &mut impl Write,
+    reader: &Reader,
+    table: &str,
+    db: &Path,
+) -> std::io::Result<()> {
+    use croupier::store::spill::{self, Spilled};
+    let entries = match spill::read(&spill::path_for(db)) {
+        Ok(e) => e,
+        Err(e) => return writeln!(out, "!! the spill file cannot be read: {e}"),
+    };
+    let through = match reader.log(table).await {
+        Ok(log) => log
+            .iter()
+            .filter_map(|r| match r.record {
+                Record::Recovered { spill_through, .. } => Some(spill_through),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0),
+        Err(_) => 0,
+    };
+    let pending: Vec<_> = entries
+        .iter()
+        .filter(|e| e.n > through && e.table == table)
+        .collect();
+    if pending.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "!! NOT RECORDED in the log yet ({} entries in {}; the table takes them in when the store works again):",
+        pending.len(),
+        spill::path_for(db).display()
+    )?;
+    for e in pending {
+        let what = match &e.what {
+            Spilled::Item(item) => format!("shoe item {item}"),
+            Spilled::Alarm(reason) => format!("alarm: {reason}"),
+        };
+        writeln!(
+            out,
+            "  !  spill {:>3}  {what} (at_ms {}; {})",
+            e.n, e.at_ms, e.why
+        )?;
+    }
+    Ok(())
+}
+
+/// One log row as `recall` prints it: `!` marks everything but an input.
+fn print_row(out: &mut impl Write, row: &croupier::store::LogRow) -> std::io::Result<()> {
+    let mark = match row.record {
+        Record::Input { .. } => " ",
+        _ => "!",
+    };
+    writeln!(out, "  {mark}{:>7}  {}", row.seq, row.record)
+}
+
+/// Writes the recalled rounds as text.
+fn print_rounds(
+    out: &mut impl Write,
+    table: &str,
+    rounds: &[croupier::store::RecalledRound],
+    money: &croupier::currency::Currency,
+) -> std::io::Result<()> {
+    for r in rounds {
+        let settled = match r.settled_seq {
+            Some(s) => format!("settled at seq {s}"),
+            None => "NOT SETTLED".to_string(),
+        };
+        writeln!(
+            out,
+            "== table {table} round {} (shoe {}, seq {}..) {settled}",
+            r.round, r.shoe, r.opened_seq
+        )?;
+        let end = r.settled_seq.unwrap_or(u64::MAX);
+        for row in r.rows.iter().filter(|row| row.seq <= end) {
+            print_row(out, row)?;
+        }
+        if let Some(res) = &r.result {
+            let cards: Vec<String> = res.dealer_cards.iter().map(|c| c.to_string()).collect();
+            writeln!(
+                out,
+                "  dealer: {} = {}{}",
+                cards.join(" "),
+                res.dealer_total,
+                if res.dealer_natural { " (natural)" } else { "" }
+            )?;
+            for h in &res.hands {
+                let cards: Vec<String> = h.cards.iter().map(|c| c.to_string()).collect();
+                writeln!(
+                    out,
+                    "  seat {} hand {}: {} = {} {} (staked {}, returned {})",
+                    h.seat,
+                    h.hand + 1,
+                    cards.join(" "),
+                    h.total,
+                    h.outcome.as_str(),
+                    money.format(h.staked),
+                    money.format(h.returned)
+                )?;
+            }
+            for b in &res.bets {
+                writeln!(
+                    out,
+                    "  settle seat {} {}: staked {}, returned {}",
+                    b.seat,
+                    b.kind.name(),
+                    money.format(b.staked),
+                    money.format(b.returned)
+                )?;
+            }
+        }
+        let mut after = r.rows.iter().filter(|row| row.seq > end).peekable();
+        if after.peek().is_some() {
+            writeln!(out, "  -- after round {}:", r.round)?;
+            for row in after {
+                print_row(out, row)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `croupier recall`.
 pub async fn recall(
     last: u32,
@@ -179,69 +306,35 @@ pub async fn recall(
         Ok(r) => r,
         Err(e) => return fail(e),
     };
-    if json {
-        let out: Vec<serde_json::Value> = rounds.iter().map(|r| r.to_json()).collect();
-        return match serde_json::to_string_pretty(&out) {
-            Ok(s) => {
-                println!("{s}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail(e),
-        };
-    }
-    let money = config.table.currency();
-    if rounds.is_empty() {
-        println!("table {table}: no rounds recorded in {}", path.display());
-    }
-    for r in &rounds {
-        let settled = match r.settled_seq {
-            Some(s) => format!("settled at seq {s}"),
-            None => "NOT SETTLED".to_string(),
-        };
-        println!(
-            "== table {table} round {} (shoe {}, seq {}..) {settled}",
-            r.round, r.shoe, r.opened_seq
-        );
-        for row in &r.rows {
-            let mark = match row.record {
-                Record::Input { .. } => " ",
-                _ => "!",
-            };
-            println!("  {mark}{:>7}  {}", row.seq, row.record);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if json {
+        let doc: Vec<serde_json::Value> = rounds.iter().map(|r| r.to_json()).collect();
+        match serde_json::to_string_pretty(&doc) {
+            Ok(s) => writeln!(out, "{s}"),
+            Err(e) => return fail(e),
         }
-        if let Some(res) = &r.result {
-            let cards: Vec<String> = res.dealer_cards.iter().map(|c| c.to_string()).collect();
-            println!(
-                "  dealer: {} = {}{}",
-                cards.join(" "),
-                res.dealer_total,
-                if res.dealer_natural { " (natural)" } else { "" }
+    } else {
+        let mut written = Ok(());
+        if rounds.is_empty() {
+            written = writeln!(
+                out,
+                "table {table}: no rounds recorded in {}",
+                path.display()
             );
-            for h in &res.hands {
-                let cards: Vec<String> = h.cards.iter().map(|c| c.to_string()).collect();
-                println!(
-                    "  seat {} hand {}: {} = {} {} (staked {}, returned {})",
-                    h.seat,
-                    h.hand + 1,
-                    cards.join(" "),
-                    h.total,
-                    h.outcome.as_str(),
-                    money.format(h.staked),
-                    money.format(h.returned)
-                );
-            }
-            for b in &res.bets {
-                println!(
-                    "  settle seat {} {}: staked {}, returned {}",
-                    b.seat,
-                    b.kind.name(),
-                    money.format(b.staked),
-                    money.format(b.returned)
-                );
-            }
         }
+        match written
+            .and_then(|()| print_rounds(&mut out, &table, &rounds, &config.table.currency()))
+        {
+            Ok(()) => print_unrecorded(&mut out, &reader, &table, &path).await,
+            Err(e) => Err(e),
+        }
+    };
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        // `croupier recall | head`: the reader has what it wanted.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(format!("cannot write: {e}")),
     }
-    ExitCode::SUCCESS
 }
 
 /// How `croupier alarm clear` authenticates.

@@ -67,6 +67,10 @@ enum Command {
         /// Listen here instead of the config's http.bind (port 0: any free port).
         #[arg(long)]
         bind: Option<String>,
+        /// Create a new table where the database file is empty (0 bytes) or missing beside
+        /// its anchor; without it such a start is refused (the history would be lost).
+        #[arg(long)]
+        init: bool,
     },
     /// Validates a table configuration; prints file:line:column: message on a problem.
     CheckConfig {
@@ -246,9 +250,9 @@ fn main() -> ExitCode {
         Command::Replay { file, variants } => replay_command(&file, variants.as_deref()),
         Command::CheckVariant { files } => check_variants(&files),
         Command::Paytables { variant, json } => paytables_command(variant.as_deref(), json),
-        Command::Run { config, bind } => {
+        Command::Run { config, bind, init } => {
             croupier::process::return_large_allocations();
-            with_runtime(commands::run_command(config, bind))
+            with_runtime(commands::run_command(config, bind, init))
         }
         Command::CheckConfig { file } => commands::check_config(file.as_deref()),
         Command::Recall {

@@ -29,7 +29,8 @@ pub enum CardOutcome {
     Held,
     /// Refused by the rules: recorded in an alarm.
     Refused,
-    /// Read while the store was unusable: kept in the snapshot's `unrecorded` only.
+    /// Read while the store was unusable: kept in the spill file (the snapshot's `unrecorded`)
+    /// until a `recovered` row takes it into the log.
     Unrecorded,
 }
 
@@ -66,16 +67,19 @@ pub enum AlarmKind {
     ButtonStuck,
     /// The dealer pressed *call supervisor*.
     SupervisorCalled,
+    /// The store works again after a failed write, with items read meanwhile to decide on.
+    StoreFailed,
 }
 
 impl AlarmKind {
-    const ALL: [AlarmKind; 6] = [
+    const ALL: [AlarmKind; 7] = [
         AlarmKind::ShoeDisconnected,
         AlarmKind::ShoeStatus,
         AlarmKind::ShoeFault,
         AlarmKind::CardRefused,
         AlarmKind::ButtonStuck,
         AlarmKind::SupervisorCalled,
+        AlarmKind::StoreFailed,
     ];
 
     /// The label value.
@@ -87,6 +91,7 @@ impl AlarmKind {
             AlarmKind::CardRefused => "card_refused",
             AlarmKind::ButtonStuck => "button_stuck",
             AlarmKind::SupervisorCalled => "supervisor_called",
+            AlarmKind::StoreFailed => "store_failed",
         }
     }
 }
@@ -189,7 +194,7 @@ impl Histogram {
 #[derive(Debug)]
 pub struct Metrics {
     cards: [AtomicU64; 4],
-    alarms: [AtomicU64; 6],
+    alarms: [AtomicU64; 7],
     rounds_settled: AtomicU64,
     store_failures: AtomicU64,
     commit: Histogram,

@@ -86,6 +86,51 @@ async fn errors_have_stable_codes_and_change_nothing() {
         }
         let (status, v) = call(addr, "GET", "/api/rounds/abc", None).await;
         assert_eq!((status, code(&v)), (400, "malformed"));
+        // One error shape everywhere, the input and alarm endpoints included.
+        let supervisor = running::login_as(addr, croupier::auth::Role::Supervisor).await;
+        for (method, path, body, want) in [
+            ("POST", "/api/input", Some("not json"), (400, "malformed")),
+            ("POST", "/api/alarm/clear", Some("{}"), (400, "malformed")),
+            (
+                "POST",
+                "/api/alarm/clear",
+                Some(r#"{"reason": " "}"#),
+                (400, "malformed"),
+            ),
+            (
+                "POST",
+                "/api/alarm/clear",
+                Some(r#"{"reason": "x"}"#),
+                (409, "not_locked"),
+            ),
+            (
+                "POST",
+                "/api/input",
+                Some(r#"{"decision": {"seat": 1, "action": "stand"}}"#),
+                (409, "action_not_allowed"),
+            ),
+            // The long poll has an upper bound, said rather than silently applied.
+            (
+                "GET",
+                "/api/status?after=0&wait_ms=30001",
+                None,
+                (400, "malformed"),
+            ),
+        ] {
+            let reply = request_with(
+                &addr.to_string(),
+                method,
+                path,
+                body,
+                &[("Cookie", &supervisor)],
+                STEP,
+            )
+            .await
+            .expect("request");
+            let v: Value = serde_json::from_str(&reply.body).expect("a JSON body");
+            assert_eq!((reply.status, code(&v)), want, "{method} {path}: {v}");
+            assert!(v["error"]["message"].is_string(), "{v}");
+        }
         let (status, v) = call(addr, "GET", "/api/nothing", None).await;
         assert_eq!((status, code(&v)), (404, "not_found"));
 

@@ -338,6 +338,143 @@ async fn three_failures_lock_the_account_and_every_attempt_is_audited() {
     .expect("bounded");
 }
 
+/// `POST /api/login` from the source address `from` (any 127.x.y.z reaches the service).
+async fn login_from(addr: SocketAddr, from: &str, badge: &str, secret: &str) -> (u16, Value) {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind(SocketAddr::new(from.parse().expect("ip"), 0))
+        .expect("bind the source address");
+    let mut tcp = socket.connect(addr).await.expect("connect");
+    let body = serde_json::json!({"badge": badge, "secret": secret}).to_string();
+    let req = format!(
+        "POST /api/login HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    tcp.write_all(req.as_bytes()).await.expect("write");
+    let mut raw = Vec::new();
+    tcp.read_to_end(&mut raw).await.expect("read");
+    let reply = croupier::web::client::parse("x", &raw).expect("http");
+    (
+        reply.status,
+        serde_json::from_str(&reply.body).unwrap_or(Value::String(reply.body)),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn guessing_tells_no_badges_locks_out_only_the_guesser_and_throttles_its_address() {
+    timeout(Duration::from_secs(90), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sim = SimShoe::start(SimConfig::default()).expect("pty");
+        let config = common::config(dir.path(), &sim.path(), "deluxe");
+        running::add_users(&config.store.path).await;
+        let run = running::start(config).await;
+        let addr = run.addr;
+        let guesser = "127.0.0.7";
+        // Unknown and real badges answer alike: 401, 401, then 423 on the third failure.
+        for badge in ["s1", "nobody"] {
+            let mut answers = Vec::new();
+            for pin in ["9991", "9992", "9993", "9994"] {
+                let (status, v) = login_from(addr, guesser, badge, pin).await;
+                answers.push((status, code(&v).to_string()));
+            }
+            assert_eq!(
+                answers,
+                [
+                    (401, "invalid_credentials".to_string()),
+                    (401, "invalid_credentials".to_string()),
+                    (423, "account_locked".to_string()),
+                    (423, "account_locked".to_string()),
+                ],
+                "{badge}"
+            );
+        }
+        // The guesser locked the supervisor out — of the guesser's address only: at the
+        // table's own terminal the supervisor still logs in.
+        let (badge, secret) = running::user(Role::Supervisor);
+        assert_eq!(login_from(addr, guesser, badge, secret).await.0, 423);
+        assert_eq!(login_from(addr, "127.0.0.1", badge, secret).await.0, 200);
+        // Guessing on from one address: after 20 failures it is refused outright (429 and
+        // when to retry), whatever it sends; other addresses are not.
+        for i in 0..20 {
+            let (status, v) = login_from(addr, guesser, &format!("g{i}"), "0000").await;
+            if status == 429 {
+                assert_eq!(code(&v), "too_many_attempts", "{v}");
+                break;
+            }
+        }
+        let (status, v) = login_from(addr, guesser, badge, secret).await;
+        assert_eq!((status, code(&v)), (429, "too_many_attempts"), "{v}");
+        assert_eq!(login_from(addr, "127.0.0.1", badge, secret).await.0, 200);
+        run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_flood_is_answered_429_beyond_the_admitted_and_a_real_login_gets_through() {
+    timeout(Duration::from_secs(90), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sim = SimShoe::start(SimConfig::default()).expect("pty");
+        let config = common::config(dir.path(), &sim.path(), "deluxe");
+        running::add_users(&config.store.path).await;
+        let run = running::start(config).await;
+        let addr = run.addr;
+        // Forty guesses at once at unknown badges (no account gets locked by them).
+        let flood: Vec<_> = (0..40)
+            .map(|i| {
+                tokio::spawn(async move {
+                    let body = serde_json::json!({"badge": format!("x{i}"), "secret": "0000"});
+                    let reply = request_with(
+                        &addr.to_string(),
+                        "POST",
+                        "/api/login",
+                        Some(&body.to_string()),
+                        &[],
+                        STEP,
+                    )
+                    .await
+                    .expect("answered");
+                    let retry = reply
+                        .headers
+                        .iter()
+                        .any(|(k, v)| k == "retry-after" && v == "1");
+                    (reply.status, reply.body, retry)
+                })
+            })
+            .collect();
+        let mut refused = 0;
+        for task in flood {
+            let (status, body, retry) = task.await.expect("join");
+            match status {
+                401 => {}
+                429 => {
+                    refused += 1;
+                    assert!(body.contains("too_many_logins") && retry, "{body}");
+                }
+                other => panic!("{other}: {body}"),
+            }
+        }
+        assert!(
+            refused > 0,
+            "a flood beyond {} logins at once is refused",
+            croupier::auth::LOGINS_ADMITTED
+        );
+        assert!(refused < 40, "the admitted ones are answered");
+        // The flood is over: a real login works at once.
+        let (badge, secret) = running::user(Role::Supervisor);
+        let body = serde_json::json!({"badge": badge, "secret": secret}).to_string();
+        assert_eq!(
+            call(addr, "POST", "/api/login", Some(&body), "").await.0,
+            200
+        );
+        run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_end_at_logout_expiry_idleness_and_disabling() {
     timeout(Duration::from_secs(90), async {
@@ -353,35 +490,71 @@ async fn sessions_end_at_logout_expiry_idleness_and_disabling() {
 
         // The cookie: HttpOnly, SameSite=Strict, no Secure without TLS.
         let body = r#"{"badge": "d1", "secret": "1111"}"#;
-        let reply = request_with(&addr.to_string(), "POST", "/api/login", Some(body), &[], STEP)
-            .await
-            .expect("login");
+        let reply = request_with(
+            &addr.to_string(),
+            "POST",
+            "/api/login",
+            Some(body),
+            &[],
+            STEP,
+        )
+        .await
+        .expect("login");
         let set = reply
             .headers
             .iter()
             .find(|(k, _)| k == "set-cookie")
             .map(|(_, v)| v.clone())
             .expect("set-cookie");
-        assert!(set.contains("HttpOnly") && set.contains("SameSite=Strict"), "{set}");
+        assert!(
+            set.contains("HttpOnly") && set.contains("SameSite=Strict"),
+            "{set}"
+        );
         assert!(!set.contains("Secure"), "{set}");
         let cookie = reply.session_cookie().expect("cookie");
         let (status, v) = call(addr, "GET", "/api/me", None, &cookie).await;
         assert_eq!(status, 200);
-        assert_eq!((v["badge"].as_str(), v["role"].as_str()), (Some("d1"), Some("dealer")));
+        assert_eq!(
+            (v["badge"].as_str(), v["role"].as_str()),
+            (Some("d1"), Some("dealer"))
+        );
 
-        // CSRF: a state change by cookie must be JSON.
-        let status = {
-            let mut tcp = tokio::net::TcpStream::connect(addr).await.expect("tcp");
-            let req = format!(
-                "POST /api/betting/open HTTP/1.1\r\nHost: x\r\nConnection: close\r\nCookie: {cookie}\r\n\
-                 Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 0\r\n\r\n"
-            );
-            tcp.write_all(req.as_bytes()).await.expect("write");
-            let mut raw = Vec::new();
-            tcp.read_to_end(&mut raw).await.expect("read");
-            croupier::web::client::parse("x", &raw).expect("http").status
+        // CSRF: a state change by cookie must be JSON — exactly that media type.
+        let post_as = |path: &'static str, content_type: &'static str| {
+            let cookie = cookie.clone();
+            async move {
+                let mut tcp = tokio::net::TcpStream::connect(addr).await.expect("tcp");
+                let req = format!(
+                    "POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nCookie: {cookie}\r\n\
+                     Content-Type: {content_type}\r\nContent-Length: 0\r\n\r\n"
+                );
+                tcp.write_all(req.as_bytes()).await.expect("write");
+                let mut raw = Vec::new();
+                tcp.read_to_end(&mut raw).await.expect("read");
+                croupier::web::client::parse("x", &raw)
+                    .expect("http")
+                    .status
+            }
         };
-        assert_eq!(status, 415, "a form post with the cookie is refused");
+        assert_eq!(
+            post_as("/api/betting/open", "application/x-www-form-urlencoded").await,
+            415,
+            "a form post with the cookie is refused"
+        );
+        for lookalike in [
+            "application/jsonp",
+            "application/json-seq",
+            "application/json2",
+        ] {
+            assert_eq!(
+                post_as("/api/betting/open", lookalike).await,
+                415,
+                "{lookalike} is not JSON"
+            );
+        }
+        // Logout is a state change too: a cross-site text/plain post does not end it.
+        assert_eq!(post_as("/api/logout", "text/plain").await, 415);
+        assert_eq!(call(addr, "GET", "/api/me", None, &cookie).await.0, 200);
 
         // Logout ends it (and is audited).
         let (status, _) = call(addr, "POST", "/api/logout", None, &cookie).await;
@@ -407,11 +580,22 @@ async fn sessions_end_at_logout_expiry_idleness_and_disabling() {
             .await
             .expect("disable");
         assert_eq!(call(addr, "GET", "/api/me", None, &cookie).await.0, 401);
-        let (status, v) = call(addr, "POST", "/api/login", Some(r#"{"badge": "s1", "secret": "2222"}"#), "").await;
+        let (status, v) = call(
+            addr,
+            "POST",
+            "/api/login",
+            Some(r#"{"badge": "s1", "secret": "2222"}"#),
+            "",
+        )
+        .await;
         assert_eq!((status, code(&v)), (401, "invalid_credentials"), "{v}");
         pool.close().await;
 
-        let actions: Vec<String> = audit_rows(&db).await.into_iter().map(|r| r.action).collect();
+        let actions: Vec<String> = audit_rows(&db)
+            .await
+            .into_iter()
+            .map(|r| r.action)
+            .collect();
         assert!(actions.contains(&"logout".to_string()), "{actions:?}");
         assert!(actions.contains(&"user_disable".to_string()), "{actions:?}");
         run.stop().await;
@@ -864,7 +1048,10 @@ fn the_openapi_document_declares_every_api_route_with_its_role() {
     let doc: Value =
         serde_json::from_str(include_str!("../src/web/openapi.json")).expect("openapi.json");
     for spec in croupier::web::route_specs() {
-        if !spec.path.starts_with("/api/") || spec.path == "/api/{*rest}" {
+        let documented = doc["paths"][spec.path].is_object();
+        // Every /api/ route is documented; of the others, whichever the document lists
+        // (the health routes) must say their access too.
+        if (!spec.path.starts_with("/api/") && !documented) || spec.path == "/api/{*rest}" {
             continue;
         }
         let op = &doc["paths"][spec.path][spec.method.to_ascii_lowercase()];
@@ -882,4 +1069,32 @@ fn the_openapi_document_declares_every_api_route_with_its_role() {
             }
         }
     }
+    // Every schema the document refers to is defined.
+    let text = include_str!("../src/web/openapi.json");
+    for (i, _) in text.match_indices("#/components/schemas/") {
+        let name: String = text[i + 21..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        assert!(
+            doc["components"]["schemas"][&name].is_object(),
+            "schema {name} is referred to but not defined"
+        );
+    }
+    // Readiness names every reason /readyz gives.
+    let reasons =
+        &doc["components"]["schemas"]["Readiness"]["properties"]["reasons"]["items"]["enum"];
+    for reason in ["store", "shoe", "alarm", "dispute", "table_loop"] {
+        assert!(
+            reasons
+                .as_array()
+                .is_some_and(|r| r.iter().any(|x| x == reason)),
+            "readiness reason {reason} missing: {reasons}"
+        );
+    }
+    // One error body: every documented error answer is the Error schema.
+    assert!(
+        doc["components"]["schemas"]["Error"].is_object(),
+        "an Error schema"
+    );
 }

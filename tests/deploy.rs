@@ -66,6 +66,8 @@ fn the_service_verifies_and_stays_hardened() {
         "NoNewPrivileges=yes",
         "StateDirectory=croupier",
         "DevicePolicy=closed",
+        // Enough descriptors for the viewers the public stream is sized for.
+        "LimitNOFILE=16384",
     ] {
         assert!(text.contains(needed), "{needed} missing");
     }

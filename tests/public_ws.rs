@@ -239,10 +239,20 @@ async fn a_close_is_answered_with_a_close_and_the_end_of_the_connection() {
             1001,
             "the code is echoed"
         );
-        // 1005 must never be sent on the wire: answered with 1000.
+        // Codes that must never be sent on the wire (1005, 1006, 1015, unassigned ranges)
+        // are a protocol error (RFC 6455, section 7.4): answered with 1002.
+        for bad in [1005u16, 1006, 1015, 999, 1004, 2000, 5000] {
+            let (mut stream, mut buf) = handshake(run.addr).await;
+            stream
+                .write_all(&client_frame(0x88, &bad.to_be_bytes()))
+                .await
+                .expect("close");
+            assert_eq!(close_code(&mut stream, &mut buf).await, 1002, "close {bad}");
+        }
+        // A close with no code is answered with 1000.
         let (mut stream, mut buf) = handshake(run.addr).await;
         stream
-            .write_all(&client_frame(0x88, &1005u16.to_be_bytes()))
+            .write_all(&client_frame(0x88, b""))
             .await
             .expect("close");
         assert_eq!(close_code(&mut stream, &mut buf).await, 1000);
@@ -281,6 +291,40 @@ async fn protocol_violations_close_the_connection_with_their_code() {
             .await
             .expect("write");
         assert_eq!(close_code(&mut stream, &mut buf).await, 1002);
+        // Text that is not UTF-8: 1007. Text split mid-character over two fragments is fine.
+        let (mut stream, mut buf) = handshake(run.addr).await;
+        let euro = "€".as_bytes();
+        stream
+            .write_all(&client_frame(0x01, &euro[..1]))
+            .await
+            .expect("write");
+        stream
+            .write_all(&client_frame(0x80, &euro[1..]))
+            .await
+            .expect("write");
+        stream
+            .write_all(&client_frame(0x89, b"y"))
+            .await
+            .expect("write");
+        loop {
+            let (first, payload) = next_frame(&mut stream, &mut buf).await.expect("a pong");
+            assert_ne!(first, 0x88, "split UTF-8 is valid: {payload:?}");
+            if first == 0x8A {
+                break;
+            }
+        }
+        stream
+            .write_all(&client_frame(0x81, b"\xff\xfe"))
+            .await
+            .expect("write");
+        assert_eq!(close_code(&mut stream, &mut buf).await, 1007);
+        // A continuation with nothing to continue: 1002.
+        let (mut stream, mut buf) = handshake(run.addr).await;
+        stream
+            .write_all(&client_frame(0x80, b"x"))
+            .await
+            .expect("write");
+        assert_eq!(close_code(&mut stream, &mut buf).await, 1002);
         // One byte more than the server takes (64 KiB): refused from its length alone.
         let (mut stream, mut buf) = handshake(run.addr).await;
         stream
@@ -288,6 +332,53 @@ async fn protocol_violations_close_the_connection_with_their_code() {
             .await
             .expect("write");
         assert_eq!(close_code(&mut stream, &mut buf).await, 1009);
+        run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upgrade_with_a_bad_key_or_over_http_1_0_is_a_400() {
+    timeout(Duration::from_secs(60), async {
+        let (_dir, _sim, run) = serve().await;
+        let addr = run.addr;
+        let ask = |version: &'static str, key: &'static str| async move {
+            let mut stream = TcpStream::connect(addr).await.expect("connect");
+            let key = if key == "-" {
+                String::new()
+            } else {
+                format!("Sec-WebSocket-Key: {key}\r\n")
+            };
+            stream
+                .write_all(
+                    format!(
+                        "GET /ws/public {version}\r\nHost: {addr}\r\nUpgrade: websocket\r\n\
+                         Connection: Upgrade\r\n{key}Sec-WebSocket-Version: 13\r\n\r\n"
+                    )
+                    .as_bytes(),
+                )
+                .await
+                .expect("write");
+            let mut head = vec![0u8; 12];
+            stream.read_exact(&mut head).await.expect("status line");
+            String::from_utf8_lossy(&head).into_owned()
+        };
+        for key in [
+            "",
+            "-",
+            "short",
+            "dGhlIHNhbXBsZSBub25jZQ",
+            "!!!!!!!!!!!!!!!!!!!!!!==",
+        ] {
+            let head = ask("HTTP/1.1", key).await;
+            assert!(head.ends_with("400"), "key {key:?}: {head}");
+        }
+        let head = ask("HTTP/1.0", "dGhlIHNhbXBsZSBub25jZQ==").await;
+        assert!(head.ends_with("400"), "HTTP/1.0: {head}");
+        // The same request over HTTP/1.1 with that key is accepted.
+        let head = ask("HTTP/1.1", "dGhlIHNhbXBsZSBub25jZQ==").await;
+        assert!(head.ends_with("101"), "{head}");
         run.stop().await;
     })
     .await

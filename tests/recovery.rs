@@ -152,6 +152,126 @@ async fn damaged_pages_boot_out_of_service() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_database_file_boots_out_of_service_and_only_init_makes_a_new_table() {
+    timeout(Duration::from_secs(60), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("croupier.db");
+        std::fs::write(&db, b"").expect("an empty file");
+        boots_broken(dir.path(), &["empty file (0 bytes)"]).await;
+        // Nothing created a database in it meanwhile (the accounts' pool neither).
+        assert_eq!(std::fs::metadata(&db).expect("still there").len(), 0);
+        // `--init` says a new table is wanted.
+        let sim = SimShoe::start(SimConfig::default()).expect("pty shoe");
+        let cfg = config_file(dir.path(), &sim.path(), "deluxe");
+        let p = proc::announced(proc::spawn_raw_with(
+            &cfg,
+            &dir.path().join("croupier.log"),
+            &["--init"],
+        ))
+        .await;
+        assert!(p.announce.contains("(open)"), "{}", p.announce);
+        drop(p);
+        // `--init` never touches a database that holds something.
+        let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+            .args(["run", "--init", "--config"])
+            .arg(&cfg)
+            .output()
+            .expect("runs");
+        let all = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(all.contains("already holds a database"), "{all}");
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_cut_off_the_end_of_the_log_are_caught_by_the_anchor() {
+    timeout(Duration::from_secs(90), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("croupier.db");
+        recorded(&db, 12).await;
+        // A backup, with its own anchor beside it.
+        let copy = dir.path().join("copy.db");
+        let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+            .arg("backup")
+            .arg(&copy)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .expect("backup");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let copy_anchor = croupier::store::anchor::path_for(&copy);
+        assert_eq!(
+            croupier::store::anchor::read(&copy_anchor)
+                .expect("anchor")
+                .expect("beside the backup")
+                .seq,
+            12
+        );
+        // Someone removes the last three rows (the chain of what is left is intact).
+        {
+            use sqlx::{ConnectOptions, Executor};
+            let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
+                .filename(&db)
+                .connect()
+                .await
+                .expect("connect");
+            conn.execute("DROP TRIGGER events_no_delete")
+                .await
+                .expect("drop");
+            let gone = conn
+                .execute("DELETE FROM events WHERE seq > 9")
+                .await
+                .expect("delete");
+            assert_eq!(gone.rows_affected(), 3);
+        }
+        boots_broken(dir.path(), &["ends at seq 9, the anchor is at seq 12"]).await;
+        // The QS read while out of service is kept in the spill file; this test deals it
+        // again below, so it starts the next boot without it.
+        std::fs::remove_file(croupier::store::spill::path_for(&db)).expect("spill file");
+        // The database removed altogether: refused too, and not re-created.
+        for suffix in ["", "-wal", "-shm"] {
+            let mut name = db.as_os_str().to_owned();
+            name.push(suffix);
+            let _ = std::fs::remove_file(std::path::PathBuf::from(name));
+        }
+        boots_broken(dir.path(), &["does not exist, but its anchor"]).await;
+        assert!(!db.exists(), "nothing re-created it");
+        // Restored from the backup with its anchor: it opens where the backup ended.
+        std::fs::copy(&copy, &db).expect("restore");
+        std::fs::copy(&copy_anchor, croupier::store::anchor::path_for(&db)).expect("anchor");
+        let sim = SimShoe::start(SimConfig::default()).expect("pty shoe");
+        let cfg = config_file(dir.path(), &sim.path(), "deluxe");
+        let p = spawn(&cfg, &dir.path().join("croupier.log")).await;
+        assert!(!p.announce.contains("OUT OF SERVICE"), "{}", p.announce);
+        // The backup's 12 rows, then the QS read while the database was missing, taken
+        // into the log held for a supervisor.
+        let mut status = p.get("/api/status").await;
+        for _ in 0..100 {
+            if status["seq"] == 13 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            status = p.get("/api/status").await;
+        }
+        assert_eq!(status["seq"], 13, "{status}");
+        assert_eq!(
+            status["alarm"]["held"],
+            serde_json::json!(["QS"]),
+            "{status}"
+        );
+        assert!(p.terminate());
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_service_on_the_same_database_refuses_to_run() {
     timeout(Duration::from_secs(60), async {
         let dir = tempfile::tempdir().expect("tempdir");

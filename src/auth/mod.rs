@@ -19,6 +19,7 @@ pub mod local_token;
 pub mod player_token;
 pub mod secret;
 pub mod sessions;
+pub mod throttle;
 pub mod time;
 pub mod timers;
 
@@ -201,6 +202,9 @@ pub async fn open_pool(path: &Path) -> Result<SqlitePool, AuthError> {
             source,
         })?;
     }
+    // An empty file is a lost history, not a new database (see `Store::open`).
+    crate::store::check_file(path).map_err(|e| AuthError::Invalid(e.to_string()))?;
+    crate::store::create_private(path).map_err(|e| AuthError::Invalid(e.to_string()))?;
     let options = SqliteConnectOptions::new()
         .filename(path)
         .create_if_missing(true)
@@ -218,6 +222,11 @@ pub async fn open_pool(path: &Path) -> Result<SqlitePool, AuthError> {
     Ok(pool)
 }
 
+/// Logins in progress at once (two hashing, the rest queued behind them): a flood beyond
+/// this is refused with `too_many_logins` instead of queueing, so a real login waits for at
+/// most a few hashes.
+pub const LOGINS_ADMITTED: usize = 6;
+
 /// The web side's handle: the pool, the settings, the player-token key, the local token.
 #[derive(Clone)]
 pub struct Auth {
@@ -226,6 +235,10 @@ pub struct Auth {
     secure_cookie: bool,
     player_key: Arc<[u8; 32]>,
     hashing: Arc<tokio::sync::Semaphore>,
+    /// Logins admitted at once (hashing or waiting to): the excess is answered at once.
+    admitted: Arc<tokio::sync::Semaphore>,
+    /// Per-address and unknown-badge throttles (`throttle.rs`).
+    throttle: Arc<std::sync::Mutex<throttle::Throttle>>,
     clock: Arc<dyn time::Clock>,
     timers: Arc<std::sync::Mutex<timers::Timers>>,
     /// Sessions ended in this process (logout), for the streams waiting on them.
@@ -275,6 +288,8 @@ impl Auth {
             // argon2 takes ~20 MB and tens of ms per login: at most two at once, so a burst
             // of logins cannot starve the table or exhaust a Pi's memory.
             hashing: Arc::new(tokio::sync::Semaphore::new(2)),
+            admitted: Arc::new(tokio::sync::Semaphore::new(LOGINS_ADMITTED)),
+            throttle: Arc::default(),
             clock,
             timers: Arc::default(),
             ended: tokio::sync::broadcast::channel(64).0,
@@ -284,6 +299,11 @@ impl Auth {
     /// The clock durations are measured on.
     pub fn clock(&self) -> &Arc<dyn time::Clock> {
         &self.clock
+    }
+
+    /// The login throttles (a short lock: never held across an await).
+    fn throttle(&self) -> std::sync::MutexGuard<'_, throttle::Throttle> {
+        self.throttle.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The deadlines (a short lock: never held across an await).

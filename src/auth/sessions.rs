@@ -12,6 +12,7 @@ use super::{random, secret, Auth, AuthError, Principal, Role};
 use crate::store::audit::{self, actions, AuditEntry};
 use sha2::{Digest, Sha256};
 use sqlx::{Connection, Row};
+use std::time::Duration;
 
 /// The session cookie's name.
 pub const COOKIE: &str = "croupier_session";
@@ -32,6 +33,15 @@ pub enum LoginError {
     Locked {
         /// When it unlocks.
         until: String,
+    },
+    /// Too many logins are in progress: try again in a moment (nothing was checked).
+    #[error("too many logins at once: try again in a second")]
+    Busy,
+    /// Too many failed logins from this address: it may try again after `seconds`.
+    #[error("too many failed logins from this address: try again in {seconds} s")]
+    Throttled {
+        /// How long until it may.
+        seconds: u64,
     },
     /// Accounts are unavailable.
     #[error(transparent)]
@@ -85,14 +95,55 @@ impl Auth {
         secret_text: &str,
         peer: &str,
     ) -> Result<Session, LoginError> {
+        // Admitted or refused before anything is read or written: a flood costs nothing.
+        let Ok(_admitted) = self.admitted.clone().try_acquire_owned() else {
+            tracing::warn!(badge, peer, "login refused: too many logins at once");
+            return Err(LoginError::Busy);
+        };
         let cfg = self.config().clone();
         let detail = |why: &str| serde_json::json!({"peer": peer, "why": why});
+        let ip = peer.parse::<std::net::SocketAddr>().map(|a| a.ip()).ok();
+        let lockout = Duration::from_secs(cfg.lockout_seconds);
+        let wall_in = |left: Duration| {
+            let ms = i64::try_from(left.as_millis()).unwrap_or(i64::MAX);
+            audit::rfc3339(self.clock().wall_ms().saturating_add(ms))
+        };
+        // An address that failed too often is refused before any account is looked at.
+        if let Some(left) = self.throttle().peer_blocked(ip, self.clock().monotonic()) {
+            tracing::warn!(
+                badge,
+                peer,
+                "login refused: too many failures from this address"
+            );
+            return Err(LoginError::Throttled {
+                seconds: left.as_secs().max(1),
+            });
+        }
         let mut conn = self.pool().acquire().await?;
         let found = accounts::find(&mut conn, badge).await?;
         drop(conn);
-        // A locked account is refused before its secret is even checked.
+        // An unknown badge that failed as often as locks an account answers as locked.
+        if found.is_none() {
+            let left = self
+                .throttle()
+                .unknown_locked(badge, self.clock().monotonic());
+            if let Some(left) = left {
+                audit::append_now(
+                    self.pool(),
+                    &AuditEntry::new("anonymous", actions::LOGIN_FAILED)
+                        .subject(badge)
+                        .detail(detail("unknown badge (answered as locked)")),
+                )
+                .await?;
+                return Err(LoginError::Locked {
+                    until: wall_in(left),
+                });
+            }
+        }
+        // A locked account is refused before its secret is even checked — from the
+        // addresses whose failures locked it.
         if let Some(s) = &found {
-            if self.locked(s.id, s.user.locked_until_ms) {
+            if self.locked(s.id, s.user.locked_until_ms) && self.throttle().lock_applies(s.id, ip) {
                 let until = audit::rfc3339(s.user.locked_until_ms.unwrap_or(0));
                 audit::append_now(
                     self.pool(),
@@ -128,7 +179,20 @@ impl Auth {
             )
             .await?;
             tracing::warn!(badge, peer, "login failed: unknown badge");
-            return Err(LoginError::Invalid);
+            let now = self.clock().monotonic();
+            let mut throttle = self.throttle();
+            throttle.peer_failed(ip, now, lockout);
+            return Err(
+                match throttle.unknown_failed(badge, now, cfg.max_failed_attempts, lockout) {
+                    Some(left) => {
+                        drop(throttle);
+                        LoginError::Locked {
+                            until: wall_in(left),
+                        }
+                    }
+                    None => LoginError::Invalid,
+                },
+            );
         };
         let actor = format!("user:{badge}");
         let now = self.clock().wall_ms();
@@ -141,7 +205,7 @@ impl Auth {
             .await?;
         let mut failed: i64 = row.try_get("failed_attempts")?;
         let locked_until: Option<i64> = row.try_get("locked_until_ms")?;
-        if self.locked(stored.id, locked_until) {
+        if self.locked(stored.id, locked_until) && self.throttle().lock_applies(stored.id, ip) {
             audit::append(
                 &mut tx,
                 &AuditEntry::new(&actor, actions::LOGIN_LOCKED)
@@ -154,8 +218,9 @@ impl Auth {
                 until: audit::rfc3339(locked_until.unwrap_or(0)),
             });
         }
-        if locked_until.is_some() {
-            // The lockout has run out: a fresh count.
+        if locked_until.is_some() && !self.locked(stored.id, locked_until) {
+            // The lockout has run out: a fresh count. (One in force that does not apply to
+            // this address keeps counting.)
             failed = 0;
         }
         if !matches || stored.user.disabled {
@@ -197,6 +262,11 @@ impl Auth {
             };
             audit::append(&mut tx, &entry).await?;
             tx.commit().await?;
+            {
+                let mut throttle = self.throttle();
+                throttle.culprit(stored.id, ip);
+                throttle.peer_failed(ip, self.clock().monotonic(), lockout);
+            }
             if let Some(until) = until {
                 let lengths = self.lengths();
                 self.timers()
@@ -225,6 +295,7 @@ impl Auth {
             .bind(stored.id)
             .execute(&mut *tx)
             .await?;
+        self.throttle().succeeded(stored.id);
         // Housekeeping: sessions past a deadline (monotonic) go when someone logs in.
         let swept = self.timers().sweep(self.clock().monotonic());
         for old in &swept {

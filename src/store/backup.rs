@@ -57,7 +57,37 @@ pub async fn backup(live: &Path, copy: &Path) -> Result<Verified, StoreError> {
         .execute(&mut conn)
         .await?;
     conn.close().await?;
-    verify(copy).await
+    let verified = verify(copy).await?;
+    anchor_copy(copy, &verified).await?;
+    Ok(verified)
+}
+
+/// Writes the backup's own anchor (`<copy>.anchor`): restoring the backup means copying
+/// both files, and the anchor of each backup kept elsewhere pins what the log held then.
+async fn anchor_copy(copy: &Path, verified: &Verified) -> Result<(), StoreError> {
+    let Some((table, _, _)) = verified.tables.first() else {
+        return Ok(());
+    };
+    let mut conn = read_only(copy).await?;
+    let (log, hash) = read_log(&mut conn, table).await?;
+    conn.close().await?;
+    let seq = log.last().map_or(0, |r| r.seq);
+    super::anchor::write_new(
+        &super::anchor::path_for(copy),
+        &super::head(table, seq, &hash),
+    )?;
+    Ok(())
+}
+
+/// A read-only connection to the database at `path`.
+async fn read_only(path: &Path) -> Result<sqlx::SqliteConnection, StoreError> {
+    super::reader_options(path)
+        .connect()
+        .await
+        .map_err(|source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// Verifies a database file (a backup, or a store before it is trusted): SQLite's integrity
@@ -69,13 +99,7 @@ pub async fn verify(path: &Path) -> Result<Verified, StoreError> {
             why: "no such file".into(),
         });
     }
-    let mut conn = super::reader_options(path)
-        .connect()
-        .await
-        .map_err(|source| StoreError::Open {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    let mut conn = read_only(path).await?;
     let report: Vec<String> = sqlx::query_scalar("PRAGMA integrity_check")
         .fetch_all(&mut conn)
         .await

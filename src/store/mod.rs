@@ -11,11 +11,13 @@
 //! - `shoes`, `rounds`, `bets`, `settlements` and `alarms` are projections written in the
 //!   same transaction as the event row that caused them.
 
+pub mod anchor;
 pub mod audit;
 mod backup;
 mod checkpoint;
 mod reader;
 mod record;
+pub mod spill;
 
 pub use backup::{backup, verify, Verified};
 use checkpoint::{checkpointer, AbortOnDrop};
@@ -91,6 +93,53 @@ pub enum StoreError {
         /// The variant in the config.
         configured: String,
     },
+    /// The database file exists but is empty: the history it should hold is gone.
+    #[error(
+        "the database {path} is an empty file (0 bytes): the table's history should be in it. \
+         Restore it from a backup (with its .anchor file), or start with `croupier run --init` \
+         to create a new table in its place"
+    )]
+    EmptyFile {
+        /// The file.
+        path: PathBuf,
+    },
+    /// There is no database file, but its anchor says there was a log.
+    #[error(
+        "the database {path} does not exist, but its anchor says table {table}'s log reached \
+         seq {seq}. Restore it from a backup (with its .anchor file), or start with \
+         `croupier run --init` to create a new table"
+    )]
+    Missing {
+        /// The file.
+        path: PathBuf,
+        /// The table in the anchor.
+        table: String,
+        /// The anchor's sequence number.
+        seq: u64,
+    },
+    /// The log ends before its anchor, or holds another row where the anchor points.
+    #[error(
+        "table {table}'s event log does not reach its anchor: {why}. Rows were removed from \
+         its end (or the database was replaced). Restore it from a backup with its .anchor \
+         file"
+    )]
+    Truncated {
+        /// The table.
+        table: String,
+        /// What does not match.
+        why: String,
+    },
+    /// `--init` where a database already is.
+    #[error(
+        "--init creates a new table, but {path} already holds a database: refusing to touch it"
+    )]
+    InitExisting {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The anchor file could not be read or written.
+    #[error(transparent)]
+    Anchor(#[from] anchor::AnchorError),
     /// A query failed.
     #[error("database error: {0}")]
     Sql(#[from] sqlx::Error),
@@ -141,13 +190,19 @@ fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// How long a write waits for another process's lock (a backup, an operator's `sqlite3`)
+/// before it fails: long enough for a short lock, short enough that the table loop misses
+/// no more than a few heartbeats. A longer lock takes the table out of service until a
+/// retry succeeds (`table/task/outage.rs`).
+pub const WRITE_BUSY: Duration = Duration::from_secs(5);
+
 fn options(path: &Path) -> SqliteConnectOptions {
     SqliteConnectOptions::new()
         .filename(path)
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Full)
         .foreign_keys(true)
-        .busy_timeout(Duration::from_secs(5))
+        .busy_timeout(WRITE_BUSY)
         .disable_statement_logging()
 }
 
@@ -175,6 +230,8 @@ pub struct Store {
     table: String,
     last_hash: [u8; 32],
     last_seq: u64,
+    /// The log head outside the database (`anchor.rs`); `None` if it cannot be written.
+    anchor: Option<anchor::Anchor>,
 }
 
 /// What [`Store::open`] found.
@@ -187,13 +244,27 @@ pub struct Opened {
 }
 
 impl Store {
-    /// Opens (creating if needed) the database at `path` for `table`: integrity check,
-    /// migrations, the table's row, then reads and verifies its whole event log.
+    /// Opens the database at `path` for `table` — creating it only where there is no file
+    /// and no anchor says there was one: integrity check, migrations, the table's row, then
+    /// reads and verifies its whole event log and checks it against the anchor.
     pub async fn open(
         path: &Path,
         table: &str,
         name: &str,
         variant: &str,
+    ) -> Result<Opened, StoreError> {
+        Store::open_as(path, table, name, variant, false).await
+    }
+
+    /// [`Store::open`]; with `init`, a new table is also created in an empty (0-byte) file
+    /// or where an anchor is left without its database (`croupier run --init`), and the
+    /// anchor is started afresh.
+    pub async fn open_as(
+        path: &Path,
+        table: &str,
+        name: &str,
+        variant: &str,
+        init: bool,
     ) -> Result<Opened, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::Dir {
@@ -202,6 +273,19 @@ impl Store {
             })?;
         }
         let lock = lock(path)?;
+        let anchor_path = anchor::path_for(path);
+        let anchored = if init {
+            if std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+                return Err(StoreError::InitExisting {
+                    path: path.to_path_buf(),
+                });
+            }
+            None
+        } else {
+            check_file(path)?;
+            anchor::read(&anchor_path)?.filter(|h| h.table == table)
+        };
+        create_private(path)?;
         let open_err = |source| StoreError::Open {
             path: path.to_path_buf(),
             source,
@@ -262,6 +346,20 @@ impl Store {
         }
         let (log, last_hash) = read_log(&mut conn, table).await?;
         let last_seq = log.last().map_or(0, |r| r.seq);
+        if let Some(head) = anchored {
+            check_anchor(&mut conn, table, last_seq, &head).await?;
+        }
+        let anchor = match anchor::Anchor::create(&anchor_path) {
+            Ok(mut a) => {
+                a.set(&head(table, last_seq, &last_hash))?;
+                a.set(&head(table, last_seq, &last_hash))?;
+                Some(a)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the log head cannot be anchored outside the database");
+                None
+            }
+        };
         let checkpointer = AbortOnDrop(tokio::spawn(checkpointer(path.to_path_buf())));
         Ok(Opened {
             store: Store {
@@ -273,6 +371,7 @@ impl Store {
                 table: table.to_string(),
                 last_hash,
                 last_seq,
+                anchor,
             },
             log,
         })
@@ -336,6 +435,7 @@ impl Store {
                     | Record::Dispute { .. }
                     | Record::Resolve { .. }
                     | Record::Final { .. }
+                    | Record::Recovered { .. }
             )
             || events.iter().any(|e| {
                 matches!(
@@ -347,8 +447,7 @@ impl Store {
             // Most cards: one statement, atomic and durable on its own (autocommit), one
             // round trip to SQLite's thread instead of three.
             insert.execute(&mut *self.conn).await?;
-            self.last_seq = seq;
-            self.last_hash = hash;
+            self.committed(seq, hash);
             return Ok(seq);
         }
         let mut tx = self.conn.begin().await?;
@@ -373,9 +472,38 @@ impl Store {
             }
         }
         tx.commit().await?;
+        self.committed(seq, hash);
+        Ok(seq)
+    }
+
+    /// After a commit: the writer's position and the anchor follow the log's new head.
+    fn committed(&mut self, seq: u64, hash: [u8; 32]) {
         self.last_seq = seq;
         self.last_hash = hash;
-        Ok(seq)
+        if let Some(a) = &mut self.anchor {
+            if let Err(e) = a.set(&head(&self.table, seq, &hash)) {
+                tracing::warn!(error = %e, "the anchor could not follow the log head");
+            }
+        }
+    }
+
+    /// Re-reads and verifies the whole log after a failed write, and positions the writer
+    /// after its last row: whatever the failed write left (nothing, or a row that did
+    /// commit after all), the log on disk is what counts.
+    pub async fn reload(&mut self) -> Result<Vec<LogRow>, StoreError> {
+        let (log, last_hash) = read_log(&mut self.conn, &self.table).await?;
+        self.last_seq = log.last().map_or(0, |r| r.seq);
+        self.last_hash = last_hash;
+        Ok(log)
+    }
+
+    /// How long a write waits for another connection's lock before it fails
+    /// (SQLite's busy timeout; [`WRITE_BUSY`] unless changed).
+    pub async fn set_busy_timeout(&mut self, wait: Duration) -> Result<(), StoreError> {
+        sqlx::query(&format!("PRAGMA busy_timeout = {}", wait.as_millis()))
+            .execute(&mut *self.conn)
+            .await?;
+        Ok(())
     }
 
     /// Appends `entry` to the audit log on its own, in a `BEGIN IMMEDIATE` transaction of
@@ -407,6 +535,94 @@ impl Store {
         drop(lock);
         Ok(())
     }
+}
+
+/// Opens (creating if needed, never truncating) a file only its owner may read or write:
+/// what sits beside the database is as private as the database.
+pub fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)
+}
+
+/// Creates the database file, if there is none, private to its owner (SQLite then gives
+/// its `-wal` and `-shm` files the same mode), whatever the umask.
+pub fn create_private(path: &Path) -> Result<(), StoreError> {
+    if path.exists() {
+        return Ok(());
+    }
+    private_file(path)
+        .map(drop)
+        .map_err(|source| StoreError::Dir {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// The anchor's view of a log head.
+fn head(table: &str, seq: u64, hash: &[u8; 32]) -> anchor::Head {
+    anchor::Head {
+        table: table.to_string(),
+        seq,
+        hash: hex::encode(hash),
+    }
+}
+
+/// Refuses a database file of 0 bytes, and a missing one whose anchor says it held a log:
+/// opening either would create a new, empty table where a history should be.
+pub fn check_file(path: &Path) -> Result<(), StoreError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() && m.len() == 0 => Err(StoreError::EmptyFile {
+            path: path.to_path_buf(),
+        }),
+        Ok(_) => Ok(()),
+        Err(_) => match anchor::read(&anchor::path_for(path))? {
+            Some(head) if head.seq > 0 => Err(StoreError::Missing {
+                path: path.to_path_buf(),
+                table: head.table,
+                seq: head.seq,
+            }),
+            _ => Ok(()),
+        },
+    }
+}
+
+/// The verified log (ending at `last_seq`) reaches `head` and holds its hash there.
+async fn check_anchor(
+    conn: &mut SqliteConnection,
+    table: &str,
+    last_seq: u64,
+    head: &anchor::Head,
+) -> Result<(), StoreError> {
+    let truncated = |why: String| StoreError::Truncated {
+        table: table.to_string(),
+        why,
+    };
+    if last_seq < head.seq {
+        return Err(truncated(format!(
+            "the log ends at seq {last_seq}, the anchor is at seq {}",
+            head.seq
+        )));
+    }
+    let hash: Vec<u8> =
+        sqlx::query_scalar("SELECT hash FROM events WHERE table_id = ? AND seq = ?")
+            .bind(table)
+            .bind(i64::try_from(head.seq).unwrap_or(i64::MAX))
+            .fetch_optional(&mut *conn)
+            .await?
+            .unwrap_or_default();
+    if head.seq > 0 && hex::encode(hash) != head.hash {
+        return Err(truncated(format!(
+            "the row at seq {} is not the one the anchor names",
+            head.seq
+        )));
+    }
+    Ok(())
 }
 
 /// Writes the projections of one row (shoes, rounds, bets, settlements, alarms).
@@ -523,20 +739,24 @@ async fn project(
             _ => {}
         }
     }
-    match record {
+    let alarm = match record {
         Record::Alarm {
             reason, expected, ..
-        } => {
-            sqlx::query(
-                "INSERT INTO alarms (table_id, raised_seq, reason, expected) VALUES (?, ?, ?, ?)",
-            )
-            .bind(table)
-            .bind(seq_i)
-            .bind(reason)
-            .bind(expected)
-            .execute(&mut *conn)
-            .await?;
-        }
+        } => Some((reason.clone(), expected.clone())),
+        _ => record.recovered_alarm(),
+    };
+    if let Some((reason, expected)) = alarm {
+        sqlx::query(
+            "INSERT INTO alarms (table_id, raised_seq, reason, expected) VALUES (?, ?, ?, ?)",
+        )
+        .bind(table)
+        .bind(seq_i)
+        .bind(reason)
+        .bind(expected)
+        .execute(&mut *conn)
+        .await?;
+    }
+    match record {
         Record::Clear { .. } => {
             sqlx::query(
                 "UPDATE alarms SET cleared_seq = ? WHERE table_id = ? AND cleared_seq IS NULL",
@@ -755,6 +975,41 @@ mod tests {
         drop(reopened);
         let reader = Reader::open(&db).await.expect("reader");
         assert_eq!(reader.recall("t", 10).await.expect("recall").len(), 1);
+    }
+
+    #[tokio::test]
+    async fn the_database_and_every_file_beside_it_are_private_to_their_owner() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("t.db");
+        // A permissive umask, as outside systemd.
+        let old = nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o022));
+        let opened = Store::open(&db, "t", "t", "deluxe").await.expect("open");
+        let mut store = opened.store;
+        store
+            .append(&Record::Held { item: "7H".into() }, &[], 1)
+            .await
+            .expect("append");
+        let _spill = spill::Spill::open(&spill::path_for(&db)).expect("spill");
+        let token = crate::auth::local_token::LocalToken::create(&db).expect("token");
+        let pool = crate::auth::open_pool(&db).await.expect("accounts pool");
+        nix::sys::stat::umask(old);
+        let mut files = vec![
+            db.clone(),
+            anchor::path_for(&db),
+            spill::path_for(&db),
+            token.path().to_path_buf(),
+        ];
+        for suffix in ["-wal", "-shm"] {
+            let mut name = db.as_os_str().to_owned();
+            name.push(suffix);
+            files.push(PathBuf::from(name));
+        }
+        for f in files {
+            let mode = std::fs::metadata(&f).expect("exists").permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "{}", f.display());
+        }
+        pool.close().await;
     }
 
     #[tokio::test]

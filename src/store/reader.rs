@@ -18,8 +18,9 @@ pub struct RecalledRound {
     pub opened_seq: u64,
     /// The sequence number of the input that settled it, if it is settled.
     pub settled_seq: Option<u64>,
-    /// Every log row from its bets to its settlement (or to the end of the log), in
-    /// dealing order: inputs, alarms, held cards, clearings.
+    /// Every log row from its bets to the next round's bets (or to the end of the log), in
+    /// dealing order: inputs, alarms, held cards, clearings — those after `settled_seq`
+    /// happened between this round and the next.
     #[serde(skip)]
     pub rows: Vec<LogRow>,
     /// The settlement, if settled.
@@ -90,7 +91,7 @@ impl Reader {
     }
 
     /// The last `n` rounds of `table` (oldest first), each with every log row from its
-    /// bets to its settlement.
+    /// bets to the next round's.
     pub async fn recall(&self, table: &str, n: u32) -> Result<Vec<RecalledRound>, StoreError> {
         let rows = sqlx::query(
             "SELECT round, shoe, opened_seq, settled_seq, result FROM rounds \
@@ -101,7 +102,11 @@ impl Reader {
         .fetch_all(&self.pool)
         .await?;
         let mut rounds = Vec::with_capacity(rows.len());
-        for row in rows.iter().rev() {
+        // A round's rows run to the next round's opening: what happened between rounds
+        // (an alarm, its clearing, a shuffle, the result becoming final) is listed after the
+        // round before it. The latest round's run to the end of the log.
+        let mut next_opened: Option<i64> = None;
+        for row in rows.iter() {
             let round: i64 = row.try_get("round")?;
             let shoe: i64 = row.try_get("shoe")?;
             let opened: i64 = row.try_get("opened_seq")?;
@@ -113,9 +118,10 @@ impl Reader {
             )
             .bind(table)
             .bind(opened)
-            .bind(settled.unwrap_or(i64::MAX))
+            .bind(next_opened.map_or(i64::MAX, |n| n - 1))
             .fetch_all(&self.pool)
             .await?;
+            next_opened = Some(opened);
             let mut log = Vec::with_capacity(events.len());
             for e in &events {
                 let payload: String = e.try_get("payload")?;
@@ -134,6 +140,7 @@ impl Reader {
                 result: result.map(|r| serde_json::from_str(&r)).transpose()?,
             });
         }
+        rounds.reverse();
         Ok(rounds)
     }
 

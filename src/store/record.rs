@@ -118,11 +118,28 @@ pub enum Record {
         /// The round.
         round: u64,
     },
+    /// The store works again after a failed write: the first row written afterwards. It
+    /// takes the spill file's entries up to `spill_through` into the log; with any items or
+    /// alarms it locks the table like an alarm, the items held (a supervisor clears them
+    /// void, or resolves the alarm's dispute).
+    Recovered {
+        /// What the store said when it failed.
+        error: String,
+        /// The last spill file entry this row accounts for (0: none).
+        spill_through: u64,
+        /// Shoe items read while the store failed, in arrival order (the card whose write
+        /// failed first).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        items: Vec<String>,
+        /// Alarms that could not be recorded meanwhile (their reasons).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        alarms: Vec<String>,
+    },
 }
 
 impl Record {
-    /// The `kind` column: `input`, `alarm`, `held`, `clear`, `dispute`, `resolve` or
-    /// `final`.
+    /// The `kind` column: `input`, `alarm`, `held`, `clear`, `dispute`, `resolve`,
+    /// `final` or `recovered`.
     pub fn kind(&self) -> &'static str {
         match self {
             Record::Input { .. } => "input",
@@ -132,7 +149,46 @@ impl Record {
             Record::Dispute { .. } => "dispute",
             Record::Resolve { .. } => "resolve",
             Record::Final { .. } => "final",
+            Record::Recovered { .. } => "recovered",
         }
+    }
+}
+
+impl Record {
+    /// The alarm a `recovered` row raises — `(reason, expected)` — when the outage left
+    /// items or alarms to decide on; `None` for a plain `recovered` row, or another kind.
+    pub fn recovered_alarm(&self) -> Option<(String, String)> {
+        let Record::Recovered {
+            error,
+            items,
+            alarms,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        if items.is_empty() && alarms.is_empty() {
+            return None;
+        }
+        let mut reason = format!("the store could not be written ({error})");
+        if !items.is_empty() {
+            reason.push_str(&format!(
+                "; read meanwhile and not applied: {}",
+                items.join(" ")
+            ));
+        }
+        if !alarms.is_empty() {
+            reason.push_str(&format!("; alarms meanwhile: {}", alarms.join("; ")));
+        }
+        let expected = if items.is_empty() {
+            "check what the alarms say, then clear the alarm".to_string()
+        } else {
+            "a supervisor decides: clear the alarm to void the held items (take them out of \
+             play), or resolve its dispute — rejecting it plays them in order where they still \
+             fit"
+            .to_string()
+        };
+        Some((reason, expected))
     }
 }
 
@@ -199,6 +255,21 @@ impl fmt::Display for Record {
                 Ok(())
             }
             Record::Final { round } => write!(f, "round {round} is final"),
+            Record::Recovered {
+                error,
+                items,
+                alarms,
+                ..
+            } => {
+                write!(f, "STORE RECOVERED after a failed write ({error})")?;
+                if !items.is_empty() {
+                    write!(f, "; held, not recorded meanwhile: {}", items.join(" "))?;
+                }
+                if !alarms.is_empty() {
+                    write!(f, "; alarms meanwhile: {}", alarms.join("; "))?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -123,12 +123,17 @@ impl TableSection {
 pub struct StoreSection {
     /// The SQLite database file.
     pub path: PathBuf,
+    /// Create a new table where the file is empty or an anchor is left without its
+    /// database (`croupier run --init`; never from the file).
+    #[serde(skip)]
+    pub init: bool,
 }
 
 impl Default for StoreSection {
     fn default() -> StoreSection {
         StoreSection {
             path: PathBuf::from("data/croupier.db"),
+            init: false,
         }
     }
 }

@@ -34,6 +34,9 @@ pub enum ApiError {
     /// A dispute refusal.
     #[error(transparent)]
     Dispute(#[from] crate::table::DisputeError),
+    /// An alarm clearing refusal.
+    #[error(transparent)]
+    Clear(#[from] crate::table::ClearError),
     /// Not found.
     #[error("{0}")]
     NotFound(String),
@@ -56,6 +59,12 @@ pub enum ApiError {
     /// Too many failed logins (423): locked until then (RFC 3339).
     #[error("too many failed attempts: the account is locked until {0}")]
     AccountLocked(String),
+    /// Too many logins at once (429): try again.
+    #[error("too many logins at once: try again in a second")]
+    TooManyLogins,
+    /// Too many failed logins from this address (429).
+    #[error("too many failed logins from this address: try again in {0} s")]
+    TooManyAttempts(u64),
 }
 
 impl ApiError {
@@ -66,6 +75,7 @@ impl ApiError {
             ApiError::Bet(e) => e.code(),
             ApiError::Submit(e) => e.code(),
             ApiError::Dispute(e) => e.code(),
+            ApiError::Clear(e) => e.code(),
             ApiError::NotFound(_) => "not_found",
             ApiError::Unavailable(_) => "unavailable",
             ApiError::Unauthenticated => "unauthenticated",
@@ -73,6 +83,8 @@ impl ApiError {
             ApiError::JsonRequired => "json_required",
             ApiError::InvalidCredentials => "invalid_credentials",
             ApiError::AccountLocked(_) => "account_locked",
+            ApiError::TooManyLogins => "too_many_logins",
+            ApiError::TooManyAttempts(_) => "too_many_attempts",
             ApiError::InvalidToken => "invalid_token",
         }
     }
@@ -86,7 +98,8 @@ impl ApiError {
             "unauthenticated" | "invalid_credentials" => StatusCode::UNAUTHORIZED,
             "forbidden" | "invalid_token" => StatusCode::FORBIDDEN,
             "json_required" => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "out_of_service" | "stopped" | "unavailable" | "not_recorded" => {
+            "too_many_logins" | "too_many_attempts" => StatusCode::TOO_MANY_REQUESTS,
+            "out_of_service" | "stopped" | "unavailable" | "store_failed" | "not_recorded" => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             _ => StatusCode::CONFLICT,
@@ -97,7 +110,18 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = json!({"error": {"code": self.code(), "message": self.to_string()}});
-        (self.status(), Json(body)).into_response()
+        let mut resp = (self.status(), Json(body)).into_response();
+        if self.status() == StatusCode::TOO_MANY_REQUESTS {
+            let after = match &self {
+                ApiError::TooManyAttempts(seconds) => *seconds,
+                _ => 1,
+            };
+            resp.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(after),
+            );
+        }
+        resp
     }
 }
 

@@ -156,15 +156,14 @@ pub async fn require(
     next.run(req).await
 }
 
+/// The media type is exactly `application/json` (parameters such as `charset` allowed):
+/// not `application/jsonp`, not `application/json-seq`, nothing a plain form could send.
 fn is_json(headers: &HeaderMap) -> bool {
     headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.trim_start()
-                .to_ascii_lowercase()
-                .starts_with("application/json")
-        })
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Principal {
@@ -220,6 +219,8 @@ pub async fn login(State(app): State<AppState>, req: Request) -> Result<Response
         .map_err(|e| match e {
             LoginError::Invalid => ApiError::InvalidCredentials,
             LoginError::Locked { until } => ApiError::AccountLocked(until),
+            LoginError::Busy => ApiError::TooManyLogins,
+            LoginError::Throttled { seconds } => ApiError::TooManyAttempts(seconds),
             LoginError::Auth(e) => ApiError::Unavailable(e.to_string()),
         })?;
     // The cookie lasts the session's lifetime (its end is decided on monotonic time).
@@ -237,9 +238,15 @@ pub async fn login(State(app): State<AppState>, req: Request) -> Result<Response
     Ok(resp)
 }
 
-/// `POST /api/logout`: ends the session (if any) and clears the cookie. Always 200.
+/// `POST /api/logout`: ends the session (if any) and clears the cookie: 200, or 415 without
+/// `Content-Type: application/json`.
 pub async fn logout(State(app): State<AppState>, req: Request) -> Result<Response, ApiError> {
     let peer = peer_of(req.extensions());
+    // Ending a session changes state: the same JSON-only rule as every cookie request, so
+    // a cross-site form cannot log the dealer out.
+    if !is_json(req.headers()) {
+        return Err(ApiError::JsonRequired);
+    }
     if let Ok(Some(who)) = authenticate(&app, req.headers()).await {
         if let Some(auth) = &app.auth {
             auth.logout(&who, &peer)

@@ -157,7 +157,7 @@ async fn read_viewer(
                 Ok(Some(ClientFrame::Close(code))) => Control::Close {
                     id,
                     frame: wsframe::close_frame(
-                        code.filter(|c| matches!(c, 1000..=1003 | 1007..=1014 | 3000..=4999))
+                        code.filter(|&c| wsframe::sendable_close_code(c))
                             .unwrap_or(close_code::NORMAL),
                     ),
                 },

@@ -42,7 +42,8 @@ use crate::engine::{Input, Variant};
 use crate::metrics::Stream;
 use crate::store::{Reader, Source};
 use crate::table::dispute::Origin;
-use crate::table::{ClearError, SubmitError, TableHandle, Update};
+use crate::table::{TableHandle, Update};
+use crate::web::api::ApiError;
 use auth::Access;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
@@ -357,23 +358,32 @@ struct StatusQuery {
     wait_ms: Option<u64>,
 }
 
+/// The longest a long poll (`GET /api/status?after=…&wait_ms=…`) may wait.
+pub const MAX_WAIT_MS: u64 = 30_000;
+
 async fn status(
     State(app): State<AppState>,
     who: Principal,
     Query(q): Query<StatusQuery>,
-) -> Response {
+) -> Result<Response, ApiError> {
+    let wait_ms = q.wait_ms.unwrap_or(10_000);
+    if wait_ms > MAX_WAIT_MS {
+        return Err(ApiError::Malformed(format!(
+            "wait_ms is at most {MAX_WAIT_MS}, not {wait_ms}"
+        )));
+    }
     if let Some(after) = q.after {
         let mut watch = app.table.watch();
-        let wait = Duration::from_millis(q.wait_ms.unwrap_or(10_000).min(30_000));
+        let wait = Duration::from_millis(wait_ms);
         // The poll ends with its session: a full snapshot is never sent after logout.
         tokio::select! {
             _ = tokio::time::timeout(wait, watch.wait_for(|s| s.seq > after)) => {}
             () = streams::session_end(&app, &who) => {
-                return api::ApiError::Unauthenticated.into_response();
+                return Err(ApiError::Unauthenticated);
             }
         }
     }
-    Json(app.table.snapshot()).into_response()
+    Ok(Json(app.table.snapshot()).into_response())
 }
 
 /// `GET /api/stream`: SSE `resync` + `delta`s, until the table stops or the session ends
@@ -418,34 +428,10 @@ async fn stream(State(app): State<AppState>, who: Principal) -> impl IntoRespons
     Sse::new(events.take_until(Box::pin(end)).chain(farewell)).keep_alive(KeepAlive::default())
 }
 
-fn error(status: StatusCode, body: serde_json::Value) -> Response {
-    (status, Json(body)).into_response()
-}
-
-async fn input(State(app): State<AppState>, body: String) -> Response {
-    let input: Input = match serde_json::from_str(&body) {
-        Ok(i) => i,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                json!({"error": format!("not an input: {e}")}),
-            )
-        }
-    };
-    match app.table.submit(input, Source::Api).await {
-        Ok(seq) => Json(json!({ "seq": seq })).into_response(),
-        Err(SubmitError::Rejected(r)) => error(
-            StatusCode::CONFLICT,
-            json!({"error": r.to_string(), "code": r.code, "message": r.message}),
-        ),
-        Err(e @ SubmitError::Locked(_)) => {
-            error(StatusCode::LOCKED, json!({"error": e.to_string()}))
-        }
-        Err(e) => error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            json!({"error": e.to_string()}),
-        ),
-    }
+async fn input(State(app): State<AppState>, body: String) -> Result<Response, ApiError> {
+    let input: Input = api::parse(&body, "an input")?;
+    let seq = app.table.submit(input, Source::Api).await?;
+    Ok(Json(json!({ "seq": seq })).into_response())
 }
 
 #[derive(Deserialize)]
@@ -453,32 +439,20 @@ struct ClearBody {
     reason: String,
 }
 
-async fn clear(State(app): State<AppState>, who: Principal, body: String) -> Response {
-    let body: ClearBody = match serde_json::from_str(&body) {
-        Ok(b) => b,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                json!({"error": format!("expected {{\"reason\": \"...\"}}: {e}")}),
-            )
-        }
-    };
+async fn clear(
+    State(app): State<AppState>,
+    who: Principal,
+    body: String,
+) -> Result<Response, ApiError> {
+    let body: ClearBody = api::parse(&body, r#"{"reason": "..."}"#)?;
     if body.reason.trim().is_empty() {
-        return error(
-            StatusCode::BAD_REQUEST,
-            json!({"error": "a reason is required"}),
-        );
+        return Err(ApiError::Malformed("a reason is required".into()));
     }
-    match app.table.clear_alarm(body.reason, who.actor.clone()).await {
-        Ok(seq) => Json(json!({ "seq": seq })).into_response(),
-        Err(e @ ClearError::NotLocked) => {
-            error(StatusCode::CONFLICT, json!({"error": e.to_string()}))
-        }
-        Err(e) => error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            json!({"error": e.to_string()}),
-        ),
-    }
+    let seq = app
+        .table
+        .clear_alarm(body.reason, who.actor.clone())
+        .await?;
+    Ok(Json(json!({ "seq": seq })).into_response())
 }
 
 #[derive(Deserialize)]
@@ -486,22 +460,19 @@ struct RoundsQuery {
     last: Option<u32>,
 }
 
-async fn rounds(State(app): State<AppState>, Query(q): Query<RoundsQuery>) -> Response {
-    let Some(reader) = &app.reader else {
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            json!({"error": "the store could not be opened"}),
-        );
-    };
+async fn rounds(
+    State(app): State<AppState>,
+    Query(q): Query<RoundsQuery>,
+) -> Result<Response, ApiError> {
+    let reader = app
+        .reader
+        .as_ref()
+        .ok_or_else(|| ApiError::Unavailable("the store could not be opened".into()))?;
     let table = app.table.snapshot().table.clone();
-    match reader.recall(&table, q.last.unwrap_or(10).min(1000)).await {
-        Ok(rounds) => {
-            let out: Vec<serde_json::Value> = rounds.iter().map(|r| r.to_json()).collect();
-            Json(out).into_response()
-        }
-        Err(e) => error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            json!({"error": e.to_string()}),
-        ),
-    }
+    let rounds = reader
+        .recall(&table, q.last.unwrap_or(10).min(1000))
+        .await
+        .map_err(|e| ApiError::Unavailable(e.to_string()))?;
+    let out: Vec<serde_json::Value> = rounds.iter().map(|r| r.to_json()).collect();
+    Ok(Json(out).into_response())
 }

@@ -100,7 +100,7 @@ pub async fn public_ws(
     request: Request,
 ) -> Response {
     let after = q.after.as_deref().and_then(parse_id);
-    let accept = match wsframe::accept(request.headers()) {
+    let accept = match wsframe::accept_request(request.version(), request.headers()) {
         Ok(accept) => accept,
         Err(e) => {
             return ApiError::Malformed(format!("a WebSocket upgrade request: {e}")).into_response()

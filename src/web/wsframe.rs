@@ -55,6 +55,8 @@ pub mod close_code {
     pub const NORMAL: u16 = 1000;
     /// The peer broke the protocol (unmasked frame, bad opcode, reserved bits...).
     pub const PROTOCOL: u16 = 1002;
+    /// A text message (or close reason) that is not UTF-8.
+    pub const INVALID_DATA: u16 = 1007;
     /// A frame larger than the server takes.
     pub const TOO_BIG: u16 = 1009;
 }
@@ -71,9 +73,23 @@ pub enum HandshakeError {
     /// `Sec-WebSocket-Version` is not 13.
     #[error("send Sec-WebSocket-Version: 13")]
     Version,
-    /// No `Sec-WebSocket-Key`.
-    #[error("send a Sec-WebSocket-Key")]
+    /// No `Sec-WebSocket-Key`, or not the base64 of 16 bytes (RFC 6455, section 4.1).
+    #[error("send a Sec-WebSocket-Key: the base64 of 16 random bytes")]
     Key,
+    /// Not HTTP/1.1: an upgrade needs HTTP/1.1 or later (RFC 6455, section 4.1).
+    #[error("send the upgrade over HTTP/1.1")]
+    HttpVersion,
+}
+
+/// [`accept`], checking the request's HTTP version too.
+pub fn accept_request(
+    version: axum::http::Version,
+    headers: &HeaderMap,
+) -> Result<String, HandshakeError> {
+    if version < axum::http::Version::HTTP_11 {
+        return Err(HandshakeError::HttpVersion);
+    }
+    accept(headers)
 }
 
 /// Checks an opening handshake's headers and returns the `Sec-WebSocket-Accept` value.
@@ -100,6 +116,13 @@ pub fn accept(headers: &HeaderMap) -> Result<String, HandshakeError> {
     let key = headers
         .get("sec-websocket-key")
         .ok_or(HandshakeError::Key)?;
+    let nonce = {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.decode(key.as_bytes())
+    };
+    if !nonce.is_ok_and(|n| n.len() == 16) {
+        return Err(HandshakeError::Key);
+    }
     Ok(accept_key(key.as_bytes()))
 }
 
@@ -165,6 +188,17 @@ pub enum FrameError {
     /// A frame longer than the server takes.
     #[error("a {0}-byte frame")]
     TooBig(u64),
+    /// A close frame whose code may not be sent (1005, 1006, 1015, unassigned ranges), or
+    /// with a one-byte body.
+    #[error("close code {0} may not be sent")]
+    CloseCode(u16),
+    /// A continuation without a message to continue, or a new message before the last
+    /// one's final frame.
+    #[error("a fragment out of sequence")]
+    Fragment,
+    /// A text message or close reason that is not UTF-8.
+    #[error("text that is not UTF-8")]
+    Utf8,
 }
 
 impl FrameError {
@@ -172,9 +206,15 @@ impl FrameError {
     pub fn close_code(&self) -> u16 {
         match self {
             FrameError::TooBig(_) => close_code::TOO_BIG,
+            FrameError::Utf8 => close_code::INVALID_DATA,
             _ => close_code::PROTOCOL,
         }
     }
+}
+
+/// A close code a peer may send (RFC 6455, section 7.4; the IANA registry).
+pub fn sendable_close_code(code: u16) -> bool {
+    matches!(code, 1000..=1003 | 1007..=1014 | 3000..=4999)
 }
 
 /// Parses frames from what a viewer sends, as it arrives.
@@ -182,6 +222,9 @@ impl FrameError {
 pub struct ClientFrames {
     buf: BytesMut,
     max_frame: u64,
+    /// The data message in progress: whether it is text, and (text only) its bytes so
+    /// far, checked as UTF-8 once whole.
+    message: Option<(bool, BytesMut)>,
 }
 
 impl ClientFrames {
@@ -190,6 +233,7 @@ impl ClientFrames {
         ClientFrames {
             buf: BytesMut::new(),
             max_frame: max_frame as u64,
+            message: None,
         }
     }
 
@@ -242,11 +286,48 @@ impl ClientFrames {
         }
         Ok(Some(match opcode {
             Opcode::Ping => ClientFrame::Ping(payload.freeze()),
-            Opcode::Close => ClientFrame::Close(
-                (payload.len() >= 2).then(|| u16::from_be_bytes([payload[0], payload[1]])),
-            ),
-            _ => ClientFrame::Ignored,
+            Opcode::Close => {
+                let code = match payload.len() {
+                    0 => None,
+                    1 => return Err(FrameError::CloseCode(0)),
+                    _ => Some(u16::from_be_bytes([payload[0], payload[1]])),
+                };
+                if let Some(code) = code.filter(|&c| !sendable_close_code(c)) {
+                    return Err(FrameError::CloseCode(code));
+                }
+                if std::str::from_utf8(payload.get(2..).unwrap_or_default()).is_err() {
+                    return Err(FrameError::Utf8);
+                }
+                ClientFrame::Close(code)
+            }
+            Opcode::Pong => ClientFrame::Ignored,
+            data => {
+                self.data(data, fin, &payload)?;
+                ClientFrame::Ignored
+            }
         }))
+    }
+
+    /// A data frame: fragments in sequence, and a text message UTF-8 once whole (kept no
+    /// longer than the frame limit).
+    fn data(&mut self, opcode: Opcode, fin: bool, payload: &[u8]) -> Result<(), FrameError> {
+        let (text, mut bytes) = match (opcode, self.message.take()) {
+            (Opcode::Continuation, Some(message)) => message,
+            (Opcode::Continuation, None) | (_, Some(_)) => return Err(FrameError::Fragment),
+            (opcode, None) => (opcode == Opcode::Text, BytesMut::new()),
+        };
+        if text {
+            bytes.extend_from_slice(payload);
+            if bytes.len() as u64 > self.max_frame {
+                return Err(FrameError::TooBig(bytes.len() as u64));
+            }
+        }
+        if !fin {
+            self.message = Some((text, bytes));
+        } else if text && std::str::from_utf8(&bytes).is_err() {
+            return Err(FrameError::Utf8);
+        }
+        Ok(())
     }
 }
 

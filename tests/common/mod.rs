@@ -334,6 +334,20 @@ pub fn local_token_header(db: &Path) -> Vec<(String, String)> {
     vec![("Authorization".into(), format!("Bearer {token}"))]
 }
 
+/// Waits (at most 15 s) until the table publishes a snapshot for which `f` holds; returns it.
+pub async fn until_snapshot(
+    handle: &croupier::table::TableHandle,
+    what: &str,
+    f: impl Fn(&croupier::table::Snapshot) -> bool,
+) -> croupier::table::Snapshot {
+    let mut watch = handle.watch();
+    let snap = tokio::time::timeout(std::time::Duration::from_secs(15), watch.wait_for(|s| f(s)))
+        .await
+        .unwrap_or_else(|_| panic!("{what}: not within 15 s: {:?}", handle.snapshot()))
+        .expect("table running");
+    (**snap).clone()
+}
+
 /// Runs the `croupier` binary with `args`, `stdin` written to it; its output.
 pub fn croupier(args: &[&str], stdin: Option<&str>) -> std::process::Output {
     use std::io::Write;

@@ -24,6 +24,11 @@ pub struct Proc {
 
 /// Spawns `croupier run --config cfg` (stderr appended to `log`) without waiting.
 pub fn spawn_raw(cfg: &Path, log: &Path) -> Child {
+    spawn_raw_with(cfg, log, &[])
+}
+
+/// [`spawn_raw`] with more arguments to `run` (`--init`, say).
+pub fn spawn_raw_with(cfg: &Path, log: &Path, extra: &[&str]) -> Child {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -32,6 +37,7 @@ pub fn spawn_raw(cfg: &Path, log: &Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_croupier"))
         .args(["run", "--config"])
         .arg(cfg)
+        .args(extra)
         .env("RUST_LOG", "info")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

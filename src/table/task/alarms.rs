@@ -12,7 +12,7 @@ use croupier_drivers::event::{ShoeEvent, ShoeStatus};
 use croupier_drivers::ShoeItem;
 use tracing::{error, info, warn};
 
-fn describe_status(status: ShoeStatus) -> String {
+pub(super) fn describe_status(status: ShoeStatus) -> String {
     let mut parts = Vec::new();
     if status.lid_open {
         parts.push("lid open");
@@ -32,9 +32,7 @@ impl Table {
             ShoeEvent::Card(card) => ShoeItem::Card(card),
             ShoeEvent::CutCard => ShoeItem::CutCard,
             ShoeEvent::Connected { port } => {
-                info!(table = %self.id, %port, "shoe connected");
-                self.link = crate::table::state::LINK_CONNECTED.into();
-                self.publish_state();
+                self.on_connected(port).await;
                 return;
             }
             ShoeEvent::Disconnected { reason } => {
@@ -51,6 +49,7 @@ impl Table {
                 return;
             }
             ShoeEvent::Status(status) => {
+                self.shoe_status = status;
                 if status != ShoeStatus::default() {
                     self.raise(
                         AlarmKind::ShoeStatus,
@@ -84,25 +83,23 @@ impl Table {
             }
         };
         let code = item.to_string();
-        // Cards are counted here, once their fate is durable (or known unrecordable).
+        // Cards are counted once their fate is durable (or known unrecordable): the tally
+        // is taken when the row commits, before it is published.
         let card = matches!(item, ShoeItem::Card(_));
-        let count = |table: &Table, outcome| {
-            if card {
-                table.metrics.card(outcome);
-            }
-        };
+        let tally = |outcome| card.then_some(outcome);
         if self.broken.is_some() {
-            error!(table = %self.id, item = %code, "shoe item NOT RECORDED: the store is unusable");
-            self.unrecorded.push(code);
-            count(self, CardOutcome::Unrecorded);
+            error!(table = %self.id, item = %code, "shoe item NOT RECORDED: the store is unusable; spilled");
+            self.spill_now(crate::store::spill::Spilled::Item(code));
+            if card {
+                self.metrics.card(CardOutcome::Unrecorded);
+            }
             self.publish_state();
             return;
         }
         if self.alarm.is_some() || self.dispute.is_some() {
             self.events.clear();
-            if self.record(Record::Held { item: code }).await.is_some() {
-                count(self, CardOutcome::Held);
-            }
+            self.tally.card = tally(CardOutcome::Held);
+            self.record(Record::Held { item: code }).await;
             return;
         }
         let input = match item {
@@ -112,16 +109,18 @@ impl Table {
         let decided = self.apply_input(&input);
         match decided {
             Ok(()) => {
-                let recorded = self.record(Record::Input {
+                self.tally.card = tally(CardOutcome::Applied);
+                self.record(Record::Input {
                     source: Source::Shoe,
                     input,
-                });
-                // Counted by `record`, before it publishes.
-                let _ = recorded.await;
+                })
+                .await;
             }
             Err(rejection) => {
                 let expecting = self.engine.expectation();
-                let recorded = self.raise(
+                let card_tally = tally(CardOutcome::Refused);
+                self.raise_counting(
+                    card_tally,
                     AlarmKind::CardRefused,
                     format!("{code} out of the shoe was refused: {rejection}"),
                     format!(
@@ -129,10 +128,8 @@ impl Table {
                          clear the alarm"
                     ),
                     Some(code),
-                );
-                if recorded.await {
-                    count(self, CardOutcome::Refused);
-                }
+                )
+                .await;
             }
         }
     }
@@ -193,6 +190,7 @@ impl Table {
                 }
             }
             ButtonEvent::Stuck { pin } => {
+                self.stuck.insert(pin);
                 self.raise(
                     AlarmKind::ButtonStuck,
                     format!("the button on GPIO {pin} is stuck"),
@@ -202,6 +200,7 @@ impl Table {
                 .await;
             }
             ButtonEvent::Unstuck { pin } => {
+                self.stuck.remove(&pin);
                 info!(table = %self.id, pin, "button came free");
             }
             #[allow(unreachable_patterns)]
@@ -220,6 +219,9 @@ impl Table {
         let Some(alarm) = &self.alarm else {
             return Err(ClearError::NotLocked);
         };
+        if let Some(why) = self.device_fault() {
+            return Err(ClearError::Persists(why));
+        }
         let voided = alarm.held.clone();
         let actor_name = actor.clone();
         let entry = AuditEntry::new(actor, actions::ALARM_CLEAR)
@@ -252,26 +254,42 @@ impl Table {
         expected: String,
         item: Option<String>,
     ) -> bool {
+        self.raise_counting(None, kind, reason, expected, item)
+            .await
+    }
+
+    /// [`Table::raise`], counting the refused card as `card` when the row commits.
+    pub(super) async fn raise_counting(
+        &mut self,
+        card: Option<CardOutcome>,
+        kind: AlarmKind,
+        reason: String,
+        expected: String,
+        item: Option<String>,
+    ) -> bool {
         if self.broken.is_some() {
-            error!(table = %self.id, %reason, "alarm NOT RECORDED: the store is unusable");
-            if let Some(item) = item {
-                self.unrecorded.push(item);
+            error!(table = %self.id, %reason, "alarm NOT RECORDED: the store is unusable; spilled");
+            if card.is_some() {
+                self.metrics.card(CardOutcome::Unrecorded);
             }
+            if let Some(item) = item {
+                self.spill_now(crate::store::spill::Spilled::Item(item));
+            }
+            self.spill_now(crate::store::spill::Spilled::Alarm(reason));
             self.publish_state();
             return false;
         }
         self.events.clear();
-        let recorded = self
-            .record(Record::Alarm {
-                reason,
-                expected,
-                item,
-            })
-            .await
-            .is_some();
-        if recorded {
-            self.metrics.alarm(kind);
-        }
-        recorded
+        self.tally = super::table::Tally {
+            card,
+            alarm: Some(kind),
+        };
+        self.record(Record::Alarm {
+            reason,
+            expected,
+            item,
+        })
+        .await
+        .is_some()
     }
 }

@@ -151,6 +151,11 @@ impl Table {
                 return Err(DisputeError::SamePerson(by));
             }
         }
+        if self.alarm.is_some() {
+            if let Some(why) = self.device_fault() {
+                return Err(DisputeError::Persists(why));
+            }
+        }
         let c = self.correction(&p.resolution)?;
         // The override on the record: the round before and after, who proposed and who
         // confirmed, in the same transaction as the log row that applies it.

@@ -119,6 +119,9 @@ pub enum DisputeError {
     /// The correction does not apply.
     #[error(transparent)]
     Correction(#[from] CorrectionError),
+    /// The alarm's fault is still there (see [`ClearError::Persists`]).
+    #[error("the alarm's dispute cannot be resolved while {0}")]
+    Persists(String),
     /// The table is out of service.
     #[error("the table is out of service: {0}")]
     Broken(String),
@@ -141,6 +144,7 @@ impl DisputeError {
             DisputeError::NotRecorded(_) => "not_recorded",
             DisputeError::NotCancellable => "not_cancellable",
             DisputeError::Correction(e) => e.code(),
+            DisputeError::Persists(_) => "condition_persists",
             DisputeError::Broken(_) => "out_of_service",
             DisputeError::Stopped => "stopped",
         }
@@ -153,6 +157,10 @@ pub enum ClearError {
     /// There is no alarm.
     #[error("the table is not locked")]
     NotLocked,
+    /// What raised the alarm is still there (the shoe still unplugged, the lid still open,
+    /// a button still stuck): fix it first.
+    #[error("the alarm cannot be cleared while {0}")]
+    Persists(String),
     /// The table is broken (store unusable), which clearing cannot fix.
     #[error("the table is out of service and cannot be cleared: {0}; repair or move the database and restart")]
     Broken(String),
@@ -162,4 +170,17 @@ pub enum ClearError {
     /// The table task has stopped.
     #[error("the table has stopped")]
     Stopped,
+}
+
+impl ClearError {
+    /// The stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ClearError::NotLocked => "not_locked",
+            ClearError::Persists(_) => "condition_persists",
+            ClearError::Broken(_) => "out_of_service",
+            ClearError::Store(_) => "store_failed",
+            ClearError::Stopped => "stopped",
+        }
+    }
 }

@@ -16,9 +16,11 @@
 mod alarms;
 mod betting;
 mod command;
+mod devices;
 mod disputes;
 mod errors;
 mod handle;
+mod outage;
 mod publish;
 mod recovery;
 mod run;

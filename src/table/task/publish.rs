@@ -145,7 +145,7 @@ impl Table {
             round,
             rounds_settled: self.rounds_settled,
             last_result: self.last_result.clone(),
-            unrecorded: self.unrecorded.clone(),
+            unrecorded: self.unrecorded(),
             dispute: self.dispute_view(),
             provisional: self.provisional(),
         })

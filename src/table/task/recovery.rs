@@ -4,13 +4,14 @@
 
 use super::command::Command;
 use super::handle::TableHandle;
-use super::table::{DisputeSettings, OpenDispute, RoundBase, Table, DELTA_BUFFER};
+use super::table::{DisputeSettings, OpenDispute, RoundBase, Table, Tally, DELTA_BUFFER};
 use crate::engine::{Engine, Event, Expectation, Input, Variant};
 use crate::metrics::Metrics;
 use crate::store::{LogRow, Record, Store};
 use crate::table::dispute::{self, Origin};
 use crate::table::heartbeat::Heartbeat;
-use crate::table::state::{Alarm, BettingView, RoundView, ShoeView, Snapshot, TableState};
+use crate::table::state::{Alarm, BettingView, Delta, RoundView, ShoeView, Snapshot, TableState};
+use croupier_drivers::event::ShoeStatus;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc, watch};
@@ -70,46 +71,19 @@ impl Table {
         let (snapshot_tx, snapshot_rx) = watch::channel(placeholder);
         let (deltas, _) = broadcast::channel(DELTA_BUFFER);
         let (commands, rx) = mpsc::channel(256);
-        let base = RoundBase {
-            engine: engine.clone(),
-            view: RoundView::default(),
-            rounds_settled: 0,
-            last_result: None,
-        };
         let metrics = Arc::new(Metrics::default());
         let heartbeat = Arc::new(Heartbeat::default());
         heartbeat.beat();
-        let mut table = Table {
-            id: id.to_string(),
-            name: name.to_string(),
-            variant_name: variant_name.to_string(),
+        let mut table = Table::blank(
+            id,
+            name,
+            variant_name,
             engine,
-            base,
-            next_base: None,
-            round_inputs: Vec::new(),
-            dispute: None,
-            proposal: None,
-            unfinal: None,
-            final_at: None,
-            disputes: DisputeSettings::default(),
-            currency: crate::currency::Currency::default(),
-            store: None,
-            view: RoundView::default(),
-            betting: BettingView::default(),
-            alarm: None,
-            broken: None,
-            seq: 0,
-            inputs: 0,
-            rounds_settled: 0,
-            last_result: None,
-            link: "waiting".into(),
-            unrecorded: Vec::new(),
-            events: Vec::new(),
             snapshot_tx,
-            deltas: deltas.clone(),
-            metrics: Arc::clone(&metrics),
-            heartbeat: Arc::clone(&heartbeat),
-        };
+            deltas.clone(),
+            Arc::clone(&metrics),
+            Arc::clone(&heartbeat),
+        );
         let mut rows = 0;
         match opened {
             Err(reason) => table.broken = Some(reason),
@@ -147,6 +121,65 @@ impl Table {
     pub fn set_currency(&mut self, currency: crate::currency::Currency) {
         self.currency = currency;
         self.publish_state();
+    }
+
+    /// A table with nothing replayed yet, publishing through `snapshot_tx` and `deltas`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn blank(
+        id: &str,
+        name: &str,
+        variant_name: &str,
+        engine: Engine,
+        snapshot_tx: watch::Sender<Arc<Snapshot>>,
+        deltas: broadcast::Sender<Arc<Delta>>,
+        metrics: Arc<Metrics>,
+        heartbeat: Arc<Heartbeat>,
+    ) -> Table {
+        let base = RoundBase {
+            engine: engine.clone(),
+            view: RoundView::default(),
+            rounds_settled: 0,
+            last_result: None,
+        };
+        Table {
+            id: id.to_string(),
+            name: name.to_string(),
+            variant_name: variant_name.to_string(),
+            engine,
+            base,
+            next_base: None,
+            round_inputs: Vec::new(),
+            dispute: None,
+            proposal: None,
+            unfinal: None,
+            final_at: None,
+            disputes: DisputeSettings::default(),
+            currency: crate::currency::Currency::default(),
+            store: None,
+            view: RoundView::default(),
+            betting: BettingView::default(),
+            alarm: None,
+            broken: None,
+            seq: 0,
+            inputs: 0,
+            rounds_settled: 0,
+            last_result: None,
+            link: "waiting".into(),
+            shoe_status: ShoeStatus::default(),
+            stuck: std::collections::BTreeSet::new(),
+            spill: None,
+            spilled_through: 0,
+            unspilled: Vec::new(),
+            failed: None,
+            refold: false,
+            retry_at: None,
+            events: Vec::new(),
+            tally: Tally::default(),
+            snapshot_tx,
+            deltas,
+            metrics,
+            heartbeat,
+        }
     }
 
     /// Sets how disputes are handled (before `run`). A round recovered as provisional gets
@@ -231,35 +264,18 @@ impl Table {
                 reason,
                 expected,
                 item,
-            } => match &mut self.alarm {
-                Some(alarm) => {
-                    alarm.also.push(reason.clone());
-                    alarm.held.extend(item.iter().cloned());
+            } => self.lock(seq, reason, expected, item.iter().cloned()),
+            Record::Recovered { spill_through, .. } => {
+                self.spilled_through = self.spilled_through.max(*spill_through);
+                self.unspilled.clear();
+                if let Some((reason, expected)) = record.recovered_alarm() {
+                    let items = match record {
+                        Record::Recovered { items, .. } => items.clone(),
+                        _ => Vec::new(),
+                    };
+                    self.lock(seq, &reason, &expected, items);
                 }
-                None => {
-                    self.alarm = Some(Alarm {
-                        seq,
-                        reason: reason.clone(),
-                        expected: expected.clone(),
-                        held: item.iter().cloned().collect(),
-                        also: Vec::new(),
-                    });
-                    // Every alarm opens a dispute: a supervisor may resolve it with a
-                    // correction (a misread card corrected, say) instead of clearing it.
-                    if self.dispute.is_none() {
-                        self.dispute = Some(OpenDispute {
-                            id: seq,
-                            origin: Origin::Alarm,
-                            seat: None,
-                            round: self.view.number,
-                            reason: reason.clone(),
-                            by: "alarm".into(),
-                            frozen: self.decorate(self.view.clone(), &self.engine),
-                            held: Vec::new(),
-                        });
-                    }
-                }
-            },
+            }
             Record::Held { item } => {
                 // A proposal previewed without this card is out of date.
                 self.proposal = None;
@@ -304,6 +320,45 @@ impl Table {
                 if self.unfinal == Some(*round) {
                     self.unfinal = None;
                     self.final_at = None;
+                }
+            }
+        }
+    }
+
+    /// Locks the table (an alarm row, or a `recovered` row with items), `items` held.
+    fn lock(
+        &mut self,
+        seq: u64,
+        reason: &str,
+        expected: &str,
+        items: impl IntoIterator<Item = String>,
+    ) {
+        match &mut self.alarm {
+            Some(alarm) => {
+                alarm.also.push(reason.to_string());
+                alarm.held.extend(items);
+            }
+            None => {
+                self.alarm = Some(Alarm {
+                    seq,
+                    reason: reason.to_string(),
+                    expected: expected.to_string(),
+                    held: items.into_iter().collect(),
+                    also: Vec::new(),
+                });
+                // Every alarm opens a dispute: a supervisor may resolve it with a
+                // correction (a misread card corrected, say) instead of clearing it.
+                if self.dispute.is_none() {
+                    self.dispute = Some(OpenDispute {
+                        id: seq,
+                        origin: Origin::Alarm,
+                        seat: None,
+                        round: self.view.number,
+                        reason: reason.to_string(),
+                        by: "alarm".into(),
+                        frozen: self.decorate(self.view.clone(), &self.engine),
+                        held: Vec::new(),
+                    });
                 }
             }
         }

@@ -11,7 +11,7 @@ use crate::store::{Record, Source, Store};
 use crate::table::heartbeat;
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
-use tracing::{error, info, warn};
+use tracing::{info, warn};
 
 /// systemd's watchdog, pinged from the table loop.
 #[derive(Debug, Clone)]
@@ -65,15 +65,18 @@ impl Table {
         loop {
             self.arm_window();
             let window = self.final_at;
+            let retry = self.retry_at;
             enum Next {
                 Stop,
                 Window,
+                Retry,
                 Command(Option<Command>),
             }
             let next = tokio::select! {
                 biased;
                 _ = shutdown.wait_for(|stop| *stop) => Next::Stop,
                 _ = until(window) => Next::Window,
+                _ = until(retry) => Next::Retry,
                 _ = beats.tick() => {
                     self.heartbeat.beat();
                     continue;
@@ -90,6 +93,7 @@ impl Table {
             };
             match next {
                 Next::Window => self.on_window_closed().await,
+                Next::Retry => self.retry_store().await,
                 Next::Command(Some(command)) => self.handle(command).await,
                 Next::Command(None) => break,
                 Next::Stop => {
@@ -248,6 +252,13 @@ impl Table {
         {
             Ok(seq) => {
                 self.metrics.committed(started.elapsed());
+                let tally = std::mem::take(&mut self.tally);
+                if let Some(outcome) = tally.card {
+                    self.metrics.card(outcome);
+                }
+                if let Some(kind) = tally.alarm {
+                    self.metrics.alarm(kind);
+                }
                 let settled = self
                     .events
                     .iter()
@@ -256,15 +267,6 @@ impl Table {
                 if settled > 0 {
                     self.metrics.rounds_settled(settled as u64);
                 }
-                // A card is counted once durable and before anyone is told of it, so whoever
-                // has seen it on the table sees it counted in /metrics too.
-                if let Record::Input {
-                    source: Source::Shoe,
-                    input: Input::Card(_),
-                } = &record
-                {
-                    self.metrics.card(crate::metrics::CardOutcome::Applied);
-                }
                 let events = std::mem::take(&mut self.events);
                 self.absorb(seq, &record, &events);
                 self.publish(seq, record, &events);
@@ -272,11 +274,8 @@ impl Table {
                 Some(seq)
             }
             Err(e) => {
-                self.metrics.store_failure();
-                error!(table = %self.id, error = %e, "cannot record; the table is out of service");
-                self.broken = Some(format!("a write to the store failed: {e}"));
-                self.store = None;
-                self.publish_state();
+                self.tally = Default::default();
+                self.write_failed(e.to_string(), &record);
                 None
             }
         }

@@ -2,11 +2,12 @@
 //! behaviour to, and what it keeps about the round in play and its dispute.
 
 use crate::engine::{Engine, Event, Input, RoundResult, SeatId};
-use crate::metrics::Metrics;
+use crate::metrics::{AlarmKind, CardOutcome, Metrics};
 use crate::store::Store;
 use crate::table::dispute::{Origin, Resolution};
 use crate::table::heartbeat::Heartbeat;
 use crate::table::state::{Alarm, BettingView, Delta, ProposalView, RoundView, Snapshot};
+use croupier_drivers::event::ShoeStatus;
 use std::sync::Arc;
 use tokio::sync::{broadcast, watch};
 
@@ -29,8 +30,26 @@ pub struct Table {
     pub(super) rounds_settled: u64,
     pub(super) last_result: Option<RoundResult>,
     pub(super) link: String,
-    pub(super) unrecorded: Vec<String>,
+    /// What the shoe last reported about its sensors (`devices.rs`).
+    pub(super) shoe_status: ShoeStatus,
+    /// Buttons reported stuck and not yet free.
+    pub(super) stuck: std::collections::BTreeSet<u8>,
+    /// Where what could not be recorded is kept (`store::spill`).
+    pub(super) spill: Option<crate::store::spill::Spill>,
+    /// The last spill entry the log accounts for (a `recovered` row's `spill_through`).
+    pub(super) spilled_through: u64,
+    /// What could not even be spilled (the spill file failed too): memory only.
+    pub(super) unspilled: Vec<crate::store::spill::Spilled>,
+    /// A write failed with this error: the store is kept and retried (`outage.rs`).
+    pub(super) failed: Option<String>,
+    /// The failed write was an input the engine had applied: the table is rebuilt from
+    /// the log before the retry writes.
+    pub(super) refold: bool,
+    /// When to retry the store (or take the spill file into the log).
+    pub(super) retry_at: Option<tokio::time::Instant>,
     pub(super) events: Vec<Event>,
+    /// What to count when the row being written commits.
+    pub(super) tally: Tally,
     pub(super) snapshot_tx: watch::Sender<Arc<Snapshot>>,
     pub(super) deltas: broadcast::Sender<Arc<Delta>>,
     /// Before the current round opened.
@@ -49,6 +68,14 @@ pub struct Table {
     pub(super) currency: crate::currency::Currency,
     pub(super) metrics: Arc<Metrics>,
     pub(super) heartbeat: Arc<Heartbeat>,
+}
+
+/// The metrics a row counts once it commits — before it is published, so whoever sees
+/// the row sees it counted.
+#[derive(Debug, Default)]
+pub(super) struct Tally {
+    pub(super) card: Option<CardOutcome>,
+    pub(super) alarm: Option<AlarmKind>,
 }
 
 /// The table as it was just before the current round opened: a resolution replays the
