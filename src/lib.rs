@@ -7,12 +7,14 @@
 //! its health endpoints.
 
 pub mod auth;
+pub mod broker;
 pub mod cards;
 pub mod clock;
 pub mod engine;
 pub mod metrics;
 pub mod money;
 pub mod process;
+pub mod publish;
 pub mod replay;
 pub mod sim;
 pub mod store;

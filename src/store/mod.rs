@@ -13,6 +13,7 @@
 
 pub mod audit;
 mod backup;
+pub mod outbox;
 mod record;
 
 pub use backup::{backup, verify, Verified};

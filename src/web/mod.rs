@@ -80,6 +80,8 @@ pub struct AppState {
     pub fanout: Option<fanout::Fanout>,
     /// The local token (see `auth::local_token`), if the service wrote one.
     pub local_token: Option<Arc<crate::auth::local_token::LocalToken>>,
+    /// The broker publisher's status, when `[publish]` is configured.
+    pub publish: Option<Arc<crate::publish::PublishStatus>>,
 }
 
 impl AppState {
@@ -101,7 +103,14 @@ impl AppState {
             variant,
             sim,
             local_token: None,
+            publish: None,
         }
+    }
+
+    /// Reports `publisher` in `/readyz` and `/metrics`.
+    pub fn with_publish(mut self, publisher: Arc<crate::publish::PublishStatus>) -> AppState {
+        self.publish = Some(publisher);
+        self
     }
 
     /// Serving plain TCP: starts the `/ws/public` fan-out (its shards write to raw TCP
