@@ -15,6 +15,7 @@ pub mod metrics;
 pub mod money;
 pub mod process;
 pub mod publish;
+pub mod relay;
 pub mod replay;
 pub mod sim;
 pub mod store;

@@ -324,24 +324,31 @@ impl Publisher {
         .map_err(broker)
     }
 
+    /// The bucket, created when missing. Its stream is created here with the key-value
+    /// conventions (`KV_<bucket>`, `$KV.<bucket>.>`, one value per key, rollups, no
+    /// deletes) rather than by `create_key_value`, which first asks for the account's
+    /// information in a form nats-server 2.9 does not answer.
     async fn ensure_bucket(&self, js: &Context) -> Result<kv::Store, PassError> {
-        if let Ok(bucket) = js.get_key_value(&self.config.bucket).await {
-            return Ok(bucket);
+        let bucket = &self.config.bucket;
+        if let Ok(store) = js.get_key_value(bucket).await {
+            return Ok(store);
         }
-        match js
-            .create_key_value(kv::Config {
-                bucket: self.config.bucket.clone(),
-                description: "croupier: the latest public view of every table".into(),
-                history: 1,
-                num_replicas: self.config.replicas,
-                ..Default::default()
-            })
-            .await
-        {
-            Ok(bucket) => Ok(bucket),
-            // Another table created it meanwhile.
-            Err(_) => js.get_key_value(&self.config.bucket).await.map_err(broker),
-        }
+        js.get_or_create_stream(stream::Config {
+            name: format!("KV_{bucket}"),
+            description: Some("croupier: the latest public view of every table".into()),
+            subjects: vec![format!("$KV.{bucket}.>")],
+            max_messages_per_subject: 1,
+            storage: stream::StorageType::File,
+            num_replicas: self.config.replicas,
+            allow_rollup: true,
+            deny_delete: true,
+            allow_direct: true,
+            discard: stream::DiscardPolicy::New,
+            ..Default::default()
+        })
+        .await
+        .map_err(broker)?;
+        js.get_key_value(bucket).await.map_err(broker)
     }
 }
 

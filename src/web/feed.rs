@@ -274,15 +274,12 @@ impl PublicFeed {
         self.insert(&mut ring, message);
     }
 
-    /// Sets the state a resync starts from while the ring is still empty (the relay's
-    /// snapshot from the key-value bucket).
-    pub fn seed(&self, view: PublicView, seq: u64, sub: u32, n: u64) {
+    /// Sets the view a resync sends until the first relayed view (the relay's snapshot
+    /// from the key-value bucket); later views keep its last result until a newer one.
+    pub fn seed_view(&self, view: PublicView) {
         let mut ring = self.lock();
-        if ring.n == 0 && ring.messages.is_empty() {
+        if ring.view.is_none() {
             ring.view = Some(view);
-            ring.seq = seq;
-            ring.sub = sub;
-            ring.n = n;
         }
     }
 

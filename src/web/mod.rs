@@ -330,7 +330,8 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-async fn asset(name: &str) -> Response {
+/// An embedded `dealer-ui/` file (404 for any other name); the relay serves the same.
+pub async fn asset(name: &str) -> Response {
     match ASSETS.iter().find(|(n, _, _)| *n == name) {
         Some((_, mime, body)) => (
             [
@@ -344,7 +345,8 @@ async fn asset(name: &str) -> Response {
     }
 }
 
-async fn asset_owned(name: String) -> Response {
+/// [`asset`] for an owned name (a path parameter).
+pub async fn asset_owned(name: String) -> Response {
     asset(&name).await
 }
 
