@@ -67,6 +67,9 @@ pub struct PublishStatus {
     published: AtomicU64,
     failures: AtomicU64,
     max_lag: AtomicU64,
+    /// The broker connection, once made: a lost link is reported at once, not only when
+    /// the next acknowledgement times out.
+    client: std::sync::OnceLock<async_nats::Client>,
 }
 
 impl PublishStatus {
@@ -80,11 +83,21 @@ impl PublishStatus {
     /// The current state.
     pub fn state(&self) -> PublishState {
         match self.state.load(Ordering::Relaxed) {
+            1 if self.client.get().is_some_and(|c| {
+                c.connection_state() != async_nats::connection::State::Connected
+            }) =>
+            {
+                PublishState::Disconnected
+            }
             1 => PublishState::Publishing,
             2 => PublishState::Disconnected,
             3 => PublishState::Failed,
             _ => PublishState::Connecting,
         }
+    }
+
+    pub(crate) fn set_client(&self, client: async_nats::Client) {
+        let _ = self.client.set(client);
     }
 
     pub(crate) fn set_state(&self, state: PublishState) {

@@ -119,6 +119,7 @@ async fn run(
         }
     };
     info!(table = %id, url = %config.nats_url, "publisher connected");
+    status.set_client(client.clone());
     let js = jetstream::new(client);
     let mut publisher = Publisher {
         config,
