@@ -318,8 +318,7 @@ fn check_results(table: &str, stream: &[String], results: &[Value]) {
         let published = stream
             .iter()
             .map(|t| serde_json::from_str::<Value>(t).expect("json"))
-            .filter(|m| m["type"] == "result" && &m["round"] == round)
-            .last()
+            .rfind(|m| m["type"] == "result" && &m["round"] == round)
             .unwrap_or_else(|| panic!("{table}: round {round} has no result message"));
         assert_eq!(&published["result"], recorded, "{table}: round {round}");
     }

@@ -90,3 +90,58 @@ impl PublishSection {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::table::config::{TableConfig, DEFAULT_TOML};
+
+    fn with(section: &str) -> Result<TableConfig, String> {
+        TableConfig::parse("t.toml", &format!("{DEFAULT_TOML}\n{section}"))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_embedded_default_talks_to_no_broker() {
+        assert_eq!(TableConfig::embedded().expect("valid").publish, None);
+    }
+
+    #[test]
+    fn a_section_with_only_the_url_takes_the_defaults() {
+        let p = with("[publish]\nnats_url = \"nats://10.0.0.5:4222\"\n")
+            .expect("valid")
+            .publish
+            .expect("publish");
+        assert_eq!(p.nats_url, "nats://10.0.0.5:4222");
+        assert_eq!(p.public_stream, "CROUPIER_PUBLIC");
+        assert_eq!(p.log_stream, "CROUPIER_LOG");
+        assert_eq!(p.bucket, "croupier_tables");
+        assert_eq!(
+            (p.replicas, p.public_max_age_hours, p.max_lag),
+            (1, 24, 100)
+        );
+        assert_eq!(p.credentials, None);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_names_are_refused_where_they_are() {
+        let lines = DEFAULT_TOML.lines().count();
+        let e = with("[publish]\nnats_url = \"nats://x:4222\"\nstream = \"X\"\n")
+            .expect_err("unknown key");
+        assert!(e.contains("unknown field `stream`"), "{e}");
+        let e = with("[publish]\nnats_url = \"nats://x:4222\"\nbucket = \"a.b\"\n")
+            .expect_err("bad bucket");
+        assert!(
+            e.starts_with(&format!("t.toml:{}:", lines + 4))
+                && e.contains("publish.bucket \"a.b\""),
+            "{e}"
+        );
+        let e = with("[publish]\nnats_url = \"nats://x:4222\"\nlog_stream = \"CROUPIER_PUBLIC\"\n")
+            .expect_err("same streams");
+        assert!(e.contains("must differ"), "{e}");
+        let e = with("[publish]\nnats_url = \" \"\n").expect_err("empty url");
+        assert!(e.contains("nats_url is empty"), "{e}");
+        let e =
+            with("[publish]\nnats_url = \"nats://x:4222\"\nreplicas = 0\n").expect_err("replicas");
+        assert!(e.contains("publish.replicas 0"), "{e}");
+    }
+}

@@ -42,7 +42,7 @@ pub struct Draft {
 #[derive(Debug, Clone)]
 pub enum What {
     /// The public view (without its last result).
-    View(PublicView),
+    View(Box<PublicView>),
     /// A settled round's result, and whether it is still provisional.
     Result(RoundResult, bool),
     /// A round's result became final.
@@ -117,10 +117,10 @@ impl PublicFold {
             } == view
         });
         if !same {
-            what.push(What::View(PublicView {
+            what.push(What::View(Box::new(PublicView {
                 last_result: None,
                 ..view.clone()
-            }));
+            })));
             self.last = Some(view);
         } else if let Some(last) = &mut self.last {
             // Keep what a late joiner gets current (a result alone changes it).

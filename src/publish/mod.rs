@@ -150,3 +150,25 @@ impl PublishStatus {
             || (lag > 0 && self.state() != PublishState::Publishing)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lag_is_a_reason_beyond_the_allowance_or_while_not_publishing() {
+        let s = PublishStatus::new(5);
+        s.set_acked(100, 40);
+        s.set_state(PublishState::Publishing);
+        assert_eq!(s.lag(104), 4);
+        assert!(!s.lagging(105), "within the allowance while publishing");
+        assert!(s.lagging(106), "beyond it");
+        s.set_state(PublishState::Disconnected);
+        assert!(
+            s.lagging(101),
+            "any lag while the broker is not taking rows"
+        );
+        assert!(!s.lagging(100), "no lag, no reason, whatever the link");
+        assert_eq!(s.lag(90), 0, "acked ahead of a snapshot read earlier");
+    }
+}
