@@ -10,10 +10,10 @@
 //!   when the bench asks the simulator to deal, a little before the frame is written, so
 //!   this figure is an upper bound.
 
+use croupier::app::{self, Started};
 use croupier::engine::{Engine, Input, Variant};
 use croupier::sim::{Style, TableSim};
 use croupier::store::Source;
-use croupier::table::service::{self, Started};
 use croupier::table::{TableConfig, TableHandle, Update};
 use croupier_drivers::proto::barcode::Barcode4;
 use croupier_drivers::proto::line::LineFormat;
@@ -74,7 +74,7 @@ async fn start(
     let (tx, rx) = oneshot::channel::<Started>();
     let (stop, stop_rx) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
-        service::run(
+        app::run(
             config,
             async move {
                 let _ = stop_rx.await;

@@ -1,7 +1,7 @@
 //! The service-side subcommands: `run`, `relay`, `check-config`, `recall`, `alarm clear`.
 
+use croupier::app::{self, Started};
 use croupier::store::{Reader, Record};
-use croupier::table::service::{self, Started};
 use croupier::table::TableConfig;
 use croupier::web::client;
 use std::io::{IsTerminal, Write};
@@ -112,7 +112,7 @@ pub async fn run_command(config: Option<PathBuf>, bind: Option<String>) -> ExitC
             let _ = n.ready(&format!("table {} serving http://{}/", snap.table, s.addr));
         }
     };
-    match service::run(config, shutdown_signal(), announce).await {
+    match app::run(config, shutdown_signal(), announce).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e),
     }

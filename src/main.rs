@@ -67,7 +67,7 @@ enum Command {
         #[arg(long)]
         credentials: Option<PathBuf>,
         /// The key-value bucket the tables put their views in (`[publish] bucket`).
-        #[arg(long, default_value = croupier::publish::subjects::DEFAULT_BUCKET)]
+        #[arg(long, default_value = croupier::broker::subjects::DEFAULT_BUCKET)]
         bucket: String,
     },
     /// Validates a table configuration; prints file:line:column: message on a problem.

@@ -7,10 +7,10 @@ mod common;
 mod running;
 
 use common::{config, from_shoe, session, shoe_items, variant};
+use croupier::app::{self, Started};
 use croupier::engine::{Code, Input};
 use croupier::store::{Reader, Record, Source};
 use croupier::table::demo::main_bet;
-use croupier::table::service::{self, Started};
 use croupier::table::{SubmitError, TableConfig, TableHandle, TableState, Update, DELTA_BUFFER};
 use croupier_drivers::sim::{InjectedFault, SimConfig, SimShoe};
 use croupier_drivers::ShoeItem;
@@ -24,13 +24,13 @@ struct Running {
     handle: TableHandle,
     addr: std::net::SocketAddr,
     stop: oneshot::Sender<()>,
-    task: JoinHandle<Result<(), service::ServiceError>>,
+    task: JoinHandle<Result<(), app::ServiceError>>,
 }
 
 async fn start(config: TableConfig) -> Running {
     let (started_tx, started_rx) = oneshot::channel::<Started>();
     let (stop, stop_rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(service::run(
+    let task = tokio::spawn(app::run(
         config,
         async move {
             let _ = stop_rx.await;

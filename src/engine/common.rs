@@ -12,11 +12,11 @@
 
 use super::hand::total;
 use super::io::{Action, Code, Event, Place, PlayerBets, PlayerId, Rejection, SeatId};
-use super::round::{
+use super::rules::{
     after_card, dealer_rules_draw, double_hand, hand_depends_on_dealer, initial_deal_target,
     may_double, may_split, may_surrender, player_natural, side_bets_need_second_card, split_hand,
-    Engine, Hand, HandState, Insurance, Phase, SeatPlay,
 };
+use super::state::{reject, Engine, Hand, HandState, Insurance, Phase, PlayerPlay, SeatPlay};
 use crate::cards::{Card, Rank};
 use crate::money::Amount;
 use smallvec::SmallVec;
@@ -34,38 +34,6 @@ pub struct OpenDecision {
     pub total: u8,
     /// The decisions it may take.
     pub allowed: Vec<Action>,
-}
-
-/// One player's part of a common-draw round.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PlayerPlay {
-    pub id: PlayerId,
-    /// The player's boxes, in box order; each is a seat's worth of bets and hands.
-    pub boxes: SmallVec<[SeatPlay; 1]>,
-}
-
-/// The common draw's round state (empty in a seat-by-seat game).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct CommonRound {
-    /// Players by id (sorted, for lookup).
-    pub players: Vec<PlayerPlay>,
-    /// Boxes dealt this round, in order, and their two initial cards.
-    pub boxes: SmallVec<[(SeatId, SmallVec<[Card; 2]>); 3]>,
-    /// Cards no hand asked for.
-    pub burned: Vec<Card>,
-    /// The table's time as of the last tick.
-    pub now: u64,
-    /// When the open decision step (or insurance) times out.
-    pub deadline: u64,
-    /// Hands still owing a decision in the open step (kept so that a decision costs O(log n)
-    /// with thousands of players, not a scan).
-    pub undecided: usize,
-    /// What each player box that won last round returned on its main bet (for Let it play).
-    pub last_wins: std::collections::BTreeMap<(PlayerId, SeatId), Amount>,
-}
-
-fn reject<T>(code: Code, message: impl Into<String>) -> Result<T, Rejection> {
-    Err(Rejection::new(code, message))
 }
 
 /// The hand a box is playing now: split hands play in turn.

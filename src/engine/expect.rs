@@ -2,8 +2,8 @@
 
 use super::hand::total;
 use super::io::{Action, Place, SeatId};
-use super::round::{Bonus, Engine, HandState, Insurance, Phase};
 use super::shoe::ShoeStage;
+use super::state::{Bonus, Engine, HandState, Insurance, Phase};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

@@ -8,14 +8,18 @@
 //! machine and every allowed decision), `settle` (outcomes and payouts), `sidebets/` (one
 //! module per side-bet family), `expect` (what the round waits for next).
 
+mod bets;
 pub mod common;
 mod expect;
 mod hand;
 mod io;
+mod lifecycle;
 mod round;
+mod rules;
 mod settle;
 mod shoe;
 pub mod sidebets;
+mod state;
 pub mod variant;
 
 pub use common::OpenDecision;
@@ -25,6 +29,63 @@ pub use io::{
     Action, BehindBet, BetKind, BetResult, Code, Event, HandResult, Input, Outcome, Place,
     PlayerBets, Rejection, RoundResult, SeatBets, SeatId,
 };
-pub use round::Engine;
 pub use shoe::{Shoe, ShoeStage};
+pub use state::Engine;
 pub use variant::{Variant, VariantError};
+
+use state::reject;
+use variant::DealMode;
+
+/// The one entry point: each input goes to the handler for its kind of round (`round.rs`
+/// seat by seat, `common.rs` the common draw) or to what both share (`lifecycle.rs`).
+impl Engine {
+    /// Applies one input. On success the events it caused are appended to `events`; on
+    /// rejection nothing changes (and nothing is appended).
+    pub fn apply(&mut self, input: &Input, events: &mut Vec<Event>) -> Result<(), Rejection> {
+        let mark = events.len();
+        let common = self.variant.deal.mode == DealMode::CommonDraw;
+        let result = match (input, common) {
+            (Input::Bets(bets), false) => self.on_bets(bets, events),
+            (Input::Decision { seat, action }, false) => self.on_decision(*seat, *action, events),
+            (Input::PlayerBets(bets), true) => self.on_player_bets(bets, events),
+            (
+                Input::PlayerDecision {
+                    player,
+                    seat,
+                    action,
+                },
+                true,
+            ) => self.on_player_decision(player, *seat, *action, events),
+            (Input::Bets(_) | Input::Decision { .. }, true) => reject(
+                Code::ActionNotAllowed,
+                "this game is a common draw: bets and decisions come from players",
+            ),
+            (
+                Input::PlayerDecision {
+                    player,
+                    seat,
+                    action,
+                },
+                false,
+            ) => self.on_behind_decision(player, *seat, *action, events),
+            (Input::PlayerBets(_), false) => reject(
+                Code::ActionNotAllowed,
+                "this game is played seat by seat: bets come from seats",
+            ),
+            (Input::Card(card), _) => self.on_card(*card, events),
+            (Input::CutCard, _) => self.on_cut_card(events),
+            (Input::Bonus { seat, multiplier }, _) => self.on_bonus(*seat, *multiplier, events),
+            (Input::Shuffle, _) => self.on_shuffle(events),
+            (Input::Tick { now_ms }, _) => {
+                self.on_tick(*now_ms, events);
+                Ok(())
+            }
+            (Input::Void(card), _) => self.on_void(*card, events),
+            (Input::CancelRound, _) => self.on_cancel(events),
+        };
+        if result.is_err() {
+            events.truncate(mark);
+        }
+        result
+    }
+}

@@ -3,10 +3,9 @@
 
 use super::hand::{is_natural_cards, total};
 use super::io::{BetKind, BetResult, HandResult, Outcome, PlayerId, RoundResult};
-use super::round::{
-    player_natural, BehindPlay, Bonus, Engine, Hand, HandState, Insurance, SeatPlay,
-};
+use super::rules::player_natural;
 use super::sidebets::{self, SideBetCards};
+use super::state::{BehindPlay, Bonus, Engine, Hand, HandState, Insurance, SeatPlay};
 use super::variant::Variant;
 use super::variant::{NaturalTakes, SideBetKind, Ties};
 use crate::cards::Card;

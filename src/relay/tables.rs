@@ -8,9 +8,9 @@
 //! among them resumes on any relay without a gap (older ids get a resync view, as on the
 //! table).
 
+use crate::broker::subjects;
 use crate::engine::RoundResult;
 use crate::metrics::Metrics;
-use crate::publish::subjects;
 use crate::table::TableState;
 use crate::web::fanout::Fanout;
 use crate::web::feed::{PublicFeed, Relayed, RING};

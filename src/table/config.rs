@@ -40,7 +40,7 @@ pub struct TableConfig {
     pub auth: crate::auth::AuthConfig,
     /// `[publish]`: the studio's broker (absent: the table talks to no broker).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub publish: Option<crate::publish::PublishSection>,
+    pub publish: Option<crate::broker::PublishSection>,
 }
 
 /// `[disputes]`.

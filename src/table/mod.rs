@@ -9,13 +9,14 @@
 //! - `demo`: the built-in demo players and dealer.
 //! - `dispute`: disputes, resolutions and the correction of a round's input log.
 //! - `heartbeat`: the table loop's liveness stamp, for `/healthz`.
-//! - `service`: `croupier run`, wiring all of it.
+//!
+//! The wiring of `croupier run` (store, this task, drivers, HTTP) is `crate::app`, above
+//! both this layer and `web`.
 
 pub mod config;
 pub mod demo;
 pub mod dispute;
 pub mod heartbeat;
-pub mod service;
 mod state;
 mod task;
 
@@ -26,5 +27,5 @@ pub use state::{
 };
 pub use task::{
     BetError, ClearError, Command, DisputeError, DisputeSettings, Follower, Recovered, SubmitError,
-    Table, TableHandle, DELTA_BUFFER,
+    Table, TableHandle, Watchdog, DELTA_BUFFER,
 };

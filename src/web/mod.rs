@@ -81,7 +81,7 @@ pub struct AppState {
     /// The local token (see `auth::local_token`), if the service wrote one.
     pub local_token: Option<Arc<crate::auth::local_token::LocalToken>>,
     /// The broker publisher's status, when `[publish]` is configured.
-    pub publish: Option<Arc<crate::publish::PublishStatus>>,
+    pub publish: Option<Arc<crate::broker::PublishStatus>>,
 }
 
 impl AppState {
@@ -108,7 +108,7 @@ impl AppState {
     }
 
     /// Reports `publisher` in `/readyz` and `/metrics`.
-    pub fn with_publish(mut self, publisher: Arc<crate::publish::PublishStatus>) -> AppState {
+    pub fn with_publish(mut self, publisher: Arc<crate::broker::PublishStatus>) -> AppState {
         self.publish = Some(publisher);
         self
     }

@@ -65,7 +65,7 @@ pub struct PublishReport {
 /// the table deals on and its log stays the truth; the publisher catches up.
 pub fn with_publish(
     mut r: Readiness,
-    status: &crate::publish::PublishStatus,
+    status: &crate::broker::PublishStatus,
     committed: u64,
 ) -> Readiness {
     if status.lagging(committed) {
@@ -226,8 +226,8 @@ pub async fn metrics(State(app): State<AppState>) -> Response {
 }
 
 /// The publisher's figures.
-fn write_publish(out: &mut Exposition, p: &crate::publish::PublishStatus, committed: u64) {
-    use crate::publish::PublishState;
+fn write_publish(out: &mut Exposition, p: &crate::broker::PublishStatus, committed: u64) {
+    use crate::broker::PublishState;
     out.gauge(
         "croupier_publish_lag_rows",
         "Committed log rows the broker has not acknowledged yet.",

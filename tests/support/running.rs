@@ -1,6 +1,6 @@
 //! The table service started in-process for a test, and stopped cleanly.
 
-use croupier::table::service::{self, ServiceError, Started};
+use croupier::app::{self, ServiceError, Started};
 use croupier::table::{TableConfig, TableHandle, TableState};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -22,7 +22,7 @@ pub struct Running {
 pub async fn start(config: TableConfig) -> Running {
     let (tx, rx) = oneshot::channel::<Started>();
     let (stop, stop_rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(service::run(
+    let task = tokio::spawn(app::run(
         config,
         async move {
             let _ = stop_rx.await;

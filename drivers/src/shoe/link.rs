@@ -17,7 +17,7 @@ use tracing::{debug, info, warn};
 
 use super::backoff::Backoff;
 use super::config::ShoeConfig;
-use super::serial::open_port;
+use super::port::open_port;
 use super::stats::Stats;
 use super::ShoeCommand;
 use crate::event::{FaultKind, ShoeEvent};

@@ -11,6 +11,7 @@ mod backoff;
 pub mod config;
 pub mod fake;
 mod link;
+mod port;
 mod serial;
 mod stats;
 

@@ -1,13 +1,11 @@
 //! The real shoe: a serial port managed by the link task.
 
-use std::io;
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
-use tokio_serial::{SerialPortBuilderExt, SerialStream};
 
-use super::config::{ConfigError, Parity, ShoeConfig};
+use super::config::{ConfigError, ShoeConfig};
 use super::link::{self, Link};
 use super::stats::{CountersHandle, LinkCounters, Stats};
 use super::{Shoe, ShoeClosed, ShoeCommand};
@@ -17,32 +15,6 @@ use crate::proto::ShoeCodec;
 /// Events buffered between the link task and a slow consumer; beyond this the link stops
 /// reading and the kernel buffers, which keeps ordering and loses nothing.
 const EVENT_BUFFER: usize = 256;
-
-/// Opens the configured port with the configured line settings.
-pub(crate) fn open_port(config: &ShoeConfig) -> io::Result<SerialStream> {
-    let data_bits = match config.data_bits {
-        5 => tokio_serial::DataBits::Five,
-        6 => tokio_serial::DataBits::Six,
-        7 => tokio_serial::DataBits::Seven,
-        _ => tokio_serial::DataBits::Eight,
-    };
-    let parity = match config.parity {
-        Parity::None => tokio_serial::Parity::None,
-        Parity::Odd => tokio_serial::Parity::Odd,
-        Parity::Even => tokio_serial::Parity::Even,
-    };
-    let stop_bits = match config.stop_bits {
-        2 => tokio_serial::StopBits::Two,
-        _ => tokio_serial::StopBits::One,
-    };
-    let port = tokio_serial::new(config.port.to_string_lossy(), config.baud)
-        .data_bits(data_bits)
-        .parity(parity)
-        .stop_bits(stop_bits)
-        .flow_control(tokio_serial::FlowControl::None)
-        .open_native_async()?;
-    Ok(port)
-}
 
 /// The shoe on a serial port, kept connected by a background task.
 ///

@@ -1,10 +1,10 @@
 //! `croupier run`: opens and verifies the store, recovers the table, then wires the shoe,
 //! the button box, the demo and the HTTP API to it, and stops cleanly on shutdown.
 
-use super::config::TableConfig;
-use super::demo::Demo;
-use super::task::{Command, Table, TableHandle};
 use crate::store::{Reader, Record, Store, StoreError};
+use crate::table::config::TableConfig;
+use crate::table::demo::Demo;
+use crate::table::{Command, Table, TableHandle};
 use crate::web;
 use croupier_drivers::buttons::ButtonBox;
 use croupier_drivers::shoe::{SerialShoe, Shoe};
@@ -242,7 +242,7 @@ pub async fn run(
     // 2. The table task.
     let (stop_tx, stop_rx) = watch::channel(false);
     let watchdog = crate::systemd::watchdog_interval().and_then(|every| {
-        crate::systemd::Notifier::from_env().map(|n| super::task::Watchdog {
+        crate::systemd::Notifier::from_env().map(|n| crate::table::Watchdog {
             notifier: Arc::new(n),
             every,
         })

@@ -1,5 +1,18 @@
-//! The NATS connection shared by the table's publisher (`crate::publish`) and the relay
-//! (`crate::relay`).
+//! The broker (NATS JetStream) as the table's publisher (`crate::publish`), the relay
+//! (`crate::relay`), `table.toml` and `web` all see it: a leaf below them, so none of
+//! them depends on `publish`, which builds on `table` and `web`.
+//!
+//! - this file: the connection;
+//! - `config`: `[publish]` in `table.toml`;
+//! - `subjects`: subject, stream, bucket and header names;
+//! - `status`: the publisher's status, reported by `/readyz` and `/metrics`.
+
+pub mod config;
+mod status;
+pub mod subjects;
+
+pub use config::PublishSection;
+pub use status::{PublishState, PublishStatus};
 
 use async_nats::{Client, ConnectOptions};
 use std::path::Path;

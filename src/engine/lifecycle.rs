@@ -1,0 +1,231 @@
+//! What both kinds of round share around the play: shuffles, the cut card and burn cards
+//! between rounds, opening a round, the dealer's peek, bonus-game outcomes, settling when
+//! every outcome is known, and the two corrections (a voided card, a cancelled round).
+
+use super::hand::is_natural_cards;
+use super::io::{Code, Event, Outcome, Rejection, SeatId};
+use super::settle::settle;
+use super::shoe::ShoeStage;
+use super::state::{reject, Bonus, Engine, Phase};
+use super::variant::DealMode;
+use crate::cards::Card;
+
+impl Engine {
+    pub(super) fn on_shuffle(&mut self, events: &mut Vec<Event>) -> Result<(), Rejection> {
+        if self.phase != Phase::Idle {
+            return reject(
+                Code::ActionNotAllowed,
+                "a round is in progress: shuffle after it settles",
+            );
+        }
+        self.shoe.shuffle(&self.variant.shoe);
+        events.push(Event::ShoeShuffled {
+            shoe: self.shoe.number(),
+        });
+        if self.shoe.stage() == ShoeStage::Ready {
+            events.push(Event::ShoeReady);
+        }
+        Ok(())
+    }
+
+    pub(super) fn on_cut_card(&mut self, events: &mut Vec<Event>) -> Result<(), Rejection> {
+        if !self.variant.shoe.cut_card {
+            return reject(Code::CardNotExpected, "this game's shoe has no cut card");
+        }
+        if self.phase == Phase::Idle && self.shoe.stage() == ShoeStage::Finished {
+            return reject(
+                Code::ShoeFinished,
+                "the shoe is finished: shuffle a new shoe",
+            );
+        }
+        if self.shoe.cut_seen() {
+            return reject(
+                Code::CardNotExpected,
+                "the cut card has already come out of this shoe",
+            );
+        }
+        self.shoe.see_cut();
+        events.push(Event::CutCard);
+        Ok(())
+    }
+
+    /// Refuses bets unless a round may open now.
+    pub(crate) fn check_bets_open(&self) -> Result<(), Rejection> {
+        if self.phase != Phase::Idle {
+            return reject(Code::ActionNotAllowed, "a round is already in progress");
+        }
+        match self.shoe.stage() {
+            ShoeStage::Finished => reject(
+                Code::ShoeFinished,
+                "the shoe is finished: shuffle a new shoe before betting",
+            ),
+            ShoeStage::AwaitingReveal | ShoeStage::Burning(_) => reject(
+                Code::BurnIncomplete,
+                "the burn procedure is not complete: burn cards are still due",
+            ),
+            ShoeStage::Ready => Ok(()),
+        }
+    }
+
+    /// Opens a round whose bets are accepted: a fresh shoe where the game takes one, the
+    /// next round number, an empty dealer hand, the initial deal.
+    pub(crate) fn open_round(&mut self, events: &mut Vec<Event>) {
+        if self.variant.shoe.new_shoe_every_round {
+            self.shoe.shuffle(&self.variant.shoe);
+            events.push(Event::ShoeShuffled {
+                shoe: self.shoe.number(),
+            });
+        }
+        let round = &mut self.round;
+        round.number += 1;
+        round.dealer.clear();
+        round.peeked_clear = false;
+        round.cancelled = false;
+        self.common.burned.clear();
+        self.phase = Phase::Dealing(0);
+        events.push(Event::RoundOpened {
+            round: round.number,
+        });
+    }
+
+    pub(super) fn on_bonus(
+        &mut self,
+        seat: SeatId,
+        multiplier: u32,
+        events: &mut Vec<Event>,
+    ) -> Result<(), Rejection> {
+        let in_play = matches!(
+            self.phase,
+            Phase::Insurance | Phase::Playing { .. } | Phase::Dealer | Phase::AwaitingBonus
+        );
+        let idx = self.round.seats.iter().position(|s| s.seat == seat);
+        let pending = match (in_play, idx) {
+            (true, Some(i)) => match self.round.seats[i].bonus {
+                Bonus::Pending(table) => Some((i, table)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((i, table)) = pending else {
+            return reject(
+                Code::ActionNotAllowed,
+                format!("seat {seat} has no bonus game waiting for its outcome"),
+            );
+        };
+        let allowed = self.bonus_multipliers(seat).unwrap_or(&[]);
+        if !allowed.contains(&multiplier) {
+            return reject(
+                Code::ActionNotAllowed,
+                format!(
+                    "seat {seat}: {multiplier} is not a {} bonus multiplier ({allowed:?})",
+                    table.table()
+                ),
+            );
+        }
+        self.round.seats[i].bonus = Bonus::Drawn(multiplier);
+        events.push(Event::BonusDrawn { seat, multiplier });
+        if self.phase == Phase::AwaitingBonus {
+            self.settle_when_ready(events);
+        }
+        Ok(())
+    }
+
+    /// A card taken out of play: out of the shoe, onto the burn pile, into no hand. Inside a
+    /// round it is listed with the round's burned cards.
+    pub(super) fn on_void(&mut self, card: Card, events: &mut Vec<Event>) -> Result<(), Rejection> {
+        self.check_in_shoe(card)?;
+        self.shoe.discard(card);
+        if self.phase != Phase::Idle {
+            self.common.burned.push(card);
+        }
+        events.push(Event::Burned { card });
+        Ok(())
+    }
+
+    /// Cancels the round in play, or the last settled one (once, before the next opens):
+    /// every stake comes back.
+    pub(super) fn on_cancel(&mut self, events: &mut Vec<Event>) -> Result<(), Rejection> {
+        if self.round.number == 0 {
+            return reject(Code::ActionNotAllowed, "there is no round to cancel");
+        }
+        if self.round.cancelled {
+            return reject(
+                Code::ActionNotAllowed,
+                format!("round {} is already cancelled", self.round.number),
+            );
+        }
+        let in_play = self.phase != Phase::Idle;
+        let mut result = settle(self);
+        for h in &mut result.hands {
+            h.outcome = Outcome::Cancelled;
+            h.returned = h.staked;
+        }
+        for b in &mut result.bets {
+            b.returned = b.staked;
+        }
+        result.cancelled = true;
+        self.round.cancelled = true;
+        // A cancelled round won nothing for "Let it play" to ride on.
+        self.common.last_wins.clear();
+        events.push(Event::RoundSettled(Box::new(result)));
+        if in_play {
+            self.phase = Phase::Idle;
+            self.shoe.round_settled();
+            if self.shoe.stage() == ShoeStage::Finished {
+                events.push(Event::ShoeFinished);
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_in_shoe(&self, card: Card) -> Result<(), Rejection> {
+        self.shoe.check(card).map_err(|e| {
+            Rejection::new(
+                Code::ImpossibleCard,
+                format!(
+                    "{card}: {} already out of a {}-deck shoe",
+                    e.out, self.variant.shoe.decks
+                ),
+            )
+        })
+    }
+
+    /// The dealer's peek where the variant peeks on this up card. Returns true when the
+    /// dealer has a natural and the round has settled (or waits for its bonus games).
+    pub(crate) fn peek(&mut self, events: &mut Vec<Event>) -> bool {
+        let v = &self.variant;
+        let up = self.round.dealer[0];
+        if v.deal.dealer_cards == 2 && v.deal.peek_on.iter().any(|u| u.matches(up)) {
+            let natural = is_natural_cards(&self.round.dealer, v.hand.natural);
+            events.push(Event::DealerPeeked { natural });
+            if natural {
+                self.settle_when_ready(events);
+                return true;
+            }
+            self.round.peeked_clear = true;
+        }
+        false
+    }
+
+    pub(crate) fn settle_when_ready(&mut self, events: &mut Vec<Event>) {
+        if self
+            .round
+            .seats
+            .iter()
+            .any(|s| matches!(s.bonus, Bonus::Pending(_)))
+        {
+            self.phase = Phase::AwaitingBonus;
+            return;
+        }
+        let result = settle(self);
+        if self.variant.deal.mode == DealMode::CommonDraw {
+            self.remember_wins(&result);
+        }
+        events.push(Event::RoundSettled(Box::new(result)));
+        self.phase = Phase::Idle;
+        self.shoe.round_settled();
+        if self.shoe.stage() == ShoeStage::Finished {
+            events.push(Event::ShoeFinished);
+        }
+    }
+}

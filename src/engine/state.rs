@@ -1,0 +1,232 @@
+//! The engine's state: the `Engine` itself and the round it holds — seats, hands,
+//! insurance, bonus games, bets behind, and the common draw's players. Both kinds of round
+//! (`round.rs` seat by seat, `common.rs` the common draw), the hand rules (`rules.rs`) and
+//! settlement (`settle.rs`) stand on these types; this module imports none of them.
+
+use super::io::{Code, PlayerId, Rejection, SeatId};
+use super::shoe::Shoe;
+use super::sidebets::HardSix;
+use super::variant::Variant;
+use crate::cards::Card;
+use crate::money::Amount;
+use smallvec::SmallVec;
+use std::sync::Arc;
+
+/// Where the round is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// No round in progress; the shoe's stage says what comes next.
+    Idle,
+    /// The initial deal, at this step of the deal plan.
+    Dealing(u8),
+    /// Waiting for insurance / even-money answers.
+    Insurance,
+    /// A seat's hand is active: indices into `Round::seats` and the seat's hands.
+    Playing { seat: u8, hand: u8 },
+    /// The dealer completes the hand.
+    Dealer,
+    /// Every card is out; bonus-game outcomes are still due.
+    AwaitingBonus,
+    /// Common draw: players are deciding for the next card.
+    Deciding,
+    /// Common draw: the step is closed; the next card goes to every hand that asked.
+    Drawing,
+}
+
+/// A hand's play state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HandState {
+    /// Still playing (or waiting for its second card after a split).
+    Live,
+    /// Doubled; its one card is due.
+    AwaitingDoubleCard,
+    /// Done, standing on its total.
+    Stood,
+    /// Over 21.
+    Bust,
+    /// Surrendered.
+    Surrendered,
+    /// Took even money.
+    EvenMoney,
+    /// No main bet on it (side bets only): dealt, never played.
+    NoBet,
+}
+
+/// One player hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Hand {
+    pub cards: SmallVec<[Card; 6]>,
+    /// Everything staked on this hand: its initial stake plus doubles.
+    pub stake: Amount,
+    pub doubles: u8,
+    pub from_split: bool,
+    pub split_aces: bool,
+    pub state: HandState,
+    /// Common draw: the hand asked for the next card in this step.
+    pub hit_requested: bool,
+    /// Common draw: decision timers in a row this hand let run out (the two-strike rule).
+    pub strikes: u8,
+    /// Common draw: the hand owed a decision when the open step began.
+    pub in_step: bool,
+}
+
+/// A seat's insurance situation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Insurance {
+    /// Not offered this round.
+    NotOffered,
+    /// Offered, no answer yet.
+    Pending,
+    /// Declined (or unanswered when it closed).
+    Declined,
+    /// Bought for this stake.
+    Bought(Amount),
+    /// Took even money.
+    EvenMoney,
+}
+
+/// A seat's bonus game (IN FOR 6 hard six).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bonus {
+    None,
+    Pending(HardSix),
+    Drawn(u32),
+}
+
+/// One seat's part of the round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SeatPlay {
+    pub seat: SeatId,
+    /// The main bet: each hand's initial stake.
+    pub main: Amount,
+    /// Side bets: (index into the variant's side bets, stake).
+    pub side: SmallVec<[(u8, Amount); 2]>,
+    pub hands: SmallVec<[Hand; 2]>,
+    pub insurance: Insurance,
+    pub bonus: Bonus,
+    /// The seated player, where known.
+    pub player: Option<String>,
+    /// Players betting behind this seat.
+    pub behind: Vec<BehindPlay>,
+    /// The player is gone: the engine finishes the seat's hands (hit to above 11, stand).
+    pub auto_play: bool,
+}
+
+/// A bet behind a seated player.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BehindPlay {
+    pub player: PlayerId,
+    pub main: Amount,
+    pub side: SmallVec<[(u8, Amount); 2]>,
+    pub follow_double: bool,
+    pub follow_split: bool,
+    pub insurance: Insurance,
+}
+
+impl SeatPlay {
+    /// The seat's first two cards, fixed once the initial deal is done.
+    pub fn first_two(&self) -> Option<[Card; 2]> {
+        let first = self.hands.first()?;
+        let a = *first.cards.first()?;
+        // After a split the original second card leads the next hand.
+        let b = if first.from_split {
+            *self.hands.get(1)?.cards.first()?
+        } else {
+            *first.cards.get(1)?
+        };
+        Some([a, b])
+    }
+}
+
+/// The round in progress (or the last one, until the next opens).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Round {
+    pub number: u64,
+    pub seats: Vec<SeatPlay>,
+    pub dealer: SmallVec<[Card; 8]>,
+    /// The dealer peeked and has no natural.
+    pub peeked_clear: bool,
+    /// The round was cancelled (it cannot be cancelled twice).
+    pub cancelled: bool,
+}
+
+/// The rules engine for one table: pure, deterministic, no I/O, no clock.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    pub(crate) variant: Arc<Variant>,
+    pub(crate) shoe: Shoe,
+    pub(crate) round: Round,
+    pub(crate) phase: Phase,
+    /// The common draw's players (empty in a seat-by-seat game).
+    pub(crate) common: CommonRound,
+    /// A reusable buffer for the next round's seats (not part of the state).
+    pub(crate) spare_seats: Vec<SeatPlay>,
+}
+
+impl PartialEq for Engine {
+    /// Same rules and same state (the variant compared by value).
+    fn eq(&self, other: &Engine) -> bool {
+        self.shoe == other.shoe
+            && self.round == other.round
+            && self.phase == other.phase
+            && self.common == other.common
+            && (Arc::ptr_eq(&self.variant, &other.variant) || self.variant == other.variant)
+    }
+}
+
+/// One player's part of a common-draw round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PlayerPlay {
+    pub id: PlayerId,
+    /// The player's boxes, in box order; each is a seat's worth of bets and hands.
+    pub boxes: SmallVec<[SeatPlay; 1]>,
+}
+
+/// The common draw's round state (empty in a seat-by-seat game).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct CommonRound {
+    /// Players by id (sorted, for lookup).
+    pub players: Vec<PlayerPlay>,
+    /// Boxes dealt this round, in order, and their two initial cards.
+    pub boxes: SmallVec<[(SeatId, SmallVec<[Card; 2]>); 3]>,
+    /// Cards no hand asked for.
+    pub burned: Vec<Card>,
+    /// The table's time as of the last tick.
+    pub now: u64,
+    /// When the open decision step (or insurance) times out.
+    pub deadline: u64,
+    /// Hands still owing a decision in the open step (kept so that a decision costs O(log n)
+    /// with thousands of players, not a scan).
+    pub undecided: usize,
+    /// What each player box that won last round returned on its main bet (for Let it play).
+    pub last_wins: std::collections::BTreeMap<(PlayerId, SeatId), Amount>,
+}
+
+/// A rejection with this code and message.
+pub(crate) fn reject<T>(code: Code, message: impl Into<String>) -> Result<T, Rejection> {
+    Err(Rejection::new(code, message))
+}
+
+impl Engine {
+    /// An engine for `variant`, starting on a freshly shuffled, already burned shoe.
+    pub fn new(variant: Arc<Variant>) -> Engine {
+        Engine {
+            shoe: Shoe::ready(&variant.shoe),
+            variant,
+            round: Round::default(),
+            phase: Phase::Idle,
+            common: Default::default(),
+            spare_seats: Vec::new(),
+        }
+    }
+
+    /// The rules this engine plays.
+    pub fn variant(&self) -> &Variant {
+        &self.variant
+    }
+
+    /// The shoe's state.
+    pub fn shoe(&self) -> &Shoe {
+        &self.shoe
+    }
+}

@@ -1,0 +1,90 @@
+//! A game variant's rules as data, read from `config/variants/*.toml`.
+//!
+//! Every rule of the rule sheets is a named setting here; the engine has no per-game
+//! code paths. Each section of the file maps to one struct below, and the doc comment of
+//! each field says which rule it is. Where a sheet is ambiguous the choice is a setting,
+//! and `config/variants/README.md` records what the shipped files chose and why.
+
+mod load;
+mod settings;
+
+pub use load::{VariantError, BUILT_IN};
+pub use settings::*;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_variant_loads() {
+        for (stem, _) in BUILT_IN {
+            let v = Variant::built_in(stem).expect("listed");
+            assert!(v.is_ok(), "{stem}: {v:?}");
+        }
+    }
+
+    fn deluxe_text() -> &'static str {
+        BUILT_IN
+            .iter()
+            .find(|(n, _)| *n == "deluxe")
+            .expect("shipped")
+            .1
+    }
+
+    #[test]
+    fn unknown_key_is_refused_with_its_name() {
+        let text = deluxe_text().replace("[dealer]", "[dealer]\nhits_on = 16");
+        let err = Variant::from_toml("x.toml", &text).expect_err("unknown key");
+        let msg = err.to_string();
+        assert!(msg.starts_with("x.toml: "), "{msg}");
+        assert!(msg.contains("hits_on"), "{msg}");
+    }
+
+    #[test]
+    fn inconsistent_settings_name_file_and_key() {
+        let text = deluxe_text().replace("decks = 8", "decks = 0");
+        let err = Variant::from_toml("d.toml", &text).expect_err("zero decks");
+        assert_eq!(
+            err,
+            VariantError::Invalid {
+                file: "d.toml".into(),
+                key: "shoe.decks".into(),
+                reason: "must be between 1 and 16".into()
+            }
+        );
+    }
+
+    #[test]
+    fn side_bet_dependencies_ranks_and_aliases_are_checked() {
+        let base = deluxe_text();
+        let extra = |block: &str| format!("{base}\n{block}");
+        let top = "[[side_bets]]\nname = \"top\"\nkind = \"twenty_one_plus_three\"\nlimits = { min = 1, max = 10 }\nrequires_bet = \"21+3\"\npays = { straight_flush = \"180:1\" }\n";
+        let err = Variant::from_toml("v.toml", &extra(top)).expect_err("21+3 missing");
+        assert!(
+            err.to_string().contains("side_bets[1].requires_bet"),
+            "{err}"
+        );
+        let kk = "[[side_bets]]\nname = \"kk\"\nkind = \"rank_twenty\"\nlimits = { min = 1, max = 10 }\npays = { any_20 = \"4:1\" }\n";
+        let err = Variant::from_toml("v.toml", &extra(kk)).expect_err("no rank");
+        assert!(err.to_string().contains("side_bets[1].rank"), "{err}");
+        let kk_rank = kk.replace("pays", "rank = \"K\"\npays");
+        let v = Variant::from_toml("v.toml", &extra(&kk_rank)).expect("valid with a rank");
+        assert_eq!(v.side_bets[1].rank_value(), Some(crate::cards::Rank::King));
+        let sevens = "[[side_bets]]\nname = \"sevens\"\naliases = [\"7s\", \"pair\"]\nkind = \"sevens\"\nlimits = { min = 1, max = 10 }\npays = { \"777\" = \"100:1\" }\n";
+        let err = Variant::from_toml("v.toml", &extra(sevens)).expect_err("alias clash");
+        assert!(err.to_string().contains("\"pair\" is used twice"), "{err}");
+        let ok =
+            Variant::from_toml("v.toml", &extra(&sevens.replace(", \"pair\"", ""))).expect("valid");
+        assert_eq!(ok.side_bet_index("7s"), Some(1));
+    }
+
+    #[test]
+    fn pay_table_must_name_exactly_the_family_combinations() {
+        let text = deluxe_text().replace("mixed_pair", "mixd_pair");
+        let err = Variant::from_toml("d.toml", &text).expect_err("typo");
+        assert!(
+            err.to_string().contains("side_bets[0].pays.mixd_pair"),
+            "{err}"
+        );
+    }
+}

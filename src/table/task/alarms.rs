@@ -1,0 +1,278 @@
+//! Alarms: shoe items, device faults and button presses that lock the table, the held
+//! items recorded while it is locked, and clearing.
+
+use super::errors::ClearError;
+use super::table::Table;
+use crate::engine::{Action, Expectation, Input};
+use crate::metrics::{AlarmKind, CardOutcome};
+use crate::store::audit::{actions, AuditEntry};
+use crate::store::{Record, Source};
+use croupier_drivers::buttons::{ButtonAction, ButtonEvent};
+use croupier_drivers::event::{ShoeEvent, ShoeStatus};
+use croupier_drivers::ShoeItem;
+use tracing::{error, info, warn};
+
+fn describe_status(status: ShoeStatus) -> String {
+    let mut parts = Vec::new();
+    if status.lid_open {
+        parts.push("lid open");
+    }
+    if status.jam {
+        parts.push("a jam");
+    }
+    if status.misread {
+        parts.push("a misread card");
+    }
+    parts.join(", ")
+}
+
+impl Table {
+    pub(super) async fn on_shoe(&mut self, event: ShoeEvent) {
+        let item = match event {
+            ShoeEvent::Card(card) => ShoeItem::Card(card),
+            ShoeEvent::CutCard => ShoeItem::CutCard,
+            ShoeEvent::Connected { port } => {
+                info!(table = %self.id, %port, "shoe connected");
+                self.link = crate::table::state::LINK_CONNECTED.into();
+                self.publish_state();
+                return;
+            }
+            ShoeEvent::Disconnected { reason } => {
+                self.link = format!("disconnected: {reason}");
+                self.raise(
+                    AlarmKind::ShoeDisconnected,
+                    format!("the shoe is disconnected: {reason}"),
+                    "check the shoe's cable and power; cards dealt meanwhile were not read, \
+                     so re-feed them; then clear the alarm"
+                        .into(),
+                    None,
+                )
+                .await;
+                return;
+            }
+            ShoeEvent::Status(status) => {
+                if status != ShoeStatus::default() {
+                    self.raise(
+                        AlarmKind::ShoeStatus,
+                        format!("the shoe reports {}", describe_status(status)),
+                        "close the lid / free the jam / re-feed the misread card; then clear \
+                         the alarm"
+                            .into(),
+                        None,
+                    )
+                    .await;
+                }
+                return;
+            }
+            ShoeEvent::Fault(fault) => {
+                self.raise(
+                    AlarmKind::ShoeFault,
+                    format!("the shoe sent an invalid frame ({fault})"),
+                    "check the shoe and its cable; if a card was being read, re-feed it; then \
+                     clear the alarm"
+                        .into(),
+                    None,
+                )
+                .await;
+                return;
+            }
+            // Events a later driver adds: logged, not acted on, until the table knows them.
+            #[allow(unreachable_patterns)]
+            other => {
+                warn!(table = %self.id, event = ?other, "shoe event not handled");
+                return;
+            }
+        };
+        let code = item.to_string();
+        // Cards are counted here, once their fate is durable (or known unrecordable).
+        let card = matches!(item, ShoeItem::Card(_));
+        let count = |table: &Table, outcome| {
+            if card {
+                table.metrics.card(outcome);
+            }
+        };
+        if self.broken.is_some() {
+            error!(table = %self.id, item = %code, "shoe item NOT RECORDED: the store is unusable");
+            self.unrecorded.push(code);
+            count(self, CardOutcome::Unrecorded);
+            self.publish_state();
+            return;
+        }
+        if self.alarm.is_some() || self.dispute.is_some() {
+            self.events.clear();
+            if self.record(Record::Held { item: code }).await.is_some() {
+                count(self, CardOutcome::Held);
+            }
+            return;
+        }
+        let input = match item {
+            ShoeItem::Card(card) => Input::Card(card),
+            ShoeItem::CutCard => Input::CutCard,
+        };
+        let decided = self.apply_input(&input);
+        match decided {
+            Ok(()) => {
+                let recorded = self.record(Record::Input {
+                    source: Source::Shoe,
+                    input,
+                });
+                if recorded.await.is_some() {
+                    count(self, CardOutcome::Applied);
+                }
+            }
+            Err(rejection) => {
+                let expecting = self.engine.expectation();
+                let recorded = self.raise(
+                    AlarmKind::CardRefused,
+                    format!("{code} out of the shoe was refused: {rejection}"),
+                    format!(
+                        "take the {code} out of play; the table expects {expecting}; then \
+                         clear the alarm"
+                    ),
+                    Some(code),
+                );
+                if recorded.await {
+                    count(self, CardOutcome::Refused);
+                }
+            }
+        }
+    }
+
+    pub(super) async fn on_button(&mut self, event: ButtonEvent) {
+        match event {
+            ButtonEvent::Action { action, pin, .. } => {
+                let expectation = self.engine.expectation();
+                let decide = |action| match &expectation {
+                    Expectation::Decision { seat, .. } => Some(Input::Decision {
+                        seat: *seat,
+                        action,
+                    }),
+                    _ => None,
+                };
+                let input = match action {
+                    ButtonAction::Stand => decide(Action::Stand),
+                    ButtonAction::Double => decide(Action::Double),
+                    ButtonAction::Split => decide(Action::Split),
+                    ButtonAction::Surrender => decide(Action::Surrender),
+                    ButtonAction::InsuranceYes | ButtonAction::InsuranceNo => {
+                        self.insurance_seats().first().map(|&seat| Input::Decision {
+                            seat,
+                            action: if action == ButtonAction::InsuranceYes {
+                                Action::Insurance
+                            } else {
+                                Action::NoInsurance
+                            },
+                        })
+                    }
+                    ButtonAction::NewShoe => Some(Input::Shuffle),
+                    ButtonAction::CallSupervisor => {
+                        self.raise(
+                            AlarmKind::SupervisorCalled,
+                            "the dealer called the supervisor".into(),
+                            "the supervisor decides, then clears the alarm".into(),
+                            None,
+                        )
+                        .await;
+                        return;
+                    }
+                    ButtonAction::Confirm | ButtonAction::CloseBets => {
+                        info!(table = %self.id, pin, ?action, "button has no effect yet");
+                        None
+                    }
+                    #[allow(unreachable_patterns)]
+                    _ => {
+                        info!(table = %self.id, pin, ?action, "button not handled");
+                        None
+                    }
+                };
+                let Some(input) = input else {
+                    warn!(table = %self.id, pin, ?action, expecting = %expectation, "button press does not fit what the table expects; ignored");
+                    return;
+                };
+                if let Err(e) = self.on_input(input, Source::Buttons).await {
+                    warn!(table = %self.id, pin, ?action, error = %e, "button press refused");
+                }
+            }
+            ButtonEvent::Stuck { pin } => {
+                self.raise(
+                    AlarmKind::ButtonStuck,
+                    format!("the button on GPIO {pin} is stuck"),
+                    "free the button; then clear the alarm".into(),
+                    None,
+                )
+                .await;
+            }
+            ButtonEvent::Unstuck { pin } => {
+                info!(table = %self.id, pin, "button came free");
+            }
+            #[allow(unreachable_patterns)]
+            other => warn!(table = %self.id, event = ?other, "button event not handled"),
+        }
+    }
+
+    pub(super) async fn on_clear(
+        &mut self,
+        reason: String,
+        actor: String,
+    ) -> Result<u64, ClearError> {
+        if let Some(why) = &self.broken {
+            return Err(ClearError::Broken(why.clone()));
+        }
+        let Some(alarm) = &self.alarm else {
+            return Err(ClearError::NotLocked);
+        };
+        let voided = alarm.held.clone();
+        let actor_name = actor.clone();
+        let entry = AuditEntry::new(actor, actions::ALARM_CLEAR)
+            .subject(self.id.clone())
+            .values(Some(alarm.reason.clone()), Some("cleared".into()))
+            .reason(reason.clone())
+            .detail(serde_json::json!({"voided": voided}));
+        self.events.clear();
+        match self
+            .record_audited(
+                Record::Clear {
+                    reason,
+                    voided,
+                    by: actor_name,
+                },
+                Some(&entry),
+            )
+            .await
+        {
+            Some(seq) => Ok(seq),
+            None => Err(ClearError::Store(self.broken.clone().unwrap_or_default())),
+        }
+    }
+
+    /// Records an alarm of `kind`; returns whether its row is durable.
+    pub(super) async fn raise(
+        &mut self,
+        kind: AlarmKind,
+        reason: String,
+        expected: String,
+        item: Option<String>,
+    ) -> bool {
+        if self.broken.is_some() {
+            error!(table = %self.id, %reason, "alarm NOT RECORDED: the store is unusable");
+            if let Some(item) = item {
+                self.unrecorded.push(item);
+            }
+            self.publish_state();
+            return false;
+        }
+        self.events.clear();
+        let recorded = self
+            .record(Record::Alarm {
+                reason,
+                expected,
+                item,
+            })
+            .await
+            .is_some();
+        if recorded {
+            self.metrics.alarm(kind);
+        }
+        recorded
+    }
+}

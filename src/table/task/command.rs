@@ -1,0 +1,105 @@
+//! The commands the table task takes: every way in (API, shoe, buttons, disputes, the
+//! betting window) is one of these, handled one at a time.
+
+use super::errors::{BetError, ClearError, DisputeError, SubmitError};
+use crate::engine::{Input, SeatBets, SeatId};
+use crate::store::Source;
+use crate::table::dispute::{Origin, Resolution};
+use crate::table::state::ProposalView;
+use croupier_drivers::buttons::ButtonEvent;
+use croupier_drivers::event::ShoeEvent;
+use tokio::sync::oneshot;
+
+/// A message to the table task.
+#[derive(Debug)]
+pub enum Command {
+    /// An input from a terminal, the panel or the demo.
+    Input {
+        /// The input.
+        input: Input,
+        /// Who sent it.
+        source: Source,
+        /// The answer: the log row's sequence number once durable.
+        reply: Option<oneshot::Sender<Result<u64, SubmitError>>>,
+    },
+    /// Something from the shoe driver.
+    Shoe(ShoeEvent),
+    /// Something from the button box.
+    Button(ButtonEvent),
+    /// Open the betting window (only when the table expects bets).
+    OpenBetting {
+        /// The answer.
+        reply: oneshot::Sender<Result<(), BetError>>,
+    },
+    /// Place (or replace) one seat's bets in the open window; a bet of nothing (main 0,
+    /// no side bets, no bets behind) withdraws the seat's bets.
+    PlaceBet {
+        /// The seat's bets.
+        bet: SeatBets,
+        /// The answer: the number of the round the bets are for (`None` for a withdrawal),
+        /// which the players' dispute tokens are bound to.
+        reply: oneshot::Sender<Result<Option<u64>, BetError>>,
+    },
+    /// Close the window: the collected bets open the round as one input. `Ok(None)`
+    /// when no seat bet (the window just closes).
+    CloseBetting {
+        /// Who closed it.
+        source: Source,
+        /// The answer: the round-opening input's sequence number.
+        reply: oneshot::Sender<Result<Option<u64>, BetError>>,
+    },
+    /// Raise a dispute on the round in play or the provisional one.
+    RaiseDispute {
+        /// Who raises it.
+        origin: Origin,
+        /// The seat it concerns.
+        seat: Option<SeatId>,
+        /// The round it concerns (a player token's round); `None`: the current one.
+        round: Option<u64>,
+        /// The complaint.
+        reason: String,
+        /// The account (or token) raising it.
+        by: String,
+        /// The answer: the dispute's id.
+        reply: oneshot::Sender<Result<u64, DisputeError>>,
+    },
+    /// Propose a resolution: the table previews the corrected round.
+    Propose {
+        /// The dispute.
+        dispute: u64,
+        /// What to do.
+        resolution: Resolution,
+        /// Why.
+        reason: String,
+        /// The supervisor.
+        by: String,
+        /// The answer: the preview.
+        reply: oneshot::Sender<Result<ProposalView, DisputeError>>,
+    },
+    /// Confirm the proposed resolution: it is recorded and applied.
+    Confirm {
+        /// The dispute.
+        dispute: u64,
+        /// The supervisor confirming.
+        by: String,
+        /// The answer: the resolution's sequence number.
+        reply: oneshot::Sender<Result<u64, DisputeError>>,
+    },
+    /// Withdraw the proposed resolution.
+    Withdraw {
+        /// The dispute.
+        dispute: u64,
+        /// The answer.
+        reply: oneshot::Sender<Result<(), DisputeError>>,
+    },
+    /// Clear the alarm (the web side lets supervisors and admins send it).
+    ClearAlarm {
+        /// Why, for the log.
+        reason: String,
+        /// Who (the audit actor, e.g. `user:201`): recorded in the audit log in the same
+        /// transaction as the `clear` row.
+        actor: String,
+        /// The answer.
+        reply: oneshot::Sender<Result<u64, ClearError>>,
+    },
+}

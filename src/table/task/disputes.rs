@@ -1,0 +1,183 @@
+//! Disputes at the table: raising one halts the round, a supervisor proposes a resolution
+//! (a preview, changing nothing), confirming records it; and the dispute window after each
+//! settled round. The corrected inputs come from the pure `table::dispute::correct`.
+
+use super::errors::DisputeError;
+use super::table::{OpenDispute, Proposal, Table};
+use crate::engine::SeatId;
+use crate::store::audit::{actions, AuditEntry};
+use crate::store::Record;
+use crate::table::dispute::{self, Correction, Origin, Resolution};
+use crate::table::state::ProposalView;
+use tracing::info;
+
+impl Table {
+    pub(super) async fn on_raise(
+        &mut self,
+        origin: Origin,
+        seat: Option<SeatId>,
+        round: Option<u64>,
+        reason: String,
+        by: String,
+    ) -> Result<u64, DisputeError> {
+        if let Some(why) = &self.broken {
+            return Err(DisputeError::Broken(why.clone()));
+        }
+        if let Some(d) = &self.dispute {
+            return Err(DisputeError::AlreadyOpen(d.id));
+        }
+        let current = self.view.number;
+        let in_play = current > 0 && !self.view.settled;
+        let open = in_play || self.provisional() == Some(current);
+        match round {
+            Some(r) if r != current || !open => return Err(DisputeError::RoundFinal(r)),
+            None if current == 0 => return Err(DisputeError::NoRound),
+            None if !open => return Err(DisputeError::RoundFinal(current)),
+            _ => {}
+        }
+        self.events.clear();
+        let frozen = self.decorate(self.view.clone(), &self.engine);
+        let entry = AuditEntry::new(by.clone(), actions::DISPUTE)
+            .subject(format!("{} round {current}", self.id))
+            .values(serde_json::to_string(&frozen).ok(), None)
+            .reason(reason.clone())
+            .detail(serde_json::json!({"origin": origin.as_str(), "seat": seat}));
+        let record = Record::Dispute {
+            origin,
+            seat,
+            round: current,
+            reason,
+            by,
+            frozen: Some(Box::new(frozen)),
+        };
+        self.record_audited(record, Some(&entry))
+            .await
+            .ok_or_else(|| DisputeError::Broken(self.broken.clone().unwrap_or_default()))
+    }
+
+    /// The open dispute, if it is `id`.
+    pub(super) fn open_dispute(&self, id: u64) -> Result<&OpenDispute, DisputeError> {
+        if let Some(why) = &self.broken {
+            return Err(DisputeError::Broken(why.clone()));
+        }
+        match &self.dispute {
+            Some(d) if d.id == id => Ok(d),
+            _ => Err(DisputeError::NotOpen(id)),
+        }
+    }
+
+    /// The correction `resolution` makes, checked against what may be corrected.
+    pub(super) fn correction(&self, resolution: &Resolution) -> Result<Correction, DisputeError> {
+        if *resolution == Resolution::Cancel {
+            let in_play = self.view.number > 0 && !self.view.settled;
+            if !in_play && self.provisional() != Some(self.view.number) {
+                return Err(DisputeError::NotCancellable);
+            }
+        }
+        Ok(dispute::correct(
+            &self.base.engine,
+            &self.round_inputs,
+            &self.held(),
+            resolution,
+        )?)
+    }
+
+    pub(super) fn on_propose(
+        &mut self,
+        id: u64,
+        resolution: Resolution,
+        reason: String,
+        by: String,
+    ) -> Result<ProposalView, DisputeError> {
+        self.open_dispute(id)?;
+        let c = self.correction(&resolution)?;
+        let (round, _, last) = self.corrected_view(&c.inputs, &c.events);
+        let round = self.decorate(round, &c.engine);
+        let result = last.filter(|r| r.round == round.number && round.settled);
+        let view = ProposalView {
+            dispute: id,
+            resolution: resolution.clone(),
+            reason: reason.clone(),
+            proposed_by: by.clone(),
+            second_person: self.disputes.two_person_rule && resolution.needs_second_person(),
+            round,
+            result,
+            expecting: c.engine.expectation().to_string(),
+            inputs: c.inputs.iter().map(dispute::describe).collect(),
+            voided: c.voided.clone(),
+        };
+        info!(table = %self.id, dispute = id, op = resolution.name(), %by, "resolution proposed");
+        self.proposal = Some(Proposal {
+            resolution,
+            reason,
+            by,
+            view: view.clone(),
+        });
+        self.publish_state();
+        Ok(view)
+    }
+
+    pub(super) async fn on_confirm(&mut self, id: u64, by: String) -> Result<u64, DisputeError> {
+        self.open_dispute(id)?;
+        let Some(p) = self.proposal.clone() else {
+            return Err(DisputeError::NoProposal(id));
+        };
+        if p.view.second_person && p.by == by {
+            return Err(DisputeError::SamePerson(by));
+        }
+        let c = self.correction(&p.resolution)?;
+        // The override on the record: the round before and after, who proposed and who
+        // confirmed, in the same transaction as the log row that applies it.
+        let before = self.decorate(self.view.clone(), &self.engine);
+        let entry = AuditEntry::new(by.clone(), actions::OVERRIDE)
+            .subject(format!("{} round {} dispute {id}", self.id, before.number))
+            .values(
+                serde_json::to_string(&before).ok(),
+                serde_json::to_string(&p.view.round).ok(),
+            )
+            .reason(p.reason.clone())
+            .detail(serde_json::json!({
+                "resolution": p.resolution,
+                "proposed_by": p.by,
+                "confirmed_by": by,
+                "voided": c.voided,
+                "result": p.view.result,
+            }));
+        let record = Record::Resolve {
+            dispute: id,
+            resolution: p.resolution,
+            reason: p.reason,
+            proposed_by: p.by,
+            confirmed_by: by,
+            inputs: c.inputs,
+            voided: c.voided,
+        };
+        self.events = c.events;
+        self.record_audited(record, Some(&entry))
+            .await
+            .ok_or_else(|| DisputeError::Broken(self.broken.clone().unwrap_or_default()))
+    }
+
+    pub(super) fn on_withdraw(&mut self, id: u64) -> Result<(), DisputeError> {
+        self.open_dispute(id)?;
+        if self.proposal.take().is_none() {
+            return Err(DisputeError::NoProposal(id));
+        }
+        self.publish_state();
+        Ok(())
+    }
+
+    /// The provisional round's window closed: its result becomes final.
+    pub(super) async fn on_window_closed(&mut self) {
+        self.final_at = None;
+        let Some(round) = self.provisional() else {
+            return;
+        };
+        if self.dispute.is_some() || self.alarm.is_some() {
+            // A halted round stays provisional until it is resolved.
+            return;
+        }
+        self.events.clear();
+        self.record(Record::Final { round }).await;
+    }
+}

@@ -1,0 +1,176 @@
+//! `TableHandle`: how the rest of the service talks to the table task (commands in,
+//! snapshot and deltas out).
+
+use super::command::Command;
+use super::errors::{BetError, ClearError, DisputeError, SubmitError};
+use crate::engine::{Input, SeatBets, SeatId};
+use crate::metrics::Metrics;
+use crate::store::Source;
+use crate::table::dispute::{Origin, Resolution};
+use crate::table::heartbeat::Heartbeat;
+use crate::table::state::{Delta, ProposalView, Snapshot, Subscription};
+use std::sync::Arc;
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+
+/// A cheap, cloneable handle on a running table.
+#[derive(Debug, Clone)]
+pub struct TableHandle {
+    pub(super) commands: mpsc::Sender<Command>,
+    pub(super) snapshot: watch::Receiver<Arc<Snapshot>>,
+    pub(super) deltas: broadcast::Sender<Arc<Delta>>,
+    pub(super) metrics: Arc<Metrics>,
+    pub(super) heartbeat: Arc<Heartbeat>,
+}
+
+impl TableHandle {
+    /// The sender the drivers' forwarders and the API feed.
+    pub fn commands(&self) -> mpsc::Sender<Command> {
+        self.commands.clone()
+    }
+
+    /// The current snapshot.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        Arc::clone(&self.snapshot.borrow())
+    }
+
+    /// A receiver that sees every new snapshot.
+    pub fn watch(&self) -> watch::Receiver<Arc<Snapshot>> {
+        self.snapshot.clone()
+    }
+
+    /// Subscribes: a snapshot first, then deltas in sequence.
+    pub fn subscribe(&self) -> Subscription {
+        let deltas = self.deltas.subscribe();
+        Subscription::new(self.snapshot.clone(), deltas, Arc::clone(&self.metrics))
+    }
+
+    /// The table's metrics (also counted by its subscribers and the web layer).
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// The table loop's heartbeat.
+    pub fn heartbeat(&self) -> &Heartbeat {
+        &self.heartbeat
+    }
+
+    /// Submits an input; returns its sequence number once it is durable.
+    pub async fn submit(&self, input: Input, source: Source) -> Result<u64, SubmitError> {
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Input {
+                input,
+                source,
+                reply: Some(tx),
+            })
+            .await
+            .map_err(|_| SubmitError::Stopped)?;
+        rx.await.map_err(|_| SubmitError::Stopped)?
+    }
+
+    /// Opens the betting window.
+    pub async fn open_betting(&self) -> Result<(), BetError> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::OpenBetting { reply }).await?;
+        rx.await.map_err(|_| SubmitError::Stopped)?
+    }
+
+    /// Places one seat's bets in the open window (checked against the variant at once);
+    /// returns the number of the round they are for (`None` for a withdrawal).
+    pub async fn place_bet(&self, bet: SeatBets) -> Result<Option<u64>, BetError> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::PlaceBet { bet, reply }).await?;
+        rx.await.map_err(|_| SubmitError::Stopped)?
+    }
+
+    /// Closes the betting window, opening the round with the collected bets.
+    pub async fn close_betting(&self, source: Source) -> Result<Option<u64>, BetError> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::CloseBetting { source, reply }).await?;
+        rx.await.map_err(|_| SubmitError::Stopped)?
+    }
+
+    async fn send(&self, command: Command) -> Result<(), SubmitError> {
+        self.commands
+            .send(command)
+            .await
+            .map_err(|_| SubmitError::Stopped)
+    }
+
+    /// Raises a dispute; returns its id.
+    pub async fn raise_dispute(
+        &self,
+        origin: Origin,
+        seat: Option<SeatId>,
+        round: Option<u64>,
+        reason: String,
+        by: String,
+    ) -> Result<u64, DisputeError> {
+        self.ask(|reply| Command::RaiseDispute {
+            origin,
+            seat,
+            round,
+            reason,
+            by,
+            reply,
+        })
+        .await
+    }
+
+    /// Proposes a resolution; returns the preview of the corrected round.
+    pub async fn propose(
+        &self,
+        dispute: u64,
+        resolution: Resolution,
+        reason: String,
+        by: String,
+    ) -> Result<ProposalView, DisputeError> {
+        self.ask(|reply| Command::Propose {
+            dispute,
+            resolution,
+            reason,
+            by,
+            reply,
+        })
+        .await
+    }
+
+    /// Confirms the proposed resolution; returns its sequence number once durable.
+    pub async fn confirm(&self, dispute: u64, by: String) -> Result<u64, DisputeError> {
+        self.ask(|reply| Command::Confirm { dispute, by, reply })
+            .await
+    }
+
+    /// Withdraws the proposed resolution.
+    pub async fn withdraw(&self, dispute: u64) -> Result<(), DisputeError> {
+        self.ask(|reply| Command::Withdraw { dispute, reply }).await
+    }
+
+    /// Sends a dispute command built around its reply channel and waits for the answer.
+    async fn ask<T>(
+        &self,
+        command: impl FnOnce(oneshot::Sender<Result<T, DisputeError>>) -> Command,
+    ) -> Result<T, DisputeError> {
+        let (reply, rx) = oneshot::channel();
+        self.commands
+            .send(command(reply))
+            .await
+            .map_err(|_| DisputeError::Stopped)?;
+        rx.await.map_err(|_| DisputeError::Stopped)?
+    }
+
+    /// Clears the alarm on behalf of `actor` (see [`Command::ClearAlarm`]); returns the
+    /// clearing's sequence number.
+    pub async fn clear_alarm(&self, reason: String, actor: String) -> Result<u64, ClearError> {
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::ClearAlarm {
+                reason,
+                actor,
+                reply: tx,
+            })
+            .await
+            .map_err(|_| ClearError::Stopped)?;
+        rx.await.map_err(|_| ClearError::Stopped)?
+    }
+}

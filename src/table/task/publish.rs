@@ -1,0 +1,208 @@
+//! What the table publishes: the snapshot built from its state, the round view decorated
+//! for the panel, and the delta sent after each committed row.
+
+use super::table::Table;
+use crate::engine::{Action, Engine, Event, Expectation, Input, RoundResult, SeatId};
+use crate::store::Record;
+use crate::table::dispute;
+use crate::table::state::{Delta, DisputeView, RoundView, ShoeView, Snapshot, TableState};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use tracing::{info, warn};
+
+impl Table {
+    /// The round rebuilt from `base` by a correction's events.
+    pub(super) fn corrected_view(
+        &self,
+        inputs: &[Input],
+        events: &[Event],
+    ) -> (RoundView, u64, Option<RoundResult>) {
+        let mut view = self.base.view.clone();
+        let mut settled = self.base.rounds_settled;
+        let mut last = self.base.last_result.clone();
+        let mut counted = None;
+        for event in events {
+            view.on_event(event);
+            match event {
+                Event::RoundOpened { .. } => {
+                    if let Some(Input::Bets(bets)) = inputs.first() {
+                        view.bets = bets.clone();
+                    }
+                }
+                Event::RoundSettled(result) => {
+                    // A cancellation after settlement replaces the result: counted once.
+                    if counted != Some(result.round) {
+                        settled += 1;
+                        counted = Some(result.round);
+                    }
+                    last = Some((**result).clone());
+                }
+                _ => {}
+            }
+        }
+        (view, settled, last)
+    }
+
+    /// The open dispute's held items (the alarm's included), in arrival order.
+    pub(super) fn held(&self) -> Vec<String> {
+        let mut held = self
+            .alarm
+            .as_ref()
+            .map(|a| a.held.clone())
+            .unwrap_or_default();
+        if let Some(d) = &self.dispute {
+            held.extend(d.held.iter().cloned());
+        }
+        held
+    }
+
+    /// The settled round still open to disputes.
+    pub(super) fn provisional(&self) -> Option<u64> {
+        if self.disputes.window.is_zero() {
+            None
+        } else {
+            self.unfinal
+        }
+    }
+
+    pub(super) fn state(&self) -> TableState {
+        if self.broken.is_some() {
+            TableState::Broken
+        } else if self.alarm.is_some() {
+            TableState::Locked
+        } else if self.dispute.is_some() {
+            TableState::Disputed
+        } else {
+            TableState::Open
+        }
+    }
+
+    /// Seats that may still answer the insurance offer, in seat order.
+    pub(super) fn insurance_seats(&self) -> Vec<SeatId> {
+        (1..=self.engine.variant().deal.seats)
+            .filter(|&seat| {
+                self.engine
+                    .allows_insurance_answer(seat, Action::NoInsurance)
+            })
+            .collect()
+    }
+
+    pub(super) fn build_snapshot(&self) -> Arc<Snapshot> {
+        let expectation = self.engine.expectation();
+        let mut bonus_options = BTreeMap::new();
+        if let Expectation::Bonus(seats) = &expectation {
+            for seat in seats {
+                if let Some(options) = self.engine.bonus_multipliers(*seat) {
+                    bonus_options.insert(*seat, options.to_vec());
+                }
+            }
+        }
+        let insurance_seats = if matches!(expectation, Expectation::InsuranceAnswers { .. }) {
+            self.insurance_seats()
+        } else {
+            Vec::new()
+        };
+        let round = self.decorate(self.view.clone(), &self.engine);
+        let shoe = self.engine.shoe();
+        Arc::new(Snapshot {
+            table: self.id.clone(),
+            name: self.name.clone(),
+            variant: self.variant_name.clone(),
+            seq: self.seq,
+            inputs: self.inputs,
+            state: self.state(),
+            alarm: self.alarm.clone(),
+            broken: self.broken.clone(),
+            expecting: expectation.to_string(),
+            expectation,
+            bonus_options,
+            insurance_seats,
+            betting: self.betting.clone(),
+            shoe: ShoeView {
+                number: shoe.number(),
+                dealt: shoe.dealt(),
+                burned: shoe.burned(),
+                remaining: shoe.remaining(),
+                cut_seen: shoe.cut_seen(),
+                link: self.link.clone(),
+            },
+            round,
+            rounds_settled: self.rounds_settled,
+            last_result: self.last_result.clone(),
+            unrecorded: self.unrecorded.clone(),
+            dispute: self.dispute_view(),
+            provisional: self.provisional(),
+        })
+    }
+
+    /// A round view with what people read off it: totals, soft flags, the up card's total
+    /// and whether the hole card lies face down (from `engine`'s expectation).
+    pub(super) fn decorate(&self, view: RoundView, engine: &Engine) -> RoundView {
+        let expectation = engine.expectation();
+        let mut round = view;
+        let ace = engine.variant().hand.ace;
+        for h in &mut round.hands {
+            let t = crate::engine::total(&h.cards, ace);
+            h.total = engine.hand_total(h.seat, h.hand).unwrap_or(t.best);
+            h.soft = t.soft && h.total == t.best;
+        }
+        let dealer = crate::engine::total(&round.dealer, ace);
+        round.dealer_total = dealer.best;
+        round.dealer_soft = dealer.soft;
+        let up = crate::engine::total(&round.dealer[..round.dealer.len().min(1)], ace);
+        round.up_total = up.best;
+        round.up_soft = up.soft;
+        // The second dealer card lies face down from the deal until the dealer's turn
+        // (or the end of the round, e.g. when every hand busted).
+        round.hole_hidden = engine.variant().deal.dealer_cards == 2
+            && !round.settled
+            && round.dealer.len() == 2
+            && expectation != Expectation::DealerCard;
+        round
+    }
+
+    pub(super) fn dispute_view(&self) -> Option<DisputeView> {
+        let d = self.dispute.as_ref()?;
+        let held = self.held();
+        Some(DisputeView {
+            id: d.id,
+            origin: d.origin,
+            seat: d.seat,
+            round: d.round,
+            reason: d.reason.clone(),
+            by: d.by.clone(),
+            frozen: d.frozen.clone(),
+            cards: dispute::card_places(&self.base.engine, &self.round_inputs, &held),
+            held,
+            proposal: self.proposal.as_ref().map(|p| p.view.clone()),
+        })
+    }
+
+    pub(super) fn publish(&mut self, seq: u64, record: Record, events: &[Event]) {
+        let snapshot = self.build_snapshot();
+        let round = snapshot.round.number;
+        let shoe = snapshot.shoe.number;
+        match &record {
+            Record::Input { .. } => {
+                info!(table = %self.id, shoe, round, seq, expecting = %snapshot.expecting, "{record}")
+            }
+            _ => warn!(table = %self.id, shoe, round, seq, "{record}"),
+        }
+        let delta = Arc::new(Delta {
+            seq,
+            record,
+            events: events.to_vec(),
+            state: snapshot.state,
+            expecting: snapshot.expecting.clone(),
+            provisional: snapshot.provisional,
+        });
+        self.snapshot_tx.send_replace(snapshot);
+        // No subscriber is not an error.
+        let _ = self.deltas.send(delta);
+    }
+
+    /// Publishes a snapshot for a change that is not a log row (link state, broken).
+    pub(super) fn publish_state(&mut self) {
+        self.snapshot_tx.send_replace(self.build_snapshot());
+    }
+}

@@ -1,0 +1,332 @@
+//! Recovery and the state change after a durable row: `Table::recover` folds the stored log
+//! through `engine.apply` + [`Table::absorb`], the same code live play runs after each
+//! commit, so there is no second "restore" path.
+
+use super::command::Command;
+use super::handle::TableHandle;
+use super::table::{DisputeSettings, OpenDispute, RoundBase, Table, DELTA_BUFFER};
+use crate::engine::{Engine, Event, Expectation, Input, Variant};
+use crate::metrics::Metrics;
+use crate::store::{LogRow, Record, Store};
+use crate::table::dispute::{self, Origin};
+use crate::table::heartbeat::Heartbeat;
+use crate::table::state::{Alarm, BettingView, RoundView, ShoeView, Snapshot, TableState};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use tokio::sync::{broadcast, mpsc, watch};
+
+/// What recovery found, for the start-up log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovered {
+    /// Log rows replayed.
+    pub rows: u64,
+    /// The state after them.
+    pub state: TableState,
+}
+
+impl Table {
+    /// Builds the table from the store's verified log (`Ok`) or the reason the store is
+    /// unusable (`Err`), replaying every row through the engine. Nothing is published
+    /// before this returns; the returned handle's first snapshot is the recovered state.
+    pub fn recover(
+        id: &str,
+        name: &str,
+        variant_name: &str,
+        variant: Arc<Variant>,
+        opened: Result<(Store, Vec<LogRow>), String>,
+    ) -> (Table, TableHandle, mpsc::Receiver<Command>, Recovered) {
+        let engine = Engine::new(variant);
+        let placeholder = Arc::new(Snapshot {
+            table: id.to_string(),
+            name: name.to_string(),
+            variant: variant_name.to_string(),
+            seq: 0,
+            inputs: 0,
+            state: TableState::Broken,
+            alarm: None,
+            broken: Some("starting".into()),
+            expecting: String::new(),
+            expectation: Expectation::Bets,
+            bonus_options: BTreeMap::new(),
+            insurance_seats: Vec::new(),
+            shoe: ShoeView {
+                number: 0,
+                dealt: 0,
+                burned: 0,
+                remaining: 0,
+                cut_seen: false,
+                link: "waiting".into(),
+            },
+            betting: BettingView::default(),
+            round: RoundView::default(),
+            rounds_settled: 0,
+            last_result: None,
+            unrecorded: Vec::new(),
+            dispute: None,
+            provisional: None,
+        });
+        let (snapshot_tx, snapshot_rx) = watch::channel(placeholder);
+        let (deltas, _) = broadcast::channel(DELTA_BUFFER);
+        let (commands, rx) = mpsc::channel(256);
+        let base = RoundBase {
+            engine: engine.clone(),
+            view: RoundView::default(),
+            rounds_settled: 0,
+            last_result: None,
+        };
+        let metrics = Arc::new(Metrics::default());
+        let heartbeat = Arc::new(Heartbeat::default());
+        heartbeat.beat();
+        let mut table = Table {
+            id: id.to_string(),
+            name: name.to_string(),
+            variant_name: variant_name.to_string(),
+            engine,
+            base,
+            next_base: None,
+            round_inputs: Vec::new(),
+            dispute: None,
+            proposal: None,
+            unfinal: None,
+            final_at: None,
+            disputes: DisputeSettings::default(),
+            store: None,
+            view: RoundView::default(),
+            betting: BettingView::default(),
+            alarm: None,
+            broken: None,
+            seq: 0,
+            inputs: 0,
+            rounds_settled: 0,
+            last_result: None,
+            link: "waiting".into(),
+            unrecorded: Vec::new(),
+            events: Vec::new(),
+            snapshot_tx,
+            deltas: deltas.clone(),
+            metrics: Arc::clone(&metrics),
+            heartbeat: Arc::clone(&heartbeat),
+        };
+        let mut rows = 0;
+        match opened {
+            Err(reason) => table.broken = Some(reason),
+            Ok((store, log)) => {
+                for row in log {
+                    if let Err(why) = table.replay(&row) {
+                        table.broken = Some(format!(
+                            "the event log does not replay at seq {}: {why}",
+                            row.seq
+                        ));
+                        break;
+                    }
+                    rows += 1;
+                }
+                if table.broken.is_none() {
+                    table.store = Some(store);
+                }
+            }
+        }
+        let snapshot = table.build_snapshot();
+        let state = snapshot.state;
+        table.snapshot_tx.send_replace(snapshot);
+        let handle = TableHandle {
+            commands,
+            snapshot: snapshot_rx,
+            deltas,
+            metrics,
+            heartbeat,
+        };
+        (table, handle, rx, Recovered { rows, state })
+    }
+
+    /// Sets how disputes are handled (before `run`). A round recovered as provisional gets
+    /// a whole window from now.
+    pub fn set_disputes(&mut self, settings: DisputeSettings) {
+        self.disputes = settings;
+        self.final_at = None;
+        self.publish_state();
+    }
+
+    /// Re-applies one stored row (recovery).
+    pub(super) fn replay(&mut self, row: &LogRow) -> Result<(), String> {
+        self.events.clear();
+        if let Record::Input { input, .. } = &row.record {
+            self.apply_input(input)
+                .map_err(|r| format!("the engine refuses {input:?}: {r}"))?;
+        }
+        let events = std::mem::take(&mut self.events);
+        self.absorb(row.seq, &row.record, &events);
+        self.events = events;
+        if let Some(why) = &self.broken {
+            return Err(why.clone());
+        }
+        Ok(())
+    }
+
+    /// Applies an input to the engine (events into `self.events`), first keeping the table
+    /// as it was if the input opens a round.
+    pub(super) fn apply_input(&mut self, input: &Input) -> Result<(), crate::engine::Rejection> {
+        let opening = matches!(input, Input::Bets(_) | Input::PlayerBets(_));
+        let before = opening.then(|| RoundBase {
+            engine: self.engine.clone(),
+            view: self.view.clone(),
+            rounds_settled: self.rounds_settled,
+            last_result: self.last_result.clone(),
+        });
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        let result = self.engine.apply(input, &mut events);
+        self.events = events;
+        if result.is_ok() {
+            self.next_base = before;
+        }
+        result
+    }
+
+    /// Updates everything but the engine after a durable record: the same for live play
+    /// and recovery.
+    pub(super) fn absorb(&mut self, seq: u64, record: &Record, events: &[Event]) {
+        self.seq = seq;
+        if let Record::Resolve { inputs, .. } = record {
+            self.absorb_resolution(inputs);
+            return;
+        }
+        for event in events {
+            if let Event::RoundSettled(result) = event {
+                self.unfinal = Some(result.round);
+            }
+            self.view.on_event(event);
+            if let Event::RoundSettled(result) = event {
+                self.rounds_settled += 1;
+                self.last_result = Some((**result).clone());
+            }
+        }
+        match record {
+            Record::Input { input, .. } => {
+                self.inputs += 1;
+                if let Some(base) = self.next_base.take() {
+                    self.base = base;
+                    self.round_inputs.clear();
+                    // The next round opening ends the last one's window, whatever it was.
+                    self.unfinal = None;
+                }
+                self.round_inputs.push(input.clone());
+                if let Input::Bets(bets) = input {
+                    self.view.bets = bets.clone();
+                    // However the round opened (window, demo, terminal), betting is over.
+                    self.betting = BettingView::default();
+                }
+            }
+            Record::Alarm {
+                reason,
+                expected,
+                item,
+            } => match &mut self.alarm {
+                Some(alarm) => {
+                    alarm.also.push(reason.clone());
+                    alarm.held.extend(item.iter().cloned());
+                }
+                None => {
+                    self.alarm = Some(Alarm {
+                        seq,
+                        reason: reason.clone(),
+                        expected: expected.clone(),
+                        held: item.iter().cloned().collect(),
+                        also: Vec::new(),
+                    });
+                    // Every alarm opens a dispute: a supervisor may resolve it with a
+                    // correction (a misread card corrected, say) instead of clearing it.
+                    if self.dispute.is_none() {
+                        self.dispute = Some(OpenDispute {
+                            id: seq,
+                            origin: Origin::Alarm,
+                            seat: None,
+                            round: self.view.number,
+                            reason: reason.clone(),
+                            by: "alarm".into(),
+                            frozen: self.decorate(self.view.clone(), &self.engine),
+                            held: Vec::new(),
+                        });
+                    }
+                }
+            },
+            Record::Held { item } => {
+                // A proposal previewed without this card is out of date.
+                self.proposal = None;
+                if let Some(alarm) = &mut self.alarm {
+                    alarm.held.push(item.clone());
+                } else if let Some(dispute) = &mut self.dispute {
+                    dispute.held.push(item.clone());
+                }
+            }
+            Record::Clear { .. } => {
+                self.alarm = None;
+                if self
+                    .dispute
+                    .as_ref()
+                    .is_some_and(|d| d.origin == Origin::Alarm)
+                {
+                    self.dispute = None;
+                    self.proposal = None;
+                }
+            }
+            Record::Dispute {
+                origin,
+                seat,
+                round,
+                reason,
+                by,
+                ..
+            } => {
+                self.dispute = Some(OpenDispute {
+                    id: seq,
+                    origin: *origin,
+                    seat: *seat,
+                    round: *round,
+                    reason: reason.clone(),
+                    by: by.clone(),
+                    frozen: self.decorate(self.view.clone(), &self.engine),
+                    held: Vec::new(),
+                });
+            }
+            Record::Resolve { .. } => {}
+            Record::Final { round } => {
+                if self.unfinal == Some(*round) {
+                    self.unfinal = None;
+                    self.final_at = None;
+                }
+            }
+        }
+    }
+
+    /// A resolution: the engine and the round become the fold of the corrected inputs
+    /// from `base`; the dispute and any alarm are over.
+    pub(super) fn absorb_resolution(&mut self, inputs: &[Input]) {
+        let mut engine = self.base.engine.clone();
+        let mut events = Vec::new();
+        for (i, input) in inputs.iter().enumerate() {
+            if let Err(r) = engine.apply(input, &mut events) {
+                self.broken = Some(format!(
+                    "a recorded resolution does not replay: its input {i} ({}) is refused: {r}",
+                    dispute::describe(input)
+                ));
+                return;
+            }
+        }
+        let (view, settled, last) = self.corrected_view(inputs, &events);
+        self.engine = engine;
+        self.view = view;
+        self.rounds_settled = settled;
+        self.last_result = last;
+        self.round_inputs = inputs.to_vec();
+        self.unfinal = events.iter().rev().find_map(|e| match e {
+            Event::RoundSettled(r) => Some(r.round),
+            _ => None,
+        });
+        // A re-settled round gets a whole new window.
+        self.final_at = None;
+        self.alarm = None;
+        self.dispute = None;
+        self.proposal = None;
+    }
+}

@@ -1,0 +1,104 @@
+//! The table's state, owned by its task: the `Table` every other file of the task adds
+//! behaviour to, and what it keeps about the round in play and its dispute.
+
+use crate::engine::{Engine, Event, Input, RoundResult, SeatId};
+use crate::metrics::Metrics;
+use crate::store::Store;
+use crate::table::dispute::{Origin, Resolution};
+use crate::table::heartbeat::Heartbeat;
+use crate::table::state::{Alarm, BettingView, Delta, ProposalView, RoundView, Snapshot};
+use std::sync::Arc;
+use tokio::sync::{broadcast, watch};
+
+/// How many deltas a subscriber may fall behind before it gets a resync snapshot.
+pub const DELTA_BUFFER: usize = 1024;
+
+/// The table's state, owned by its task.
+pub struct Table {
+    pub(super) id: String,
+    pub(super) name: String,
+    pub(super) variant_name: String,
+    pub(super) engine: Engine,
+    pub(super) store: Option<Store>,
+    pub(super) view: RoundView,
+    pub(super) betting: BettingView,
+    pub(super) alarm: Option<Alarm>,
+    pub(super) broken: Option<String>,
+    pub(super) seq: u64,
+    pub(super) inputs: u64,
+    pub(super) rounds_settled: u64,
+    pub(super) last_result: Option<RoundResult>,
+    pub(super) link: String,
+    pub(super) unrecorded: Vec<String>,
+    pub(super) events: Vec<Event>,
+    pub(super) snapshot_tx: watch::Sender<Arc<Snapshot>>,
+    pub(super) deltas: broadcast::Sender<Arc<Delta>>,
+    /// Before the current round opened.
+    pub(super) base: RoundBase,
+    /// Captured before an opening input is applied; becomes `base` once it is recorded.
+    pub(super) next_base: Option<RoundBase>,
+    /// The accepted inputs since `base`.
+    pub(super) round_inputs: Vec<Input>,
+    pub(super) dispute: Option<OpenDispute>,
+    pub(super) proposal: Option<Proposal>,
+    /// The last settled round, until a `final` row (or the next round) closes its window.
+    pub(super) unfinal: Option<u64>,
+    /// When the provisional round becomes final (monotonic; set by the live loop).
+    pub(super) final_at: Option<tokio::time::Instant>,
+    pub(super) disputes: DisputeSettings,
+    pub(super) metrics: Arc<Metrics>,
+    pub(super) heartbeat: Arc<Heartbeat>,
+}
+
+/// The table as it was just before the current round opened: a resolution replays the
+/// round's corrected inputs from here.
+#[derive(Debug, Clone)]
+pub(super) struct RoundBase {
+    pub(super) engine: Engine,
+    pub(super) view: RoundView,
+    pub(super) rounds_settled: u64,
+    pub(super) last_result: Option<RoundResult>,
+}
+
+/// How the table handles disputes (`[disputes]` in `table.toml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DisputeSettings {
+    /// How long a settled round's result stays provisional (open to disputes); zero: final
+    /// at once.
+    pub window: std::time::Duration,
+    /// A cancellation or a card correction must be confirmed by another supervisor than
+    /// the one who proposed it.
+    pub two_person_rule: bool,
+}
+
+impl Default for DisputeSettings {
+    fn default() -> DisputeSettings {
+        DisputeSettings {
+            window: std::time::Duration::ZERO,
+            two_person_rule: false,
+        }
+    }
+}
+
+/// An open dispute.
+#[derive(Debug, Clone)]
+pub(super) struct OpenDispute {
+    pub(super) id: u64,
+    pub(super) origin: Origin,
+    pub(super) seat: Option<SeatId>,
+    pub(super) round: u64,
+    pub(super) reason: String,
+    pub(super) by: String,
+    pub(super) frozen: RoundView,
+    pub(super) held: Vec<String>,
+}
+
+/// A proposed resolution (in memory only: a restart or a newly held card drops it, and it
+/// is proposed again).
+#[derive(Debug, Clone)]
+pub(super) struct Proposal {
+    pub(super) resolution: Resolution,
+    pub(super) reason: String,
+    pub(super) by: String,
+    pub(super) view: ProposalView,
+}

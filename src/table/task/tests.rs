@@ -1,0 +1,121 @@
+//! The table task, driven command by command.
+
+use super::*;
+use crate::engine::{Action, Expectation, Variant};
+use crate::engine::{Event, Input};
+use crate::store::{Record, Source, Store};
+use crate::table::state::RoundView;
+use crate::table::state::TableState;
+use croupier_drivers::buttons::{ButtonAction, ButtonEvent};
+use croupier_drivers::event::ShoeEvent;
+use std::sync::Arc;
+
+async fn table(dir: &std::path::Path) -> (Table, TableHandle) {
+    let variant = Arc::new(Variant::built_in("deluxe").expect("known").expect("valid"));
+    let opened = Store::open(&dir.join("t.db"), "t", "t", "deluxe")
+        .await
+        .expect("store");
+    let (table, handle, _rx, _) =
+        Table::recover("t", "t", "deluxe", variant, Ok((opened.store, opened.log)));
+    (table, handle)
+}
+
+fn card(code: &str) -> Command {
+    Command::Shoe(ShoeEvent::Card(code.parse().expect("card")))
+}
+
+fn press(action: ButtonAction) -> Command {
+    Command::Button(ButtonEvent::Action {
+        action,
+        pin: 5,
+        long: false,
+    })
+}
+
+#[tokio::test]
+async fn buttons_decide_for_the_seat_the_table_expects_and_a_stuck_one_locks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut t, handle) = table(dir.path()).await;
+    let bets = Input::Bets(vec![crate::table::demo::main_bet(1, 100).expect("bet")]);
+    t.handle(Command::Input {
+        input: bets,
+        source: Source::Api,
+        reply: None,
+    })
+    .await;
+    // A press that fits nothing the table expects does nothing.
+    t.handle(press(ButtonAction::Stand)).await;
+    assert_eq!(handle.snapshot().seq, 1);
+    for c in ["9H", "5S", "7C", "6D"] {
+        t.handle(card(c)).await;
+    }
+    assert!(matches!(
+        handle.snapshot().expectation,
+        Expectation::Decision { seat: 1, .. }
+    ));
+    t.handle(press(ButtonAction::Stand)).await;
+    let snap = handle.snapshot();
+    assert_eq!(snap.seq, 6);
+    assert_eq!(snap.expectation, Expectation::DealerCard);
+    // New shoe in the middle of a round is refused by the rules: nothing recorded.
+    t.handle(press(ButtonAction::NewShoe)).await;
+    assert_eq!(handle.snapshot().seq, 6);
+    t.handle(Command::Button(ButtonEvent::Stuck { pin: 13 }))
+        .await;
+    let snap = handle.snapshot();
+    assert_eq!(snap.state, TableState::Locked);
+    assert!(snap
+        .alarm
+        .as_ref()
+        .expect("alarm")
+        .reason
+        .contains("GPIO 13"));
+    // A card while locked is held, not applied.
+    t.handle(card("TD")).await;
+    assert_eq!(
+        handle.snapshot().alarm.as_ref().map(|a| a.held.clone()),
+        Some(vec!["TD".to_string()])
+    );
+    let store = t.store.take().expect("store");
+    drop(store);
+    let reader = crate::store::Reader::open(&dir.path().join("t.db"))
+        .await
+        .expect("reader");
+    let log = reader.log("t").await.expect("log");
+    assert_eq!(
+        log[5].record,
+        Record::Input {
+            source: Source::Buttons,
+            input: Input::Decision {
+                seat: 1,
+                action: Action::Stand
+            }
+        }
+    );
+    assert_eq!(log.len(), 8);
+}
+
+#[test]
+fn the_round_view_follows_a_split() {
+    let mut view = RoundView::default();
+    let c = |s: &str| s.parse().expect("card");
+    let to = |seat, hand| crate::engine::Place::Hand { seat, hand };
+    view.on_event(&Event::RoundOpened { round: 1 });
+    for (card, place) in [("8H", to(1, 0)), ("8S", to(1, 0)), ("9D", to(2, 0))] {
+        view.on_event(&Event::CardDealt {
+            card: c(card),
+            to: place,
+        });
+    }
+    view.on_event(&Event::Decided {
+        seat: 1,
+        hand: 0,
+        action: Action::Split,
+    });
+    let hands: Vec<(u8, u8, usize)> = view
+        .hands
+        .iter()
+        .map(|h| (h.seat, h.hand, h.cards.len()))
+        .collect();
+    assert_eq!(hands, [(1, 0, 1), (1, 1, 1), (2, 0, 1)]);
+}
