@@ -22,10 +22,9 @@ use croupier::table::TableConfig;
 use croupier::web::client;
 use futures::StreamExt;
 use nats::Nats;
-use proc::{announced, spawn_raw, Proc};
+use proc::{announced, spawn_args, spawn_raw, Proc};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
@@ -148,19 +147,9 @@ impl Table {
 }
 
 fn spawn_relay(nats: &str, log: &Path) -> std::process::Child {
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .expect("log");
-    Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(["relay", "--nats", nats, "--bind", "127.0.0.1:0"])
-        .env("RUST_LOG", "info")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::from(log))
-        .spawn()
-        .expect("spawn relay")
+    let args = ["relay", "--nats", nats, "--bind", "127.0.0.1:0"];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    spawn_args(&args, log)
 }
 
 async fn get(addr: &str, path: &str) -> (u16, Value) {

@@ -24,14 +24,19 @@ pub struct Proc {
 
 /// Spawns `croupier run --config cfg` (stderr appended to `log`) without waiting.
 pub fn spawn_raw(cfg: &Path, log: &Path) -> Child {
+    spawn_args(&["run".as_ref(), "--config".as_ref(), cfg.as_os_str()], log)
+}
+
+/// Spawns `croupier ARGS...` (stderr appended to `log`, stdout piped for [`announced`])
+/// without waiting.
+pub fn spawn_args(args: &[&std::ffi::OsStr], log: &Path) -> Child {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(log)
         .expect("log file");
     Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(["run", "--config"])
-        .arg(cfg)
+        .args(args)
         .env("RUST_LOG", "info")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
