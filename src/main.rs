@@ -69,6 +69,10 @@ enum Command {
         /// The key-value bucket the tables put their views in (`[publish] bucket`).
         #[arg(long, default_value = croupier::broker::subjects::DEFAULT_BUCKET)]
         bucket: String,
+        /// Messages kept in memory per table for viewers that resume; an older id is read
+        /// from the stream.
+        #[arg(long, default_value_t = croupier::web::feed::RING)]
+        ring: usize,
     },
     /// Validates a table configuration; prints file:line:column: message on a problem.
     CheckConfig {
@@ -255,11 +259,13 @@ fn main() -> ExitCode {
             bind,
             credentials,
             bucket,
+            ring,
         } => with_runtime(commands::relay_command(croupier::relay::RelayConfig {
             nats,
             bind,
             credentials,
             bucket,
+            ring,
         })),
         Command::CheckConfig { file } => commands::check_config(file.as_deref()),
         Command::Recall {

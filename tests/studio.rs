@@ -146,8 +146,9 @@ impl Table {
     }
 }
 
-fn spawn_relay(nats: &str, log: &Path) -> std::process::Child {
-    let args = ["relay", "--nats", nats, "--bind", "127.0.0.1:0"];
+fn spawn_relay(nats: &str, log: &Path, extra: &[&str]) -> std::process::Child {
+    let mut args = vec!["relay", "--nats", nats, "--bind", "127.0.0.1:0"];
+    args.extend_from_slice(extra);
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
     spawn_args(&args, log)
 }
@@ -343,11 +344,13 @@ impl Studio {
     }
 
     async fn relay(&self, name: &str) -> Proc {
-        let relay = announced(spawn_relay(
-            &self.nats.url(),
-            &self.dir.join(format!("{name}.log")),
-        ))
-        .await;
+        self.relay_with(name, &[]).await
+    }
+
+    /// A relay with more arguments, once it lists every table.
+    async fn relay_with(&self, name: &str, extra: &[&str]) -> Proc {
+        let log = self.dir.join(format!("{name}.log"));
+        let relay = announced(spawn_relay(&self.nats.url(), &log, extra)).await;
         for t in &self.tables {
             let started = Instant::now();
             while lobby(&relay.addr, &t.id).await.is_none() {
@@ -706,6 +709,49 @@ async fn remote_viewers_never_reach_the_table() {
             stream.len()
         );
         drop(viewers);
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_viewer_older_than_the_relays_ring_is_served_from_the_stream() {
+    timeout(Duration::from_secs(240), async {
+        let Some(mut studio) = Studio::start(&["alpha"]).await else {
+            return;
+        };
+        // A relay that keeps only 8 messages per table in memory.
+        let relay = studio.relay_with("small", &["--ring", "8"]).await;
+        let viewer = Viewer::connect(&relay.addr, "alpha", None).await;
+        viewer.wait_for(1).await;
+        let now = studio.tables[0].seq().await;
+        studio.tables[0].wait_rows(now + 10).await;
+        let before = viewer.messages();
+        drop(viewer);
+        let last: Value = serde_json::from_str(before.last().expect("messages")).expect("json");
+        let last_n = last["n"].as_u64().expect("n");
+        // Away for far more than 8 messages; the table then goes quiet, so what the viewer
+        // missed is fixed: the stream's messages after its id, then the ring's.
+        let now = studio.tables[0].seq().await;
+        studio.tables[0].wait_rows(now + 60).await;
+        let expected = studio.quiesce(&relay.addr).await;
+        let (stream, _) = &expected[0];
+        assert!(
+            last_n + 8 < stream.len() as u64,
+            "the viewer's id left the ring"
+        );
+        let resumed = Viewer::connect(&relay.addr, "alpha", last["id"].as_str()).await;
+        resumed.wait_for(stream.len()).await;
+        let after = resumed.messages();
+        let first: Value = serde_json::from_str(&after[0]).expect("json");
+        assert_eq!(
+            first["resync"], false,
+            "served from the stream, not resynced: {first}"
+        );
+        assert_eq!(first["n"].as_u64(), Some(last_n + 1));
+        let mut all = before;
+        all.extend(after);
+        check_viewer("alpha", &all, stream);
     })
     .await
     .expect("bounded");

@@ -47,6 +47,9 @@ pub struct RelayConfig {
     pub credentials: Option<PathBuf>,
     /// The key-value bucket the tables put their views in.
     pub bucket: String,
+    /// Messages kept per table for viewers that resume (older ids are read from the
+    /// stream).
+    pub ring: usize,
 }
 
 /// Why the relay could not run.
@@ -87,7 +90,7 @@ pub async fn run(
         })?;
     let addr = listener.local_addr().map_err(RelayError::Http)?;
     let relay = Relay {
-        tables: Tables::default(),
+        tables: Tables::new(config.ring),
         client: Arc::new(OnceLock::new()),
     };
     let connecting = tokio::spawn(connect(config.clone(), relay.clone()));
@@ -148,12 +151,12 @@ fn unknown(table: &str) -> Response {
 }
 
 async fn ws(State(relay): State<Relay>, Query(q): Query<TableQuery>, request: Request) -> Response {
-    match relay.tables.source(&q.table) {
-        Some(source) => {
-            streams::serve_ws(source, q.after.as_deref().and_then(parse_id), request).await
-        }
-        None => unknown(&q.table),
-    }
+    let Some(source) = relay.tables.source(&q.table) else {
+        return unknown(&q.table);
+    };
+    let after = q.after.as_deref().and_then(parse_id);
+    let history = relay.tables.history(&q.table, after).await;
+    streams::serve_ws(source, after, history, request).await
 }
 
 async fn sse(
@@ -161,13 +164,12 @@ async fn sse(
     Query(q): Query<TableQuery>,
     headers: HeaderMap,
 ) -> Response {
-    match relay.tables.source(&q.table) {
-        Some(source) => streams::serve_sse(
-            source,
-            streams::sse_resume(&headers, ResumeQuery { after: q.after }),
-        ),
-        None => unknown(&q.table),
-    }
+    let Some(source) = relay.tables.source(&q.table) else {
+        return unknown(&q.table);
+    };
+    let after = streams::sse_resume(&headers, ResumeQuery { after: q.after });
+    let history = relay.tables.history(&q.table, after).await;
+    streams::serve_sse(source, after, history)
 }
 
 async fn lobby(State(relay): State<Relay>) -> Response {

@@ -3,17 +3,18 @@
 //! [`PublicFeed`] of its own — the same ring, resume-by-id and `/ws/public` fan-out as the
 //! table's own routes, filled with the messages exactly as the table's publisher sent them.
 //!
-//! A relay holds nothing a restart loses: a table's feed starts from the last
-//! [`RING`](crate::web::feed::RING) messages of its stream, so a viewer whose last id is
-//! among them resumes on any relay without a gap (older ids get a resync view, as on the
-//! table).
+//! A relay holds nothing a restart loses: a table's feed starts from the last messages of
+//! its stream (`--ring`, 4,096 by default), so a viewer whose last id is among them resumes
+//! on any relay from memory; an older id is looked up in the stream and what follows it
+//! is read from there (up to [`HISTORY`] messages; beyond, or once the stream no longer
+//! keeps it, a resync view, as on the table).
 
 use crate::broker::subjects;
 use crate::engine::RoundResult;
 use crate::metrics::Metrics;
 use crate::table::TableState;
 use crate::web::fanout::Fanout;
-use crate::web::feed::{PublicFeed, Relayed, RING};
+use crate::web::feed::{Message, PublicFeed, Relayed};
 use crate::web::streams::PublicSource;
 use crate::web::view::PublicView;
 use async_nats::jetstream::{self, consumer, Context};
@@ -21,12 +22,14 @@ use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use tracing::{info, warn};
 
 /// How long a failed follower or watcher waits before trying again.
 const RETRY: Duration = Duration::from_secs(1);
+/// The most messages a resuming viewer is sent from the stream before the ring.
+pub const HISTORY: u64 = 20_000;
 
 /// A public message as the relay reads it (the text itself is passed on unchanged).
 #[derive(Deserialize)]
@@ -65,16 +68,58 @@ pub struct LobbyEntry {
 pub struct RelayedTable {
     source: PublicSource,
     received: AtomicU64,
+    /// Its public stream, once found.
+    stream: Mutex<Option<jetstream::stream::Stream>>,
 }
 
 /// Every table the relay serves.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Tables {
     inner: Arc<RwLock<BTreeMap<String, Arc<RelayedTable>>>>,
     watching: Arc<AtomicBool>,
+    ring: usize,
 }
 
 impl Tables {
+    /// No table yet; each table's feed will keep its last `ring` messages.
+    pub fn new(ring: usize) -> Tables {
+        Tables {
+            inner: Arc::default(),
+            watching: Arc::default(),
+            ring: ring.max(1),
+        }
+    }
+
+    /// What a viewer of `table` resuming after `after` needs from the stream before the
+    /// ring takes over: nothing when the ring serves it; nothing either when the id is not
+    /// in the stream (any more) or more than [`HISTORY`] messages back — the viewer then
+    /// gets a resync view.
+    pub async fn history(&self, table: &str, after: Option<(u64, u32)>) -> Vec<Arc<Message>> {
+        let Some(after) = after else {
+            return Vec::new();
+        };
+        let Some(t) = self.read().get(table).cloned() else {
+            return Vec::new();
+        };
+        if t.source.feed.holds(after) {
+            return Vec::new();
+        }
+        let Some((_, oldest)) = t.source.feed.oldest() else {
+            return Vec::new();
+        };
+        let stream = t.stream.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let Some(stream) = stream else {
+            return Vec::new();
+        };
+        match read_history(&stream, after, oldest).await {
+            Ok(history) => history,
+            Err(e) => {
+                tracing::debug!(table, ?after, error = %e, "no history from the stream: a resync");
+                Vec::new()
+            }
+        }
+    }
+
     /// What serves `table`'s public routes, if it publishes.
     pub fn source(&self, table: &str) -> Option<PublicSource> {
         self.read().get(table).map(|t| t.source.clone())
@@ -137,7 +182,7 @@ impl Tables {
         if map.contains_key(table) {
             return;
         }
-        let feed = PublicFeed::empty();
+        let feed = PublicFeed::with_ring(self.ring);
         if let Some(view) = snapshot {
             feed.seed_view(view);
         }
@@ -150,10 +195,11 @@ impl Tables {
                 metrics,
             },
             received: AtomicU64::new(0),
+            stream: Mutex::new(None),
         });
         map.insert(table.to_string(), Arc::clone(&relayed));
         info!(table, "relaying");
-        tokio::spawn(follow(js.clone(), table.to_string(), relayed));
+        tokio::spawn(follow(js.clone(), table.to_string(), relayed, self.ring));
     }
 }
 
@@ -189,16 +235,21 @@ async fn watch(js: &Context, bucket: &str, tables: &Tables) -> Result<(), String
 }
 
 /// Follows `table`'s public stream into its feed, for ever.
-async fn follow(js: Context, table: String, relayed: Arc<RelayedTable>) {
+async fn follow(js: Context, table: String, relayed: Arc<RelayedTable>, ring: usize) {
     loop {
-        if let Err(e) = follow_once(&js, &table, &relayed).await {
+        if let Err(e) = follow_once(&js, &table, &relayed, ring).await {
             warn!(table, error = %e, "following the public stream failed; resuming");
         }
         tokio::time::sleep(RETRY).await;
     }
 }
 
-async fn follow_once(js: &Context, table: &str, relayed: &RelayedTable) -> Result<(), String> {
+async fn follow_once(
+    js: &Context,
+    table: &str,
+    relayed: &RelayedTable,
+    ring: usize,
+) -> Result<(), String> {
     let subject = subjects::public(table);
     let name = js
         .stream_by_subject(subject.clone())
@@ -206,13 +257,14 @@ async fn follow_once(js: &Context, table: &str, relayed: &RelayedTable) -> Resul
         .map_err(|e| e.to_string())?;
     let stream = js.get_stream(name).await.map_err(|e| e.to_string())?;
     let state = stream.get_info().await.map_err(|e| e.to_string())?.state;
+    *relayed.stream.lock().unwrap_or_else(|e| e.into_inner()) = Some(stream.clone());
     let feed = &relayed.source.feed;
     // After what the feed has (n is the stream's sequence), or the stream's last RING.
     let start = match feed.last() {
         Some((_, n)) => n + 1,
         None => state
             .last_sequence
-            .saturating_sub(RING as u64 - 1)
+            .saturating_sub(ring as u64 - 1)
             .max(state.first_sequence)
             .max(1),
     };
@@ -229,24 +281,82 @@ async fn follow_once(js: &Context, table: &str, relayed: &RelayedTable) -> Resul
     let mut messages = consumer.messages().await.map_err(|e| e.to_string())?;
     while let Some(message) = messages.next().await {
         let message = message.map_err(|e| e.to_string())?;
-        let text = std::str::from_utf8(&message.payload).map_err(|e| e.to_string())?;
-        let m: Incoming = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        let kind = match m.kind.as_str() {
-            "view" => "view",
-            "result" => "result",
-            "final" => "final",
-            other => return Err(format!("unknown message type {other:?}")),
-        };
         relayed.received.fetch_add(1, Ordering::Relaxed);
-        feed.relay(Relayed {
-            seq: m.seq,
-            sub: m.sub,
-            n: m.n,
-            kind,
-            text: text.to_string(),
-            view: m.view,
-            result: m.result,
-        });
+        feed.relay(parse(&message.payload)?);
     }
     Err("the stream's consumer ended".into())
+}
+
+/// A published message as the feed takes it.
+fn parse(payload: &[u8]) -> Result<Relayed, String> {
+    let text = std::str::from_utf8(payload).map_err(|e| e.to_string())?;
+    let m: Incoming = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let kind = match m.kind.as_str() {
+        "view" => "view",
+        "result" => "result",
+        "final" => "final",
+        other => return Err(format!("unknown message type {other:?}")),
+    };
+    Ok(Relayed {
+        seq: m.seq,
+        sub: m.sub,
+        n: m.n,
+        kind,
+        text: text.to_string(),
+        view: m.view,
+        result: m.result,
+    })
+}
+
+/// The stream's messages after the one with id `after`, up to the ring's oldest (`n` =
+/// `oldest`, included). The id is found by bisection over the stream's sequence (= `n`,
+/// ids grow with it).
+async fn read_history(
+    stream: &jetstream::stream::Stream,
+    after: (u64, u32),
+    oldest: u64,
+) -> Result<Vec<Arc<Message>>, String> {
+    let first = stream
+        .get_info()
+        .await
+        .map_err(|e| e.to_string())?
+        .state
+        .first_sequence
+        .max(1);
+    let id_at = |n: u64| async move {
+        let m = stream.get_raw_message(n).await.map_err(|e| e.to_string())?;
+        m.headers
+            .get(subjects::HEADER_ID)
+            .and_then(|v| crate::web::feed::parse_id(v.as_str()))
+            .ok_or_else(|| format!("message {n} has no {} header", subjects::HEADER_ID))
+    };
+    let (mut lo, mut hi) = (first, oldest.saturating_sub(1));
+    let mut found = None;
+    while lo <= hi {
+        let mid = lo + (hi - lo) / 2;
+        match id_at(mid).await?.cmp(&after) {
+            std::cmp::Ordering::Equal => {
+                found = Some(mid);
+                break;
+            }
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater if mid == 0 => break,
+            std::cmp::Ordering::Greater => hi = mid - 1,
+        }
+    }
+    let n = found.ok_or("the id is not in the stream")?;
+    if oldest - n - 1 > HISTORY {
+        return Err(format!("{} messages back", oldest - n - 1));
+    }
+    // Through the ring's oldest message itself: the feed resumes after an id it holds.
+    let mut out = Vec::new();
+    for seq in n + 1..=oldest {
+        let m = stream
+            .get_raw_message(seq)
+            .await
+            .map_err(|e| e.to_string())?;
+        let r = parse(&m.payload)?;
+        out.push(Arc::new(Message::new(r.seq, r.sub, r.kind, r.text)));
+    }
+    Ok(out)
 }

@@ -49,7 +49,8 @@ pub struct Message {
 }
 
 impl Message {
-    fn new(seq: u64, sub: u32, kind: &'static str, text: String) -> Message {
+    /// The message `seq.sub` of kind `kind` with this JSON text (framed once here).
+    pub fn new(seq: u64, sub: u32, kind: &'static str, text: String) -> Message {
         Message {
             seq,
             sub,
@@ -167,6 +168,7 @@ pub fn encode(seq: u64, sub: u32, n: u64, at_ms: u64, body: Body<'_>) -> String 
 }
 
 struct Ring {
+    capacity: usize,
     messages: VecDeque<Arc<Message>>,
     view: Option<PublicView>,
     seq: u64,
@@ -229,10 +231,18 @@ impl PublicFeed {
     /// An empty feed with no task: [`PublicFeed::start`] feeds it from a table, the relay
     /// (`crate::relay`) with [`PublicFeed::relay`] from the broker.
     pub fn empty() -> PublicFeed {
+        PublicFeed::with_ring(RING)
+    }
+
+    /// [`PublicFeed::empty`] keeping the last `capacity` messages for resumption (at least
+    /// one).
+    pub fn with_ring(capacity: usize) -> PublicFeed {
+        let capacity = capacity.max(1);
         let (tx, _) = broadcast::channel(LAG);
         PublicFeed {
             ring: Arc::new(Mutex::new(Ring {
-                messages: VecDeque::with_capacity(RING),
+                capacity,
+                messages: VecDeque::with_capacity(capacity.min(RING)),
                 view: None,
                 seq: 0,
                 sub: 0,
@@ -287,6 +297,21 @@ impl PublicFeed {
     pub fn last(&self) -> Option<((u64, u32), u64)> {
         let ring = self.lock();
         (ring.n > 0).then_some(((ring.seq, ring.sub), ring.n))
+    }
+
+    /// The oldest message still in the ring: its id and number.
+    pub fn oldest(&self) -> Option<((u64, u32), u64)> {
+        let ring = self.lock();
+        let first = ring.messages.front()?;
+        // Ring messages are consecutive: the first one's number follows from the last's.
+        let n = (ring.n + 1).saturating_sub(ring.messages.len() as u64);
+        Some(((first.seq, first.sub), n))
+    }
+
+    /// Whether a subscriber resuming after `key` would be served from the ring (or is up
+    /// to date), rather than resynced.
+    pub fn holds(&self, key: (u64, u32)) -> bool {
+        Self::after(&self.lock(), key).is_some()
     }
 
     /// The public view a resync would send now.
@@ -352,7 +377,7 @@ impl PublicFeed {
 
     /// Appends `message` to the ring and sends it to every subscriber.
     fn insert(&self, ring: &mut Ring, message: Arc<Message>) {
-        if ring.messages.len() == RING {
+        if ring.messages.len() >= ring.capacity {
             ring.messages.pop_front();
         }
         ring.messages.push_back(Arc::clone(&message));

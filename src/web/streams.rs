@@ -127,13 +127,16 @@ pub async fn public_ws(
     request: Request,
 ) -> Response {
     let after = q.after.as_deref().and_then(parse_id);
-    serve_ws(app.public_source(), after, request).await
+    serve_ws(app.public_source(), after, Vec::new(), request).await
 }
 
-/// Serves one `/ws/public` viewer of `source`, resuming after `after`.
+/// Serves one `/ws/public` viewer of `source`, resuming after `after`; `prelude` (what the
+/// relay read from the stream for an id older than the ring) is sent first, and the feed
+/// takes over after its last message.
 pub async fn serve_ws(
     source: PublicSource,
     after: Option<(u64, u32)>,
+    prelude: Vec<Arc<FeedMessage>>,
     request: Request,
 ) -> Response {
     let accept = match wsframe::accept(request.headers()) {
@@ -143,11 +146,11 @@ pub async fn serve_ws(
         }
     };
     match source.fanout.clone() {
-        Some(fanout) => to_fanout(fanout, accept, after, request),
+        Some(fanout) => to_fanout(fanout, accept, after, prelude, request),
         None => {
             let (mut parts, _) = request.into_parts();
             match WebSocketUpgrade::from_request_parts(&mut parts, &()).await {
-                Ok(ws) => public_task(source, ws, after),
+                Ok(ws) => public_task(source, ws, after, prelude),
                 Err(rejection) => rejection.into_response(),
             }
         }
@@ -159,6 +162,7 @@ fn to_fanout(
     fanout: super::fanout::Fanout,
     accept: String,
     after: Option<(u64, u32)>,
+    prelude: Vec<Arc<FeedMessage>>,
     mut request: Request,
 ) -> Response {
     let upgrade = hyper::upgrade::on(&mut request);
@@ -172,9 +176,16 @@ fn to_fanout(
         };
         match hyper_util::server::conn::auto::upgrade::downcast::<TokioIo<TcpStream>>(upgraded) {
             Ok(parts) => {
-                fanout
-                    .add(parts.io.into_inner(), parts.read_buf, after)
-                    .await
+                let mut stream = parts.io.into_inner();
+                for m in &prelude {
+                    if let Err(e) = tokio::io::AsyncWriteExt::write_all(&mut stream, &m.frame).await
+                    {
+                        tracing::debug!(error = %e, "/ws/public viewer gone during its history");
+                        return;
+                    }
+                }
+                let after = prelude.last().map(|m| m.key()).or(after);
+                fanout.add(stream, parts.read_buf, after).await
             }
             // Only a server without TLS has a fan-out (`AppState::with_fanout`).
             Err(_) => tracing::error!("/ws/public: the upgraded connection is not plain TCP"),
@@ -196,7 +207,12 @@ fn to_fanout(
 }
 
 /// A `/ws/public` viewer with a task of its own (under TLS).
-fn public_task(app: PublicSource, ws: WebSocketUpgrade, after: Option<(u64, u32)>) -> Response {
+fn public_task(
+    app: PublicSource,
+    ws: WebSocketUpgrade,
+    after: Option<(u64, u32)>,
+    prelude: Vec<Arc<FeedMessage>>,
+) -> Response {
     // Viewers send nothing but pings and closes: a small read buffer keeps many of them
     // cheap (tungstenite zero-fills it on every poll of the socket, i.e. once per wake-up;
     // it grows for a larger frame). Writes are flushed explicitly after each batch (see
@@ -205,7 +221,7 @@ fn public_task(app: PublicSource, ws: WebSocketUpgrade, after: Option<(u64, u32)
     ws.read_buffer_size(1024)
         .write_buffer_size(BATCH_BYTES)
         .max_message_size(64 * 1024)
-        .on_upgrade(move |socket| public_socket(app, socket, after))
+        .on_upgrade(move |socket| public_socket(app, socket, after, prelude))
 }
 
 /// Bytes of queued messages a `/ws/public` connection gathers before writing them out.
@@ -214,10 +230,18 @@ const BATCH_BYTES: usize = 16 * 1024;
 /// viewer does not hold a worker for long.
 const BATCH_MESSAGES: usize = 32;
 
-async fn public_socket(app: PublicSource, mut socket: WebSocket, after: Option<(u64, u32)>) {
+async fn public_socket(
+    app: PublicSource,
+    mut socket: WebSocket,
+    after: Option<(u64, u32)>,
+    prelude: Vec<Arc<FeedMessage>>,
+) {
     let _counted = app.metrics.subscriber(Stream::PublicWs);
-    let Joined { backlog, mut live } = app.feed.join(after);
     let mut last = after;
+    if send_all(&mut socket, prelude, &mut last).await.is_err() {
+        return;
+    }
+    let Joined { backlog, mut live } = app.feed.join(last);
     if send_all(&mut socket, backlog, &mut last).await.is_err() {
         return;
     }
@@ -311,7 +335,7 @@ pub async fn public_sse(
     Query(q): Query<ResumeQuery>,
     headers: HeaderMap,
 ) -> Response {
-    serve_sse(app.public_source(), sse_resume(&headers, q))
+    serve_sse(app.public_source(), sse_resume(&headers, q), Vec::new())
 }
 
 /// Where an SSE client resumes: `Last-Event-ID`, else `?after=ID`.
@@ -325,9 +349,16 @@ pub fn sse_resume(headers: &HeaderMap, q: ResumeQuery) -> Option<(u64, u32)> {
         .and_then(parse_id)
 }
 
-/// Serves one `/sse/public` client of `source`, resuming after `after`.
-pub fn serve_sse(app: PublicSource, after: Option<(u64, u32)>) -> Response {
+/// Serves one `/sse/public` client of `source`, resuming after `after`; `prelude` as for
+/// [`serve_ws`].
+pub fn serve_sse(
+    app: PublicSource,
+    after: Option<(u64, u32)>,
+    prelude: Vec<Arc<FeedMessage>>,
+) -> Response {
+    let after = prelude.last().map(|m| m.key()).or(after);
     let Joined { backlog, live } = app.feed.join(after);
+    let backlog: Vec<_> = prelude.into_iter().chain(backlog).collect();
     let last = backlog.last().map(|m| (m.seq, m.sub)).or(after);
     // Counted while the stream lives (it is dropped when the client goes).
     let counted = app.metrics.subscriber(Stream::PublicSse);
