@@ -73,10 +73,13 @@ function overlay(v, post, rerender, me) {
     return box;
   }
   if (d.proposal) {
+    // Both buttons name the proposal this screen shows (its hash): if another supervisor
+    // replaced it meanwhile, the server refuses (proposal_changed) and the new one shows.
+    const named = { proposal: d.proposal.proposal };
     box.append(preview(d.proposal),
       el("div", { class: "row" },
-        el("button", { class: "btn", id: "confirm-resolution", onclick: () => post("/api/disputes/" + d.id + "/confirm") }, "Confirm"),
-        el("button", { class: "btn", id: "withdraw-resolution", onclick: () => post("/api/disputes/" + d.id + "/withdraw") }, "Withdraw")));
+        el("button", { class: "btn", id: "confirm-resolution", onclick: () => post("/api/disputes/" + d.id + "/confirm", named) }, "Confirm"),
+        el("button", { class: "btn", id: "withdraw-resolution", onclick: () => post("/api/disputes/" + d.id + "/withdraw", named) }, "Withdraw")));
     return box;
   }
   const select = el("select", { id: "resolution-op", onchange: (e) => { form.op = e.target.value; rerender(); } },

@@ -176,6 +176,9 @@ document.addEventListener("keydown", (e) => {
 });
 
 async function logout() {
+  // The socket first: the server closes it (4401) the moment the session ends, and a socket
+  // still running would reconnect into whoever logs in next on this panel.
+  if (socket) { socket.close(); socket = null; }
   await fetch("/api/logout", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).catch(() => {});
   showLogin("");
 }
@@ -223,12 +226,18 @@ function render() {
 
 function startSocket() {
   render();
-  socket = liveSocket("/ws/dealer", (m) => { view = m; window.lastSeq = m.seq; render(); }, (s) => {
+  // Only the current session's socket may change the screen: one closed at a logout must
+  // not bring the login back over the next person's session.
+  let mine = null;
+  const current = () => mine === null || socket === mine;
+  mine = liveSocket("/ws/dealer", (m) => { if (!current()) return; view = m; window.lastSeq = m.seq; render(); }, (s) => {
+    if (!current()) return;
     conn = s; render();
     // A dropped socket may mean a lost session (the server closes it then, and refuses the
     // upgrade with 401): ask, and show the login if so.
     if (s === "reconnecting") checkSession();
   });
+  socket = mine;
   window.panelSocket = socket;
 }
 

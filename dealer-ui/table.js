@@ -111,7 +111,8 @@ function liveSocket(path, onMessage, onState) {
     ws.onclose = () => {
       if (stopped) return;
       onState("reconnecting");
-      setTimeout(open, delay);
+      // Closed meanwhile (a logout): no new connection.
+      setTimeout(() => { if (!stopped) open(); }, delay);
       delay = Math.min(delay * 2, 5000);
     };
     ws.onerror = () => ws.close();

@@ -70,16 +70,18 @@ async fn open_auth(
     config: &TableConfig,
     tls: bool,
     variant: &crate::engine::Variant,
+    clock: Arc<dyn crate::auth::time::Clock>,
 ) -> Option<crate::auth::Auth> {
     use crate::auth::{accounts, Auth};
     let id = &config.table.id;
-    let auth = match Auth::open(&config.store.path, config.auth.clone(), tls).await {
-        Ok(a) => a,
-        Err(e) => {
-            error!(table = %id, error = %e, "accounts are unavailable: nobody can log in");
-            return None;
-        }
-    };
+    let auth =
+        match Auth::open_with_clock(&config.store.path, config.auth.clone(), tls, clock).await {
+            Ok(a) => a,
+            Err(e) => {
+                error!(table = %id, error = %e, "accounts are unavailable: nobody can log in");
+                return None;
+            }
+        };
     if config.is_demo() {
         match accounts::seed_demo(auth.pool()).await {
             Ok(true) => {
@@ -156,6 +158,17 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send,
     started: impl FnOnce(Started) + Send,
 ) -> Result<(), ServiceError> {
+    let clock = crate::auth::time::SystemClock::shared();
+    run_with_clock(config, clock, shutdown, started).await
+}
+
+/// [`run`] with sessions and lockouts timed by `clock` (tests move a `ManualClock`).
+pub async fn run_with_clock(
+    config: TableConfig,
+    clock: Arc<dyn crate::auth::time::Clock>,
+    shutdown: impl Future<Output = ()> + Send,
+    started: impl FnOnce(Started) + Send,
+) -> Result<(), ServiceError> {
     let id = config.table.id.clone();
     let variant = Arc::new(config.variant().map_err(ServiceError::Variant)?);
     let variant_name = config.table.variant.clone();
@@ -227,7 +240,7 @@ pub async fn run(
         warn!(table = %id, reason = %alarm.reason, "the table is LOCKED (as before the restart)");
     }
     let reader = Reader::open(&config.store.path).await.ok();
-    let auth = open_auth(&config, tls.is_some(), &variant).await;
+    let auth = open_auth(&config, tls.is_some(), &variant, clock).await;
     // The local token works even when the database does not (an operator can still read
     // the out-of-service reason and try the API).
     let local_token = match crate::auth::local_token::LocalToken::create(&config.store.path) {

@@ -92,10 +92,12 @@ pub async fn run_command(config: Option<PathBuf>, bind: Option<String>) -> ExitC
     let announce = |s: Started| {
         // The first stdout line: scripts and tests read the address from it.
         let snap = s.handle.snapshot();
+        // The scheme the port really speaks: under TLS there is no plain listener.
+        let scheme = if s.tls { "https" } else { "http" };
         let mut out = std::io::stdout();
         let _ = writeln!(
             out,
-            "croupier: table {} ({}) serving http://{}/",
+            "croupier: table {} ({}) serving {scheme}://{}/",
             snap.table,
             match snap.state {
                 croupier::table::TableState::Open => "open".to_string(),
@@ -109,7 +111,10 @@ pub async fn run_command(config: Option<PathBuf>, bind: Option<String>) -> ExitC
         // READY only now: the store is verified, the log replayed, the shoe opened (or its
         // absence alarmed) and the port bound.
         if let Some(n) = croupier::systemd::Notifier::from_env() {
-            let _ = n.ready(&format!("table {} serving http://{}/", snap.table, s.addr));
+            let _ = n.ready(&format!(
+                "table {} serving {scheme}://{}/",
+                snap.table, s.addr
+            ));
         }
     };
     match app::run(config, shutdown_signal(), announce).await {
@@ -266,7 +271,9 @@ pub struct Credentials {
     pub db: Option<PathBuf>,
 }
 
-/// `croupier alarm clear`.
+/// `croupier alarm clear`. With `[http.tls]` in the configuration it speaks HTTPS and
+/// trusts exactly the configured certificate (`web::client::Endpoint::pinned`): TLS mode
+/// has no plain listener.
 pub async fn alarm_clear(
     reason: String,
     config: Option<PathBuf>,
@@ -278,10 +285,17 @@ pub async fn alarm_clear(
         Err(code) => return code,
     };
     let addr = addr.unwrap_or(loaded.http.bind.clone());
+    let endpoint = match &loaded.http.tls {
+        Some(tls) => match client::Endpoint::pinned(&addr, &tls.cert) {
+            Ok(e) => e,
+            Err(e) => return fail(format!("http.tls: {e}")),
+        },
+        None => client::Endpoint::plain(&addr),
+    };
     let db = credentials.db.unwrap_or(loaded.store.path.clone());
     let timeout = Duration::from_secs(10);
-    let actor = crate::user_commands::cli_actor();
-    // The credentials: a session cookie from a login, or the local token.
+    // The credentials: a session cookie from a login, or the local token (recorded as the
+    // one actor `local`: nothing sent names who holds it).
     let mut headers: Vec<(String, String)> = Vec::new();
     let mut logged_in = false;
     if let Some(badge) = &credentials.badge {
@@ -290,7 +304,10 @@ pub async fn alarm_clear(
             Err(e) => return fail(e),
         };
         let body = serde_json::json!({"badge": badge, "secret": secret}).to_string();
-        match client::request_with(&addr, "POST", "/api/login", Some(&body), &[], timeout).await {
+        match endpoint
+            .send("POST", "/api/login", Some(&body), &[], timeout)
+            .await
+        {
             Ok(reply) if reply.status == 200 => match reply.session_cookie() {
                 Some(cookie) => {
                     headers.push(("Cookie".into(), cookie));
@@ -308,7 +325,6 @@ pub async fn alarm_clear(
         }
     } else if let Ok(token) = croupier::auth::local_token::read(&db) {
         headers.push(("Authorization".into(), format!("Bearer {token}")));
-        headers.push(("X-Croupier-Actor".into(), actor));
     }
     // Without either, the request goes out anyway: the service's 401 (or its absence)
     // says more than a guess here.
@@ -317,18 +333,19 @@ pub async fn alarm_clear(
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
     let body = serde_json::json!({ "reason": reason }).to_string();
-    let result = client::request_with(
-        &addr,
-        "POST",
-        "/api/alarm/clear",
-        Some(&body),
-        &header_refs,
-        timeout,
-    )
-    .await;
+    let result = endpoint
+        .send(
+            "POST",
+            "/api/alarm/clear",
+            Some(&body),
+            &header_refs,
+            timeout,
+        )
+        .await;
     if logged_in {
-        let _ =
-            client::request_with(&addr, "POST", "/api/logout", None, &header_refs, timeout).await;
+        let _ = endpoint
+            .send("POST", "/api/logout", None, &header_refs, timeout)
+            .await;
     }
     match result {
         Ok(reply) if reply.status == 200 => {

@@ -2,7 +2,8 @@
 //! croupier: the controller for a live-dealer blackjack table.
 //!
 //! `engine` is the sans-IO rules engine; `replay` drives it from the scenario format;
-//! `cards` and `money` are the shared vocabulary. `table` is the service around the engine
+//! `cards` and `money` are the shared vocabulary; `math` prices the bets (exact side-bet
+//! returns). `table` is the service around the engine
 //! (the owner task), `store` its SQLite event log, `web` its HTTP API, `systemd` its
 //! service-manager protocol; `metrics` and `clock` serve its health endpoints. `app` is the
 //! composition root of `croupier run`, wiring all of them.
@@ -13,6 +14,7 @@ pub mod broker;
 pub mod cards;
 pub mod clock;
 pub mod engine;
+pub mod math;
 pub mod metrics;
 pub mod money;
 pub mod process;

@@ -149,8 +149,12 @@ impl Table {
             .await;
         let current = self.ok("GET", "/api/disputes/current", None).await;
         assert_eq!(current["proposal"], preview, "the panel shows the preview");
-        self.ok("POST", &format!("/api/disputes/{id}/confirm"), None)
-            .await;
+        self.ok(
+            "POST",
+            &format!("/api/disputes/{id}/confirm"),
+            Some(json!({"proposal": preview["proposal"]})),
+        )
+        .await;
         preview
     }
 
@@ -245,7 +249,11 @@ async fn every_resolution_through_the_api_and_the_pty_shoe() {
             (403, Some("forbidden"))
         );
         let (status, v) = t
-            .call("POST", &format!("/api/disputes/{id}/confirm"), None)
+            .call(
+                "POST",
+                &format!("/api/disputes/{id}/confirm"),
+                Some(json!({"proposal": "0".repeat(64)})),
+            )
             .await;
         assert_eq!(
             (status, v["error"]["code"].as_str()),

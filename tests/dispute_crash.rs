@@ -75,15 +75,20 @@ async fn a_cancellation_killed_mid_confirm_refunds_exactly_once() {
             let dispute = post_ok(&p, "/api/disputes", json!({"seat": 1, "reason": "the shoe jammed, deal again"})).await["dispute"]
                 .as_u64()
                 .expect("id");
-            post_ok(&p, &format!("/api/disputes/{dispute}/propose"), json!({"resolution": {"op": "cancel"}, "reason": "misdeal"})).await;
-            // Confirm, and kill the process somewhere around the commit.
+            let preview = post_ok(&p, &format!("/api/disputes/{dispute}/propose"), json!({"resolution": {"op": "cancel"}, "reason": "misdeal"})).await;
+            // Confirm (with the service's credentials, naming the proposal), and kill the
+            // process somewhere around the commit.
             let addr = p.addr.clone();
+            let headers = p.headers.clone();
+            let named = json!({"proposal": preview["proposal"]}).to_string();
             let confirm = tokio::spawn(async move {
-                let _ = croupier::web::client::request(
+                let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                let _ = croupier::web::client::request_with(
                     &addr,
                     "POST",
                     &format!("/api/disputes/{dispute}/confirm"),
-                    None,
+                    Some(&named),
+                    &h,
                     Duration::from_secs(5),
                 )
                 .await;
@@ -104,13 +109,14 @@ async fn a_cancellation_killed_mid_confirm_refunds_exactly_once() {
                     lost += 1;
                     assert_eq!((lines.len(), resolves), (0, 0), "nothing of it was applied");
                     assert!(s["dispute"]["proposal"].is_null(), "a proposal does not survive a restart");
-                    post_ok(&p, &format!("/api/disputes/{dispute}/propose"), json!({"resolution": {"op": "cancel"}, "reason": "misdeal"})).await;
-                    post_ok(&p, &format!("/api/disputes/{dispute}/confirm"), json!({})).await;
+                    let preview = post_ok(&p, &format!("/api/disputes/{dispute}/propose"), json!({"resolution": {"op": "cancel"}, "reason": "misdeal"})).await;
+                    post_ok(&p, &format!("/api/disputes/{dispute}/confirm"), json!({"proposal": preview["proposal"]})).await;
                 }
                 other => panic!("unexpected state {other:?}: {s}"),
             }
             // Confirming again changes nothing.
-            let (status, _) = p.post(&format!("/api/disputes/{dispute}/confirm"), "{}").await;
+            let again = json!({"proposal": "0".repeat(64)}).to_string();
+            let (status, _) = p.post(&format!("/api/disputes/{dispute}/confirm"), &again).await;
             assert_eq!(status, 404);
             let (lines, resolves) = recorded(&db, round as i64, dispute).await;
             assert_eq!(resolves, 1, "round {round}: one resolution");

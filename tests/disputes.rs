@@ -110,10 +110,17 @@ async fn propose(
     rx.await.expect("answered")
 }
 
-async fn confirm(t: &mut Table, dispute: u64, by: &str) -> Result<u64, DisputeError> {
+/// Confirms the proposal `preview` showed (naming its hash), as `by`.
+async fn confirm(
+    t: &mut Table,
+    dispute: u64,
+    preview: &ProposalView,
+    by: &str,
+) -> Result<u64, DisputeError> {
     let (reply, rx) = oneshot::channel();
     t.handle(Command::Confirm {
         dispute,
+        proposal: preview.proposal.clone(),
         by: by.into(),
         reply,
     })
@@ -122,10 +129,12 @@ async fn confirm(t: &mut Table, dispute: u64, by: &str) -> Result<u64, DisputeEr
 }
 
 async fn resolve(t: &mut Table, dispute: u64, resolution: Resolution) -> u64 {
-    propose(t, dispute, resolution, "sup-1")
+    let preview = propose(t, dispute, resolution, "sup-1")
         .await
         .expect("proposed");
-    confirm(t, dispute, "sup-1").await.expect("confirmed")
+    confirm(t, dispute, &preview, "sup-1")
+        .await
+        .expect("confirmed")
 }
 
 fn seat_cards(s: &Snapshot, seat: u8) -> Vec<String> {
@@ -239,7 +248,9 @@ async fn a_voided_exposed_card_is_burned_and_the_held_card_takes_its_place() {
     // Previewing changes nothing.
     assert_eq!(seat_cards(&h.snapshot(), 1), ["9H", "2D"]);
     let burned_before = h.snapshot().shoe.burned;
-    confirm(&mut t, id, "sup-1").await.expect("confirmed");
+    confirm(&mut t, id, &preview, "sup-1")
+        .await
+        .expect("confirmed");
     let s = h.snapshot();
     assert_eq!(s.state, TableState::Open);
     assert!(s.dispute.is_none());
@@ -252,7 +263,7 @@ async fn a_voided_exposed_card_is_burned_and_the_held_card_takes_its_place() {
     );
     // Confirming twice does nothing: the dispute is closed.
     assert_eq!(
-        confirm(&mut t, id, "sup-1")
+        confirm(&mut t, id, &preview, "sup-1")
             .await
             .expect_err("closed")
             .code(),
@@ -329,7 +340,9 @@ async fn a_misread_card_is_corrected_and_a_card_dealt_out_of_order_is_moved() {
         .map(|h| h.cards.clone())
         .collect();
     assert_eq!(hands, [vec![c("9H"), c("4S")], vec![c("5H"), c("KD")]]);
-    confirm(&mut t, id, "sup-1").await.expect("confirmed");
+    confirm(&mut t, id, &preview, "sup-1")
+        .await
+        .expect("confirmed");
     assert_eq!(seat_cards(&h.snapshot(), 1), ["9H", "4S"]);
     assert_eq!(seat_cards(&h.snapshot(), 2), ["5H", "KD"]);
     // A place no order of the cards reaches is refused, and changes nothing.
@@ -524,11 +537,11 @@ async fn a_provisional_round_is_cancelled_once_under_the_two_person_rule() {
     assert!(refunds.cancelled);
     assert!(refunds.bets.iter().all(|b| b.returned == b.staked));
     // The proposer cannot confirm their own cancellation.
-    let same = confirm(&mut t, id, "sup-1")
+    let same = confirm(&mut t, id, &preview, "sup-1")
         .await
         .expect_err("two-person rule");
     assert_eq!(same.code(), "two_person_rule");
-    confirm(&mut t, id, "sup-2")
+    confirm(&mut t, id, &preview, "sup-2")
         .await
         .expect("confirmed by another");
     let s = h.snapshot();

@@ -4,14 +4,20 @@
 //! At start the service writes 256 random bits, hex-encoded, to `<db>.token` beside the
 //! database (mode 0600, replaced at every start, removed at a clean stop). A request with
 //! `Authorization: Bearer <token>` acts with the **admin** role; whoever can read that file
-//! can already write the database itself, so this adds no power. The actor recorded in the
-//! audit log is `local:<X-Croupier-Actor header>` (the CLI sends `cli:<unix user>`).
+//! can already write the database itself, so this adds no power. Every use of the token is
+//! recorded as one and the same actor, [`LOCAL_ACTOR`]: the token says nothing about which
+//! person holds it, so nothing a client sends (no header) may name one. For the same
+//! reason the token is never a person under the two-person rule: it can neither confirm a
+//! resolution that needs a second person nor have its proposal confirmed (`table::dispute`).
 
 use super::{random, AuthError};
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+/// The audit actor of every request made with the local token.
+pub const LOCAL_ACTOR: &str = "local";
 
 /// The token file of the database at `db`.
 pub fn path_for(db: &Path) -> PathBuf {

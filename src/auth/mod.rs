@@ -19,6 +19,8 @@ pub mod local_token;
 pub mod player_token;
 pub mod secret;
 pub mod sessions;
+pub mod time;
+pub mod timers;
 
 use crate::store::audit::AuditError;
 use serde::{Deserialize, Serialize};
@@ -124,6 +126,37 @@ impl Default for AuthConfig {
     }
 }
 
+impl AuthConfig {
+    /// The first setting that would leave no one able to operate the table, as (key, why):
+    /// a session that ends at once (`session_hours = 0`: login answers 200, every later
+    /// request 401), an idle limit of zero, or a lockout after zero failures.
+    pub fn unusable(&self) -> Option<(&'static str, String)> {
+        if self.session_hours == 0 {
+            return Some((
+                "session_hours",
+                "auth.session_hours = 0: every session would end at login; use at least 1".into(),
+            ));
+        }
+        if self.idle_minutes == 0 {
+            return Some((
+                "idle_minutes",
+                "auth.idle_minutes = 0: every session would end before its first request; \
+                 use at least 1"
+                    .into(),
+            ));
+        }
+        if self.max_failed_attempts == 0 {
+            return Some((
+                "max_failed_attempts",
+                "auth.max_failed_attempts = 0: an account would lock before any attempt; \
+                 use at least 1"
+                    .into(),
+            ));
+        }
+        None
+    }
+}
+
 /// Accounts and sessions failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
@@ -193,6 +226,10 @@ pub struct Auth {
     secure_cookie: bool,
     player_key: Arc<[u8; 32]>,
     hashing: Arc<tokio::sync::Semaphore>,
+    clock: Arc<dyn time::Clock>,
+    timers: Arc<std::sync::Mutex<timers::Timers>>,
+    /// Sessions ended in this process (logout), for the streams waiting on them.
+    ended: tokio::sync::broadcast::Sender<[u8; 32]>,
 }
 
 impl std::fmt::Debug for Auth {
@@ -212,8 +249,24 @@ impl Auth {
         config: AuthConfig,
         secure_cookie: bool,
     ) -> Result<Auth, AuthError> {
+        Auth::open_with_clock(path, config, secure_cookie, time::SystemClock::shared()).await
+    }
+
+    /// [`Auth::open`] on `clock` (tests move a [`time::ManualClock`]).
+    pub async fn open_with_clock(
+        path: &Path,
+        config: AuthConfig,
+        secure_cookie: bool,
+        clock: Arc<dyn time::Clock>,
+    ) -> Result<Auth, AuthError> {
         let pool = open_pool(path).await?;
         let player_key = player_token::key(&pool).await?;
+        // Sessions past their stored end by the wall clock — the only clock that spans a
+        // restart — go now; from here on their length is measured on `clock.monotonic()`.
+        sqlx::query("DELETE FROM sessions WHERE expires_ms <= ?")
+            .bind(clock.wall_ms())
+            .execute(&pool)
+            .await?;
         Ok(Auth {
             pool,
             config: Arc::new(config),
@@ -222,7 +275,30 @@ impl Auth {
             // argon2 takes ~20 MB and tens of ms per login: at most two at once, so a burst
             // of logins cannot starve the table or exhaust a Pi's memory.
             hashing: Arc::new(tokio::sync::Semaphore::new(2)),
+            clock,
+            timers: Arc::default(),
+            ended: tokio::sync::broadcast::channel(64).0,
         })
+    }
+
+    /// The clock durations are measured on.
+    pub fn clock(&self) -> &Arc<dyn time::Clock> {
+        &self.clock
+    }
+
+    /// The deadlines (a short lock: never held across an await).
+    fn timers(&self) -> std::sync::MutexGuard<'_, timers::Timers> {
+        self.timers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The configured lengths.
+    fn lengths(&self) -> timers::Lengths {
+        let c = &self.config;
+        timers::Lengths {
+            life: Duration::from_secs(c.session_hours.saturating_mul(3600)),
+            idle: Duration::from_secs(c.idle_minutes.saturating_mul(60)),
+            lockout: Duration::from_secs(c.lockout_seconds),
+        }
     }
 
     /// The pool (accounts, sessions, audit).

@@ -8,13 +8,18 @@
 //! hex-encoded and the database only their sha256.
 
 use super::accounts::{self, end_sessions};
-use super::{now_ms, random, secret, Auth, AuthError, Principal, Role};
+use super::{random, secret, Auth, AuthError, Principal, Role};
 use crate::store::audit::{self, actions, AuditEntry};
 use sha2::{Digest, Sha256};
 use sqlx::{Connection, Row};
 
 /// The session cookie's name.
 pub const COOKIE: &str = "croupier_session";
+
+/// How often an open stream re-checks its session (a primary-key lookup): a session
+/// ended from another process (`croupier user disable`, `passwd`) or by time is noticed
+/// within this.
+pub const SESSION_RECHECK: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Why a login failed.
 #[derive(Debug, thiserror::Error)]
@@ -87,7 +92,7 @@ impl Auth {
         drop(conn);
         // A locked account is refused before its secret is even checked.
         if let Some(s) = &found {
-            if s.user.locked_at(now_ms()) {
+            if self.locked(s.id, s.user.locked_until_ms) {
                 let until = audit::rfc3339(s.user.locked_until_ms.unwrap_or(0));
                 audit::append_now(
                     self.pool(),
@@ -126,7 +131,7 @@ impl Auth {
             return Err(LoginError::Invalid);
         };
         let actor = format!("user:{badge}");
-        let now = now_ms();
+        let now = self.clock().wall_ms();
         let mut conn = self.pool().acquire().await?;
         let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
         // Re-read inside the write lock: concurrent attempts each count.
@@ -136,7 +141,7 @@ impl Auth {
             .await?;
         let mut failed: i64 = row.try_get("failed_attempts")?;
         let locked_until: Option<i64> = row.try_get("locked_until_ms")?;
-        if locked_until.is_some_and(|t| t > now) {
+        if self.locked(stored.id, locked_until) {
             audit::append(
                 &mut tx,
                 &AuditEntry::new(&actor, actions::LOGIN_LOCKED)
@@ -161,8 +166,11 @@ impl Auth {
             };
             failed += 1;
             let lock = !stored.user.disabled && failed >= i64::from(cfg.max_failed_attempts);
+            // The wall time is for the record; the lockout's length runs on monotonic time.
             let until = lock.then(|| {
-                now.saturating_add(i64::try_from(cfg.lockout_seconds * 1000).unwrap_or(i64::MAX))
+                now.saturating_add(
+                    i64::try_from(cfg.lockout_seconds.saturating_mul(1000)).unwrap_or(i64::MAX),
+                )
             });
             sqlx::query("UPDATE users SET failed_attempts = ?, locked_until_ms = ? WHERE id = ?")
                 .bind(failed)
@@ -189,6 +197,11 @@ impl Auth {
             };
             audit::append(&mut tx, &entry).await?;
             tx.commit().await?;
+            if let Some(until) = until {
+                let lengths = self.lengths();
+                self.timers()
+                    .lock(stored.id, until, self.clock().monotonic(), &lengths);
+            }
             tracing::warn!(
                 badge,
                 peer,
@@ -212,12 +225,14 @@ impl Auth {
             .bind(stored.id)
             .execute(&mut *tx)
             .await?;
-        // Housekeeping: sessions past their end go when someone logs in.
-        sqlx::query("DELETE FROM sessions WHERE expires_ms <= ? OR last_seen_ms <= ?")
-            .bind(now)
-            .bind(now.saturating_sub(self.idle_ms()))
-            .execute(&mut *tx)
-            .await?;
+        // Housekeeping: sessions past a deadline (monotonic) go when someone logs in.
+        let swept = self.timers().sweep(self.clock().monotonic());
+        for old in &swept {
+            sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
+                .bind(&old[..])
+                .execute(&mut *tx)
+                .await?;
+        }
         sqlx::query(
             "INSERT INTO sessions (token_hash, user_id, created_ms, last_seen_ms, expires_ms) \
              VALUES (?, ?, ?, ?, ?)",
@@ -237,6 +252,9 @@ impl Auth {
         )
         .await?;
         tx.commit().await?;
+        let lengths = self.lengths();
+        self.timers()
+            .started(hash, self.clock().monotonic(), &lengths);
         tracing::info!(badge, role = %stored.user.role, peer, "login");
         Ok(Session {
             token,
@@ -245,13 +263,17 @@ impl Auth {
         })
     }
 
-    fn idle_ms(&self) -> i64 {
-        i64::try_from(self.config().idle_minutes.saturating_mul(60_000)).unwrap_or(i64::MAX)
+    /// Whether the account `user` (stored as locked until `until_ms`) is locked now, on
+    /// monotonic time.
+    fn locked(&self, user: i64, until_ms: Option<i64>) -> bool {
+        let lengths = self.lengths();
+        let (now, wall) = (self.clock().monotonic(), self.clock().wall_ms());
+        self.timers().locked(user, until_ms, now, wall, &lengths)
     }
 
     /// The principal of a live session token (`None`: unknown, expired, idle too long, or
-    /// its user disabled). Refreshes the idle timer at most once a minute, so requests do
-    /// not each cost a write.
+    /// its user disabled). Every use moves the idle deadline on (monotonic, in memory);
+    /// the stored `last_seen_ms` follows at most every quarter of the idle limit.
     pub async fn session(&self, token: &str) -> Result<Option<Principal>, AuthError> {
         if token.len() != 64 {
             return Ok(None);
@@ -270,26 +292,46 @@ impl Auth {
         hash: &[u8; 32],
         touch: bool,
     ) -> Result<Option<Principal>, AuthError> {
-        let now = now_ms();
+        // Whether it exists is the database's (logout, disable and passwd delete or
+        // disable, some from another process); how long it lasts is monotonic time's.
         let row = sqlx::query(
-            "SELECT s.last_seen_ms, u.badge, u.name, u.role FROM sessions s \
+            "SELECT s.expires_ms, s.last_seen_ms, u.badge, u.name, u.role FROM sessions s \
              JOIN users u ON u.id = s.user_id \
-             WHERE s.token_hash = ? AND s.expires_ms > ? AND s.last_seen_ms > ? \
-             AND u.disabled = 0",
+             WHERE s.token_hash = ? AND u.disabled = 0",
         )
         .bind(&hash[..])
-        .bind(now)
-        .bind(now.saturating_sub(self.idle_ms()))
         .fetch_optional(self.pool())
         .await?;
-        let Some(row) = row else { return Ok(None) };
-        let last_seen: i64 = row.try_get("last_seen_ms")?;
-        if touch && now - last_seen > 60_000 {
-            sqlx::query("UPDATE sessions SET last_seen_ms = ? WHERE token_hash = ?")
-                .bind(now)
-                .bind(&hash[..])
-                .execute(self.pool())
-                .await?;
+        let Some(row) = row else {
+            self.timers().forget(hash);
+            return Ok(None);
+        };
+        let stored = super::timers::Stored {
+            expires_ms: row.try_get("expires_ms")?,
+            last_seen_ms: row.try_get("last_seen_ms")?,
+        };
+        let lengths = self.lengths();
+        let (now, wall) = (self.clock().monotonic(), self.clock().wall_ms());
+        let checked = self
+            .timers()
+            .check(*hash, stored, now, wall, &lengths, touch);
+        match checked {
+            super::timers::Checked::Ended => {
+                // Gone for good: a restart must not bring it back from its wall times.
+                sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
+                    .bind(&hash[..])
+                    .execute(self.pool())
+                    .await?;
+                return Ok(None);
+            }
+            super::timers::Checked::Live { write: true } => {
+                sqlx::query("UPDATE sessions SET last_seen_ms = ? WHERE token_hash = ?")
+                    .bind(wall)
+                    .bind(&hash[..])
+                    .execute(self.pool())
+                    .await?;
+            }
+            super::timers::Checked::Live { write: false } => {}
         }
         let role: String = row.try_get("role")?;
         Ok(Some(principal(
@@ -322,8 +364,41 @@ impl Auth {
             .await?;
         }
         tx.commit().await?;
+        self.timers().forget(&hash);
+        // Streams of this session end now rather than at their next re-check.
+        let _ = self.ended.send(hash);
         tracing::info!(badge = %who.badge, peer, "logout");
         Ok(())
+    }
+
+    /// Completes when the session `hash` has ended — logout (at once), or at the next
+    /// re-check (every [`SESSION_RECHECK`]): expiry, idle expiry, the account disabled or
+    /// its secret changed (`croupier user`, another process, deletes or disables in the
+    /// database). Every long-lived response of a session (`/ws/dealer`, `/api/stream`, the
+    /// long poll) ends with it. Watching is not activity: it does not move the idle
+    /// deadline. A database error is not an end: the next re-check decides.
+    pub async fn session_ended(&self, hash: [u8; 32]) {
+        let mut ended = self.ended.subscribe();
+        let mut recheck = tokio::time::interval(SESSION_RECHECK);
+        recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                gone = ended.recv() => match gone {
+                    Ok(h) if h == hash => return,
+                    Ok(_) => continue,
+                    // Missed some: look it up.
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    // Never while `self` holds the sender; if it were, the re-checks go on.
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => {
+                        recheck.tick().await;
+                    }
+                },
+                _ = recheck.tick() => {}
+            }
+            if let Ok(false) = self.session_alive(&hash).await {
+                return;
+            }
+        }
     }
 
     /// Ends every session of the user `badge` (tests, tools).

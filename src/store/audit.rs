@@ -50,6 +50,8 @@ pub mod actions {
     pub const DISPUTE: &str = "dispute";
     /// A supervisor's resolution of a dispute applied to the round (an override).
     pub const OVERRIDE: &str = "override";
+    /// A proposed resolution withdrawn (who withdrew whose proposal).
+    pub const DISPUTE_WITHDRAW: &str = "dispute_withdraw";
 }
 
 /// The audit log failed or is broken.

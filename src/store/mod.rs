@@ -379,6 +379,16 @@ impl Store {
         Ok(seq)
     }
 
+    /// Appends `entry` to the audit log on its own, in a `BEGIN IMMEDIATE` transaction of
+    /// this (the writer's) connection: a decision that changes no event row (a withdrawn
+    /// proposal).
+    pub async fn audit(&mut self, entry: &audit::AuditEntry) -> Result<(), StoreError> {
+        let mut tx = self.conn.begin_with("BEGIN IMMEDIATE").await?;
+        audit::append(&mut tx, entry).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// Checkpoints the WAL and closes the connection (graceful shutdown).
     pub async fn close(self) -> Result<(), StoreError> {
         let Store {

@@ -348,6 +348,9 @@ impl TableConfig {
         if let Err(e) = config.buttons.validate() {
             return Err(at(locate(text, "buttons", "pins"), e.to_string()));
         }
+        if let Some((key, why)) = config.auth.unusable() {
+            return Err(at(locate(text, "auth", key), why));
+        }
         if config.demo.players && !config.shoe.simulated {
             return Err(at(
                 locate(text, "demo", "players"),

@@ -99,6 +99,14 @@ impl Resolution {
     }
 }
 
+/// Whether the audit actor `actor` counts as a person under the two-person rule: every
+/// actor the web side gives but the local token — a supervisor's own account is
+/// `user:<badge>`, authenticated by badge and secret. The local token (`local`) is not: it says nothing about who holds it, so it can be neither the
+/// proposer nor the confirmer of a resolution that needs two people.
+pub fn is_person(actor: &str) -> bool {
+    actor != crate::auth::local_token::LOCAL_ACTOR
+}
+
 /// Why a resolution cannot be applied (nothing changes).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CorrectionError {

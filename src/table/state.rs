@@ -307,6 +307,24 @@ pub struct ProposalView {
     pub inputs: Vec<String>,
     /// Held items that would be taken out of play.
     pub voided: Vec<String>,
+    /// What a confirmation (or a withdrawal) names: the sha256 (hex) of everything above,
+    /// i.e. of the preview as shown. A confirmation naming another hash is refused
+    /// (`proposal_changed`), so a supervisor only ever approves what they reviewed.
+    #[serde(default)]
+    pub proposal: String,
+}
+
+impl ProposalView {
+    /// The sha256 (hex) of this preview without its `proposal` field.
+    pub fn digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut unnamed = self.clone();
+        unnamed.proposal.clear();
+        // Serialising these plain data types cannot fail; an empty text would still be a
+        // distinct (and never matching) input.
+        let text = serde_json::to_string(&unnamed).unwrap_or_default();
+        hex::encode(Sha256::digest(text.as_bytes()))
+    }
 }
 
 /// One published change: the log row `seq` and what it caused.

@@ -86,7 +86,9 @@ impl ApiError {
             "unauthenticated" | "invalid_credentials" => StatusCode::UNAUTHORIZED,
             "forbidden" | "invalid_token" => StatusCode::FORBIDDEN,
             "json_required" => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "out_of_service" | "stopped" | "unavailable" => StatusCode::SERVICE_UNAVAILABLE,
+            "out_of_service" | "stopped" | "unavailable" | "not_recorded" => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             _ => StatusCode::CONFLICT,
         }
     }

@@ -8,7 +8,8 @@
 //!   `forbidden` (both in the API's `{"error": {"code", "message"}}` form);
 //! - credentials are the `croupier_session` cookie (people: the panel, seat terminals) or
 //!   `Authorization: Bearer <local token>` (commands on the table's machine, see
-//!   `auth::local_token`);
+//!   `auth::local_token`): every use of the token is the one actor `local`, and no header
+//!   names an actor;
 //! - CSRF: the cookie is `SameSite=Strict`, and a state-changing request (anything but
 //!   GET/HEAD) authenticated by cookie must say `Content-Type: application/json`, which a
 //!   cross-site form cannot send without a CORS preflight (which this server never grants).
@@ -17,6 +18,7 @@
 
 use super::api::ApiError;
 use super::AppState;
+use crate::auth::local_token::LOCAL_ACTOR;
 use crate::auth::sessions::{LoginError, COOKIE};
 use crate::auth::{Principal, Role};
 use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
@@ -95,20 +97,15 @@ pub async fn authenticate(
             .local_token
             .as_ref()
             .filter(|t| t.matches(bearer))
-            .map(|_| {
-                let who = headers
-                    .get("x-croupier-actor")
-                    .and_then(|v| v.to_str().ok())
-                    .filter(|v| !v.is_empty() && v.len() <= 64)
-                    .unwrap_or("token");
-                Principal {
-                    badge: "local".into(),
-                    name: who.to_string(),
-                    role: Role::Admin,
-                    via: "local_token",
-                    actor: format!("local:{who}"),
-                    session: None,
-                }
+            // Every use of the token is one and the same actor: nothing the client sends
+            // (no header, no body field) names who holds it.
+            .map(|_| Principal {
+                badge: LOCAL_ACTOR.into(),
+                name: "local token".into(),
+                role: Role::Admin,
+                via: "local_token",
+                actor: LOCAL_ACTOR.into(),
+                session: None,
             }));
     }
     let Some(token) = cookie_value(headers, COOKIE) else {
@@ -225,7 +222,9 @@ pub async fn login(State(app): State<AppState>, req: Request) -> Result<Response
             LoginError::Locked { until } => ApiError::AccountLocked(until),
             LoginError::Auth(e) => ApiError::Unavailable(e.to_string()),
         })?;
-    let max_age = (session.expires_ms - crate::auth::sessions_now_ms()) / 1000;
+    // The cookie lasts the session's lifetime (its end is decided on monotonic time).
+    let max_age =
+        i64::try_from(auth.config().session_hours.saturating_mul(3600)).unwrap_or(i64::MAX);
     let mut resp = Json(json!({
         "badge": session.principal.badge,
         "name": session.principal.name,

@@ -120,16 +120,40 @@ pub async fn propose(
     Ok(Json(super::view::panel_proposal(&preview)).into_response())
 }
 
-/// `POST /api/disputes/{id}/confirm`: records and applies the proposed resolution.
-/// 200 `{"seq": N}` once durable.
-pub async fn confirm(app: AppState, by: String, id: u64) -> Result<Response, ApiError> {
-    let seq = app.table.confirm(id, by).await?;
+/// What a confirmation or a withdrawal names: the proposal as shown.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NamedProposal {
+    /// The `proposal` hash of the preview the supervisor was shown.
+    proposal: String,
+}
+
+const NAMED: &str = r#"{"proposal": "<the hash of the preview shown>"}"#;
+
+/// `POST /api/disputes/{id}/confirm`: `{"proposal": "<hash>"}` — records and applies the
+/// proposal with that hash. 200 `{"seq": N}` once durable; 409 `proposal_changed` when
+/// another proposal (or none) stands now, `two_person_rule` when the rule refuses `by`.
+pub async fn confirm(
+    app: AppState,
+    by: String,
+    id: u64,
+    body: String,
+) -> Result<Response, ApiError> {
+    let b: NamedProposal = parse(&body, NAMED)?;
+    let seq = app.table.confirm(id, b.proposal, by).await?;
     Ok(Json(json!({"seq": seq})).into_response())
 }
 
-/// `POST /api/disputes/{id}/withdraw`: drops the proposed resolution.
-pub async fn withdraw(app: AppState, id: u64) -> Result<Response, ApiError> {
-    app.table.withdraw(id).await?;
+/// `POST /api/disputes/{id}/withdraw`: `{"proposal": "<hash>"}` — drops the proposal
+/// with that hash; the audit log records who withdrew whose proposal.
+pub async fn withdraw(
+    app: AppState,
+    by: String,
+    id: u64,
+    body: String,
+) -> Result<Response, ApiError> {
+    let b: NamedProposal = parse(&body, NAMED)?;
+    app.table.withdraw(id, b.proposal, by).await?;
     Ok(Json(json!({"withdrawn": true})).into_response())
 }
 

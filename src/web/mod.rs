@@ -22,7 +22,7 @@
 //! | `GET /api/disputes`, `GET /api/disputes/current` | dealer | past disputes; the open one as the panel shows it |
 //! | `POST /api/disputes` | dealer | `{"seat", "reason"}`: raise a dispute (halts the round) |
 //! | `POST /api/disputes/player` | public | `{"round", "seat", "token", "reason"}`: a player raises one with their seat's token |
-//! | `POST /api/disputes/{id}/propose`, `…/confirm`, `…/withdraw` | supervisor | a resolution previewed, then applied (audited), or withdrawn |
+//! | `POST /api/disputes/{id}/propose`, `…/confirm`, `…/withdraw` | supervisor | a resolution previewed (answering its `proposal` hash), then applied or withdrawn — both name the hash (`{"proposal": "..."}`) and are audited |
 
 pub mod api;
 pub mod auth;
@@ -250,8 +250,8 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
             "POST",
             SUPERVISOR,
             post(
-                |State(app): State<AppState>, who: Principal, Path(id): Path<u64>| {
-                    disputes::confirm(app, who.actor, id)
+                |State(app): State<AppState>, who: Principal, Path(id): Path<u64>, body: String| {
+                    disputes::confirm(app, who.actor, id, body)
                 },
             ),
         ),
@@ -259,7 +259,11 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
             "/api/disputes/{id}/withdraw",
             "POST",
             SUPERVISOR,
-            post(|State(app): State<AppState>, Path(id): Path<u64>| disputes::withdraw(app, id)),
+            post(
+                |State(app): State<AppState>, who: Principal, Path(id): Path<u64>, body: String| {
+                    disputes::withdraw(app, who.actor, id, body)
+                },
+            ),
         ),
     ]
 }
@@ -364,18 +368,49 @@ struct StatusQuery {
     wait_ms: Option<u64>,
 }
 
-async fn status(State(app): State<AppState>, Query(q): Query<StatusQuery>) -> Response {
+async fn status(
+    State(app): State<AppState>,
+    who: Principal,
+    Query(q): Query<StatusQuery>,
+) -> Response {
     if let Some(after) = q.after {
         let mut watch = app.table.watch();
         let wait = Duration::from_millis(q.wait_ms.unwrap_or(10_000).min(30_000));
-        let _ = tokio::time::timeout(wait, watch.wait_for(|s| s.seq > after)).await;
+        // The poll ends with its session: a full snapshot is never sent after logout.
+        tokio::select! {
+            _ = tokio::time::timeout(wait, watch.wait_for(|s| s.seq > after)) => {}
+            () = streams::session_end(&app, &who) => {
+                return api::ApiError::Unauthenticated.into_response();
+            }
+        }
     }
     Json(app.table.snapshot()).into_response()
 }
 
-async fn stream(State(app): State<AppState>) -> impl IntoResponse {
+/// `GET /api/stream`: SSE `resync` + `delta`s, until the table stops or the session ends
+/// (then a last `session_ended` event).
+async fn stream(State(app): State<AppState>, who: Principal) -> impl IntoResponse {
+    use futures::StreamExt;
     let sub = app.table.subscribe();
     let counted = app.table.metrics().subscriber(Stream::ApiStream);
+    let ended = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let end = {
+        let (app, ended) = (app.clone(), Arc::clone(&ended));
+        async move {
+            streams::session_end(&app, &who).await;
+            ended.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    };
+    let farewell = futures::stream::once(async move {
+        ended.load(std::sync::atomic::Ordering::SeqCst).then(|| {
+            Ok::<_, Infallible>(
+                SseEvent::default()
+                    .event("session_ended")
+                    .data("the session ended: log in again"),
+            )
+        })
+    })
+    .filter_map(std::future::ready);
     let events = futures::stream::unfold((sub, counted), |(mut sub, counted)| async move {
         let update = sub.next().await?;
         let event = match update {
@@ -391,7 +426,7 @@ async fn stream(State(app): State<AppState>) -> impl IntoResponse {
         };
         Some((Ok::<_, Infallible>(event), (sub, counted)))
     });
-    Sse::new(events).keep_alive(KeepAlive::default())
+    Sse::new(events.take_until(Box::pin(end)).chain(farewell)).keep_alive(KeepAlive::default())
 }
 
 fn error(status: StatusCode, body: serde_json::Value) -> Response {

@@ -39,14 +39,14 @@ pub async fn dealer(
     ws.on_upgrade(move |socket| dealer_socket(app, who, socket))
 }
 
-/// How often an open dealer socket re-checks its session.
-const SESSION_RECHECK: std::time::Duration = std::time::Duration::from_secs(15);
-
-async fn session_alive(app: &AppState, who: &crate::auth::Principal) -> bool {
-    match (&app.auth, &who.session) {
-        // A database error is not a logout: keep the socket, check again later.
-        (Some(auth), Some(hash)) => auth.session_alive(hash).await.unwrap_or(true),
-        _ => true,
+/// Completes when `who`'s session ends (see `Auth::session_ended`): every long-lived
+/// response of a session — `/ws/dealer`, `/api/stream`, the long poll of `/api/status` —
+/// waits on it beside its work. Never for the local token (it lasts as long as the
+/// service) or without accounts.
+pub async fn session_end(app: &AppState, who: &crate::auth::Principal) {
+    match (&app.auth, who.session) {
+        (Some(auth), Some(hash)) => auth.session_ended(hash).await,
+        _ => std::future::pending().await,
     }
 }
 
@@ -54,8 +54,8 @@ async fn dealer_socket(app: AppState, who: crate::auth::Principal, mut socket: W
     let _counted = app.table.metrics().subscriber(Stream::DealerWs);
     let mut watch = app.table.watch();
     let simulated = app.sim.is_some();
-    let mut recheck = tokio::time::interval(SESSION_RECHECK);
-    recheck.tick().await;
+    let ended = session_end(&app, &who);
+    tokio::pin!(ended);
     loop {
         let snapshot = Arc::clone(&watch.borrow_and_update());
         let view = dealer_view(&snapshot, &app.limits, simulated);
@@ -74,16 +74,14 @@ async fn dealer_socket(app: AppState, who: crate::auth::Principal, mut socket: W
                     }
                     break;
                 }
-                _ = recheck.tick() => {
-                    if !session_alive(&app, &who).await {
-                        let _ = socket
-                            .send(Message::Close(Some(axum::extract::ws::CloseFrame {
-                                code: 4401,
-                                reason: "session ended".into(),
-                            })))
-                            .await;
-                        return;
-                    }
+                () = &mut ended => {
+                    let _ = socket
+                        .send(Message::Close(Some(axum::extract::ws::CloseFrame {
+                            code: 4401,
+                            reason: "session ended".into(),
+                        })))
+                        .await;
+                    return;
                 }
                 incoming = socket.recv() => match incoming {
                     // The panel sends nothing but pings; a close or an error ends it.

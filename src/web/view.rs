@@ -168,6 +168,8 @@ pub struct PanelProposal {
     pub expecting: String,
     /// Held items that would be taken out of play.
     pub voided: Vec<String>,
+    /// The proposal's hash: what a confirmation or a withdrawal names.
+    pub proposal: String,
 }
 
 /// The open dispute as the panel shows it.
@@ -207,6 +209,7 @@ pub fn panel_proposal(p: &ProposalView) -> PanelProposal {
         result: p.result.clone(),
         expecting: p.expecting.clone(),
         voided: p.voided.clone(),
+        proposal: p.proposal.clone(),
     }
 }
 

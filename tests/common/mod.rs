@@ -333,3 +333,34 @@ pub fn local_token_header(db: &Path) -> Vec<(String, String)> {
     let token = croupier::auth::local_token::read(db).expect("the service's local token");
     vec![("Authorization".into(), format!("Bearer {token}"))]
 }
+
+/// Runs the `croupier` binary with `args`, `stdin` written to it; its output.
+pub fn croupier(args: &[&str], stdin: Option<&str>) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("croupier runs");
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .as_mut()
+            .expect("stdin")
+            .write_all(text.as_bytes())
+            .expect("write stdin");
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().expect("output")
+}
+
+/// A command's stdout and stderr, for messages.
+pub fn text(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}

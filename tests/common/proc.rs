@@ -59,8 +59,9 @@ pub async fn announced(mut child: Child) -> Proc {
     .await
     .expect("croupier announces its address within 30 s")
     .expect("reader thread");
+    // `serving http://ADDR/`, or `https://` under TLS.
     let addr = line
-        .split("http://")
+        .split("://")
         .nth(1)
         .map(|s| s.trim().trim_end_matches('/').to_string())
         .unwrap_or_else(|| panic!("no address in {line:?}"));
@@ -97,10 +98,7 @@ impl Proc {
     /// Authenticates later requests with the local token of the database `db`.
     pub fn use_local_token(&mut self, db: &Path) {
         let token = croupier::auth::local_token::read(db).expect("the service's local token");
-        self.headers = vec![
-            ("Authorization".into(), format!("Bearer {token}")),
-            ("X-Croupier-Actor".into(), "test".into()),
-        ];
+        self.headers = vec![("Authorization".into(), format!("Bearer {token}"))];
     }
 
     /// Logs in over HTTP; later requests carry the session cookie.

@@ -20,10 +20,19 @@ pub struct Running {
 
 /// Starts the service and waits until the shoe is connected.
 pub async fn start(config: TableConfig) -> Running {
+    start_with_clock(config, croupier::auth::time::SystemClock::shared()).await
+}
+
+/// [`start`] with sessions and lockouts timed by `clock`.
+pub async fn start_with_clock(
+    config: TableConfig,
+    clock: std::sync::Arc<dyn croupier::auth::time::Clock>,
+) -> Running {
     let (tx, rx) = oneshot::channel::<Started>();
     let (stop, stop_rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(app::run(
+    let task = tokio::spawn(app::run_with_clock(
         config,
+        clock,
         async move {
             let _ = stop_rx.await;
         },

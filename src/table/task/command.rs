@@ -80,15 +80,21 @@ pub enum Command {
     Confirm {
         /// The dispute.
         dispute: u64,
+        /// The proposal approved (`ProposalView::proposal`, the hash of the preview shown).
+        proposal: String,
         /// The supervisor confirming.
         by: String,
         /// The answer: the resolution's sequence number.
         reply: oneshot::Sender<Result<u64, DisputeError>>,
     },
-    /// Withdraw the proposed resolution.
+    /// Withdraw the proposed resolution (audited).
     Withdraw {
         /// The dispute.
         dispute: u64,
+        /// The proposal withdrawn (its hash, as shown).
+        proposal: String,
+        /// Who withdraws it (the audit actor).
+        by: String,
         /// The answer.
         reply: oneshot::Sender<Result<(), DisputeError>>,
     },

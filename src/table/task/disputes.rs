@@ -9,7 +9,7 @@ use crate::store::audit::{actions, AuditEntry};
 use crate::store::Record;
 use crate::table::dispute::{self, Correction, Origin, Resolution};
 use crate::table::state::ProposalView;
-use tracing::info;
+use tracing::{info, warn};
 
 impl Table {
     pub(super) async fn on_raise(
@@ -94,7 +94,7 @@ impl Table {
         let (round, _, last) = self.corrected_view(&c.inputs, &c.events);
         let round = self.decorate(round, &c.engine);
         let result = last.filter(|r| r.round == round.number && round.settled);
-        let view = ProposalView {
+        let mut view = ProposalView {
             dispute: id,
             resolution: resolution.clone(),
             reason: reason.clone(),
@@ -105,8 +105,10 @@ impl Table {
             expecting: c.engine.expectation().to_string(),
             inputs: c.inputs.iter().map(dispute::describe).collect(),
             voided: c.voided.clone(),
+            proposal: String::new(),
         };
-        info!(table = %self.id, dispute = id, op = resolution.name(), %by, "resolution proposed");
+        view.proposal = view.digest();
+        info!(table = %self.id, dispute = id, op = resolution.name(), %by, proposal = %view.proposal, "resolution proposed");
         self.proposal = Some(Proposal {
             resolution,
             reason,
@@ -117,13 +119,37 @@ impl Table {
         Ok(view)
     }
 
-    pub(super) async fn on_confirm(&mut self, id: u64, by: String) -> Result<u64, DisputeError> {
+    /// The proposal of dispute `id`, if it is the one named `named` (its hash).
+    fn named_proposal(&self, id: u64, named: &str) -> Result<&Proposal, DisputeError> {
         self.open_dispute(id)?;
-        let Some(p) = self.proposal.clone() else {
+        let Some(p) = &self.proposal else {
             return Err(DisputeError::NoProposal(id));
         };
-        if p.view.second_person && p.by == by {
-            return Err(DisputeError::SamePerson(by));
+        if p.view.proposal != named {
+            return Err(DisputeError::ProposalChanged {
+                named: named.to_string(),
+                current: p.view.proposal.clone(),
+            });
+        }
+        Ok(p)
+    }
+
+    /// Applies the named proposal; under the two-person rule only if two different
+    /// people took part, neither of them the local token (`dispute::is_person`).
+    pub(super) async fn on_confirm(
+        &mut self,
+        id: u64,
+        named: &str,
+        by: String,
+    ) -> Result<u64, DisputeError> {
+        let p = self.named_proposal(id, named)?.clone();
+        if p.view.second_person {
+            if let Some(token) = [&by, &p.by].into_iter().find(|a| !dispute::is_person(a)) {
+                return Err(DisputeError::NotAPerson(token.clone()));
+            }
+            if p.by == by {
+                return Err(DisputeError::SamePerson(by));
+            }
         }
         let c = self.correction(&p.resolution)?;
         // The override on the record: the round before and after, who proposed and who
@@ -140,6 +166,7 @@ impl Table {
                 "resolution": p.resolution,
                 "proposed_by": p.by,
                 "confirmed_by": by,
+                "proposal": p.view.proposal,
                 "voided": c.voided,
                 "result": p.view.result,
             }));
@@ -158,11 +185,38 @@ impl Table {
             .ok_or_else(|| DisputeError::Broken(self.broken.clone().unwrap_or_default()))
     }
 
-    pub(super) fn on_withdraw(&mut self, id: u64) -> Result<(), DisputeError> {
-        self.open_dispute(id)?;
-        if self.proposal.take().is_none() {
-            return Err(DisputeError::NoProposal(id));
+    /// Withdraws the named proposal: any supervisor may (the route's role; a proposer may
+    /// have left the floor), and the audit log says who withdrew whose proposal.
+    pub(super) async fn on_withdraw(
+        &mut self,
+        id: u64,
+        named: &str,
+        by: String,
+    ) -> Result<(), DisputeError> {
+        let p = self.named_proposal(id, named)?;
+        let round = self.view.number;
+        let entry = AuditEntry::new(by.clone(), actions::DISPUTE_WITHDRAW)
+            .subject(format!("{} round {round} dispute {id}", self.id))
+            .values(serde_json::to_string(&p.resolution).ok(), None)
+            .reason(p.reason.clone())
+            .detail(serde_json::json!({
+                "table": self.id,
+                "proposal": p.view.proposal,
+                "proposed_by": p.by,
+                "withdrawn_by": by,
+            }));
+        let Some(store) = self.store.as_mut() else {
+            return Err(DisputeError::Broken(
+                self.broken.clone().unwrap_or_default(),
+            ));
+        };
+        // Audited first: a withdrawal that is not on the record does not happen.
+        if let Err(e) = store.audit(&entry).await {
+            warn!(table = %self.id, dispute = id, error = %e, "withdrawal not recorded");
+            return Err(DisputeError::NotRecorded(e.to_string()));
         }
+        info!(table = %self.id, dispute = id, %by, "resolution withdrawn");
+        self.proposal = None;
         self.publish_state();
         Ok(())
     }

@@ -95,6 +95,24 @@ pub enum DisputeError {
     /// The two-person rule: the confirming supervisor proposed it.
     #[error("the two-person rule: another supervisor than {0} must confirm this")]
     SamePerson(String),
+    /// The two-person rule: the local token is no person, so it can neither confirm a
+    /// resolution that needs two people nor have its proposal confirmed.
+    #[error("the two-person rule: this needs two supervisors' own accounts; the local token ({0}) is neither")]
+    NotAPerson(String),
+    /// The confirmation or withdrawal names another proposal than the one proposed now
+    /// (it was replaced or withdrawn after the screen showed it).
+    #[error(
+        "the proposal changed since it was shown (named {named}, now {current}): review it again"
+    )]
+    ProposalChanged {
+        /// The hash the request named.
+        named: String,
+        /// The hash of the proposal now (empty when none).
+        current: String,
+    },
+    /// The withdrawal could not be recorded in the audit log (nothing was withdrawn).
+    #[error("the withdrawal could not be recorded: {0}")]
+    NotRecorded(String),
     /// A cancellation of a round that is neither in play nor provisional.
     #[error("only the round in play or a provisional one can be cancelled")]
     NotCancellable,
@@ -118,7 +136,9 @@ impl DisputeError {
             DisputeError::AlreadyOpen(_) => "dispute_open",
             DisputeError::NotOpen(_) => "no_dispute",
             DisputeError::NoProposal(_) => "no_proposal",
-            DisputeError::SamePerson(_) => "two_person_rule",
+            DisputeError::SamePerson(_) | DisputeError::NotAPerson(_) => "two_person_rule",
+            DisputeError::ProposalChanged { .. } => "proposal_changed",
+            DisputeError::NotRecorded(_) => "not_recorded",
             DisputeError::NotCancellable => "not_cancellable",
             DisputeError::Correction(e) => e.code(),
             DisputeError::Broken(_) => "out_of_service",

@@ -136,14 +136,35 @@ impl TableHandle {
     }
 
     /// Confirms the proposed resolution; returns its sequence number once durable.
-    pub async fn confirm(&self, dispute: u64, by: String) -> Result<u64, DisputeError> {
-        self.ask(|reply| Command::Confirm { dispute, by, reply })
-            .await
+    pub async fn confirm(
+        &self,
+        dispute: u64,
+        proposal: String,
+        by: String,
+    ) -> Result<u64, DisputeError> {
+        self.ask(|reply| Command::Confirm {
+            dispute,
+            proposal,
+            by,
+            reply,
+        })
+        .await
     }
 
     /// Withdraws the proposed resolution.
-    pub async fn withdraw(&self, dispute: u64) -> Result<(), DisputeError> {
-        self.ask(|reply| Command::Withdraw { dispute, reply }).await
+    pub async fn withdraw(
+        &self,
+        dispute: u64,
+        proposal: String,
+        by: String,
+    ) -> Result<(), DisputeError> {
+        self.ask(|reply| Command::Withdraw {
+            dispute,
+            proposal,
+            by,
+            reply,
+        })
+        .await
     }
 
     /// Sends a dispute command built around its reply channel and waits for the answer.

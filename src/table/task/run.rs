@@ -158,11 +158,21 @@ impl Table {
             } => {
                 let _ = reply.send(self.on_propose(dispute, resolution, reason, by));
             }
-            Command::Confirm { dispute, by, reply } => {
-                let _ = reply.send(self.on_confirm(dispute, by).await);
+            Command::Confirm {
+                dispute,
+                proposal,
+                by,
+                reply,
+            } => {
+                let _ = reply.send(self.on_confirm(dispute, &proposal, by).await);
             }
-            Command::Withdraw { dispute, reply } => {
-                let _ = reply.send(self.on_withdraw(dispute));
+            Command::Withdraw {
+                dispute,
+                proposal,
+                by,
+                reply,
+            } => {
+                let _ = reply.send(self.on_withdraw(dispute, &proposal, by).await);
             }
             Command::OpenBetting { reply } => {
                 let _ = reply.send(self.on_open_betting());
