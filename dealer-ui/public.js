@@ -35,7 +35,10 @@ function render() {
 
 // Every message as received (the last 500), for inspection.
 window.publicLog = [];
-window.publicSocket = liveSocket(() => "/ws/public" + (lastId ? "?after=" + lastId : ""), (m) => {
+// On a relay (`croupier relay`) the page is /public?table=ID and so is its socket.
+const table = new URLSearchParams(location.search).get("table");
+const query = () => [table ? "table=" + encodeURIComponent(table) : "", lastId ? "after=" + lastId : ""].filter(Boolean).join("&");
+window.publicSocket = liveSocket(() => "/ws/public" + (query() ? "?" + query() : ""), (m) => {
   window.publicLog.push(m);
   if (window.publicLog.length > 500) window.publicLog.shift();
   lastId = m.id;

@@ -351,7 +351,10 @@ pub async fn run_with_clock(
         }
     }
 
-    // 6. HTTP.
+    // 6. The broker publisher (`[publish]`): follows the committed log on its own.
+    let publisher = start_publisher(&config, &variant, &handle);
+
+    // 7. HTTP.
     let mut state = web::AppState::new(
         handle.clone(),
         reader,
@@ -362,6 +365,9 @@ pub async fn run_with_clock(
     .with_local_token(local_token);
     if tls.is_none() {
         state = state.with_fanout();
+    }
+    if let Some((status, _)) = &publisher {
+        state = state.with_publish(Arc::clone(status));
     }
     let app = web::router(state).into_make_service_with_connect_info::<web::auth::Peer>();
     let scheme = if tls.is_some() { "https" } else { "http" };
@@ -399,6 +405,10 @@ pub async fn run_with_clock(
     for task in &tasks {
         task.abort();
     }
+    // What is not published yet is published at the next start (the log is the truth).
+    if let Some((_, task)) = &publisher {
+        task.abort();
+    }
     drop(fake_buttons);
     let _ = shoe_stop_tx.send(true);
     let _ = shoe_task.await;
@@ -425,4 +435,27 @@ pub async fn run_with_clock(
     }
     info!(table = %id, "stopped");
     Ok(())
+}
+
+/// Starts the broker publisher when `[publish]` is configured.
+fn start_publisher(
+    config: &TableConfig,
+    variant: &Arc<crate::engine::Variant>,
+    handle: &TableHandle,
+) -> Option<(Arc<crate::publish::PublishStatus>, JoinHandle<()>)> {
+    let publish = config.publish.clone()?;
+    info!(table = %config.table.id, url = %publish.nats_url, "publishing to the broker");
+    let info = crate::publish::outbox::TableInfo {
+        id: config.table.id.clone(),
+        name: config.table.name.clone(),
+        variant_name: config.table.variant.clone(),
+        variant: Arc::clone(variant),
+        disputes: config.disputes.settings(),
+    };
+    Some(crate::publish::outbox::start(
+        publish,
+        info,
+        config.store.path.clone(),
+        handle,
+    ))
 }

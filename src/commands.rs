@@ -1,4 +1,4 @@
-//! The service-side subcommands: `run`, `check-config`, `recall`, `alarm clear`.
+//! The service-side subcommands: `run`, `relay`, `check-config`, `recall`, `alarm clear`.
 
 use croupier::app::{self, Started};
 use croupier::store::{Reader, Record};
@@ -119,6 +119,24 @@ pub async fn run_command(config: Option<PathBuf>, bind: Option<String>, init: bo
         }
     };
     match app::run(config, shutdown_signal(), announce).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+/// `croupier relay`.
+pub async fn relay_command(config: croupier::relay::RelayConfig) -> ExitCode {
+    init_logs();
+    let announce = |addr| {
+        // The first stdout line, as `run` prints it: scripts and tests read the address.
+        let mut out = std::io::stdout();
+        let _ = writeln!(out, "croupier: relay serving http://{addr}/");
+        let _ = out.flush();
+        if let Some(n) = croupier::systemd::Notifier::from_env() {
+            let _ = n.ready(&format!("relay serving http://{addr}/"));
+        }
+    };
+    match croupier::relay::run(config, shutdown_signal(), announce).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e),
     }

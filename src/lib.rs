@@ -10,6 +10,7 @@
 
 pub mod app;
 pub mod auth;
+pub mod broker;
 pub mod cards;
 pub mod clock;
 pub mod currency;
@@ -18,6 +19,8 @@ pub mod math;
 pub mod metrics;
 pub mod money;
 pub mod process;
+pub mod publish;
+pub mod relay;
 pub mod replay;
 pub mod sim;
 pub mod store;

@@ -72,6 +72,27 @@ enum Command {
         #[arg(long)]
         init: bool,
     },
+    /// Runs a relay: serves remote players the public streams every table publishes to
+    /// NATS JetStream (`[publish]` in table.toml). Stateless: run as many as needed behind
+    /// a load balancer. Stops cleanly on SIGTERM or Ctrl-C.
+    Relay {
+        /// The broker: one or more comma-separated NATS URLs.
+        #[arg(long)]
+        nats: String,
+        /// Listen address (port 0: any free port).
+        #[arg(long, default_value = "127.0.0.1:8090")]
+        bind: String,
+        /// A NATS credentials file (`.creds`).
+        #[arg(long)]
+        credentials: Option<PathBuf>,
+        /// The key-value bucket the tables put their views in (`[publish] bucket`).
+        #[arg(long, default_value = croupier::broker::subjects::DEFAULT_BUCKET)]
+        bucket: String,
+        /// Messages kept in memory per table for viewers that resume; an older id is read
+        /// from the stream.
+        #[arg(long, default_value_t = croupier::web::feed::RING)]
+        ring: usize,
+    },
     /// Validates a table configuration; prints file:line:column: message on a problem.
     CheckConfig {
         /// The file (default: the built-in configuration).
@@ -254,6 +275,19 @@ fn main() -> ExitCode {
             croupier::process::return_large_allocations();
             with_runtime(commands::run_command(config, bind, init))
         }
+        Command::Relay {
+            nats,
+            bind,
+            credentials,
+            bucket,
+            ring,
+        } => with_runtime(commands::relay_command(croupier::relay::RelayConfig {
+            nats,
+            bind,
+            credentials,
+            bucket,
+            ring,
+        })),
         Command::CheckConfig { file } => commands::check_config(file.as_deref()),
         Command::Recall {
             last,

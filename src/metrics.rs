@@ -227,6 +227,16 @@ fn index<T: PartialEq>(all: &[T], x: T) -> usize {
 }
 
 impl Metrics {
+    /// Live subscribers of `stream` now.
+    pub fn subscribers(&self, stream: Stream) -> i64 {
+        self.subscribers[index(&Stream::ALL, stream)].load(Ordering::Relaxed)
+    }
+
+    /// Times a subscriber of `feed` fell behind.
+    pub fn lagged_count(&self, feed: Feed) -> u64 {
+        self.lagged[index(&Feed::ALL, feed)].load(Ordering::Relaxed)
+    }
+
     /// One card out of the shoe, once its fate is recorded (or known unrecordable).
     pub fn card(&self, outcome: CardOutcome) {
         bump(&self.cards[index(&CardOutcome::ALL, outcome)]);

@@ -15,6 +15,7 @@ pub mod anchor;
 pub mod audit;
 mod backup;
 mod checkpoint;
+pub mod outbox;
 mod reader;
 mod record;
 pub mod spill;

@@ -38,6 +38,9 @@ pub struct TableConfig {
     /// `[auth]`: lockout and sessions.
     #[serde(default)]
     pub auth: crate::auth::AuthConfig,
+    /// `[publish]`: the studio's broker (absent: the table talks to no broker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub publish: Option<crate::broker::PublishSection>,
 }
 
 /// `[disputes]`.
@@ -344,6 +347,14 @@ impl TableConfig {
                     config.http.bind
                 ),
             ));
+        }
+        if let Some(Err(e)) = config.publish.as_ref().map(|p| p.validate()) {
+            let key = e
+                .strip_prefix("publish.")
+                .and_then(|k| k.split([' ', ':']).next())
+                .unwrap_or("")
+                .to_string();
+            return Err(at(locate(text, "publish", &key), e));
         }
         if let Err(e) = config.shoe.serial.validate() {
             let key = e.to_string();

@@ -49,7 +49,8 @@ pub struct Message {
 }
 
 impl Message {
-    fn new(seq: u64, sub: u32, kind: &'static str, text: String) -> Message {
+    /// The message `seq.sub` of kind `kind` with this JSON text (framed once here).
+    pub fn new(seq: u64, sub: u32, kind: &'static str, text: String) -> Message {
         Message {
             seq,
             sub,
@@ -92,7 +93,82 @@ struct Wire<'a> {
     round: Option<u64>,
 }
 
+/// What a public message says, before it is numbered: the one description of the wire
+/// format, shared by this feed and the broker publisher (`crate::publish`), so the two
+/// cannot drift apart.
+#[derive(Debug, Clone, Copy)]
+pub enum Body<'a> {
+    /// The public view (`resync`: the whole state, its last result inside).
+    View {
+        /// The view.
+        view: &'a PublicView,
+        /// Whether this is a resync view.
+        resync: bool,
+    },
+    /// A settled round's result.
+    Result {
+        /// The result.
+        result: &'a RoundResult,
+        /// Still open to disputes.
+        provisional: bool,
+    },
+    /// A provisional result's dispute window closed.
+    Final {
+        /// The round.
+        round: u64,
+    },
+}
+
+impl Body<'_> {
+    /// `"view"`, `"result"` or `"final"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Body::View { .. } => "view",
+            Body::Result { .. } => "result",
+            Body::Final { .. } => "final",
+        }
+    }
+}
+
+/// The JSON text of the message `seq.sub`, number `n`, published at `at_ms`.
+pub fn encode(seq: u64, sub: u32, n: u64, at_ms: u64, body: Body<'_>) -> String {
+    let mut wire = Wire {
+        kind: body.kind(),
+        id: format!("{seq}.{sub}"),
+        seq,
+        sub,
+        n,
+        at_ms,
+        resync: false,
+        view: None,
+        result: None,
+        status: None,
+        round: None,
+    };
+    match body {
+        Body::View { view, resync } => {
+            wire.view = Some(view);
+            wire.resync = resync;
+        }
+        Body::Result {
+            result,
+            provisional,
+        } => {
+            wire.result = Some(result);
+            wire.status = Some(if provisional { "provisional" } else { "final" });
+            wire.round = Some(result.round);
+        }
+        Body::Final { round } => {
+            wire.status = Some("final");
+            wire.round = Some(round);
+        }
+    }
+    // Serialising these plain structs cannot fail (no maps with non-string keys).
+    serde_json::to_string(&wire).unwrap_or_default()
+}
+
 struct Ring {
+    capacity: usize,
     messages: VecDeque<Arc<Message>>,
     view: Option<PublicView>,
     seq: u64,
@@ -124,6 +200,25 @@ pub struct PublicFeed {
     tx: broadcast::Sender<Arc<Message>>,
 }
 
+/// A message numbered elsewhere, for [`PublicFeed::relay`].
+#[derive(Debug, Clone)]
+pub struct Relayed {
+    /// Its log row.
+    pub seq: u64,
+    /// Its index after that row.
+    pub sub: u32,
+    /// Its number.
+    pub n: u64,
+    /// `"view"`, `"result"` or `"final"`.
+    pub kind: &'static str,
+    /// The JSON text, as published.
+    pub text: String,
+    /// A view message's view.
+    pub view: Option<PublicView>,
+    /// A result message's result.
+    pub result: Option<RoundResult>,
+}
+
 /// What a new subscriber gets: the backlog to send first, then the live receiver.
 pub struct Joined {
     /// Messages to send before the live ones.
@@ -133,19 +228,100 @@ pub struct Joined {
 }
 
 impl PublicFeed {
-    /// Starts the feed's task for `table`; it ends when the table stops.
-    pub fn start(table: &TableHandle) -> PublicFeed {
+    /// An empty feed with no task: [`PublicFeed::start`] feeds it from a table, the relay
+    /// (`crate::relay`) with [`PublicFeed::relay`] from the broker.
+    pub fn empty() -> PublicFeed {
+        PublicFeed::with_ring(RING)
+    }
+
+    /// [`PublicFeed::empty`] keeping the last `capacity` messages for resumption (at least
+    /// one).
+    pub fn with_ring(capacity: usize) -> PublicFeed {
+        let capacity = capacity.max(1);
         let (tx, _) = broadcast::channel(LAG);
-        let feed = PublicFeed {
+        PublicFeed {
             ring: Arc::new(Mutex::new(Ring {
-                messages: VecDeque::with_capacity(RING),
+                capacity,
+                messages: VecDeque::with_capacity(capacity.min(RING)),
                 view: None,
                 seq: 0,
                 sub: 0,
                 n: 0,
             })),
             tx,
-        };
+        }
+    }
+
+    /// Appends a message numbered elsewhere (by the table's publisher), as it was sent:
+    /// its text is passed on byte for byte. `view` (a view message's view) and `result` (a
+    /// result message's result) keep the resync view current. A message not newer than the
+    /// last one is ignored (a redelivery).
+    pub fn relay(&self, relayed: Relayed) {
+        let mut ring = self.lock();
+        if ring.n > 0 && (relayed.seq, relayed.sub) <= (ring.seq, ring.sub) {
+            return;
+        }
+        ring.seq = relayed.seq;
+        ring.sub = relayed.sub;
+        ring.n = relayed.n;
+        if let Some(view) = relayed.view {
+            // The slim view leaves the last result out: it is the one already known.
+            let last_result = ring.view.as_mut().and_then(|v| v.last_result.take());
+            ring.view = Some(PublicView {
+                last_result: view.last_result.or(last_result),
+                ..view
+            });
+        }
+        if let (Some(result), Some(view)) = (relayed.result, ring.view.as_mut()) {
+            view.last_result = Some(result);
+        }
+        let message = Arc::new(Message::new(
+            relayed.seq,
+            relayed.sub,
+            relayed.kind,
+            relayed.text,
+        ));
+        self.insert(&mut ring, message);
+    }
+
+    /// Sets the view a resync sends until the first relayed view (the relay's snapshot
+    /// from the key-value bucket); later views keep its last result until a newer one.
+    pub fn seed_view(&self, view: PublicView) {
+        let mut ring = self.lock();
+        if ring.view.is_none() {
+            ring.view = Some(view);
+        }
+    }
+
+    /// The newest message's id and number (`None` before the first).
+    pub fn last(&self) -> Option<((u64, u32), u64)> {
+        let ring = self.lock();
+        (ring.n > 0).then_some(((ring.seq, ring.sub), ring.n))
+    }
+
+    /// The oldest message still in the ring: its id and number.
+    pub fn oldest(&self) -> Option<((u64, u32), u64)> {
+        let ring = self.lock();
+        let first = ring.messages.front()?;
+        // Ring messages are consecutive: the first one's number follows from the last's.
+        let n = (ring.n + 1).saturating_sub(ring.messages.len() as u64);
+        Some(((first.seq, first.sub), n))
+    }
+
+    /// Whether a subscriber resuming after `key` would be served from the ring (or is up
+    /// to date), rather than resynced.
+    pub fn holds(&self, key: (u64, u32)) -> bool {
+        Self::after(&self.lock(), key).is_some()
+    }
+
+    /// The public view a resync would send now.
+    pub fn view(&self) -> Option<PublicView> {
+        self.lock().view.clone()
+    }
+
+    /// Starts the feed's task for `table`; it ends when the table stops.
+    pub fn start(table: &TableHandle) -> PublicFeed {
+        let feed = PublicFeed::empty();
         feed.on_snapshot(&table.snapshot());
         let mut sub = table.subscribe();
         let mut watch = table.watch();
@@ -186,7 +362,7 @@ impl PublicFeed {
         self.ring.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn push(&self, ring: &mut Ring, seq: u64, kind: &'static str, build: impl Fn(&Wire) -> String) {
+    fn push(&self, ring: &mut Ring, seq: u64, body: Body<'_>) {
         if seq == ring.seq && ring.n > 0 {
             ring.sub += 1;
         } else {
@@ -194,21 +370,14 @@ impl PublicFeed {
             ring.sub = 0;
         }
         ring.n += 1;
-        let wire = Wire {
-            kind,
-            id: format!("{seq}.{}", ring.sub),
-            seq,
-            sub: ring.sub,
-            n: ring.n,
-            at_ms: now_ms(),
-            resync: false,
-            view: None,
-            result: None,
-            status: None,
-            round: None,
-        };
-        let message = Arc::new(Message::new(seq, ring.sub, kind, build(&wire)));
-        if ring.messages.len() == RING {
+        let text = encode(seq, ring.sub, ring.n, now_ms(), body);
+        let message = Arc::new(Message::new(seq, ring.sub, body.kind(), text));
+        self.insert(ring, message);
+    }
+
+    /// Appends `message` to the ring and sends it to every subscriber.
+    fn insert(&self, ring: &mut Ring, message: Arc<Message>) {
+        if ring.messages.len() >= ring.capacity {
             ring.messages.pop_front();
         }
         ring.messages.push_back(Arc::clone(&message));
@@ -235,43 +404,33 @@ impl PublicFeed {
             last_result: None,
             ..view.clone()
         };
-        self.push(&mut ring, view.seq, "view", |w| {
-            serde_json::to_string(&Wire {
-                view: Some(&slim),
-                id: w.id.clone(),
-                ..*w
-            })
-            .unwrap_or_default()
-        });
+        self.push(
+            &mut ring,
+            view.seq,
+            Body::View {
+                view: &slim,
+                resync: false,
+            },
+        );
         ring.view = Some(view);
     }
 
     fn on_result(&self, seq: u64, result: &RoundResult, provisional: bool) {
         let mut ring = self.lock();
-        self.push(&mut ring, seq, "result", |w| {
-            serde_json::to_string(&Wire {
-                result: Some(result),
-                id: w.id.clone(),
-                status: Some(if provisional { "provisional" } else { "final" }),
-                round: Some(result.round),
-                ..*w
-            })
-            .unwrap_or_default()
-        });
+        self.push(
+            &mut ring,
+            seq,
+            Body::Result {
+                result,
+                provisional,
+            },
+        );
     }
 
     /// A provisional result's dispute window closed.
     fn on_final(&self, seq: u64, round: u64) {
         let mut ring = self.lock();
-        self.push(&mut ring, seq, "final", |w| {
-            serde_json::to_string(&Wire {
-                id: w.id.clone(),
-                status: Some("final"),
-                round: Some(round),
-                ..*w
-            })
-            .unwrap_or_default()
-        });
+        self.push(&mut ring, seq, Body::Final { round });
     }
 
     /// Joins the feed after the message `after` (`None`: a new viewer): the missed
@@ -319,20 +478,13 @@ impl PublicFeed {
 
     fn resync(ring: &Ring) -> Option<Arc<Message>> {
         let view = ring.view.as_ref()?;
-        let text = serde_json::to_string(&Wire {
-            kind: "view",
-            id: format!("{}.{}", ring.seq, ring.sub),
-            seq: ring.seq,
-            sub: ring.sub,
-            n: ring.n,
-            at_ms: now_ms(),
-            resync: true,
-            view: Some(view),
-            result: None,
-            status: None,
-            round: None,
-        })
-        .unwrap_or_default();
+        let text = encode(
+            ring.seq,
+            ring.sub,
+            ring.n,
+            now_ms(),
+            Body::View { view, resync: true },
+        );
         Some(Arc::new(Message::new(ring.seq, ring.sub, "view", text)))
     }
 }

@@ -81,6 +81,8 @@ pub struct AppState {
     pub fanout: Option<fanout::Fanout>,
     /// The local token (see `auth::local_token`), if the service wrote one.
     pub local_token: Option<Arc<crate::auth::local_token::LocalToken>>,
+    /// The broker publisher's status, when `[publish]` is configured.
+    pub publish: Option<Arc<crate::broker::PublishStatus>>,
 }
 
 impl AppState {
@@ -102,7 +104,14 @@ impl AppState {
             variant,
             sim,
             local_token: None,
+            publish: None,
         }
+    }
+
+    /// Reports `publisher` in `/readyz` and `/metrics`.
+    pub fn with_publish(mut self, publisher: Arc<crate::broker::PublishStatus>) -> AppState {
+        self.publish = Some(publisher);
+        self
     }
 
     /// Serving plain TCP: starts the `/ws/public` fan-out (its shards write to raw TCP
@@ -326,7 +335,8 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-async fn asset(name: &str) -> Response {
+/// An embedded `dealer-ui/` file (404 for any other name); the relay serves the same.
+pub async fn asset(name: &str) -> Response {
     match ASSETS.iter().find(|(n, _, _)| *n == name) {
         Some((_, mime, body)) => (
             [
@@ -340,7 +350,8 @@ async fn asset(name: &str) -> Response {
     }
 }
 
-async fn asset_owned(name: String) -> Response {
+/// [`asset`] for an owned name (a path parameter).
+pub async fn asset_owned(name: String) -> Response {
     asset(&name).await
 }
 

@@ -5,7 +5,7 @@
 //! | route | what |
 //! |---|---|
 //! | `GET /healthz` | 200 `ok` while the process answers *and* the table loop beats (see below); 503 otherwise |
-//! | `GET /readyz` | JSON [`Readiness`]: 200 when the table can deal (store ok, shoe connected, no alarm), 503 with the reasons |
+//! | `GET /readyz` | JSON [`Readiness`]: 200 when the table can deal (store ok, shoe connected, no alarm, and with `[publish]` no publishing lag), 503 with the reasons |
 //! | `GET /metrics` | Prometheus text format 0.0.4 |
 //!
 //! `/healthz` is a liveness probe: an HTTP answer alone proves only that the runtime's
@@ -44,6 +44,49 @@ pub struct Readiness {
     pub table_loop: &'static str,
     /// The system clock (reported, never a reason: the table orders by sequence).
     pub clock: ClockStatus,
+    /// The broker publisher, when `[publish]` is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub publish: Option<PublishReport>,
+}
+
+/// The broker publisher in `/readyz`.
+#[derive(Debug, Clone, Serialize)]
+pub struct PublishReport {
+    /// `connecting`, `publishing`, `disconnected` or `failed`.
+    pub state: &'static str,
+    /// The last log row the broker acknowledged.
+    pub acked: u64,
+    /// Committed rows not yet acknowledged.
+    pub lag: u64,
+}
+
+/// Adds the publisher to `r`: a lag while the broker is not taking rows, or beyond
+/// `[publish] max_lag`, is the reason `publish_lag`. It is only a reason, never a lock:
+/// the table deals on and its log stays the truth; the publisher catches up.
+pub fn with_publish(
+    mut r: Readiness,
+    status: &crate::broker::PublishStatus,
+    committed: u64,
+) -> Readiness {
+    if status.lagging(committed) {
+        r.reasons.push("publish_lag");
+        r.ready = false;
+    }
+    r.publish = Some(PublishReport {
+        state: status.state().label(),
+        acked: status.acked(),
+        lag: status.lag(committed),
+    });
+    r
+}
+
+/// The table's readiness as `/readyz` and `/metrics` report it.
+fn app_readiness(app: &AppState, snapshot: &Snapshot, clock: ClockStatus) -> Readiness {
+    let r = readiness(snapshot, !app.table.heartbeat().stale(), clock);
+    match &app.publish {
+        Some(p) => with_publish(r, p, snapshot.seq),
+        None => r,
+    }
 }
 
 /// Whether the table described by `snapshot` can deal: a pure function of what the
@@ -76,6 +119,7 @@ pub fn readiness(snapshot: &Snapshot, loop_alive: bool, clock: ClockStatus) -> R
         alarm: snapshot.alarm.as_ref().map(|a| a.reason.clone()),
         table_loop: if loop_alive { "ok" } else { "stalled" },
         clock,
+        publish: None,
     }
 }
 
@@ -95,11 +139,7 @@ pub async fn healthz(State(app): State<AppState>) -> Response {
 
 /// `GET /readyz`.
 pub async fn readyz(State(app): State<AppState>) -> Response {
-    let r = readiness(
-        &app.table.snapshot(),
-        !app.table.heartbeat().stale(),
-        clock::read(),
-    );
+    let r = app_readiness(&app, &app.table.snapshot(), clock::read());
     let status = if r.ready {
         StatusCode::OK
     } else {
@@ -115,7 +155,7 @@ pub async fn metrics(State(app): State<AppState>) -> Response {
     let snapshot = app.table.snapshot();
     let heartbeat = app.table.heartbeat();
     let clock = clock::read();
-    let r = readiness(&snapshot, !heartbeat.stale(), clock.clone());
+    let r = app_readiness(&app, &snapshot, clock.clone());
     out.gauge(
         "croupier_ready",
         "1 when the table can deal (store ok, shoe connected, no alarm, loop alive).",
@@ -156,6 +196,9 @@ pub async fn metrics(State(app): State<AppState>) -> Response {
             us as f64 / 1e6,
         );
     }
+    if let Some(publish) = &app.publish {
+        write_publish(&mut out, publish, snapshot.seq);
+    }
     let p = ProcessFigures::read();
     out.gauge(
         "croupier_process_resident_memory_bytes",
@@ -180,4 +223,43 @@ pub async fn metrics(State(app): State<AppState>) -> Response {
         p.start_time_seconds,
     );
     ([(header::CONTENT_TYPE, CONTENT_TYPE)], out.finish()).into_response()
+}
+
+/// The publisher's figures.
+fn write_publish(out: &mut Exposition, p: &crate::broker::PublishStatus, committed: u64) {
+    use crate::broker::PublishState;
+    out.gauge(
+        "croupier_publish_lag_rows",
+        "Committed log rows the broker has not acknowledged yet.",
+        p.lag(committed),
+    );
+    out.gauge(
+        "croupier_publish_acked_seq",
+        "The last log row the broker acknowledged.",
+        p.acked(),
+    );
+    out.gauge(
+        "croupier_publish_public_n",
+        "The last public message (its n) the broker acknowledged.",
+        p.public_n(),
+    );
+    out.counter(
+        "croupier_publish_messages_total",
+        "Messages the broker acknowledged since start (log and public).",
+        p.published(),
+    );
+    out.counter(
+        "croupier_publish_failures_total",
+        "Failed connections, requests and publications since start.",
+        p.failures(),
+    );
+    out.family(
+        "croupier_publish_state",
+        "gauge",
+        "The publisher's state (1 for the current one).",
+    );
+    for state in PublishState::ALL {
+        let on = u8::from(p.state() == state);
+        out.sample("croupier_publish_state", &[("state", state.label())], on);
+    }
 }

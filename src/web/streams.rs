@@ -2,11 +2,11 @@
 //! public feed, resumable).
 
 use super::api::ApiError;
-use super::feed::{parse_id, Joined, Message as FeedMessage};
+use super::feed::{parse_id, Joined, Message as FeedMessage, PublicFeed};
 use super::view::dealer_view;
 use super::wsframe;
 use super::AppState;
-use crate::metrics::{Feed, Stream};
+use crate::metrics::{Feed, Metrics, Stream};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{FromRequestParts, Query, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -24,7 +24,8 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 /// `?after=ID`: resume after this message id.
 #[derive(Deserialize)]
 pub struct ResumeQuery {
-    after: Option<String>,
+    /// The last id the client has.
+    pub after: Option<String>,
 }
 
 /// `GET /ws/dealer`: the dealer view now, then after every change (latest wins). Needs a
@@ -92,6 +93,30 @@ async fn dealer_socket(app: AppState, who: crate::auth::Principal, mut socket: W
     }
 }
 
+/// What the public routes serve: a feed, its `/ws/public` fan-out (plain TCP only) and
+/// the metrics that count its subscribers. The table serves its own; the relay
+/// (`crate::relay`) one per table it relays, with the same code.
+#[derive(Clone)]
+pub struct PublicSource {
+    /// The feed.
+    pub feed: PublicFeed,
+    /// The fan-out (`None`: a task per viewer).
+    pub fanout: Option<super::fanout::Fanout>,
+    /// Where subscribers and lags are counted.
+    pub metrics: Arc<Metrics>,
+}
+
+impl AppState {
+    /// The table's own public feed.
+    pub fn public_source(&self) -> PublicSource {
+        PublicSource {
+            feed: self.feed.clone(),
+            fanout: self.fanout.clone(),
+            metrics: Arc::clone(self.table.metrics()),
+        }
+    }
+}
+
 /// `GET /ws/public[?after=ID]`: the public feed. Over plain TCP the connection is handed
 /// to the fan-out's shards (see `super::fanout`); under TLS it gets a task of its own.
 pub async fn public_ws(
@@ -100,18 +125,30 @@ pub async fn public_ws(
     request: Request,
 ) -> Response {
     let after = q.after.as_deref().and_then(parse_id);
+    serve_ws(app.public_source(), after, Vec::new(), request).await
+}
+
+/// Serves one `/ws/public` viewer of `source`, resuming after `after`; `prelude` (what the
+/// relay read from the stream for an id older than the ring) is sent first, and the feed
+/// takes over after its last message.
+pub async fn serve_ws(
+    source: PublicSource,
+    after: Option<(u64, u32)>,
+    prelude: Vec<Arc<FeedMessage>>,
+    request: Request,
+) -> Response {
     let accept = match wsframe::accept_request(request.version(), request.headers()) {
         Ok(accept) => accept,
         Err(e) => {
             return ApiError::Malformed(format!("a WebSocket upgrade request: {e}")).into_response()
         }
     };
-    match app.fanout.clone() {
-        Some(fanout) => to_fanout(fanout, accept, after, request),
+    match source.fanout.clone() {
+        Some(fanout) => to_fanout(fanout, accept, after, prelude, request),
         None => {
             let (mut parts, _) = request.into_parts();
-            match WebSocketUpgrade::from_request_parts(&mut parts, &app).await {
-                Ok(ws) => public_task(app, ws, after),
+            match WebSocketUpgrade::from_request_parts(&mut parts, &()).await {
+                Ok(ws) => public_task(source, ws, after, prelude),
                 Err(rejection) => rejection.into_response(),
             }
         }
@@ -123,6 +160,7 @@ fn to_fanout(
     fanout: super::fanout::Fanout,
     accept: String,
     after: Option<(u64, u32)>,
+    prelude: Vec<Arc<FeedMessage>>,
     mut request: Request,
 ) -> Response {
     let upgrade = hyper::upgrade::on(&mut request);
@@ -136,9 +174,16 @@ fn to_fanout(
         };
         match hyper_util::server::conn::auto::upgrade::downcast::<TokioIo<TcpStream>>(upgraded) {
             Ok(parts) => {
-                fanout
-                    .add(parts.io.into_inner(), parts.read_buf, after)
-                    .await
+                let mut stream = parts.io.into_inner();
+                for m in &prelude {
+                    if let Err(e) = tokio::io::AsyncWriteExt::write_all(&mut stream, &m.frame).await
+                    {
+                        tracing::debug!(error = %e, "/ws/public viewer gone during its history");
+                        return;
+                    }
+                }
+                let after = prelude.last().map(|m| m.key()).or(after);
+                fanout.add(stream, parts.read_buf, after).await
             }
             // Only a server without TLS has a fan-out (`AppState::with_fanout`).
             Err(_) => tracing::error!("/ws/public: the upgraded connection is not plain TCP"),
@@ -160,7 +205,12 @@ fn to_fanout(
 }
 
 /// A `/ws/public` viewer with a task of its own (under TLS).
-fn public_task(app: AppState, ws: WebSocketUpgrade, after: Option<(u64, u32)>) -> Response {
+fn public_task(
+    app: PublicSource,
+    ws: WebSocketUpgrade,
+    after: Option<(u64, u32)>,
+    prelude: Vec<Arc<FeedMessage>>,
+) -> Response {
     // Viewers send nothing but pings and closes: a small read buffer keeps many of them
     // cheap (tungstenite zero-fills it on every poll of the socket, i.e. once per wake-up;
     // it grows for a larger frame). Writes are flushed explicitly after each batch (see
@@ -169,7 +219,7 @@ fn public_task(app: AppState, ws: WebSocketUpgrade, after: Option<(u64, u32)>) -
     ws.read_buffer_size(1024)
         .write_buffer_size(BATCH_BYTES)
         .max_message_size(64 * 1024)
-        .on_upgrade(move |socket| public_socket(app, socket, after))
+        .on_upgrade(move |socket| public_socket(app, socket, after, prelude))
 }
 
 /// Bytes of queued messages a `/ws/public` connection gathers before writing them out.
@@ -178,10 +228,18 @@ const BATCH_BYTES: usize = 16 * 1024;
 /// viewer does not hold a worker for long.
 const BATCH_MESSAGES: usize = 32;
 
-async fn public_socket(app: AppState, mut socket: WebSocket, after: Option<(u64, u32)>) {
-    let _counted = app.table.metrics().subscriber(Stream::PublicWs);
-    let Joined { backlog, mut live } = app.feed.join(after);
+async fn public_socket(
+    app: PublicSource,
+    mut socket: WebSocket,
+    after: Option<(u64, u32)>,
+    prelude: Vec<Arc<FeedMessage>>,
+) {
+    let _counted = app.metrics.subscriber(Stream::PublicWs);
     let mut last = after;
+    if send_all(&mut socket, prelude, &mut last).await.is_err() {
+        return;
+    }
+    let Joined { backlog, mut live } = app.feed.join(last);
     if send_all(&mut socket, backlog, &mut last).await.is_err() {
         return;
     }
@@ -247,12 +305,12 @@ async fn send_all(
 /// Fell behind: the missed messages from the ring, or a resync view; then live again
 /// from a fresh receiver.
 async fn catch_up(
-    app: &AppState,
+    app: &PublicSource,
     socket: &mut WebSocket,
     live: &mut broadcast::Receiver<Arc<FeedMessage>>,
     last: &mut Option<(u64, u32)>,
 ) -> Result<(), axum::Error> {
-    app.table.metrics().lagged(Feed::Public);
+    app.metrics.lagged(Feed::Public);
     let Joined {
         backlog,
         live: again,
@@ -274,18 +332,34 @@ pub async fn public_sse(
     State(app): State<AppState>,
     Query(q): Query<ResumeQuery>,
     headers: HeaderMap,
-) -> impl IntoResponse {
-    let after = headers
+) -> Response {
+    serve_sse(app.public_source(), sse_resume(&headers, q), Vec::new())
+}
+
+/// Where an SSE client resumes: `Last-Event-ID`, else `?after=ID`.
+pub fn sse_resume(headers: &HeaderMap, q: ResumeQuery) -> Option<(u64, u32)> {
+    headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
         .or(q.after)
         .as_deref()
-        .and_then(parse_id);
+        .and_then(parse_id)
+}
+
+/// Serves one `/sse/public` client of `source`, resuming after `after`; `prelude` as for
+/// [`serve_ws`].
+pub fn serve_sse(
+    app: PublicSource,
+    after: Option<(u64, u32)>,
+    prelude: Vec<Arc<FeedMessage>>,
+) -> Response {
+    let after = prelude.last().map(|m| m.key()).or(after);
     let Joined { backlog, live } = app.feed.join(after);
+    let backlog: Vec<_> = prelude.into_iter().chain(backlog).collect();
     let last = backlog.last().map(|m| (m.seq, m.sub)).or(after);
     // Counted while the stream lives (it is dropped when the client goes).
-    let counted = app.table.metrics().subscriber(Stream::PublicSse);
+    let counted = app.metrics.subscriber(Stream::PublicSse);
     let state = (app, backlog.into_iter(), live, last, counted);
     let events = futures::stream::unfold(
         state,
@@ -306,7 +380,7 @@ pub async fn public_sse(
                         return Some((Ok(sse_event(&m)), (app, backlog, live, last, counted)));
                     }
                     Err(RecvError::Lagged(_)) => {
-                        app.table.metrics().lagged(Feed::Public);
+                        app.metrics.lagged(Feed::Public);
                         let Joined {
                             backlog: missed,
                             live: again,
@@ -327,5 +401,7 @@ pub async fn public_sse(
             }
         },
     );
-    Sse::new(events).keep_alive(KeepAlive::default())
+    Sse::new(events)
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }

@@ -29,15 +29,22 @@ pub fn spawn_raw(cfg: &Path, log: &Path) -> Child {
 
 /// [`spawn_raw`] with more arguments to `run` (`--init`, say).
 pub fn spawn_raw_with(cfg: &Path, log: &Path, extra: &[&str]) -> Child {
+    let mut args: Vec<&std::ffi::OsStr> =
+        vec!["run".as_ref(), "--config".as_ref(), cfg.as_os_str()];
+    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+    spawn_args(&args, log)
+}
+
+/// Spawns `croupier ARGS...` (stderr appended to `log`, stdout piped for [`announced`])
+/// without waiting.
+pub fn spawn_args(args: &[&std::ffi::OsStr], log: &Path) -> Child {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(log)
         .expect("log file");
     Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(["run", "--config"])
-        .arg(cfg)
-        .args(extra)
+        .args(args)
         .env("RUST_LOG", "info")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -19,6 +19,7 @@ mod command;
 mod devices;
 mod disputes;
 mod errors;
+mod follower;
 mod handle;
 mod outage;
 mod publish;
@@ -30,6 +31,7 @@ mod tests;
 
 pub use command::Command;
 pub use errors::{BetError, ClearError, DisputeError, SubmitError};
+pub use follower::Follower;
 pub use handle::TableHandle;
 pub use recovery::Recovered;
 pub use run::Watchdog;

@@ -1,0 +1,198 @@
+//! The studio path under load (loopback only, bounded in time): a real `nats-server` with
+//! JetStream, the real `croupier run` binary (Deluxe, 5 demo seats, simulated shoe,
+//! `[publish]` on), one real `croupier relay`, and N WebSocket viewers of
+//! `/ws/public?table=table-1` on the relay, in this process. Per N: delivery latency from the
+//! row's commit (`at_ms` of a published message is its row's commit time) to a viewer
+//! having read the message — table → broker → relay → viewer; resyncs and silent drops (a
+//! gap in `n` not announced by a resync); the table's CPU per committed row; the relay's
+//! CPU and messages delivered per relay CPU second.
+//!
+//!     cargo bench --bench relay -- [--viewers 0,1000,5000,10000] [--seconds 10] [--pace-ms 100]
+//!
+//! Everything shares the machine's cores; N = 0 is the table's baseline. Needs
+//! `nats-server` (Debian's package) and a file-descriptor limit above N.
+
+#[path = "support/announce.rs"]
+mod announce;
+#[path = "../tests/support/nats.rs"]
+mod nats;
+#[path = "support/viewers.rs"]
+mod viewers;
+
+use std::io::Write;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use viewers::{percentile, proc_cpu_ticks, proc_rss_kb, raw_viewer, Stats};
+
+fn start(args: &[&std::ffi::OsStr]) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start croupier");
+    let addr = announce::address(&mut child);
+    (child, addr)
+}
+
+fn start_table(dir: &std::path::Path, pace_ms: u64, nats: &str) -> (Child, String) {
+    let text = croupier::table::config::DEFAULT_TOML
+        .replace(
+            "path = \"data/croupier.db\"",
+            &format!("path = {:?}", dir.join("croupier.db").display().to_string()),
+        )
+        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
+        .replace("pace_ms = 400", &format!("pace_ms = {pace_ms}"))
+        .replace("seats = 3", "seats = 5")
+        + &format!("\n[publish]\nnats_url = \"{nats}\"\n");
+    let cfg = dir.join("table.toml");
+    std::fs::write(&cfg, text).expect("config");
+    start(&["run".as_ref(), "--config".as_ref(), cfg.as_os_str()])
+}
+
+async fn committed(db: &std::path::Path) -> u64 {
+    let reader = croupier::store::Reader::open(db).await.expect("reader");
+    reader.log("table-1").await.map_or(0, |l| l.len() as u64)
+}
+
+fn run(viewers: usize, seconds: u64, pace_ms: u64, bin: &std::path::Path) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broker = nats::Nats::start(bin, dir.path());
+    let (mut table, table_addr) = start_table(dir.path(), pace_ms, &broker.url());
+    let (mut relay, relay_addr) = start(&[
+        "relay".as_ref(),
+        "--nats".as_ref(),
+        broker.url().as_ref(),
+        "--bind".as_ref(),
+        "127.0.0.1:0".as_ref(),
+    ]);
+    let (table_pid, relay_pid) = (table.id(), relay.id());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let stats = Arc::new(Stats::new());
+    let ready = Arc::new(AtomicU64::new(0));
+    let db = dir.path().join("croupier.db");
+    let line = rt.block_on(async {
+        // The relay serves the table once its first view is in the bucket.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let lobby = croupier::web::client::request_with(
+                &relay_addr,
+                "GET",
+                "/api/tables",
+                None,
+                &[],
+                Duration::from_secs(5),
+            )
+            .await
+            .map(|r| r.body)
+            .unwrap_or_default();
+            if lobby.contains("table-1") {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the relay lists the table");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let connect_start = Instant::now();
+        for i in 0..viewers {
+            let (a, st, r) = (relay_addr.clone(), Arc::clone(&stats), Arc::clone(&ready));
+            tokio::spawn(raw_viewer(a, "/ws/public?table=table-1".into(), st, r));
+            if i % 200 == 199 {
+                while ready.load(Ordering::SeqCst) + 400 < i as u64 {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+            }
+        }
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while (ready.load(Ordering::SeqCst) as usize) < viewers && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let connected = ready.load(Ordering::SeqCst);
+        let connect_s = connect_start.elapsed().as_secs_f64();
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let (table0, relay0) = (proc_cpu_ticks(table_pid), proc_cpu_ticks(relay_pid));
+        let rows0 = committed(&db).await;
+        let n0 = stats.max_n.load(Ordering::SeqCst);
+        let t0 = Instant::now();
+        stats.measuring.store(true, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_secs(seconds)).await;
+        stats.measuring.store(false, Ordering::SeqCst);
+        let wall = t0.elapsed().as_secs_f64();
+        let table_cpu_s = (proc_cpu_ticks(table_pid) - table0) as f64 / 100.0;
+        let relay_cpu_s = (proc_cpu_ticks(relay_pid) - relay0) as f64 / 100.0;
+        let rows = committed(&db).await - rows0;
+        let hist: Vec<u64> = stats.hist.iter().map(|h| h.load(Ordering::SeqCst)).collect();
+        let got = stats.messages.load(Ordering::SeqCst);
+        let max = hist.iter().rposition(|c| *c > 0).unwrap_or(0);
+        let latency = if got == 0 {
+            "– | – | –".to_string()
+        } else {
+            format!(
+                "{} ms | {} ms | {max} ms",
+                percentile(&hist, 0.50),
+                percentile(&hist, 0.99)
+            )
+        };
+        let _ = table_addr;
+        format!(
+            "| {viewers} | {connected} in {connect_s:.1} s | {rows} | {} | {got} | {latency} | {:.2} ms | {:.0} % | {:.0} % | {:.0} MB | {} | {} | {} |",
+            stats.max_n.load(Ordering::SeqCst).saturating_sub(n0),
+            table_cpu_s * 1000.0 / rows.max(1) as f64,
+            table_cpu_s / wall * 100.0,
+            relay_cpu_s / wall * 100.0,
+            proc_rss_kb(relay_pid) as f64 / 1024.0,
+            if relay_cpu_s > 0.0 {
+                format!("{:.0}", got as f64 / relay_cpu_s)
+            } else {
+                "–".into()
+            },
+            stats.resyncs.load(Ordering::SeqCst),
+            stats.silent.load(Ordering::SeqCst),
+        )
+    });
+    println!("{line}");
+    let _ = std::io::stdout().flush();
+    for child in [&mut relay, &mut table] {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    rt.shutdown_timeout(Duration::from_secs(2));
+    drop(broker);
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--list") {
+        return; // `cargo bench -- --list` (the harness protocol)
+    }
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let viewers: Vec<usize> = arg("--viewers")
+        .unwrap_or_else(|| "0,1000,5000,10000".into())
+        .split(',')
+        .filter_map(|x| x.trim().parse().ok())
+        .collect();
+    let seconds: u64 = arg("--seconds").and_then(|x| x.parse().ok()).unwrap_or(10);
+    let pace: u64 = arg("--pace-ms").and_then(|x| x.parse().ok()).unwrap_or(100);
+    let Some(bin) = nats::nats_server() else {
+        return;
+    };
+    println!(
+        "table -> nats-server -> relay -> viewers on loopback (raw client); demo pace {pace} ms; measured {seconds} s after connecting"
+    );
+    println!("| viewers | connected | rows committed | messages published | delivered | p50 | p99 | max | table CPU per row | table CPU (of one core) | relay CPU | relay RSS | delivered per relay CPU second | resyncs | silent drops |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for n in viewers {
+        run(n, seconds, pace, &bin);
+    }
+}

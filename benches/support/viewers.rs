@@ -1,0 +1,237 @@
+//! The WebSocket viewers of the load benchmarks (`viewers`, `relay`): a lean raw client and
+//! tokio-tungstenite, each recording delivery latency (`at_ms` → read whole), resyncs and
+//! silent drops (a gap in `n` not announced by a resync); and the `/proc` readings.
+#![allow(dead_code)]
+
+use futures::StreamExt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::Message;
+
+const BUCKETS: usize = 10_001; // 1 ms each; the last one is "10 s or more"
+
+pub struct Stats {
+    pub hist: Vec<AtomicU64>,
+    pub messages: AtomicU64,
+    pub resyncs: AtomicU64,
+    pub silent: AtomicU64,
+    pub closed: AtomicU64,
+    pub max_n: AtomicU64,
+    pub measuring: AtomicBool,
+}
+
+impl Stats {
+    /// Empty counters, not measuring yet.
+    pub fn new() -> Stats {
+        Stats {
+            hist: (0..BUCKETS).map(|_| AtomicU64::new(0)).collect(),
+            messages: AtomicU64::new(0),
+            resyncs: AtomicU64::new(0),
+            silent: AtomicU64::new(0),
+            closed: AtomicU64::new(0),
+            max_n: AtomicU64::new(0),
+            measuring: AtomicBool::new(false),
+        }
+    }
+}
+
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// The number after `"key":` near the start of a feed message (they lead the JSON).
+fn field(text: &str, key: &str) -> Option<u64> {
+    let head = &text[..text.len().min(200)];
+    let at = head.find(key)? + key.len();
+    let digits: String = head[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
+pub fn proc_cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after = stat.rsplit_once(')').map(|x| x.1).unwrap_or("");
+    let f: Vec<&str> = after.split_whitespace().collect();
+    // fields 14 and 15 (utime, stime) are at 11 and 12 after the ")".
+    f.get(11).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0)
+        + f.get(12).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0)
+}
+
+pub fn proc_rss_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Counts one received message (`text`, read whole at `received`).
+fn record(stats: &Stats, text: &str, received: u64, last_n: &mut Option<u64>) {
+    let (Some(n), Some(at)) = (field(text, "\"n\":"), field(text, "\"at_ms\":")) else {
+        return;
+    };
+    let resync = text[..text.len().min(200)].contains("\"resync\":true");
+    stats.max_n.fetch_max(n, Ordering::Relaxed);
+    if stats.measuring.load(Ordering::Relaxed) {
+        stats.messages.fetch_add(1, Ordering::Relaxed);
+        let ms = received.saturating_sub(at) as usize;
+        stats.hist[ms.min(BUCKETS - 1)].fetch_add(1, Ordering::Relaxed);
+        if resync {
+            stats.resyncs.fetch_add(1, Ordering::Relaxed);
+        } else if let Some(l) = *last_n {
+            if n != l + 1 {
+                stats.silent.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+    *last_n = Some(n);
+}
+
+/// A viewer on tokio-tungstenite, as a Rust client would be written.
+pub async fn tungstenite_viewer(
+    addr: String,
+    path: String,
+    stats: Arc<Stats>,
+    ready: Arc<AtomicU64>,
+) {
+    let url = format!("ws://{addr}{path}");
+    // tungstenite zero-fills its whole read chunk before every read (128 KiB by default):
+    // with 10k viewers in this process that memset was half of the viewers' CPU, taken
+    // from the same two cores the server runs on. A small chunk is plenty (a feed message
+    // is a few KiB; the buffer still grows for a larger one) and changes nothing about
+    // what is measured: a message counts once it has been read whole.
+    let config = WebSocketConfig::default().read_buffer_size(8 * 1024);
+    let mut ws = loop {
+        match tokio_tungstenite::connect_async_with_config(url.as_str(), Some(config), false).await
+        {
+            Ok((ws, _)) => break ws,
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    };
+    ready.fetch_add(1, Ordering::SeqCst);
+    let mut last_n: Option<u64> = None;
+    while let Some(Ok(msg)) = ws.next().await {
+        let Message::Text(text) = msg else { continue };
+        record(&stats, &text, now_ms(), &mut last_n);
+    }
+    stats.closed.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The handshake of a raw viewer; `None` when the server did not switch protocols.
+async fn raw_handshake(addr: &str, path: &str) -> Option<(tokio::net::TcpStream, Vec<u8>)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.ok()?;
+    let key = {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode(fastrand::u128(..).to_le_bytes())
+    };
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.ok()?;
+    let mut head = Vec::with_capacity(512);
+    let end = loop {
+        let mut chunk = [0u8; 512];
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        head.extend_from_slice(&chunk[..n]);
+        if let Some(at) = head.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+    };
+    let text = String::from_utf8_lossy(&head[..end]).to_ascii_lowercase();
+    let accept = croupier::web::wsframe::accept_key(key.as_bytes()).to_ascii_lowercase();
+    if !text.starts_with("http/1.1 101")
+        || !text.contains(&format!("sec-websocket-accept: {accept}"))
+    {
+        return None;
+    }
+    Some((stream, head[end..].to_vec()))
+}
+
+/// A lean viewer: the same handshake, then unmasked server frames parsed from one buffer
+/// reused for every read. Each text frame is read whole, checked as UTF-8 and counted as
+/// the tungstenite viewer counts it; anything that is not a final text or close frame
+/// ends the viewer (counted as closed).
+pub async fn raw_viewer(addr: String, path: String, stats: Arc<Stats>, ready: Arc<AtomicU64>) {
+    use tokio::io::AsyncReadExt;
+    let (mut stream, mut buf) = loop {
+        match raw_handshake(&addr, &path).await {
+            Some(ok) => break ok,
+            None => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    };
+    ready.fetch_add(1, Ordering::SeqCst);
+    let mut filled = buf.len();
+    buf.resize(filled.max(4096), 0);
+    let mut last_n: Option<u64> = None;
+    'read: loop {
+        // Every whole frame in the buffer.
+        let mut at = 0;
+        loop {
+            let b = &buf[at..filled];
+            if b.len() < 2 {
+                break;
+            }
+            let (head, len) = match b[1] {
+                126 if b.len() >= 4 => (4, usize::from(u16::from_be_bytes([b[2], b[3]]))),
+                127 if b.len() >= 10 => (
+                    10,
+                    u64::from_be_bytes(b[2..10].try_into().unwrap()) as usize,
+                ),
+                126 | 127 => break,
+                n if n < 126 => (2, usize::from(n)),
+                _ => break 'read, // masked: not from a server
+            };
+            if b.len() < head + len {
+                if head + len > buf.len() {
+                    buf.resize(head + len + at, 0);
+                }
+                break;
+            }
+            match b[0] {
+                0x81 => {
+                    let received = now_ms();
+                    let Ok(text) = std::str::from_utf8(&b[head..head + len]) else {
+                        break 'read;
+                    };
+                    record(&stats, text, received, &mut last_n);
+                }
+                0x88 => break 'read,
+                _ => break 'read,
+            }
+            at += head + len;
+        }
+        buf.copy_within(at..filled, 0);
+        filled -= at;
+        match stream.read(&mut buf[filled..]).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => filled += n,
+        }
+    }
+    stats.closed.fetch_add(1, Ordering::Relaxed);
+}
+
+pub fn percentile(hist: &[u64], p: f64) -> usize {
+    let total: u64 = hist.iter().sum();
+    let want = ((total as f64) * p).ceil() as u64;
+    let mut seen = 0;
+    for (i, c) in hist.iter().enumerate() {
+        seen += c;
+        if seen >= want.max(1) {
+            return i;
+        }
+    }
+    hist.len() - 1
+}

@@ -1,0 +1,147 @@
+//! `[publish]` in `table.toml`: absent (the embedded default), the table talks to no
+//! broker.
+
+use super::subjects;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// `[publish]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishSection {
+    /// The broker, e.g. `nats://nats.studio:4222` (several, comma-separated, for a cluster).
+    pub nats_url: String,
+    /// A NATS credentials file (`.creds`: the user's JWT and nkey seed); absent: none.
+    #[serde(default)]
+    pub credentials: Option<PathBuf>,
+    /// The public streams' name prefix: table `T` publishes to stream `<prefix>_T`.
+    #[serde(default = "default_public_stream")]
+    pub public_stream: String,
+    /// The log streams' name prefix.
+    #[serde(default = "default_log_stream")]
+    pub log_stream: String,
+    /// The key-value bucket holding every table's latest public view.
+    #[serde(default = "default_bucket")]
+    pub bucket: String,
+    /// Replicas of the streams and the bucket when this table creates them (3 on a
+    /// production cluster; 1 on a single server).
+    #[serde(default = "one")]
+    pub replicas: usize,
+    /// Hours the public stream keeps messages (0: for ever). The log stream keeps
+    /// everything.
+    #[serde(default = "day")]
+    pub public_max_age_hours: u32,
+    /// Unpublished rows tolerated while connected before `/readyz` says `publish_lag`.
+    #[serde(default = "default_max_lag")]
+    pub max_lag: u64,
+}
+
+fn default_public_stream() -> String {
+    subjects::DEFAULT_PUBLIC_STREAM.into()
+}
+
+fn default_log_stream() -> String {
+    subjects::DEFAULT_LOG_STREAM.into()
+}
+
+fn default_bucket() -> String {
+    subjects::DEFAULT_BUCKET.into()
+}
+
+fn one() -> usize {
+    1
+}
+
+fn day() -> u32 {
+    24
+}
+
+fn default_max_lag() -> u64 {
+    100
+}
+
+impl PublishSection {
+    /// Why the section cannot be used (names the broker would refuse).
+    pub fn validate(&self) -> Result<(), String> {
+        if self.nats_url.trim().is_empty() {
+            return Err("publish.nats_url is empty".into());
+        }
+        for (key, name) in [
+            ("public_stream", &self.public_stream),
+            ("log_stream", &self.log_stream),
+            ("bucket", &self.bucket),
+        ] {
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            {
+                return Err(format!(
+                    "publish.{key} {name:?}: use letters, digits, '-' and '_'"
+                ));
+            }
+        }
+        if self.public_stream == self.log_stream {
+            return Err("publish.public_stream and publish.log_stream must differ".into());
+        }
+        if !(1..=5).contains(&self.replicas) {
+            return Err(format!("publish.replicas {}: 1 to 5", self.replicas));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::table::config::{TableConfig, DEFAULT_TOML};
+
+    fn with(section: &str) -> Result<TableConfig, String> {
+        TableConfig::parse("t.toml", &format!("{DEFAULT_TOML}\n{section}"))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_embedded_default_talks_to_no_broker() {
+        assert_eq!(TableConfig::embedded().expect("valid").publish, None);
+    }
+
+    #[test]
+    fn a_section_with_only_the_url_takes_the_defaults() {
+        let p = with("[publish]\nnats_url = \"nats://10.0.0.5:4222\"\n")
+            .expect("valid")
+            .publish
+            .expect("publish");
+        assert_eq!(p.nats_url, "nats://10.0.0.5:4222");
+        assert_eq!(p.public_stream, "CROUPIER_PUBLIC");
+        assert_eq!(p.log_stream, "CROUPIER_LOG");
+        assert_eq!(p.bucket, "croupier_tables");
+        assert_eq!(
+            (p.replicas, p.public_max_age_hours, p.max_lag),
+            (1, 24, 100)
+        );
+        assert_eq!(p.credentials, None);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_names_are_refused_where_they_are() {
+        let lines = DEFAULT_TOML.lines().count();
+        let e = with("[publish]\nnats_url = \"nats://x:4222\"\nstream = \"X\"\n")
+            .expect_err("unknown key");
+        assert!(e.contains("unknown field `stream`"), "{e}");
+        let e = with("[publish]\nnats_url = \"nats://x:4222\"\nbucket = \"a.b\"\n")
+            .expect_err("bad bucket");
+        assert!(
+            e.starts_with(&format!("t.toml:{}:", lines + 4))
+                && e.contains("publish.bucket \"a.b\""),
+            "{e}"
+        );
+        let e = with("[publish]\nnats_url = \"nats://x:4222\"\nlog_stream = \"CROUPIER_PUBLIC\"\n")
+            .expect_err("same streams");
+        assert!(e.contains("must differ"), "{e}");
+        let e = with("[publish]\nnats_url = \" \"\n").expect_err("empty url");
+        assert!(e.contains("nats_url is empty"), "{e}");
+        let e =
+            with("[publish]\nnats_url = \"nats://x:4222\"\nreplicas = 0\n").expect_err("replicas");
+        assert!(e.contains("publish.replicas 0"), "{e}");
+    }
+}

@@ -1,0 +1,155 @@
+//! The publisher's status: relaxed atomics written by the publisher task, read by
+//! `/readyz` and `/metrics`.
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+/// What the publisher is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PublishState {
+    /// Not connected yet (or reconnecting): nothing is being published.
+    Connecting = 0,
+    /// Connected: publishing, or caught up and waiting for rows.
+    Publishing = 1,
+    /// The broker refused or failed a request: waiting before trying again.
+    Disconnected = 2,
+    /// The table's log cannot be followed (a row does not replay): nothing more is
+    /// published until a restart on a repaired database.
+    Failed = 3,
+}
+
+impl PublishState {
+    /// Every state, for the metric's labels.
+    pub const ALL: [PublishState; 4] = [
+        PublishState::Connecting,
+        PublishState::Publishing,
+        PublishState::Disconnected,
+        PublishState::Failed,
+    ];
+
+    /// Its name in `/readyz` and `/metrics`.
+    pub fn label(self) -> &'static str {
+        match self {
+            PublishState::Connecting => "connecting",
+            PublishState::Publishing => "publishing",
+            PublishState::Disconnected => "disconnected",
+            PublishState::Failed => "failed",
+        }
+    }
+}
+
+/// The publisher's progress, shared with the web side (relaxed atomics: each is a fact on
+/// its own, read for reports).
+#[derive(Debug, Default)]
+pub struct PublishStatus {
+    state: AtomicU8,
+    acked: AtomicU64,
+    public_n: AtomicU64,
+    published: AtomicU64,
+    failures: AtomicU64,
+    max_lag: AtomicU64,
+    /// The broker connection, once made: a lost link is reported at once, not only when
+    /// the next acknowledgement times out.
+    client: std::sync::OnceLock<async_nats::Client>,
+}
+
+impl PublishStatus {
+    /// A status for a publisher that tolerates `max_lag` unpublished rows while connected.
+    pub fn new(max_lag: u64) -> PublishStatus {
+        let s = PublishStatus::default();
+        s.max_lag.store(max_lag, Ordering::Relaxed);
+        s
+    }
+
+    /// The current state.
+    pub fn state(&self) -> PublishState {
+        match self.state.load(Ordering::Relaxed) {
+            1 if self.client.get().is_some_and(|c| {
+                c.connection_state() != async_nats::connection::State::Connected
+            }) =>
+            {
+                PublishState::Disconnected
+            }
+            1 => PublishState::Publishing,
+            2 => PublishState::Disconnected,
+            3 => PublishState::Failed,
+            _ => PublishState::Connecting,
+        }
+    }
+
+    pub(crate) fn set_client(&self, client: async_nats::Client) {
+        let _ = self.client.set(client);
+    }
+
+    pub(crate) fn set_state(&self, state: PublishState) {
+        self.state.store(state as u8, Ordering::Relaxed);
+    }
+
+    /// The last log row the broker acknowledged.
+    pub fn acked(&self) -> u64 {
+        self.acked.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn set_acked(&self, seq: u64, public_n: u64) {
+        self.acked.store(seq, Ordering::Relaxed);
+        self.public_n.store(public_n, Ordering::Relaxed);
+    }
+
+    /// The last public message's number the broker acknowledged.
+    pub fn public_n(&self) -> u64 {
+        self.public_n.load(Ordering::Relaxed)
+    }
+
+    /// Messages acknowledged since start (both subjects).
+    pub fn published(&self) -> u64 {
+        self.published.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn count_published(&self, n: u64) {
+        self.published.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Failed attempts since start (connects, requests, publications).
+    pub fn failures(&self) -> u64 {
+        self.failures.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn count_failure(&self) {
+        self.failures.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Committed rows not yet acknowledged, with `committed` the table's last row.
+    pub fn lag(&self, committed: u64) -> u64 {
+        committed.saturating_sub(self.acked())
+    }
+
+    /// Whether the lag is a readiness reason: rows waiting while the broker is not taking
+    /// them, or more than `max_lag` waiting at all.
+    pub fn lagging(&self, committed: u64) -> bool {
+        let lag = self.lag(committed);
+        lag > self.max_lag.load(Ordering::Relaxed)
+            || (lag > 0 && self.state() != PublishState::Publishing)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PublishState, PublishStatus};
+
+    #[test]
+    fn a_lag_is_a_reason_beyond_the_allowance_or_while_not_publishing() {
+        let s = PublishStatus::new(5);
+        s.set_acked(100, 40);
+        s.set_state(PublishState::Publishing);
+        assert_eq!(s.lag(104), 4);
+        assert!(!s.lagging(105), "within the allowance while publishing");
+        assert!(s.lagging(106), "beyond it");
+        s.set_state(PublishState::Disconnected);
+        assert!(
+            s.lagging(101),
+            "any lag while the broker is not taking rows"
+        );
+        assert!(!s.lagging(100), "no lag, no reason, whatever the link");
+        assert_eq!(s.lag(90), 0, "acked ahead of a snapshot read earlier");
+    }
+}

@@ -1,0 +1,388 @@
+//! The publisher task: follows the committed log in SQLite and publishes it to JetStream.
+//!
+//! Each pass: ensure the table's two streams and the bucket exist; ask the broker what it
+//! holds (the log stream's last sequence is the last row published, the public stream's
+//! last message carries its id and its sequence is its `n`); fold the log up to there;
+//! then publish every later row on `croupier.<table>.log` and its public messages on
+//! `croupier.<table>.public`, each with `Nats-Msg-Id` and `Nats-Expected-Last-Sequence`,
+//! awaiting every acknowledgement before the progress is saved and the snapshot key is
+//! put. Any failure ends the pass; the next one starts again from what the broker holds,
+//! so nothing is skipped and nothing is stored twice, however the table, the broker or
+//! the network failed in between.
+
+use super::fold::PublicFold;
+use super::subjects::{self, HEADER_ID, HEADER_TABLE};
+use super::{PublishSection, PublishState, PublishStatus};
+use crate::engine::Variant;
+use crate::store::outbox::{OutboxDb, Progress, StoredRow};
+use crate::table::{DisputeSettings, Snapshot, TableHandle};
+use crate::web::feed::{encode, Body};
+use async_nats::jetstream::{self, kv, stream, Context};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tracing::{error, info, warn};
+
+/// Rows read and published per batch (their acknowledgements are awaited together).
+const BATCH: u32 = 256;
+/// How long a caught-up publisher waits for a commit before looking at the log anyway.
+const IDLE: Duration = Duration::from_secs(1);
+/// The longest pause between two passes after a failure.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// The table being published.
+#[derive(Clone)]
+pub struct TableInfo {
+    /// Its id.
+    pub id: String,
+    /// Its display name.
+    pub name: String,
+    /// The game's name.
+    pub variant_name: String,
+    /// The game's rules.
+    pub variant: Arc<Variant>,
+    /// The dispute settings (they decide what is provisional).
+    pub disputes: DisputeSettings,
+}
+
+/// A pass failed.
+#[derive(Debug, thiserror::Error)]
+enum PassError {
+    /// The broker failed or refused a request.
+    #[error("broker: {0}")]
+    Broker(String),
+    /// The database could not be read or written.
+    #[error("store: {0}")]
+    Store(#[from] crate::store::StoreError),
+    /// A committed row does not replay: the log cannot be followed.
+    #[error("the log does not replay: {0}")]
+    Replay(String),
+}
+
+fn broker(e: impl std::fmt::Display) -> PassError {
+    PassError::Broker(e.to_string())
+}
+
+/// Starts the publisher for `table` (call inside a runtime); abort the handle to stop it.
+pub fn start(
+    config: PublishSection,
+    info: TableInfo,
+    db: PathBuf,
+    table: &TableHandle,
+) -> (Arc<PublishStatus>, JoinHandle<()>) {
+    let status = Arc::new(PublishStatus::new(config.max_lag));
+    let task = tokio::spawn(run(config, info, db, table.watch(), Arc::clone(&status)));
+    (status, task)
+}
+
+async fn run(
+    config: PublishSection,
+    info: TableInfo,
+    path: PathBuf,
+    mut commits: watch::Receiver<Arc<Snapshot>>,
+    status: Arc<PublishStatus>,
+) {
+    let id = info.id.clone();
+    let db = loop {
+        match OutboxDb::open(&path, &id).await {
+            Ok(db) => break db,
+            Err(e) => {
+                status.count_failure();
+                warn!(table = %id, error = %e, "publisher: the database cannot be opened; trying again");
+                tokio::time::sleep(MAX_BACKOFF).await;
+            }
+        }
+    };
+    // The lag is known before the broker answers.
+    if let Ok(p) = db.progress().await {
+        status.set_acked(p.log_seq, p.public_n);
+    }
+    let mut backoff = Duration::from_millis(250);
+    let client = loop {
+        match crate::broker::connect(
+            &config.nats_url,
+            config.credentials.as_deref(),
+            &format!("croupier table {id}"),
+        )
+        .await
+        {
+            Ok(client) => break client,
+            Err(e) => {
+                status.set_state(PublishState::Disconnected);
+                status.count_failure();
+                warn!(table = %id, error = %e, "publisher: the broker is unreachable; the table goes on");
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+            }
+        }
+    };
+    info!(table = %id, url = %config.nats_url, "publisher connected");
+    status.set_client(client.clone());
+    let js = jetstream::new(client);
+    let mut publisher = Publisher {
+        config,
+        info,
+        db,
+        status: Arc::clone(&status),
+        fold: None,
+    };
+    let mut backoff = Duration::from_millis(250);
+    loop {
+        status.set_state(PublishState::Connecting);
+        match publisher.pass(&js, &mut commits, &mut backoff).await {
+            Err(PassError::Replay(why)) => {
+                status.set_state(PublishState::Failed);
+                error!(table = %id, %why, "publisher stopped: the log cannot be followed");
+                return;
+            }
+            Err(e) => {
+                status.set_state(PublishState::Disconnected);
+                status.count_failure();
+                warn!(table = %id, error = %e, "publisher: pass failed; starting again from what the broker holds");
+                // A fold that ran ahead of what was acknowledged is rebuilt.
+                publisher.fold = None;
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+            }
+            Ok(()) => return,
+        }
+    }
+}
+
+struct Publisher {
+    config: PublishSection,
+    info: TableInfo,
+    db: OutboxDb,
+    status: Arc<PublishStatus>,
+    fold: Option<PublicFold>,
+}
+
+/// What the broker holds for the table.
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    /// The last row on the log stream.
+    log: u64,
+    /// The last public message's id.
+    public: (u64, u32),
+    /// Its number (the public stream's last sequence).
+    n: u64,
+}
+
+impl Publisher {
+    /// One pass; returns `Ok` only when the table has stopped.
+    async fn pass(
+        &mut self,
+        js: &Context,
+        commits: &mut watch::Receiver<Arc<Snapshot>>,
+        backoff: &mut Duration,
+    ) -> Result<(), PassError> {
+        let id = self.info.id.clone();
+        let log_stream = self.ensure_stream(js, false).await?;
+        let public_stream = self.ensure_stream(js, true).await?;
+        let bucket = self.ensure_bucket(js).await?;
+        let mut held = held(&log_stream, &public_stream).await?;
+        // Re-fold to the first row whose messages may be missing.
+        let start = held.log.min(held.public.0.saturating_sub(1));
+        if self.fold.as_ref().map_or(true, |f| f.seq() > start) {
+            self.fold = Some(PublicFold::new(
+                &id,
+                &self.info.name,
+                &self.info.variant_name,
+                Arc::clone(&self.info.variant),
+                self.info.disputes,
+            ));
+        }
+        let fold = self.fold.as_mut().ok_or_else(|| broker("no fold"))?;
+        while fold.seq() < start {
+            let rows = self.db.rows_after(fold.seq(), BATCH).await?;
+            if rows.is_empty() {
+                break;
+            }
+            for r in rows.iter().take_while(|r| r.row.seq <= start) {
+                fold.row(&r.row).map_err(PassError::Replay)?;
+            }
+        }
+        info!(table = %id, log = held.log, public = ?held.public, n = held.n, "publisher: resuming after what the broker holds");
+        self.status.set_acked(held.log, held.n);
+        self.status.set_state(PublishState::Publishing);
+        *backoff = Duration::from_millis(250);
+        let log_subject = subjects::log(&id);
+        let public_subject = subjects::public(&id);
+        loop {
+            let fold = self.fold.as_mut().ok_or_else(|| broker("no fold"))?;
+            let rows = self.db.rows_after(fold.seq(), BATCH).await?;
+            if rows.is_empty() {
+                tokio::select! {
+                    changed = commits.changed() => if changed.is_err() {
+                        return Ok(());
+                    },
+                    _ = tokio::time::sleep(IDLE) => {}
+                }
+                continue;
+            }
+            // Everything is sent, then every acknowledgement awaited in order: a batch
+            // costs one round trip, and `Nats-Expected-Last-Sequence` keeps it in order.
+            let mut pending = Vec::new();
+            let mut next = held;
+            for r in &rows {
+                let drafts = fold.row(&r.row).map_err(PassError::Replay)?;
+                if r.row.seq > next.log {
+                    let message = jetstream::message::PublishMessage::build()
+                        .payload(log_json(&id, r).into())
+                        .message_id(format!("{id}:{}", r.row.seq))
+                        .expected_last_sequence(r.row.seq - 1)
+                        .header(HEADER_TABLE, id.as_str());
+                    let ack = js
+                        .send_publish(log_subject.clone(), message)
+                        .await
+                        .map_err(broker)?;
+                    pending.push((r.row.seq, ack));
+                    next.log = r.row.seq;
+                }
+                for d in &drafts {
+                    if d.key() <= next.public {
+                        continue;
+                    }
+                    let n = next.n + 1;
+                    let at_ms = u64::try_from(r.row.at_ms).unwrap_or(0);
+                    let key = format!("{}.{}", d.seq, d.sub);
+                    let message = jetstream::message::PublishMessage::build()
+                        .payload(d.text(n, at_ms).into())
+                        .message_id(format!("{id}:{key}"))
+                        .expected_last_sequence(n - 1)
+                        .header(HEADER_ID, key.as_str())
+                        .header(HEADER_TABLE, id.as_str());
+                    let ack = js
+                        .send_publish(public_subject.clone(), message)
+                        .await
+                        .map_err(broker)?;
+                    pending.push((n, ack));
+                    next.public = d.key();
+                    next.n = n;
+                }
+            }
+            let sent = pending.len() as u64;
+            for (expected, ack) in pending {
+                let ack = ack.await.map_err(broker)?;
+                if ack.sequence != expected {
+                    return Err(broker(format!(
+                        "stream {} stored sequence {} where {expected} was expected",
+                        ack.stream, ack.sequence
+                    )));
+                }
+            }
+            held = next;
+            self.status.count_published(sent);
+            self.status.set_acked(held.log, held.n);
+            // The late joiners' snapshot and the progress row follow every batch.
+            let fold = self.fold.as_ref().ok_or_else(|| broker("no fold"))?;
+            if let Some(view) = fold.view() {
+                let at_ms = rows.last().map_or(0, |r| r.row.at_ms);
+                let text = encode(
+                    held.public.0,
+                    held.public.1,
+                    held.n,
+                    u64::try_from(at_ms).unwrap_or(0),
+                    Body::View { view, resync: true },
+                );
+                bucket.put(&id, text.into()).await.map_err(broker)?;
+            }
+            self.db
+                .save(Progress {
+                    log_seq: held.log,
+                    public_id: held.public,
+                    public_n: held.n,
+                })
+                .await?;
+        }
+    }
+
+    async fn ensure_stream(&self, js: &Context, public: bool) -> Result<stream::Stream, PassError> {
+        let id = &self.info.id;
+        let (prefix, subject, max_age) = if public {
+            (
+                &self.config.public_stream,
+                subjects::public(id),
+                Duration::from_secs(u64::from(self.config.public_max_age_hours) * 3600),
+            )
+        } else {
+            (&self.config.log_stream, subjects::log(id), Duration::ZERO)
+        };
+        js.get_or_create_stream(stream::Config {
+            name: subjects::stream(prefix, id),
+            subjects: vec![subject],
+            max_age,
+            num_replicas: self.config.replicas,
+            storage: stream::StorageType::File,
+            discard: stream::DiscardPolicy::Old,
+            duplicate_window: Duration::from_secs(120),
+            allow_direct: true,
+            ..Default::default()
+        })
+        .await
+        .map_err(broker)
+    }
+
+    /// The bucket, created when missing. Its stream is created here with the key-value
+    /// conventions (`KV_<bucket>`, `$KV.<bucket>.>`, one value per key, rollups, no
+    /// deletes) rather than by `create_key_value`, which first asks for the account's
+    /// information in a form nats-server 2.9 does not answer.
+    async fn ensure_bucket(&self, js: &Context) -> Result<kv::Store, PassError> {
+        let bucket = &self.config.bucket;
+        if let Ok(store) = js.get_key_value(bucket).await {
+            return Ok(store);
+        }
+        js.get_or_create_stream(stream::Config {
+            name: format!("KV_{bucket}"),
+            description: Some("croupier: the latest public view of every table".into()),
+            subjects: vec![format!("$KV.{bucket}.>")],
+            max_messages_per_subject: 1,
+            storage: stream::StorageType::File,
+            num_replicas: self.config.replicas,
+            allow_rollup: true,
+            deny_delete: true,
+            allow_direct: true,
+            discard: stream::DiscardPolicy::New,
+            ..Default::default()
+        })
+        .await
+        .map_err(broker)?;
+        js.get_key_value(bucket).await.map_err(broker)
+    }
+}
+
+/// What the two streams hold.
+async fn held(log: &stream::Stream, public: &stream::Stream) -> Result<Held, PassError> {
+    let log_last = log.get_info().await.map_err(broker)?.state.last_sequence;
+    let n = public.get_info().await.map_err(broker)?.state.last_sequence;
+    let public_id = if n == 0 {
+        (0, 0)
+    } else {
+        let last = public.get_raw_message(n).await.map_err(broker)?;
+        last.headers
+            .get(HEADER_ID)
+            .and_then(|v| crate::web::feed::parse_id(v.as_str()))
+            .ok_or_else(|| broker(format!("public message {n} has no {HEADER_ID} header")))?
+    };
+    Ok(Held {
+        log: log_last,
+        public: public_id,
+        n,
+    })
+}
+
+/// A log row on `croupier.<table>.log`: `{"table", "seq", "at_ms", "kind", "hash",
+/// "record"}`, the record exactly as stored.
+fn log_json(table: &str, r: &StoredRow) -> String {
+    format!(
+        r#"{{"table":{},"seq":{},"at_ms":{},"kind":{},"hash":"{}","record":{}}}"#,
+        serde_json::Value::from(table),
+        r.row.seq,
+        r.row.at_ms,
+        serde_json::Value::from(r.kind.as_str()),
+        r.hash,
+        r.payload
+    )
+}

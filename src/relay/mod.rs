@@ -1,0 +1,291 @@
+//! `croupier relay`: a stateless edge node that serves remote players the public streams
+//! the tables publish to NATS JetStream (`crate::publish`). Any number run side by side
+//! behind a load balancer; each serves every publishing table with the same routes,
+//! message format and resume-by-id as a table's own:
+//!
+//! | route | what |
+//! |---|---|
+//! | `GET /public?table=ID` | the remote players' page (`dealer-ui/public.html`) |
+//! | `GET /ws/public?table=ID[&after=ID]` | the public feed over WebSocket (the table's fan-out code) |
+//! | `GET /sse/public?table=ID[&after=ID]` | the same as server-sent events (`Last-Event-ID` too) |
+//! | `GET /api/tables` | the lobby: every publishing table, its game, state and round |
+//! | `GET /ui/{file}` | the page's scripts and styles |
+//! | `GET /healthz` | 200 while the process answers |
+//! | `GET /readyz` | 200 once connected to the broker and watching the bucket; 503 with reasons |
+//! | `GET /metrics` | Prometheus: broker connection, tables, per table messages, last `n`, viewers |
+//!
+//! - `tables`: discovery (the key-value bucket) and one follower per table.
+
+pub mod tables;
+
+use crate::metrics::{Exposition, Stream, CONTENT_TYPE};
+use crate::web::api::ApiError;
+use crate::web::feed::parse_id;
+use crate::web::streams::{self, ResumeQuery};
+use async_nats::jetstream;
+use axum::extract::{Query, Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use tables::Tables;
+use tracing::{info, warn};
+
+/// `croupier relay`'s settings.
+#[derive(Debug, Clone)]
+pub struct RelayConfig {
+    /// The broker (one or more comma-separated NATS URLs).
+    pub nats: String,
+    /// Listen address.
+    pub bind: String,
+    /// A NATS credentials file.
+    pub credentials: Option<PathBuf>,
+    /// The key-value bucket the tables put their views in.
+    pub bucket: String,
+    /// Messages kept per table for viewers that resume (older ids are read from the
+    /// stream).
+    pub ring: usize,
+}
+
+/// Why the relay could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum RelayError {
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Serving HTTP failed.
+    #[error("http: {0}")]
+    Http(std::io::Error),
+}
+
+#[derive(Clone)]
+struct Relay {
+    tables: Tables,
+    client: Arc<OnceLock<async_nats::Client>>,
+}
+
+/// Runs the relay until `shutdown` completes; `started` gets the bound address. The
+/// broker is connected in the background (and again whenever it is lost): until then
+/// `/readyz` says `broker` and the public routes know no table.
+pub async fn run(
+    config: RelayConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    started: impl FnOnce(SocketAddr),
+) -> Result<(), RelayError> {
+    let listener = tokio::net::TcpListener::bind(&config.bind)
+        .await
+        .map_err(|source| RelayError::Bind {
+            addr: config.bind.clone(),
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(RelayError::Http)?;
+    let relay = Relay {
+        tables: Tables::new(config.ring),
+        client: Arc::new(OnceLock::new()),
+    };
+    let connecting = tokio::spawn(connect(config.clone(), relay.clone()));
+    let app = Router::new()
+        .route("/public", get(|| crate::web::asset("public.html")))
+        .route(
+            "/ui/{file}",
+            get(|axum::extract::Path(f): axum::extract::Path<String>| crate::web::asset_owned(f)),
+        )
+        .route("/ws/public", get(ws))
+        .route("/sse/public", get(sse))
+        .route("/api/tables", get(lobby))
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .with_state(relay);
+    info!(%addr, nats = %config.nats, "relay serving http://{addr}/");
+    started(addr);
+    let served = axum::serve(crate::web::tcp::NoDelayListener(listener), app)
+        .with_graceful_shutdown(shutdown)
+        .await;
+    connecting.abort();
+    served.map_err(RelayError::Http)
+}
+
+async fn connect(config: RelayConfig, relay: Relay) {
+    let mut backoff = std::time::Duration::from_millis(250);
+    let client = loop {
+        match crate::broker::connect(
+            &config.nats,
+            config.credentials.as_deref(),
+            "croupier relay",
+        )
+        .await
+        {
+            Ok(client) => break client,
+            Err(e) => {
+                warn!(error = %e, "relay: the broker is unreachable; trying again");
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(std::time::Duration::from_secs(5));
+            }
+        }
+    };
+    info!(nats = %config.nats, "relay connected");
+    let _ = relay.client.set(client.clone());
+    tables::discover(jetstream::new(client), config.bucket, relay.tables).await;
+}
+
+/// `?table=ID[&after=ID]`.
+#[derive(Deserialize)]
+struct TableQuery {
+    table: String,
+    after: Option<String>,
+}
+
+fn unknown(table: &str) -> Response {
+    ApiError::NotFound(format!("no table {table:?} is publishing")).into_response()
+}
+
+async fn ws(State(relay): State<Relay>, Query(q): Query<TableQuery>, request: Request) -> Response {
+    let Some(source) = relay.tables.source(&q.table) else {
+        return unknown(&q.table);
+    };
+    let after = q.after.as_deref().and_then(parse_id);
+    let history = relay.tables.history(&q.table, after).await;
+    streams::serve_ws(source, after, history, request).await
+}
+
+async fn sse(
+    State(relay): State<Relay>,
+    Query(q): Query<TableQuery>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(source) = relay.tables.source(&q.table) else {
+        return unknown(&q.table);
+    };
+    let after = streams::sse_resume(&headers, ResumeQuery { after: q.after });
+    let history = relay.tables.history(&q.table, after).await;
+    streams::serve_sse(source, after, history)
+}
+
+async fn lobby(State(relay): State<Relay>) -> Response {
+    Json(relay.tables.lobby()).into_response()
+}
+
+/// `/readyz`'s answer on a relay.
+#[derive(Debug, Serialize)]
+struct Readiness {
+    ready: bool,
+    /// `broker` (not connected), `bucket` (not watching the tables' bucket).
+    reasons: Vec<&'static str>,
+    tables: usize,
+}
+
+fn connected(relay: &Relay) -> bool {
+    relay
+        .client
+        .get()
+        .is_some_and(|c| c.connection_state() == async_nats::connection::State::Connected)
+}
+
+async fn readyz(State(relay): State<Relay>) -> Response {
+    let mut reasons = Vec::new();
+    if !connected(&relay) {
+        reasons.push("broker");
+    }
+    if !relay.tables.watching() {
+        reasons.push("bucket");
+    }
+    let r = Readiness {
+        ready: reasons.is_empty(),
+        reasons,
+        tables: relay.tables.lobby().len(),
+    };
+    let status = if r.ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, Json(r)).into_response()
+}
+
+async fn metrics(State(relay): State<Relay>) -> Response {
+    let mut out = Exposition::default();
+    out.gauge(
+        "croupier_relay_broker_connected",
+        "1 while the relay is connected to the broker.",
+        u8::from(connected(&relay)),
+    );
+    let figures = relay.tables.figures();
+    out.gauge(
+        "croupier_relay_tables",
+        "Tables this relay serves.",
+        figures.len(),
+    );
+    out.family(
+        "croupier_relay_messages_total",
+        "counter",
+        "Public messages received from the broker, per table.",
+    );
+    for (table, received, _, _) in &figures {
+        out.sample(
+            "croupier_relay_messages_total",
+            &[("table", table)],
+            received,
+        );
+    }
+    out.family(
+        "croupier_relay_last_n",
+        "gauge",
+        "The last public message's number (n) received, per table.",
+    );
+    for (table, _, n, _) in &figures {
+        out.sample("croupier_relay_last_n", &[("table", table)], n);
+    }
+    out.family(
+        "croupier_relay_viewers",
+        "gauge",
+        "Live viewers, per table and stream.",
+    );
+    for (table, _, _, m) in &figures {
+        for (stream, label) in [
+            (Stream::PublicWs, "public_ws"),
+            (Stream::PublicSse, "public_sse"),
+        ] {
+            out.sample(
+                "croupier_relay_viewers",
+                &[("table", table), ("stream", label)],
+                m.subscribers(stream),
+            );
+        }
+    }
+    out.family(
+        "croupier_relay_lagged_total",
+        "counter",
+        "Times a viewer fell behind and caught up from the ring or was resynced, per table.",
+    );
+    for (table, _, _, m) in &figures {
+        out.sample(
+            "croupier_relay_lagged_total",
+            &[("table", table)],
+            m.lagged_count(crate::metrics::Feed::Public),
+        );
+    }
+    let p = crate::process::ProcessFigures::read();
+    out.gauge(
+        "croupier_process_resident_memory_bytes",
+        "Resident set size (VmRSS).",
+        p.rss_bytes,
+    );
+    out.family(
+        "croupier_process_cpu_seconds_total",
+        "counter",
+        "User and system CPU time.",
+    );
+    out.sample("croupier_process_cpu_seconds_total", &[], p.cpu_seconds);
+    ([(header::CONTENT_TYPE, CONTENT_TYPE)], out.finish()).into_response()
+}

@@ -1,0 +1,154 @@
+//! The broker publisher's access to the database (`crate::publish`): committed log rows
+//! in sequence order, and its own progress (`publish_progress`). Its own small pool, so it
+//! never waits on the table task's writer; it writes nothing but its progress row.
+
+use super::{options, reader_options, LogRow, Record, StoreError};
+use sqlx::sqlite::{SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::Row;
+use std::path::Path;
+
+/// One committed row as stored: the parsed record and the stored text.
+#[derive(Debug, Clone)]
+pub struct StoredRow {
+    /// The row.
+    pub row: LogRow,
+    /// Its kind (`input`, `alarm`, ...).
+    pub kind: String,
+    /// The payload as stored (the record's JSON).
+    pub payload: String,
+    /// Its chain hash (hex).
+    pub hash: String,
+}
+
+/// What the publisher last had acknowledged.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// The last row on the log subject.
+    pub log_seq: u64,
+    /// The last public message's id.
+    pub public_id: (u64, u32),
+    /// Its number.
+    pub public_n: u64,
+}
+
+/// The publisher's connections.
+#[derive(Debug, Clone)]
+pub struct OutboxDb {
+    read: SqlitePool,
+    write: SqlitePool,
+    table: String,
+}
+
+impl OutboxDb {
+    /// Opens the database at `path` (which `Store::open` created and migrated) for `table`.
+    pub async fn open(path: &Path, table: &str) -> Result<OutboxDb, StoreError> {
+        let open_err = |source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        let read = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(reader_options(path))
+            .await
+            .map_err(open_err)?;
+        // The progress row is a hint (the broker's streams are the authority), so its
+        // commits need not wait for the disk: losing the last one re-sends nothing twice.
+        let write = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options(path).synchronous(SqliteSynchronous::Normal))
+            .await
+            .map_err(open_err)?;
+        Ok(OutboxDb {
+            read,
+            write,
+            table: table.to_string(),
+        })
+    }
+
+    /// Up to `limit` committed rows after `seq`, in order.
+    pub async fn rows_after(&self, seq: u64, limit: u32) -> Result<Vec<StoredRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT seq, kind, payload, at_ms, hash FROM events WHERE table_id = ? AND seq > ? \
+             ORDER BY seq LIMIT ?",
+        )
+        .bind(&self.table)
+        .bind(i64::try_from(seq).unwrap_or(i64::MAX))
+        .bind(i64::from(limit))
+        .fetch_all(&self.read)
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let seq = u64::try_from(r.try_get::<i64, _>("seq")?).unwrap_or(0);
+            let payload: String = r.try_get("payload")?;
+            let record: Record = serde_json::from_str(&payload).map_err(|e| StoreError::Chain {
+                seq,
+                why: format!("unreadable payload: {e}"),
+            })?;
+            out.push(StoredRow {
+                row: LogRow {
+                    seq,
+                    at_ms: r.try_get("at_ms")?,
+                    record,
+                },
+                kind: r.try_get("kind")?,
+                payload,
+                hash: hex::encode(r.try_get::<Vec<u8>, _>("hash")?),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The last committed row's sequence number (0: an empty log).
+    pub async fn last_seq(&self) -> Result<u64, StoreError> {
+        let seq: Option<i64> = sqlx::query_scalar("SELECT max(seq) FROM events WHERE table_id = ?")
+            .bind(&self.table)
+            .fetch_one(&self.read)
+            .await?;
+        Ok(seq.and_then(|s| u64::try_from(s).ok()).unwrap_or(0))
+    }
+
+    /// The progress last saved (zero when none).
+    pub async fn progress(&self) -> Result<Progress, StoreError> {
+        let row = sqlx::query(
+            "SELECT log_seq, public_seq, public_sub, public_n FROM publish_progress \
+             WHERE table_id = ?",
+        )
+        .bind(&self.table)
+        .fetch_optional(&self.read)
+        .await?;
+        let Some(row) = row else {
+            return Ok(Progress::default());
+        };
+        let get = |name: &str| -> Result<u64, StoreError> {
+            Ok(u64::try_from(row.try_get::<i64, _>(name)?).unwrap_or(0))
+        };
+        Ok(Progress {
+            log_seq: get("log_seq")?,
+            public_id: (
+                get("public_seq")?,
+                u32::try_from(get("public_sub")?).unwrap_or(0),
+            ),
+            public_n: get("public_n")?,
+        })
+    }
+
+    /// Saves `progress`.
+    pub async fn save(&self, progress: Progress) -> Result<(), StoreError> {
+        let int = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        sqlx::query(
+            "INSERT INTO publish_progress (table_id, log_seq, public_seq, public_sub, public_n, at_ms) \
+             VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(table_id) DO UPDATE SET log_seq = excluded.log_seq, \
+             public_seq = excluded.public_seq, public_sub = excluded.public_sub, \
+             public_n = excluded.public_n, at_ms = excluded.at_ms",
+        )
+        .bind(&self.table)
+        .bind(int(progress.log_seq))
+        .bind(int(progress.public_id.0))
+        .bind(i64::from(progress.public_id.1))
+        .bind(int(progress.public_n))
+        .bind(super::now_ms())
+        .execute(&self.write)
+        .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,60 @@
+//! [`Follower`]: the table folded row by row from its stored log, without a store or a
+//! loop — the broker publisher's replica (`crate::publish::fold`). A child of `task` so it
+//! reuses the table's own `replay`, `absorb` and `build_snapshot`, not a copy of them.
+
+use super::{DisputeSettings, Table};
+use crate::engine::{Event, Variant};
+use crate::store::{LogRow, Record};
+use crate::table::Snapshot;
+use std::sync::Arc;
+
+/// A table without a store or a loop that follows stored rows one by one through the same
+/// `replay` + `absorb` as recovery: the broker publisher's replica (`crate::publish`),
+/// which needs the table as it stood after each committed row, not the latest snapshot.
+pub struct Follower(Table);
+
+impl Follower {
+    /// An empty table (before row 1) with the service's dispute settings, which decide
+    /// whether a settled round is shown provisional.
+    pub fn new(
+        id: &str,
+        name: &str,
+        variant_name: &str,
+        variant: Arc<Variant>,
+        disputes: DisputeSettings,
+    ) -> Follower {
+        let (mut table, _, _, _) =
+            Table::recover(id, name, variant_name, variant, Err(String::new()));
+        table.broken = None;
+        table.disputes = disputes;
+        Follower(table)
+    }
+
+    /// Folds `row` (the next one); returns the table after it and the engine's events for
+    /// it (an accepted input's; a resolution's corrected round, replayed from before it
+    /// opened — as the live table publishes them).
+    pub fn follow(&mut self, row: &LogRow) -> Result<(Arc<Snapshot>, Vec<Event>), String> {
+        let corrected = match &row.record {
+            Record::Resolve { inputs, .. } => {
+                let mut engine = self.0.base.engine.clone();
+                let mut events = Vec::new();
+                for input in inputs {
+                    // A refused input makes `replay` fail below, with the reason.
+                    if engine.apply(input, &mut events).is_err() {
+                        break;
+                    }
+                }
+                Some(events)
+            }
+            _ => None,
+        };
+        self.0.replay(row)?;
+        let events = corrected.unwrap_or_else(|| self.0.events.clone());
+        Ok((self.0.build_snapshot(), events))
+    }
+
+    /// The last row folded (0 before the first).
+    pub fn seq(&self) -> u64 {
+        self.0.seq
+    }
+}

@@ -1,0 +1,758 @@
+//! The studio deployment end to end, with the real binaries and a real `nats-server`
+//! (started here with JetStream on a free port and its own store, so it can be killed and
+//! restarted): demo tables publish (`[publish]`), relays (`croupier relay`) serve remote
+//! viewers over `/ws/public?table=ID`.
+//!
+//! What every viewer receives is checked message by message against each table's own log:
+//! the public stream a log makes is computed from the table's database (the verified log
+//! folded by `croupier::publish::fold`, numbered from 1, stamped with each row's commit
+//! time), and a viewer's messages after its first (a resync view) must be exactly that
+//! stream's next messages, byte for byte, to its end — in order, none missing, none
+//! doubled. The results in it are checked against the settlements the table recorded.
+
+mod common;
+#[path = "support/nats.rs"]
+mod nats;
+#[path = "common/proc.rs"]
+mod proc;
+
+use croupier::publish::fold::PublicFold;
+use croupier::store::Reader;
+use croupier::table::TableConfig;
+use croupier::web::client;
+use futures::StreamExt;
+use nats::Nats;
+use proc::{announced, spawn_args, spawn_raw, Proc};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::task::JoinHandle;
+use tokio::time::{sleep, timeout};
+
+/// A demo table publishing to the broker, and its quiet twin (same table, no demo players)
+/// used at the end so the log stops growing and the publisher can catch up.
+struct Table {
+    id: String,
+    demo: PathBuf,
+    idle: PathBuf,
+    db: PathBuf,
+    log: PathBuf,
+    proc: Option<Proc>,
+}
+
+fn table_config(dir: &Path, id: &str, nats: &str, demo: bool) -> PathBuf {
+    let db = dir.join(format!("{id}.db"));
+    let text = croupier::table::config::DEFAULT_TOML
+        .replace("id = \"table-1\"", &format!("id = \"{id}\""))
+        .replace(
+            "path = \"data/croupier.db\"",
+            &format!("path = {:?}", db.display().to_string()),
+        )
+        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
+        .replace("pace_ms = 400", "pace_ms = 25")
+        .replace("players = true", &format!("players = {demo}"))
+        // Results are provisional for a second, then final: `final` messages too.
+        .replace("window_seconds = 5", "window_seconds = 1")
+        + &format!("\n[publish]\nnats_url = \"{nats}\"\nmax_lag = 5\n");
+    let path = dir.join(format!("{id}-{}.toml", if demo { "demo" } else { "idle" }));
+    std::fs::write(&path, text).expect("write config");
+    TableConfig::load(&path).expect("valid config");
+    path
+}
+
+impl Table {
+    fn new(dir: &Path, id: &str, nats: &str) -> Table {
+        Table {
+            id: id.into(),
+            demo: table_config(dir, id, nats, true),
+            idle: table_config(dir, id, nats, false),
+            db: dir.join(format!("{id}.db")),
+            log: dir.join(format!("{id}.log")),
+            proc: None,
+        }
+    }
+
+    async fn start(&mut self, demo: bool) {
+        let cfg = if demo { &self.demo } else { &self.idle };
+        self.proc = Some(announced(spawn_raw(cfg, &self.log)).await);
+    }
+
+    fn addr(&self) -> String {
+        self.proc.as_ref().expect("running").addr.clone()
+    }
+
+    /// SIGKILL.
+    fn kill(&mut self) {
+        if let Some(p) = self.proc.take() {
+            p.kill();
+        }
+    }
+
+    /// SIGTERM; it must stop cleanly.
+    fn stop(&mut self) {
+        if let Some(p) = self.proc.take() {
+            assert!(p.terminate(), "{} stops cleanly on SIGTERM", self.id);
+        }
+    }
+
+    /// The last committed row.
+    async fn seq(&self) -> u64 {
+        let reader = Reader::open(&self.db).await.expect("reader");
+        reader.log(&self.id).await.expect("log").len() as u64
+    }
+
+    /// Waits until its log has more than `rows` rows.
+    async fn wait_rows(&self, rows: u64) {
+        let started = Instant::now();
+        while self.seq().await <= rows {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "{} deals",
+                self.id
+            );
+            sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The public stream the table's log makes, and the results it recorded.
+    async fn expected(&self) -> (Vec<String>, Vec<Value>) {
+        let config = TableConfig::load(&self.demo).expect("config");
+        let variant = Arc::new(config.variant().expect("variant"));
+        let reader = Reader::open(&self.db).await.expect("reader");
+        let log = reader.log(&self.id).await.expect("the log verifies");
+        let mut fold = PublicFold::new(
+            &self.id,
+            &config.table.name,
+            &config.table.variant,
+            variant,
+            config.disputes.settings(),
+        );
+        let mut stream = Vec::new();
+        for row in &log {
+            for draft in fold.row(row).expect("replays") {
+                let n = stream.len() as u64 + 1;
+                stream.push(draft.text(n, row.at_ms as u64));
+            }
+        }
+        let results = reader
+            .results(&self.id)
+            .await
+            .expect("results")
+            .iter()
+            .map(|r| serde_json::to_value(r).expect("json"))
+            .collect();
+        (stream, results)
+    }
+}
+
+fn spawn_relay(nats: &str, log: &Path, extra: &[&str]) -> std::process::Child {
+    let mut args = vec!["relay", "--nats", nats, "--bind", "127.0.0.1:0"];
+    args.extend_from_slice(extra);
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    spawn_args(&args, log)
+}
+
+async fn get(addr: &str, path: &str) -> (u16, Value) {
+    let r = client::request_with(addr, "GET", path, None, &[], Duration::from_secs(10))
+        .await
+        .unwrap_or_else(|e| panic!("GET {path}: {e}"));
+    (
+        r.status,
+        serde_json::from_str(&r.body).unwrap_or(Value::Null),
+    )
+}
+
+/// A relay's lobby entry of `table`, if listed.
+async fn lobby(relay: &str, table: &str) -> Option<Value> {
+    let (status, tables) = get(relay, "/api/tables").await;
+    assert_eq!(status, 200);
+    tables
+        .as_array()?
+        .iter()
+        .find(|t| t["table"] == table)
+        .cloned()
+}
+
+/// Waits until `relay` has received `n` messages of `table`.
+async fn wait_relayed(relay: &str, table: &str, n: usize) {
+    let started = Instant::now();
+    loop {
+        let last = lobby(relay, table)
+            .await
+            .map_or(0, |t| t["n"].as_u64().unwrap_or(0));
+        if last as usize >= n {
+            assert_eq!(
+                last as usize, n,
+                "{table}: the relay has more than the log makes"
+            );
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "{table}: the relay has {last} of {n} messages"
+        );
+        sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A `/ws/public` viewer: every text message it received, in order.
+struct Viewer {
+    got: Arc<Mutex<Vec<String>>>,
+    task: JoinHandle<()>,
+}
+
+impl Viewer {
+    async fn connect(addr: &str, table: &str, after: Option<&str>) -> Viewer {
+        let url = match after {
+            Some(id) => format!("ws://{addr}/ws/public?table={table}&after={id}"),
+            None => format!("ws://{addr}/ws/public?table={table}"),
+        };
+        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .unwrap_or_else(|e| panic!("{url}: {e}"));
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&got);
+        let task = tokio::spawn(async move {
+            while let Some(Ok(m)) = ws.next().await {
+                if let Ok(text) = m.into_text() {
+                    into.lock().expect("lock").push(text.to_string());
+                }
+            }
+        });
+        Viewer { got, task }
+    }
+
+    fn messages(&self) -> Vec<String> {
+        self.got.lock().expect("lock").clone()
+    }
+
+    fn last_id(&self) -> Option<String> {
+        let got = self.messages();
+        let last: Value = serde_json::from_str(got.last()?).ok()?;
+        last["id"].as_str().map(str::to_owned)
+    }
+
+    async fn wait_for(&self, n: usize) {
+        let started = Instant::now();
+        loop {
+            let last = self
+                .messages()
+                .last()
+                .and_then(|t| serde_json::from_str::<Value>(t).ok())
+                .and_then(|v| v["n"].as_u64())
+                .unwrap_or(0);
+            if last as usize >= n {
+                return;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "a viewer has message {last} of {n}"
+            );
+            sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+impl Drop for Viewer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// `got` (one viewer's messages, over one or more connections) against the stream the log
+/// makes: a resync view first, then exactly the stream's messages after it, to the end.
+fn check_viewer(table: &str, got: &[String], stream: &[String]) {
+    let first: Value = serde_json::from_str(&got[0]).expect("json");
+    assert_eq!(
+        first["resync"], true,
+        "{table}: a viewer starts with a resync view"
+    );
+    let k = first["n"].as_u64().expect("n") as usize;
+    assert!(
+        k <= stream.len(),
+        "{table}: resync at {k} of {}",
+        stream.len()
+    );
+    let rest = &got[1..];
+    for (i, text) in rest.iter().enumerate() {
+        assert_eq!(
+            text,
+            &stream[k + i],
+            "{table}: message {} is not the log's (a gap, a repeat or a difference)",
+            k + i + 1
+        );
+    }
+    assert_eq!(
+        k + rest.len(),
+        stream.len(),
+        "{table}: the viewer is missing the stream's last messages"
+    );
+    eprintln!(
+        "{table}: a viewer joined at message {k} and received the {} after it, all {} checked",
+        rest.len(),
+        stream.len()
+    );
+}
+
+/// The stream's results against the settlements the table recorded: every settled round
+/// has its result published, the last published one equal to the recorded one.
+fn check_results(table: &str, stream: &[String], results: &[Value]) {
+    assert!(
+        results.len() >= 2,
+        "{table}: a real session ({} rounds)",
+        results.len()
+    );
+    for recorded in results {
+        let round = &recorded["round"];
+        let published = stream
+            .iter()
+            .map(|t| serde_json::from_str::<Value>(t).expect("json"))
+            .rfind(|m| m["type"] == "result" && &m["round"] == round)
+            .unwrap_or_else(|| panic!("{table}: round {round} has no result message"));
+        assert_eq!(&published["result"], recorded, "{table}: round {round}");
+    }
+}
+
+struct Studio {
+    _dir: tempfile::TempDir,
+    dir: PathBuf,
+    nats: Nats,
+    tables: Vec<Table>,
+}
+
+impl Studio {
+    /// A broker and `ids` demo tables publishing to it, dealing.
+    async fn start(ids: &[&str]) -> Option<Studio> {
+        let bin = nats::nats_server()?;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().to_path_buf();
+        let nats = Nats::start(&bin, &path);
+        let mut tables: Vec<Table> = ids
+            .iter()
+            .map(|id| Table::new(&path, id, &nats.url()))
+            .collect();
+        for t in &mut tables {
+            t.start(true).await;
+        }
+        Some(Studio {
+            _dir: dir,
+            dir: path,
+            nats,
+            tables,
+        })
+    }
+
+    async fn relay(&self, name: &str) -> Proc {
+        self.relay_with(name, &[]).await
+    }
+
+    /// A relay with more arguments, once it lists every table.
+    async fn relay_with(&self, name: &str, extra: &[&str]) -> Proc {
+        let log = self.dir.join(format!("{name}.log"));
+        let relay = announced(spawn_relay(&self.nats.url(), &log, extra)).await;
+        for t in &self.tables {
+            let started = Instant::now();
+            while lobby(&relay.addr, &t.id).await.is_none() {
+                assert!(
+                    started.elapsed() < Duration::from_secs(30),
+                    "{} reaches the lobby",
+                    t.id
+                );
+                sleep(Duration::from_millis(100)).await;
+            }
+        }
+        relay
+    }
+
+    /// Every table restarted without its demo players: the log stops growing; returns
+    /// each table's expected stream and results once `relay` has all of it.
+    async fn quiesce(&mut self, relay: &str) -> Vec<(Vec<String>, Vec<Value>)> {
+        let mut out = Vec::new();
+        for t in &mut self.tables {
+            t.stop();
+            t.start(false).await;
+            // A round left provisional gets its window again and then its `final` row.
+            let mut rows = t.seq().await;
+            loop {
+                sleep(Duration::from_millis(1500)).await;
+                let now = t.seq().await;
+                if now == rows {
+                    break;
+                }
+                rows = now;
+            }
+            let (stream, results) = t.expected().await;
+            wait_relayed(relay, &t.id, stream.len()).await;
+            out.push((stream, results));
+        }
+        out
+    }
+}
+
+/// Waits until every viewer has everything, then checks each.
+async fn check_all(
+    studio: &Studio,
+    expected: &[(Vec<String>, Vec<Value>)],
+    viewers: &[(usize, Vec<&Viewer>)],
+) {
+    for (t, group) in viewers {
+        let (stream, results) = &expected[*t];
+        let id = &studio.tables[*t].id;
+        check_results(id, stream, results);
+        for v in group {
+            v.wait_for(stream.len()).await;
+        }
+    }
+    for (t, group) in viewers {
+        let (stream, _) = &expected[*t];
+        for v in group {
+            check_viewer(&studio.tables[*t].id, &v.messages(), stream);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_tables_one_relay_every_viewer_gets_its_tables_log() {
+    timeout(Duration::from_secs(240), async {
+        let Some(mut studio) = Studio::start(&["alpha", "beta"]).await else {
+            return;
+        };
+        let relay = studio.relay("relay").await;
+        let mut viewers = Vec::new();
+        for t in &studio.tables {
+            for _ in 0..3 {
+                viewers.push((
+                    t.id.clone(),
+                    Viewer::connect(&relay.addr, &t.id, None).await,
+                ));
+            }
+        }
+        // A viewer of the table's own feed, to compare the results it shows.
+        let own =
+            tokio_tungstenite::connect_async(format!("ws://{}/ws/public", studio.tables[0].addr()))
+                .await
+                .expect("the table's own /ws/public")
+                .0;
+        let own_got = Arc::new(Mutex::new(Vec::<String>::new()));
+        let into = Arc::clone(&own_got);
+        let own_task = tokio::spawn(async move {
+            let mut own = own;
+            while let Some(Ok(m)) = own.next().await {
+                if let Ok(t) = m.into_text() {
+                    into.lock().expect("lock").push(t.to_string());
+                }
+            }
+        });
+        for t in &studio.tables {
+            let now = t.seq().await;
+            t.wait_rows(now + 120).await;
+        }
+        let (status, unknown) = get(&relay.addr, "/ws/public?table=nobody").await;
+        assert_eq!(status, 404, "{unknown}");
+        assert_eq!(unknown["error"]["code"], "not_found");
+        own_task.abort();
+        let expected = studio.quiesce(&relay.addr).await;
+        let groups: Vec<(usize, Vec<&Viewer>)> = (0..2)
+            .map(|i| {
+                (
+                    i,
+                    viewers
+                        .iter()
+                        .filter(|(id, _)| *id == studio.tables[i].id)
+                        .map(|(_, v)| v)
+                        .collect(),
+                )
+            })
+            .collect();
+        check_all(&studio, &expected, &groups).await;
+        // The table's own feed showed the same results as the relay's stream.
+        let results = |texts: &[String]| -> Vec<Value> {
+            texts
+                .iter()
+                .map(|t| serde_json::from_str::<Value>(t).expect("json"))
+                .filter(|m| m["type"] == "result")
+                .map(|m| serde_json::json!([m["round"], m["status"], m["result"]]))
+                .collect()
+        };
+        let own_results = results(&own_got.lock().expect("lock"));
+        let relayed = results(&expected[0].0);
+        assert!(!own_results.is_empty());
+        for r in &own_results {
+            assert!(
+                relayed.contains(r),
+                "the table showed {r}, the relay did not"
+            );
+        }
+        // The lobby: every table, its game and state.
+        let (_, lobby) = get(&relay.addr, "/api/tables").await;
+        let listed: Vec<&str> = lobby
+            .as_array()
+            .expect("array")
+            .iter()
+            .map(|t| t["table"].as_str().expect("id"))
+            .collect();
+        assert_eq!(listed, ["alpha", "beta"]);
+        assert_eq!(lobby[0]["variant"], "deluxe");
+        assert_eq!(lobby[0]["state"], "open");
+        let (status, ready) = get(&relay.addr, "/readyz").await;
+        assert_eq!(status, 200, "{ready}");
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_broker_killed_mid_session_loses_nothing() {
+    timeout(Duration::from_secs(240), async {
+        let Some(mut studio) = Studio::start(&["alpha", "beta"]).await else {
+            return;
+        };
+        let relay = studio.relay("relay").await;
+        let mut viewers = Vec::new();
+        for (i, t) in studio.tables.iter().enumerate() {
+            viewers.push((i, Viewer::connect(&relay.addr, &t.id, None).await));
+            viewers.push((i, Viewer::connect(&relay.addr, &t.id, None).await));
+        }
+        for t in &studio.tables {
+            let now = t.seq().await;
+            t.wait_rows(now + 40).await;
+        }
+        studio.nats.kill();
+        // The tables deal on; their readiness says the publisher lags (not a lock).
+        let table = &studio.tables[0];
+        let started = Instant::now();
+        loop {
+            let (_, r) = get(&table.addr(), "/readyz").await;
+            let reasons = r["reasons"].as_array().cloned().unwrap_or_default();
+            if reasons.iter().any(|x| x == "publish_lag") {
+                assert!(!reasons.iter().any(|x| x == "alarm"), "{r}");
+                assert_ne!(r["publish"]["state"], "publishing", "{r}");
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "publish_lag: {r}"
+            );
+            sleep(Duration::from_millis(100)).await;
+        }
+        let before = table.seq().await;
+        table.wait_rows(before + 20).await;
+        sleep(Duration::from_secs(2)).await;
+        studio.nats.restart();
+        for t in &studio.tables {
+            let now = t.seq().await;
+            t.wait_rows(now + 40).await;
+        }
+        let expected = studio.quiesce(&relay.addr).await;
+        let groups: Vec<(usize, Vec<&Viewer>)> = (0..2)
+            .map(|i| {
+                (
+                    i,
+                    viewers
+                        .iter()
+                        .filter(|(t, _)| *t == i)
+                        .map(|(_, v)| v)
+                        .collect(),
+                )
+            })
+            .collect();
+        check_all(&studio, &expected, &groups).await;
+        let (status, r) = get(&studio.tables[0].addr(), "/readyz").await;
+        assert_eq!(status, 200, "caught up: {r}");
+        assert_eq!(r["publish"]["lag"], 0, "{r}");
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_killed_while_the_broker_is_down_resumes_exactly() {
+    timeout(Duration::from_secs(240), async {
+        let Some(mut studio) = Studio::start(&["alpha"]).await else {
+            return;
+        };
+        let relay = studio.relay("relay").await;
+        let viewer = Viewer::connect(&relay.addr, "alpha", None).await;
+        let now = studio.tables[0].seq().await;
+        studio.tables[0].wait_rows(now + 40).await;
+        studio.nats.kill();
+        let now = studio.tables[0].seq().await;
+        studio.tables[0].wait_rows(now + 30).await;
+        studio.tables[0].kill();
+        sleep(Duration::from_secs(1)).await;
+        studio.nats.restart();
+        studio.tables[0].start(true).await;
+        let now = studio.tables[0].seq().await;
+        studio.tables[0].wait_rows(now + 40).await;
+        let expected = studio.quiesce(&relay.addr).await;
+        check_all(&studio, &expected, &[(0, vec![&viewer])]).await;
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn viewers_of_a_killed_relay_resume_on_another_with_their_last_id() {
+    timeout(Duration::from_secs(240), async {
+        let Some(mut studio) = Studio::start(&["alpha"]).await else {
+            return;
+        };
+        let first = studio.relay("relay-1").await;
+        let second = studio.relay("relay-2").await;
+        let viewers = [
+            Viewer::connect(&first.addr, "alpha", None).await,
+            Viewer::connect(&first.addr, "alpha", None).await,
+        ];
+        let now = studio.tables[0].seq().await;
+        studio.tables[0].wait_rows(now + 60).await;
+        first.kill();
+        // Each viewer reconnects to the other relay with the last id it has.
+        let mut resumed = Vec::new();
+        for v in &viewers {
+            let last = v.last_id().expect("messages before the kill");
+            sleep(Duration::from_millis(300)).await;
+            resumed.push(Viewer::connect(&second.addr, "alpha", Some(&last)).await);
+        }
+        let now = studio.tables[0].seq().await;
+        studio.tables[0].wait_rows(now + 60).await;
+        let expected = studio.quiesce(&second.addr).await;
+        let (stream, _) = &expected[0];
+        for (before, after) in viewers.iter().zip(&resumed) {
+            after.wait_for(stream.len()).await;
+            let after = after.messages();
+            let resumed_first: Value = serde_json::from_str(&after[0]).expect("json");
+            assert_eq!(
+                resumed_first["resync"], false,
+                "resumed, not resynced: {resumed_first}"
+            );
+            let mut all = before.messages();
+            all.extend(after);
+            check_viewer("alpha", &all, stream);
+        }
+    })
+    .await
+    .expect("bounded");
+}
+
+/// The table's own work does not depend on how many remote viewers there are: it holds
+/// one broker connection whatever the viewers, none of them reaches it, and it publishes
+/// each message once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_viewers_never_reach_the_table() {
+    timeout(Duration::from_secs(240), async {
+        let Some(studio) = Studio::start(&["alpha"]).await else {
+            return;
+        };
+        let relay = studio.relay("relay").await;
+        let table = &studio.tables[0];
+        let pid = table.proc.as_ref().expect("running").child.id();
+        let sockets = || {
+            std::fs::read_dir(format!("/proc/{pid}/fd"))
+                .expect("fds")
+                .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+                .filter(|l| l.to_string_lossy().starts_with("socket:"))
+                .count()
+        };
+        let metric = |text: &str, name: &str| -> f64 {
+            text.lines()
+                .find(|l| l.starts_with(name))
+                .and_then(|l| l.rsplit(' ').next())
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{name} in /metrics"))
+        };
+        let scrape = |addr: String| async move {
+            client::request_with(&addr, "GET", "/metrics", None, &[], Duration::from_secs(10))
+                .await
+                .expect("metrics")
+                .body
+        };
+        let before = sockets();
+        let published_before = metric(
+            &scrape(table.addr()).await,
+            "croupier_publish_messages_total",
+        );
+        let mut viewers = Vec::new();
+        for _ in 0..300 {
+            viewers.push(Viewer::connect(&relay.addr, "alpha", None).await);
+        }
+        let now = table.seq().await;
+        table.wait_rows(now + 30).await;
+        let relay_metrics = scrape(relay.addr.clone()).await;
+        assert_eq!(
+            metric(
+                &relay_metrics,
+                "croupier_relay_viewers{table=\"alpha\",stream=\"public_ws\"}"
+            ),
+            300.0
+        );
+        let after = sockets();
+        assert!(
+            after <= before + 2,
+            "the table's sockets grew from {before} to {after} with 300 remote viewers"
+        );
+        let table_metrics = scrape(table.addr()).await;
+        assert_eq!(
+            metric(&table_metrics, "croupier_subscribers{stream=\"public_ws\"}"),
+            0.0,
+            "no remote viewer is the table's subscriber"
+        );
+        // Each row went out once on each subject: messages = rows + public messages, not
+        // multiplied by viewers.
+        let published =
+            metric(&table_metrics, "croupier_publish_messages_total") - published_before;
+        let (stream, _) = table.expected().await;
+        let rows = table.seq().await as f64;
+        assert!(
+            published <= rows + stream.len() as f64,
+            "published {published} for {rows} rows and {} public messages",
+            stream.len()
+        );
+        drop(viewers);
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_viewer_older_than_the_relays_ring_is_served_from_the_stream() {
+    timeout(Duration::from_secs(240), async {
+        let Some(mut studio) = Studio::start(&["alpha"]).await else {
+            return;
+        };
+        // A relay that keeps only 8 messages per table in memory.
+        let relay = studio.relay_with("small", &["--ring", "8"]).await;
+        let viewer = Viewer::connect(&relay.addr, "alpha", None).await;
+        viewer.wait_for(1).await;
+        let now = studio.tables[0].seq().await;
+        studio.tables[0].wait_rows(now + 10).await;
+        let before = viewer.messages();
+        drop(viewer);
+        let last: Value = serde_json::from_str(before.last().expect("messages")).expect("json");
+        let last_n = last["n"].as_u64().expect("n");
+        // Away for far more than 8 messages; the table then goes quiet, so what the viewer
+        // missed is fixed: the stream's messages after its id, then the ring's.
+        let now = studio.tables[0].seq().await;
+        studio.tables[0].wait_rows(now + 60).await;
+        let expected = studio.quiesce(&relay.addr).await;
+        let (stream, _) = &expected[0];
+        assert!(
+            last_n + 8 < stream.len() as u64,
+            "the viewer's id left the ring"
+        );
+        let resumed = Viewer::connect(&relay.addr, "alpha", last["id"].as_str()).await;
+        resumed.wait_for(stream.len()).await;
+        let after = resumed.messages();
+        let first: Value = serde_json::from_str(&after[0]).expect("json");
+        assert_eq!(
+            first["resync"], false,
+            "served from the stream, not resynced: {first}"
+        );
+        assert_eq!(first["n"].as_u64(), Some(last_n + 1));
+        let mut all = before;
+        all.extend(after);
+        check_viewer("alpha", &all, stream);
+    })
+    .await
+    .expect("bounded");
+}

@@ -1,0 +1,97 @@
+//! A real `nats-server` with JetStream for a test: its own free port and store directory,
+//! so the test can SIGKILL it and start it again on the same port and store.
+#![allow(dead_code)]
+
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Where Debian's package installs it.
+const CANDIDATES: [&str; 2] = ["/usr/sbin/nats-server", "/usr/bin/nats-server"];
+
+/// The `nats-server` binary: without it a test is skipped locally, and fails under CI
+/// (`CI` set), where `.ci/run` installs Debian's `nats-server`.
+pub fn nats_server() -> Option<PathBuf> {
+    if let Some(p) = CANDIDATES.iter().map(Path::new).find(|p| p.exists()) {
+        return Some(p.to_path_buf());
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("CI: nats-server is missing (.ci/run installs Debian's nats-server)");
+    }
+    eprintln!("SKIPPED: nats-server is not installed (apt-get install nats-server)");
+    None
+}
+
+/// A running (or killed) server.
+pub struct Nats {
+    bin: PathBuf,
+    child: Option<Child>,
+    /// Its client port.
+    pub port: u16,
+    store: PathBuf,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+impl Nats {
+    /// Starts `bin` with JetStream, its store under `dir`.
+    pub fn start(bin: &Path, dir: &Path) -> Nats {
+        let mut n = Nats {
+            bin: bin.to_path_buf(),
+            child: None,
+            port: free_port(),
+            store: dir.join("jetstream"),
+        };
+        n.restart();
+        n
+    }
+
+    /// `nats://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// SIGKILL (the store stays).
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Starts it (again) on the same port and store; returns once it accepts connections.
+    pub fn restart(&mut self) {
+        self.kill();
+        let child = Command::new(&self.bin)
+            .args(["-js", "-a", "127.0.0.1", "-p"])
+            .arg(self.port.to_string())
+            .arg("-sd")
+            .arg(&self.store)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn nats-server");
+        self.child = Some(child);
+        let started = Instant::now();
+        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "nats-server listens within 20 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
