@@ -201,6 +201,13 @@ pub async fn recall(
             "== table {table} round {} (shoe {}, seq {}..) {settled}",
             r.round, r.shoe, r.opened_seq
         );
+        if let Some(v) = r.shoe_integrity.as_ref().filter(|v| v.suspicious()) {
+            println!(
+                "  !! SHOE {} SUSPICIOUS (integrity checks): {}",
+                v.shoe,
+                v.reasons.join("; ")
+            );
+        }
         for row in &r.rows {
             let mark = match row.record {
                 Record::Input { .. } => " ",

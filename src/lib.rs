@@ -12,6 +12,7 @@ pub mod auth;
 pub mod cards;
 pub mod clock;
 pub mod engine;
+pub mod integrity;
 pub mod metrics;
 pub mod money;
 pub mod process;

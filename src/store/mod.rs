@@ -14,6 +14,7 @@
 pub mod audit;
 mod backup;
 mod checkpoint;
+mod integrity;
 mod reader;
 mod record;
 

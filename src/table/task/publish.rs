@@ -132,6 +132,7 @@ impl Table {
             unrecorded: self.unrecorded.clone(),
             dispute: self.dispute_view(),
             provisional: self.provisional(),
+            shoe_integrity: self.shoes.last.clone(),
         })
     }
 

@@ -64,6 +64,7 @@ impl Table {
             unrecorded: Vec::new(),
             dispute: None,
             provisional: None,
+            shoe_integrity: None,
         });
         let (snapshot_tx, snapshot_rx) = watch::channel(placeholder);
         let (deltas, _) = broadcast::channel(DELTA_BUFFER);
@@ -106,6 +107,7 @@ impl Table {
             deltas: deltas.clone(),
             metrics: Arc::clone(&metrics),
             heartbeat: Arc::clone(&heartbeat),
+            shoes: Default::default(),
         };
         let mut rows = 0;
         match opened {
@@ -187,6 +189,7 @@ impl Table {
     /// and recovery.
     pub(super) fn absorb(&mut self, seq: u64, record: &Record, events: &[Event]) {
         self.seq = seq;
+        self.watch_shoes(events, matches!(record, Record::Resolve { .. }));
         if let Record::Resolve { inputs, .. } = record {
             self.absorb_resolution(inputs);
             return;

@@ -48,6 +48,8 @@ pub struct Table {
     pub(super) disputes: DisputeSettings,
     pub(super) metrics: Arc<Metrics>,
     pub(super) heartbeat: Arc<Heartbeat>,
+    /// The shoe-integrity watch (`integrity.rs`).
+    pub(super) shoes: super::integrity::ShoeWatch,
 }
 
 /// The table as it was just before the current round opened: a resolution replays the
