@@ -4,7 +4,8 @@
 //! `engine` is the sans-IO rules engine; `replay` drives it from the scenario format;
 //! `cards` and `money` are the shared vocabulary. `table` is the service around the engine
 //! (the owner task), `store` its SQLite event log, `web` its HTTP API, `systemd` its
-//! service-manager protocol; `metrics` and `clock` serve its health endpoints. `app` is the
+//! service-manager protocol; `metrics` and `clock` serve its health endpoints; `integrity`
+//! holds the shoe-integrity statistics. `app` is the
 //! composition root of `croupier run`, wiring all of them.
 
 pub mod app;

@@ -28,7 +28,13 @@ fn detection_and_false_alarm_rates() {
     let mut measured = Vec::new();
     for (fresh, origin) in [(false, "last shoe's"), (true, "new decks")] {
         for (i, (name, prep)) in classes.iter().enumerate() {
-            let r = rate(&sim, *prep, fresh, SHOES, 1000 + i as u64 + u64::from(fresh) * 100);
+            let r = rate(
+                &sim,
+                *prep,
+                fresh,
+                SHOES,
+                1000 + i as u64 + u64::from(fresh) * 100,
+            );
             println!(
                 "| {origin} | {name} | {:.1}% | {} | {} |",
                 100.0 * r.fraction(),

@@ -7,38 +7,23 @@ mod common;
 
 use croupier::engine::{Engine, Expectation, Input};
 use croupier::sim::{Style, TableSim};
-use croupier::store::{audit, Reader, Source, Store};
-use croupier::table::{Command, IntegritySettings, Table, TableHandle, TableState};
+use croupier::store::{audit, Reader};
+use croupier::table::{IntegritySettings, Table, TableHandle, TableState};
 use croupier::web::view::{dealer_view, LimitsView};
 use std::path::Path;
-use tokio::sync::oneshot;
 
 async fn open(dir: &Path) -> (Table, TableHandle) {
-    let opened = Store::open(&dir.join("t.db"), "t1", "t", "deluxe")
-        .await
-        .expect("store");
-    let (mut table, handle, _, _) = Table::recover(
-        "t1",
-        "t",
-        "deluxe",
-        common::variant("deluxe"),
-        Ok((opened.store, opened.log)),
-    );
+    let (mut table, handle, _) = common::recover_table(dir).await;
     table.set_integrity(IntegritySettings::default());
     (table, handle)
 }
 
 async fn submit(t: &mut Table, shadow: &mut Engine, input: Input) {
     let mut events = Vec::new();
-    shadow.apply(&input, &mut events).expect("the shadow engine accepts");
-    let (reply, rx) = oneshot::channel();
-    t.handle(Command::Input {
-        input,
-        source: Source::Api,
-        reply: Some(reply),
-    })
-    .await;
-    rx.await.expect("answered").expect("accepted");
+    shadow
+        .apply(&input, &mut events)
+        .expect("the shadow engine accepts");
+    common::table_input(t, input).await.expect("accepted");
 }
 
 /// Shuffles, then deals one whole shoe from a fresh `TableSim` seeded with `seed` (the same
@@ -84,9 +69,13 @@ async fn an_unshuffled_shoe_raises_a_notice_not_a_lock_and_is_marked_in_recall()
         .filter(|r| r.shoe_integrity.as_ref().is_some_and(|v| v.suspicious()))
         .map(|r| r.shoe)
         .collect();
-    assert!(!marked.is_empty() && marked.iter().all(|s| *s == v.shoe), "{marked:?}");
-    assert!(rounds.iter().any(|r| r.shoe == first.shoe
-        && r.shoe_integrity.as_ref().is_some_and(|v| !v.suspicious())));
+    assert!(
+        !marked.is_empty() && marked.iter().all(|s| *s == v.shoe),
+        "{marked:?}"
+    );
+    assert!(rounds.iter().any(
+        |r| r.shoe == first.shoe && r.shoe_integrity.as_ref().is_some_and(|v| !v.suspicious())
+    ));
     let alerts = |rows: &[audit::AuditRow]| {
         rows.iter()
             .filter(|r| r.action == audit::actions::SHOE_SUSPICIOUS)
@@ -104,10 +93,16 @@ async fn an_unshuffled_shoe_raises_a_notice_not_a_lock_and_is_marked_in_recall()
     assert_eq!(handle.snapshot().shoe_integrity, Some(v.clone()));
     // A properly shuffled shoe clears the notice.
     let mut shadow = Engine::new(common::variant("deluxe"));
-    for input in reader.log("t1").await.expect("log").iter().filter_map(|r| match &r.record {
-        croupier::store::Record::Input { input, .. } => Some(input.clone()),
-        _ => None,
-    }) {
+    for input in reader
+        .log("t1")
+        .await
+        .expect("log")
+        .iter()
+        .filter_map(|r| match &r.record {
+            croupier::store::Record::Input { input, .. } => Some(input.clone()),
+            _ => None,
+        })
+    {
         shadow.apply(&input, &mut Vec::new()).expect("replays");
     }
     let mut sim = TableSim::new(common::variant("deluxe"), 99, Style::Steady { seats: 3 });
@@ -118,7 +113,11 @@ async fn an_unshuffled_shoe_raises_a_notice_not_a_lock_and_is_marked_in_recall()
     let snap = handle.snapshot();
     let clean = snap.shoe_integrity.clone().expect("judged");
     assert!(clean.shoe > v.shoe && !clean.suspicious(), "{clean:?}");
-    assert!(dealer_view(&snap, &LimitsView::of(&common::variant("deluxe")), false).shoe_alert.is_none());
+    assert!(
+        dealer_view(&snap, &LimitsView::of(&common::variant("deluxe")), false)
+            .shoe_alert
+            .is_none()
+    );
     drop(table);
     assert_eq!(alerts(&audit_rows().await), 1);
 }

@@ -205,7 +205,13 @@ mod tests {
     #[test]
     fn a_short_shoe_is_not_judged() {
         let fresh = riffle::new_deck_order(1);
-        let v = judge(1, &fresh[..10], 1, &[(0, fresh[..10].to_vec())], &Thresholds::default());
+        let v = judge(
+            1,
+            &fresh[..10],
+            1,
+            &[(0, fresh[..10].to_vec())],
+            &Thresholds::default(),
+        );
         assert!(!v.checked && !v.suspicious());
     }
 }

@@ -485,12 +485,23 @@ mod tests {
     #[test]
     fn unusable_integrity_settings_are_refused_at_their_key() {
         let c = TableConfig::embedded().expect("valid");
-        assert_eq!(c.integrity.settings(), crate::table::IntegritySettings::default());
+        assert_eq!(
+            c.integrity.settings(),
+            crate::table::IntegritySettings::default()
+        );
         for (from, to, key) in [
             ("history = 5", "history = 0", "integrity.history"),
             ("history = 5", "history = 33", "integrity.history"),
-            ("max_common_run = 5", "max_common_run = 2", "integrity.max_common_run"),
-            ("max_order_z = 4.0", "max_order_z = 1.5", "integrity.max_order_z"),
+            (
+                "max_common_run = 5",
+                "max_common_run = 2",
+                "integrity.max_common_run",
+            ),
+            (
+                "max_order_z = 4.0",
+                "max_order_z = 1.5",
+                "integrity.max_order_z",
+            ),
             ("min_cards = 52", "min_cards = 9", "integrity.min_cards"),
         ] {
             let text = DEFAULT_TOML.replace(from, to);

@@ -53,17 +53,19 @@ impl ShoeWatch {
     /// settings are known (`Table::set_integrity`).
     fn on_event(&mut self, event: &Event, decks: u32, judging: bool) {
         match event {
-            Event::ShoeShuffled { shoe } => {
-                if self.current.as_ref().map(|(n, _)| *n) != Some(*shoe) {
-                    self.finish(decks, judging);
-                    self.current = Some((*shoe, Vec::new()));
-                    self.round_start = 0;
-                }
+            Event::ShoeShuffled { shoe }
+                if self.current.as_ref().map(|(n, _)| *n) != Some(*shoe) =>
+            {
+                self.finish(decks, judging);
+                self.current = Some((*shoe, Vec::new()));
+                self.round_start = 0;
             }
             Event::RoundOpened { .. } => {
                 self.round_start = self.current.as_ref().map_or(0, |(_, c)| c.len());
             }
-            Event::Burned { card } | Event::CardDealt { card, .. } | Event::CardDrawn { card, .. } => {
+            Event::Burned { card }
+            | Event::CardDealt { card, .. }
+            | Event::CardDrawn { card, .. } => {
                 if let Some((_, cards)) = &mut self.current {
                     cards.push(*card);
                 }
