@@ -2,11 +2,11 @@
 //! croupier: the controller for a live-dealer blackjack table.
 //!
 //! `engine` is the sans-IO rules engine; `replay` drives it from the scenario format;
-//! `cards` and `money` are the shared vocabulary. `table` is the service around the engine
-//! (the owner task), `store` its SQLite event log, `web` its HTTP API, `systemd` its
-//! service-manager protocol; `metrics` and `clock` serve its health endpoints; `integrity`
-//! holds the shoe-integrity statistics. `app` is the
-//! composition root of `croupier run`, wiring all of them.
+//! `cards` and `money` are the shared vocabulary; `math` prices the bets (exact side-bet
+//! returns). `table` is the service around the engine (the owner task), `store` its SQLite
+//! event log, `web` its HTTP API, `systemd` its service-manager protocol; `metrics` and
+//! `clock` serve its health endpoints; `integrity` holds the shoe-integrity statistics.
+//! `app` is the composition root of `croupier run`, wiring all of them.
 
 pub mod app;
 pub mod auth;
@@ -14,6 +14,7 @@ pub mod cards;
 pub mod clock;
 pub mod engine;
 pub mod integrity;
+pub mod math;
 pub mod metrics;
 pub mod money;
 pub mod process;

@@ -34,11 +34,26 @@ enum Command {
         #[arg(long)]
         variants: Option<PathBuf>,
     },
-    /// Validates variant files and prints the first problem with file, key and reason.
+    /// Validates variant files and prints the first problem with file, key and reason;
+    /// warns (on stderr, exit status 0) about a side bet returning 100 % or more, or one
+    /// whose declared `rtp` its pay table does not give.
     CheckVariant {
         /// The variant files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+    },
+    /// Prints the exact return (RTP) of every side bet and insurance, by enumeration over
+    /// the shoe's composition: each winning line's ways, probability and contribution.
+    ///
+    /// Without --variant, every built-in variant.
+    Paytables {
+        /// A built-in variant (ultimate, deluxe, caribbean21, infor6, multihand) or a
+        /// variant file.
+        #[arg(long)]
+        variant: Option<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Runs the table service: shoe, buttons, engine, store, status page and API.
     ///
@@ -230,6 +245,7 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Replay { file, variants } => replay_command(&file, variants.as_deref()),
         Command::CheckVariant { files } => check_variants(&files),
+        Command::Paytables { variant, json } => paytables_command(variant.as_deref(), json),
         Command::Run { config, bind } => {
             croupier::process::return_large_allocations();
             with_runtime(commands::run_command(config, bind))
@@ -374,6 +390,13 @@ fn replay_command(file: &std::path::Path, variants: Option<&std::path::Path>) ->
             }
         },
     };
+    let loaded = loaded.and_then(|v| {
+        if scenario.settings.is_empty() {
+            Ok(v)
+        } else {
+            v.with_settings(&file.display().to_string(), &scenario.settings)
+        }
+    });
     let variant = match loaded {
         Ok(v) => Arc::new(v),
         Err(e) => return fail(e),
@@ -392,7 +415,17 @@ fn check_variants(files: &[PathBuf]) -> ExitCode {
     let mut status = ExitCode::SUCCESS;
     for f in files {
         match Variant::load(f) {
-            Ok(v) => println!("{}: ok ({})", f.display(), v.name),
+            Ok(v) => {
+                println!("{}: ok ({})", f.display(), v.name);
+                match croupier::math::variant_tables(&v) {
+                    Ok(tables) => {
+                        for w in croupier::math::warnings(&tables) {
+                            eprintln!("{}: warning: {w}", f.display());
+                        }
+                    }
+                    Err(e) => eprintln!("{}: warning: {e}", f.display()),
+                }
+            }
             Err(e) => {
                 eprintln!("{e}");
                 status = ExitCode::from(2);
@@ -400,4 +433,62 @@ fn check_variants(files: &[PathBuf]) -> ExitCode {
         }
     }
     status
+}
+
+/// The variants `paytables` covers: one named (built-in or a file), or every built-in one.
+fn variants_for(name: Option<&str>) -> Result<Vec<Variant>, String> {
+    let Some(name) = name else {
+        return croupier::engine::variant::BUILT_IN
+            .iter()
+            .map(|(stem, _)| match Variant::built_in(stem) {
+                Some(Ok(v)) => Ok(v),
+                Some(Err(e)) => Err(e.to_string()),
+                None => Err(format!("unknown variant {stem:?}")),
+            })
+            .collect();
+    };
+    match Variant::built_in(name) {
+        Some(v) => v.map(|v| vec![v]).map_err(|e| e.to_string()),
+        None if std::path::Path::new(name).is_file() => Variant::load(std::path::Path::new(name))
+            .map(|v| vec![v])
+            .map_err(|e| e.to_string()),
+        None => {
+            let known: Vec<&str> = croupier::engine::variant::BUILT_IN
+                .iter()
+                .map(|(n, _)| *n)
+                .collect();
+            Err(format!(
+                "unknown variant {name:?} (known: {}; or a variant file)",
+                known.join(", ")
+            ))
+        }
+    }
+}
+
+fn paytables_command(name: Option<&str>, json: bool) -> ExitCode {
+    let variants = match variants_for(name) {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
+    let mut all = Vec::new();
+    for v in &variants {
+        match croupier::math::variant_tables(v) {
+            Ok(t) => all.push(t),
+            Err(e) => return fail(format!("{}: {e}", v.name)),
+        }
+    }
+    if json {
+        match serde_json::to_string_pretty(&all) {
+            Ok(s) => println!("{s}"),
+            Err(e) => return fail(e),
+        }
+    } else {
+        for t in &all {
+            print!("{}", croupier::math::paytable::render(t));
+            for w in croupier::math::warnings(t) {
+                println!("  warning: {w}");
+            }
+        }
+    }
+    ExitCode::SUCCESS
 }

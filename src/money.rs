@@ -43,6 +43,21 @@ impl Pay {
         }
     }
 
+    /// Everything paid back per unit staked, as an exact fraction (numerator, denominator):
+    /// `3:2` is 5/2, `5x` is 5/1. Game math compares and sums pays with it.
+    pub fn return_ratio(self) -> (u64, u64) {
+        match self {
+            Pay::Odds { win, per } => (u64::from(win) + u64::from(per), u64::from(per)),
+            Pay::Times(n) => (u64::from(n), 1),
+        }
+    }
+
+    /// Everything paid back per unit staked, as a float (3:2 → 2.5).
+    pub fn return_per_unit(self) -> f64 {
+        let (n, d) = self.return_ratio();
+        n as f64 / d as f64
+    }
+
     /// The part of `amount` this ratio names, rounded down (used for costs such as
     /// insurance at `1:2` of the main bet).
     pub fn fraction_of(self, amount: Amount) -> Amount {

@@ -19,6 +19,9 @@ pub struct Scenario {
     pub variant: String,
     /// The inputs in order.
     pub inputs: Vec<Input>,
+    /// Settings changed for this scenario, by dotted key (`"insurance.won_returns"`): the
+    /// scenario's optional `"settings"` object, to replay under another reading of a sheet.
+    pub settings: Vec<(String, Value)>,
 }
 
 /// Why a scenario file is malformed (exit status 2).
@@ -44,7 +47,10 @@ pub fn parse(text: &str) -> Result<Scenario, ReplayError> {
     let obj = doc.as_object().ok_or_else(|| {
         ReplayError::Shape("expected an object with \"variant\" and \"events\"".into())
     })?;
-    if let Some(key) = obj.keys().find(|k| *k != "variant" && *k != "events") {
+    if let Some(key) = obj
+        .keys()
+        .find(|k| !["variant", "events", "settings"].contains(&k.as_str()))
+    {
         return Err(ReplayError::Shape(format!("unknown key {key:?}")));
     }
     let variant = obj
@@ -61,7 +67,20 @@ pub fn parse(text: &str) -> Result<Scenario, ReplayError> {
         .enumerate()
         .map(|(index, e)| parse_event(e).map_err(|reason| ReplayError::Event { index, reason }))
         .collect::<Result<_, _>>()?;
-    Ok(Scenario { variant, inputs })
+    let settings = match obj.get("settings") {
+        None => Vec::new(),
+        Some(Value::Object(m)) => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        Some(_) => {
+            return Err(ReplayError::Shape(
+                "\"settings\" must be an object of dotted keys".into(),
+            ))
+        }
+    };
+    Ok(Scenario {
+        variant,
+        inputs,
+        settings,
+    })
 }
 
 fn parse_event(e: &Value) -> Result<Input, String> {

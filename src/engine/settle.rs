@@ -103,7 +103,7 @@ fn settle_seat(
     }
     if let Insurance::Bought(stake) = sp.insurance {
         let returned = if dealer.natural {
-            v.insurance.pays.returns(stake)
+            v.insurance.won(stake)
         } else {
             0
         };
@@ -141,12 +141,9 @@ fn side_bet_returns(
                 (_, Bonus::Drawn(m)) if rules.kind == SideBetKind::InForSix => {
                     Pay::Times(m).returns(stake)
                 }
-                (Some(cards), _) => sidebets::combinations(rules.kind, &cards, rules.rank_value())
-                    .iter()
-                    .filter_map(|combo| rules.pays.get(*combo))
-                    .map(|pay| pay.returns(stake))
-                    .max()
-                    .unwrap_or(0),
+                (Some(cards), _) => {
+                    sidebets::best_pay(rules, &cards).map_or(0, |(_, pay)| pay.returns(stake))
+                }
                 (None, _) => 0,
             };
             (BetKind::Side(rules.name.clone()), stake, returned)
@@ -192,7 +189,7 @@ fn settle_behind(
     bet(BetKind::Main, staked, returned);
     if let Insurance::Bought(stake) = bb.insurance {
         let r = if dealer.natural {
-            v.insurance.pays.returns(stake)
+            v.insurance.won(stake)
         } else {
             0
         };

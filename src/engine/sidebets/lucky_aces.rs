@@ -3,7 +3,7 @@
 //! left to play against.
 
 use super::{Combinations, SideBetCards};
-use crate::cards::{Card, Rank, Suit};
+use crate::cards::{Rank, Suit};
 
 pub(super) fn combinations(cards: &SideBetCards, out: &mut Combinations) {
     let four = [
@@ -12,35 +12,35 @@ pub(super) fn combinations(cards: &SideBetCards, out: &mut Combinations) {
         Some(cards.dealer_up),
         cards.dealer_second,
     ];
-    let aces: Vec<Card> = four
-        .into_iter()
-        .flatten()
-        .filter(|c| c.rank == Rank::Ace)
-        .collect();
-    let most_of_one_suit = Suit::ALL
-        .iter()
-        .map(|s| aces.iter().filter(|c| c.suit == *s).count())
-        .max()
-        .unwrap_or(0);
-    if aces.len() == 4 {
+    // Counted in place: settlement runs this for every Lucky Aces bet, and the pay-table
+    // enumeration millions of times, so it allocates nothing.
+    let mut per_suit = [0usize; 4];
+    let mut diamond = false;
+    for c in four.into_iter().flatten().filter(|c| c.rank == Rank::Ace) {
+        per_suit[c.suit as usize] += 1;
+        diamond |= c.suit == Suit::Diamonds;
+    }
+    let aces = per_suit.iter().sum::<usize>();
+    let most_of_one_suit = per_suit.iter().copied().max().unwrap_or(0);
+    if aces == 4 {
         out.push("four_aces");
     }
     if most_of_one_suit >= 3 {
         out.push("three_suited_aces");
     }
-    if aces.len() >= 3 {
+    if aces >= 3 {
         out.push("three_aces");
     }
     if most_of_one_suit >= 2 {
         out.push("two_suited_aces");
     }
-    if aces.len() >= 2 {
+    if aces >= 2 {
         out.push("two_aces");
     }
-    if aces.iter().any(|c| c.suit == Suit::Diamonds) {
+    if diamond {
         out.push("ace_of_diamonds");
     }
-    if !aces.is_empty() {
+    if aces > 0 {
         out.push("one_ace");
     }
 }

@@ -21,8 +21,9 @@ mod twenty;
 
 pub use in_for_six::{hard_six_table, HardSix};
 
-use super::variant::SideBetKind;
+use super::variant::{SideBetKind, SideBetRules};
 use crate::cards::{Card, Rank};
+use crate::money::Pay;
 use smallvec::SmallVec;
 
 /// The cards side bets look at.
@@ -74,6 +75,25 @@ pub fn combinations(kind: SideBetKind, cards: &SideBetCards, rank: Option<Rank>)
         SideBetKind::Sevens => sevens::combinations(cards, &mut out),
     }
     out
+}
+
+/// The combination a bet pays on these cards and its pay: the best-paying of the
+/// combinations the cards make that the bet's pay table lists (by return per unit staked;
+/// rounding down is monotonic, so it is also the largest return for any stake). `None`: the
+/// bet loses. The table settles with this, and `croupier paytables` enumerates with it.
+pub fn best_pay(rules: &SideBetRules, cards: &SideBetCards) -> Option<(&'static str, Pay)> {
+    combinations(rules.kind, cards, rules.rank_value())
+        .into_iter()
+        .filter_map(|combo| rules.pays.get(combo).map(|pay| (combo, *pay)))
+        .reduce(|best, next| {
+            let (bn, bd) = best.1.return_ratio();
+            let (nn, nd) = next.1.return_ratio();
+            if u128::from(nn) * u128::from(bd) > u128::from(bn) * u128::from(nd) {
+                next
+            } else {
+                best
+            }
+        })
 }
 
 /// Test helper: the combinations for card codes (player, player, dealer up[, dealer 2nd]).

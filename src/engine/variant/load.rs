@@ -97,6 +97,44 @@ impl Variant {
             .map(|(name, text)| Variant::from_toml(&format!("config/variants/{name}.toml"), text))
     }
 
+    /// This variant with some settings changed, each by its dotted key
+    /// (`insurance.won_returns`) as in the file, and validated again. A scenario uses it to
+    /// replay a round under the other reading of a sheet; `file` names the result in errors.
+    pub fn with_settings(
+        &self,
+        file: &str,
+        settings: &[(String, serde_json::Value)],
+    ) -> Result<Variant, VariantError> {
+        let invalid = |key: &str, reason: String| VariantError::Invalid {
+            file: file.to_string(),
+            key: key.to_string(),
+            reason,
+        };
+        let mut doc = serde_json::to_value(self).map_err(|e| invalid("", e.to_string()))?;
+        for (key, value) in settings {
+            let mut parts: Vec<&str> = key.split('.').collect();
+            let last = parts.pop().unwrap_or_default();
+            let mut node = &mut doc;
+            for part in parts {
+                node = node
+                    .get_mut(part)
+                    .ok_or_else(|| invalid(key, "no such section".into()))?;
+            }
+            let table = node
+                .as_object_mut()
+                .ok_or_else(|| invalid(key, "not a section".into()))?;
+            table.insert(last.to_string(), value.clone());
+        }
+        let variant: Variant = serde_json::from_value(doc).map_err(|e| VariantError::Parse {
+            file: file.to_string(),
+            reason: e.to_string(),
+        })?;
+        variant
+            .validate()
+            .map_err(|(key, reason)| invalid(&key, reason))?;
+        Ok(variant)
+    }
+
     /// The index of the side bet players bet under `name` (or one of its aliases).
     pub fn side_bet_index(&self, name: &str) -> Option<usize> {
         self.side_bets
@@ -265,6 +303,14 @@ impl Variant {
                 }
             }
             check_limits(&format!("{key}.limits"), side.limits)?;
+            if let Some(rtp) = side.rtp {
+                if !(rtp.is_finite() && rtp > 0.0 && rtp < 1000.0) {
+                    return Err((
+                        format!("{key}.rtp"),
+                        "must be a percentage above 0 and below 1000 (e.g. 92.86)".into(),
+                    ));
+                }
+            }
             let combos = side.kind.combinations();
             if side.pays.is_empty() {
                 return Err((

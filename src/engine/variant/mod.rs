@@ -79,6 +79,54 @@ mod tests {
     }
 
     #[test]
+    fn declared_rtp_is_a_percentage() {
+        for bad in ["0.0", "-5.0", "1000.0", "nan"] {
+            let text =
+                deluxe_text().replace("kind = \"pair\"", &format!("kind = \"pair\"\nrtp = {bad}"));
+            let err = Variant::from_toml("d.toml", &text).expect_err(bad);
+            assert!(err.to_string().contains("side_bets[0].rtp"), "{bad}: {err}");
+        }
+        let text = deluxe_text().replace("kind = \"pair\"", "kind = \"pair\"\nrtp = 97.12");
+        let v = Variant::from_toml("d.toml", &text).expect("valid");
+        assert_eq!(v.side_bets[0].rtp, Some(97.12));
+    }
+
+    #[test]
+    fn settings_change_by_dotted_key_and_are_validated() {
+        let c21 = Variant::built_in("caribbean21")
+            .expect("shipped")
+            .expect("valid");
+        assert_eq!(c21.insurance.won_returns, InsuranceWin::PaysOnly);
+        assert_eq!(c21.insurance.won(50), 450);
+        let other = c21
+            .with_settings(
+                "s.json",
+                &[("insurance.won_returns".into(), "stake_and_pays".into())],
+            )
+            .expect("valid");
+        assert_eq!(other.insurance.won(50), 500);
+        assert_eq!(
+            Variant {
+                insurance: c21.insurance.clone(),
+                ..other.clone()
+            },
+            c21
+        );
+        let typo = c21.with_settings("s.json", &[("insurance.won".into(), "x".into())]);
+        assert!(typo.expect_err("unknown key").to_string().contains("won"));
+        let bad = c21.with_settings("s.json", &[("shoe.decks".into(), 0.into())]);
+        assert!(bad
+            .expect_err("zero decks")
+            .to_string()
+            .contains("shoe.decks"));
+        let nowhere = c21.with_settings("s.json", &[("nosuch.key".into(), 1.into())]);
+        assert!(nowhere
+            .expect_err("no section")
+            .to_string()
+            .contains("nosuch.key"));
+    }
+
+    #[test]
     fn pay_table_must_name_exactly_the_family_combinations() {
         let text = deluxe_text().replace("mixed_pair", "mixd_pair");
         let err = Variant::from_toml("d.toml", &text).expect_err("typo");

@@ -365,6 +365,37 @@ pub struct InsuranceRules {
     pub pays: Pay,
     /// A seat holding a natural may take even money (1:1 at once) instead.
     pub even_money: bool,
+    /// What a won insurance bet returns (default `stake_and_pays`).
+    #[serde(default, skip_serializing_if = "InsuranceWin::is_default")]
+    pub won_returns: InsuranceWin,
+}
+
+impl InsuranceRules {
+    /// Everything a won insurance bet of `stake` returns.
+    pub fn won(&self, stake: Amount) -> Amount {
+        match self.won_returns {
+            InsuranceWin::StakeAndPays => self.pays.returns(stake),
+            InsuranceWin::PaysOnly => self.pays.fraction_of(stake),
+        }
+    }
+}
+
+/// `insurance.won_returns`: the two readings of "insurance pays N:M".
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InsuranceWin {
+    /// The stake comes back with the winnings (50 at 9:1 returns 500).
+    #[default]
+    StakeAndPays,
+    /// Only the winnings: "the bet amount of insurance goes to the casino regardless of
+    /// result" (Caribbean 21's sheet; 50 at 9:1 returns 450).
+    PaysOnly,
+}
+
+impl InsuranceWin {
+    fn is_default(&self) -> bool {
+        *self == InsuranceWin::StakeAndPays
+    }
 }
 
 /// `[settlement]`: comparing and paying.
@@ -435,6 +466,11 @@ pub struct SideBetRules {
     /// bonus game can draw.
     #[serde(default)]
     pub bonus: std::collections::BTreeMap<String, Vec<u32>>,
+    /// The return to player the operator's par sheet states for this pay table, in percent
+    /// (e.g. `92.86`). `croupier check-variant` warns when the exact computation
+    /// (`croupier paytables`) differs by more than 0.005 points.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtp: Option<f64>,
 }
 
 impl SideBetRules {

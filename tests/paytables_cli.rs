@@ -1,0 +1,85 @@
+//! `croupier paytables` and `croupier check-variant`'s RTP warnings through the real binary.
+
+use serde_json::Value;
+use std::process::Command;
+
+fn croupier() -> Command {
+    match std::env::var_os("CROUPIER_EXE") {
+        Some(exe) => Command::new(exe),
+        None => Command::new(env!("CARGO_BIN_EXE_croupier")),
+    }
+}
+
+#[test]
+fn paytables_json_gives_each_line_and_the_rtp() {
+    let out = croupier()
+        .args(["paytables", "--variant", "ultimate", "--json"])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let bets = v[0]["bets"].as_array().expect("bets");
+    let names: Vec<&str> = bets.iter().filter_map(|b| b["bet"].as_str()).collect();
+    assert_eq!(names, ["21+3", "insurance"]);
+    let rtp = bets[0]["rtp"].as_f64().expect("rtp");
+    assert_eq!(format!("{:.2}", rtp * 100.0), "92.86");
+    let lines = bets[0]["lines"].as_array().expect("lines");
+    assert_eq!(lines.len(), 5);
+    let sum: f64 = lines
+        .iter()
+        .map(|l| l["contribution"].as_f64().expect("contribution"))
+        .sum();
+    assert!((sum - rtp).abs() < 1e-12);
+    // The text form: a block per bet, a line per combination (IN FOR 6's hard sixes by
+    // bonus class).
+    let text = croupier()
+        .args(["paytables", "--variant", "infor6"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("in_for_6 [in_for_6]: RTP 95.95"), "{text}");
+    assert!(text.contains("hard_six:exacta"), "{text}");
+    assert!(text.contains("insurance [insurance]: RTP 92.53"), "{text}");
+    assert!(!text.contains("warning"), "{text}");
+    let bad = croupier()
+        .args(["paytables", "--variant", "nosuch"])
+        .output()
+        .expect("runs");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown variant \"nosuch\""));
+}
+
+#[test]
+fn check_variant_warns_about_a_losing_pay_table_and_a_wrong_rtp() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/config/variants/ultimate.toml"
+    ))
+    .expect("shipped file")
+    .replace("flush = \"5:1\"", "flush = \"9:1\"")
+    .replace(
+        "kind = \"twenty_one_plus_three\"",
+        "kind = \"twenty_one_plus_three\"\nrtp = 92.86",
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("ultimate-9to1.toml");
+    std::fs::write(&path, text).expect("write");
+    let out = croupier()
+        .arg("check-variant")
+        .arg(&path)
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("warning: 21+3: returns 116.22"), "{err}");
+    assert!(
+        err.contains("warning: 21+3: declares rtp = 92.86 but its pay table returns 116.22"),
+        "{err}"
+    );
+    // The shipped files have no warning: the library test
+    // `no_shipped_bet_returns_the_stake_or_more_and_declared_rtps_hold` checks each.
+}
