@@ -6,6 +6,9 @@ const { el, renderDealer, renderSeats, renderShoe, liveSocket } = window.Table;
 
 let view = null;
 let conn = "connecting";
+// Whether the view is fresh: false from a lost connection until the first state after the
+// reconnect arrives. While stale, an overlay covers the panel and every control is off.
+let fresh = false;
 let toast = null;
 let me = null;      // {badge, name, role} once logged in
 let login = null;   // {badge, secret, field, error, busy} while the login screen shows
@@ -34,16 +37,20 @@ function clockBadge() {
     title: "timestamps may be off; play is ordered by sequence and is not affected" }, "clock not synchronised");
 }
 
+// Posts an action; answers whether it was taken. A refusal shows on top of whatever
+// screen is up (the dispute screen included), so its reason is never hidden behind it.
 async function post(path, body) {
   try {
     const res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" },
       body: body === undefined ? "" : JSON.stringify(body) });
-    if (res.status === 401) { showLogin("Session ended: log in again"); return; }
+    if (res.status === 401) { showLogin("Session ended: log in again"); return false; }
     if (!res.ok) {
       const j = await res.json().catch(() => ({}));
       showToast((j.error && (j.error.code + ": " + j.error.message)) || ("HTTP " + res.status));
+      return false;
     }
-  } catch (e) { showToast("network: " + e.message); }
+    return true;
+  } catch (e) { showToast("network: " + e.message); return false; }
 }
 
 function showToast(text) {
@@ -58,11 +65,13 @@ function actionsPanel(v) {
   const d = v.decision;
   const box = el("div", { id: "actions", class: "actions" });
   if (v.insurance.length) {
+    // Only the answers the engine takes from this seat are enabled (even money: a natural).
     const seat = v.insurance[0];
+    const legal = v.insurance_allowed || [];
+    const answer = (action, label) => el("button", { class: "btn", "data-action": action, disabled: !legal.includes(action),
+      onclick: () => post("/api/decision", { seat, action }) }, label);
     box.append(el("div", { class: "prompt", id: "insurance" }, "Insurance? seat " + seat),
-      el("button", { class: "btn", "data-action": "insurance", onclick: () => post("/api/decision", { seat, action: "insurance" }) }, "Insure"),
-      el("button", { class: "btn", "data-action": "no_insurance", onclick: () => post("/api/decision", { seat, action: "no_insurance" }) }, "No insurance"),
-      el("button", { class: "btn", "data-action": "even_money", onclick: () => post("/api/decision", { seat, action: "even_money" }) }, "Even money"));
+      answer("insurance", "Insure"), answer("no_insurance", "No insurance"), answer("even_money", "Even money"));
     return box;
   }
   const allowed = d ? d[2] : [];
@@ -78,9 +87,6 @@ function actionsPanel(v) {
     box.append(el("button", { class: "btn", "data-action": a, disabled: !allowed.includes(a),
       onclick: () => post("/api/decision", { seat, action: a }) }, a[0].toUpperCase() + a.slice(1)));
   }
-  if (allowed.includes("even_money")) {
-    box.append(el("button", { class: "btn", "data-action": "even_money", onclick: () => post("/api/decision", { seat, action: "even_money" }) }, "Even money"));
-  }
   return box;
 }
 
@@ -92,7 +98,7 @@ function tableControls(v) {
   if (t.betting.open) bar.append(el("button", { class: "btn wide", id: "close-betting", onclick: () => post("/api/betting/close") }, "Close betting · deal"));
   if (v.expectation === "shuffle") bar.append(el("button", { class: "btn wide", id: "new-shoe", onclick: () => post("/api/shuffle") }, "New shoe"));
   if (v.simulated && v.next.to && !v.decision) bar.append(el("button", { class: "btn wide", id: "deal", onclick: () => post("/api/sim/deal", { n: 1 }) }, "Deal a card"));
-  const raise = window.Dispute.raiseControls(v, post);
+  const raise = window.Dispute.raiseControls(v, post, render);
   if (raise) bar.append(raise);
   return bar;
 }
@@ -206,6 +212,7 @@ function render() {
   if (login) { root.replaceChildren(loginScreen()); return; }
   if (!view) { root.replaceChildren(el("div", { class: "waiting" }, "connecting…")); return; }
   const v = view, t = v.table;
+  window.Table.useCurrency(t.currency);
   const active = v.decision ? { seat: v.decision[0], hand: v.decision[1] }
     : (v.next.seat ? { seat: v.next.seat, hand: v.next.hand } : null);
   const next = v.next.to ? "next card \u2192 " + v.next.to : v.expecting;
@@ -214,7 +221,8 @@ function render() {
     : null;
   root.replaceChildren(...[
     el("header", {},
-      el("span", { class: "name" }, t.name + " · " + t.variant + " · round " + t.round.number),
+      el("span", { class: "name" }, t.name + " · " + t.variant),
+      el("span", { class: "round", id: "round" }, "round " + t.round.number),
       renderShoe(t),
       window.Dispute.provisionalBadge(v),
       clockBadge(),
@@ -223,14 +231,26 @@ function render() {
       el("button", { class: "btn small", id: "logout", onclick: logout }, "Log out")),
     el("main", {},
       el("section", { class: "play" },
-        renderDealer(t),
-        el("div", { id: "next", class: "next" + (v.next.to ? "" : " quiet") }, next),
-        el("div", { id: "expecting", class: "expecting" }, v.expecting + (t.betting.open ? " · betting open" : "")),
+        el("div", { class: "top" },
+          renderDealer(t),
+          el("div", { class: "callout" },
+            el("div", { id: "next", class: "next" + (v.next.to ? "" : " quiet") }, next),
+            el("div", { id: "expecting", class: "expecting" }, v.expecting + (t.betting.open ? " · betting open" : "")))),
         renderSeats(t, v.limits.seats, active, seatExtra)),
       el("aside", {}, actionsPanel(v), tableControls(v))),
     shoeAlert(v),
-    toast ? el("div", { class: "toast", id: "toast" }, toast) : null,
-    v.dispute ? window.Dispute.overlay(v, post, render, me) : alarmOverlay(v)].filter(Boolean));
+    v.dispute || window.Dispute.form.raising ? window.Dispute.overlay(v, post, render, me) : alarmOverlay(v),
+    toast ? el("div", { class: "toast", id: "toast", role: "alert" }, toast) : null,
+    fresh ? null : offlineOverlay()].filter(Boolean));
+  // A stale screen must not be acted on: every control is off until fresh state arrives.
+  if (!fresh) for (const c of root.querySelectorAll("button, input, select")) c.disabled = true;
+}
+
+function offlineOverlay() {
+  return el("div", { id: "offline", class: "offline", role: "alertdialog", "aria-label": "connection lost" },
+    el("h1", {}, "CONNECTION LOST"),
+    el("p", {}, "This screen is not up to date: every control is off."),
+    el("p", {}, conn === "connecting" ? "Connecting\u2026" : "Reconnecting\u2026 the table goes on by itself; do not deal until this clears."));
 }
 
 function startSocket() {
@@ -239,9 +259,16 @@ function startSocket() {
   // not bring the login back over the next person's session.
   let mine = null;
   const current = () => mine === null || socket === mine;
-  mine = liveSocket("/ws/dealer", (m) => { if (!current()) return; view = m; window.lastSeq = m.seq; render(); }, (s) => {
+  mine = liveSocket("/ws/dealer", (m) => {
     if (!current()) return;
-    conn = s; render();
+    view = m; fresh = true; window.lastSeq = m.seq; render();
+    // For the card-to-pixels benchmark (benches/panel_latency.rs): the frame that paints it.
+    if (window.markPaints) requestAnimationFrame(() => performance.mark("painted " + m.seq));
+  }, (s) => {
+    if (!current()) return;
+    conn = s;
+    if (s !== "live") fresh = false;
+    render();
     // A dropped socket may mean a lost session (the server closes it then, and refuses the
     // upgrade with 401): ask, and show the login if so.
     if (s === "reconnecting") checkSession();

@@ -1,29 +1,36 @@
 // The remote players' page: the public feed over /ws/public, resumed from the last id.
 "use strict";
-const { el, renderDealer, renderSeats, renderShoe, liveSocket, money } = window.Table;
+const { el, renderDealer, renderSeats, renderShoe, liveSocket, money, useCurrency } = window.Table;
 
 let view = null, conn = "connecting", lastId = null;
 const results = [];
 // Round -> "provisional" | "final": a result may be disputed until its window closes.
 const status = {};
 
+function resultRow(r) {
+  return el("div", { class: "result", "data-round": r.round, "data-status": status[r.round] || "final" },
+    el("strong", {}, "Round " + r.round), r.cancelled ? " (cancelled, bets refunded)" : "", ": dealer " + r.dealer_total,
+    status[r.round] === "provisional" ? el("span", { class: "badge provisional" }, " provisional") : null,
+    el("div", {}, r.hands.map(h => "seat " + h.seat + (h.hand ? "/" + (h.hand + 1) : "") + " " + h.outcome.replace("_", " ") + " " + money(h.returned)).join(" \u00b7 ")));
+}
+
 function render() {
   const root = document.getElementById("app");
   if (!view) { root.replaceChildren(el("div", { class: "waiting" }, "connecting…")); return; }
+  useCurrency(view.currency);
   const seats = Math.max(7, ...view.round.hands.map(h => h.seat));
+  const state = (view.betting.open ? "betting open" : "") + (view.state === "disputed" ? "under review" : view.state !== "open" ? "paused" : "");
   root.replaceChildren(
     el("header", {},
-      el("span", { class: "name" }, view.name + " · " + view.variant + " · round " + view.round.number +
-        (view.betting.open ? " · betting open" : "") + (view.state === "disputed" ? " · under review" : view.state !== "open" ? " · paused" : "")),
-      renderShoe(view),
-      el("span", { id: "conn", class: "conn " + conn }, conn === "live" ? "live" : conn + "…")),
+      el("span", { class: "name" }, view.name + " · " + view.variant),
+      el("span", { class: "round", id: "round" }, "round " + view.round.number),
+      state ? el("span", { class: "state", id: "state" }, state) : null,
+      el("span", { id: "conn", class: "conn " + conn }, conn === "live" ? "live" : conn + "…"),
+      renderShoe(view)),
     el("main", {},
       el("section", { class: "play" }, renderDealer(view), renderSeats(view, seats, null, null)),
       el("aside", { id: "results" }, el("h2", {}, "Results"),
-        results.slice(-8).reverse().map(r => el("div", { class: "result", "data-round": r.round, "data-status": status[r.round] || "final" },
-          "Round " + r.round + (r.cancelled ? " (cancelled, bets refunded)" : "") + ": dealer " + r.dealer_total + " · " +
-          r.hands.map(h => "seat " + h.seat + (h.hand ? "/" + (h.hand + 1) : "") + " " + h.outcome + " " + money(h.returned)).join(", "),
-          status[r.round] === "provisional" ? el("span", { class: "badge provisional" }, "provisional") : null)))));
+        results.length ? results.slice(-8).reverse().map(resultRow) : el("div", { class: "result" }, "no results yet"))));
 }
 
 // Every message as received (the last 500), for inspection.

@@ -20,19 +20,35 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+// A card: its index (rank over suit) in the corner that stays visible in a fan, so a
+// dealer can read every card of a hand even where the next one covers the rest.
 function cardEl(code) {
   if (code === null || code === undefined) {
-    return el("div", { class: "card back", "data-card": "back", title: "face down" });
+    return el("div", { class: "card back", "data-card": "back", title: "face down", role: "img", "aria-label": "face-down card" });
   }
   const rank = code.slice(0, -1) === "T" ? "10" : code.slice(0, -1);
   const suit = code.slice(-1);
   const red = suit === "H" || suit === "D";
-  return el("div", { class: "card" + (red ? " red" : ""), "data-card": code },
-    el("span", { class: "rank" }, rank), el("span", { class: "suit" }, SUITS[suit] || suit));
+  const names = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+  return el("div", { class: "card" + (red ? " red" : ""), "data-card": code, role: "img", "aria-label": rank + " of " + (names[suit] || suit) },
+    el("span", { class: "index", "aria-hidden": "true" },
+      el("span", { class: "rank" }, rank), el("span", { class: "suit" }, SUITS[suit] || suit)),
+    el("span", { class: "pip", "aria-hidden": "true" }, SUITS[suit] || suit));
 }
 
+// The table's currency (from the view: ISO code, symbol, minor-unit exponent). Amounts
+// arrive as whole minor units and are only written here, as the server writes them.
+let currency = { code: "EUR", symbol: "\u20ac", exponent: 2 };
+function useCurrency(c) { if (c && typeof c.exponent === "number") currency = c; }
+
 function money(v) {
-  return (v / 100).toFixed(v % 100 === 0 ? 0 : 2);
+  const neg = v < 0;
+  const abs = Math.abs(v);
+  const scale = Math.pow(10, currency.exponent);
+  const whole = String(Math.floor(abs / scale)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const frac = currency.exponent ? "." + String(abs % scale).padStart(currency.exponent, "0") : "";
+  const sym = /^[A-Za-z]+$/.test(currency.symbol) ? currency.symbol + " " : currency.symbol;
+  return (neg ? "-" : "") + sym + whole + frac;
 }
 
 function totalText(total, soft) {
@@ -54,7 +70,7 @@ function renderDealer(view) {
   const r = view.round;
   const box = el("div", { id: "dealer", class: "dealer" },
     el("div", { class: "label" }, "Dealer"),
-    el("div", { class: "cards" }, r.dealer.map(cardEl)),
+    el("div", { class: "cards fan across" }, r.dealer.map(cardEl)),
     el("div", { class: "total", id: "dealer-total" },
       r.dealer.length ? totalText(r.dealer_total, r.dealer_soft) + (r.dealer.includes(null) ? " + ?" : "") : ""));
   if (r.peeked === false) box.append(el("div", { class: "peek", id: "peek" }, "dealer blackjack: no"));
@@ -62,26 +78,53 @@ function renderDealer(view) {
   return box;
 }
 
+// The seats in play: every seat while betting is open (so any can take a bet), otherwise
+// only the seats with a bet or a hand this round — empty seats take no room.
+function seatsInPlay(view, seats) {
+  const r = view.round;
+  if (view.betting.open) return Array.from({ length: seats }, (_, i) => i + 1);
+  const inRound = r.number > 0;
+  const set = new Set();
+  if (inRound) {
+    for (const b of r.bets) set.add(b.seat);
+    for (const h of r.hands) set.add(h.seat);
+  }
+  return [...set].sort((a, b) => a - b);
+}
+
+// A seat's bets, one line each (so a narrow seat stays narrow): "bet €25.00", "pair €5.00".
+function betLines(bet) {
+  if (!bet) return [el("span", {}, "no bet")];
+  return [el("span", {}, el("span", { class: "word" }, "bet "), money(bet.main))].concat(bet.side.map(([n, a]) => el("span", { class: "side" }, n + " " + money(a))));
+}
+
 // seats: number of seats; active: {seat, hand} or null; extra(seat) adds controls.
+// The hands of a seat (split hands) stand side by side; each hand's cards cascade
+// downwards, every card's index showing, so ten cards fit a seat's column.
 function renderSeats(view, seats, active, extra) {
   const r = view.round;
   const done = outcomes(view);
-  const row = el("div", { id: "seats", class: "seats" });
+  const shown = seatsInPlay(view, seats);
+  const row = el("div", { id: "seats", class: "seats" + (shown.length > 4 && !view.betting.open ? " many" : "") });
   const inRound = r.number > 0;
-  for (let s = 1; s <= seats; s++) {
+  if (!shown.length) row.append(el("div", { class: "empty", id: "no-seats" }, inRound ? "no bets this round" : "no round yet"));
+  for (const s of shown) {
     const bet = (view.betting.open ? view.betting.bets : (inRound ? r.bets : [])).find(b => b.seat === s);
-    const hands = inRound ? r.hands.filter(h => h.seat === s) : [];
+    const hands = inRound && !view.betting.open ? r.hands.filter(h => h.seat === s) : [];
     const seat = el("div", { class: "seat" + (bet ? " betting" : "") + (active && active.seat === s ? " active" : ""), "data-seat": s },
       el("div", { class: "label" }, "Seat " + s),
-      el("div", { class: "bet" }, bet ? "bet " + money(bet.main) + bet.side.map(([n, a]) => " · " + n + " " + money(a)).join("") : "—"));
+      el("div", { class: "bet" }, betLines(bet)));
+    const handRow = el("div", { class: "hands" });
     for (const h of hands) {
       const o = done[h.seat + ":" + h.hand];
       const isActive = active && active.seat === s && active.hand === h.hand;
-      seat.append(el("div", { class: "hand" + (isActive ? " active" : ""), "data-hand": h.hand },
-        el("div", { class: "cards" }, h.cards.map(cardEl)),
+      handRow.append(el("div", { class: "hand" + (isActive ? " active" : ""), "data-hand": h.hand },
+        el("div", { class: "cards fan down", style: "--n:" + h.cards.length }, h.cards.map(cardEl)),
         el("div", { class: "total" }, totalText(h.total, h.soft)),
-        o ? el("div", { class: "badge " + o.outcome, "data-outcome": o.outcome }, o.outcome.replace("_", " ") + " " + money(o.returned)) : null));
+        o ? el("div", { class: "badge " + o.outcome, "data-outcome": o.outcome },
+          el("span", {}, o.outcome.replace("_", " ")), " ", el("span", {}, money(o.returned))) : null));
     }
+    if (hands.length) seat.append(handRow);
     if (extra) { const x = extra(s, bet); if (x) seat.append(x); }
     row.append(seat);
   }
@@ -94,11 +137,12 @@ function renderShoe(view) {
     el("span", {}, "shoe " + s.number),
     el("span", { id: "shoe-out" }, "out " + s.dealt),
     el("span", { id: "shoe-left" }, "left " + s.remaining),
-    el("span", {}, "burned " + s.burned),
-    s.cut_seen ? el("span", { class: "cut", id: "cut" }, "cut card seen: last round") : null);
+    el("span", { class: "burned" }, "burned " + s.burned),
+    s.cut_seen ? el("span", { class: "cut", id: "cut" }, "cut card: last round") : null);
 }
 
-// A WebSocket that reconnects by itself (backoff up to 5 s) and reports its state.
+// A WebSocket that reconnects by itself (backoff up to 5 s) and reports its state:
+// "connecting", "live" (open), "reconnecting" (lost; retrying).
 function liveSocket(path, onMessage, onState) {
   let delay = 250, ws = null, stopped = false;
   const url = () => (location.protocol === "https:" ? "wss://" : "ws://") + location.host +
@@ -121,5 +165,5 @@ function liveSocket(path, onMessage, onState) {
   return { close() { stopped = true; if (ws) ws.close(); }, drop() { if (ws) ws.close(); } };
 }
 
-window.Table = { el, cardEl, money, renderDealer, renderSeats, renderShoe, liveSocket, totalText };
+window.Table = { el, cardEl, money, useCurrency, renderDealer, renderSeats, seatsInPlay, renderShoe, liveSocket, totalText };
 })();

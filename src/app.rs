@@ -233,6 +233,7 @@ pub async fn run_with_clock(
     );
     table.set_disputes(config.disputes.settings());
     table.set_integrity(config.integrity.settings());
+    table.set_currency(config.table.currency());
     let snap = handle.snapshot();
     info!(table = %id, rows = recovered.rows, state = ?recovered.state, seq = snap.seq,
           round = snap.round.number, shoe = snap.shoe.number, expecting = %snap.expecting,

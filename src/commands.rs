@@ -189,6 +189,7 @@ pub async fn recall(
             Err(e) => fail(e),
         };
     }
+    let money = config.table.currency();
     if rounds.is_empty() {
         println!("table {table}: no rounds recorded in {}", path.display());
     }
@@ -232,8 +233,8 @@ pub async fn recall(
                     cards.join(" "),
                     h.total,
                     h.outcome.as_str(),
-                    h.staked,
-                    h.returned
+                    money.format(h.staked),
+                    money.format(h.returned)
                 );
             }
             for b in &res.bets {
@@ -241,8 +242,8 @@ pub async fn recall(
                     "  settle seat {} {}: staked {}, returned {}",
                     b.seat,
                     b.kind.name(),
-                    b.staked,
-                    b.returned
+                    money.format(b.staked),
+                    money.format(b.returned)
                 );
             }
         }
@@ -287,6 +288,7 @@ pub async fn alarm_clear(
     // one actor `local`: nothing sent names who holds it).
     let mut headers: Vec<(String, String)> = Vec::new();
     let mut logged_in = false;
+    let mut used_token = false;
     if let Some(badge) = &credentials.badge {
         let secret = match crate::user_commands::read_secret(credentials.secret_stdin, false) {
             Ok(s) => s,
@@ -313,6 +315,7 @@ pub async fn alarm_clear(
             Err(e) => return fail(format!("cannot reach the table service: {e}")),
         }
     } else if let Ok(token) = croupier::auth::local_token::read(&db) {
+        used_token = true;
         headers.push(("Authorization".into(), format!("Bearer {token}")));
     }
     // Without either, the request goes out anyway: the service's 401 (or its absence)
@@ -341,11 +344,24 @@ pub async fn alarm_clear(
             println!("alarm cleared: {}", reply.body);
             ExitCode::SUCCESS
         }
-        Ok(reply) if reply.status == 401 => fail(format!(
-            "{addr}: HTTP 401: {} (no readable local token at {}; run as the service's user or use --badge)",
-            reply.body,
-            croupier::auth::local_token::path_for(&db).display()
-        )),
+        Ok(reply) if reply.status == 401 => {
+            let token = croupier::auth::local_token::path_for(&db);
+            let why = if logged_in {
+                "the session was refused".to_string()
+            } else if used_token {
+                format!(
+                    "the service refused the local token read from {}: is it the database this \
+                     service runs on (--config / --db)?",
+                    token.display()
+                )
+            } else {
+                format!(
+                    "no readable local token at {}; run as the service's user or use --badge",
+                    token.display()
+                )
+            };
+            fail(format!("{addr}: HTTP 401: {} ({why})", reply.body))
+        }
         Ok(reply) => fail(format!("{addr}: HTTP {}: {}", reply.status, reply.body)),
         Err(e) => fail(format!("cannot reach the table service: {e}")),
     }

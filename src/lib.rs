@@ -12,6 +12,7 @@ pub mod app;
 pub mod auth;
 pub mod cards;
 pub mod clock;
+pub mod currency;
 pub mod engine;
 pub mod integrity;
 pub mod math;

@@ -290,10 +290,10 @@ async fn a_deluxe_round_from_the_panel_with_the_hole_card_hidden_and_a_reconnect
             assert_eq!(status, 200, "{body}");
         }
         panel
-            .wait_for("document.querySelector('.seat[data-seat=\"3\"] .bet').innerText === 'bet 2'", STEP)
+            .wait_for("document.querySelector('.seat[data-seat=\"3\"] .bet').innerText === 'bet €2.00'", STEP)
             .await;
         public
-            .wait_for("document.querySelector('.seat[data-seat=\"1\"] .bet').innerText === 'bet 1'", STEP)
+            .wait_for("document.querySelector('.seat[data-seat=\"1\"] .bet').innerText === 'bet €1.00'", STEP)
             .await;
         panel.screenshot(&out.join("panel-800x480-betting.png")).await;
         panel.tap("#close-betting").await;
@@ -391,6 +391,14 @@ async fn a_deluxe_round_from_the_panel_with_the_hole_card_hidden_and_a_reconnect
         let (status, body) = api(run.addr, "POST", "/api/betting/open", None).await;
         assert_eq!(status, 200, "{body}");
         panel.screenshot(&out.join("panel-800x480-reconnecting.png")).await;
+        // A stale screen cannot be acted on: the overlay is up and every control is off.
+        panel.wait_for("document.querySelector('#offline')", STEP).await;
+        assert_eq!(
+            panel
+                .eval("[...document.querySelectorAll('#app button')].filter(b => !b.disabled).length")
+                .await,
+            serde_json::json!(0)
+        );
         proxy.restore().await;
         panel.wait_for("document.querySelector('#conn.live')", Duration::from_secs(15)).await;
         panel.wait_for("document.querySelector('#close-betting')", STEP).await;

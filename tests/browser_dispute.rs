@@ -66,16 +66,35 @@ async fn log_in(panel: &Page, badge: &str, pin: &str) {
         .await;
 }
 
-/// Taps an input and types into it (as the on-screen keyboard would).
-async fn type_into(panel: &Page, selector: &str, text: &str) {
-    panel.tap(selector).await;
-    panel.call("Input.insertText", json!({"text": text})).await;
+/// Types `text` on the dispute screen's on-screen keyboard for `field`, by taps.
+async fn keyboard(panel: &Page, field: &str, text: &str) {
+    let shown = format!("document.querySelector('#kbd-{field}') !== null");
+    if panel.eval(&shown).await != json!(true) {
+        panel.tap(&format!("#keyboard-{field}")).await;
+    }
+    panel.tap("[data-kbd=\"clear\"]").await;
+    for c in text.chars() {
+        let key = if c == ' ' {
+            "space".to_string()
+        } else {
+            c.to_string()
+        };
+        panel.tap(&format!("[data-kbd=\"{key}\"]")).await;
+    }
 }
 
-/// Raises a dispute from the panel's form: the seat, the reason, the button.
+/// Raises a dispute from the panel by taps only: the Dispute button, the seat on the
+/// table's picture, the reason on the on-screen keyboard.
 async fn raise_from_panel(panel: &Page, seat: &str, reason: &str) {
-    type_into(panel, "#dispute-seat", seat).await;
-    type_into(panel, "#dispute-text", reason).await;
+    panel.tap("#open-dispute").await;
+    panel
+        .tap(&format!("#raise-picture .seat[data-seat=\"{seat}\"]"))
+        .await;
+    assert_eq!(
+        panel.text("#dispute-seat").await.split(' ').nth(1),
+        Some(seat)
+    );
+    keyboard(panel, "raiseReason", reason).await;
     panel.tap("#raise-dispute-btn").await;
 }
 
@@ -138,12 +157,12 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         panel
             .wait_for("document.querySelector('#raise-dispute') !== null", STEP)
             .await;
-        raise_from_panel(&panel, "1", "2D was exposed").await;
+        raise_from_panel(&panel, "1", "2d was exposed").await;
         panel
             .wait_for("document.querySelector('#dispute') !== null", STEP)
             .await;
         assert_eq!(h.snapshot().state, TableState::Disputed);
-        assert!(panel.text("#dispute-reason").await.contains("2D was exposed"));
+        assert!(panel.text("#dispute-reason").await.contains("2d was exposed (seat 1)"));
         // A card dealt during the halt is held, shown as such; the dealer cannot resolve.
         deal(h, &sim).await;
         panel
@@ -163,11 +182,39 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         panel
             .wait_for("document.querySelector('#resolution-op') !== null", STEP)
             .await;
+        // Preview stays off until a correction names its card and what it really is.
+        panel.tap("[data-op=\"correct\"]").await;
+        panel.tap("[data-preset=\"misread by the shoe\"]").await;
+        let off = "document.querySelector('#propose-resolution').disabled";
+        assert_eq!(panel.eval(off).await, json!(true));
+        panel.tap("[data-card-index=\"3\"]").await;
+        assert_eq!(panel.eval(off).await, json!(true));
+        panel.tap("[data-rank=\"2\"]").await;
+        panel.tap("[data-suit=\"H\"]").await;
+        assert_eq!(panel.text("#correct-to").await, "2H");
+        assert_eq!(panel.eval(off).await, json!(false));
+        // Undoing a decision when none was taken is refused: the reason shows on top of
+        // the dispute screen (hit-tested), not behind it.
+        panel.tap("[data-op=\"undo_decision\"]").await;
+        panel.tap("#propose-resolution").await;
         panel
-            .eval("(() => { const s = document.querySelector('#resolution-op'); s.value = 'void'; s.dispatchEvent(new Event('change')); })()")
+            .wait_for(
+                "(() => { const t = document.querySelector('#toast'); if (!t) return false; \
+                 const r = t.getBoundingClientRect(); \
+                 return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2).closest('#toast') === t; })()",
+                STEP,
+            )
+            .await;
+        panel.screenshot(&out.join("dispute-800x480-refused.png")).await;
+        panel
+            .tap("[data-op=\"void\"]")
             .await;
         panel.tap("[data-card-index=\"3\"]").await;
-        type_into(&panel, "#resolution-reason", "exposed on camera").await;
+        keyboard(&panel, "reason", "exposed on camera").await;
+        assert_eq!(
+            panel.eval("document.querySelector('#resolution-reason').value").await,
+            json!("exposed on camera")
+        );
         panel.tap("#propose-resolution").await;
         panel
             .wait_for("document.querySelector('#dispute-preview') !== null", STEP)
@@ -213,9 +260,9 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
             .wait_for("document.querySelector('#resolution-op') !== null", STEP)
             .await;
         panel
-            .eval("(() => { const s = document.querySelector('#resolution-op'); s.value = 'cancel'; s.dispatchEvent(new Event('change')); })()")
+            .tap("[data-op=\"cancel\"]")
             .await;
-        type_into(&panel, "#resolution-reason", "misdeal: refund all").await;
+        panel.tap("[data-preset=\"misdeal: refund all\"]").await;
         panel.tap("#propose-resolution").await;
         panel
             .wait_for("document.querySelector('#preview-expecting') !== null", STEP)

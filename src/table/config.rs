@@ -180,6 +180,25 @@ pub struct TableSection {
     pub name: String,
     /// A built-in variant's stem or a path to a variant file.
     pub variant: String,
+    /// The ISO 4217 code of the table's currency; every amount is a count of its minor
+    /// unit.
+    #[serde(default = "default_currency")]
+    pub currency: String,
+    /// Decimal places of the minor unit; must be the standard's for `currency` (absent:
+    /// the standard's).
+    #[serde(default)]
+    pub minor_units: Option<u8>,
+}
+
+fn default_currency() -> String {
+    "EUR".into()
+}
+
+impl TableSection {
+    /// The currency (checked when the file was parsed; the euro if it somehow is not).
+    pub fn currency(&self) -> crate::currency::Currency {
+        crate::currency::Currency::new(&self.currency, self.minor_units).unwrap_or_default()
+    }
 }
 
 /// `[store]`.
@@ -279,7 +298,7 @@ pub struct DemoSection {
     pub players: bool,
     /// Seats they occupy.
     pub seats: u8,
-    /// Main bet per seat, minor units.
+    /// A seat's usual main bet, minor units; each player bets 1 to 4 times it.
     pub bet: i64,
     /// Pause between actions, milliseconds.
     pub pace_ms: u64,
@@ -290,7 +309,7 @@ impl Default for DemoSection {
         DemoSection {
             players: false,
             seats: 3,
-            bet: 100,
+            bet: 2500,
             pace_ms: 400,
         }
     }
@@ -386,6 +405,15 @@ impl TableConfig {
         }
         if let Err(e) = config.variant() {
             return Err(at(locate(text, "table", "variant"), e));
+        }
+        if let Err(e) =
+            crate::currency::Currency::new(&config.table.currency, config.table.minor_units)
+        {
+            let key = match e {
+                crate::currency::CurrencyError::WrongExponent { .. } => "minor_units",
+                _ => "currency",
+            };
+            return Err(at(locate(text, "table", key), format!("table.{key}: {e}")));
         }
         if config.http.bind.parse::<SocketAddr>().is_err() {
             return Err(at(
@@ -540,5 +568,27 @@ mod tests {
         assert!(e.to_string().contains("poker"), "{e}");
         let text = DEFAULT_TOML.replace("127.0.0.1:8080", "localhost");
         assert!(TableConfig::parse("t.toml", &text).is_err());
+    }
+
+    #[test]
+    fn the_currency_is_an_iso_code_with_its_own_exponent() {
+        let c = TableConfig::embedded().expect("valid");
+        assert_eq!(c.table.currency().format(2500), "€25.00");
+        let line_of = |text: &str, key: &str| {
+            text.lines().position(|l| l.starts_with(key)).expect("line") + 1
+        };
+        let text = DEFAULT_TOML.replace("currency = \"EUR\"", "currency = \"EURO\"");
+        let e = TableConfig::parse("t.toml", &text).expect_err("not a code");
+        assert_eq!((e.line, e.column), (line_of(&text, "currency"), 1), "{e}");
+        assert!(e.message.contains("ISO 4217"), "{e}");
+        let text = DEFAULT_TOML.replace("minor_units = 2", "minor_units = 3");
+        let e = TableConfig::parse("t.toml", &text).expect_err("wrong exponent");
+        assert_eq!(e.line, line_of(&text, "minor_units"), "{e}");
+        assert!(e.message.contains("EUR has 2 decimal place"), "{e}");
+        let text = DEFAULT_TOML
+            .replace("currency = \"EUR\"", "currency = \"JPY\"")
+            .replace("minor_units = 2", "minor_units = 0");
+        let c = TableConfig::parse("t.toml", &text).expect("yen");
+        assert_eq!(c.table.currency().format(300), "¥300");
     }
 }

@@ -189,12 +189,14 @@ impl Demo {
             Expectation::Bets => {
                 let seats = self.config.seats.min(self.variant.deal.seats);
                 let limits = self.variant.limits;
-                let main = self.config.bet.clamp(limits.min, limits.max);
-                Input::Bets(
-                    (1..=seats)
-                        .filter_map(|seat| main_bet(seat, main))
-                        .collect(),
-                )
+                // Players bet different amounts, in multiples of the usual bet.
+                let bets = (1..=seats)
+                    .filter_map(|seat| {
+                        let main = self.config.bet.saturating_mul(self.rng.i64(1..=4));
+                        main_bet(seat, main.clamp(limits.min, limits.max))
+                    })
+                    .collect();
+                Input::Bets(bets)
             }
             Expectation::Shuffle => Input::Shuffle,
             Expectation::InsuranceAnswers { .. } => match snap.insurance_seats.first() {

@@ -238,6 +238,13 @@ pub struct Snapshot {
     pub bonus_options: BTreeMap<SeatId, Vec<u32>>,
     /// Seats that may still answer the insurance offer (while it is open).
     pub insurance_seats: Vec<SeatId>,
+    /// The answers the engine would take from each of them (even money only for a
+    /// natural, insurance only where the bet can be insured).
+    #[serde(default)]
+    pub insurance_answers: BTreeMap<SeatId, Vec<Action>>,
+    /// The table's currency, for writing amounts for people.
+    #[serde(default)]
+    pub currency: crate::currency::Currency,
     /// The betting window.
     #[serde(default)]
     pub betting: BettingView,

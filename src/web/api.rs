@@ -164,7 +164,13 @@ pub async fn place_bet(State(app): State<AppState>, body: String) -> Result<Resp
         ..SeatBets::default()
     };
     let seat = bet.seat;
-    let round = app.table.place_bet(bet).await?;
+    let round = app.table.place_bet(bet).await.map_err(|e| match e {
+        // The API's fields stay integers; its message for people speaks money.
+        BetError::InvalidBet(m) => {
+            BetError::InvalidBet(app.table.snapshot().currency.write_amounts(&m))
+        }
+        other => other,
+    })?;
     let token = match (round, &app.auth) {
         (Some(round), Some(auth)) => Some(crate::auth::player_token::issue(
             auth.player_key(),

@@ -60,6 +60,8 @@ pub struct PublicView {
     pub name: String,
     /// The game.
     pub variant: String,
+    /// The table's currency: every amount here is a whole number of its minor unit.
+    pub currency: crate::currency::Currency,
     /// The last log row reflected.
     pub seq: u64,
     /// `open`, or `locked` / `disputed` / `broken` (play is paused; no details).
@@ -84,6 +86,7 @@ pub fn public_view(s: &Snapshot) -> PublicView {
         table: s.table.clone(),
         name: s.name.clone(),
         variant: s.variant.clone(),
+        currency: s.currency.clone(),
         seq: s.seq,
         state: s.state,
         betting: s.betting.clone(),
@@ -306,6 +309,9 @@ pub struct DealerView {
     pub decision: Option<(SeatId, u8, Vec<Action>)>,
     /// Seats asked for insurance / even money.
     pub insurance: Vec<SeatId>,
+    /// The answers the engine takes from the first of them (even money only for a
+    /// natural).
+    pub insurance_allowed: Vec<Action>,
     /// The alarm, when locked.
     pub alarm: Option<Alarm>,
     /// Why the table is out of service.
@@ -380,7 +386,13 @@ pub fn dealer_view(s: &Snapshot, limits: &LimitsView, simulated: bool) -> Dealer
         Expectation::InsuranceAnswers { seats, .. } => seats.clone(),
         _ => Vec::new(),
     };
+    let insurance_allowed = insurance
+        .first()
+        .and_then(|seat| s.insurance_answers.get(seat))
+        .cloned()
+        .unwrap_or_default();
     DealerView {
+        insurance_allowed,
         seq: s.seq,
         table: public_view(s),
         expecting: s.expecting.clone(),

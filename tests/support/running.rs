@@ -124,3 +124,15 @@ pub async fn login_as(addr: SocketAddr, role: croupier::auth::Role) -> String {
     let (badge, secret) = user(role);
     login(addr, badge, secret).await
 }
+
+/// JavaScript that logs the page in as the test user with `role` (the session cookie is
+/// set for the page's origin) and answers the HTTP status; the login screen has its own
+/// tests, so layout tests and benchmarks start logged in.
+#[allow(dead_code)]
+pub fn page_login_script(role: croupier::auth::Role) -> String {
+    let (badge, secret) = user(role);
+    format!(
+        "fetch('/api/login', {{method: 'POST', headers: {{'content-type': 'application/json'}}, \
+         body: JSON.stringify({{badge: '{badge}', secret: '{secret}'}})}}).then(r => r.status)"
+    )
+}

@@ -116,9 +116,8 @@ impl Table {
                     source: Source::Shoe,
                     input,
                 });
-                if recorded.await.is_some() {
-                    count(self, CardOutcome::Applied);
-                }
+                // Counted by `record`, before it publishes.
+                let _ = recorded.await;
             }
             Err(rejection) => {
                 let expecting = self.engine.expectation();

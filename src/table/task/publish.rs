@@ -87,6 +87,20 @@ impl Table {
             .collect()
     }
 
+    /// The insurance answers the engine would accept from each seat still to answer.
+    fn insurance_answers(&self, seats: &[SeatId]) -> BTreeMap<SeatId, Vec<Action>> {
+        seats
+            .iter()
+            .map(|&seat| {
+                let legal = [Action::Insurance, Action::NoInsurance, Action::EvenMoney]
+                    .into_iter()
+                    .filter(|&a| self.engine.allows_insurance_answer(seat, a))
+                    .collect();
+                (seat, legal)
+            })
+            .collect()
+    }
+
     pub(super) fn build_snapshot(&self) -> Arc<Snapshot> {
         let expectation = self.engine.expectation();
         let mut bonus_options = BTreeMap::new();
@@ -116,7 +130,9 @@ impl Table {
             expecting: expectation.to_string(),
             expectation,
             bonus_options,
+            insurance_answers: self.insurance_answers(&insurance_seats),
             insurance_seats,
+            currency: self.currency.clone(),
             betting: self.betting.clone(),
             shoe: ShoeView {
                 number: shoe.number(),
@@ -187,6 +203,8 @@ impl Table {
             Record::Input { .. } => {
                 info!(table = %self.id, shoe, round, seq, expecting = %snapshot.expecting, "{record}")
             }
+            // A round's dispute window closing is the normal end of every round.
+            Record::Final { .. } => info!(table = %self.id, shoe, round, seq, "{record}"),
             _ => warn!(table = %self.id, shoe, round, seq, "{record}"),
         }
         let delta = Arc::new(Delta {

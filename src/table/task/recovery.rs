@@ -49,6 +49,8 @@ impl Table {
             expectation: Expectation::Bets,
             bonus_options: BTreeMap::new(),
             insurance_seats: Vec::new(),
+            insurance_answers: BTreeMap::new(),
+            currency: crate::currency::Currency::default(),
             shoe: ShoeView {
                 number: 0,
                 dealt: 0,
@@ -91,6 +93,7 @@ impl Table {
             unfinal: None,
             final_at: None,
             disputes: DisputeSettings::default(),
+            currency: crate::currency::Currency::default(),
             store: None,
             view: RoundView::default(),
             betting: BettingView::default(),
@@ -139,6 +142,13 @@ impl Table {
             heartbeat,
         };
         (table, handle, rx, Recovered { rows, state })
+    }
+
+    /// Sets the table's currency (before `run`): amounts in what is published are written
+    /// in it for people.
+    pub fn set_currency(&mut self, currency: crate::currency::Currency) {
+        self.currency = currency;
+        self.publish_state();
     }
 
     /// Sets how disputes are handled (before `run`). A round recovered as provisional gets

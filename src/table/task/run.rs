@@ -258,6 +258,15 @@ impl Table {
                 if settled > 0 {
                     self.metrics.rounds_settled(settled as u64);
                 }
+                // A card is counted once durable and before anyone is told of it, so whoever
+                // has seen it on the table sees it counted in /metrics too.
+                if let Record::Input {
+                    source: Source::Shoe,
+                    input: Input::Card(_),
+                } = &record
+                {
+                    self.metrics.card(crate::metrics::CardOutcome::Applied);
+                }
                 let events = std::mem::take(&mut self.events);
                 self.absorb(seq, &record, &events);
                 self.publish(seq, record, &events);

@@ -46,6 +46,7 @@ pub struct Table {
     /// When the provisional round becomes final (monotonic; set by the live loop).
     pub(super) final_at: Option<tokio::time::Instant>,
     pub(super) disputes: DisputeSettings,
+    pub(super) currency: crate::currency::Currency,
     pub(super) metrics: Arc<Metrics>,
     pub(super) heartbeat: Arc<Heartbeat>,
     /// The shoe-integrity watch (`integrity.rs`).
