@@ -199,6 +199,14 @@ async function checkSession() {
   return null;
 }
 
+// A suspicious shoe is a notice for the supervisor, not a lock: play goes on.
+function shoeAlert(v) {
+  const a = v.shoe_alert;
+  if (!a) return null;
+  return el("div", { id: "shoe-alert", class: "shoe-alert" },
+    "Shoe " + a.shoe + " may not have been shuffled: " + a.reasons.join("; ") + " — call a supervisor to check the shuffle.");
+}
+
 function render() {
   const root = document.getElementById("app");
   if (login) { root.replaceChildren(loginScreen()); return; }
@@ -230,6 +238,7 @@ function render() {
             el("div", { id: "expecting", class: "expecting" }, v.expecting + (t.betting.open ? " · betting open" : "")))),
         renderSeats(t, v.limits.seats, active, seatExtra)),
       el("aside", {}, actionsPanel(v), tableControls(v))),
+    shoeAlert(v),
     v.dispute || window.Dispute.form.raising ? window.Dispute.overlay(v, post, render, me) : alarmOverlay(v),
     toast ? el("div", { class: "toast", id: "toast", role: "alert" }, toast) : null,
     fresh ? null : offlineOverlay()].filter(Boolean));

@@ -241,6 +241,7 @@ pub async fn run_with_clock(
         opened,
     );
     table.set_disputes(config.disputes.settings());
+    table.set_integrity(config.integrity.settings());
     table.set_currency(config.table.currency());
     // Opened (and preallocated) now, while the disk has room: what the store cannot take
     // later goes here.

@@ -249,6 +249,14 @@ fn print_rounds(
             "== table {table} round {} (shoe {}, seq {}..) {settled}",
             r.round, r.shoe, r.opened_seq
         )?;
+        if let Some(v) = r.shoe_integrity.as_ref().filter(|v| v.suspicious()) {
+            writeln!(
+                out,
+                "  !! SHOE {} SUSPICIOUS (integrity checks): {}",
+                v.shoe,
+                v.reasons.join("; ")
+            )?;
+        }
         let end = r.settled_seq.unwrap_or(u64::MAX);
         for row in r.rows.iter().filter(|row| row.seq <= end) {
             print_row(out, row)?;

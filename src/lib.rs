@@ -3,10 +3,10 @@
 //!
 //! `engine` is the sans-IO rules engine; `replay` drives it from the scenario format;
 //! `cards` and `money` are the shared vocabulary; `math` prices the bets (exact side-bet
-//! returns). `table` is the service around the engine
-//! (the owner task), `store` its SQLite event log, `web` its HTTP API, `systemd` its
-//! service-manager protocol; `metrics` and `clock` serve its health endpoints. `app` is the
-//! composition root of `croupier run`, wiring all of them.
+//! returns). `table` is the service around the engine (the owner task), `store` its SQLite
+//! event log, `web` its HTTP API, `systemd` its service-manager protocol; `metrics` and
+//! `clock` serve its health endpoints; `integrity` holds the shoe-integrity statistics.
+//! `app` is the composition root of `croupier run`, wiring all of them.
 
 pub mod app;
 pub mod auth;
@@ -15,6 +15,7 @@ pub mod cards;
 pub mod clock;
 pub mod currency;
 pub mod engine;
+pub mod integrity;
 pub mod math;
 pub mod metrics;
 pub mod money;

@@ -6,13 +6,14 @@
 
 mod common;
 
+use common::table_input as input;
+
 use croupier::cards::Card;
 use croupier::engine::{Action, Expectation, Input, Outcome, Place, SeatBets};
-use croupier::store::{Reader, Record, Source, Store};
+use croupier::store::{Reader, Record, Source};
 use croupier::table::dispute::{Origin, Resolution};
 use croupier::table::{
-    Command, DisputeError, DisputeSettings, ProposalView, Snapshot, SubmitError, Table,
-    TableHandle, TableState,
+    Command, DisputeError, DisputeSettings, ProposalView, Snapshot, Table, TableHandle, TableState,
 };
 use croupier_drivers::event::ShoeEvent;
 use std::path::Path;
@@ -34,16 +35,7 @@ async fn open_with_commands(
     dir: &Path,
     settings: DisputeSettings,
 ) -> (Table, TableHandle, tokio::sync::mpsc::Receiver<Command>) {
-    let opened = Store::open(&dir.join("t.db"), "t1", "t", "deluxe")
-        .await
-        .expect("store");
-    let (mut table, handle, rx, _) = Table::recover(
-        "t1",
-        "t",
-        "deluxe",
-        common::variant("deluxe"),
-        Ok((opened.store, opened.log)),
-    );
+    let (mut table, handle, rx) = common::recover_table(dir).await;
     table.set_disputes(settings);
     (table, handle, rx)
 }
@@ -59,17 +51,6 @@ fn bets(seats: &[(u8, i64)]) -> Input {
             })
             .collect(),
     )
-}
-
-async fn input(t: &mut Table, input: Input) -> Result<u64, SubmitError> {
-    let (reply, rx) = oneshot::channel();
-    t.handle(Command::Input {
-        input,
-        source: Source::Api,
-        reply: Some(reply),
-    })
-    .await;
-    rx.await.expect("answered")
 }
 
 async fn shoe(t: &mut Table, cards: &[&str]) {

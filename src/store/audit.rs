@@ -52,6 +52,8 @@ pub mod actions {
     pub const OVERRIDE: &str = "override";
     /// A proposed resolution withdrawn (who withdrew whose proposal).
     pub const DISPUTE_WITHDRAW: &str = "dispute_withdraw";
+    /// A finished shoe the integrity checks found suspicious (not shuffled).
+    pub const SHOE_SUSPICIOUS: &str = "shoe_suspicious";
 }
 
 /// The audit log failed or is broken.

@@ -15,6 +15,7 @@ pub mod anchor;
 pub mod audit;
 mod backup;
 mod checkpoint;
+mod integrity;
 pub mod outbox;
 mod reader;
 mod record;

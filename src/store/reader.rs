@@ -3,12 +3,13 @@
 
 use super::{read_log, reader_options, LogRow, StoreError};
 use crate::engine::RoundResult;
+use crate::integrity::shoe::Verdict;
 use sqlx::sqlite::{SqlitePool, SqlitePoolOptions};
 use sqlx::Row;
 use std::path::Path;
 
 /// One round as recalled from the store.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RecalledRound {
     /// The round's number.
     pub round: u64,
@@ -25,6 +26,8 @@ pub struct RecalledRound {
     pub rows: Vec<LogRow>,
     /// The settlement, if settled.
     pub result: Option<RoundResult>,
+    /// The integrity checks' verdict on its shoe, once the shoe is finished.
+    pub shoe_integrity: Option<Verdict>,
 }
 
 impl RecalledRound {
@@ -44,6 +47,7 @@ impl RecalledRound {
             "settled_seq": self.settled_seq,
             "log": log,
             "result": self.result,
+            "shoe_integrity": self.shoe_integrity,
         })
     }
 }
@@ -94,8 +98,9 @@ impl Reader {
     /// bets to the next round's.
     pub async fn recall(&self, table: &str, n: u32) -> Result<Vec<RecalledRound>, StoreError> {
         let rows = sqlx::query(
-            "SELECT round, shoe, opened_seq, settled_seq, result FROM rounds \
-             WHERE table_id = ? ORDER BY round DESC LIMIT ?",
+            "SELECT r.round, r.shoe, r.opened_seq, r.settled_seq, r.result, s.integrity \
+             FROM rounds r LEFT JOIN shoes s ON s.table_id = r.table_id AND s.shoe = r.shoe \
+             WHERE r.table_id = ? ORDER BY r.round DESC LIMIT ?",
         )
         .bind(table)
         .bind(i64::from(n))
@@ -112,6 +117,7 @@ impl Reader {
             let opened: i64 = row.try_get("opened_seq")?;
             let settled: Option<i64> = row.try_get("settled_seq")?;
             let result: Option<String> = row.try_get("result")?;
+            let integrity: Option<String> = row.try_get("integrity")?;
             let events = sqlx::query(
                 "SELECT seq, payload, at_ms FROM events WHERE table_id = ? AND seq >= ? \
                  AND seq <= ? ORDER BY seq",
@@ -138,6 +144,7 @@ impl Reader {
                 settled_seq: settled.and_then(|s| u64::try_from(s).ok()),
                 rows: log,
                 result: result.map(|r| serde_json::from_str(&r)).transpose()?,
+                shoe_integrity: integrity.map(|v| serde_json::from_str(&v)).transpose()?,
             });
         }
         rounds.reverse();

@@ -41,6 +41,90 @@ pub struct TableConfig {
     /// `[publish]`: the studio's broker (absent: the table talks to no broker).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub publish: Option<crate::broker::PublishSection>,
+    /// `[integrity]`: the shoe-integrity checks.
+    #[serde(default)]
+    pub integrity: IntegritySection,
+}
+
+/// `[integrity]`: when a finished shoe counts as not shuffled (README "Shoe integrity").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IntegritySection {
+    /// How many earlier shoes each finished shoe is compared with (1..=32).
+    pub history: usize,
+    /// A run of more cards than this in the same order as one of those shoes raises the
+    /// alert (at least 3: two shuffled shoes share runs of 2 and 3 by chance).
+    pub max_common_run: usize,
+    /// The sequence-neighbour z-score above which the shoe's own order raises the alert
+    /// (at least 2).
+    pub max_order_z: f64,
+    /// Shoes with fewer dealt cards (burns included) are not judged (at least 10).
+    pub min_cards: usize,
+}
+
+impl Default for IntegritySection {
+    fn default() -> IntegritySection {
+        let t = crate::integrity::shoe::Thresholds::default();
+        IntegritySection {
+            history: crate::table::IntegritySettings::default().history,
+            max_common_run: t.max_common_run,
+            max_order_z: t.max_order_z,
+            min_cards: t.min_cards,
+        }
+    }
+}
+
+impl IntegritySection {
+    /// The table task's settings.
+    pub fn settings(&self) -> crate::table::IntegritySettings {
+        crate::table::IntegritySettings {
+            history: self.history,
+            thresholds: crate::integrity::shoe::Thresholds {
+                max_common_run: self.max_common_run,
+                max_order_z: self.max_order_z,
+                min_cards: self.min_cards,
+            },
+        }
+    }
+
+    /// The first unusable setting: its key and why.
+    fn unusable(&self) -> Option<(&'static str, String)> {
+        let max = crate::table::MAX_HISTORY;
+        if !(1..=max).contains(&self.history) {
+            return Some((
+                "history",
+                format!("integrity.history = {}: must be 1 to {max}", self.history),
+            ));
+        }
+        if self.max_common_run < 3 {
+            return Some((
+                "max_common_run",
+                format!(
+                    "integrity.max_common_run = {}: must be at least 3 (properly shuffled shoes share runs of 2 and 3 by chance)",
+                    self.max_common_run
+                ),
+            ));
+        }
+        if !(self.max_order_z.is_finite() && self.max_order_z >= 2.0) {
+            return Some((
+                "max_order_z",
+                format!(
+                    "integrity.max_order_z = {}: must be at least 2",
+                    self.max_order_z
+                ),
+            ));
+        }
+        if self.min_cards < 10 {
+            return Some((
+                "min_cards",
+                format!(
+                    "integrity.min_cards = {}: must be at least 10",
+                    self.min_cards
+                ),
+            ));
+        }
+        None
+    }
 }
 
 /// `[disputes]`.
@@ -384,6 +468,9 @@ impl TableConfig {
         if let Some((key, why)) = config.auth.unusable() {
             return Err(at(locate(text, "auth", key), why));
         }
+        if let Some((key, why)) = config.integrity.unusable() {
+            return Err(at(locate(text, "integrity", key), why));
+        }
         if config.demo.players && !config.shoe.simulated {
             return Err(at(
                 locate(text, "demo", "players"),
@@ -437,6 +524,36 @@ mod tests {
             c.buttons.driver,
             croupier_drivers::buttons::ButtonDriver::Fake
         );
+    }
+
+    #[test]
+    fn unusable_integrity_settings_are_refused_at_their_key() {
+        let c = TableConfig::embedded().expect("valid");
+        assert_eq!(
+            c.integrity.settings(),
+            crate::table::IntegritySettings::default()
+        );
+        for (from, to, key) in [
+            ("history = 5", "history = 0", "integrity.history"),
+            ("history = 5", "history = 33", "integrity.history"),
+            (
+                "max_common_run = 5",
+                "max_common_run = 2",
+                "integrity.max_common_run",
+            ),
+            (
+                "max_order_z = 4.0",
+                "max_order_z = 1.5",
+                "integrity.max_order_z",
+            ),
+            ("min_cards = 52", "min_cards = 9", "integrity.min_cards"),
+        ] {
+            let text = DEFAULT_TOML.replace(from, to);
+            let e = TableConfig::parse("t.toml", &text).expect_err(to);
+            let line = text.lines().position(|l| l == to).expect("line") + 1;
+            assert_eq!(e.line, line, "{e}");
+            assert!(e.message.starts_with(key), "{e}");
+        }
     }
 
     #[test]

@@ -26,6 +26,6 @@ pub use state::{
     Subscription, TableState, Update, LINK_CONNECTED,
 };
 pub use task::{
-    BetError, ClearError, Command, DisputeError, DisputeSettings, Follower, Recovered, SubmitError,
-    Table, TableHandle, Watchdog, DELTA_BUFFER,
+    BetError, ClearError, Command, DisputeError, DisputeSettings, Follower, IntegritySettings,
+    Recovered, SubmitError, Table, TableHandle, Watchdog, DELTA_BUFFER, MAX_HISTORY,
 };

@@ -264,6 +264,9 @@ pub struct Snapshot {
     /// The settled round whose result is still provisional (its dispute window is open).
     #[serde(default)]
     pub provisional: Option<u64>,
+    /// The last finished shoe's integrity verdict (a supervisor alert when suspicious).
+    #[serde(default)]
+    pub shoe_integrity: Option<crate::integrity::shoe::Verdict>,
 }
 
 /// An open dispute, as the dealer and the supervisor see it.

@@ -326,6 +326,9 @@ pub struct DealerView {
     pub dispute: Option<PanelDispute>,
     /// The settled round whose result is still provisional.
     pub provisional: Option<u64>,
+    /// The last finished shoe's integrity verdict when it is suspicious: a notice for the
+    /// supervisor until the next shoe is judged (not a lock, not part of `/readyz`).
+    pub shoe_alert: Option<crate::integrity::shoe::Verdict>,
 }
 
 /// The dealer's view of `s`.
@@ -404,5 +407,6 @@ pub fn dealer_view(s: &Snapshot, limits: &LimitsView, simulated: bool) -> Dealer
         simulated,
         dispute: panel_dispute(s),
         provisional: s.provisional,
+        shoe_alert: s.shoe_integrity.clone().filter(|v| v.suspicious()),
     }
 }

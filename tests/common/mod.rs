@@ -378,3 +378,40 @@ pub fn text(out: &std::process::Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     )
 }
+
+/// Table `t1` (Deluxe) recovered from the database `t.db` in `dir`, with its command
+/// receiver (to run its loop).
+pub async fn recover_table(
+    dir: &Path,
+) -> (
+    croupier::table::Table,
+    croupier::table::TableHandle,
+    tokio::sync::mpsc::Receiver<croupier::table::Command>,
+) {
+    let opened = croupier::store::Store::open(&dir.join("t.db"), "t1", "t", "deluxe")
+        .await
+        .expect("store");
+    let (table, handle, rx, _) = croupier::table::Table::recover(
+        "t1",
+        "t",
+        "deluxe",
+        variant("deluxe"),
+        Ok((opened.store, opened.log)),
+    );
+    (table, handle, rx)
+}
+
+/// Submits `input` to the table (source: API) and waits for its answer.
+pub async fn table_input(
+    t: &mut croupier::table::Table,
+    input: Input,
+) -> Result<u64, croupier::table::SubmitError> {
+    let (reply, rx) = tokio::sync::oneshot::channel();
+    t.handle(croupier::table::Command::Input {
+        input,
+        source: croupier::store::Source::Api,
+        reply: Some(reply),
+    })
+    .await;
+    rx.await.expect("answered")
+}

@@ -148,6 +148,7 @@ impl Table {
             unrecorded: self.unrecorded(),
             dispute: self.dispute_view(),
             provisional: self.provisional(),
+            shoe_integrity: self.shoes.last.clone(),
         })
     }
 

@@ -67,6 +67,7 @@ impl Table {
             unrecorded: Vec::new(),
             dispute: None,
             provisional: None,
+            shoe_integrity: None,
         });
         let (snapshot_tx, snapshot_rx) = watch::channel(placeholder);
         let (deltas, _) = broadcast::channel(DELTA_BUFFER);
@@ -168,6 +169,7 @@ impl Table {
             shoe_status: ShoeStatus::default(),
             stuck: std::collections::BTreeSet::new(),
             spill: None,
+            shoes: Default::default(),
             spilled_through: 0,
             unspilled: Vec::new(),
             failed: None,
@@ -230,6 +232,7 @@ impl Table {
     /// and recovery.
     pub(super) fn absorb(&mut self, seq: u64, record: &Record, events: &[Event]) {
         self.seq = seq;
+        self.watch_shoes(events, matches!(record, Record::Resolve { .. }));
         if let Record::Resolve { inputs, .. } = record {
             self.absorb_resolution(inputs);
             return;

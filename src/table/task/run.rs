@@ -62,6 +62,8 @@ impl Table {
         });
         let mut beats = tokio::time::interval(heartbeat::EVERY);
         beats.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // A verdict a crash kept from being written (recovery judged the last shoe again).
+        self.write_verdicts().await;
         loop {
             self.arm_window();
             let window = self.final_at;
@@ -271,6 +273,7 @@ impl Table {
                 self.absorb(seq, &record, &events);
                 self.publish(seq, record, &events);
                 self.events = events;
+                self.write_verdicts().await;
                 Some(seq)
             }
             Err(e) => {

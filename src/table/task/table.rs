@@ -68,6 +68,8 @@ pub struct Table {
     pub(super) currency: crate::currency::Currency,
     pub(super) metrics: Arc<Metrics>,
     pub(super) heartbeat: Arc<Heartbeat>,
+    /// The shoe-integrity watch (`integrity.rs`).
+    pub(super) shoes: super::integrity::ShoeWatch,
 }
 
 /// The metrics a row counts once it commits — before it is published, so whoever sees
