@@ -26,6 +26,7 @@ mod outage;
 mod publish;
 mod recovery;
 mod run;
+mod shoe_watch;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -34,7 +35,7 @@ pub use command::Command;
 pub use errors::{BetError, ClearError, DisputeError, SubmitError};
 pub use follower::Follower;
 pub use handle::TableHandle;
-pub use integrity::{IntegritySettings, MAX_HISTORY};
 pub use recovery::Recovered;
 pub use run::Watchdog;
+pub use shoe_watch::{IntegritySettings, MAX_HISTORY};
 pub use table::{DisputeSettings, Table, DELTA_BUFFER};

@@ -69,7 +69,7 @@ pub struct Table {
     pub(super) metrics: Arc<Metrics>,
     pub(super) heartbeat: Arc<Heartbeat>,
     /// The shoe-integrity watch (`integrity.rs`).
-    pub(super) shoes: super::integrity::ShoeWatch,
+    pub(super) shoes: super::shoe_watch::ShoeWatch,
 }
 
 /// The metrics a row counts once it commits — before it is published, so whoever sees
