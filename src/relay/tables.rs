@@ -268,6 +268,7 @@ async fn follow_once(
             .max(state.first_sequence)
             .max(1),
     };
+    feed.starts_at(start);
     let consumer = stream
         .create_consumer(consumer::pull::OrderedConfig {
             filter_subject: subject,

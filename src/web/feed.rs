@@ -293,6 +293,16 @@ impl PublicFeed {
         }
     }
 
+    /// A relay's feed that has relayed nothing yet starts reading its stream at message
+    /// `first`: its seeded view is then numbered `first - 1`, so a viewer who joins on that
+    /// view takes the first relayed message as the next one, not as a gap.
+    pub fn starts_at(&self, first: u64) {
+        let mut ring = self.lock();
+        if ring.n == 0 && ring.messages.is_empty() {
+            ring.n = first.saturating_sub(1);
+        }
+    }
+
     /// The newest message's id and number (`None` before the first).
     pub fn last(&self) -> Option<((u64, u32), u64)> {
         let ring = self.lock();
