@@ -24,7 +24,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use viewers::{percentile, proc_cpu_ticks, proc_rss_kb, raw_viewer, Stats};
+use viewers::{connect_paced, percentile, proc_cpu_ticks, proc_rss_kb, raw_viewer, Stats};
 
 fn start(args: &[&std::ffi::OsStr]) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
@@ -99,22 +99,11 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, bin: &std::path::Path) {
             assert!(Instant::now() < deadline, "the relay lists the table");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        let connect_start = Instant::now();
-        for i in 0..viewers {
+        let (connected, connect_s) = connect_paced(viewers, &ready, |_| {
             let (a, st, r) = (relay_addr.clone(), Arc::clone(&stats), Arc::clone(&ready));
             tokio::spawn(raw_viewer(a, "/ws/public?table=table-1".into(), st, r));
-            if i % 200 == 199 {
-                while ready.load(Ordering::SeqCst) + 400 < i as u64 {
-                    tokio::time::sleep(Duration::from_millis(5)).await;
-                }
-            }
-        }
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while (ready.load(Ordering::SeqCst) as usize) < viewers && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        let connected = ready.load(Ordering::SeqCst);
-        let connect_s = connect_start.elapsed().as_secs_f64();
+        })
+        .await;
         tokio::time::sleep(Duration::from_secs(2)).await;
         let (table0, relay0) = (proc_cpu_ticks(table_pid), proc_cpu_ticks(relay_pid));
         let rows0 = committed(&db).await;

@@ -26,7 +26,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use viewers::{percentile, proc_cpu_ticks, proc_rss_kb, raw_viewer, tungstenite_viewer, Stats};
+use viewers::{
+    connect_paced, percentile, proc_cpu_ticks, proc_rss_kb, raw_viewer, tungstenite_viewer, Stats,
+};
 
 fn start_server(dir: &std::path::Path, pace_ms: u64) -> (Child, String) {
     let text = croupier::table::config::DEFAULT_TOML
@@ -64,27 +66,15 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, raw: bool) {
     let stats = Arc::new(Stats::new());
     let ready = Arc::new(AtomicU64::new(0));
     let line = rt.block_on(async {
-        let connect_start = Instant::now();
-        for i in 0..viewers {
+        let (connected, connect_s) = connect_paced(viewers, &ready, |_| {
             let (a, st, r) = (addr.clone(), Arc::clone(&stats), Arc::clone(&ready));
             if raw {
                 tokio::spawn(raw_viewer(a, "/ws/public".into(), st, r));
             } else {
                 tokio::spawn(tungstenite_viewer(a, "/ws/public".into(), st, r));
             }
-            // Pace the handshakes a little (the listen backlog is finite).
-            if i % 200 == 199 {
-                while ready.load(Ordering::SeqCst) + 400 < i as u64 {
-                    tokio::time::sleep(Duration::from_millis(5)).await;
-                }
-            }
-        }
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while (ready.load(Ordering::SeqCst) as usize) < viewers && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        let connected = ready.load(Ordering::SeqCst);
-        let connect_s = connect_start.elapsed().as_secs_f64();
+        })
+        .await;
         tokio::time::sleep(Duration::from_secs(2)).await;
         let cpu0 = proc_cpu_ticks(pid);
         let me = std::process::id();

@@ -6,7 +6,7 @@
 use futures::StreamExt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -234,4 +234,28 @@ pub fn percentile(hist: &[u64], p: f64) -> usize {
         }
     }
     hist.len() - 1
+}
+
+/// Starts `viewers` viewers, `spawn(i)` each, pacing the handshakes (the listen backlog is
+/// finite), then waits up to a minute for `ready` to count them all: how many connected,
+/// and in how many seconds.
+pub async fn connect_paced(
+    viewers: usize,
+    ready: &AtomicU64,
+    mut spawn: impl FnMut(usize),
+) -> (u64, f64) {
+    let start = Instant::now();
+    for i in 0..viewers {
+        spawn(i);
+        if i % 200 == 199 {
+            while ready.load(Ordering::SeqCst) + 400 < i as u64 {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while (ready.load(Ordering::SeqCst) as usize) < viewers && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    (ready.load(Ordering::SeqCst), start.elapsed().as_secs_f64())
 }
