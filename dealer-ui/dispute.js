@@ -6,9 +6,9 @@
 const { el, renderDealer, renderSeats } = window.Table;
 
 // What the supervisor is composing (kept across re-renders of the live view). Everything
-// is entered by taps: seats and hands on the table's picture, cards from the list or the
-// card picker, reasons from presets or the on-screen keyboard (a hardware keyboard works
-// too).
+// is entered by taps: seats, hands and cards on the table's picture (cards from the list
+// too, held ones only there), what a misread card really is from the card picker,
+// reasons from presets or the on-screen keyboard (a hardware keyboard works too).
 const form = { op: "reject", index: null, to: "", seat: "", hand: "1", reason: "", raiseSeat: "", raiseReason: "",
   raising: false, keyboard: null };
 
@@ -96,6 +96,40 @@ function complete() {
   return true;
 }
 
+// The entry of `d.cards` a tap on the round's picture names. The k-th card shown in a
+// place is the k-th card dealt there, except in split hands (a split hand's first card
+// was dealt to the hand it came from), where the seat's card with the same code decides.
+// The face-down hole card cannot be named: the panel does not know what it is.
+function cardOnPicture(e, d) {
+  const tapped = e.target.closest("[data-card]");
+  if (!tapped || tapped.dataset.card === "back") return null;
+  const code = tapped.dataset.card;
+  const seat = tapped.closest("[data-seat]"), hand = tapped.closest("[data-hand]");
+  const place = seat ? "seat " + seat.dataset.seat + ", hand " + (Number(hand ? hand.dataset.hand : 0) + 1) : "the dealer";
+  const k = [...tapped.parentElement.querySelectorAll("[data-card]")].indexOf(tapped);
+  const here = d.cards.filter((c) => !c.held && c.place === place);
+  if (here[k] && here[k].card === code) return here[k];
+  const inSeat = (c) => seat ? (c.place || "").startsWith("seat " + seat.dataset.seat + ",") : c.place === place;
+  return d.cards.find((c) => !c.held && c.card === code && inSeat(c)) || null;
+}
+
+// The round as it stood when play halted, to tap the disputed card on.
+function cardPicture(d, rerender) {
+  const t = { round: d.frozen, last_result: null, betting: { open: false, bets: [] } };
+  const picked = d.cards.find((c) => c.index === form.index);
+  const picture = el("div", { class: "preview", id: "card-picture", onclick: (e) => {
+    const c = cardOnPicture(e, d);
+    if (c) { form.index = c.index; rerender(); }
+  } }, renderDealer(t), renderSeats(t, 7, null, null));
+  for (const shown of picture.querySelectorAll("[data-card]")) {
+    const c = cardOnPicture({ target: shown }, d);
+    if (c && c.index === form.index) shown.classList.add("picked");
+  }
+  return [el("div", { class: "row", id: "picked-card" }, "The card: ",
+    picked ? picked.card + " (" + (picked.held ? "held" : picked.place || "?") + ")" : "? (tap it on the table or in the list)"),
+  picture];
+}
+
 function cardList(d, rerender) {
   const needsCard = ["void", "correct", "move"].includes(form.op);
   return el("div", { class: "dispute-cards", id: "dispute-cards" }, d.cards.map((c) =>
@@ -148,7 +182,9 @@ function overlay(v, post, rerender, me) {
   const ops = el("div", { class: "presets", id: "resolution-op" }, OPS.map(([op, label]) =>
     el("button", { class: "btn small" + (form.op === op ? " picked" : ""), "data-op": op, "aria-pressed": form.op === op ? "true" : "false",
       onclick: () => { form.op = op; rerender(); } }, label)));
-  box.append(ops, cardList(d, rerender));
+  box.append(ops);
+  if (["void", "correct", "move"].includes(form.op)) box.append(...cardPicture(d, rerender));
+  box.append(cardList(d, rerender));
   if (form.op === "correct") box.append(cardPicker(rerender));
   if (form.op === "move") {
     const t = { round: d.frozen, last_result: null, betting: { open: false, bets: [] } };

@@ -209,7 +209,25 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         panel
             .tap("[data-op=\"void\"]")
             .await;
-        panel.tap("[data-card-index=\"3\"]").await;
+        // This time the card is tapped on the table's picture: 2D, seat 1's second card.
+        panel.tap("[data-card-index=\"0\"]").await;
+        panel.tap("#card-picture [data-seat=\"1\"] [data-card=\"2D\"]").await;
+        assert_eq!(
+            panel
+                .eval("document.querySelector('[data-card-index=\"3\"]').classList.contains('picked')")
+                .await,
+            json!(true),
+            "the card tapped on the picture is the one picked"
+        );
+        assert!(panel.text("#picked-card").await.contains("2D (seat 1, hand 1)"));
+        assert_eq!(
+            panel
+                .eval("[...document.querySelectorAll('#card-picture .card.picked')].map((c) => c.dataset.card)")
+                .await,
+            json!(["2D"]),
+            "the picture marks the picked card, and only it"
+        );
+        panel.screenshot(&out.join("dispute-800x480-card-picked.png")).await;
         keyboard(&panel, "reason", "exposed on camera").await;
         assert_eq!(
             panel.eval("document.querySelector('#resolution-reason').value").await,
