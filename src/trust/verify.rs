@@ -1,0 +1,287 @@
+//! `croupier verify-results FILE`: checks a saved public history.
+//!
+//! The file is what a viewer saves: the public messages, one JSON object per line, as
+//! `/ws/public` sends them (or `/sse/public`'s `data:` lines, or the broker's
+//! `croupier.<table>.public` subject). Blank lines are skipped. Checked:
+//!
+//! - every `view` message names the same table key (`view.table_key`), and the key given
+//!   on the command line if any;
+//! - a round's commitment (`view.round.seal`) never changes, and every reveal opens it;
+//! - every `result` message carries a signature that verifies with the table key, over a
+//!   statement whose result is the message's own result and whose seal opens the
+//!   commitment published while the card lay face down, to the dealer's second card;
+//! - the log heads the statements name never go back: each result's head is beyond the
+//!   last one (the same head again is a repeated message), and round numbers never go
+//!   below the last settled round (a resolution re-settles the last round itself). A log
+//!   cut back and played on from there shows as a head or a round going backwards.
+
+use super::attest::{self, Signed, Statement};
+use super::seal::{self, Seal};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// What a check found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    /// The table key the history was checked with.
+    pub key: Option<String>,
+    /// Signed results that verified.
+    pub results: usize,
+    /// Seals opened by their reveal and matched to a signed result.
+    pub seals: usize,
+    /// The first and last log head seen.
+    pub heads: Option<(u64, u64)>,
+    /// Every problem, with its line.
+    pub problems: Vec<String>,
+}
+
+impl Report {
+    /// Whether nothing was wrong (and something was checked).
+    pub fn ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+#[derive(Deserialize)]
+struct Line {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    view: Option<ViewPart>,
+    #[serde(default)]
+    result: Option<serde_json::Value>,
+    #[serde(default)]
+    signed: Option<Signed>,
+}
+
+#[derive(Deserialize)]
+struct ViewPart {
+    table: String,
+    #[serde(default)]
+    table_key: Option<String>,
+    round: RoundPart,
+}
+
+#[derive(Deserialize)]
+struct RoundPart {
+    number: u64,
+    #[serde(default)]
+    seal: Option<Seal>,
+}
+
+/// The state of a check, line by line.
+struct Checker {
+    report: Report,
+    key: Option<ed25519_dalek::VerifyingKey>,
+    table: Option<String>,
+    commitments: BTreeMap<u64, String>,
+    last: Option<(u64, String, u64)>,
+}
+
+/// Checks the saved history `text`, with `key` (hex) if given.
+pub fn verify_history(text: &str, key: Option<&str>) -> Report {
+    let mut c = Checker {
+        report: Report::default(),
+        key: None,
+        table: None,
+        commitments: BTreeMap::new(),
+        last: None,
+    };
+    if let Some(k) = key {
+        c.set_key(0, k);
+    }
+    for (i, raw) in text.lines().enumerate() {
+        let raw = raw.trim();
+        let raw = raw.strip_prefix("data:").map_or(raw, str::trim);
+        if raw.is_empty() {
+            continue;
+        }
+        let line_no = i + 1;
+        match serde_json::from_str::<Line>(raw) {
+            Ok(line) => c.line(line_no, line),
+            Err(e) => c.problem(line_no, format!("not a public message: {e}")),
+        }
+    }
+    if c.report.results == 0 && c.report.problems.is_empty() {
+        c.report
+            .problems
+            .push("no signed result in the file: nothing was verified".into());
+    }
+    c.report
+}
+
+impl Checker {
+    fn problem(&mut self, line: usize, what: String) {
+        self.report.problems.push(format!("line {line}: {what}"));
+    }
+
+    fn set_key(&mut self, line: usize, hex_key: &str) {
+        match &self.report.key {
+            Some(k) if k == hex_key => {}
+            Some(k) => {
+                let k = k.clone();
+                self.problem(line, format!("the table key changed from {k} to {hex_key}"))
+            }
+            None => match attest::verifying_key(hex_key) {
+                Ok(vk) => {
+                    self.key = Some(vk);
+                    self.report.key = Some(hex_key.to_string());
+                }
+                Err(e) => self.problem(line, e.to_string()),
+            },
+        }
+    }
+
+    fn line(&mut self, n: usize, line: Line) {
+        match line.kind.as_str() {
+            "view" => {
+                if let Some(view) = line.view {
+                    self.view(n, view);
+                }
+            }
+            "result" => self.result(n, line.result, line.signed),
+            _ => {}
+        }
+    }
+
+    fn table(&mut self, n: usize, table: &str) {
+        match &self.table {
+            Some(t) if t != table => {
+                let t = t.clone();
+                self.problem(n, format!("another table: {table} (the history is {t}'s)"));
+            }
+            Some(_) => {}
+            None => self.table = Some(table.to_string()),
+        }
+    }
+
+    fn commitment(&mut self, n: usize, round: u64, commitment: &str) {
+        match self.commitments.get(&round) {
+            Some(c) if c != commitment => self.problem(
+                n,
+                format!("round {round}'s commitment changed from {c} to {commitment}"),
+            ),
+            Some(_) => {}
+            None => {
+                self.commitments.insert(round, commitment.to_string());
+            }
+        }
+    }
+
+    fn view(&mut self, n: usize, view: ViewPart) {
+        self.table(n, &view.table);
+        if let Some(k) = &view.table_key {
+            self.set_key(n, k);
+        }
+        if let Some(s) = &view.round.seal {
+            let round = view.round.number;
+            self.commitment(n, round, &s.commitment);
+            if let Err(e) = seal::check(s, &view.table, round) {
+                self.problem(n, format!("tampered reveal: {e}"));
+            }
+        }
+    }
+
+    fn result(&mut self, n: usize, result: Option<serde_json::Value>, signed: Option<Signed>) {
+        let round = result
+            .as_ref()
+            .and_then(|r| r.get("round"))
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0);
+        let Some(signed) = signed else {
+            self.problem(n, format!("round {round}'s result is not signed"));
+            return;
+        };
+        let Some(key) = self.key else {
+            self.problem(
+                n,
+                "no table key yet (no view before the first result; give --key)".into(),
+            );
+            return;
+        };
+        let statement = match attest::verify(&key, &signed) {
+            Ok(s) => s,
+            Err(e) => {
+                self.problem(n, format!("round {round}'s result: {e}"));
+                return;
+            }
+        };
+        if serde_json::to_value(&statement.result).ok() != result {
+            self.problem(
+                n,
+                format!("round {round}'s result is not the one its signature covers"),
+            );
+            return;
+        }
+        self.table(n, &statement.table);
+        if let Some(s) = &statement.seal {
+            self.signed_seal(n, &statement, s);
+        }
+        self.head(n, &statement);
+        self.report.results += 1;
+    }
+
+    fn signed_seal(&mut self, n: usize, st: &Statement, s: &Seal) {
+        let round = st.round;
+        let seen = self.commitments.get(&round).cloned();
+        self.commitment(n, round, &s.commitment);
+        match seal::check(s, &st.table, round) {
+            Ok(true) => {}
+            Ok(false) => {
+                self.problem(n, format!("round {round}'s signed seal is not opened"));
+                return;
+            }
+            Err(e) => {
+                self.problem(n, format!("tampered reveal: {e}"));
+                return;
+            }
+        }
+        if st.result.dealer_cards.get(1).copied() != s.card {
+            self.problem(
+                n,
+                format!("round {round}: the revealed card is not the dealer's second card"),
+            );
+            return;
+        }
+        if seen.is_some() {
+            self.report.seals += 1;
+        }
+    }
+
+    fn head(&mut self, n: usize, st: &Statement) {
+        let head = (st.head.seq, st.head.hash.clone(), st.round);
+        if let Some((seq, hash, round)) = self.last.clone() {
+            if head.0 == seq && head.1 != hash {
+                self.problem(
+                    n,
+                    format!(
+                        "the log forked: seq {seq} has two hashes ({hash} and {})",
+                        head.1
+                    ),
+                );
+            } else if head.0 < seq {
+                self.problem(
+                    n,
+                    format!(
+                        "truncated log: round {}'s head is seq {}, behind seq {seq} (round {round}) already signed",
+                        head.2, head.0
+                    ),
+                );
+            } else if head.2 < round {
+                self.problem(
+                    n,
+                    format!(
+                        "truncated log: round {} settled after round {round} (round numbers went back)",
+                        head.2
+                    ),
+                );
+            }
+        }
+        let first = self.report.heads.map_or(head.0, |(f, _)| f);
+        let last = self.last.as_ref().map_or(head.0, |l| l.0.max(head.0));
+        self.report.heads = Some((first, last));
+        if self.last.as_ref().map_or(true, |l| head.0 >= l.0) {
+            self.last = Some(head);
+        }
+    }
+}
