@@ -58,8 +58,8 @@ function render() {
       el("section", { class: "play" }, dealerWithSeal(view), renderSeats(view, seats, null, null)),
       el("aside", { id: "results" }, el("h2", {}, "Results"),
         results.length ? results.slice(-8).reverse().map(resultRow) : el("div", { class: "result" }, "no results yet"))),
-    trust.alarms.length ? el("div", { id: "trust-alarm", class: "trust-alarm", role: "alert" },
-      el("strong", {}, "\u26A0 Verification failed: "), trust.alarms.join("; ")) : null);
+    ...(trust.alarms.length ? [el("div", { id: "trust-alarm", class: "trust-alarm", role: "alert" },
+      el("strong", {}, "\u26A0 Verification failed: "), trust.alarms.join("; "))] : []));
 }
 
 function dealerWithSeal(view) {
