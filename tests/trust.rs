@@ -174,7 +174,11 @@ async fn a_saved_history_verifies_and_every_tampering_is_caught() {
         let (ok, out) = verify(&lines);
         assert!(ok, "{out}");
         assert!(
-            out.contains(&format!("verified: {} signed results", results.len())),
+            out.contains(&format!(
+                "verified: {} signed results, {} sealed cards opened",
+                results.len(),
+                hidden.len()
+            )),
             "{out}"
         );
         let pinned = croupier(

@@ -27,7 +27,8 @@ pub struct Report {
     pub key: Option<String>,
     /// Signed results that verified.
     pub results: usize,
-    /// Seals opened by their reveal and matched to a signed result.
+    /// Seals published while their card lay face down, then opened and matched to a
+    /// signed result.
     pub seals: usize,
     /// The first and last log head seen.
     pub heads: Option<(u64, u64)>,
@@ -75,6 +76,8 @@ struct Checker {
     key: Option<ed25519_dalek::VerifyingKey>,
     table: Option<String>,
     commitments: BTreeMap<u64, String>,
+    /// Rounds whose commitment was seen while the card lay face down.
+    hidden: std::collections::BTreeSet<u64>,
     last: Option<(u64, String, u64)>,
 }
 
@@ -85,6 +88,7 @@ pub fn verify_history(text: &str, key: Option<&str>) -> Report {
         key: None,
         table: None,
         commitments: BTreeMap::new(),
+        hidden: Default::default(),
         last: None,
     };
     if let Some(k) = key {
@@ -176,8 +180,12 @@ impl Checker {
         if let Some(s) = &view.round.seal {
             let round = view.round.number;
             self.commitment(n, round, &s.commitment);
-            if let Err(e) = seal::check(s, &view.table, round) {
-                self.problem(n, format!("tampered reveal: {e}"));
+            match seal::check(s, &view.table, round) {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.hidden.insert(round);
+                }
+                Err(e) => self.problem(n, format!("tampered reveal: {e}")),
             }
         }
     }
@@ -223,7 +231,6 @@ impl Checker {
 
     fn signed_seal(&mut self, n: usize, st: &Statement, s: &Seal) {
         let round = st.round;
-        let seen = self.commitments.get(&round).cloned();
         self.commitment(n, round, &s.commitment);
         match seal::check(s, &st.table, round) {
             Ok(true) => {}
@@ -243,7 +250,7 @@ impl Checker {
             );
             return;
         }
-        if seen.is_some() {
+        if self.hidden.contains(&round) {
             self.report.seals += 1;
         }
     }
