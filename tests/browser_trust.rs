@@ -8,6 +8,7 @@
 //!
 //! Without chromium the test is skipped locally, and fails under CI (`CI` set).
 
+#[allow(dead_code)] // `tap`: this test only reads the public page
 #[path = "support/cdp.rs"]
 mod cdp;
 mod common;
