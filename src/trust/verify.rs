@@ -292,3 +292,111 @@ impl Checker {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::RoundResult;
+    use crate::trust::attest::{sign, Head};
+    use crate::trust::TableKeys;
+    use serde_json::json;
+
+    fn keys() -> TableKeys {
+        TableKeys::from_secrets([4; 32], [5; 32])
+    }
+
+    /// A view of `round` with its sealed card (hidden or opened) and a signed result line.
+    fn round_lines(keys: &TableKeys, round: u64, seq: u64, hash: &str) -> Vec<String> {
+        let hole = "9H".parse().expect("card");
+        let hidden = crate::trust::seal::seal_hole(keys, "t1", round, hole, false);
+        let opened = crate::trust::seal::seal_hole(keys, "t1", round, hole, true);
+        let view = |seal: &Seal| {
+            json!({"type": "view", "view": {"table": "t1", "table_key": keys.public_hex(),
+                   "round": {"number": round, "seal": seal}}})
+            .to_string()
+        };
+        let result = RoundResult {
+            round,
+            shoe: 1,
+            dealer_cards: vec!["TS".parse().expect("card"), hole],
+            dealer_total: 19,
+            dealer_natural: false,
+            hands: Vec::new(),
+            bets: Vec::new(),
+            burned: Vec::new(),
+            cancelled: false,
+        };
+        let signed = sign(
+            keys,
+            &Statement {
+                v: 1,
+                table: "t1".into(),
+                round,
+                result: result.clone(),
+                seal: Some(opened.clone()),
+                head: Head {
+                    seq,
+                    hash: hash.into(),
+                },
+            },
+        );
+        vec![
+            view(&hidden),
+            view(&opened),
+            json!({"type": "result", "result": result, "signed": signed}).to_string(),
+        ]
+    }
+
+    #[test]
+    fn heads_that_go_back_or_fork_are_caught() {
+        let k = keys();
+        let good: Vec<String> = [(1, 10, "aa"), (2, 20, "bb"), (3, 30, "cc")]
+            .iter()
+            .flat_map(|&(r, s, h)| round_lines(&k, r, s, h))
+            .collect();
+        let report = verify_history(&good.join("\n"), None);
+        assert!(report.ok(), "{:?}", report.problems);
+        assert_eq!((report.results, report.seals), (3, 3));
+        assert_eq!(report.heads, Some((10, 30)));
+        // The same messages again (a viewer that reconnected) are fine.
+        let again = [good.clone(), good[6..].to_vec()].concat();
+        assert!(verify_history(&again.join("\n"), None).ok());
+        // Round 3 again at a lower head: the log was cut back and played on.
+        let cut = [good.clone(), round_lines(&k, 3, 25, "dd")].concat();
+        let report = verify_history(&cut.join("\n"), None);
+        assert!(
+            report.problems.iter().any(|p| p.contains("truncated log")),
+            "{report:?}"
+        );
+        // The same head with another hash: a fork.
+        let fork = [good.clone(), round_lines(&k, 4, 30, "ee")].concat();
+        let report = verify_history(&fork.join("\n"), None);
+        assert!(
+            report.problems.iter().any(|p| p.contains("forked")),
+            "{report:?}"
+        );
+        // A round below the last one at a later head: played on from a cut log.
+        let back = [good.clone(), round_lines(&k, 2, 40, "ff")].concat();
+        let report = verify_history(&back.join("\n"), None);
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| p.contains("round numbers went back")),
+            "{report:?}"
+        );
+        // Another table key halfway through.
+        let other = TableKeys::from_secrets([6; 32], [5; 32]);
+        let swapped = [good.clone(), round_lines(&other, 4, 50, "11")].concat();
+        let report = verify_history(&swapped.join("\n"), None);
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| p.contains("table key changed")),
+            "{report:?}"
+        );
+        // Nothing to verify is not a success.
+        assert!(!verify_history("", None).ok());
+    }
+}
