@@ -17,7 +17,7 @@ function sealBadge(round) {
   if (!s) return null;
   const state = !trust.available ? "unchecked" : trust.seals[round.number] || "checking";
   const text = {
-    sealed: "\u{1F512} hole card sealed " + s.commitment.slice(0, 8),
+    sealed: "hole card sealed \u00b7 " + s.commitment.slice(0, 8),
     verified: "\u2713 hole card seal verified",
     mismatch: "\u26A0 SEAL MISMATCH",
     checking: "checking the seal\u2026",
