@@ -6,11 +6,38 @@ let view = null, conn = "connecting", lastId = null;
 const results = [];
 // Round -> "provisional" | "final": a result may be disputed until its window closes.
 const status = {};
+// The browser's own checks of the sealed hole card and the signed results (trust.js).
+const trust = new window.Trust.Checker(() => render());
+window.publicTrust = trust;
+
+// The seal of the round on the table: committed while the card lies face down, verified
+// once its reveal opens the commitment; anything else is an alarm.
+function sealBadge(round) {
+  const s = round.seal;
+  if (!s) return null;
+  const state = !trust.available ? "unchecked" : trust.seals[round.number] || "checking";
+  const text = {
+    sealed: "hole card sealed \u00b7 " + s.commitment.slice(0, 8),
+    verified: "\u2713 hole card seal verified",
+    mismatch: "\u26A0 SEAL MISMATCH",
+    checking: "checking the seal\u2026",
+    unchecked: "seal not checked (this page needs HTTPS)",
+  }[state];
+  return el("div", { id: "seal", class: "seal " + state, "data-state": state, title: "commitment " + s.commitment }, text);
+}
+
+function sigBadge(round) {
+  if (!trust.available) return null;
+  const state = trust.sigs[round] || "checking";
+  const text = { verified: "\u2713 signed", invalid: "\u26A0 BAD SIGNATURE", unsigned: "\u26A0 unsigned", checking: "\u2026" }[state];
+  return el("span", { class: "sig " + state, "data-sig": state }, " " + text);
+}
 
 function resultRow(r) {
   return el("div", { class: "result", "data-round": r.round, "data-status": status[r.round] || "final" },
     el("strong", {}, "Round " + r.round), r.cancelled ? " (cancelled, bets refunded)" : "", ": dealer " + r.dealer_total,
     status[r.round] === "provisional" ? el("span", { class: "badge provisional" }, " provisional") : null,
+    sigBadge(r.round),
     el("div", {}, r.hands.map(h => "seat " + h.seat + (h.hand ? "/" + (h.hand + 1) : "") + " " + h.outcome.replace("_", " ") + " " + money(h.returned)).join(" \u00b7 ")));
 }
 
@@ -28,9 +55,18 @@ function render() {
       el("span", { id: "conn", class: "conn " + conn }, conn === "live" ? "live" : conn + "…"),
       renderShoe(view)),
     el("main", {},
-      el("section", { class: "play" }, renderDealer(view), renderSeats(view, seats, null, null)),
+      el("section", { class: "play" }, dealerWithSeal(view), renderSeats(view, seats, null, null)),
       el("aside", { id: "results" }, el("h2", {}, "Results"),
-        results.length ? results.slice(-8).reverse().map(resultRow) : el("div", { class: "result" }, "no results yet"))));
+        results.length ? results.slice(-8).reverse().map(resultRow) : el("div", { class: "result" }, "no results yet"))),
+    ...(trust.alarms.length ? [el("div", { id: "trust-alarm", class: "trust-alarm", role: "alert" },
+      el("strong", {}, "\u26A0 Verification failed: "), trust.alarms.join("; "))] : []));
+}
+
+function dealerWithSeal(view) {
+  const box = renderDealer(view);
+  const seal = sealBadge(view.round);
+  if (seal) box.append(seal);
+  return box;
 }
 
 // Every message as received (the last 500), for inspection.
@@ -38,7 +74,9 @@ window.publicLog = [];
 // On a relay (`croupier relay`) the page is /public?table=ID and so is its socket.
 const table = new URLSearchParams(location.search).get("table");
 const query = () => [table ? "table=" + encodeURIComponent(table) : "", lastId ? "after=" + lastId : ""].filter(Boolean).join("&");
-window.publicSocket = liveSocket(() => "/ws/public" + (query() ? "?" + query() : ""), (m) => {
+// Every message goes through here (tests feed altered copies to see the alarm).
+window.publicOnMessage = (m) => {
+  trust.message(m);
   window.publicLog.push(m);
   if (window.publicLog.length > 500) window.publicLog.shift();
   lastId = m.id;
@@ -56,5 +94,7 @@ window.publicSocket = liveSocket(() => "/ws/public" + (query() ? "?" + query() :
     status[m.round] = "final";
   }
   render();
-}, (s) => { conn = s; render(); });
+};
+window.publicSocket = liveSocket(() => "/ws/public" + (query() ? "?" + query() : ""), window.publicOnMessage,
+  (s) => { conn = s; render(); });
 render();

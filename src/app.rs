@@ -243,6 +243,22 @@ pub async fn run_with_clock(
     table.set_disputes(config.disputes.settings());
     table.set_integrity(config.integrity.settings());
     table.set_currency(config.table.currency());
+    // The keys that seal the hole card and sign results, beside the database: without
+    // them the table still plays, and its results go out unsigned (viewers see that).
+    let trust = match crate::trust::TableKeys::load_or_create(&crate::trust::keys::path_for(
+        &config.store.path,
+    )) {
+        Ok(keys) => {
+            let keys = Arc::new(keys);
+            info!(table = %id, key = %keys.public_hex(), "table key (results are signed with it)");
+            table.set_trust(Arc::clone(&keys));
+            Some(keys)
+        }
+        Err(e) => {
+            error!(table = %id, error = %e, "no table key: results are NOT signed, the hole card is NOT sealed");
+            None
+        }
+    };
     // Opened (and preallocated) now, while the disk has room: what the store cannot take
     // later goes here.
     match crate::store::spill::Spill::open(&crate::store::spill::path_for(&config.store.path)) {
@@ -353,7 +369,7 @@ pub async fn run_with_clock(
     }
 
     // 6. The broker publisher (`[publish]`): follows the committed log on its own.
-    let publisher = start_publisher(&config, &variant, &handle);
+    let publisher = start_publisher(&config, &variant, &handle, trust.as_ref());
 
     // 7. HTTP.
     let mut state = web::AppState::new(
@@ -443,6 +459,7 @@ fn start_publisher(
     config: &TableConfig,
     variant: &Arc<crate::engine::Variant>,
     handle: &TableHandle,
+    trust: Option<&Arc<crate::trust::TableKeys>>,
 ) -> Option<(Arc<crate::publish::PublishStatus>, JoinHandle<()>)> {
     let publish = config.publish.clone()?;
     info!(table = %config.table.id, url = %publish.nats_url, "publishing to the broker");
@@ -452,6 +469,7 @@ fn start_publisher(
         variant_name: config.table.variant.clone(),
         variant: Arc::clone(variant),
         disputes: config.disputes.settings(),
+        trust: trust.cloned(),
     };
     Some(crate::publish::outbox::start(
         publish,

@@ -27,4 +27,5 @@ pub mod sim;
 pub mod store;
 pub mod systemd;
 pub mod table;
+pub mod trust;
 pub mod web;

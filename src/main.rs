@@ -133,6 +133,17 @@ enum Command {
     },
     /// Runs a simulated card shoe on a pseudo-terminal (see drivers/src/sim).
     SimShoe(croupier_drivers::sim::SimShoeArgs),
+    /// Checks a saved public history (the public messages, one JSON object per line):
+    /// signatures, sealed hole cards, and log heads that never go back. Exit 0: all good;
+    /// 1: something is wrong (every problem is listed); 2: the file cannot be read.
+    VerifyResults {
+        /// The saved messages (`-` for stdin).
+        file: PathBuf,
+        /// The table's public key (hex), e.g. from `GET /api/table-key`; default: the one
+        /// the history's views carry.
+        #[arg(long)]
+        key: Option<String>,
+    },
     /// Accounts (dealer, supervisor, admin), straight on the database: works while the
     /// service runs; every change is recorded in the audit log as `cli:<unix user>`.
     User {
@@ -367,6 +378,7 @@ fn main() -> ExitCode {
                 with_runtime(user_commands::audit_export(config, db, since))
             }
         },
+        Command::VerifyResults { file, key } => verify_results(&file, key.as_deref()),
         Command::SimShoe(args) => with_runtime(async move {
             commands::init_logs();
             match croupier_drivers::sim::run(args).await {
@@ -384,6 +396,44 @@ fn with_runtime(f: impl std::future::Future<Output = ExitCode>) -> ExitCode {
     {
         Ok(rt) => rt.block_on(f),
         Err(e) => fail(format!("cannot start the runtime: {e}")),
+    }
+}
+
+fn verify_results(file: &std::path::Path, key: Option<&str>) -> ExitCode {
+    let text = if file.as_os_str() == "-" {
+        let mut text = String::new();
+        match std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+            Ok(_) => text,
+            Err(e) => return fail(format!("stdin: {e}")),
+        }
+    } else {
+        match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) => return fail(format!("{}: {e}", file.display())),
+        }
+    };
+    let report = croupier::trust::verify::verify_history(&text, key);
+    let heads = report
+        .heads
+        .map_or("none".to_string(), |(a, b)| format!("seq {a} to {b}"));
+    let key = report.key.as_deref().unwrap_or("unknown");
+    if report.ok() {
+        println!(
+            "verified: {} signed results, {} sealed cards opened, log heads {heads}, table key {key}",
+            report.results, report.seals
+        );
+        ExitCode::SUCCESS
+    } else {
+        for p in &report.problems {
+            println!("FAILED {p}");
+        }
+        println!(
+            "{} problems; {} signed results verified, {} sealed cards opened, table key {key}",
+            report.problems.len(),
+            report.results,
+            report.seals
+        );
+        ExitCode::from(1)
     }
 }
 

@@ -98,6 +98,7 @@ const MATRIX: &[(&str, &str, &str, Access)] = &[
     ("GET", "/api/openapi.json", "/api/openapi.json", P),
     ("GET", "/api/public", "/api/public", P),
     ("GET", "/api/results", "/api/results", P),
+    ("GET", "/api/table-key", "/api/table-key", P),
     ("POST", "/api/login", "/api/login", P),
     ("GET", "/healthz", "/healthz", P),
     ("GET", "/readyz", "/readyz", P),

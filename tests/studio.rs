@@ -121,13 +121,18 @@ impl Table {
         let variant = Arc::new(config.variant().expect("variant"));
         let reader = Reader::open(&self.db).await.expect("reader");
         let log = reader.log(&self.id).await.expect("the log verifies");
+        // Sealed and signed with the table's own key file, as its publisher does.
+        let keys =
+            croupier::trust::TableKeys::load_or_create(&croupier::trust::keys::path_for(&self.db))
+                .expect("the table's key");
         let mut fold = PublicFold::new(
             &self.id,
             &config.table.name,
             &config.table.variant,
             variant,
             config.disputes.settings(),
-        );
+        )
+        .with_trust(Arc::new(keys));
         let mut stream = Vec::new();
         for row in &log {
             for draft in fold.row(row).expect("replays") {

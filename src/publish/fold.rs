@@ -23,6 +23,7 @@
 use crate::engine::{Event, RoundResult, Variant};
 use crate::store::{LogRow, Record};
 use crate::table::{DisputeSettings, Follower};
+use crate::trust::{Signed, TableKeys};
 use crate::web::feed::{encode, Body};
 use crate::web::view::{public_view, PublicView};
 use std::sync::Arc;
@@ -43,8 +44,9 @@ pub struct Draft {
 pub enum What {
     /// The public view (without its last result).
     View(Box<PublicView>),
-    /// A settled round's result, and whether it is still provisional.
-    Result(RoundResult, bool),
+    /// A settled round's result, whether it is still provisional, and its signed
+    /// statement (none without table keys).
+    Result(RoundResult, bool, Option<Signed>),
     /// A round's result became final.
     Final(u64),
 }
@@ -62,9 +64,10 @@ impl Draft {
                 view,
                 resync: false,
             },
-            What::Result(result, provisional) => Body::Result {
+            What::Result(result, provisional, signed) => Body::Result {
                 result,
                 provisional: *provisional,
+                signed: signed.as_ref(),
             },
             What::Final(round) => Body::Final { round: *round },
         };
@@ -91,6 +94,13 @@ impl PublicFold {
             follower: Follower::new(table, name, variant_name, variant, disputes),
             last: None,
         }
+    }
+
+    /// Seals and signs with the table's keys, as the table itself does (its key file,
+    /// `trust::keys`): the published stream is then the table's own, signatures included.
+    pub fn with_trust(mut self, keys: Arc<TableKeys>) -> PublicFold {
+        self.follower.set_trust(keys);
+        self
     }
 
     /// The last row folded.
@@ -126,10 +136,11 @@ impl PublicFold {
             // Keep what a late joiner gets current (a result alone changes it).
             last.last_result = view.last_result;
         }
+        let mut signed = self.follower.attest(row, &events).into_iter();
         for e in &events {
             if let Event::RoundSettled(result) = e {
                 let provisional = snapshot.provisional == Some(result.round);
-                what.push(What::Result((**result).clone(), provisional));
+                what.push(What::Result((**result).clone(), provisional, signed.next()));
             }
         }
         if let Record::Final { round } = &row.record {

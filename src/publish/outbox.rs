@@ -45,6 +45,8 @@ pub struct TableInfo {
     pub variant: Arc<Variant>,
     /// The dispute settings (they decide what is provisional).
     pub disputes: DisputeSettings,
+    /// The table's keys: the published stream seals and signs as the table does.
+    pub trust: Option<Arc<crate::trust::TableKeys>>,
 }
 
 /// A pass failed.
@@ -186,13 +188,17 @@ impl Publisher {
         // Re-fold to the first row whose messages may be missing.
         let start = held.log.min(held.public.0.saturating_sub(1));
         if self.fold.as_ref().map_or(true, |f| f.seq() > start) {
-            self.fold = Some(PublicFold::new(
+            let fold = PublicFold::new(
                 &id,
                 &self.info.name,
                 &self.info.variant_name,
                 Arc::clone(&self.info.variant),
                 self.info.disputes,
-            ));
+            );
+            self.fold = Some(match &self.info.trust {
+                Some(keys) => fold.with_trust(Arc::clone(keys)),
+                None => fold,
+            });
         }
         let fold = self.fold.as_mut().ok_or_else(|| broker("no fold"))?;
         while fold.seq() < start {

@@ -173,6 +173,8 @@ pub struct LogRow {
     pub at_ms: i64,
     /// The record.
     pub record: Record,
+    /// The row's chain hash (lowercase hex): the log's head once this row is the last.
+    pub hash: String,
 }
 
 /// The chained hash of one row.
@@ -491,6 +493,11 @@ impl Store {
         }
     }
 
+    /// The log's head: the last row's chain hash (lowercase hex).
+    pub fn head_hash(&self) -> String {
+        hex::encode(self.last_hash)
+    }
+
     /// Re-reads and verifies the whole log after a failed write, and positions the writer
     /// after its last row: whatever the failed write left (nothing, or a row that did
     /// commit after all), the log on disk is what counts.
@@ -686,7 +693,12 @@ async fn read_log(
             return Err(broken(format!("kind {kind:?} does not match the payload")));
         }
         prev = expect;
-        log.push(LogRow { seq, at_ms, record });
+        log.push(LogRow {
+            seq,
+            at_ms,
+            record,
+            hash: hex::encode(expect),
+        });
     }
     Ok((log, prev))
 }

@@ -80,6 +80,7 @@ impl OutboxDb {
         for r in &rows {
             let seq = u64::try_from(r.try_get::<i64, _>("seq")?).unwrap_or(0);
             let payload: String = r.try_get("payload")?;
+            let hash = hex::encode(r.try_get::<Vec<u8>, _>("hash")?);
             let record: Record = serde_json::from_str(&payload).map_err(|e| StoreError::Chain {
                 seq,
                 why: format!("unreadable payload: {e}"),
@@ -89,10 +90,11 @@ impl OutboxDb {
                     seq,
                     at_ms: r.try_get("at_ms")?,
                     record,
+                    hash: hash.clone(),
                 },
                 kind: r.try_get("kind")?,
                 payload,
-                hash: hex::encode(r.try_get::<Vec<u8>, _>("hash")?),
+                hash,
             });
         }
         Ok(out)

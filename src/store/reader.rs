@@ -119,7 +119,7 @@ impl Reader {
             let result: Option<String> = row.try_get("result")?;
             let integrity: Option<String> = row.try_get("integrity")?;
             let events = sqlx::query(
-                "SELECT seq, payload, at_ms FROM events WHERE table_id = ? AND seq >= ? \
+                "SELECT seq, payload, at_ms, hash FROM events WHERE table_id = ? AND seq >= ? \
                  AND seq <= ? ORDER BY seq",
             )
             .bind(table)
@@ -135,6 +135,7 @@ impl Reader {
                     seq: u64::try_from(e.try_get::<i64, _>("seq")?).unwrap_or(0),
                     at_ms: e.try_get("at_ms")?,
                     record: serde_json::from_str(&payload)?,
+                    hash: hex::encode(e.try_get::<Vec<u8>, _>("hash")?),
                 });
             }
             rounds.push(RecalledRound {

@@ -90,6 +90,10 @@ pub struct RoundView {
     /// people shows it as a card back while this is true.
     #[serde(default)]
     pub hole_hidden: bool,
+    /// The face-down card's seal (`trust::seal`): its commitment from the deal, the card
+    /// and nonce once it is turned over; `None` without one or without table keys.
+    #[serde(default)]
+    pub seal: Option<crate::trust::Seal>,
 }
 
 impl RoundView {
@@ -267,6 +271,9 @@ pub struct Snapshot {
     /// The last finished shoe's integrity verdict (a supervisor alert when suspicious).
     #[serde(default)]
     pub shoe_integrity: Option<crate::integrity::shoe::Verdict>,
+    /// The table's public key (Ed25519, hex) that signs its results (`trust`).
+    #[serde(default)]
+    pub table_key: Option<String>,
 }
 
 /// An open dispute, as the dealer and the supervisor see it.
@@ -353,6 +360,10 @@ pub struct Delta {
     /// The settled round still open to disputes after it, if any.
     #[serde(default)]
     pub provisional: Option<u64>,
+    /// The signed statement of each round this row settled, in the order of their
+    /// `RoundSettled` events (`trust::attest`; empty without table keys).
+    #[serde(default)]
+    pub signed: Vec<crate::trust::Signed>,
 }
 
 /// What a subscriber receives next.

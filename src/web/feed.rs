@@ -8,7 +8,8 @@
 //! `last_result` is filled in resync views only), and
 //! `{"type": "result", ..., "result": RoundResult, "round": N, "status": "provisional"}`
 //! when a round settles (`"final"` at once without a dispute window; a resolution that
-//! re-settles the round sends its corrected result again), then `{"type": "final", "round":
+//! re-settles the round sends its corrected result again; `"signed"`: the table's signed
+//! statement of it, see `crate::trust::attest`), then `{"type": "final", "round":
 //! N, "status": "final"}` when its dispute window closes. `seq` is the
 //! table's log sequence number; `sub` counts messages since that row (betting-window
 //! changes are not log rows); `id` = `"seq.sub"` is what a client resumes from; `n`
@@ -22,6 +23,7 @@
 use super::view::{public_view, PublicView};
 use crate::engine::{Event, RoundResult};
 use crate::table::{TableHandle, Update};
+use crate::trust::Signed;
 use axum::extract::ws::Utf8Bytes;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -91,6 +93,9 @@ struct Wire<'a> {
     /// `final` messages: the round whose result became final.
     #[serde(skip_serializing_if = "Option::is_none")]
     round: Option<u64>,
+    /// Results: the table's signed statement of it (`crate::trust::attest`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signed: Option<&'a Signed>,
 }
 
 /// What a public message says, before it is numbered: the one description of the wire
@@ -111,6 +116,8 @@ pub enum Body<'a> {
         result: &'a RoundResult,
         /// Still open to disputes.
         provisional: bool,
+        /// The table's signed statement of it (none without table keys).
+        signed: Option<&'a Signed>,
     },
     /// A provisional result's dispute window closed.
     Final {
@@ -144,6 +151,7 @@ pub fn encode(seq: u64, sub: u32, n: u64, at_ms: u64, body: Body<'_>) -> String 
         result: None,
         status: None,
         round: None,
+        signed: None,
     };
     match body {
         Body::View { view, resync } => {
@@ -153,8 +161,10 @@ pub fn encode(seq: u64, sub: u32, n: u64, at_ms: u64, body: Body<'_>) -> String 
         Body::Result {
             result,
             provisional,
+            signed,
         } => {
             wire.result = Some(result);
+            wire.signed = signed;
             wire.status = Some(if provisional { "provisional" } else { "final" });
             wire.round = Some(result.round);
         }
@@ -341,11 +351,13 @@ impl PublicFeed {
                 tokio::select! {
                     update = sub.next() => match update {
                         Some(Update::Delta(d)) => {
-                            for e in &d.events {
-                                if let Event::RoundSettled(result) = e {
-                                    let provisional = d.provisional == Some(result.round);
-                                    me.on_result(d.seq, result, provisional);
-                                }
+                            let settled = d.events.iter().filter_map(|e| match e {
+                                Event::RoundSettled(result) => Some(result),
+                                _ => None,
+                            });
+                            for (i, result) in settled.enumerate() {
+                                let provisional = d.provisional == Some(result.round);
+                                me.on_result(d.seq, result, provisional, d.signed.get(i));
                             }
                             if let crate::store::Record::Final { round } = &d.record {
                                 me.on_final(d.seq, *round);
@@ -425,7 +437,13 @@ impl PublicFeed {
         ring.view = Some(view);
     }
 
-    fn on_result(&self, seq: u64, result: &RoundResult, provisional: bool) {
+    fn on_result(
+        &self,
+        seq: u64,
+        result: &RoundResult,
+        provisional: bool,
+        signed: Option<&Signed>,
+    ) {
         let mut ring = self.lock();
         self.push(
             &mut ring,
@@ -433,6 +451,7 @@ impl PublicFeed {
             Body::Result {
                 result,
                 provisional,
+                signed,
             },
         );
     }

@@ -8,6 +8,7 @@
 //! | `GET /`, `GET /public`, `GET /ui/{file}`, `GET /status` | public | the dealer panel (it shows its login screen until `/api/me` answers), the remote players' page, static files, the plain status page |
 //! | `GET /ws/public[?after=ID]`, `GET /sse/public` | public | the public feed (see `feed`), resumable |
 //! | `GET /api/openapi.json`, `GET /api/public`, `GET /api/results?last=N` | public | the API's contract, the public view, settled results |
+//! | `GET /api/table-key` | public | the table's Ed25519 public key that signs its results (`table_key`) |
 //! | `POST /api/login`, `POST /api/logout` | public | `{"badge", "secret"}` → the `croupier_session` cookie; logout ends it |
 //! | `GET /api/me` | dealer | who the session belongs to |
 //! | `GET /ws/dealer`, `GET /api/view` | dealer | the dealer view (WebSocket on every change; once) |
@@ -32,6 +33,7 @@ pub mod fanout;
 pub mod feed;
 pub mod ops;
 pub mod streams;
+pub mod table_key;
 pub mod tcp;
 pub mod tls;
 pub mod view;
@@ -178,6 +180,7 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
         r("/api/openapi.json", "GET", PUBLIC, get(openapi)),
         r("/api/public", "GET", PUBLIC, get(api::public)),
         r("/api/results", "GET", PUBLIC, get(api::results)),
+        r("/api/table-key", "GET", PUBLIC, get(table_key::table_key)),
         r("/api/login", "POST", PUBLIC, post(auth::login)),
         r("/healthz", "GET", PUBLIC, get(ops::healthz)),
         r("/readyz", "GET", PUBLIC, get(ops::readyz)),
@@ -327,6 +330,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "table.js",
         "text/javascript; charset=utf-8",
         include_str!("../../dealer-ui/table.js"),
+    ),
+    (
+        "trust.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../dealer-ui/trust.js"),
     ),
     (
         "style.css",

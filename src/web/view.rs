@@ -34,6 +34,10 @@ pub struct PublicRound {
     pub dealer_soft: bool,
     /// The peek's answer once known (`false`: the dealer has no natural).
     pub peeked: Option<bool>,
+    /// The face-down card's seal: its commitment while it lies face down, then the card
+    /// and nonce that open it (`crate::trust::seal`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal: Option<crate::trust::Seal>,
 }
 
 /// The shoe as anyone may see it.
@@ -78,6 +82,9 @@ pub struct PublicView {
     pub last_result: Option<RoundResult>,
     /// The settled round whose result is still provisional (open to disputes).
     pub provisional: Option<u64>,
+    /// The table's Ed25519 public key (hex) that signs its results (`crate::trust`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table_key: Option<String>,
 }
 
 /// The public view of `s`: a pure function that copies only what may be shown.
@@ -101,6 +108,7 @@ pub fn public_view(s: &Snapshot) -> PublicView {
         rounds_settled: s.rounds_settled,
         last_result: s.last_result.clone(),
         provisional: s.provisional,
+        table_key: s.table_key.clone(),
     }
 }
 
@@ -132,6 +140,14 @@ pub fn public_round(r: &RoundView) -> PublicRound {
         dealer_total,
         dealer_soft,
         peeked: r.peeked,
+        // Only the commitment while the card lies face down, whatever the table built.
+        seal: r.seal.clone().map(|mut seal| {
+            if r.hole_hidden {
+                seal.card = None;
+                seal.nonce = None;
+            }
+            seal
+        }),
     }
 }
 

@@ -30,6 +30,17 @@ impl Follower {
         Follower(table)
     }
 
+    /// Seals and signs with the table's keys, as the live table does.
+    pub fn set_trust(&mut self, keys: Arc<crate::trust::TableKeys>) {
+        self.0.trust = Some(keys);
+    }
+
+    /// The signed statements of the rounds `events` (of `row`) settled, as the live table
+    /// signs them.
+    pub fn attest(&self, row: &LogRow, events: &[Event]) -> Vec<crate::trust::Signed> {
+        self.0.attest(events, row.seq, &row.hash)
+    }
+
     /// Folds `row` (the next one); returns the table after it and the engine's events for
     /// it (an accepted input's; a resolution's corrected round, replayed from before it
     /// opened — as the live table publishes them).

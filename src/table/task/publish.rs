@@ -149,6 +149,7 @@ impl Table {
             dispute: self.dispute_view(),
             provisional: self.provisional(),
             shoe_integrity: self.shoes.last.clone(),
+            table_key: self.trust.as_ref().map(|k| k.public_hex()),
         })
     }
 
@@ -175,7 +176,63 @@ impl Table {
             && !round.settled
             && round.dealer.len() == 2
             && expectation != Expectation::DealerCard;
+        round.seal = self.seal(&round, engine);
         round
+    }
+
+    /// The seal of `round`'s face-down card: in a game with a hole card, the dealer's
+    /// second card, from the moment it is recorded (opened once it is turned over).
+    fn seal(&self, round: &RoundView, engine: &Engine) -> Option<crate::trust::Seal> {
+        let keys = self.trust.as_ref()?;
+        if engine.variant().deal.dealer_cards != 2 {
+            return None;
+        }
+        let card = *round.dealer.get(1)?;
+        Some(crate::trust::seal::seal_hole(
+            keys,
+            &self.id,
+            round.number,
+            card,
+            !round.hole_hidden,
+        ))
+    }
+
+    /// The signed statements of the rounds `events` settled, the log's head being row
+    /// `seq` with chain hash `hash` (`crate::trust::attest`).
+    pub(super) fn attest(
+        &self,
+        events: &[Event],
+        seq: u64,
+        hash: &str,
+    ) -> Vec<crate::trust::Signed> {
+        let Some(keys) = self.trust.as_ref() else {
+            return Vec::new();
+        };
+        let hole = self.engine.variant().deal.dealer_cards == 2;
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::RoundSettled(result) => Some(result),
+                _ => None,
+            })
+            .map(|result| {
+                let seal = result.dealer_cards.get(1).filter(|_| hole).map(|&card| {
+                    crate::trust::seal::seal_hole(keys, &self.id, result.round, card, true)
+                });
+                let statement = crate::trust::Statement {
+                    v: 1,
+                    table: self.id.clone(),
+                    round: result.round,
+                    result: (**result).clone(),
+                    seal,
+                    head: crate::trust::attest::Head {
+                        seq,
+                        hash: hash.to_string(),
+                    },
+                };
+                crate::trust::attest::sign(keys, &statement)
+            })
+            .collect()
     }
 
     pub(super) fn dispute_view(&self) -> Option<DisputeView> {
@@ -207,7 +264,13 @@ impl Table {
             Record::Final { .. } => info!(table = %self.id, shoe, round, seq, "{record}"),
             _ => warn!(table = %self.id, shoe, round, seq, "{record}"),
         }
+        // The head is the row just committed (publish follows its append).
+        let signed = match self.store.as_ref().filter(|s| s.last_seq() == seq) {
+            Some(store) => self.attest(events, seq, &store.head_hash()),
+            None => Vec::new(),
+        };
         let delta = Arc::new(Delta {
+            signed,
             seq,
             record,
             events: events.to_vec(),

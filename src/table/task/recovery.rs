@@ -68,6 +68,7 @@ impl Table {
             dispute: None,
             provisional: None,
             shoe_integrity: None,
+            table_key: None,
         });
         let (snapshot_tx, snapshot_rx) = watch::channel(placeholder);
         let (deltas, _) = broadcast::channel(DELTA_BUFFER);
@@ -170,6 +171,7 @@ impl Table {
             stuck: std::collections::BTreeSet::new(),
             spill: None,
             shoes: Default::default(),
+            trust: None,
             spilled_through: 0,
             unspilled: Vec::new(),
             failed: None,
@@ -182,6 +184,13 @@ impl Table {
             metrics,
             heartbeat,
         }
+    }
+
+    /// Sets the table's keys (before `run`): the face-down card is sealed and every
+    /// settled round's result signed with them (`crate::trust`).
+    pub fn set_trust(&mut self, keys: Arc<crate::trust::TableKeys>) {
+        self.trust = Some(keys);
+        self.publish_state();
     }
 
     /// Sets how disputes are handled (before `run`). A round recovered as provisional gets

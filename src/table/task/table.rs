@@ -70,6 +70,8 @@ pub struct Table {
     pub(super) heartbeat: Arc<Heartbeat>,
     /// The shoe-integrity watch (`integrity.rs`).
     pub(super) shoes: super::shoe_watch::ShoeWatch,
+    /// The keys that seal the face-down card and sign results (`crate::trust`).
+    pub(super) trust: Option<Arc<crate::trust::TableKeys>>,
 }
 
 /// The metrics a row counts once it commits — before it is published, so whoever sees

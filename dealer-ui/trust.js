@@ -1,0 +1,103 @@
+// What a remote player's browser checks itself (issue #21; the README's "What a player can
+// verify"): the sealed hole card (SHA-256) and the signed results (Ed25519), both with
+// SubtleCrypto. The encodings are the ones in src/trust/seal.rs and src/trust/attest.rs.
+"use strict";
+(function () {
+  const enc = new TextEncoder();
+  const subtle = window.crypto && window.crypto.subtle;
+  const hex = (buf) => Array.from(new Uint8Array(buf), b => b.toString(16).padStart(2, "0")).join("");
+  const unhex = (s) => {
+    if (typeof s !== "string" || s.length % 2 || /[^0-9a-f]/i.test(s)) return null;
+    const out = new Uint8Array(s.length / 2);
+    for (let i = 0; i < out.length; i++) out[i] = parseInt(s.substr(i * 2, 2), 16);
+    return out;
+  };
+
+  // commitment = SHA-256("croupier-seal/1\n" table "\n" round "\n" position "\n" card "\n" nonce)
+  async function commitment(table, round, position, card, nonce) {
+    const text = "croupier-seal/1\n" + table + "\n" + round + "\n" + position + "\n" + card + "\n" + nonce;
+    return hex(await subtle.digest("SHA-256", enc.encode(text)));
+  }
+
+  // Ed25519 over "croupier-result/1\n" + payload; resolves to the statement, or null.
+  const keys = {};
+  async function verifySigned(keyHex, signed) {
+    const raw = unhex(keyHex), sig = unhex(signed && signed.sig);
+    if (!raw || raw.length !== 32 || !sig || sig.length !== 64 || typeof signed.payload !== "string") return null;
+    keys[keyHex] = keys[keyHex] || subtle.importKey("raw", raw, { name: "Ed25519" }, false, ["verify"]);
+    const ok = await subtle.verify({ name: "Ed25519" }, await keys[keyHex], sig, enc.encode("croupier-result/1\n" + signed.payload));
+    if (!ok) return null;
+    try { return JSON.parse(signed.payload); } catch (e) { return null; }
+  }
+
+  // The checker the page feeds every public message to; `onChange` re-renders.
+  function Checker(onChange) {
+    this.key = null;            // the table key the views carry
+    this.commitments = {};      // round -> the commitment first published
+    this.seals = {};            // round -> "sealed" | "verified" | "mismatch"
+    this.sigs = {};             // round -> "verified" | "invalid" | "unsigned"
+    this.alarms = [];           // what cannot happen unless something is wrong
+    this.onChange = onChange;
+    this.available = !!subtle;
+    this.queue = Promise.resolve();
+  }
+  Checker.prototype.alarm = function (text) {
+    if (!this.alarms.includes(text)) this.alarms.push(text);
+  };
+  Checker.prototype.commit = function (round, c) {
+    const seen = this.commitments[round];
+    if (seen && seen !== c) { this.alarm("round " + round + ": the hole card's commitment changed"); return false; }
+    this.commitments[round] = c;
+    return true;
+  };
+  // Messages are checked one after another, in arrival order.
+  Checker.prototype.message = function (m) {
+    if (!this.available) return;
+    this.queue = this.queue.then(() => this.check(m)).catch((e) => this.alarm("verification failed: " + e)).then(() => this.onChange());
+    return this.queue;
+  };
+  Checker.prototype.check = async function (m) {
+    if (m.type === "view" && m.view) {
+      const v = m.view;
+      if (v.table_key) {
+        if (this.key && this.key !== v.table_key) this.alarm("the table key changed");
+        this.key = this.key || v.table_key;
+      }
+      const s = v.round && v.round.seal;
+      if (!s) return;
+      const round = v.round.number;
+      if (!this.commit(round, s.commitment)) { this.seals[round] = "mismatch"; return; }
+      if (!s.card || !s.nonce) { if (this.seals[round] !== "verified") this.seals[round] = "sealed"; return; }
+      const c = await commitment(v.table, round, s.position, s.card, s.nonce);
+      const shown = v.round.dealer[1];
+      if (c !== s.commitment || (shown && shown !== s.card)) {
+        this.seals[round] = "mismatch";
+        this.alarm("round " + round + ": the revealed hole card " + s.card + " does not match its seal");
+      } else if (this.seals[round] !== "mismatch") {
+        this.seals[round] = "verified";
+      }
+    } else if (m.type === "result" && m.result) {
+      const round = m.result.round;
+      if (!m.signed) { this.sigs[round] = "unsigned"; this.alarm("round " + round + ": the result is not signed"); return; }
+      const st = this.key ? await verifySigned(this.key, m.signed) : null;
+      if (!st || st.round !== round || JSON.stringify(st.result) !== JSON.stringify(m.result)) {
+        this.sigs[round] = "invalid";
+        this.alarm("round " + round + ": the result's signature does not verify");
+        return;
+      }
+      if (st.seal) {
+        const c = await commitment(st.table, round, st.seal.position, st.seal.card, st.seal.nonce);
+        if (c !== st.seal.commitment || !this.commit(round, c) || st.result.dealer_cards[1] !== st.seal.card) {
+          this.sigs[round] = "invalid";
+          this.seals[round] = "mismatch";
+          this.alarm("round " + round + ": the signed hole card does not match its seal");
+          return;
+        }
+        if (this.seals[round] !== "mismatch") this.seals[round] = "verified";
+      }
+      this.sigs[round] = "verified";
+    }
+  };
+
+  window.Trust = { Checker, commitment, verifySigned };
+})();

@@ -1,0 +1,14 @@
+//! What a remote player can check without trusting the studio (issue #21 items 1–3): the
+//! sealed hole card ([`seal`]), the signed round results with the log head they end at
+//! ([`attest`]), the table's keys ([`keys`]) and the checker of a saved public history
+//! behind `croupier verify-results` ([`verify`]). Every encoding is defined in the file
+//! that makes it, and in the README ("What a player can verify").
+
+pub mod attest;
+pub mod keys;
+pub mod seal;
+pub mod verify;
+
+pub use attest::{Signed, Statement};
+pub use keys::TableKeys;
+pub use seal::Seal;

@@ -1,0 +1,155 @@
+//! The sealed hole card. While a card lies face down the public stream carries only a
+//! commitment to it; at the reveal, the card and the nonce that open the commitment.
+//!
+//! ```text
+//! nonce      = HMAC-SHA256(seal secret, "croupier-seal-nonce/1\n" table "\n" round "\n" position)
+//! commitment = SHA-256("croupier-seal/1\n" table "\n" round "\n" position "\n" card "\n" hex(nonce))
+//! ```
+//!
+//! Everything is UTF-8 text: `round` in decimal, `card` in the feed's notation (`"TD"`,
+//! `"AS"`), `hex` lowercase (64 digits), no trailing newline; the commitment is published
+//! as lowercase hex. `position` names the card: `dealer.1` is the dealer's second card
+//! (0-based), the one dealt face down in every game with a hole card (Deluxe's hole card,
+//! Ultimate's fourth card). The nonce is derived, not stored (ARCHITECTURE.md, "The sealed
+//! hole card"): the same commitment comes out of every replay of the log, after a crash
+//! too, and nobody without the table's key file can compute it before the reveal.
+
+use super::keys::TableKeys;
+use crate::cards::Card;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The position of the dealer's face-down card.
+pub const HOLE: &str = "dealer.1";
+
+/// A sealed card as the public stream carries it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seal {
+    /// Which card (`dealer.1`).
+    pub position: String,
+    /// SHA-256 of the preimage, lowercase hex.
+    pub commitment: String,
+    /// The card, once revealed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub card: Option<Card>,
+    /// The nonce (lowercase hex), once revealed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nonce: Option<String>,
+}
+
+/// The nonce of (`table`, `round`, `position`).
+pub fn nonce(keys: &TableKeys, table: &str, round: u64, position: &str) -> [u8; 32] {
+    // HMAC zero-pads a key shorter than its block: padding here gives the same MAC through
+    // the infallible fixed-size constructor.
+    let mut block = [0u8; 64];
+    block[..32].copy_from_slice(keys.seal_secret());
+    let mut m = <Hmac<Sha256> as hmac::digest::KeyInit>::new(&block.into());
+    m.update(format!("croupier-seal-nonce/1\n{table}\n{round}\n{position}").as_bytes());
+    m.finalize().into_bytes().into()
+}
+
+/// The text the commitment hashes.
+pub fn preimage(table: &str, round: u64, position: &str, card: Card, nonce_hex: &str) -> String {
+    format!("croupier-seal/1\n{table}\n{round}\n{position}\n{card}\n{nonce_hex}")
+}
+
+/// The commitment (lowercase hex) to `card` at (`table`, `round`, `position`) with `nonce_hex`.
+pub fn commitment(table: &str, round: u64, position: &str, card: Card, nonce_hex: &str) -> String {
+    hex::encode(Sha256::digest(preimage(
+        table, round, position, card, nonce_hex,
+    )))
+}
+
+/// The seal of the dealer's face-down `card` in `round`: the commitment, and the card with
+/// its nonce when `revealed`.
+pub fn seal_hole(keys: &TableKeys, table: &str, round: u64, card: Card, revealed: bool) -> Seal {
+    let nonce = hex::encode(nonce(keys, table, round, HOLE));
+    Seal {
+        position: HOLE.to_string(),
+        commitment: commitment(table, round, HOLE, card, &nonce),
+        card: revealed.then_some(card),
+        nonce: revealed.then_some(nonce),
+    }
+}
+
+/// Why a seal does not open.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SealError {
+    /// Card and nonce do not hash to the commitment.
+    #[error("round {round}: the revealed card {card} and nonce do not match the commitment {commitment}")]
+    Mismatch {
+        /// The round.
+        round: u64,
+        /// The card revealed.
+        card: Card,
+        /// The commitment.
+        commitment: String,
+    },
+}
+
+/// Whether a revealed `seal` of `table`'s `round` opens (`Ok(false)`: not revealed yet).
+pub fn check(seal: &Seal, table: &str, round: u64) -> Result<bool, SealError> {
+    let (Some(card), Some(nonce)) = (seal.card, seal.nonce.as_deref()) else {
+        return Ok(false);
+    };
+    if commitment(table, round, &seal.position, card, nonce) == seal.commitment {
+        Ok(true)
+    } else {
+        Err(SealError::Mismatch {
+            round,
+            card,
+            commitment: seal.commitment.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys() -> TableKeys {
+        TableKeys::from_secrets([7; 32], [9; 32])
+    }
+
+    #[test]
+    fn a_reveal_opens_its_commitment_and_nothing_else() {
+        let card: Card = "QS".parse().expect("card");
+        let hidden = seal_hole(&keys(), "t1", 4, card, false);
+        assert_eq!(hidden.card, None);
+        let open = seal_hole(&keys(), "t1", 4, card, true);
+        assert_eq!(open.commitment, hidden.commitment);
+        assert_eq!(check(&open, "t1", 4), Ok(true));
+        assert_eq!(check(&hidden, "t1", 4), Ok(false));
+        // Another card, another round, another table: no.
+        let mut swapped = open.clone();
+        swapped.card = Some("KS".parse().expect("card"));
+        assert!(check(&swapped, "t1", 4).is_err());
+        assert!(check(&open, "t1", 5).is_err());
+        assert!(check(&open, "t2", 4).is_err());
+        // Another key: another nonce, another commitment.
+        let other = seal_hole(
+            &TableKeys::from_secrets([7; 32], [8; 32]),
+            "t1",
+            4,
+            card,
+            true,
+        );
+        assert_ne!(other.commitment, open.commitment);
+    }
+
+    #[test]
+    fn the_encoding_is_the_documented_one() {
+        // A third party recomputes it with nothing but SHA-256.
+        let nonce = "00".repeat(32);
+        let text = format!("croupier-seal/1\nt1\n4\ndealer.1\nTD\n{nonce}");
+        assert_eq!(
+            preimage("t1", 4, HOLE, "TD".parse().expect("card"), &nonce),
+            text
+        );
+        assert_eq!(
+            commitment("t1", 4, HOLE, "TD".parse().expect("card"), &nonce),
+            hex::encode(Sha256::digest(text.as_bytes()))
+        );
+    }
+}

@@ -1,0 +1,22 @@
+//! `GET /api/table-key` (public): the table's Ed25519 public key, the one its signed
+//! results verify with (`crate::trust`). The same key is in every public view
+//! (`table_key`), so a viewer who saved a stream has it too; this route lets anyone pin it
+//! once, out of band, and compare.
+
+use super::api::ApiError;
+use super::AppState;
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+/// `GET /api/table-key`: `{"table", "alg": "ed25519", "key"}`; 503 `unavailable` when the
+/// table has no key (its key file could not be read or written).
+pub async fn table_key(State(app): State<AppState>) -> Result<Response, ApiError> {
+    let snapshot = app.table.snapshot();
+    let key = snapshot
+        .table_key
+        .clone()
+        .ok_or_else(|| ApiError::Unavailable("this table has no signing key".into()))?;
+    Ok(Json(json!({"table": snapshot.table, "alg": "ed25519", "key": key})).into_response())
+}
