@@ -1,0 +1,226 @@
+//! Remote play through the real binary on the built-in default (demo dealer, simulated
+//! shoe): `croupier player add` prints a launch link; the player joins a free seat, bets
+//! within the countdown, decides when asked, and is credited the round's returns exactly
+//! once; a late bet is refused with `betting_closed` and the close's log position. A
+//! SIGKILL between a debit and the table's commit ends rolled back, exactly once, at the
+//! next start.
+
+#[path = "common/proc.rs"]
+mod proc;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+use tokio::time::{sleep, timeout};
+
+fn config(dir: &Path) -> PathBuf {
+    let text = croupier::table::config::DEFAULT_TOML
+        .replace(
+            "path = \"data/croupier.db\"",
+            &format!("path = {:?}", dir.join("croupier.db").display().to_string()),
+        )
+        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
+        .replace("pace_ms = 400", "pace_ms = 40")
+        .replace("window_seconds = 5", "window_seconds = 1")
+        .replace("betting_seconds = 15", "betting_seconds = 3")
+        .replace("decision_seconds = 20", "decision_seconds = 3");
+    let path = dir.join("table.toml");
+    std::fs::write(&path, text).expect("write config");
+    croupier::table::TableConfig::load(&path).expect("valid config");
+    path
+}
+
+fn croupier(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("croupier runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+/// `player add`: the token of the launch link it prints.
+fn add_player(cfg: &Path, name: &str, balance: &str) -> String {
+    let c = cfg.display().to_string();
+    let (ok, text) = croupier(&[
+        "player",
+        "add",
+        "--config",
+        &c,
+        "--name",
+        name,
+        "--balance",
+        balance,
+    ]);
+    assert!(ok, "{text}");
+    let link = text
+        .lines()
+        .find_map(|l| l.split_whitespace().find(|w| w.contains("/play#t=")))
+        .unwrap_or_else(|| panic!("no launch link in {text:?}"));
+    assert!(link.starts_with("http://127.0.0.1:"), "{link}");
+    link.split("#t=").nth(1).expect("token").to_string()
+}
+
+fn as_player(p: &mut proc::Proc, token: &str) {
+    p.headers = vec![("Authorization".into(), format!("Bearer {token}"))];
+}
+
+async fn state(p: &proc::Proc) -> Value {
+    p.get("/api/play/state").await
+}
+
+/// Polls the player's state until `f` holds (at most `secs`).
+async fn until(p: &proc::Proc, secs: u64, what: &str, f: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..secs * 10 {
+        let s = state(p).await;
+        if f(&s) {
+            return s;
+        }
+        sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{what}: {}", state(p).await);
+}
+
+async fn ledger_rows(db: &Path, sql: &str) -> i64 {
+    let pool = croupier::auth::open_pool(db).await.expect("pool");
+    let n: i64 = sqlx::query_scalar(sql)
+        .fetch_one(&pool)
+        .await
+        .expect("query");
+    pool.close().await;
+    n
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_joins_bets_decides_and_is_paid_once() {
+    timeout(Duration::from_secs(120), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = config(dir.path());
+        let db = dir.path().join("croupier.db");
+        let token = add_player(&cfg, "Alice", "500.00");
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        // The page is served; the API wants the player's token, not a staff login.
+        let (status, body) = {
+            let page = croupier::web::client::request(&p.addr, "GET", "/play", None, Duration::from_secs(5));
+            page.await.expect("page")
+        };
+        assert_eq!(status, 200);
+        assert!(body.contains("/ui/play.js"));
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 401, "the local token is no player: {body}");
+        as_player(&mut p, &token);
+        let s = state(&p).await;
+        assert_eq!(s["balance"], 50_000);
+        assert_eq!(s["free_seats"], serde_json::json!([4, 5, 6, 7]), "the demo holds 1-3");
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 2}"#).await;
+        assert_eq!(status, 409, "{body}");
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 200, "{body}");
+
+        // Bet in the next window: debited at once.
+        until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 2500}"#).await;
+        assert_eq!(status, 200, "{body}");
+        let placed: Value = serde_json::from_str(&body).expect("json");
+        assert_eq!(placed["balance"], 47_500);
+        let round = placed["round"].as_u64().expect("round");
+        // Every remote player has bet: the window closes, the round opens with the bet.
+        let s = until(&p, 10, "the round opens", |s| s["betting"]["open"] == false && s["view"]["round"]["number"] == round).await;
+        let closed = s["betting"]["closed"].clone();
+        assert_eq!(closed["round"], round);
+        // A bet now is late: refused with the close's log position and time.
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 2500}"#).await;
+        assert_eq!(status, 409, "{body}");
+        let late: Value = serde_json::from_str(&body).expect("json");
+        assert_eq!(late["error"]["code"], "betting_closed");
+        assert_eq!(late["error"]["closed"], closed);
+        assert!(closed["seq"].as_u64() > Some(0));
+        assert_eq!(state(&p).await["balance"], 47_500, "a refused bet takes nothing");
+
+        // Answer what the table asks of seat 4 until the round is settled.
+        for _ in 0..600 {
+            let s = state(&p).await;
+            if s["view"]["last_result"]["round"] == round {
+                break;
+            }
+            if let Some(kind) = s["turn"]["kind"].as_str() {
+                let action = if kind == "insurance" { "no_insurance" } else { "stand" };
+                let (status, body) = p.post("/api/play/decision", &format!(r#"{{"action": "{action}"}}"#)).await;
+                assert!(status == 200 || status == 409, "{body}");
+            }
+            sleep(Duration::from_millis(100)).await;
+        }
+        let s = state(&p).await;
+        let result = &s["view"]["last_result"];
+        assert_eq!(result["round"], round, "{s}");
+        let returned: i64 = result["hands"]
+            .as_array()
+            .expect("hands")
+            .iter()
+            .filter(|h| h["seat"] == 4)
+            .map(|h| h["returned"].as_i64().expect("returned"))
+            .sum();
+        // Credited once the result is final (1 s), and only once.
+        let expected = 47_500 + returned;
+        until(&p, 10, "the returns are credited", |s| s["balance"] == expected).await;
+        sleep(Duration::from_millis(1500)).await;
+        assert_eq!(state(&p).await["balance"], expected);
+        assert!(p.terminate(), "clean stop");
+        let credits = ledger_rows(&db, &format!("SELECT COUNT(*) FROM wallet_ledger WHERE tx_id = 'table-1:{round}:4:settle:credit'")).await;
+        assert_eq!(credits, 1);
+        let (ok, text) = croupier(&["player", "balance", "alice", "--config", &cfg.display().to_string()]);
+        let written = croupier::currency::Currency::euro().format(expected);
+        assert!(ok && text.contains(&format!("alice: {written}")), "{text}");
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sigkill_between_the_debit_and_the_commit_is_rolled_back_once() {
+    timeout(Duration::from_secs(120), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // A long countdown: the bet is debited and waiting in the window when the kill comes.
+        let cfg = dir.path().join("table.toml");
+        let text = std::fs::read_to_string(config(dir.path())).expect("config")
+            .replace("betting_seconds = 3", "betting_seconds = 60");
+        std::fs::write(&cfg, text).expect("write");
+        let db = dir.path().join("croupier.db");
+        let token = add_player(&cfg, "Bob", "100.00");
+        let log = dir.path().join("log");
+        let mut p = proc::spawn(&cfg, &log).await;
+        as_player(&mut p, &token);
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 5}"#).await;
+        assert_eq!(status, 200, "{body}");
+        until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 4000}"#).await;
+        assert_eq!(status, 200, "{body}");
+        let tx = serde_json::from_str::<Value>(&body).expect("json")["tx"]
+            .as_str()
+            .expect("tx")
+            .to_string();
+        p.kill();
+        // Debited, never committed to the log.
+        let sql = format!("SELECT COUNT(*) FROM bets b JOIN wallet_journal j ON j.round = b.round AND j.seat = b.seat WHERE j.tx_id = '{tx}'");
+        assert_eq!(ledger_rows(&db, &sql).await, 0);
+        assert_eq!(ledger_rows(&db, "SELECT balance FROM players WHERE id = 'bob'").await, 6_000);
+
+        // Restarted twice: the stake comes back at the first start, and only then.
+        for _ in 0..2 {
+            let mut p = proc::spawn(&cfg, &log).await;
+            as_player(&mut p, &token);
+            assert_eq!(state(&p).await["balance"], 10_000);
+            assert!(p.terminate(), "clean stop");
+        }
+        let rollbacks = ledger_rows(&db, &format!("SELECT COUNT(*) FROM wallet_ledger WHERE kind = 'rollback' AND ref_tx = '{tx}'")).await;
+        assert_eq!(rollbacks, 1);
+        let state_of = ledger_rows(&db, &format!("SELECT COUNT(*) FROM wallet_journal WHERE tx_id = '{tx}' AND state = 'rolled_back'")).await;
+        assert_eq!(state_of, 1);
+    })
+    .await
+    .expect("bounded");
+}
