@@ -468,13 +468,15 @@ async fn start_play(
         0
     };
     let remote = Arc::new(crate::table::remote::RemoteSeats::new(config.play.timing()));
-    let play = Arc::new(crate::play::Play::embedded(
+    let mut play = crate::play::Play::embedded(
         pool,
         &config.table.id,
         config.disputes.window_seconds == 0,
         remote,
         demo_seats,
-    ));
+    );
+    play.launch_hours = config.play.launch_hours;
+    let play = Arc::new(play);
     match play.journal.reconcile(play.wallet.as_ref(), true).await {
         Ok(done) => {
             info!(table = %config.table.id, rolled_back = done.rolled_back, settled = done.settled, "wallet reconciled")

@@ -203,6 +203,9 @@ enum PlayerCommand {
         /// The player id.
         id: String,
     },
+    /// Makes a new credential for the operator's platform (replacing the last) and prints
+    /// it: the platform opens players' sessions with it (POST /api/play/sessions).
+    PlatformKey,
 }
 
 #[derive(Subcommand)]
@@ -415,6 +418,7 @@ fn main() -> ExitCode {
                 PlayerCommand::Credit { id, amount } => PlayerAction::Credit { id, amount },
                 PlayerCommand::Balance { id } => PlayerAction::Balance { id },
                 PlayerCommand::Link { id } => PlayerAction::Link { id },
+                PlayerCommand::PlatformKey => PlayerAction::PlatformKey,
             };
             with_runtime(player_commands::player(action, config, db))
         }

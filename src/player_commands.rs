@@ -36,6 +36,8 @@ pub enum PlayerAction {
         /// The player.
         id: String,
     },
+    /// A new platform credential.
+    PlatformKey,
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -132,6 +134,15 @@ pub async fn player(
             }
             Err(e) => fail(e),
         },
+        PlayerAction::PlatformKey => {
+            match croupier::play::sessions::new_platform_key(&pool).await {
+                Ok(key) => {
+                    println!("{key}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(e),
+            }
+        }
         PlayerAction::Link { id } => match ledger.player(&id).await {
             Ok(Some(_)) => match link(id).await {
                 Ok(l) => {

@@ -224,3 +224,67 @@ async fn a_sigkill_between_the_debit_and_the_commit_is_rolled_back_once() {
     .await
     .expect("bounded");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_platform_opens_sessions_and_a_short_balance_refuses_the_bet_whole() {
+    timeout(Duration::from_secs(120), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = dir.path().join("table.toml");
+        let text = std::fs::read_to_string(config(dir.path()))
+            .expect("config")
+            .replace("betting_seconds = 3", "betting_seconds = 60");
+        std::fs::write(&cfg, text).expect("write");
+        let c = cfg.display().to_string();
+        let (ok, key) = croupier(&["player", "platform-key", "--config", &c]);
+        assert!(ok, "{key}");
+        let key = key.trim().to_string();
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        let body = r#"{"player": "p-77", "name": "Carol"}"#;
+        // The local token (staff, admin) is not the platform.
+        let (status, _) = p.post("/api/play/sessions", body).await;
+        assert_eq!(status, 401);
+        p.headers = vec![("Authorization".into(), format!("Bearer {key}"))];
+        let (status, reply) = p.post("/api/play/sessions", body).await;
+        assert_eq!(status, 200, "{reply}");
+        let reply: Value = serde_json::from_str(&reply).expect("json");
+        let token = reply["token"].as_str().expect("token").to_string();
+        assert_eq!(reply["launch"], format!("/play#t={token}"));
+        // The platform's credential is no player.
+        let (status, _) = p.post("/api/play/join", r#"{"seat": 6}"#).await;
+        assert_eq!(status, 401);
+        as_player(&mut p, &token);
+        let s = state(&p).await;
+        assert_eq!(
+            (
+                s["player"].as_str(),
+                s["name"].as_str(),
+                s["balance"].as_i64()
+            ),
+            (Some("p-77"), Some("Carol"), Some(0))
+        );
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 6}"#).await;
+        assert_eq!(status, 200, "{body}");
+        until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 2500}"#).await;
+        assert_eq!(status, 409, "{body}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).expect("json")["error"]["code"],
+            "insufficient_funds"
+        );
+        let s = state(&p).await;
+        assert_eq!(s["betting"]["my_bet"], Value::Null, "nothing placed: {s}");
+        assert_eq!(s["balance"], 0);
+        // Funds arrive (the operator's deposit); the same bet goes through.
+        let (ok, text) = croupier(&["player", "credit", "p-77", "30.00", "--config", &c]);
+        assert!(ok, "{text}");
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 2500}"#).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).expect("json")["balance"],
+            500
+        );
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}

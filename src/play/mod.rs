@@ -34,6 +34,8 @@ pub struct Play {
     pub pool: SqlitePool,
     /// The table's id.
     pub table: String,
+    /// How long a session the platform opens lasts, hours.
+    pub launch_hours: u64,
     /// Seats 1 to this are the demo players' (remote players take the others).
     pub demo_seats: u8,
     /// Serialises each player's money requests (a bet and its replacement never interleave).
@@ -66,6 +68,7 @@ impl Play {
             pool,
             table: table.to_string(),
             demo_seats,
+            launch_hours: 12,
             money: tokio::sync::Mutex::new(()),
         }
     }

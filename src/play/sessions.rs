@@ -51,3 +51,31 @@ pub async fn player(pool: &SqlitePool, token: &str, table: &str) -> Option<Strin
 pub fn link(base: &str, token: &str) -> String {
     format!("{}/play#t={token}", base.trim_end_matches('/'))
 }
+
+/// Makes a new platform credential (replacing the last): the operator's platform sends it
+/// as `Authorization: Bearer KEY` to open players' sessions (`POST /api/play/sessions`).
+/// Only its sha256 is stored (`secrets`, name `platform_key`).
+pub async fn new_platform_key(pool: &SqlitePool) -> Result<String, String> {
+    let mut raw = [0u8; 32];
+    getrandom::fill(&mut raw).map_err(|e| format!("random: {e}"))?;
+    let key = format!("plat_{}", hex::encode(raw));
+    sqlx::query("INSERT OR REPLACE INTO secrets (name, value) VALUES ('platform_key', ?)")
+        .bind(Sha256::digest(key.as_bytes()).to_vec())
+        .execute(pool)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(key)
+}
+
+/// Whether `key` is the platform credential.
+pub async fn is_platform(pool: &SqlitePool, key: &str) -> bool {
+    let stored: Option<Vec<u8>> =
+        sqlx::query_scalar("SELECT value FROM secrets WHERE name = 'platform_key'")
+            .fetch_optional(pool)
+            .await
+            .ok()
+            .flatten();
+    let given = Sha256::digest(key.as_bytes());
+    // Compared as hashes: equal length, and the stored value is not secret-equivalent.
+    stored.is_some_and(|s| s.as_slice() == given.as_slice())
+}

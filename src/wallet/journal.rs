@@ -295,3 +295,90 @@ impl Journal {
         Ok(done)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wallet::ledger::Ledger;
+
+    async fn setup() -> (tempfile::TempDir, SqlitePool, Ledger, Journal) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pool = crate::auth::open_pool(&dir.path().join("t.db"))
+            .await
+            .expect("pool");
+        sqlx::query(
+            "INSERT INTO tables (id, name, variant, created_ms) VALUES ('t', 't', 'deluxe', 0)",
+        )
+        .execute(&pool)
+        .await
+        .expect("table");
+        let ledger = Ledger::new(pool.clone());
+        ledger
+            .add_player("alice", "Alice", 10_000)
+            .await
+            .expect("add");
+        let journal = Journal::new(pool.clone(), "t", false);
+        (dir, pool, ledger, journal)
+    }
+
+    async fn stake(j: &Journal, l: &Ledger, round: u64, line: &str, amount: i64) -> Entry {
+        let e = Entry {
+            tx: j.next_debit(round, 4, line).await.expect("id"),
+            player: "alice".into(),
+            amount,
+        };
+        j.debit(l, &e).await.expect("debit");
+        e
+    }
+
+    #[tokio::test]
+    async fn a_final_round_credits_its_returns_once_and_gives_back_what_the_log_never_staked() {
+        let (_d, pool, l, j) = setup().await;
+        stake(&j, &l, 1, "main", 1_000).await;
+        // The double was debited, but its input never committed (a crash): the log stakes
+        // only the main bet.
+        stake(&j, &l, 1, "double", 1_000).await;
+        assert_eq!(l.balance("alice").await, Ok(8_000));
+        let run = |sql: &'static str| sqlx::query(sql).execute(&pool);
+        run("INSERT INTO rounds (table_id, round, shoe, opened_seq) VALUES ('t', 1, 1, 5)")
+            .await
+            .expect("round");
+        run("INSERT INTO bets (table_id, round, line, seat, player, kind, amount) VALUES ('t', 1, 1, 4, '', 'main', 1000)").await.expect("bet");
+        // In play: nothing moves.
+        assert_eq!(j.reconcile(&l, false).await, Ok(Reconciled::default()));
+        assert_eq!(l.balance("alice").await, Ok(8_000));
+        run("INSERT INTO settlements (table_id, round, line, seat, player, kind, staked, returned, detail) VALUES ('t', 1, 1, 4, '', 'main', 1000, 2000, '{}')").await.expect("settled");
+        run("UPDATE rounds SET settled_seq = 20, final_seq = 21 WHERE round = 1")
+            .await
+            .expect("final");
+        let done = j.reconcile(&l, false).await.expect("reconcile");
+        assert_eq!(
+            done,
+            Reconciled {
+                rolled_back: 1,
+                settled: 1
+            }
+        );
+        // 10,000 - 1,000 staked + 2,000 returned; the double's 1,000 back.
+        assert_eq!(l.balance("alice").await, Ok(11_000));
+        // Again (a restart, the next row): nothing more.
+        assert_eq!(j.reconcile(&l, true).await, Ok(Reconciled::default()));
+        assert_eq!(l.balance("alice").await, Ok(11_000));
+    }
+
+    #[tokio::test]
+    async fn at_start_a_stake_whose_round_never_opened_comes_back_and_the_next_attempt_is_new() {
+        let (_d, _pool, l, j) = setup().await;
+        let first = stake(&j, &l, 7, "main", 2_500).await;
+        // Live, the window may still be open: nothing happens.
+        assert_eq!(j.reconcile(&l, false).await, Ok(Reconciled::default()));
+        assert_eq!(l.balance("alice").await, Ok(7_500));
+        let done = j.reconcile(&l, true).await.expect("reconcile");
+        assert_eq!(done.rolled_back, 1);
+        assert_eq!(l.balance("alice").await, Ok(10_000));
+        // The round's number comes again after a restart: the next stake is a new id.
+        let again = j.next_debit(7, 4, "main").await.expect("id");
+        assert_ne!(again, first.tx);
+        assert_eq!(again.line, "main.2");
+    }
+}

@@ -9,6 +9,7 @@
 //! | `POST /api/play/join` | `{"seat": N}`: take a free seat |
 //! | `POST /api/play/leave` | give the seat up |
 //! | `POST /api/play/bet` | `{"main": AMOUNT}` in the betting window: debited first, then placed (0 withdraws: rolled back) |
+//! | `POST /api/play/sessions` | the platform (`Authorization: Bearer` its credential): `{"player": ID, "name"}` → `{"token", "launch": "/play#t=TOKEN"}` |
 //! | `POST /api/play/decision` | `{"action": "hit|stand|double|split|surrender|insurance|no_insurance|even_money"}` while the table waits on the player's hand |
 //!
 //! Errors are `{"error": {"code", "message"}}`; `betting_closed` and `decision_closed`
@@ -94,6 +95,61 @@ pub fn routes(router: Router<AppState>) -> Router<AppState> {
         .route("/api/play/leave", post(leave))
         .route("/api/play/bet", post(bet))
         .route("/api/play/decision", post(decision))
+        .route("/api/play/sessions", post(open_session))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SessionBody {
+    player: String,
+    #[serde(default)]
+    name: Option<String>,
+}
+
+/// `POST /api/play/sessions` (the platform's credential, `croupier player platform-key`):
+/// `{"player": ID, "name": "..."}` opens a session for the platform's player (added on
+/// first sight, balance 0 in the embedded wallet) and answers the launch token and path.
+async fn open_session(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<Response, PlayError> {
+    let Some(play) = app.play.clone() else {
+        return Err(PlayError::new(
+            StatusCode::NOT_FOUND,
+            "no_remote_play",
+            "remote play is off at this table",
+        ));
+    };
+    let key = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    if !crate::play::sessions::is_platform(&play.pool, key).await {
+        return Err(PlayError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthenticated",
+            "the platform's credential is needed",
+        ));
+    }
+    let b: SessionBody = parse(&body, r#"{"player": ID, "name": "..."}"#)?;
+    if play.ledger.player(&b.player).await?.is_none() {
+        let name = b.name.clone().unwrap_or_else(|| b.player.clone());
+        play.ledger
+            .add_player(&b.player, &name, 0)
+            .await
+            .map_err(|e| PlayError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_player", e))?;
+    }
+    let token = crate::play::sessions::open(&play.pool, &b.player, &play.table, play.launch_hours)
+        .await
+        .map_err(|e| PlayError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", e))?;
+    Ok(Json(json!({
+        "player": b.player,
+        "token": token,
+        "launch": crate::play::sessions::link("", &token),
+    }))
+    .into_response())
 }
 
 /// The player behind the request's bearer token.
