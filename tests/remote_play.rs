@@ -288,3 +288,99 @@ async fn the_platform_opens_sessions_and_a_short_balance_refuses_the_bet_whole()
     .await
     .expect("bounded");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doubles_and_insurance_are_debited_and_every_round_balances_to_the_log() {
+    timeout(Duration::from_secs(240), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = dir.path().join("table.toml");
+        let text = std::fs::read_to_string(config(dir.path()))
+            .expect("config")
+            .replace("seed = 0", "seed = 15");
+        std::fs::write(&cfg, text).expect("write");
+        let db = dir.path().join("croupier.db");
+        let token = add_player(&cfg, "Dora", "500.00");
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        as_player(&mut p, &token);
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 200, "{body}");
+        let mut last = 0;
+        let mut doubled = 0;
+        for _ in 0..6 {
+            until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+            let (status, body) = p.post("/api/play/bet", r#"{"main": 1000}"#).await;
+            assert_eq!(status, 200, "{body}");
+            last = serde_json::from_str::<Value>(&body).expect("json")["round"]
+                .as_u64()
+                .expect("round");
+            for _ in 0..600 {
+                let s = state(&p).await;
+                if s["view"]["last_result"]["round"] == last {
+                    break;
+                }
+                let allowed = s["turn"]["allowed"].as_array().cloned().unwrap_or_default();
+                let action = if allowed.contains(&"double".into()) {
+                    "double"
+                } else if allowed.contains(&"insurance".into()) {
+                    "insurance"
+                } else if s["turn"]["kind"] == "insurance" {
+                    "no_insurance"
+                } else if s["turn"].is_object() {
+                    "stand"
+                } else {
+                    ""
+                };
+                if !action.is_empty() {
+                    let (status, body) = p
+                        .post(
+                            "/api/play/decision",
+                            &format!(r#"{{"action": "{action}"}}"#),
+                        )
+                        .await;
+                    if status == 200 && action == "double" {
+                        doubled += 1;
+                    }
+                    assert!(status == 200 || status == 409, "{body}");
+                }
+                sleep(Duration::from_millis(50)).await;
+            }
+        }
+        assert!(doubled > 0, "no double in six rounds");
+        // Every stake is settled once the last round is final; the balance is the log's.
+        sleep(Duration::from_millis(2500)).await;
+        let balance = state(&p).await["balance"].as_i64().expect("balance");
+        assert!(p.terminate(), "clean stop");
+        let q = |sql: String| {
+            let db = db.clone();
+            async move { ledger_rows(&db, &sql).await }
+        };
+        let staked =
+            q("SELECT COALESCE(SUM(staked), 0) FROM settlements WHERE seat = 4".into()).await;
+        let returned =
+            q("SELECT COALESCE(SUM(returned), 0) FROM settlements WHERE seat = 4".into()).await;
+        assert!(staked >= 6 * 1000 + 1000 * i64::from(doubled), "{staked}");
+        assert_eq!(balance, 50_000 - staked + returned);
+        assert_eq!(
+            q("SELECT balance FROM players WHERE id = 'dora'".into()).await,
+            balance
+        );
+        let open = q(
+            "SELECT COUNT(*) FROM wallet_journal WHERE state IN ('pending', 'committed')".into(),
+        )
+        .await;
+        assert_eq!(open, 0, "every stake settled or rolled back");
+        let credits = q(format!(
+            "SELECT COUNT(*) FROM wallet_ledger WHERE kind = 'credit'"
+        ))
+        .await;
+        assert_eq!(credits, 6, "one credit per round, round {last} the last");
+        let doubles = q(
+            "SELECT COUNT(*) FROM wallet_journal WHERE line LIKE 'double.%' AND state = 'settled'"
+                .into(),
+        )
+        .await;
+        assert_eq!(doubles, i64::from(doubled));
+    })
+    .await
+    .expect("bounded");
+}
