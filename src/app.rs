@@ -476,6 +476,15 @@ async fn start_play(
         demo_seats,
     );
     play.launch_hours = config.play.launch_hours;
+    if let Some(section) = &config.play.http_wallet {
+        match crate::wallet::http::HttpWallet::new(section) {
+            Ok(w) => play.wallet = Arc::new(w),
+            Err(e) => {
+                error!(table = %config.table.id, error = %e, "[play.http_wallet] unusable: remote play is off");
+                return None;
+            }
+        }
+    }
     let play = Arc::new(play);
     match play.journal.reconcile(play.wallet.as_ref(), true).await {
         Ok(done) => {

@@ -369,10 +369,8 @@ async fn doubles_and_insurance_are_debited_and_every_round_balances_to_the_log()
         )
         .await;
         assert_eq!(open, 0, "every stake settled or rolled back");
-        let credits = q(format!(
-            "SELECT COUNT(*) FROM wallet_ledger WHERE kind = 'credit'"
-        ))
-        .await;
+        let credits =
+            q("SELECT COUNT(*) FROM wallet_ledger WHERE kind = 'credit'".to_string()).await;
         assert_eq!(credits, 6, "one credit per round, round {last} the last");
         let doubles = q(
             "SELECT COUNT(*) FROM wallet_journal WHERE line LIKE 'double.%' AND state = 'settled'"

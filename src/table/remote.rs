@@ -30,6 +30,9 @@ pub struct PlaySection {
     /// The start of the launch links `croupier player add` prints (default: `http://` and
     /// `[http] bind`).
     pub base_url: Option<String>,
+    /// `[play.http_wallet]`: the operator's seamless-wallet server (absent: the embedded
+    /// ledger).
+    pub http_wallet: Option<crate::wallet::http::HttpWalletSection>,
 }
 
 impl Default for PlaySection {
@@ -40,6 +43,7 @@ impl Default for PlaySection {
             decision_seconds: 20,
             launch_hours: 12,
             base_url: None,
+            http_wallet: None,
         }
     }
 }

@@ -4,10 +4,12 @@
 //! carries a transaction id derived from (table, round, seat, bet line, kind), so a repeated
 //! request (a retry after a timeout, a restart) is applied at most once.
 //!
-//! `ledger` is the embedded wallet (SQLite, the default); `journal` is the service's own
+//! `ledger` is the embedded wallet (SQLite, the default), `http` the adapter to an
+//! operator's seamless-wallet server; `journal` is the service's own
 //! record of what it asked, and the reconciliation that makes every stake end committed
 //! and settled, or rolled back — exactly once — against the event log.
 
+pub mod http;
 pub mod journal;
 pub mod ledger;
 
