@@ -382,3 +382,80 @@ async fn doubles_and_insurance_are_debited_and_every_round_balances_to_the_log()
     .await
     .expect("bounded");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_deluxe_a_double_the_balance_cannot_cover_is_played_as_a_hit() {
+    timeout(Duration::from_secs(240), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = config(dir.path());
+        let c = cfg.display().to_string();
+        let token = add_player(&cfg, "Eve", "0.10");
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        as_player(&mut p, &token);
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 200, "{body}");
+        let mut converted = None;
+        for _ in 0..10 {
+            let s = until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+            // Everything on the bet: nothing left for a double.
+            let all = s["balance"].as_i64().expect("balance");
+            if all < 10 {
+                let (ok, text) = croupier(&["player", "credit", "eve", "0.10", "--config", &c]);
+                assert!(ok, "{text}");
+                continue;
+            }
+            let (status, body) = p
+                .post("/api/play/bet", &format!(r#"{{"main": {all}}}"#))
+                .await;
+            assert_eq!(status, 200, "{body}");
+            let round = serde_json::from_str::<Value>(&body).expect("json")["round"].clone();
+            for _ in 0..600 {
+                let s = state(&p).await;
+                if s["view"]["last_result"]["round"] == round {
+                    break;
+                }
+                let allowed = s["turn"]["allowed"].as_array().cloned().unwrap_or_default();
+                let action = if converted.is_none() && allowed.contains(&"double".into()) {
+                    "double"
+                } else if s["turn"]["kind"] == "insurance" {
+                    "no_insurance"
+                } else if s["turn"].is_object() {
+                    "stand"
+                } else {
+                    ""
+                };
+                if !action.is_empty() {
+                    let (status, body) = p
+                        .post(
+                            "/api/play/decision",
+                            &format!(r#"{{"action": "{action}"}}"#),
+                        )
+                        .await;
+                    if action == "double" {
+                        assert_eq!(status, 200, "{body}");
+                        converted = Some(serde_json::from_str::<Value>(&body).expect("json"));
+                        assert_eq!(state(&p).await["balance"], 0, "no double was debited");
+                    }
+                }
+                sleep(Duration::from_millis(50)).await;
+            }
+            if converted.is_some() {
+                break;
+            }
+        }
+        let answer = converted.expect("a double was offered within ten rounds");
+        assert_eq!(
+            (answer["action"].as_str(), answer["asked"].as_str()),
+            (Some("hit"), Some("double"))
+        );
+        assert!(p.terminate(), "clean stop");
+        let doubles = ledger_rows(
+            &dir.path().join("croupier.db"),
+            "SELECT COUNT(*) FROM wallet_ledger WHERE tx_id LIKE '%:double.%' AND kind = 'debit'",
+        )
+        .await;
+        assert_eq!(doubles, 0);
+    })
+    .await
+    .expect("bounded");
+}

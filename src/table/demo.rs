@@ -305,13 +305,22 @@ impl Demo {
                 if std::time::Instant::now() < w.deadline {
                     return Some(Ok(false));
                 }
-                // The sheet's timeout rule (Deluxe: auto-play).
+                // The sheet's timeout rule (Deluxe: auto-play; a game without it stands).
                 remote.close_decision();
-                let input = Input::Decision {
+                let auto = Input::Decision {
                     seat: *seat,
                     action: Action::AutoPlay,
                 };
-                Some(self.handle.submit(input, Source::Demo).await.map(|_| true))
+                Some(match self.handle.submit(auto, Source::Demo).await {
+                    Err(SubmitError::Rejected(_)) => {
+                        let stand = Input::Decision {
+                            seat: *seat,
+                            action: Action::Stand,
+                        };
+                        self.handle.submit(stand, Source::Demo).await.map(|_| true)
+                    }
+                    other => other.map(|_| true),
+                })
             }
             _ => None,
         }

@@ -519,22 +519,19 @@ async fn decision(
         };
         match play.journal.debit(play.wallet.as_ref(), &e).await {
             Ok(_) => entry = Some(e),
-            // The sheet's balance rule (Deluxe): a double the balance cannot cover is a hit;
-            // a split is a hit on 11 or less, else a stand.
-            Err(WalletError::InsufficientFunds { .. })
-                if matches!(action, Action::Double | Action::Split) =>
-            {
+            // The sheet's balance rule (`[funds]`; Deluxe: a double the balance cannot
+            // cover is a hit, a split a hit on 11 or less, else a stand).
+            Err(e @ WalletError::InsufficientFunds { .. }) => {
                 let total = snap
                     .round
                     .hands
                     .iter()
                     .find(|h| h.seat == seat && h.hand == hand)
                     .map_or(0, |h| h.total);
-                action = if action == Action::Double || total <= 11 {
-                    Action::Hit
-                } else {
-                    Action::Stand
-                };
+                match crate::play::rules::short_funds(&app.variant.funds, action, total) {
+                    Some(instead) => action = instead,
+                    None => return Err(e.into()),
+                }
             }
             Err(e) => return Err(e.into()),
         }
