@@ -396,17 +396,18 @@ async fn bet(
         ),
         other => PlayError::new(StatusCode::CONFLICT, other.code(), other.to_string()),
     };
-    if b.main == 0 {
+    // The bet leaves the table before its stake goes back: were the window to close in
+    // between, the round would hold a stake the wallet no longer has.
+    if b.main == 0 || !before.is_empty() {
+        play.remote.set_bet(seat, false);
         placed(0).await.map_err(refusal)?;
         for e in &before {
             play.journal.roll_back(play.wallet.as_ref(), e).await?;
         }
-        play.remote.set_bet(seat, false);
+    }
+    if b.main == 0 {
         let balance = play.wallet.balance(&me).await?;
         return Ok(Json(json!({"ok": true, "round": null, "balance": balance})).into_response());
-    }
-    for e in &before {
-        play.journal.roll_back(play.wallet.as_ref(), e).await?;
     }
     let entry = Entry {
         tx: play.journal.next_debit(window.round, seat, "main").await?,
