@@ -459,3 +459,81 @@ async fn on_deluxe_a_double_the_balance_cannot_cover_is_played_as_a_hit() {
     .await
     .expect("bounded");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_decision_after_its_timer_is_refused_with_the_close_and_takes_nothing() {
+    timeout(Duration::from_secs(240), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = config(dir.path());
+        let token = add_player(&cfg, "Finn", "500.00");
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        as_player(&mut p, &token);
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 200, "{body}");
+        for _ in 0..10 {
+            until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+            let (status, body) = p.post("/api/play/bet", r#"{"main": 1000}"#).await;
+            assert_eq!(status, 200, "{body}");
+            let round = serde_json::from_str::<Value>(&body).expect("json")["round"].clone();
+            // Wait for a decision asked of seat 4 (not insurance), or the round's end.
+            let s = until(&p, 30, "a decision or the result", |s| {
+                s["turn"]["kind"] == "decision" || s["view"]["last_result"]["round"] == round
+            })
+            .await;
+            if s["turn"]["kind"] != "decision" {
+                continue;
+            }
+            let balance = s["balance"].as_i64().expect("balance");
+            // Let the timer (3 s) run out: the dealer plays the sheet's timeout rule.
+            sleep(Duration::from_millis(3_500)).await;
+            let (status, body) = p
+                .post("/api/play/decision", r#"{"action": "double"}"#)
+                .await;
+            assert_eq!(status, 409, "{body}");
+            let late: Value = serde_json::from_str(&body).expect("json");
+            assert_eq!(late["error"]["code"], "decision_closed", "{late}");
+            let closed = &late["error"]["closed"];
+            assert_eq!(closed["round"], round);
+            assert!(
+                closed["seq"].as_u64() > Some(0) && closed["at_ms"].as_i64() > Some(0),
+                "{closed}"
+            );
+            assert_eq!(
+                state(&p).await["balance"],
+                balance,
+                "a late double takes nothing"
+            );
+            // The timeout was played by the dealer (auto-play), on the record after the close.
+            let s = until(&p, 30, "the result", |s| {
+                s["view"]["last_result"]["round"] == round
+            })
+            .await;
+            assert!(s["view"]["round"]["number"] == round);
+            assert!(p.terminate(), "clean stop");
+            let db = dir.path().join("croupier.db");
+            let reader = croupier::store::Reader::open(&db).await.expect("reader");
+            let log = reader.log("table-1").await.expect("log");
+            let auto = log.iter().find(|r| {
+                r.seq > closed["seq"].as_u64().unwrap_or(0)
+                    && matches!(
+                        &r.record,
+                        croupier::store::Record::Input {
+                            input: croupier::engine::Input::Decision {
+                                seat: 4,
+                                action: croupier::engine::Action::AutoPlay
+                            },
+                            ..
+                        }
+                    )
+            });
+            assert!(
+                auto.is_some(),
+                "the auto-play is in the log after the close"
+            );
+            return;
+        }
+        panic!("no decision asked of seat 4 in ten rounds");
+    })
+    .await
+    .expect("bounded");
+}
