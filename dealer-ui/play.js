@@ -56,7 +56,10 @@ function controls() {
     out.push(el("div", { class: "row", id: "join" }, s.free_seats.map(n => button("Seat " + n, () => act("/api/play/join", { seat: n }), { "data-seat": n }))));
   } else if (s.betting.open) {
     const min = s.limits.min, max = Math.min(s.limits.max, s.balance + (s.betting.my_bet || 0));
-    const chips = [min, min * 2, min * 5, min * 10].filter((c, i, a) => c <= max && a.indexOf(c) === i);
+    // The usual chip values (1, 5, 25, 100, 500 in the currency) the limits allow.
+    const unit = Math.pow(10, (s.view.currency && s.view.currency.exponent) || 0);
+    let chips = [1, 5, 25, 100, 500].map(c => c * unit).filter(c => c >= min && c <= max);
+    if (!chips.length) chips = [min].filter(c => c <= max);
     out.push(el("div", { class: "row countdown", id: "betting" }, "Bets close in ", el("strong", { id: "bet-left" }, left(s.betting.remaining_ms) + " s")));
     out.push(el("div", { class: "row", id: "chips" }, chips.map(c => button(money(c), () => { stake = Math.min(max, stake + c); render(); }, { class: "chip", "data-chip": c })),
       button("Clear", () => { stake = 0; render(); }, { id: "clear" })));
