@@ -352,10 +352,14 @@ pub async fn run_with_clock(
         }
     }));
 
-    // 5. The demo players and dealer.
+    // 5. Remote play (`[play]`): the wallet reconciled against the log before anything is
+    // served, then after every row.
+    let play = start_play(&config, &variant, auth.as_ref(), &handle, &mut tasks).await;
+
+    // The demo players and dealer.
     if config.demo.players {
         if let Some(sim) = &sim {
-            let demo = Demo::new(
+            let mut demo = Demo::new(
                 handle.clone(),
                 Arc::clone(sim),
                 Arc::clone(&variant),
@@ -364,6 +368,9 @@ pub async fn run_with_clock(
                 config.shoe.sim.penetration,
                 seed.wrapping_add(1),
             );
+            if let Some(play) = &play {
+                demo = demo.with_remote(Arc::clone(&play.remote));
+            }
             tasks.push(tokio::spawn(demo.run()));
         }
     }
@@ -385,6 +392,9 @@ pub async fn run_with_clock(
     }
     if let Some((status, _)) = &publisher {
         state = state.with_publish(Arc::clone(status));
+    }
+    if let Some(play) = play {
+        state = state.with_play(play);
     }
     let app = web::router(state).into_make_service_with_connect_info::<web::auth::Peer>();
     let scheme = if tls.is_some() { "https" } else { "http" };
@@ -452,6 +462,59 @@ pub async fn run_with_clock(
     }
     info!(table = %id, "stopped");
     Ok(())
+}
+
+/// Remote play when `[play] enabled` and the database opened: reconciles the wallet once
+/// (a debit whose bet never reached the log is rolled back; a final round's returns are
+/// credited), then after every row in a task.
+async fn start_play(
+    config: &TableConfig,
+    variant: &crate::engine::Variant,
+    auth: Option<&crate::auth::Auth>,
+    handle: &TableHandle,
+    tasks: &mut Vec<JoinHandle<()>>,
+) -> Option<Arc<crate::play::Play>> {
+    if !config.play.enabled {
+        return None;
+    }
+    let pool = auth?.pool().clone();
+    let demo_seats = if config.demo.players && config.shoe.simulated {
+        config.demo.seats.min(variant.deal.seats)
+    } else {
+        0
+    };
+    let remote = Arc::new(crate::table::remote::RemoteSeats::new(config.play.timing()));
+    let mut play = crate::play::Play::embedded(
+        pool,
+        &config.table.id,
+        config.disputes.window_seconds == 0,
+        remote,
+        demo_seats,
+    );
+    play.launch_hours = config.play.launch_hours;
+    if let Some(section) = &config.play.http_wallet {
+        match crate::wallet::http::HttpWallet::new(section) {
+            Ok(w) => play.wallet = Arc::new(w),
+            Err(e) => {
+                error!(table = %config.table.id, error = %e, "[play.http_wallet] unusable: remote play is off");
+                return None;
+            }
+        }
+    }
+    let play = Arc::new(play);
+    match play.journal.reconcile(play.wallet.as_ref(), true).await {
+        Ok(done) => {
+            info!(table = %config.table.id, rolled_back = done.rolled_back, settled = done.settled, "wallet reconciled")
+        }
+        Err(e) => {
+            warn!(table = %config.table.id, error = %e, "wallet reconciliation at start failed; retried after each row")
+        }
+    }
+    tasks.push(tokio::spawn(crate::play::run_reconciler(
+        Arc::clone(&play),
+        handle.clone(),
+    )));
+    Some(play)
 }
 
 /// Starts the broker publisher when `[publish]` is configured.

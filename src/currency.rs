@@ -68,6 +68,35 @@ impl Currency {
         })
     }
 
+    /// Reads an amount people write (`500`, `500.5`, `500.00`) as minor units: at most the
+    /// currency's decimal places, no sign, no grouping.
+    pub fn parse(&self, text: &str) -> Result<i64, String> {
+        let bad = || format!("{text:?} is not an amount in {} (e.g. 500.00)", self.code);
+        let (whole, frac) = text.trim().split_once('.').unwrap_or((text.trim(), ""));
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if !digits(whole) || (text.contains('.') && !digits(frac)) {
+            return Err(bad());
+        }
+        if frac.len() > usize::from(self.exponent) {
+            return Err(format!(
+                "{text:?}: {} has {} decimal places",
+                self.code, self.exponent
+            ));
+        }
+        let scale = 10i64.pow(u32::from(self.exponent));
+        let w: i64 = whole.parse().map_err(|_| bad())?;
+        let f: i64 = if frac.is_empty() {
+            0
+        } else {
+            format!("{frac:0<width$}", width = usize::from(self.exponent))
+                .parse()
+                .map_err(|_| bad())?
+        };
+        w.checked_mul(scale)
+            .and_then(|m| m.checked_add(f))
+            .ok_or_else(bad)
+    }
+
     /// Euro cents, the built-in default.
     pub fn euro() -> Currency {
         Currency {

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 mod commands;
+mod player_commands;
 mod user_commands;
 
 use user_commands::UserAction;
@@ -156,6 +157,18 @@ enum Command {
         #[arg(long, global = true)]
         db: Option<PathBuf>,
     },
+    /// Remote players and the embedded wallet, straight on the database (works while the
+    /// service runs): add (prints a launch link), credit, balance, link.
+    Player {
+        #[command(subcommand)]
+        command: PlayerCommand,
+        /// The table configuration naming the database (default: built-in).
+        #[arg(long, global = true)]
+        config: Option<PathBuf>,
+        /// The database file, instead of the config's store.path.
+        #[arg(long, global = true)]
+        db: Option<PathBuf>,
+    },
     /// The audit log: verify its hash chain, export it.
     Audit {
         #[command(subcommand)]
@@ -167,6 +180,43 @@ enum Command {
         #[arg(long, global = true)]
         db: Option<PathBuf>,
     },
+}
+
+#[derive(Subcommand)]
+enum PlayerCommand {
+    /// Adds a player with an opening balance and prints a launch link for /play.
+    Add {
+        /// The name shown.
+        #[arg(long)]
+        name: String,
+        /// The opening balance in the table's currency (e.g. 500.00).
+        #[arg(long, default_value = "0")]
+        balance: String,
+        /// The player id (default: the name in lower case).
+        #[arg(long)]
+        id: Option<String>,
+    },
+    /// Deposits money (a negative amount withdraws).
+    Credit {
+        /// The player id.
+        id: String,
+        /// The amount in the table's currency (e.g. 100.00 or -20).
+        #[arg(allow_hyphen_values = true)]
+        amount: String,
+    },
+    /// Prints the player's balance.
+    Balance {
+        /// The player id.
+        id: String,
+    },
+    /// Prints a new launch link.
+    Link {
+        /// The player id.
+        id: String,
+    },
+    /// Makes a new credential for the operator's platform (replacing the last) and prints
+    /// it: the platform opens players' sessions with it (POST /api/play/sessions).
+    PlatformKey,
 }
 
 #[derive(Subcommand)]
@@ -367,6 +417,21 @@ fn main() -> ExitCode {
                 UserCommand::List { json } => UserAction::List { json },
             };
             with_runtime(user_commands::user(action, config, db))
+        }
+        Command::Player {
+            command,
+            config,
+            db,
+        } => {
+            use player_commands::PlayerAction;
+            let action = match command {
+                PlayerCommand::Add { name, balance, id } => PlayerAction::Add { id, name, balance },
+                PlayerCommand::Credit { id, amount } => PlayerAction::Credit { id, amount },
+                PlayerCommand::Balance { id } => PlayerAction::Balance { id },
+                PlayerCommand::Link { id } => PlayerAction::Link { id },
+                PlayerCommand::PlatformKey => PlayerAction::PlatformKey,
+            };
+            with_runtime(player_commands::player(action, config, db))
         }
         Command::Audit {
             command,

@@ -44,6 +44,9 @@ pub struct TableConfig {
     /// `[integrity]`: the shoe-integrity checks.
     #[serde(default)]
     pub integrity: IntegritySection,
+    /// `[play]`: remote players.
+    #[serde(default)]
+    pub play: super::remote::PlaySection,
 }
 
 /// `[integrity]`: when a finished shoe counts as not shuffled (README "Shoe integrity").

@@ -6,6 +6,7 @@
 //! subscriber like any other and never touches the engine.
 
 use super::config::DemoSection;
+use super::remote::RemoteSeats;
 use super::state::{Snapshot, TableState};
 use super::task::{SubmitError, TableHandle};
 use crate::cards::Card;
@@ -36,6 +37,8 @@ pub struct Demo {
     decks: u8,
     penetration: f64,
     rng: fastrand::Rng,
+    /// Remote players' seats and windows (`[play]`): the dealer runs their countdowns.
+    remote: Option<Arc<RemoteSeats>>,
 }
 
 impl Demo {
@@ -57,7 +60,15 @@ impl Demo {
             decks,
             penetration,
             rng: fastrand::Rng::with_seed(seed),
+            remote: None,
         }
+    }
+
+    /// Deals for remote players too: their seats are left free, and the betting countdown
+    /// and decision timers of `remote` are run (see `remote.rs`).
+    pub fn with_remote(mut self, remote: Arc<RemoteSeats>) -> Demo {
+        self.remote = Some(remote);
+        self
     }
 
     /// A freshly shuffled shoe for the simulator (no cut card if the game has none).
@@ -183,6 +194,11 @@ impl Demo {
 
     /// Does the next thing the table expects. `Ok(false)`: nothing done.
     async fn act(&mut self, snap: &Snapshot) -> Result<bool, SubmitError> {
+        if let Some(remote) = self.remote.clone() {
+            if let Some(done) = self.act_remote(&remote, snap).await {
+                return done;
+            }
+        }
         let input = match &snap.expectation {
             // The last round's dispute window is open: the next round waits for it.
             Expectation::Bets if snap.provisional.is_some() => return Ok(false),
@@ -253,6 +269,116 @@ impl Demo {
             _ => return self.deal().await,
         };
         self.handle.submit(input, Source::Demo).await.map(|_| true)
+    }
+
+    /// What the dealer does when remote players are seated; `None`: as without them.
+    async fn act_remote(
+        &mut self,
+        remote: &RemoteSeats,
+        snap: &Snapshot,
+    ) -> Option<Result<bool, SubmitError>> {
+        let seated = remote.seats();
+        match &snap.expectation {
+            Expectation::Bets if snap.provisional.is_some() || seated.is_empty() => None,
+            Expectation::Bets => Some(self.run_betting(remote, snap).await),
+            Expectation::InsuranceAnswers { .. } => {
+                let seat = *snap.insurance_seats.first()?;
+                if !seated.contains_key(&seat) {
+                    return None;
+                }
+                let w = remote.decision_window(snap, seat);
+                if std::time::Instant::now() < w.deadline {
+                    return Some(Ok(false));
+                }
+                remote.close_decision();
+                let input = Input::Decision {
+                    seat,
+                    action: Action::NoInsurance,
+                };
+                Some(self.handle.submit(input, Source::Demo).await.map(|_| true))
+            }
+            Expectation::Decision { seat, .. } if seated.contains_key(seat) => {
+                if remote.take_hit(*seat, snap.seq) {
+                    return Some(self.deal().await);
+                }
+                let w = remote.decision_window(snap, *seat);
+                if std::time::Instant::now() < w.deadline {
+                    return Some(Ok(false));
+                }
+                // The sheet's timeout rule (Deluxe: auto-play; a game without it stands).
+                remote.close_decision();
+                let auto = Input::Decision {
+                    seat: *seat,
+                    action: Action::AutoPlay,
+                };
+                Some(match self.handle.submit(auto, Source::Demo).await {
+                    Err(SubmitError::Rejected(_)) => {
+                        let stand = Input::Decision {
+                            seat: *seat,
+                            action: Action::Stand,
+                        };
+                        self.handle.submit(stand, Source::Demo).await.map(|_| true)
+                    }
+                    other => other.map(|_| true),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The betting window with its countdown: opened with the demo players' bets, closed
+    /// when the countdown ends or every remote player has bet.
+    async fn run_betting(
+        &mut self,
+        remote: &RemoteSeats,
+        snap: &Snapshot,
+    ) -> Result<bool, SubmitError> {
+        let refused = |e: super::task::BetError| match e {
+            super::task::BetError::Submit(SubmitError::Stopped) => Err(SubmitError::Stopped),
+            e => {
+                warn!(error = %e, "demo: betting window");
+                Ok(false)
+            }
+        };
+        if remote.betting().is_none() {
+            if !snap.betting.open {
+                if let Err(e) = self.handle.open_betting().await {
+                    return refused(e);
+                }
+            }
+            let seats = self.config.seats.min(self.variant.deal.seats);
+            let limits = self.variant.limits;
+            let mut round = snap.round.number + 1;
+            for seat in (1..=seats).filter(|s| !remote.is_remote(*s)) {
+                let main = self.config.bet.saturating_mul(self.rng.i64(1..=4));
+                if let Some(bet) = main_bet(seat, main.clamp(limits.min, limits.max)) {
+                    match self.handle.place_bet(bet).await {
+                        Ok(Some(r)) => round = r,
+                        Ok(None) => {}
+                        Err(e) => return refused(e),
+                    }
+                }
+            }
+            remote.open_betting(round, snap.seq);
+            return Ok(false);
+        }
+        if !remote.betting_done() {
+            return Ok(false);
+        }
+        match self.handle.close_betting(Source::Demo).await {
+            Ok(Some(seq)) => {
+                remote.close_betting(seq);
+                Ok(true)
+            }
+            Ok(None) => {
+                remote.close_betting(snap.seq);
+                Ok(false)
+            }
+            Err(e) => {
+                remote.close_betting(snap.seq);
+                refused(e)
+            }
+        }
     }
 
     async fn deal(&mut self) -> Result<bool, SubmitError> {

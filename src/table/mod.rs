@@ -17,6 +17,7 @@ pub mod config;
 pub mod demo;
 pub mod dispute;
 pub mod heartbeat;
+pub mod remote;
 mod state;
 mod task;
 

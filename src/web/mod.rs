@@ -32,6 +32,7 @@ pub mod disputes;
 pub mod fanout;
 pub mod feed;
 pub mod ops;
+pub mod play;
 pub mod streams;
 pub mod table_key;
 pub mod tcp;
@@ -85,6 +86,8 @@ pub struct AppState {
     pub local_token: Option<Arc<crate::auth::local_token::LocalToken>>,
     /// The broker publisher's status, when `[publish]` is configured.
     pub publish: Option<Arc<crate::broker::PublishStatus>>,
+    /// Remote play (`[play]`; see `web::play`), when on.
+    pub play: Option<Arc<crate::play::Play>>,
 }
 
 impl AppState {
@@ -107,7 +110,14 @@ impl AppState {
             sim,
             local_token: None,
             publish: None,
+            play: None,
         }
+    }
+
+    /// Serves remote players (`/play`, `/api/play/...`) from `play`.
+    pub fn with_play(mut self, play: Arc<crate::play::Play>) -> AppState {
+        self.play = Some(play);
+        self
     }
 
     /// Reports `publisher` in `/readyz` and `/metrics`.
@@ -292,7 +302,8 @@ pub fn router(state: AppState) -> Router {
         };
         router = router.route(spec.path, handler);
     }
-    router.with_state(state)
+    // The players' routes authenticate players, not staff (see `web::play`).
+    play::routes(router).with_state(state)
 }
 
 async fn page() -> Html<&'static str> {
@@ -320,6 +331,16 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "dispute.js",
         "text/javascript; charset=utf-8",
         include_str!("../../dealer-ui/dispute.js"),
+    ),
+    (
+        "play.html",
+        "text/html; charset=utf-8",
+        include_str!("../../dealer-ui/play.html"),
+    ),
+    (
+        "play.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../dealer-ui/play.js"),
     ),
     (
         "public.js",

@@ -40,6 +40,44 @@ pub struct Variant {
     /// Bet rules beyond limits.
     #[serde(default)]
     pub betting: BettingRules,
+    /// What a remote player's short balance does to a decision (applied by the service in
+    /// front of the engine; the engine never sees balances).
+    #[serde(default)]
+    pub funds: FundsRules,
+}
+
+/// `[funds]`: a decision whose extra stake the player's balance cannot cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FundsRules {
+    /// A double: refused (`"refuse"`, the default) or played as a hit (`"hit"`, Deluxe:
+    /// "if the balance is not enough, a double becomes a hit").
+    pub short_double: ShortDouble,
+    /// A split: refused, or a hit on 11 or less and else a stand (`"hit_if_11_or_less"`).
+    pub short_split: ShortSplit,
+}
+
+/// `funds.short_double`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShortDouble {
+    /// The double is refused (`insufficient_funds`).
+    #[default]
+    Refuse,
+    /// The double is played as a hit.
+    Hit,
+}
+
+/// `funds.short_split`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShortSplit {
+    /// The split is refused (`insufficient_funds`).
+    #[default]
+    Refuse,
+    /// A hit when the hand totals 11 or less, else a stand.
+    #[serde(rename = "hit_if_11_or_less")]
+    HitIf11OrLess,
 }
 
 /// `[shoe]`: what is in the shoe and how a shoe starts and ends.

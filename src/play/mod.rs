@@ -1,0 +1,92 @@
+//! Remote play (issue #15): the service in front of the engine for players who are not at
+//! the table. It holds the wallet, the journal of wallet requests, the seats players hold
+//! and their windows (`table::remote`), and players' launch sessions (`sessions`). The
+//! engine never sees a balance: a stake reaches it only after the wallet took it.
+//!
+//! After every committed log row the reconciler (`run_reconciler`) brings the journal as far
+//! as the log allows (rollbacks of stakes that did not make it, one credit per seat and
+//! final round); at start it runs once before anything is served, so a crash between a
+//! debit and the table's commit ends rolled back or settled, exactly once.
+
+pub mod rules;
+pub mod sessions;
+
+use crate::table::remote::RemoteSeats;
+use crate::table::TableHandle;
+use crate::wallet::journal::Journal;
+use crate::wallet::ledger::Ledger;
+use crate::wallet::Wallet;
+use sqlx::SqlitePool;
+use std::sync::Arc;
+use std::time::Duration;
+use tracing::warn;
+
+/// Everything remote play needs, shared by the players' API and the reconciler.
+pub struct Play {
+    /// The wallet (the embedded ledger by default).
+    pub wallet: Arc<dyn Wallet>,
+    /// The embedded ledger (names of players; balances when it is the wallet).
+    pub ledger: Ledger,
+    /// The journal of this table's wallet requests.
+    pub journal: Journal,
+    /// Seats and windows.
+    pub remote: Arc<RemoteSeats>,
+    /// The table's database pool (players' sessions).
+    pub pool: SqlitePool,
+    /// The table's id.
+    pub table: String,
+    /// How long a session the platform opens lasts, hours.
+    pub launch_hours: u64,
+    /// Seats 1 to this are the demo players' (remote players take the others).
+    pub demo_seats: u8,
+    /// Serialises each player's money requests (a bet and its replacement never interleave).
+    pub money: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for Play {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Play")
+            .field("table", &self.table)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Play {
+    /// Remote play on `pool` (the table's database, migrated) with the embedded wallet.
+    pub fn embedded(
+        pool: SqlitePool,
+        table: &str,
+        final_when_settled: bool,
+        remote: Arc<RemoteSeats>,
+        demo_seats: u8,
+    ) -> Play {
+        let ledger = Ledger::new(pool.clone());
+        Play {
+            wallet: Arc::new(ledger.clone()),
+            ledger,
+            journal: Journal::new(pool.clone(), table, final_when_settled),
+            remote,
+            pool,
+            table: table.to_string(),
+            demo_seats,
+            launch_hours: 12,
+            money: tokio::sync::Mutex::new(()),
+        }
+    }
+}
+
+/// Reconciles after every committed row until the table stops. Failures (a wallet that
+/// does not answer) are retried at the next row, or within a second.
+pub async fn run_reconciler(play: Arc<Play>, table: TableHandle) {
+    let mut sub = table.watch();
+    loop {
+        let changed = tokio::time::timeout(Duration::from_secs(1), sub.changed()).await;
+        if let Ok(Err(_)) = changed {
+            return;
+        }
+        let _guard = play.money.lock().await;
+        if let Err(e) = play.journal.reconcile(play.wallet.as_ref(), false).await {
+            warn!(table = %play.table, error = %e, "wallet reconciliation failed; retrying");
+        }
+    }
+}

@@ -1,0 +1,384 @@
+//! The service's journal of wallet requests (`wallet_journal`) and the reconciliation
+//! against the event log's projections (`rounds`, `bets`, `settlements`).
+//!
+//! A stake is journalled `pending` before its debit is sent. From then on the log decides:
+//! a round that opened without the seat's bet, or (at start) a round that never opened,
+//! rolls the seat's debits back; a round whose result is final credits the seat's returns
+//! once (tx `<table>:<round>:<seat>:settle:credit`) after rolling back whatever was debited
+//! beyond what the log staked (a double whose input never committed). Every step is
+//! idempotent at the wallet, and the journal row moves on only after the wallet answered,
+//! so a crash at any point repeats a step — never doubles it.
+
+use super::{now_ms, TxId, TxKind, Wallet, WalletError, WalletRequest};
+use sqlx::{Row, SqlitePool};
+use tracing::{info, warn};
+
+/// The journal on the table's database.
+#[derive(Clone, Debug)]
+pub struct Journal {
+    pool: SqlitePool,
+    table: String,
+    /// `[disputes] window_seconds = 0`: a settled round is final at once (no `final` row).
+    final_when_settled: bool,
+}
+
+/// One journalled debit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The debit's id.
+    pub tx: TxId,
+    /// The player.
+    pub player: String,
+    /// The stake.
+    pub amount: i64,
+}
+
+impl Entry {
+    fn request(&self) -> WalletRequest {
+        WalletRequest {
+            tx: self.tx.clone(),
+            player: self.player.clone(),
+            amount: self.amount,
+        }
+    }
+}
+
+/// What a reconciliation did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Reconciled {
+    /// Debits rolled back.
+    pub rolled_back: usize,
+    /// Seats' rounds credited.
+    pub settled: usize,
+}
+
+fn db(e: sqlx::Error) -> WalletError {
+    WalletError::Unavailable(format!("journal: {e}"))
+}
+
+impl Journal {
+    /// The journal of table `table`.
+    pub fn new(pool: SqlitePool, table: &str, final_when_settled: bool) -> Journal {
+        Journal {
+            pool,
+            table: table.to_string(),
+            final_when_settled,
+        }
+    }
+
+    /// The id of the next debit of `line` (`main`, `double`, `split`, `insurance`) for
+    /// `seat` in `round`: attempts are numbered, so a stake asked again after a rollback
+    /// (a bet changed, a restart) is a new transaction.
+    pub async fn next_debit(&self, round: u64, seat: u8, line: &str) -> Result<TxId, WalletError> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM wallet_journal WHERE table_id = ? AND round = ? AND seat = ? AND line LIKE ?",
+        )
+        .bind(&self.table)
+        .bind(i64::try_from(round).unwrap_or(i64::MAX))
+        .bind(i64::from(seat))
+        .bind(format!("{line}.%"))
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(TxId {
+            table: self.table.clone(),
+            round,
+            seat,
+            line: format!("{line}.{}", n + 1),
+            kind: TxKind::Debit,
+        })
+    }
+
+    /// The open (pending or committed) debits of `line` for `seat` in `round`.
+    pub async fn open_stakes(
+        &self,
+        round: u64,
+        seat: u8,
+        line: &str,
+    ) -> Result<Vec<Entry>, WalletError> {
+        Ok(self
+            .open_entries()
+            .await?
+            .into_iter()
+            .filter(|e| {
+                e.tx.round == round
+                    && e.tx.seat == seat
+                    && e.tx.line.split('.').next() == Some(line)
+            })
+            .collect())
+    }
+
+    /// Journals a debit as pending (before it is sent).
+    pub async fn pending(&self, entry: &Entry) -> Result<(), WalletError> {
+        sqlx::query(
+            "INSERT INTO wallet_journal (tx_id, player_id, table_id, round, seat, line, amount, state, at_ms) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+        )
+        .bind(entry.tx.to_string())
+        .bind(&entry.player)
+        .bind(&entry.tx.table)
+        .bind(i64::try_from(entry.tx.round).unwrap_or(i64::MAX))
+        .bind(i64::from(entry.tx.seat))
+        .bind(&entry.tx.line)
+        .bind(entry.amount)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn set_state(&self, tx: &TxId, state: &str) -> Result<(), WalletError> {
+        sqlx::query("UPDATE wallet_journal SET state = ? WHERE tx_id = ?")
+            .bind(state)
+            .bind(tx.to_string())
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    /// Debits, then marks the stake debited (`committed` means: the wallet took it; the
+    /// log has it or will decide otherwise). On any refusal the debit is rolled back (a
+    /// timeout may have applied it) and the refusal returned.
+    pub async fn debit(&self, wallet: &dyn Wallet, entry: &Entry) -> Result<i64, WalletError> {
+        self.pending(entry).await?;
+        match wallet.debit(&entry.request()).await {
+            Ok(balance) => {
+                self.set_state(&entry.tx, "committed").await?;
+                Ok(balance)
+            }
+            Err(e) => {
+                self.roll_back(wallet, entry).await?;
+                Err(e)
+            }
+        }
+    }
+
+    /// Rolls one debit back (the bet was refused or withdrawn).
+    pub async fn roll_back(&self, wallet: &dyn Wallet, entry: &Entry) -> Result<i64, WalletError> {
+        let balance = wallet.rollback(&entry.request()).await?;
+        self.set_state(&entry.tx, "rolled_back").await?;
+        Ok(balance)
+    }
+
+    /// The open (pending or committed) debits, oldest first.
+    async fn open_entries(&self) -> Result<Vec<Entry>, WalletError> {
+        let rows = sqlx::query(
+            "SELECT player_id, round, seat, line, amount FROM wallet_journal \
+             WHERE table_id = ? AND state IN ('pending', 'committed') ORDER BY round, seat, at_ms, tx_id",
+        )
+        .bind(&self.table)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| Entry {
+                player: r.get(0),
+                amount: r.get(4),
+                tx: TxId {
+                    table: self.table.clone(),
+                    round: u64::try_from(r.get::<i64, _>(1)).unwrap_or(0),
+                    seat: u8::try_from(r.get::<i64, _>(2)).unwrap_or(0),
+                    line: r.get(3),
+                    kind: TxKind::Debit,
+                },
+            })
+            .collect())
+    }
+
+    /// Brings every open debit as far as the log allows. `at_start`: no betting window is
+    /// open (the service just started), so a debit whose round never opened is rolled back.
+    pub async fn reconcile(
+        &self,
+        wallet: &dyn Wallet,
+        at_start: bool,
+    ) -> Result<Reconciled, WalletError> {
+        let mut done = Reconciled::default();
+        let entries = self.open_entries().await?;
+        let mut groups: Vec<Vec<Entry>> = Vec::new();
+        for e in entries {
+            match groups.last_mut() {
+                Some(g) if g[0].tx.round == e.tx.round && g[0].tx.seat == e.tx.seat => g.push(e),
+                _ => groups.push(vec![e]),
+            }
+        }
+        for group in groups {
+            let (round, seat) = (group[0].tx.round, group[0].tx.seat);
+            let r = i64::try_from(round).unwrap_or(i64::MAX);
+            let row = sqlx::query(
+                "SELECT settled_seq, final_seq FROM rounds WHERE table_id = ? AND round = ?",
+            )
+            .bind(&self.table)
+            .bind(r)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+            let Some(row) = row else {
+                if at_start {
+                    for e in &group {
+                        self.roll_back(wallet, e).await?;
+                        done.rolled_back += 1;
+                        info!(tx = %e.tx, "wallet: the bet never reached the log; rolled back");
+                    }
+                }
+                continue;
+            };
+            let settled: Option<i64> = row.get(0);
+            let fin: Option<i64> = row.get(1);
+            let is_final = fin.is_some() || (self.final_when_settled && settled.is_some());
+            if !is_final {
+                // In play: the main stake stays only if the round holds the seat's bet.
+                let placed: i64 = sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM bets WHERE table_id = ? AND round = ? AND seat = ? AND player IN ('', ?)",
+                )
+                .bind(&self.table)
+                .bind(r)
+                .bind(i64::from(seat))
+                .bind(&group[0].player)
+                .fetch_one(&self.pool)
+                .await
+                .map_err(db)?;
+                if placed == 0 {
+                    for e in &group {
+                        self.roll_back(wallet, e).await?;
+                        done.rolled_back += 1;
+                        info!(tx = %e.tx, "wallet: the round opened without this bet; rolled back");
+                    }
+                }
+                continue;
+            }
+            let sums = sqlx::query(
+                "SELECT COALESCE(SUM(staked), 0), COALESCE(SUM(returned), 0) FROM settlements \
+                 WHERE table_id = ? AND round = ? AND seat = ? AND player IN ('', ?)",
+            )
+            .bind(&self.table)
+            .bind(r)
+            .bind(i64::from(seat))
+            .bind(&group[0].player)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db)?;
+            let (staked, returned): (i64, i64) = (sums.get(0), sums.get(1));
+            let debited: i64 = group.iter().map(|e| e.amount).sum();
+            // Stakes the wallet took but the log never played (newest first).
+            let mut excess = debited - staked;
+            let mut kept = Vec::new();
+            for e in group.iter().rev() {
+                if excess >= e.amount && e.amount > 0 {
+                    self.roll_back(wallet, e).await?;
+                    excess -= e.amount;
+                    done.rolled_back += 1;
+                } else {
+                    kept.push(e);
+                }
+            }
+            if excess != 0 {
+                warn!(table = %self.table, round, seat, excess, "wallet: debits and the log's stakes differ");
+            }
+            let Some(player) = kept.first().map(|e| e.player.clone()) else {
+                continue;
+            };
+            let credit = WalletRequest {
+                tx: TxId::settlement(&self.table, round, seat),
+                player,
+                amount: returned,
+            };
+            wallet.credit(&credit).await?;
+            for e in kept {
+                self.set_state(&e.tx, "settled").await?;
+            }
+            done.settled += 1;
+            info!(tx = %credit.tx, returned, "wallet: round settled");
+        }
+        Ok(done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wallet::ledger::Ledger;
+
+    async fn setup() -> (tempfile::TempDir, SqlitePool, Ledger, Journal) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pool = crate::auth::open_pool(&dir.path().join("t.db"))
+            .await
+            .expect("pool");
+        sqlx::query(
+            "INSERT INTO tables (id, name, variant, created_ms) VALUES ('t', 't', 'deluxe', 0)",
+        )
+        .execute(&pool)
+        .await
+        .expect("table");
+        let ledger = Ledger::new(pool.clone());
+        ledger
+            .add_player("alice", "Alice", 10_000)
+            .await
+            .expect("add");
+        let journal = Journal::new(pool.clone(), "t", false);
+        (dir, pool, ledger, journal)
+    }
+
+    async fn stake(j: &Journal, l: &Ledger, round: u64, line: &str, amount: i64) -> Entry {
+        let e = Entry {
+            tx: j.next_debit(round, 4, line).await.expect("id"),
+            player: "alice".into(),
+            amount,
+        };
+        j.debit(l, &e).await.expect("debit");
+        e
+    }
+
+    #[tokio::test]
+    async fn a_final_round_credits_its_returns_once_and_gives_back_what_the_log_never_staked() {
+        let (_d, pool, l, j) = setup().await;
+        stake(&j, &l, 1, "main", 1_000).await;
+        // The double was debited, but its input never committed (a crash): the log stakes
+        // only the main bet.
+        stake(&j, &l, 1, "double", 1_000).await;
+        assert_eq!(l.balance("alice").await, Ok(8_000));
+        let run = |sql: &'static str| sqlx::query(sql).execute(&pool);
+        run("INSERT INTO rounds (table_id, round, shoe, opened_seq) VALUES ('t', 1, 1, 5)")
+            .await
+            .expect("round");
+        run("INSERT INTO bets (table_id, round, line, seat, player, kind, amount) VALUES ('t', 1, 1, 4, '', 'main', 1000)").await.expect("bet");
+        // In play: nothing moves.
+        assert_eq!(j.reconcile(&l, false).await, Ok(Reconciled::default()));
+        assert_eq!(l.balance("alice").await, Ok(8_000));
+        run("INSERT INTO settlements (table_id, round, line, seat, player, kind, staked, returned, detail) VALUES ('t', 1, 1, 4, '', 'main', 1000, 2000, '{}')").await.expect("settled");
+        run("UPDATE rounds SET settled_seq = 20, final_seq = 21 WHERE round = 1")
+            .await
+            .expect("final");
+        let done = j.reconcile(&l, false).await.expect("reconcile");
+        assert_eq!(
+            done,
+            Reconciled {
+                rolled_back: 1,
+                settled: 1
+            }
+        );
+        // 10,000 - 1,000 staked + 2,000 returned; the double's 1,000 back.
+        assert_eq!(l.balance("alice").await, Ok(11_000));
+        // Again (a restart, the next row): nothing more.
+        assert_eq!(j.reconcile(&l, true).await, Ok(Reconciled::default()));
+        assert_eq!(l.balance("alice").await, Ok(11_000));
+    }
+
+    #[tokio::test]
+    async fn at_start_a_stake_whose_round_never_opened_comes_back_and_the_next_attempt_is_new() {
+        let (_d, _pool, l, j) = setup().await;
+        let first = stake(&j, &l, 7, "main", 2_500).await;
+        // Live, the window may still be open: nothing happens.
+        assert_eq!(j.reconcile(&l, false).await, Ok(Reconciled::default()));
+        assert_eq!(l.balance("alice").await, Ok(7_500));
+        let done = j.reconcile(&l, true).await.expect("reconcile");
+        assert_eq!(done.rolled_back, 1);
+        assert_eq!(l.balance("alice").await, Ok(10_000));
+        // The round's number comes again after a restart: the next stake is a new id.
+        let again = j.next_debit(7, 4, "main").await.expect("id");
+        assert_ne!(again, first.tx);
+        assert_eq!(again.line, "main.2");
+    }
+}

@@ -1,0 +1,163 @@
+//! Remote players' money, in the seamless-wallet model: the operator's wallet holds the
+//! balance; the table asks it to `debit` a stake before the bet is accepted, `credit` a
+//! round's returns, and `rollback` a debit whose bet never reached the log. Every request
+//! carries a transaction id derived from (table, round, seat, bet line, kind), so a repeated
+//! request (a retry after a timeout, a restart) is applied at most once.
+//!
+//! `ledger` is the embedded wallet (SQLite, the default), `http` the adapter to an
+//! operator's seamless-wallet server; `journal` is the service's own
+//! record of what it asked, and the reconciliation that makes every stake end committed
+//! and settled, or rolled back — exactly once — against the event log.
+
+pub mod http;
+pub mod journal;
+pub mod ledger;
+
+use futures::future::BoxFuture;
+use std::fmt;
+
+/// What a transaction does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TxKind {
+    /// A stake taken from the balance.
+    Debit,
+    /// Returns paid into the balance.
+    Credit,
+    /// A debit undone (its stake back).
+    Rollback,
+}
+
+impl TxKind {
+    /// The word in the transaction id and the ledger.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TxKind::Debit => "debit",
+            TxKind::Credit => "credit",
+            TxKind::Rollback => "rollback",
+        }
+    }
+}
+
+/// A transaction id: `<table>:<round>:<seat>:<line>:<kind>`. The line names the bet line
+/// and which attempt it is (`main.1`, `double.1`, `settle`): the same stake asked twice gets
+/// the same id, a new stake a new one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TxId {
+    /// The table.
+    pub table: String,
+    /// The round.
+    pub round: u64,
+    /// The seat (box).
+    pub seat: u8,
+    /// The bet line and attempt.
+    pub line: String,
+    /// Debit, credit or rollback.
+    pub kind: TxKind,
+}
+
+impl TxId {
+    /// The id of the rollback of this (debit) transaction.
+    pub fn rollback(&self) -> TxId {
+        TxId {
+            kind: TxKind::Rollback,
+            ..self.clone()
+        }
+    }
+
+    /// The id of the credit that settles `seat`'s stakes in `round`.
+    pub fn settlement(table: &str, round: u64, seat: u8) -> TxId {
+        TxId {
+            table: table.to_string(),
+            round,
+            seat,
+            line: "settle".into(),
+            kind: TxKind::Credit,
+        }
+    }
+}
+
+impl fmt::Display for TxId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}:{}:{}",
+            self.table,
+            self.round,
+            self.seat,
+            self.line,
+            self.kind.as_str()
+        )
+    }
+}
+
+/// Why the wallet refused or could not answer. Every variant has a stable code.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum WalletError {
+    /// The balance does not cover the stake.
+    #[error("insufficient funds: the balance is {balance}, the stake {amount}")]
+    InsufficientFunds {
+        /// The balance, minor units.
+        balance: i64,
+        /// The stake asked for.
+        amount: i64,
+    },
+    /// The wallet knows no such player.
+    #[error("unknown player {0:?}")]
+    UnknownPlayer(String),
+    /// The id was used before for another request (another player, amount or kind).
+    #[error("transaction {0} was already used for another request")]
+    Conflict(String),
+    /// The debit was rolled back already (a rollback that came first wins).
+    #[error("transaction {0} was rolled back")]
+    RolledBack(String),
+    /// No answer (timeout, connection, server error): nothing may be assumed applied
+    /// or not; the same id is retried or rolled back.
+    #[error("the wallet did not answer: {0}")]
+    Unavailable(String),
+}
+
+impl WalletError {
+    /// The stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            WalletError::InsufficientFunds { .. } => "insufficient_funds",
+            WalletError::UnknownPlayer(_) => "unknown_player",
+            WalletError::Conflict(_) => "wallet_conflict",
+            WalletError::RolledBack(_) => "wallet_rolled_back",
+            WalletError::Unavailable(_) => "wallet_unavailable",
+        }
+    }
+}
+
+/// A money request: who, how much, under which id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalletRequest {
+    /// The transaction id.
+    pub tx: TxId,
+    /// The player.
+    pub player: String,
+    /// Minor units, ≥ 0.
+    pub amount: i64,
+}
+
+/// A seamless wallet. Each call is idempotent by its transaction id; each answers the
+/// player's balance after it.
+pub trait Wallet: Send + Sync {
+    /// The player's balance.
+    fn balance<'a>(&'a self, player: &'a str) -> BoxFuture<'a, Result<i64, WalletError>>;
+    /// Takes a stake. Refused (and nothing taken) when the balance is short.
+    fn debit<'a>(&'a self, req: &'a WalletRequest) -> BoxFuture<'a, Result<i64, WalletError>>;
+    /// Pays returns in.
+    fn credit<'a>(&'a self, req: &'a WalletRequest) -> BoxFuture<'a, Result<i64, WalletError>>;
+    /// Undoes the debit `req.tx` names (the stake back if it was taken; if it never
+    /// arrived, a later debit with that id is refused).
+    fn rollback<'a>(&'a self, req: &'a WalletRequest) -> BoxFuture<'a, Result<i64, WalletError>>;
+}
+
+/// Unix milliseconds now (for the rows' `at_ms`, read by people only).
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}

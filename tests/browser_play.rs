@@ -1,0 +1,174 @@
+//! Remote play in a real Chromium (Debian's `chromium` over DevTools): two players on
+//! phone-size pages (390×844) opened from `croupier player add`'s launch links, and the
+//! dealer panel, through a whole round against the demo dealer of the real binary: seats
+//! taken, chips and bets by taps, insurance and doubles by taps when the table asks, the
+//! results and balances on the pages equal to the wallet and the log. Screenshots under
+//! `target/browser-artifacts/`.
+//!
+//! Without chromium the test is skipped locally, and fails under CI (`CI` set).
+
+#[path = "support/cdp.rs"]
+mod cdp;
+#[path = "common/proc.rs"]
+mod proc;
+
+use cdp::{artifacts, chromium_present, Browser, Page};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+use tokio::time::{sleep, timeout};
+
+const STEP: Duration = Duration::from_secs(30);
+
+fn add_player(cfg: &Path, name: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["player", "add", "--config"])
+        .arg(cfg)
+        .args(["--name", name, "--balance", "500.00"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("croupier runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{text}");
+    text.split_whitespace()
+        .find(|w| w.contains("/play#t="))
+        .and_then(|l| l.split("#t=").nth(1))
+        .expect("a launch link")
+        .to_string()
+}
+
+/// Taps what the table asks of this player (`prefer` first), if anything; answers
+/// whether the page shows the result of `round`.
+async fn play_step(page: &Page, round: u64, prefer: &[&str]) -> bool {
+    let shown = page
+        .eval(&format!(
+            "(() => {{ const r = document.querySelector('#result'); return !!r && r.dataset.round === '{round}'; }})()"
+        ))
+        .await;
+    if shown == json!(true) {
+        return true;
+    }
+    for action in prefer.iter().chain(["no_insurance", "stand"].iter()) {
+        let sel = format!("#actions button[data-action='{action}']");
+        let here = page
+            .eval(&format!(
+                "(() => {{ const b = document.querySelector(\"{sel}\"); return !!b && !b.disabled; }})()"
+            ))
+            .await;
+        if here == json!(true) {
+            page.tap(&sel).await;
+            // The answer and the next poll.
+            sleep(Duration::from_millis(700)).await;
+            break;
+        }
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_phone_players_and_the_dealer_panel_play_a_round() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(200), async {
+        let out = artifacts();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let text = croupier::table::config::DEFAULT_TOML
+            .replace(
+                "path = \"data/croupier.db\"",
+                &format!("path = {:?}", dir.path().join("croupier.db").display().to_string()),
+            )
+            .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
+            .replace("pace_ms = 400", "pace_ms = 100")
+            .replace("window_seconds = 5", "window_seconds = 1")
+            .replace("betting_seconds = 15", "betting_seconds = 120")
+            .replace("decision_seconds = 20", "decision_seconds = 30");
+        let cfg = dir.path().join("table.toml");
+        std::fs::write(&cfg, text).expect("config");
+        let alice = add_player(&cfg, "Alice");
+        let bob = add_player(&cfg, "Bob");
+        let p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        let base = format!("http://{}", p.addr);
+        let browser = Browser::launch().await;
+        let a = browser.page(&format!("{base}/play#t={alice}"), 390, 844).await;
+        let b = browser.page(&format!("{base}/play#t={bob}"), 390, 844).await;
+        let panel = browser.page(&format!("{base}/"), 800, 480).await;
+        // The demo dealer's account (a demo start creates it).
+        let login = "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'}, \
+                     body: JSON.stringify({badge: '101', secret: '1111'})}).then(r => r.status)";
+        assert_eq!(panel.eval(login).await, json!(200));
+        panel.call("Page.reload", json!({})).await;
+        // The token left the address bar (kept in the tab).
+        a.wait_for("document.querySelector('#balance')", STEP).await;
+        assert_eq!(a.eval("location.hash").await, json!(""));
+        assert_eq!(a.text("#balance").await, "€500.00");
+        a.screenshot(&out.join("play-390x844-join.png")).await;
+        a.tap("#join button[data-seat='4']").await;
+        b.wait_for("document.querySelector(\"#join button[data-seat='5']\")", STEP).await;
+        b.tap("#join button[data-seat='5']").await;
+        // Chips and a bet each, by taps, within the countdown.
+        let mut round = 0;
+        for (page, chip) in [(&a, 0), (&b, 1)] {
+            page.wait_for("document.querySelector('#chips .chip')", STEP).await;
+            page.tap(&format!("#chips .chip:nth-of-type({})", chip + 1)).await;
+            page.wait_for("!document.querySelector('#place').disabled", STEP).await;
+            page.tap("#place").await;
+            page.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('Your bet') || !document.querySelector('#chips')", STEP)
+                .await;
+            round = page.eval("window.playState().betting.round || window.playState().view.round.number").await.as_u64().expect("round");
+        }
+        a.screenshot(&out.join("play-390x844-bet.png")).await;
+        // The panel shows both remote seats in the round.
+        panel
+            .wait_for("document.querySelector(\"#seats [data-seat='4']\") && document.querySelector(\"#seats [data-seat='5']\")", STEP)
+            .await;
+        panel.screenshot(&out.join("play-panel-800x480.png")).await;
+        let mut done = (false, false);
+        for _ in 0..400 {
+            if !done.0 {
+                done.0 = play_step(&a, round, &["insurance", "double"]).await;
+            }
+            if !done.1 {
+                done.1 = play_step(&b, round, &["even_money", "no_insurance"]).await;
+            }
+            if done == (true, true) {
+                break;
+            }
+            sleep(Duration::from_millis(100)).await;
+        }
+        assert_eq!(done, (true, true), "both pages show round {round}'s result");
+        a.screenshot(&out.join("play-390x844-result.png")).await;
+        // Once final, the balances on the pages are the wallet's, which are the log's.
+        sleep(Duration::from_millis(2500)).await;
+        let db = dir.path().join("croupier.db");
+        let pool = croupier::auth::open_pool(&db).await.expect("pool");
+        for (page, id, seat) in [(&a, "alice", 4), (&b, "bob", 5)] {
+            let (staked, returned): (i64, i64) = sqlx::query_as(
+                "SELECT COALESCE(SUM(staked), 0), COALESCE(SUM(returned), 0) FROM settlements WHERE round = ? AND seat = ?",
+            )
+            .bind(i64::try_from(round).expect("round"))
+            .bind(seat)
+            .fetch_one(&pool)
+            .await
+            .expect("settlements");
+            assert!(staked > 0, "{id} played round {round}");
+            let balance: i64 = sqlx::query_scalar("SELECT balance FROM players WHERE id = ?")
+                .bind(id)
+                .fetch_one(&pool)
+                .await
+                .expect("balance");
+            assert_eq!(balance, 50_000 - staked + returned, "{id}");
+            let written = croupier::currency::Currency::euro().format(balance);
+            page.wait_for(&format!("document.querySelector('#balance').innerText === '{written}'"), STEP)
+                .await;
+            let state: Value = page.eval("window.playState()").await;
+            assert_eq!(state["balance"], balance);
+        }
+        pool.close().await;
+        browser.close().await;
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}

@@ -1,0 +1,276 @@
+//! The HTTP seamless-wallet adapter against a small wallet server the test starts (axum on
+//! a free port, balances in memory, every transaction id applied once, requests signed):
+//! a response lost to a timeout is retried with the same id and applied once; duplicate
+//! credits pay once; a short balance, an unknown player, a rolled-back debit are refused
+//! with their codes; a server that is down or refuses the signature answers
+//! `wallet_unavailable` and nothing is applied; a debit whose answer never came is rolled
+//! back by the journal's reconciliation once the server is back.
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::post;
+use axum::{Json, Router};
+use croupier::wallet::http::{HttpWallet, HttpWalletSection};
+use croupier::wallet::journal::{Entry, Journal};
+use croupier::wallet::{TxId, TxKind, Wallet, WalletError, WalletRequest};
+use hmac::{Hmac, Mac};
+use serde_json::{json, Value};
+use sha2::Sha256;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const SECRET: &str = "a-wallet-secret-of-enough-length";
+
+#[derive(Default)]
+struct Server {
+    balances: Mutex<HashMap<String, i64>>,
+    /// Applied transactions: id → (operation, amount).
+    applied: Mutex<HashMap<String, (String, i64)>>,
+    /// Requests seen per id.
+    seen: Mutex<HashMap<String, usize>>,
+    /// Answer this many more requests too late (after applying them).
+    slow: AtomicUsize,
+    /// Answer 503 without applying anything.
+    down: AtomicBool,
+}
+
+async fn handle(
+    State(s): State<Arc<Server>>,
+    Path(op): Path<String>,
+    headers: HeaderMap,
+    body: String,
+) -> (StatusCode, Json<Value>) {
+    let mut mac = Hmac::<Sha256>::new_from_slice(SECRET.as_bytes()).expect("key");
+    mac.update(body.as_bytes());
+    let good = hex::encode(mac.finalize().into_bytes());
+    if headers
+        .get("x-croupier-signature")
+        .and_then(|v| v.to_str().ok())
+        != Some(good.as_str())
+    {
+        return (
+            StatusCode::UNAUTHORIZED,
+            Json(json!({"error": "bad_signature"})),
+        );
+    }
+    if s.down.load(Ordering::SeqCst) {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(json!({"error": "down"})),
+        );
+    }
+    let v: Value = serde_json::from_str(&body).expect("json");
+    let player = v["player"].as_str().unwrap_or_default().to_string();
+    let tx = v["tx"].as_str().unwrap_or_default().to_string();
+    let amount = v["amount"].as_i64().unwrap_or(0);
+    *s.seen.lock().expect("lock").entry(tx.clone()).or_default() += 1;
+    let answer = {
+        let mut balances = s.balances.lock().expect("lock");
+        let mut applied = s.applied.lock().expect("lock");
+        match balances.get(&player).copied() {
+            None => (
+                StatusCode::NOT_FOUND,
+                json!({"error": "unknown_player", "player": player}),
+            ),
+            Some(balance) if op == "balance" => (StatusCode::OK, json!({ "balance": balance })),
+            Some(balance) => {
+                let undone = format!("{}rollback", tx.trim_end_matches("debit"));
+                if op == "debit" && applied.contains_key(&undone) {
+                    (
+                        StatusCode::CONFLICT,
+                        json!({"error": "rolled_back", "tx": tx}),
+                    )
+                } else if let Some((o, a)) = applied.get(&tx) {
+                    if *o == op && (op == "rollback" || *a == amount) {
+                        (StatusCode::OK, json!({ "balance": balance }))
+                    } else {
+                        (StatusCode::CONFLICT, json!({"error": "conflict", "tx": tx}))
+                    }
+                } else {
+                    let delta = match op.as_str() {
+                        "debit" => -amount,
+                        "credit" => amount,
+                        _ => {
+                            let reference = v["ref"].as_str().unwrap_or_default();
+                            applied.get(reference).map_or(0, |(_, a)| *a)
+                        }
+                    };
+                    if balance + delta < 0 {
+                        (
+                            StatusCode::PAYMENT_REQUIRED,
+                            json!({"error": "insufficient_funds", "balance": balance, "amount": amount}),
+                        )
+                    } else {
+                        balances.insert(player.clone(), balance + delta);
+                        applied.insert(tx.clone(), (op.clone(), amount));
+                        (StatusCode::OK, json!({"balance": balance + delta}))
+                    }
+                }
+            }
+        }
+    };
+    if s.slow.load(Ordering::SeqCst) > 0 {
+        s.slow.fetch_sub(1, Ordering::SeqCst);
+        // Applied, but the answer comes after the adapter gave up on it.
+        tokio::time::sleep(Duration::from_millis(800)).await;
+    }
+    (answer.0, Json(answer.1))
+}
+
+async fn start(server: Arc<Server>) -> String {
+    let app = Router::new()
+        .route("/wallet/{op}", post(handle))
+        .with_state(server);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    format!("http://{addr}/wallet")
+}
+
+fn adapter(dir: &std::path::Path, url: &str, secret: &str) -> HttpWallet {
+    let file = dir.join("wallet.secret");
+    std::fs::write(&file, format!("{secret}\n")).expect("secret");
+    HttpWallet::new(&HttpWalletSection {
+        url: url.to_string(),
+        secret_file: file,
+        cert: None,
+        timeout_ms: 300,
+        retries: 3,
+    })
+    .expect("adapter")
+}
+
+fn req(line: &str, kind: TxKind, amount: i64) -> WalletRequest {
+    WalletRequest {
+        tx: TxId {
+            table: "t".into(),
+            round: 9,
+            seat: 4,
+            line: line.into(),
+            kind,
+        },
+        player: "alice".into(),
+        amount,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lost_answers_are_retried_with_the_same_id_and_applied_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Arc::new(Server::default());
+    server
+        .balances
+        .lock()
+        .expect("lock")
+        .insert("alice".into(), 10_000);
+    let url = start(Arc::clone(&server)).await;
+    let w = adapter(dir.path(), &url, SECRET);
+    assert_eq!(w.balance("alice").await, Ok(10_000));
+
+    // The first answer is lost (too late): retried with the same id, applied once.
+    server.slow.store(1, Ordering::SeqCst);
+    let bet = req("main.1", TxKind::Debit, 2_500);
+    assert_eq!(w.debit(&bet).await, Ok(7_500));
+    assert_eq!(server.seen.lock().expect("lock")[&bet.tx.to_string()], 2);
+    // A duplicate credit pays once.
+    let win = req("settle", TxKind::Credit, 5_000);
+    assert_eq!(w.credit(&win).await, Ok(12_500));
+    assert_eq!(w.credit(&win).await, Ok(12_500));
+    // The refusals, with their codes; nothing applied.
+    let big = req("main.2", TxKind::Debit, 99_999);
+    assert!(matches!(
+        w.debit(&big).await,
+        Err(WalletError::InsufficientFunds {
+            balance: 12_500,
+            ..
+        })
+    ));
+    let mut stranger = req("main.3", TxKind::Debit, 1);
+    stranger.player = "mallory".into();
+    assert!(matches!(
+        w.debit(&stranger).await,
+        Err(WalletError::UnknownPlayer(_))
+    ));
+    // A rollback gives the stake back once, and the debit stays refused.
+    let second = req("double.1", TxKind::Debit, 2_500);
+    assert_eq!(w.debit(&second).await, Ok(10_000));
+    assert_eq!(w.rollback(&second).await, Ok(12_500));
+    assert_eq!(w.rollback(&second).await, Ok(12_500));
+    assert!(matches!(
+        w.debit(&second).await,
+        Err(WalletError::RolledBack(_))
+    ));
+    assert_eq!(w.balance("alice").await, Ok(12_500));
+
+    // A wrong secret: refused by the server, reported as no usable answer, nothing applied.
+    let forged = adapter(dir.path(), &url, "not-the-wallet-secret-at-all");
+    assert!(matches!(
+        forged.debit(&req("main.4", TxKind::Debit, 100)).await,
+        Err(WalletError::Unavailable(_))
+    ));
+    assert_eq!(w.balance("alice").await, Ok(12_500));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_is_down_refuses_the_bet_and_the_journal_settles_it_when_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Arc::new(Server::default());
+    server
+        .balances
+        .lock()
+        .expect("lock")
+        .insert("alice".into(), 10_000);
+    let url = start(Arc::clone(&server)).await;
+    let w = adapter(dir.path(), &url, SECRET);
+    let pool = croupier::auth::open_pool(&dir.path().join("t.db"))
+        .await
+        .expect("pool");
+    let journal = Journal::new(pool, "t", false);
+
+    // Nothing listening at all: unavailable after the retries.
+    let nowhere = adapter(dir.path(), "http://127.0.0.1:9/wallet", SECRET);
+    assert!(matches!(
+        nowhere.balance("alice").await,
+        Err(WalletError::Unavailable(_))
+    ));
+
+    // The server answers 503 to everything: the bet is refused, and the rollback cannot be
+    // sent either, so the journal keeps the debit open.
+    server.down.store(true, Ordering::SeqCst);
+    let entry = Entry {
+        tx: journal.next_debit(9, 4, "main").await.expect("id"),
+        player: "alice".into(),
+        amount: 2_500,
+    };
+    assert!(journal.debit(&w, &entry).await.is_err());
+    // Back: at the next start the open debit (its round never opened) is rolled back, by
+    // id — had the debit been applied, its stake would come back; it was not, so the
+    // rollback only makes a late copy of it refuse.
+    server.down.store(false, Ordering::SeqCst);
+    let done = journal.reconcile(&w, true).await.expect("reconcile");
+    assert_eq!(done.rolled_back, 1);
+    assert_eq!(w.balance("alice").await, Ok(10_000));
+    let late = WalletRequest {
+        tx: entry.tx.clone(),
+        player: "alice".into(),
+        amount: 2_500,
+    };
+    assert!(matches!(
+        w.debit(&late).await,
+        Err(WalletError::RolledBack(_))
+    ));
+    assert_eq!(
+        journal
+            .reconcile(&w, true)
+            .await
+            .expect("again")
+            .rolled_back,
+        0
+    );
+}

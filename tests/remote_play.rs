@@ -1,0 +1,539 @@
+//! Remote play through the real binary on the built-in default (demo dealer, simulated
+//! shoe): `croupier player add` prints a launch link; the player joins a free seat, bets
+//! within the countdown, decides when asked, and is credited the round's returns exactly
+//! once; a late bet is refused with `betting_closed` and the close's log position. A
+//! SIGKILL between a debit and the table's commit ends rolled back, exactly once, at the
+//! next start.
+
+#[path = "common/proc.rs"]
+mod proc;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+use tokio::time::{sleep, timeout};
+
+fn config(dir: &Path) -> PathBuf {
+    let text = croupier::table::config::DEFAULT_TOML
+        .replace(
+            "path = \"data/croupier.db\"",
+            &format!("path = {:?}", dir.join("croupier.db").display().to_string()),
+        )
+        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
+        .replace("pace_ms = 400", "pace_ms = 40")
+        .replace("window_seconds = 5", "window_seconds = 1")
+        .replace("betting_seconds = 15", "betting_seconds = 3")
+        .replace("decision_seconds = 20", "decision_seconds = 3");
+    let path = dir.join("table.toml");
+    std::fs::write(&path, text).expect("write config");
+    croupier::table::TableConfig::load(&path).expect("valid config");
+    path
+}
+
+fn croupier(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("croupier runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+/// `player add`: the token of the launch link it prints.
+fn add_player(cfg: &Path, name: &str, balance: &str) -> String {
+    let c = cfg.display().to_string();
+    let (ok, text) = croupier(&[
+        "player",
+        "add",
+        "--config",
+        &c,
+        "--name",
+        name,
+        "--balance",
+        balance,
+    ]);
+    assert!(ok, "{text}");
+    let link = text
+        .lines()
+        .find_map(|l| l.split_whitespace().find(|w| w.contains("/play#t=")))
+        .unwrap_or_else(|| panic!("no launch link in {text:?}"));
+    assert!(link.starts_with("http://127.0.0.1:"), "{link}");
+    link.split("#t=").nth(1).expect("token").to_string()
+}
+
+fn as_player(p: &mut proc::Proc, token: &str) {
+    p.headers = vec![("Authorization".into(), format!("Bearer {token}"))];
+}
+
+async fn state(p: &proc::Proc) -> Value {
+    p.get("/api/play/state").await
+}
+
+/// Polls the player's state until `f` holds (at most `secs`).
+async fn until(p: &proc::Proc, secs: u64, what: &str, f: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..secs * 10 {
+        let s = state(p).await;
+        if f(&s) {
+            return s;
+        }
+        sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{what}: {}", state(p).await);
+}
+
+async fn ledger_rows(db: &Path, sql: &str) -> i64 {
+    let pool = croupier::auth::open_pool(db).await.expect("pool");
+    let n: i64 = sqlx::query_scalar(sql)
+        .fetch_one(&pool)
+        .await
+        .expect("query");
+    pool.close().await;
+    n
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_joins_bets_decides_and_is_paid_once() {
+    timeout(Duration::from_secs(120), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = config(dir.path());
+        let db = dir.path().join("croupier.db");
+        let token = add_player(&cfg, "Alice", "500.00");
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        // The page is served; the API wants the player's token, not a staff login.
+        let (status, body) = {
+            let page = croupier::web::client::request(&p.addr, "GET", "/play", None, Duration::from_secs(5));
+            page.await.expect("page")
+        };
+        assert_eq!(status, 200);
+        assert!(body.contains("/ui/play.js"));
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 401, "the local token is no player: {body}");
+        as_player(&mut p, &token);
+        let s = state(&p).await;
+        assert_eq!(s["balance"], 50_000);
+        assert_eq!(s["free_seats"], serde_json::json!([4, 5, 6, 7]), "the demo holds 1-3");
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 2}"#).await;
+        assert_eq!(status, 409, "{body}");
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 200, "{body}");
+
+        // Bet in the next window: debited at once.
+        until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 2500}"#).await;
+        assert_eq!(status, 200, "{body}");
+        let placed: Value = serde_json::from_str(&body).expect("json");
+        assert_eq!(placed["balance"], 47_500);
+        let round = placed["round"].as_u64().expect("round");
+        // Every remote player has bet: the window closes, the round opens with the bet.
+        let s = until(&p, 10, "the round opens", |s| s["betting"]["open"] == false && s["view"]["round"]["number"] == round).await;
+        let closed = s["betting"]["closed"].clone();
+        assert_eq!(closed["round"], round);
+        // A bet now is late: refused with the close's log position and time.
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 2500}"#).await;
+        assert_eq!(status, 409, "{body}");
+        let late: Value = serde_json::from_str(&body).expect("json");
+        assert_eq!(late["error"]["code"], "betting_closed");
+        assert_eq!(late["error"]["closed"], closed);
+        assert!(closed["seq"].as_u64() > Some(0));
+        assert_eq!(state(&p).await["balance"], 47_500, "a refused bet takes nothing");
+
+        // Answer what the table asks of seat 4 until the round is settled.
+        for _ in 0..600 {
+            let s = state(&p).await;
+            if s["view"]["last_result"]["round"] == round {
+                break;
+            }
+            if let Some(kind) = s["turn"]["kind"].as_str() {
+                let action = if kind == "insurance" { "no_insurance" } else { "stand" };
+                let (status, body) = p.post("/api/play/decision", &format!(r#"{{"action": "{action}"}}"#)).await;
+                assert!(status == 200 || status == 409, "{body}");
+            }
+            sleep(Duration::from_millis(100)).await;
+        }
+        let s = state(&p).await;
+        let result = &s["view"]["last_result"];
+        assert_eq!(result["round"], round, "{s}");
+        let returned: i64 = result["hands"]
+            .as_array()
+            .expect("hands")
+            .iter()
+            .filter(|h| h["seat"] == 4)
+            .map(|h| h["returned"].as_i64().expect("returned"))
+            .sum();
+        // Credited once the result is final (1 s), and only once.
+        let expected = 47_500 + returned;
+        until(&p, 10, "the returns are credited", |s| s["balance"] == expected).await;
+        sleep(Duration::from_millis(1500)).await;
+        assert_eq!(state(&p).await["balance"], expected);
+        assert!(p.terminate(), "clean stop");
+        let credits = ledger_rows(&db, &format!("SELECT COUNT(*) FROM wallet_ledger WHERE tx_id = 'table-1:{round}:4:settle:credit'")).await;
+        assert_eq!(credits, 1);
+        let (ok, text) = croupier(&["player", "balance", "alice", "--config", &cfg.display().to_string()]);
+        let written = croupier::currency::Currency::euro().format(expected);
+        assert!(ok && text.contains(&format!("alice: {written}")), "{text}");
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sigkill_between_the_debit_and_the_commit_is_rolled_back_once() {
+    timeout(Duration::from_secs(120), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // A long countdown: the bet is debited and waiting in the window when the kill comes.
+        let cfg = dir.path().join("table.toml");
+        let text = std::fs::read_to_string(config(dir.path())).expect("config")
+            .replace("betting_seconds = 3", "betting_seconds = 60");
+        std::fs::write(&cfg, text).expect("write");
+        let db = dir.path().join("croupier.db");
+        let token = add_player(&cfg, "Bob", "100.00");
+        let log = dir.path().join("log");
+        let mut p = proc::spawn(&cfg, &log).await;
+        as_player(&mut p, &token);
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 5}"#).await;
+        assert_eq!(status, 200, "{body}");
+        until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 4000}"#).await;
+        assert_eq!(status, 200, "{body}");
+        let tx = serde_json::from_str::<Value>(&body).expect("json")["tx"]
+            .as_str()
+            .expect("tx")
+            .to_string();
+        p.kill();
+        // Debited, never committed to the log.
+        let sql = format!("SELECT COUNT(*) FROM bets b JOIN wallet_journal j ON j.round = b.round AND j.seat = b.seat WHERE j.tx_id = '{tx}'");
+        assert_eq!(ledger_rows(&db, &sql).await, 0);
+        assert_eq!(ledger_rows(&db, "SELECT balance FROM players WHERE id = 'bob'").await, 6_000);
+
+        // Restarted twice: the stake comes back at the first start, and only then.
+        for _ in 0..2 {
+            let mut p = proc::spawn(&cfg, &log).await;
+            as_player(&mut p, &token);
+            assert_eq!(state(&p).await["balance"], 10_000);
+            assert!(p.terminate(), "clean stop");
+        }
+        let rollbacks = ledger_rows(&db, &format!("SELECT COUNT(*) FROM wallet_ledger WHERE kind = 'rollback' AND ref_tx = '{tx}'")).await;
+        assert_eq!(rollbacks, 1);
+        let state_of = ledger_rows(&db, &format!("SELECT COUNT(*) FROM wallet_journal WHERE tx_id = '{tx}' AND state = 'rolled_back'")).await;
+        assert_eq!(state_of, 1);
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_platform_opens_sessions_and_a_short_balance_refuses_the_bet_whole() {
+    timeout(Duration::from_secs(120), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = dir.path().join("table.toml");
+        let text = std::fs::read_to_string(config(dir.path()))
+            .expect("config")
+            .replace("betting_seconds = 3", "betting_seconds = 60");
+        std::fs::write(&cfg, text).expect("write");
+        let c = cfg.display().to_string();
+        let (ok, key) = croupier(&["player", "platform-key", "--config", &c]);
+        assert!(ok, "{key}");
+        let key = key.trim().to_string();
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        let body = r#"{"player": "p-77", "name": "Carol"}"#;
+        // The local token (staff, admin) is not the platform.
+        let (status, _) = p.post("/api/play/sessions", body).await;
+        assert_eq!(status, 401);
+        p.headers = vec![("Authorization".into(), format!("Bearer {key}"))];
+        let (status, reply) = p.post("/api/play/sessions", body).await;
+        assert_eq!(status, 200, "{reply}");
+        let reply: Value = serde_json::from_str(&reply).expect("json");
+        let token = reply["token"].as_str().expect("token").to_string();
+        assert_eq!(reply["launch"], format!("/play#t={token}"));
+        // The platform's credential is no player.
+        let (status, _) = p.post("/api/play/join", r#"{"seat": 6}"#).await;
+        assert_eq!(status, 401);
+        as_player(&mut p, &token);
+        let s = state(&p).await;
+        assert_eq!(
+            (
+                s["player"].as_str(),
+                s["name"].as_str(),
+                s["balance"].as_i64()
+            ),
+            (Some("p-77"), Some("Carol"), Some(0))
+        );
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 6}"#).await;
+        assert_eq!(status, 200, "{body}");
+        until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 2500}"#).await;
+        assert_eq!(status, 409, "{body}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).expect("json")["error"]["code"],
+            "insufficient_funds"
+        );
+        let s = state(&p).await;
+        assert_eq!(s["betting"]["my_bet"], Value::Null, "nothing placed: {s}");
+        assert_eq!(s["balance"], 0);
+        // Funds arrive (the operator's deposit); the same bet goes through.
+        let (ok, text) = croupier(&["player", "credit", "p-77", "30.00", "--config", &c]);
+        assert!(ok, "{text}");
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 2500}"#).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).expect("json")["balance"],
+            500
+        );
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doubles_and_insurance_are_debited_and_every_round_balances_to_the_log() {
+    timeout(Duration::from_secs(240), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = dir.path().join("table.toml");
+        let text = std::fs::read_to_string(config(dir.path()))
+            .expect("config")
+            .replace("seed = 0", "seed = 15");
+        std::fs::write(&cfg, text).expect("write");
+        let db = dir.path().join("croupier.db");
+        let token = add_player(&cfg, "Dora", "500.00");
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        as_player(&mut p, &token);
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 200, "{body}");
+        let mut last = 0;
+        let mut doubled = 0;
+        for _ in 0..6 {
+            until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+            let (status, body) = p.post("/api/play/bet", r#"{"main": 1000}"#).await;
+            assert_eq!(status, 200, "{body}");
+            last = serde_json::from_str::<Value>(&body).expect("json")["round"]
+                .as_u64()
+                .expect("round");
+            for _ in 0..600 {
+                let s = state(&p).await;
+                if s["view"]["last_result"]["round"] == last {
+                    break;
+                }
+                let allowed = s["turn"]["allowed"].as_array().cloned().unwrap_or_default();
+                let action = if allowed.contains(&"double".into()) {
+                    "double"
+                } else if allowed.contains(&"insurance".into()) {
+                    "insurance"
+                } else if s["turn"]["kind"] == "insurance" {
+                    "no_insurance"
+                } else if s["turn"].is_object() {
+                    "stand"
+                } else {
+                    ""
+                };
+                if !action.is_empty() {
+                    let (status, body) = p
+                        .post(
+                            "/api/play/decision",
+                            &format!(r#"{{"action": "{action}"}}"#),
+                        )
+                        .await;
+                    if status == 200 && action == "double" {
+                        doubled += 1;
+                    }
+                    assert!(status == 200 || status == 409, "{body}");
+                }
+                sleep(Duration::from_millis(50)).await;
+            }
+        }
+        assert!(doubled > 0, "no double in six rounds");
+        // Every stake is settled once the last round is final; the balance is the log's.
+        sleep(Duration::from_millis(2500)).await;
+        let balance = state(&p).await["balance"].as_i64().expect("balance");
+        assert!(p.terminate(), "clean stop");
+        let q = |sql: String| {
+            let db = db.clone();
+            async move { ledger_rows(&db, &sql).await }
+        };
+        let staked =
+            q("SELECT COALESCE(SUM(staked), 0) FROM settlements WHERE seat = 4".into()).await;
+        let returned =
+            q("SELECT COALESCE(SUM(returned), 0) FROM settlements WHERE seat = 4".into()).await;
+        assert!(staked >= 6 * 1000 + 1000 * i64::from(doubled), "{staked}");
+        assert_eq!(balance, 50_000 - staked + returned);
+        assert_eq!(
+            q("SELECT balance FROM players WHERE id = 'dora'".into()).await,
+            balance
+        );
+        let open = q(
+            "SELECT COUNT(*) FROM wallet_journal WHERE state IN ('pending', 'committed')".into(),
+        )
+        .await;
+        assert_eq!(open, 0, "every stake settled or rolled back");
+        let credits =
+            q("SELECT COUNT(*) FROM wallet_ledger WHERE kind = 'credit'".to_string()).await;
+        assert_eq!(credits, 6, "one credit per round, round {last} the last");
+        let doubles = q(
+            "SELECT COUNT(*) FROM wallet_journal WHERE line LIKE 'double.%' AND state = 'settled'"
+                .into(),
+        )
+        .await;
+        assert_eq!(doubles, i64::from(doubled));
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_deluxe_a_double_the_balance_cannot_cover_is_played_as_a_hit() {
+    timeout(Duration::from_secs(240), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = config(dir.path());
+        let c = cfg.display().to_string();
+        let token = add_player(&cfg, "Eve", "0.10");
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        as_player(&mut p, &token);
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 200, "{body}");
+        let mut converted = None;
+        for _ in 0..10 {
+            let s = until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+            // Everything on the bet: nothing left for a double.
+            let all = s["balance"].as_i64().expect("balance");
+            if all < 10 {
+                let (ok, text) = croupier(&["player", "credit", "eve", "0.10", "--config", &c]);
+                assert!(ok, "{text}");
+                continue;
+            }
+            let (status, body) = p
+                .post("/api/play/bet", &format!(r#"{{"main": {all}}}"#))
+                .await;
+            assert_eq!(status, 200, "{body}");
+            let round = serde_json::from_str::<Value>(&body).expect("json")["round"].clone();
+            for _ in 0..600 {
+                let s = state(&p).await;
+                if s["view"]["last_result"]["round"] == round {
+                    break;
+                }
+                let allowed = s["turn"]["allowed"].as_array().cloned().unwrap_or_default();
+                let action = if converted.is_none() && allowed.contains(&"double".into()) {
+                    "double"
+                } else if s["turn"]["kind"] == "insurance" {
+                    "no_insurance"
+                } else if s["turn"].is_object() {
+                    "stand"
+                } else {
+                    ""
+                };
+                if !action.is_empty() {
+                    let (status, body) = p
+                        .post(
+                            "/api/play/decision",
+                            &format!(r#"{{"action": "{action}"}}"#),
+                        )
+                        .await;
+                    if action == "double" {
+                        assert_eq!(status, 200, "{body}");
+                        converted = Some(serde_json::from_str::<Value>(&body).expect("json"));
+                        assert_eq!(state(&p).await["balance"], 0, "no double was debited");
+                    }
+                }
+                sleep(Duration::from_millis(50)).await;
+            }
+            if converted.is_some() {
+                break;
+            }
+        }
+        let answer = converted.expect("a double was offered within ten rounds");
+        assert_eq!(
+            (answer["action"].as_str(), answer["asked"].as_str()),
+            (Some("hit"), Some("double"))
+        );
+        assert!(p.terminate(), "clean stop");
+        let doubles = ledger_rows(
+            &dir.path().join("croupier.db"),
+            "SELECT COUNT(*) FROM wallet_ledger WHERE tx_id LIKE '%:double.%' AND kind = 'debit'",
+        )
+        .await;
+        assert_eq!(doubles, 0);
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_decision_after_its_timer_is_refused_with_the_close_and_takes_nothing() {
+    timeout(Duration::from_secs(240), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = config(dir.path());
+        let token = add_player(&cfg, "Finn", "500.00");
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        as_player(&mut p, &token);
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 200, "{body}");
+        for _ in 0..10 {
+            until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+            let (status, body) = p.post("/api/play/bet", r#"{"main": 1000}"#).await;
+            assert_eq!(status, 200, "{body}");
+            let round = serde_json::from_str::<Value>(&body).expect("json")["round"].clone();
+            // Wait for a decision asked of seat 4 (not insurance), or the round's end.
+            let s = until(&p, 30, "a decision or the result", |s| {
+                s["turn"]["kind"] == "decision" || s["view"]["last_result"]["round"] == round
+            })
+            .await;
+            if s["turn"]["kind"] != "decision" {
+                continue;
+            }
+            let balance = s["balance"].as_i64().expect("balance");
+            // Let the timer (3 s) run out: the dealer plays the sheet's timeout rule.
+            sleep(Duration::from_millis(3_500)).await;
+            let (status, body) = p
+                .post("/api/play/decision", r#"{"action": "double"}"#)
+                .await;
+            assert_eq!(status, 409, "{body}");
+            let late: Value = serde_json::from_str(&body).expect("json");
+            assert_eq!(late["error"]["code"], "decision_closed", "{late}");
+            let closed = &late["error"]["closed"];
+            assert_eq!(closed["round"], round);
+            assert!(
+                closed["seq"].as_u64() > Some(0) && closed["at_ms"].as_i64() > Some(0),
+                "{closed}"
+            );
+            assert_eq!(
+                state(&p).await["balance"],
+                balance,
+                "a late double takes nothing"
+            );
+            // The timeout was played by the dealer (auto-play), on the record after the close.
+            let s = until(&p, 30, "the result", |s| {
+                s["view"]["last_result"]["round"] == round
+            })
+            .await;
+            assert!(s["view"]["round"]["number"] == round);
+            assert!(p.terminate(), "clean stop");
+            let db = dir.path().join("croupier.db");
+            let reader = croupier::store::Reader::open(&db).await.expect("reader");
+            let log = reader.log("table-1").await.expect("log");
+            let auto = log.iter().find(|r| {
+                r.seq > closed["seq"].as_u64().unwrap_or(0)
+                    && matches!(
+                        &r.record,
+                        croupier::store::Record::Input {
+                            input: croupier::engine::Input::Decision {
+                                seat: 4,
+                                action: croupier::engine::Action::AutoPlay
+                            },
+                            ..
+                        }
+                    )
+            });
+            assert!(
+                auto.is_some(),
+                "the auto-play is in the log after the close"
+            );
+            return;
+        }
+        panic!("no decision asked of seat 4 in ten rounds");
+    })
+    .await
+    .expect("bounded");
+}
