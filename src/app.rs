@@ -371,7 +371,11 @@ pub async fn run_with_clock(
         state = state.with_publish(Arc::clone(status));
     }
     let connections = Arc::new(tokio::sync::Semaphore::new(config.http.max_connections));
-    let gate = web::edge::PublicGate::new(&config.http, Arc::clone(&connections), Arc::clone(handle.metrics()));
+    let gate = web::edge::PublicGate::new(
+        &config.http,
+        Arc::clone(&connections),
+        Arc::clone(handle.metrics()),
+    );
     let app = web::edge::layers(web::router(state), &config.http, gate);
     let limits = web::server::ConnLimits {
         header_timeout: Duration::from_millis(config.http.header_timeout_ms),

@@ -112,7 +112,9 @@ async fn stays_open(s: &mut TcpStream, for_at_least: Duration) -> bool {
     timeout(for_at_least, s.read(&mut buf)).await.is_err()
 }
 
-async fn start(edit: impl FnOnce(&mut TableConfig)) -> (tempfile::TempDir, SimShoe, running::Running) {
+async fn start(
+    edit: impl FnOnce(&mut TableConfig),
+) -> (tempfile::TempDir, SimShoe, running::Running) {
     let dir = tempfile::tempdir().expect("tempdir");
     let sim = SimShoe::start(SimConfig::default()).expect("pty shoe");
     let mut config = common::config(dir.path(), &sim.path(), "deluxe");
@@ -187,7 +189,11 @@ async fn an_oversize_body_gets_413_and_changes_nothing() {
     );
     let r = send(&addr, &chunked).await;
     assert_eq!(r.status, 413, "{r:?}");
-    assert_eq!(run.handle.snapshot().seq, before, "a refused body changed the table");
+    assert_eq!(
+        run.handle.snapshot().seq,
+        before,
+        "a refused body changed the table"
+    );
 
     // The same input under the limit is taken: the 413s were the size, not the input.
     let small = "{\"bets\": [{\"seat\": 1, \"main\": 100, \"side\": []}]}";
@@ -268,7 +274,9 @@ async fn held_open_public_streams_leave_room_for_staff() {
     timeout(STEP, async {
         loop {
             let m = send(&addr, &get("/metrics", "")).await;
-            if String::from_utf8_lossy(&m.body).contains("croupier_subscribers{stream=\"public_ws\"} 3") {
+            if String::from_utf8_lossy(&m.body)
+                .contains("croupier_subscribers{stream=\"public_ws\"} 3")
+            {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -297,20 +305,42 @@ async fn held_open_public_streams_leave_room_for_staff() {
 async fn pages_carry_security_headers_validators_and_request_ids() {
     let (_dir, _sim, run) = start(|_| {}).await;
     let addr = run.addr.to_string();
-    for path in ["/", "/public", "/status", "/ui/panel.js", "/healthz", "/api/public"] {
+    for path in [
+        "/",
+        "/public",
+        "/status",
+        "/ui/panel.js",
+        "/healthz",
+        "/api/public",
+    ] {
         let r = send(&addr, &get(path, "")).await;
         assert_eq!(r.status, 200, "{path}");
         let csp = r.header("content-security-policy").unwrap_or_default();
         assert!(csp.contains("script-src 'self'"), "{path}: {csp}");
         assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
-        assert_eq!(r.header("x-frame-options").as_deref(), Some("DENY"), "{path}");
-        assert_eq!(r.header("referrer-policy").as_deref(), Some("no-referrer"), "{path}");
-        assert_eq!(r.header("x-content-type-options").as_deref(), Some("nosniff"), "{path}");
+        assert_eq!(
+            r.header("x-frame-options").as_deref(),
+            Some("DENY"),
+            "{path}"
+        );
+        assert_eq!(
+            r.header("referrer-policy").as_deref(),
+            Some("no-referrer"),
+            "{path}"
+        );
+        assert_eq!(
+            r.header("x-content-type-options").as_deref(),
+            Some("nosniff"),
+            "{path}"
+        );
         // A request id is made for every request and echoed.
         let id = r.header("x-request-id").unwrap_or_default();
         assert_eq!(id.len(), 36, "{path}: request id {id:?}");
         // The pages hold no inline script or handler (the CSP would block it).
-        if r.header("content-type").unwrap_or_default().starts_with("text/html") {
+        if r.header("content-type")
+            .unwrap_or_default()
+            .starts_with("text/html")
+        {
             let html = String::from_utf8_lossy(&r.body).to_lowercase();
             for (i, _) in html.match_indices("<script") {
                 let tag = &html[i..html[i..].find('>').map_or(html.len(), |e| i + e)];
@@ -322,8 +352,12 @@ async fn pages_carry_security_headers_validators_and_request_ids() {
     // A request id the client sends is kept.
     let r = send(&addr, &get("/healthz", "x-request-id: abc-123\r\n")).await;
     assert_eq!(r.header("x-request-id").as_deref(), Some("abc-123"));
-    let a = send(&addr, &get("/healthz", "")).await.header("x-request-id");
-    let b = send(&addr, &get("/healthz", "")).await.header("x-request-id");
+    let a = send(&addr, &get("/healthz", ""))
+        .await
+        .header("x-request-id");
+    let b = send(&addr, &get("/healthz", ""))
+        .await
+        .header("x-request-id");
     assert_ne!(a, b, "each request gets its own id");
 
     // The embedded files: revalidated every load, 304 while unchanged, gzip on request.
@@ -331,13 +365,25 @@ async fn pages_carry_security_headers_validators_and_request_ids() {
     assert_eq!(r.header("cache-control").as_deref(), Some("no-cache"));
     let etag = r.header("etag").expect("an ETag");
     let full = r.body.len();
-    let again = send(&addr, &get("/ui/panel.js", &format!("If-None-Match: {etag}\r\n"))).await;
+    let again = send(
+        &addr,
+        &get("/ui/panel.js", &format!("If-None-Match: {etag}\r\n")),
+    )
+    .await;
     assert_eq!(again.status, 304, "{again:?}");
     assert!(again.body.is_empty());
     let other = send(&addr, &get("/ui/panel.js", "If-None-Match: \"stale\"\r\n")).await;
     assert_eq!(other.status, 200);
     let zipped = send(&addr, &get("/ui/panel.js", "Accept-Encoding: gzip\r\n")).await;
-    assert_eq!(zipped.header("content-encoding").as_deref(), Some("gzip"), "{zipped:?}");
-    assert!(zipped.body.len() < full / 2, "gzip {} of {full}", zipped.body.len());
+    assert_eq!(
+        zipped.header("content-encoding").as_deref(),
+        Some("gzip"),
+        "{zipped:?}"
+    );
+    assert!(
+        zipped.body.len() < full / 2,
+        "gzip {} of {full}",
+        zipped.body.len()
+    );
     run.stop().await;
 }

@@ -277,7 +277,10 @@ impl HttpSection {
     /// What is wrong with the limits, as `(key, message)`.
     pub fn check_limits(&self) -> Result<(), (&'static str, String)> {
         if self.header_timeout_ms == 0 {
-            return Err(("header_timeout_ms", "http.header_timeout_ms: must be above 0".into()));
+            return Err((
+                "header_timeout_ms",
+                "http.header_timeout_ms: must be above 0".into(),
+            ));
         }
         let longest_poll = crate::web::MAX_WAIT_MS;
         if self.request_timeout_ms <= longest_poll {
@@ -290,7 +293,10 @@ impl HttpSection {
             ));
         }
         if self.body_limit_bytes < 1024 {
-            return Err(("body_limit_bytes", "http.body_limit_bytes: at least 1024".into()));
+            return Err((
+                "body_limit_bytes",
+                "http.body_limit_bytes: at least 1024".into(),
+            ));
         }
         if self.max_connections < 8 {
             return Err(("max_connections", "http.max_connections: at least 8".into()));

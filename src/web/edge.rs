@@ -135,21 +135,19 @@ pub fn layers(router: Router, http: &HttpSection, gate: PublicGate) -> Router {
         .layer(header(header::REFERRER_POLICY, "no-referrer"))
         .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(
-            TraceLayer::new_for_http().make_span_with(|req: &Request| {
-                let id = req
-                    .headers()
-                    .get("x-request-id")
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or("-");
-                tracing::info_span!(
-                    "http",
-                    method = %req.method(),
-                    path = %req.uri().path(),
-                    request_id = %id,
-                )
-            }),
-        )
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
+            let id = req
+                .headers()
+                .get("x-request-id")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("-");
+            tracing::info_span!(
+                "http",
+                method = %req.method(),
+                path = %req.uri().path(),
+                request_id = %id,
+            )
+        }))
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
 }
 
@@ -159,7 +157,14 @@ mod tests {
 
     #[test]
     fn staff_routes_are_not_public() {
-        for p in ["/", "/ui/panel.js", "/api/me", "/ws/dealer", "/healthz", "/metrics"] {
+        for p in [
+            "/",
+            "/ui/panel.js",
+            "/api/me",
+            "/ws/dealer",
+            "/healthz",
+            "/metrics",
+        ] {
             assert!(!is_public(p), "{p}");
         }
         for p in ["/public", "/ws/public", "/sse/public", "/api/results"] {
