@@ -75,6 +75,8 @@ async def requests(port, n):
         head = await r.readuntil(b"\r\n\r\n")
         length = int(re.search(rb"content-length: (\d+)", head, re.I).group(1))
         await r.readexactly(length)
+        if b" 200 " not in head.split(b"\r\n")[0]:
+            break  # refused (503 and the connection closed): the storm goes on without it
     w.close()
 
 
@@ -98,6 +100,7 @@ def main():
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--pause", type=float, default=10)
     ap.add_argument("--env", action="append", default=[])
+    ap.add_argument("--gdb-trim", action="store_true", help="then call malloc_trim(0) in the process through gdb, to measure what it gives back")
     a = ap.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -138,6 +141,12 @@ def main():
             time.sleep(a.pause)
             print(f"| storm {i + 1} + {a.pause:.0f} s | {rss_mb(p.pid):.1f} |")
             sys.stdout.flush()
+        if a.gdb_trim:
+            subprocess.run(
+                ["gdb", "-p", str(p.pid), "-batch", "-ex", "call (int) malloc_trim(0)"],
+                capture_output=True,
+            )
+            print(f"| malloc_trim(0) through gdb | {rss_mb(p.pid):.1f} |")
     finally:
         p.terminate()
         p.wait()

@@ -238,6 +238,7 @@ async fn held_open_public_streams_leave_room_for_staff() {
     assert_eq!(status, 503, "a public stream beyond the public share");
     let r = send(&addr, &get("/api/public", "")).await;
     assert_eq!(r.status, 503, "any public request beyond the public share");
+    assert_eq!(r.header("connection").as_deref(), Some("close"));
     assert_eq!(r.header("retry-after").as_deref(), Some("5"));
 
     // Staff still get in: the API with the token, the panel, its files, health.
@@ -333,6 +334,8 @@ async fn pages_carry_security_headers_validators_and_request_ids() {
             Some("nosniff"),
             "{path}"
         );
+        // Short answers keep their length (the public gate's body forwards its size).
+        assert!(r.header("content-length").is_some(), "{path}: {r:?}");
         // A request id is made for every request and echoed.
         let id = r.header("x-request-id").unwrap_or_default();
         assert_eq!(id.len(), 36, "{path}: request id {id:?}");

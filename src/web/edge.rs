@@ -19,13 +19,16 @@
 use super::api::ApiError;
 use crate::metrics::{Metrics, Stream};
 use crate::table::config::HttpSection;
+use axum::body::HttpBody;
 use axum::extract::Request;
 use axum::http::{header, HeaderName, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use http_body_util::BodyExt;
+use hyper::body::{Frame, SizeHint};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::sync::Semaphore;
 use tower_http::limit::RequestBodyLimitLayer;
@@ -98,12 +101,38 @@ impl PublicGate {
             return busy("the public capacity is in use");
         };
         let (parts, body) = next.run(req).await.into_parts();
-        // The permit lives as long as the body: an SSE stream holds it until it ends.
-        let body = body.map_frame(move |frame| {
-            let _held = &permit;
-            frame
-        });
+        let body = Held {
+            inner: body,
+            _permit: permit,
+        };
         Response::from_parts(parts, axum::body::Body::new(body))
+    }
+}
+
+/// A response body holding a public permit: an SSE stream keeps it until it ends. Its
+/// size is the inner body's, so short answers keep their `Content-Length`.
+struct Held {
+    inner: axum::body::Body,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl HttpBody for Held {
+    type Data = bytes::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.get_mut().inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
     }
 }
 
