@@ -390,3 +390,41 @@ async fn pages_carry_security_headers_validators_and_request_ids() {
     );
     run.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_body_gets_408_while_streams_outlive_the_request_timeout() {
+    // The shortest timeout allowed: just above the long poll's 30 s.
+    let (_dir, _sim, run) = start(|c| c.http.request_timeout_ms = 30_001).await;
+    let addr = run.addr.to_string();
+    let (status, mut stream) = open_sse(&addr).await;
+    assert_eq!(status, 200);
+    // A login whose body never finishes arriving.
+    let mut slow = TcpStream::connect(&addr).await.expect("connect");
+    slow.write_all(
+        b"POST /api/login HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"badge\":",
+    )
+    .await
+    .expect("send");
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    let answered = timeout(Duration::from_secs(45), async {
+        while !head.ends_with(b"\r\n\r\n") {
+            if slow.read(&mut byte).await.expect("read") == 0 {
+                break;
+            }
+            head.push(byte[0]);
+        }
+    })
+    .await;
+    assert!(answered.is_ok(), "no answer to a stalled body within 45 s");
+    let head = String::from_utf8_lossy(&head);
+    assert!(head.starts_with("HTTP/1.1 408"), "{head}");
+    // The SSE stream opened before it is still open (the timeout is not the streams').
+    let mut buf = [0u8; 4096];
+    let alive = timeout(Duration::from_millis(200), stream.read(&mut buf)).await;
+    assert!(
+        !matches!(alive, Ok(Ok(0)) | Ok(Err(_))),
+        "the public stream was closed with the slow request"
+    );
+    run.stop().await;
+}
