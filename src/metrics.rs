@@ -1,19 +1,25 @@
-//! The service's Prometheus metrics: a tiny hand-written registry (relaxed atomic
-//! counters, fixed-bucket histograms) and the text exposition format 0.0.4.
+//! The service's Prometheus metrics, on the Prometheus project's client
+//! (`prometheus-client`): the table's counters, gauges and the commit-latency histogram
+//! live in a [`Registry`] owned by [`Metrics`]; what is only known at scrape time (the
+//! shoe driver's link counters, readiness, the clock, the process) is written through an
+//! [`Exposition`], which registers it in a per-scrape registry. Both are encoded by the
+//! crate; [`Exposition::finish`] then renders its OpenMetrics text as the Prometheus text
+//! format 0.0.4 (see [`to_text_004`] for why).
 //!
-//! Hand-written rather than a crate: a dozen series, all known at compile time, whose
-//! labels come from closed enums — a registry crate would bring dynamic label maps,
-//! locks and its own dependency tree to a binary that must stay small on a Pi. Every
-//! recording is one relaxed `fetch_add` (the table task's hot path stays as it was); a
-//! scrape reads the atomics and formats text.
+//! Every recording stays one atomic operation on the table task's hot path (the crate's
+//! counters are atomics; label sets are closed enums, resolved once at start).
 //!
 //! Each counter is incremented at exactly one place, after the fact it counts is durable
 //! (see `table/task.rs`): cards, alarms and settled rounds after their log row commits,
 //! the commit latency around the store's append.
 
 use croupier_drivers::shoe::CountersHandle;
-use std::fmt::Write as _;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use prometheus_client::encoding::text::encode_registry;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -147,79 +153,140 @@ impl Feed {
     }
 }
 
-/// A histogram with fixed bucket bounds (seconds); observations are durations.
-#[derive(Debug)]
-pub struct Histogram {
-    bounds: &'static [f64],
-    /// Per-bucket counts (not cumulative); the last one is `+Inf`.
-    counts: Vec<AtomicU64>,
-    sum_ns: AtomicU64,
-}
-
 /// Commit latency buckets: from a fast SSD's fsync to an SD card having a bad moment.
 pub const COMMIT_BUCKETS: &[f64] = &[
     0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
 ];
 
-impl Histogram {
-    /// An empty histogram with these upper bounds (ascending, seconds).
-    pub fn new(bounds: &'static [f64]) -> Histogram {
-        Histogram {
-            bounds,
-            counts: (0..=bounds.len()).map(|_| AtomicU64::new(0)).collect(),
-            sum_ns: AtomicU64::new(0),
-        }
-    }
+/// The crate appends the period itself.
+fn help(text: &str) -> &str {
+    text.strip_suffix('.').unwrap_or(text)
+}
 
-    /// Records one observation.
-    pub fn observe(&self, d: Duration) {
-        let secs = d.as_secs_f64();
-        let i = self
-            .bounds
+/// The crate names a counter family without `_total` and adds it to the samples.
+fn counter_name(name: &str) -> &str {
+    name.strip_suffix("_total").unwrap_or(name)
+}
+
+/// One counter per value of a closed label.
+struct Labelled<C> {
+    each: Vec<C>,
+}
+
+impl<
+        C: Clone
+            + Default
+            + prometheus_client::encoding::EncodeMetric
+            + prometheus_client::metrics::TypedMetric
+            + Send
+            + Sync
+            + std::fmt::Debug
+            + 'static,
+    > Labelled<C>
+{
+    /// Registers `name` with one series per `(label, value)`.
+    fn register(
+        registry: &mut Registry,
+        name: &str,
+        text: &str,
+        label: &'static str,
+        values: &[&'static str],
+    ) -> Labelled<C> {
+        let family = prometheus_client::metrics::family::Family::<
+            [(&'static str, &'static str); 1],
+            C,
+        >::default();
+        let each = values
             .iter()
-            .position(|&le| secs <= le)
-            .unwrap_or(self.bounds.len());
-        self.counts[i].fetch_add(1, Ordering::Relaxed);
-        let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
-        self.sum_ns.fetch_add(ns, Ordering::Relaxed);
-    }
-
-    /// Observations so far.
-    pub fn count(&self) -> u64 {
-        self.counts.iter().map(|c| c.load(Ordering::Relaxed)).sum()
+            .map(|v| family.get_or_create(&[(label, *v)]).clone())
+            .collect();
+        registry.register(name, help(text), family);
+        Labelled { each }
     }
 }
 
 /// Counts of what the table and its subscribers did since the process started.
-#[derive(Debug)]
 pub struct Metrics {
-    cards: [AtomicU64; 4],
-    alarms: [AtomicU64; 7],
-    rounds_settled: AtomicU64,
-    store_failures: AtomicU64,
+    registry: Registry,
+    cards: Labelled<Counter>,
+    alarms: Labelled<Counter>,
+    rounds_settled: Counter,
+    store_failures: Counter,
     commit: Histogram,
-    subscribers: [AtomicI64; 4],
-    lagged: [AtomicU64; 2],
+    commits: AtomicU64,
+    subscribers: Labelled<Gauge>,
+    lagged: Labelled<Counter>,
     shoe: OnceLock<CountersHandle>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
 }
 
 impl Default for Metrics {
     fn default() -> Metrics {
+        let mut registry = Registry::default();
+        let cards = Labelled::register(
+            &mut registry,
+            counter_name("croupier_cards_read_total"),
+            "Cards out of the shoe, by what became of them (applied, held while locked, refused by the rules, unrecorded while the store was unusable).",
+            "outcome",
+            &CardOutcome::ALL.map(CardOutcome::label),
+        );
+        let alarms = Labelled::register(
+            &mut registry,
+            counter_name("croupier_alarms_total"),
+            "Alarm rows recorded, by kind.",
+            "kind",
+            &AlarmKind::ALL.map(AlarmKind::label),
+        );
+        let rounds_settled = Counter::default();
+        registry.register(
+            "croupier_rounds_settled",
+            "Rounds settled (and recorded) by this process",
+            rounds_settled.clone(),
+        );
+        let store_failures = Counter::default();
+        registry.register(
+            "croupier_store_write_failures",
+            "Appends to the event log that failed (each takes the table out of service)",
+            store_failures.clone(),
+        );
+        let commit = Histogram::new(COMMIT_BUCKETS.iter().copied());
+        registry.register(
+            "croupier_commit_latency_seconds",
+            "Time to append and commit one event-log row (synchronous=FULL), as the table task waits for it",
+            commit.clone(),
+        );
+        let subscribers = Labelled::register(
+            &mut registry,
+            "croupier_subscribers",
+            "Live subscribers, by stream.",
+            "stream",
+            &Stream::ALL.map(Stream::label),
+        );
+        let lagged = Labelled::register(
+            &mut registry,
+            counter_name("croupier_lagged_resyncs_total"),
+            "Times a subscriber fell behind and was resynced (table) or caught up from the ring or resynced (public).",
+            "feed",
+            &Feed::ALL.map(Feed::label),
+        );
         Metrics {
-            cards: Default::default(),
-            alarms: Default::default(),
-            rounds_settled: AtomicU64::new(0),
-            store_failures: AtomicU64::new(0),
-            commit: Histogram::new(COMMIT_BUCKETS),
-            subscribers: Default::default(),
-            lagged: Default::default(),
+            registry,
+            cards,
+            alarms,
+            rounds_settled,
+            store_failures,
+            commit,
+            commits: AtomicU64::new(0),
+            subscribers,
+            lagged,
             shoe: OnceLock::new(),
         }
     }
-}
-
-fn bump(c: &AtomicU64) {
-    c.fetch_add(1, Ordering::Relaxed);
 }
 
 fn index<T: PartialEq>(all: &[T], x: T) -> usize {
@@ -229,52 +296,50 @@ fn index<T: PartialEq>(all: &[T], x: T) -> usize {
 impl Metrics {
     /// Live subscribers of `stream` now.
     pub fn subscribers(&self, stream: Stream) -> i64 {
-        self.subscribers[index(&Stream::ALL, stream)].load(Ordering::Relaxed)
+        self.subscribers.each[index(&Stream::ALL, stream)].get()
     }
 
     /// Times a subscriber of `feed` fell behind.
     pub fn lagged_count(&self, feed: Feed) -> u64 {
-        self.lagged[index(&Feed::ALL, feed)].load(Ordering::Relaxed)
+        self.lagged.each[index(&Feed::ALL, feed)].get()
     }
 
     /// One card out of the shoe, once its fate is recorded (or known unrecordable).
     pub fn card(&self, outcome: CardOutcome) {
-        bump(&self.cards[index(&CardOutcome::ALL, outcome)]);
+        self.cards.each[index(&CardOutcome::ALL, outcome)].inc();
     }
 
     /// One alarm row committed.
     pub fn alarm(&self, kind: AlarmKind) {
-        bump(&self.alarms[index(&AlarmKind::ALL, kind)]);
+        self.alarms.each[index(&AlarmKind::ALL, kind)].inc();
     }
 
     /// `n` rounds settled by one committed row.
     pub fn rounds_settled(&self, n: u64) {
-        self.rounds_settled.fetch_add(n, Ordering::Relaxed);
+        self.rounds_settled.inc_by(n);
     }
 
     /// One durable append to the event log and how long it took.
     pub fn committed(&self, took: Duration) {
-        self.commit.observe(took);
+        self.commit.observe(took.as_secs_f64());
+        self.commits.fetch_add(1, Ordering::Relaxed);
     }
 
     /// One append that failed (the table went out of service).
     pub fn store_failure(&self) {
-        bump(&self.store_failures);
+        self.store_failures.inc();
     }
 
     /// One subscriber fell behind `feed` and was caught up or resynced.
     pub fn lagged(&self, feed: Feed) {
-        bump(&self.lagged[index(&Feed::ALL, feed)]);
+        self.lagged.each[index(&Feed::ALL, feed)].inc();
     }
 
     /// Counts a live subscriber of `stream` until the guard is dropped.
     pub fn subscriber(self: &Arc<Self>, stream: Stream) -> SubscriberGuard {
-        let i = index(&Stream::ALL, stream);
-        self.subscribers[i].fetch_add(1, Ordering::Relaxed);
-        SubscriberGuard {
-            metrics: Arc::clone(self),
-            index: i,
-        }
+        let gauge = self.subscribers.each[index(&Stream::ALL, stream)].clone();
+        gauge.inc();
+        SubscriberGuard { gauge }
     }
 
     /// The shoe whose link counters are reported (the first one attached wins).
@@ -284,68 +349,12 @@ impl Metrics {
 
     /// Durable appends so far (the commit latency histogram's count).
     pub fn commits(&self) -> u64 {
-        self.commit.count()
+        self.commits.load(Ordering::Relaxed)
     }
 
-    /// Writes every series of this registry.
+    /// Writes every series of this registry, and the shoe's link counters.
     pub fn write_to(&self, out: &mut Exposition) {
-        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
-        out.family(
-            "croupier_cards_read_total",
-            "counter",
-            "Cards out of the shoe, by what became of them (applied, held while locked, refused by the rules, unrecorded while the store was unusable).",
-        );
-        for (o, c) in CardOutcome::ALL.iter().zip(&self.cards) {
-            out.sample(
-                "croupier_cards_read_total",
-                &[("outcome", o.label())],
-                get(c),
-            );
-        }
-        out.family(
-            "croupier_alarms_total",
-            "counter",
-            "Alarm rows recorded, by kind.",
-        );
-        for (k, c) in AlarmKind::ALL.iter().zip(&self.alarms) {
-            out.sample("croupier_alarms_total", &[("kind", k.label())], get(c));
-        }
-        out.counter(
-            "croupier_rounds_settled_total",
-            "Rounds settled (and recorded) by this process.",
-            get(&self.rounds_settled),
-        );
-        out.counter(
-            "croupier_store_write_failures_total",
-            "Appends to the event log that failed (each takes the table out of service).",
-            get(&self.store_failures),
-        );
-        out.histogram(
-            "croupier_commit_latency_seconds",
-            "Time to append and commit one event-log row (synchronous=FULL), as the table task waits for it.",
-            &self.commit,
-        );
-        out.family(
-            "croupier_subscribers",
-            "gauge",
-            "Live subscribers, by stream.",
-        );
-        for (s, c) in Stream::ALL.iter().zip(&self.subscribers) {
-            let n = c.load(Ordering::Relaxed).max(0);
-            out.sample("croupier_subscribers", &[("stream", s.label())], n);
-        }
-        out.family(
-            "croupier_lagged_resyncs_total",
-            "counter",
-            "Times a subscriber fell behind and was resynced (table) or caught up from the ring or resynced (public).",
-        );
-        for (f, c) in Feed::ALL.iter().zip(&self.lagged) {
-            out.sample(
-                "croupier_lagged_resyncs_total",
-                &[("feed", f.label())],
-                get(c),
-            );
-        }
+        out.registry(&self.registry);
         if let Some(shoe) = self.shoe.get() {
             let link = shoe.get();
             out.counter(
@@ -387,52 +396,62 @@ impl Metrics {
 /// Keeps one subscriber counted; dropping it (the connection ends) uncounts it.
 #[derive(Debug)]
 pub struct SubscriberGuard {
-    metrics: Arc<Metrics>,
-    index: usize,
+    gauge: Gauge,
 }
 
 impl Drop for SubscriberGuard {
     fn drop(&mut self) {
-        self.metrics.subscribers[self.index].fetch_sub(1, Ordering::Relaxed);
+        self.gauge.dec();
     }
 }
 
-/// A text exposition (format 0.0.4) being written.
+/// A family of scrape-time values being collected.
+#[derive(Debug)]
+struct Pending {
+    name: String,
+    kind: &'static str,
+    help: String,
+    samples: Vec<(Vec<(String, String)>, f64)>,
+}
+
+/// One scrape being written: registries encoded by `prometheus-client`, and scrape-time
+/// families registered in a registry of their own when it finishes.
 #[derive(Debug, Default)]
 pub struct Exposition {
     text: String,
-}
-
-/// Escapes a label value (`\`, `"` and newlines).
-fn escape(value: &str) -> String {
-    value
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
+    pending: Vec<Pending>,
 }
 
 impl Exposition {
-    /// Starts a metric family: its `# HELP` and `# TYPE` lines.
-    pub fn family(&mut self, name: &str, kind: &str, help: &str) {
-        let help = help.replace('\\', "\\\\").replace('\n', "\\n");
+    /// Encodes `registry` into the scrape.
+    pub fn registry(&mut self, registry: &Registry) {
         // Writing to a String cannot fail.
-        let _ = writeln!(self.text, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        let _ = encode_registry(&mut self.text, registry);
+    }
+
+    /// Starts a scrape-time metric family (`kind`: `counter` or `gauge`).
+    pub fn family(&mut self, name: &str, kind: &str, help: &str) {
+        self.pending.push(Pending {
+            name: name.to_string(),
+            kind: if kind == "counter" {
+                "counter"
+            } else {
+                "gauge"
+            },
+            help: help.to_string(),
+            samples: Vec::new(),
+        });
     }
 
     /// One sample of the current family.
-    pub fn sample(&mut self, name: &str, labels: &[(&str, &str)], value: impl std::fmt::Display) {
-        self.text.push_str(name);
-        if !labels.is_empty() {
-            self.text.push('{');
-            for (i, (k, v)) in labels.iter().enumerate() {
-                if i > 0 {
-                    self.text.push(',');
-                }
-                let _ = write!(self.text, "{k}=\"{}\"", escape(v));
-            }
-            self.text.push('}');
+    pub fn sample(&mut self, name: &str, labels: &[(&str, &str)], value: impl Into<Sample>) {
+        let labels = labels
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        if let Some(f) = self.pending.last_mut().filter(|f| f.name == name) {
+            f.samples.push((labels, value.into().0));
         }
-        let _ = writeln!(self.text, " {value}");
     }
 
     /// A counter without labels.
@@ -442,58 +461,155 @@ impl Exposition {
     }
 
     /// A gauge without labels.
-    pub fn gauge(&mut self, name: &str, help: &str, value: impl std::fmt::Display) {
+    pub fn gauge(&mut self, name: &str, help: &str, value: impl Into<Sample>) {
         self.family(name, "gauge", help);
         self.sample(name, &[], value);
     }
 
-    /// A histogram: cumulative `_bucket`s, `_sum`, `_count`. The count is the `+Inf`
-    /// bucket, so a scrape racing an observation still reads a consistent histogram.
-    pub fn histogram(&mut self, name: &str, help: &str, h: &Histogram) {
-        self.family(name, "histogram", help);
-        let bucket = format!("{name}_bucket");
-        let mut cumulative = 0u64;
-        for (i, c) in h.counts.iter().enumerate() {
-            cumulative += c.load(Ordering::Relaxed);
-            let le = match h.bounds.get(i) {
-                Some(b) => b.to_string(),
-                None => "+Inf".to_string(),
-            };
-            self.sample(&bucket, &[("le", &le)], cumulative);
+    /// The text, in the Prometheus text format 0.0.4.
+    pub fn finish(mut self) -> String {
+        type Labels = Vec<(String, String)>;
+        type F64Counter = Counter<f64, AtomicU64>;
+        type F64Gauge = Gauge<f64, AtomicU64>;
+        let mut registry = Registry::default();
+        for f in std::mem::take(&mut self.pending) {
+            let unlabelled = f.samples.len() == 1 && f.samples[0].0.is_empty();
+            match (f.kind, unlabelled) {
+                ("counter", true) => {
+                    let c = F64Counter::default();
+                    c.inc_by(f.samples[0].1);
+                    registry.register(counter_name(&f.name), help(&f.help), c);
+                }
+                ("counter", false) => {
+                    let family =
+                        prometheus_client::metrics::family::Family::<Labels, F64Counter>::default();
+                    for (labels, v) in &f.samples {
+                        family.get_or_create(labels).inc_by(*v);
+                    }
+                    registry.register(counter_name(&f.name), help(&f.help), family);
+                }
+                (_, true) => {
+                    let g = F64Gauge::default();
+                    g.set(f.samples[0].1);
+                    registry.register(f.name, help(&f.help), g);
+                }
+                _ => {
+                    let family =
+                        prometheus_client::metrics::family::Family::<Labels, F64Gauge>::default();
+                    for (labels, v) in &f.samples {
+                        family.get_or_create(labels).set(*v);
+                    }
+                    registry.register(f.name, help(&f.help), family);
+                }
+            }
         }
-        let sum = h.sum_ns.load(Ordering::Relaxed) as f64 / 1e9;
-        self.sample(&format!("{name}_sum"), &[], sum);
-        self.sample(&format!("{name}_count"), &[], cumulative);
+        self.registry(&registry);
+        to_text_004(&self.text)
     }
+}
 
-    /// The text.
-    pub fn finish(self) -> String {
-        self.text
+/// A sample's value (every number a metric holds converts).
+#[derive(Debug, Clone, Copy)]
+pub struct Sample(f64);
+
+macro_rules! sample_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Sample {
+            #[allow(clippy::cast_precision_loss, clippy::cast_lossless)]
+            fn from(v: $t) -> Sample {
+                Sample(v as f64)
+            }
+        }
+        impl From<&$t> for Sample {
+            fn from(v: &$t) -> Sample {
+                Sample::from(*v)
+            }
+        }
+    )*};
+}
+sample_from!(u8, u32, u64, i64, usize, f64);
+
+/// The crate's OpenMetrics text as the Prometheus text format 0.0.4: a counter family's
+/// `# HELP`/`# TYPE` lines name it with `_total` as its samples are, and `# EOF` goes.
+///
+/// Hand-written because the crate writes only OpenMetrics, whose counter families are
+/// named without `_total`: the 0.0.4 parser (Prometheus' own, and `promtool check metrics`
+/// 2.42, Debian's) then reads every counter as an untyped family with no help (measured:
+/// promtool exits 3, "croupier_cards_read_total no help text").
+pub fn to_text_004(open_metrics: &str) -> String {
+    let mut counters = std::collections::HashSet::new();
+    for line in open_metrics.lines() {
+        if let Some(name) = line
+            .strip_prefix("# TYPE ")
+            .and_then(|rest| rest.strip_suffix(" counter"))
+        {
+            counters.insert(name.to_string());
+        }
     }
+    let mut out = String::with_capacity(open_metrics.len() + 16 * counters.len());
+    for line in open_metrics.lines() {
+        if line == "# EOF" {
+            continue;
+        }
+        let meta = ["# HELP ", "# TYPE "]
+            .into_iter()
+            .find_map(|p| line.strip_prefix(p).map(|rest| (p, rest)));
+        match meta {
+            Some((prefix, rest)) => {
+                let (name, tail) = rest.split_once(' ').unwrap_or((rest, ""));
+                out.push_str(prefix);
+                out.push_str(name);
+                if counters.contains(name) {
+                    out.push_str("_total");
+                }
+                out.push(' ');
+                out.push_str(tail);
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_histogram_is_cumulative_and_counts_at_inf() {
-        let h = Histogram::new(&[0.001, 0.01]);
-        for ms in [0, 1, 5, 5, 50] {
-            h.observe(Duration::from_millis(ms));
-        }
+    fn scrape(m: &Metrics) -> String {
         let mut out = Exposition::default();
-        out.histogram("x_seconds", "test", &h);
-        let text = out.finish();
+        m.write_to(&mut out);
+        out.finish()
+    }
+
+    #[test]
+    fn the_histogram_is_cumulative_and_counts_at_inf() {
+        let m = Metrics::default();
+        for ms in [0, 1, 5, 5, 50] {
+            m.committed(Duration::from_millis(ms));
+        }
+        let text = scrape(&m);
         assert!(
-            text.contains("x_seconds_bucket{le=\"0.001\"} 2\n"),
+            text.contains("croupier_commit_latency_seconds_bucket{le=\"0.001\"} 2\n"),
             "{text}"
         );
-        assert!(text.contains("x_seconds_bucket{le=\"0.01\"} 4\n"), "{text}");
-        assert!(text.contains("x_seconds_bucket{le=\"+Inf\"} 5\n"), "{text}");
-        assert!(text.contains("x_seconds_count 5\n"), "{text}");
-        assert!(text.contains("x_seconds_sum 0.061\n"), "{text}");
-        assert_eq!(h.count(), 5);
+        assert!(
+            text.contains("croupier_commit_latency_seconds_bucket{le=\"0.01\"} 4\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("croupier_commit_latency_seconds_bucket{le=\"+Inf\"} 5\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("croupier_commit_latency_seconds_count 5\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("croupier_commit_latency_seconds_sum 0.061\n"),
+            "{text}"
+        );
+        assert_eq!(m.commits(), 5);
     }
 
     #[test]
@@ -502,29 +618,47 @@ mod tests {
         let a = m.subscriber(Stream::PublicWs);
         let b = m.subscriber(Stream::PublicWs);
         drop(a);
-        let mut out = Exposition::default();
-        m.write_to(&mut out);
-        let text = out.finish();
-        assert!(
-            text.contains("croupier_subscribers{stream=\"public_ws\"} 1\n"),
-            "{text}"
-        );
+        assert!(scrape(&m).contains("croupier_subscribers{stream=\"public_ws\"} 1\n"));
+        assert_eq!(m.subscribers(Stream::PublicWs), 1);
         drop(b);
-        let mut out = Exposition::default();
-        m.write_to(&mut out);
-        assert!(out
-            .finish()
-            .contains("croupier_subscribers{stream=\"public_ws\"} 0\n"));
+        assert!(scrape(&m).contains("croupier_subscribers{stream=\"public_ws\"} 0\n"));
     }
 
     #[test]
-    fn label_values_are_escaped() {
+    fn counters_are_typed_under_their_total_name_in_text_004() {
+        let m = Metrics::default();
+        m.card(CardOutcome::Held);
+        m.rounds_settled(3);
         let mut out = Exposition::default();
-        out.family("y", "gauge", "a\\b\nc");
-        out.sample("y", &[("v", "q\"x\\\n")], 1);
-        assert_eq!(
-            out.finish(),
-            "# HELP y a\\\\b\\nc\n# TYPE y gauge\ny{v=\"q\\\"x\\\\\\n\"} 1\n"
+        m.write_to(&mut out);
+        out.counter("x_things_total", "Things.", 2);
+        out.family("y_state", "gauge", "State.");
+        out.sample("y_state", &[("v", "q\"x\\\n")], 1u8);
+        let text = out.finish();
+        assert!(
+            text.contains("# TYPE croupier_cards_read_total counter\n"),
+            "{text}"
         );
+        assert!(
+            text.contains("# HELP croupier_cards_read_total Cards out"),
+            "{text}"
+        );
+        assert!(
+            text.contains("croupier_cards_read_total{outcome=\"held\"} 1\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "# TYPE croupier_rounds_settled_total counter\ncroupier_rounds_settled_total 3\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("# TYPE x_things_total counter\nx_things_total 2"),
+            "{text}"
+        );
+        assert!(text.contains("y_state{v=\"q\\\"x\\\\\\n\"} 1"), "{text}");
+        assert!(!text.contains("# EOF"), "{text}");
+        assert!(!text.contains("_total_total"), "{text}");
     }
 }

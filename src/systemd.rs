@@ -1,81 +1,55 @@
-//! The systemd service protocol (`sd_notify`), spoken directly over the notification
-//! socket: `READY=1` once start-up checks pass, `WATCHDOG=1` from the table task's own loop,
-//! `STOPPING=1` on shutdown. No libsystemd: the protocol is one datagram per message.
+//! The systemd service protocol through the `sd-notify` crate: `READY=1` (with a `STATUS=`
+//! line) once start-up checks pass, `WATCHDOG=1` from the table task's own loop,
+//! `STOPPING=1` on shutdown.
 //!
-//! Outside systemd (no `NOTIFY_SOCKET`) every call is a no-op.
+//! Outside systemd (no `NOTIFY_SOCKET`) there is no notifier and nothing is sent.
 
+use sd_notify::NotifyState;
 use std::io;
-use std::os::unix::net::UnixDatagram;
-use std::path::PathBuf;
 use std::time::Duration;
 
-/// A connection to the service manager's notification socket.
+/// The service manager's notification socket, present when systemd gave one.
 #[derive(Debug)]
 pub struct Notifier {
-    socket: UnixDatagram,
-    target: Target,
-}
-
-#[derive(Debug, Clone)]
-enum Target {
-    Path(PathBuf),
-    /// A Linux abstract socket (`NOTIFY_SOCKET=@name`).
-    Abstract(Vec<u8>),
+    _private: (),
 }
 
 impl Notifier {
     /// The notifier systemd gave this process, if any (`NOTIFY_SOCKET`).
     pub fn from_env() -> Option<Notifier> {
-        let addr = std::env::var_os("NOTIFY_SOCKET")?;
-        Notifier::to(addr.to_string_lossy().as_ref()).ok()
+        std::env::var_os("NOTIFY_SOCKET").map(|_| Notifier { _private: () })
     }
 
-    /// A notifier for the socket at `addr` (a path, or `@name` for an abstract socket).
-    pub fn to(addr: &str) -> io::Result<Notifier> {
-        let target = match addr.strip_prefix('@') {
-            Some(name) => Target::Abstract(name.as_bytes().to_vec()),
-            None => Target::Path(PathBuf::from(addr)),
-        };
-        Ok(Notifier {
-            socket: UnixDatagram::unbound()?,
-            target,
-        })
-    }
-
-    /// Sends one message (`KEY=VALUE` lines). Errors are the caller's to log or ignore: a
-    /// lost notification must never stop the table.
-    pub fn send(&self, message: &str) -> io::Result<()> {
-        match &self.target {
-            Target::Path(p) => self.socket.send_to(message.as_bytes(), p).map(|_| ()),
-            Target::Abstract(name) => {
-                use std::os::linux::net::SocketAddrExt;
-                let addr = std::os::unix::net::SocketAddr::from_abstract_name(name)?;
-                self.socket
-                    .send_to_addr(message.as_bytes(), &addr)
-                    .map(|_| ())
-            }
-        }
+    /// Sends `states` in one datagram. Errors are the caller's to log or ignore: a lost
+    /// notification must never stop the table.
+    pub fn send(&self, states: &[NotifyState<'_>]) -> io::Result<()> {
+        // `false`: keep NOTIFY_SOCKET, every later ping needs it.
+        sd_notify::notify(false, states)
     }
 
     /// Start-up is complete: the store is verified, the log replayed, the shoe opened (or its
     /// absence alarmed).
     pub fn ready(&self, status: &str) -> io::Result<()> {
-        self.send(&format!("READY=1\nSTATUS={status}"))
+        self.send(&[NotifyState::Ready, NotifyState::Status(status)])
     }
 
     /// The table loop is alive.
     pub fn watchdog(&self) -> io::Result<()> {
-        self.send("WATCHDOG=1")
+        self.send(&[NotifyState::Watchdog])
     }
 
     /// Shutting down.
     pub fn stopping(&self) -> io::Result<()> {
-        self.send("STOPPING=1")
+        self.send(&[NotifyState::Stopping])
     }
 }
 
 /// How often to ping the watchdog: half the interval systemd expects (`WATCHDOG_USEC`), if
 /// systemd asked for pings for this process (`WATCHDOG_PID`, when set, is ours).
+///
+/// Not `sd_notify::watchdog_enabled`: that one refuses when `WATCHDOG_PID` is absent,
+/// where sd_watchdog_enabled(3) accepts it — and a supervisor that starts the binary (the
+/// watchdog test, the resources bench) cannot know the pid beforehand.
 pub fn watchdog_interval() -> Option<Duration> {
     if let Some(pid) = std::env::var_os("WATCHDOG_PID") {
         if pid.to_string_lossy().parse::<u32>().ok() != Some(std::process::id()) {
@@ -89,6 +63,7 @@ pub fn watchdog_interval() -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::net::UnixDatagram;
 
     #[test]
     fn messages_arrive_as_datagrams() {
@@ -97,13 +72,17 @@ mod tests {
         let path = dir.join("notify.sock");
         let _ = std::fs::remove_file(&path);
         let manager = UnixDatagram::bind(&path).expect("bind");
-        let n = Notifier::to(path.to_str().expect("utf-8")).expect("notifier");
+        // The only test in this process that reads NOTIFY_SOCKET.
+        std::env::set_var("NOTIFY_SOCKET", &path);
+        let n = Notifier::from_env().expect("a notifier");
         n.ready("table t1 ready").expect("send");
         n.watchdog().expect("send");
+        std::env::remove_var("NOTIFY_SOCKET");
+        assert!(Notifier::from_env().is_none());
         let mut buf = [0u8; 256];
         let len = manager.recv(&mut buf).expect("recv");
-        assert_eq!(&buf[..len], b"READY=1\nSTATUS=table t1 ready");
+        assert_eq!(&buf[..len], b"READY=1\nSTATUS=table t1 ready\n");
         let len = manager.recv(&mut buf).expect("recv");
-        assert_eq!(&buf[..len], b"WATCHDOG=1");
+        assert_eq!(&buf[..len], b"WATCHDOG=1\n");
     }
 }

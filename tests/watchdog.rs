@@ -26,7 +26,9 @@ fn collect(sock: &UnixDatagram, window: Duration) -> Vec<String> {
         }
         sock.set_read_timeout(Some(left)).expect("timeout");
         if let Ok(n) = sock.recv(&mut buf) {
-            out.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+            // sd_notify(3) datagrams may end in a newline (the sd-notify crate's do).
+            let text = String::from_utf8_lossy(&buf[..n]);
+            out.push(text.strip_suffix('\n').unwrap_or(&text).to_owned());
         }
     }
 }

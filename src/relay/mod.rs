@@ -109,9 +109,20 @@ pub async fn run(
         .with_state(relay);
     info!(%addr, nats = %config.nats, "relay serving http://{addr}/");
     started(addr);
-    let served = axum::serve(crate::web::tcp::NoDelayListener(listener), app)
-        .with_graceful_shutdown(shutdown)
-        .await;
+    // The table's connection-level limits at their defaults: header-read and idle
+    // timeout, a connection cap (viewers leave it once upgraded).
+    let http = crate::table::config::HttpSection::default();
+    let limits = crate::web::server::ConnLimits {
+        header_timeout: std::time::Duration::from_millis(http.header_timeout_ms),
+        connections: Arc::new(tokio::sync::Semaphore::new(http.max_connections)),
+    };
+    let served = crate::web::server::serve(
+        crate::web::tcp::NoDelayListener(listener),
+        app,
+        limits,
+        shutdown,
+    )
+    .await;
     connecting.abort();
     served.map_err(RelayError::Http)
 }

@@ -236,6 +236,29 @@ pub struct HttpSection {
     pub bind: String,
     /// `[http.tls]`: serve HTTPS with this certificate and key (absent: plain HTTP).
     pub tls: Option<TlsSection>,
+    /// A connection must deliver a complete request head within this long of opening or
+    /// of its previous response ending: closes half-sent requests and idle keep-alive
+    /// connections alike (hyper's header-read timer runs while a connection waits).
+    pub header_timeout_ms: u64,
+    /// A request must be answered (its body read included) within this long, or 408.
+    /// A stream (`/ws/*`, SSE) is answered at once and then not cut. Above the long poll's
+    /// longest wait (`web::MAX_WAIT_MS`).
+    pub request_timeout_ms: u64,
+    /// The largest request body, in bytes; a larger one gets 413 and changes nothing.
+    pub body_limit_bytes: usize,
+    /// HTTP connections served at once (a connection upgraded to `/ws/public` leaves this
+    /// count: the public cap below counts it). More wait in the kernel's backlog.
+    pub max_connections: usize,
+    /// Public requests and streams at once (`/public`, `/ws/public`, `/sse/public`,
+    /// `/api/public`, `/api/results`, `/api/disputes/player`), `/ws/public` viewers
+    /// included; beyond it they get
+    /// 503. The panel, its files, `/api/*`, `/ws/dealer` and the health routes are never
+    /// counted here, so public traffic cannot lock staff out.
+    pub max_public: usize,
+    /// Connections kept for staff: a public request that finds fewer than this many of
+    /// `max_connections` free (one is always held for the next connection) gets 503 (and its connection closed), so held-open public
+    /// streams can never take the last connections the panel and the API need.
+    pub staff_reserve: usize,
 }
 
 impl Default for HttpSection {
@@ -243,7 +266,54 @@ impl Default for HttpSection {
         HttpSection {
             bind: "127.0.0.1:8080".into(),
             tls: None,
+            header_timeout_ms: 10_000,
+            request_timeout_ms: 40_000,
+            body_limit_bytes: 64 * 1024,
+            max_connections: 1024,
+            max_public: 12_000,
+            staff_reserve: 64,
         }
+    }
+}
+
+impl HttpSection {
+    /// What is wrong with the limits, as `(key, message)`.
+    pub fn check_limits(&self) -> Result<(), (&'static str, String)> {
+        if self.header_timeout_ms == 0 {
+            return Err((
+                "header_timeout_ms",
+                "http.header_timeout_ms: must be above 0".into(),
+            ));
+        }
+        let longest_poll = crate::web::MAX_WAIT_MS;
+        if self.request_timeout_ms <= longest_poll {
+            return Err((
+                "request_timeout_ms",
+                format!(
+                    "http.request_timeout_ms {}: must be above the long poll's longest wait ({longest_poll} ms)",
+                    self.request_timeout_ms
+                ),
+            ));
+        }
+        if self.body_limit_bytes < 1024 {
+            return Err((
+                "body_limit_bytes",
+                "http.body_limit_bytes: at least 1024".into(),
+            ));
+        }
+        if self.max_connections < 8 {
+            return Err(("max_connections", "http.max_connections: at least 8".into()));
+        }
+        if self.staff_reserve == 0 || self.staff_reserve >= self.max_connections {
+            return Err((
+                "staff_reserve",
+                "http.staff_reserve: at least 1 and below http.max_connections".into(),
+            ));
+        }
+        if self.max_public == 0 {
+            return Err(("max_public", "http.max_public: at least 1".into()));
+        }
+        Ok(())
     }
 }
 
@@ -434,6 +504,9 @@ impl TableConfig {
                     config.http.bind
                 ),
             ));
+        }
+        if let Err((key, why)) = config.http.check_limits() {
+            return Err(at(locate(text, "http", key), why));
         }
         if let Some(Err(e)) = config.publish.as_ref().map(|p| p.validate()) {
             let key = e

@@ -29,10 +29,12 @@ pub mod api;
 pub mod auth;
 pub mod client;
 pub mod disputes;
+pub mod edge;
 pub mod fanout;
 pub mod feed;
 pub mod ops;
 pub mod play;
+pub mod server;
 pub mod streams;
 pub mod table_key;
 pub mod tcp;
@@ -49,7 +51,7 @@ use crate::table::{TableHandle, Update};
 use crate::web::api::ApiError;
 use auth::Access;
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post, MethodRouter};
@@ -176,13 +178,23 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
         )
     };
     vec![
-        r("/", "GET", PUBLIC, get(|| asset("index.html"))),
-        r("/public", "GET", PUBLIC, get(|| asset("public.html"))),
+        r(
+            "/",
+            "GET",
+            PUBLIC,
+            get(|h: HeaderMap| async move { cached_asset("index.html", &h) }),
+        ),
+        r(
+            "/public",
+            "GET",
+            PUBLIC,
+            get(|h: HeaderMap| async move { cached_asset("public.html", &h) }),
+        ),
         r(
             "/ui/{file}",
             "GET",
             PUBLIC,
-            get(|axum::extract::Path(f): axum::extract::Path<String>| asset_owned(f)),
+            get(|Path(f): Path<String>, h: HeaderMap| async move { cached_asset(&f, &h) }),
         ),
         r("/status", "GET", PUBLIC, get(page)),
         r("/ws/public", "GET", PUBLIC, get(streams::public_ws)),
@@ -293,6 +305,13 @@ pub fn router(state: AppState) -> Router {
     let mut router = Router::new();
     for (spec, handler) in routes() {
         let access = spec.access;
+        // The embedded files are text: gzip when the browser takes it (the predicate
+        // leaves small bodies and event streams alone).
+        let handler = if matches!(spec.path, "/" | "/public" | "/ui/{file}" | "/status") {
+            handler.layer(tower_http::compression::CompressionLayer::new())
+        } else {
+            handler
+        };
         let handler = match access {
             Access::Public => handler,
             Access::Role(_) => handler.route_layer(axum::middleware::from_fn_with_state(
@@ -362,21 +381,64 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "text/css; charset=utf-8",
         include_str!("../../dealer-ui/style.css"),
     ),
+    (
+        "status.js",
+        "text/javascript; charset=utf-8",
+        include_str!("status.js"),
+    ),
 ];
+
+/// Each embedded file's `ETag` (a quoted prefix of its sha256), in [`ASSETS`]' order.
+fn etags() -> &'static [String] {
+    static TAGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    TAGS.get_or_init(|| {
+        use sha2::Digest;
+        ASSETS
+            .iter()
+            .map(|(_, _, body)| {
+                let digest = sha2::Sha256::digest(body.as_bytes());
+                format!("\"{}\"", hex::encode(&digest[..12]))
+            })
+            .collect()
+    })
+}
+
+/// [`asset`], answering 304 when the browser's copy is current (`If-None-Match`): the
+/// pages are revalidated on every load (`no-cache`) but sent again only after an upgrade.
+pub fn cached_asset(name: &str, request: &HeaderMap) -> Response {
+    let Some(i) = ASSETS.iter().position(|(n, _, _)| *n == name) else {
+        return (StatusCode::NOT_FOUND, "not found").into_response();
+    };
+    let tag = &etags()[i];
+    let current = request
+        .get(axum::http::header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == tag || t.trim() == "*"));
+    if current {
+        return (
+            StatusCode::NOT_MODIFIED,
+            [
+                (axum::http::header::ETAG, tag.as_str()),
+                (axum::http::header::CACHE_CONTROL, "no-cache"),
+            ],
+        )
+            .into_response();
+    }
+    let (_, mime, body) = ASSETS[i];
+    (
+        [
+            (axum::http::header::CONTENT_TYPE, mime),
+            (axum::http::header::CACHE_CONTROL, "no-cache"),
+            (axum::http::header::ETAG, tag.as_str()),
+        ],
+        body,
+    )
+        .into_response()
+}
 
 /// An embedded `dealer-ui/` file (404 for any other name); the relay serves the same.
 pub async fn asset(name: &str) -> Response {
-    match ASSETS.iter().find(|(n, _, _)| *n == name) {
-        Some((_, mime, body)) => (
-            [
-                (axum::http::header::CONTENT_TYPE, *mime),
-                (axum::http::header::CACHE_CONTROL, "no-cache"),
-            ],
-            *body,
-        )
-            .into_response(),
-        None => (StatusCode::NOT_FOUND, "not found").into_response(),
-    }
+    cached_asset(name, &HeaderMap::new())
 }
 
 /// [`asset`] for an owned name (a path parameter).

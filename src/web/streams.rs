@@ -13,11 +13,9 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::SinkExt;
-use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 use std::convert::Infallible;
 use std::sync::Arc;
-use tokio::net::TcpStream;
 use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
@@ -172,9 +170,8 @@ fn to_fanout(
                 return;
             }
         };
-        match hyper_util::server::conn::auto::upgrade::downcast::<TokioIo<TcpStream>>(upgraded) {
-            Ok(parts) => {
-                let mut stream = parts.io.into_inner();
+        match super::server::raw_tcp(upgraded) {
+            Some((mut stream, read_buf)) => {
                 for m in &prelude {
                     if let Err(e) = tokio::io::AsyncWriteExt::write_all(&mut stream, &m.frame).await
                     {
@@ -183,10 +180,10 @@ fn to_fanout(
                     }
                 }
                 let after = prelude.last().map(|m| m.key()).or(after);
-                fanout.add(stream, parts.read_buf, after).await
+                fanout.add(stream, read_buf, after).await
             }
             // Only a server without TLS has a fan-out (`AppState::with_fanout`).
-            Err(_) => tracing::error!("/ws/public: the upgraded connection is not plain TCP"),
+            None => tracing::error!("/ws/public: the upgraded connection is not plain TCP"),
         }
     });
     let mut response = Response::new(axum::body::Body::empty());
