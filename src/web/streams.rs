@@ -148,12 +148,14 @@ pub async fn serve_ws(
     prelude: Vec<Arc<FeedMessage>>,
     request: Request,
 ) -> Response {
-    let accept = match wsframe::accept_request(request.version(), request.headers()) {
-        Ok(accept) => accept,
-        Err(e) => {
-            return ApiError::Malformed(format!("a WebSocket upgrade request: {e}")).into_response()
-        }
-    };
+    let accept =
+        match wsframe::accept_request(request.method(), request.version(), request.headers()) {
+            Ok(accept) => accept,
+            Err(e) => {
+                return ApiError::Malformed(format!("a WebSocket upgrade request: {e}"))
+                    .into_response()
+            }
+        };
     match source.fanout.clone() {
         Some(fanout) => to_fanout(fanout, accept, after, prelude, request),
         None => {
