@@ -281,9 +281,10 @@ async fn public_page() -> Response {
 
 /// `GET /ui/{file}`: the pages' scripts and style sheet.
 #[utoipa::path(get, path = "/ui/{file}", tag = "pages",
-    params(("file" = String, Path, description = "`panel.js`, `style.css`, ...")),
+    params(("file" = String, Path, description = "`panel.js`, `style.css`, ...", example = "panel.js")),
     responses(
-        (status = 200, description = "The file", content_type = "text/plain", body = String),
+        (status = 200, description = "The file", content(
+            (String = "text/javascript"), (String = "text/css"), (String = "text/html"))),
         (status = 404, description = "No such file", body = api::ErrorBody)))]
 async fn ui_file(Path(file): Path<String>) -> Response {
     asset_owned(file).await
