@@ -19,7 +19,7 @@ const STA_UNSYNC: i64 = 0x0040;
 const TIME_ERROR: i64 = 5;
 
 /// The clock's state, as served in `/readyz` (`clock`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct ClockStatus {
     /// Whether the kernel considers the clock synchronised (an NTP daemon disciplines it).
     pub synchronised: bool,

@@ -223,6 +223,44 @@ async fn errors_have_stable_codes_and_change_nothing() {
     .expect("within 60 s");
 }
 
+/// Issue #17.7 and #18.3: what axum refuses before any handler runs (a path, query or body
+/// that does not parse, a method the route lacks, a body over the limit, an unknown asset)
+/// has the one error shape, with its status.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_before_any_handler_have_the_one_error_shape() {
+    timeout(Duration::from_secs(60), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sim = SimShoe::start(SimConfig::default()).expect("pty");
+        let run = start(&sim, dir.path()).await;
+        let addr = run.addr;
+        let big = format!(
+            r#"{{"seat": 1, "main": 100, "player": "{}"}}"#,
+            "x".repeat(3 << 20)
+        );
+        for (method, path, body, status, want) in [
+            ("GET", "/api/results?last=-1", None, 400, "malformed"),
+            ("GET", "/api/rounds?last=x", None, 400, "malformed"),
+            ("GET", "/api/status?after=-2", None, 400, "malformed"),
+            ("GET", "/ws/public?after=1", None, 400, "malformed"),
+            ("PUT", "/api/public", None, 405, "method_not_allowed"),
+            ("GET", "/ui/nothing.js", None, 404, "not_found"),
+            ("POST", "/api/bets", Some(big.as_str()), 413, "too_large"),
+        ] {
+            let (got, v) = call(addr, method, path, body).await;
+            assert_eq!((got, code(&v)), (status, want), "{method} {path}: {v}");
+            assert!(
+                v["error"]["message"]
+                    .as_str()
+                    .is_some_and(|m| !m.is_empty()),
+                "{method} {path}: {v}"
+            );
+        }
+        run.stop().await;
+    })
+    .await
+    .expect("within 60 s");
+}
+
 async fn next_text(
     ws: &mut (impl futures::Stream<Item = Result<Message, tokio_tungstenite::tungstenite::Error>>
               + Unpin),

@@ -41,7 +41,7 @@ impl Origin {
 /// round's cards (0-based, in the order they came out of the shoe, the cards held during
 /// the halt last) *and* their code, so a decision taken on a stale screen is refused rather
 /// than applied to the wrong card.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Resolution {
     /// The dispute is unfounded: play continues (held cards are then played in order).
@@ -52,6 +52,7 @@ pub enum Resolution {
         /// Its position among the round's cards.
         index: usize,
         /// Its code, as the screen showed it.
+        #[schema(value_type = String, example = "7H")]
         card: Card,
     },
     /// A misread card's identity is corrected.
@@ -59,8 +60,10 @@ pub enum Resolution {
         /// Its position among the round's cards.
         index: usize,
         /// The code that was read.
+        #[schema(value_type = String, example = "7H")]
         card: Card,
         /// The card it really is.
+        #[schema(value_type = String, example = "TS")]
         to: Card,
     },
     /// A card dealt out of order goes to the hand it physically went to: it is re-dealt at
@@ -69,8 +72,10 @@ pub enum Resolution {
         /// Its position among the round's cards.
         index: usize,
         /// Its code.
+        #[schema(value_type = String, example = "7H")]
         card: Card,
         /// Where it really went.
+        #[schema(schema_with = crate::web::openapi::place_schema)]
         to: Place,
     },
     /// The last decision of the round is taken back (the dealer pressed the wrong button).

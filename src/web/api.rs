@@ -1,6 +1,8 @@
 //! The JSON API for the panel, seat terminals and remote platforms. Every error is
 //! `{"error": {"code": "...", "message": "..."}}` with a stable code; a malformed request
-//! gets a 400 and changes nothing. The contract is `openapi.json` (served at
+//! gets a 400 and changes nothing — including the answers axum gives before a handler
+//! runs (a rejected path, query or body, 405, 413), which [`json_errors`] puts in the same
+//! shape. The contract is generated from these handlers (see `super::openapi`, served at
 //! `/api/openapi.json`).
 
 use super::view::{dealer_view, public_view};
@@ -12,9 +14,27 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::BTreeMap;
+use utoipa::{IntoParams, ToSchema};
+
+/// Every error's body: `{"error": {"code": "...", "message": "..."}}`.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(as = Error)]
+pub struct ErrorBody {
+    /// What went wrong.
+    pub error: ErrorDetail,
+}
+
+/// The error inside [`ErrorBody`].
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ErrorDetail {
+    /// The stable machine-readable code (`malformed`, `unauthenticated`, `not_found`, ...).
+    pub code: String,
+    /// What to tell a person.
+    pub message: String,
+}
 
 /// An API error: an HTTP status and a stable code.
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +85,15 @@ pub enum ApiError {
     /// Too many failed logins from this address (429).
     #[error("too many failed logins from this address: try again in {0} s")]
     TooManyAttempts(u64),
+    /// An answer given before any handler ran (axum's rejection of a path, query or body,
+    /// 405, 413), put in the one error shape by [`json_errors`].
+    #[error("{message}")]
+    Http {
+        /// Its status.
+        status: StatusCode,
+        /// Its text.
+        message: String,
+    },
 }
 
 impl ApiError {
@@ -86,10 +115,27 @@ impl ApiError {
             ApiError::TooManyLogins => "too_many_logins",
             ApiError::TooManyAttempts(_) => "too_many_attempts",
             ApiError::InvalidToken => "invalid_token",
+            ApiError::Http { status, .. } => match status.as_u16() {
+                400 | 422 => "malformed",
+                404 => "not_found",
+                405 => "method_not_allowed",
+                413 => "too_large",
+                415 => "unsupported_media_type",
+                426 => "upgrade_required",
+                s if s >= 500 => "unavailable",
+                _ => "rejected",
+            },
         }
     }
 
     fn status(&self) -> StatusCode {
+        if let ApiError::Http { status, .. } = self {
+            // A rejection's 422 (JSON that does not fit) is a malformed request here.
+            return match status.as_u16() {
+                422 => StatusCode::BAD_REQUEST,
+                _ => *status,
+            };
+        }
         match self.code() {
             "malformed" => StatusCode::BAD_REQUEST,
             "invalid_bet" => StatusCode::UNPROCESSABLE_ENTITY,
@@ -109,7 +155,12 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = json!({"error": {"code": self.code(), "message": self.to_string()}});
+        let body = ErrorBody {
+            error: ErrorDetail {
+                code: self.code().into(),
+                message: self.to_string(),
+            },
+        };
         let mut resp = (self.status(), Json(body)).into_response();
         if self.status() == StatusCode::TOO_MANY_REQUESTS {
             let after = match &self {
@@ -125,12 +176,63 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// The longest error text [`json_errors`] reads from a response it reshapes (axum's
+/// rejections are one line).
+const MAX_REJECTION_TEXT: usize = 4096;
+
+/// Middleware: any error answer (4xx, 5xx) that is not JSON — axum's rejections of a path,
+/// query or body, its 405 and 413, an unknown asset — becomes the one error shape, with
+/// the same status. `/healthz` keeps its text (probes read the status; people the text).
+pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let plain_ok = req.uri().path() == "/healthz";
+    let resp = next.run(req).await;
+    let status = resp.status();
+    let is_json = resp
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if status.as_u16() < 400 || is_json || plain_ok {
+        return resp;
+    }
+    let (parts, body) = resp.into_parts();
+    let text = axum::body::to_bytes(body, MAX_REJECTION_TEXT)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let message = if text.is_empty() {
+        status
+            .canonical_reason()
+            .unwrap_or("request refused")
+            .to_lowercase()
+    } else {
+        text
+    };
+    let mut out = ApiError::Http { status, message }.into_response();
+    // Keep what the refusal said beside its body (`Allow` on a 405, say).
+    for (name, value) in parts.headers.iter() {
+        if name != axum::http::header::CONTENT_TYPE && name != axum::http::header::CONTENT_LENGTH {
+            out.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    out
+}
+
 /// Parses a JSON body, or a 400 `malformed` naming what was expected.
 pub(super) fn parse<T: serde::de::DeserializeOwned>(body: &str, what: &str) -> Result<T, ApiError> {
     serde_json::from_str(body).map_err(|e| ApiError::Malformed(format!("expected {what}: {e}")))
 }
 
+/// `{"seq": N}`: the log row an accepted request was recorded as, once durable.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Seq {
+    /// The row's sequence number.
+    pub seq: u64,
+}
+
 /// `GET /api/view`: the dealer panel's view.
+#[utoipa::path(get, path = "/api/view", tag = "dealer",
+    responses((status = 200, description = "The dealer panel's view", body = super::openapi::DealerView)))]
 pub async fn view(State(app): State<AppState>) -> Response {
     Json(dealer_view(
         &app.table.snapshot(),
@@ -141,37 +243,90 @@ pub async fn view(State(app): State<AppState>) -> Response {
 }
 
 /// `GET /api/public`: the public view.
+#[utoipa::path(get, path = "/api/public", tag = "public",
+    responses((status = 200, description = "The public view (no hidden card)", body = super::openapi::PublicView)))]
 pub async fn public(State(app): State<AppState>) -> Response {
     Json(public_view(&app.table.snapshot())).into_response()
 }
 
+/// The betting window's state after `POST /api/betting/open` or `/close`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Betting {
+    /// Whether the window is open now.
+    pub open: bool,
+    /// The round's opening row (on closing; absent when no round opened).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+}
+
 /// `POST /api/betting/open`.
+#[utoipa::path(post, path = "/api/betting/open", tag = "dealer",
+    responses(
+        (status = 200, description = "The window is open", body = Betting),
+        (status = 409, description = "Not between rounds (`not_taking_bets`, ...)", body = ErrorBody),
+        (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
+        (status = 503, description = "Out of service", body = ErrorBody)))]
 pub async fn open_betting(State(app): State<AppState>) -> Result<Response, ApiError> {
     app.table.open_betting().await?;
-    Ok(Json(json!({"open": true})).into_response())
+    Ok(Json(Betting {
+        open: true,
+        seq: None,
+    })
+    .into_response())
 }
 
 /// `POST /api/betting/close`: opens the round with the collected bets.
+#[utoipa::path(post, path = "/api/betting/close", tag = "dealer",
+    responses(
+        (status = 200, description = "The round opened with the bets collected", body = Betting),
+        (status = 409, description = "No window is open (`betting_closed`, ...)", body = ErrorBody),
+        (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
+        (status = 503, description = "Out of service", body = ErrorBody)))]
 pub async fn close_betting(State(app): State<AppState>) -> Result<Response, ApiError> {
     let seq = app.table.close_betting(Source::Api).await?;
-    Ok(Json(json!({"open": false, "seq": seq})).into_response())
+    Ok(Json(Betting { open: false, seq }).into_response())
 }
 
-#[derive(Deserialize)]
+/// A bet: the seat, the main bet and side bets in minor units.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct BetBody {
+pub(super) struct BetBody {
+    /// The seat (1-based).
     seat: u8,
+    /// The main bet, in minor units (0 withdraws the seat's bet).
     main: i64,
+    /// Side bets by name, in minor units.
     #[serde(default)]
     side: BTreeMap<String, i64>,
+    /// Who plays the seat (a label for the record).
     #[serde(default)]
     player: Option<String>,
+}
+
+/// An accepted bet.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BetAccepted {
+    /// Always true.
+    pub ok: bool,
+    /// The round the bet is for (`null` for a withdrawal).
+    pub round: Option<u64>,
+    /// Lets the seat's player dispute that round without an account (`null` for a
+    /// withdrawal, or without accounts).
+    pub dispute_token: Option<String>,
 }
 
 /// `POST /api/bets`: `{"seat": 3, "main": 100, "side": {"pair": 5}}` into the open window.
 /// Answers `{"ok": true, "round": N, "dispute_token": "..."}`: the token lets the seat's
 /// player dispute round N without an account (`auth::player_token`); both are `null` for a
 /// withdrawal.
+#[utoipa::path(post, path = "/api/bets", tag = "dealer", request_body = BetBody,
+    responses(
+        (status = 200, description = "Accepted into the window", body = BetAccepted),
+        (status = 400, description = "Not a bet", body = ErrorBody),
+        (status = 409, description = "No window is open (`betting_closed`, ...)", body = ErrorBody),
+        (status = 422, description = "Refused by the limits (`invalid_bet`)", body = ErrorBody),
+        (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
+        (status = 503, description = "Out of service", body = ErrorBody)))]
 pub async fn place_bet(State(app): State<AppState>, body: String) -> Result<Response, ApiError> {
     let b: BetBody = parse(
         &body,
@@ -204,17 +359,33 @@ pub async fn place_bet(State(app): State<AppState>, body: String) -> Result<Resp
         )),
         _ => None,
     };
-    Ok(Json(json!({"ok": true, "round": round, "dispute_token": token})).into_response())
+    Ok(Json(BetAccepted {
+        ok: true,
+        round,
+        dispute_token: token,
+    })
+    .into_response())
 }
 
-#[derive(Deserialize)]
+/// A player's decision at a seat.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct DecisionBody {
+pub(super) struct DecisionBody {
+    /// The seat (1-based).
     seat: u8,
+    /// What the player does.
+    #[schema(schema_with = super::openapi::action_schema)]
     action: Action,
 }
 
 /// `POST /api/decision`: `{"seat": 3, "action": "stand"}` (insurance answers included).
+#[utoipa::path(post, path = "/api/decision", tag = "dealer", request_body = DecisionBody,
+    responses(
+        (status = 200, description = "Applied and durable", body = Seq),
+        (status = 400, description = "Not a decision", body = ErrorBody),
+        (status = 409, description = "Refused by the round (`not_your_turn`, `action_not_allowed`, ...)", body = ErrorBody),
+        (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
+        (status = 503, description = "Out of service", body = ErrorBody)))]
 pub async fn decision(State(app): State<AppState>, body: String) -> Result<Response, ApiError> {
     let d: DecisionBody = parse(&body, r#"{"seat": N, "action": "hit|stand|double|..."}"#)?;
     let seq = app
@@ -227,10 +398,16 @@ pub async fn decision(State(app): State<AppState>, body: String) -> Result<Respo
             Source::Api,
         )
         .await?;
-    Ok(Json(json!({"seq": seq})).into_response())
+    Ok(Json(Seq { seq }).into_response())
 }
 
 /// `POST /api/shuffle`: a new shoe (and, with the simulator, a freshly shuffled one in it).
+#[utoipa::path(post, path = "/api/shuffle", tag = "dealer",
+    responses(
+        (status = 200, description = "Recorded and durable", body = Seq),
+        (status = 409, description = "Not between rounds", body = ErrorBody),
+        (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
+        (status = 503, description = "Out of service, or the simulated shoe failed", body = ErrorBody)))]
 pub async fn shuffle(State(app): State<AppState>) -> Result<Response, ApiError> {
     let seq = app.table.submit(Input::Shuffle, Source::Api).await?;
     if let Some(sim) = &app.sim {
@@ -244,17 +421,33 @@ pub async fn shuffle(State(app): State<AppState>) -> Result<Response, ApiError> 
             .await
             .map_err(|e| ApiError::Unavailable(format!("simulated shoe: {e}")))?;
     }
-    Ok(Json(json!({"seq": seq})).into_response())
+    Ok(Json(Seq { seq }).into_response())
 }
 
-#[derive(Deserialize)]
+/// How many cards the simulated shoe deals (the body may be empty: one).
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct DealBody {
+pub(super) struct DealBody {
+    /// 1 to 20 (default 1).
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 20)]
     n: Option<usize>,
 }
 
+/// What the simulated shoe dealt.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Dealt {
+    /// How many cards.
+    pub dealt: usize,
+}
+
 /// `POST /api/sim/deal`: the simulated shoe deals `n` (default 1, max 20) cards.
+#[utoipa::path(post, path = "/api/sim/deal", tag = "dealer", request_body(content = Option<DealBody>),
+    responses(
+        (status = 200, description = "Dealt", body = Dealt),
+        (status = 400, description = "n is not 1 to 20", body = ErrorBody),
+        (status = 404, description = "No simulated shoe on this table", body = ErrorBody),
+        (status = 503, description = "The simulated shoe failed", body = ErrorBody)))]
 pub async fn sim_deal(State(app): State<AppState>, body: String) -> Result<Response, ApiError> {
     let d: DealBody = if body.trim().is_empty() {
         DealBody { n: None }
@@ -272,22 +465,31 @@ pub async fn sim_deal(State(app): State<AppState>, body: String) -> Result<Respo
         .deal(n)
         .await
         .map_err(|e| ApiError::Unavailable(format!("simulated shoe: {e}")))?;
-    Ok(Json(json!({"dealt": dealt.len()})).into_response())
+    Ok(Json(Dealt { dealt: dealt.len() }).into_response())
 }
 
 /// `GET /api/alarm`: the alarm, or `null`.
+#[utoipa::path(get, path = "/api/alarm", tag = "dealer",
+    responses((status = 200, description = "The table's state, its alarm (or null) and why the store is broken (or null)", body = super::openapi::AlarmStatus)))]
 pub async fn alarm(State(app): State<AppState>) -> Response {
     let s = app.table.snapshot();
     Json(json!({"state": s.state, "alarm": s.alarm, "broken": s.broken})).into_response()
 }
 
 /// `?last=N`.
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ResultsQuery {
+    /// How many (default 10, at most 1000).
     last: Option<usize>,
 }
 
 /// `GET /api/results?last=N`: the last N settlements (public: results only).
+#[utoipa::path(get, path = "/api/results", tag = "public", params(ResultsQuery),
+    responses(
+        (status = 200, description = "The last N settlements, oldest first", body = [super::openapi::SettledResult]),
+        (status = 400, description = "Not a count", body = ErrorBody),
+        (status = 503, description = "The store cannot be read", body = ErrorBody)))]
 pub async fn results(
     State(app): State<AppState>,
     Query(q): Query<ResultsQuery>,
@@ -307,6 +509,13 @@ pub async fn results(
 }
 
 /// `GET /api/rounds/{round}`: one round recalled from the store (log rows and result).
+#[utoipa::path(get, path = "/api/rounds/{round}", tag = "dealer",
+    params(("round" = u64, Path, description = "The round's number")),
+    responses(
+        (status = 200, description = "The round", body = super::openapi::RoundRecall),
+        (status = 400, description = "Not a round number", body = ErrorBody),
+        (status = 404, description = "Not among the last 1000 rounds", body = ErrorBody),
+        (status = 503, description = "The store cannot be read", body = ErrorBody)))]
 pub async fn round(
     State(app): State<AppState>,
     Path(number): Path<String>,
@@ -331,13 +540,20 @@ pub async fn round(
 }
 
 /// `?since=SEQ`.
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct AuditQuery {
+    /// Rows after this sequence number (default 0).
     since: Option<u64>,
 }
 
 /// `GET /api/audit?since=SEQ`: audit rows after `since` (default 0), at most 1,000, oldest
 /// first, as `croupier audit export` writes them.
+#[utoipa::path(get, path = "/api/audit", tag = "admin", params(AuditQuery),
+    responses(
+        (status = 200, description = "Audit rows, oldest first", body = [super::openapi::AuditRow]),
+        (status = 400, description = "Not a sequence number", body = ErrorBody),
+        (status = 503, description = "Accounts are unavailable", body = ErrorBody)))]
 pub async fn audit(
     State(app): State<AppState>,
     Query(q): Query<AuditQuery>,

@@ -29,7 +29,6 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
-use serde_json::json;
 use std::net::SocketAddr;
 
 /// Who may call a route.
@@ -178,11 +177,38 @@ impl<S: Send + Sync> FromRequestParts<S> for Principal {
     }
 }
 
-#[derive(Deserialize)]
+/// A login: the badge and its secret (PIN or password).
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct LoginBody {
+pub(super) struct LoginBody {
+    /// The badge.
     badge: String,
+    /// Its PIN or password.
     secret: String,
+}
+
+/// Who a session (or the local token) belongs to.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Who {
+    /// The badge (`local` for the local token).
+    pub badge: String,
+    /// The name.
+    pub name: String,
+    /// The role.
+    pub role: Role,
+    /// When the session ends (RFC 3339; on login).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// `session` or `local_token` (on `/api/me`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<&'static str>,
+}
+
+/// The answer to a logout.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct LoggedOut {
+    /// Always true.
+    pub logged_out: bool,
 }
 
 fn cookie(app: &AppState, value: &str, max_age: i64) -> HeaderValue {
@@ -197,6 +223,17 @@ fn cookie(app: &AppState, value: &str, max_age: i64) -> HeaderValue {
 
 /// `POST /api/login` `{"badge": "...", "secret": "..."}`: sets the session cookie and
 /// answers who logged in.
+#[utoipa::path(post, path = "/api/login", tag = "public", request_body = LoginBody,
+    responses(
+        (status = 200, description = "Logged in: the `croupier_session` cookie is set", body = Who,
+            headers(("Set-Cookie" = String, description = "croupier_session=...; HttpOnly; SameSite=Strict"))),
+        (status = 400, description = "Not a login", body = super::api::ErrorBody),
+        (status = 401, description = "Badge or secret not accepted (`invalid_credentials`)", body = super::api::ErrorBody),
+        (status = 415, description = "Not `Content-Type: application/json`", body = super::api::ErrorBody),
+        (status = 423, description = "Too many failed attempts: locked", body = super::api::ErrorBody),
+        (status = 429, description = "Too many logins at once, or failures from this address", body = super::api::ErrorBody,
+            headers(("Retry-After" = u64, description = "seconds"))),
+        (status = 503, description = "Accounts are unavailable", body = super::api::ErrorBody)))]
 pub async fn login(State(app): State<AppState>, req: Request) -> Result<Response, ApiError> {
     let peer = peer_of(req.extensions());
     if !is_json(req.headers()) {
@@ -226,12 +263,13 @@ pub async fn login(State(app): State<AppState>, req: Request) -> Result<Response
     // The cookie lasts the session's lifetime (its end is decided on monotonic time).
     let max_age =
         i64::try_from(auth.config().session_hours.saturating_mul(3600)).unwrap_or(i64::MAX);
-    let mut resp = Json(json!({
-        "badge": session.principal.badge,
-        "name": session.principal.name,
-        "role": session.principal.role,
-        "expires_at": crate::store::audit::rfc3339(session.expires_ms),
-    }))
+    let mut resp = Json(Who {
+        badge: session.principal.badge,
+        name: session.principal.name,
+        role: session.principal.role,
+        expires_at: Some(crate::store::audit::rfc3339(session.expires_ms)),
+        via: None,
+    })
     .into_response();
     resp.headers_mut()
         .insert(SET_COOKIE, cookie(&app, &session.token, max_age.max(0)));
@@ -240,6 +278,11 @@ pub async fn login(State(app): State<AppState>, req: Request) -> Result<Response
 
 /// `POST /api/logout`: ends the session (if any) and clears the cookie: 200, or 415 without
 /// `Content-Type: application/json`.
+#[utoipa::path(post, path = "/api/logout", tag = "public",
+    responses(
+        (status = 200, description = "Logged out; the cookie is cleared", body = LoggedOut),
+        (status = 415, description = "Not `Content-Type: application/json`", body = super::api::ErrorBody),
+        (status = 503, description = "Accounts are unavailable", body = super::api::ErrorBody)))]
 pub async fn logout(State(app): State<AppState>, req: Request) -> Result<Response, ApiError> {
     let peer = peer_of(req.extensions());
     // Ending a session changes state: the same JSON-only rule as every cookie request, so
@@ -254,13 +297,21 @@ pub async fn logout(State(app): State<AppState>, req: Request) -> Result<Respons
                 .map_err(|e| ApiError::Unavailable(e.to_string()))?;
         }
     }
-    let mut resp = Json(json!({"logged_out": true})).into_response();
+    let mut resp = Json(LoggedOut { logged_out: true }).into_response();
     resp.headers_mut().insert(SET_COOKIE, cookie(&app, "", 0));
     Ok(resp)
 }
 
 /// `GET /api/me`: who the session belongs to.
+#[utoipa::path(get, path = "/api/me", tag = "dealer",
+    responses((status = 200, description = "Who the session belongs to", body = Who)))]
 pub async fn me(who: Principal) -> Response {
-    Json(json!({"badge": who.badge, "name": who.name, "role": who.role, "via": who.via}))
-        .into_response()
+    Json(Who {
+        badge: who.badge,
+        name: who.name,
+        role: who.role,
+        expires_at: None,
+        via: Some(who.via),
+    })
+    .into_response()
 }

@@ -4,14 +4,15 @@
 //! and answer with stable codes. Who acts (`by`) comes from the session (see `web::mod`'s
 //! router), never from the body.
 
-use super::api::{parse, ApiError};
+use super::api::{parse, ApiError, ErrorBody, Seq};
 use super::AppState;
+use crate::auth::{Principal, Role};
 use crate::table::dispute::{Origin, Resolution};
-use axum::extract::State;
+use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// A reason is required on the record: at least this many characters after trimming.
 const MIN_REASON: usize = 3;
@@ -26,12 +27,50 @@ fn reason(text: &str) -> Result<String, ApiError> {
     Ok(t.to_string())
 }
 
-#[derive(Deserialize)]
+/// A dispute raised by staff.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct RaiseBody {
+pub(super) struct RaiseBody {
+    /// The seat it is about (none: the whole round).
     #[serde(default)]
     seat: Option<u8>,
+    /// Why (at least 3 characters: it goes on the record).
     reason: String,
+}
+
+/// A raised dispute.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Raised {
+    /// Its id.
+    pub dispute: u64,
+}
+
+/// A withdrawn proposal.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Withdrawn {
+    /// Always true.
+    pub withdrawn: bool,
+}
+
+/// `POST /api/disputes` as routed: a supervisor who raises one does so on their own
+/// account.
+#[utoipa::path(post, path = "/api/disputes", tag = "dealer", request_body = RaiseBody,
+    responses(
+        (status = 200, description = "Raised: the round halts", body = Raised),
+        (status = 400, description = "Not a dispute, or no reason", body = ErrorBody),
+        (status = 409, description = "Refused (`dispute_open`, `no_round`, `round_final`, ...)", body = ErrorBody),
+        (status = 503, description = "Out of service", body = ErrorBody)))]
+pub async fn raise_by_staff(
+    State(app): State<AppState>,
+    who: Principal,
+    body: String,
+) -> Result<Response, ApiError> {
+    let origin = if who.has(Role::Supervisor) {
+        Origin::Supervisor
+    } else {
+        Origin::Dealer
+    };
+    raise(app, who.actor, origin, body).await
 }
 
 /// `POST /api/disputes`: `{"seat": 3, "reason": "..."}` — the dealer (or a supervisor)
@@ -47,15 +86,20 @@ pub async fn raise(
         .table
         .raise_dispute(origin, b.seat, None, reason(&b.reason)?, by)
         .await?;
-    Ok(Json(json!({"dispute": id})).into_response())
+    Ok(Json(Raised { dispute: id }).into_response())
 }
 
-#[derive(Deserialize)]
+/// A dispute raised by a player with their seat's token.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct PlayerBody {
+pub(super) struct PlayerBody {
+    /// The round.
     round: u64,
+    /// The seat.
     seat: u8,
+    /// The `dispute_token` the seat's accepted bet answered.
     token: String,
+    /// Why (at least 3 characters).
     reason: String,
 }
 
@@ -63,6 +107,13 @@ struct PlayerBody {
 /// — a player raises a dispute with the token their accepted bet answered
 /// (`dispute_token`), no account needed. A token for another round, seat or table is
 /// refused (403 `invalid_token`); a final round is `round_final`.
+#[utoipa::path(post, path = "/api/disputes/player", tag = "public", request_body = PlayerBody,
+    responses(
+        (status = 200, description = "Raised: the round halts", body = Raised),
+        (status = 400, description = "Not a dispute, or no reason", body = ErrorBody),
+        (status = 403, description = "The token does not match (`invalid_token`)", body = ErrorBody),
+        (status = 409, description = "Refused (`dispute_open`, `round_final`, ...)", body = ErrorBody),
+        (status = 503, description = "Out of service, or accounts unavailable", body = ErrorBody)))]
 pub async fn raise_by_player(
     State(app): State<AppState>,
     body: String,
@@ -90,14 +141,74 @@ pub async fn raise_by_player(
             format!("player:seat {}", b.seat),
         )
         .await?;
-    Ok(Json(json!({"dispute": id})).into_response())
+    Ok(Json(Raised { dispute: id }).into_response())
 }
 
-#[derive(Deserialize)]
+/// A resolution proposed for a dispute.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct ProposeBody {
+pub(super) struct ProposeBody {
+    /// What to do.
     resolution: Resolution,
+    /// Why (at least 3 characters).
     reason: String,
+}
+
+/// The dispute's id in the path.
+const ID: &str = "The dispute's id";
+
+/// `POST /api/disputes/{id}/propose` as routed.
+#[utoipa::path(post, path = "/api/disputes/{id}/propose", tag = "supervisor", request_body = ProposeBody,
+    params(("id" = u64, Path, description = ID)),
+    responses(
+        (status = 200, description = "The corrected round, previewed (its `proposal` hash names it)", body = super::openapi::ProposalPreview),
+        (status = 400, description = "Not a proposal", body = ErrorBody),
+        (status = 404, description = "No such dispute open (`no_dispute`)", body = ErrorBody),
+        (status = 409, description = "Refused (`wrong_card`, `cannot_move`, `correction_does_not_replay`, ...)", body = ErrorBody),
+        (status = 503, description = "Out of service", body = ErrorBody)))]
+pub async fn propose_route(
+    State(app): State<AppState>,
+    who: Principal,
+    Path(id): Path<u64>,
+    body: String,
+) -> Result<Response, ApiError> {
+    propose(app, who.actor, id, body).await
+}
+
+/// `POST /api/disputes/{id}/confirm` as routed.
+#[utoipa::path(post, path = "/api/disputes/{id}/confirm", tag = "supervisor", request_body = NamedProposal,
+    params(("id" = u64, Path, description = ID)),
+    responses(
+        (status = 200, description = "Applied and durable", body = Seq),
+        (status = 400, description = "Not a proposal's hash", body = ErrorBody),
+        (status = 404, description = "No such dispute open (`no_dispute`)", body = ErrorBody),
+        (status = 409, description = "Refused (`proposal_changed`, `two_person_rule`, ...)", body = ErrorBody),
+        (status = 503, description = "Out of service", body = ErrorBody)))]
+pub async fn confirm_route(
+    State(app): State<AppState>,
+    who: Principal,
+    Path(id): Path<u64>,
+    body: String,
+) -> Result<Response, ApiError> {
+    confirm(app, who.actor, id, body).await
+}
+
+/// `POST /api/disputes/{id}/withdraw` as routed.
+#[utoipa::path(post, path = "/api/disputes/{id}/withdraw", tag = "supervisor", request_body = NamedProposal,
+    params(("id" = u64, Path, description = ID)),
+    responses(
+        (status = 200, description = "Withdrawn", body = Withdrawn),
+        (status = 400, description = "Not a proposal's hash", body = ErrorBody),
+        (status = 404, description = "No such dispute open (`no_dispute`)", body = ErrorBody),
+        (status = 409, description = "Refused (`proposal_changed`, ...)", body = ErrorBody),
+        (status = 503, description = "Out of service", body = ErrorBody)))]
+pub async fn withdraw_route(
+    State(app): State<AppState>,
+    who: Principal,
+    Path(id): Path<u64>,
+    body: String,
+) -> Result<Response, ApiError> {
+    withdraw(app, who.actor, id, body).await
 }
 
 /// `POST /api/disputes/{id}/propose`: `{"resolution": {"op": "void", "index": 3, "card":
@@ -121,9 +232,9 @@ pub async fn propose(
 }
 
 /// What a confirmation or a withdrawal names: the proposal as shown.
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct NamedProposal {
+pub(super) struct NamedProposal {
     /// The `proposal` hash of the preview the supervisor was shown.
     proposal: String,
 }
@@ -141,7 +252,7 @@ pub async fn confirm(
 ) -> Result<Response, ApiError> {
     let b: NamedProposal = parse(&body, NAMED)?;
     let seq = app.table.confirm(id, b.proposal, by).await?;
-    Ok(Json(json!({"seq": seq})).into_response())
+    Ok(Json(Seq { seq }).into_response())
 }
 
 /// `POST /api/disputes/{id}/withdraw`: `{"proposal": "<hash>"}` — drops the proposal
@@ -154,10 +265,14 @@ pub async fn withdraw(
 ) -> Result<Response, ApiError> {
     let b: NamedProposal = parse(&body, NAMED)?;
     app.table.withdraw(id, b.proposal, by).await?;
-    Ok(Json(json!({"withdrawn": true})).into_response())
+    Ok(Json(Withdrawn { withdrawn: true }).into_response())
 }
 
 /// `GET /api/disputes/current`: the open dispute as the panel shows it (404 when none).
+#[utoipa::path(get, path = "/api/disputes/current", tag = "dealer",
+    responses(
+        (status = 200, description = "The open dispute as the panel shows it", body = super::openapi::PanelDispute),
+        (status = 404, description = "No dispute is open", body = ErrorBody)))]
 pub async fn current(State(app): State<AppState>) -> Result<Response, ApiError> {
     match super::view::panel_dispute(&app.table.snapshot()) {
         Some(d) => Ok(Json(d).into_response()),
@@ -166,6 +281,10 @@ pub async fn current(State(app): State<AppState>) -> Result<Response, ApiError> 
 }
 
 /// `GET /api/disputes`: the last 100 disputes from the store, newest first.
+#[utoipa::path(get, path = "/api/disputes", tag = "dealer",
+    responses(
+        (status = 200, description = "The last 100 disputes, newest first", body = [super::openapi::DisputeRow]),
+        (status = 503, description = "The store cannot be read", body = ErrorBody)))]
 pub async fn history(State(app): State<AppState>) -> Result<Response, ApiError> {
     let reader = app
         .reader

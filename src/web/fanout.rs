@@ -21,13 +21,14 @@
 //! - **Its own reads.** A small reader task per viewer sleeps until the viewer sends
 //!   something: pings are answered with pongs and a close with a close (both through the
 //!   shard, between whole frames), a protocol violation closes the connection with the
-//!   matching code (see [`super::wsframe`]), an end of stream or an error removes it.
+//!   matching code (tungstenite's protocol context, see [`super::wsframe`]), an end of
+//!   stream or an error removes it.
 //!
 //! TLS connections keep the per-viewer task (`streams::public_socket`): the shards write to
 //! raw TCP sockets.
 
 use super::feed::{Message as FeedMessage, PublicFeed};
-use super::wsframe::{self, close_code, ClientFrame, ClientFrames, Opcode};
+use super::wsframe::{Step, ViewerReader};
 use crate::metrics::{Feed, Metrics, Stream, SubscriberGuard};
 use bytes::Bytes;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -43,8 +44,6 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 /// Frames a viewer may have waiting for its socket before it is caught up from the ring
 /// instead (the same allowance as the feed's broadcast, [`super::feed::LAG`]).
 pub const QUEUE: usize = super::feed::LAG;
-/// The largest frame a viewer may send (they send pings and closes).
-const MAX_CLIENT_FRAME: usize = 64 * 1024;
 /// Viewers a shard writes to before it lets other tasks run (the table's own task among
 /// them: a fan-out to thousands of viewers must not hold a core for tens of milliseconds).
 const YIELD_EVERY: usize = 64;
@@ -140,61 +139,38 @@ async fn read_viewer(
     shard: mpsc::Sender<Control>,
     mut gone: oneshot::Receiver<()>,
 ) {
-    let mut frames = ClientFrames::new(MAX_CLIENT_FRAME);
-    frames.push(&read);
+    let mut reader = ViewerReader::new(&read);
     // It may share the HTTP server's read buffer: not kept for the connection's life.
     drop(read);
     loop {
-        loop {
-            let reply = match frames.next_frame() {
-                Ok(None) => break,
-                Ok(Some(ClientFrame::Ignored)) => continue,
-                Ok(Some(ClientFrame::Ping(payload))) => Control::Send {
-                    id,
-                    frame: wsframe::server_frame(Opcode::Pong, &payload),
-                },
-                // Its code echoed when it may be sent (RFC 6455, section 7.4), else 1000.
-                Ok(Some(ClientFrame::Close(code))) => Control::Close {
-                    id,
-                    frame: wsframe::close_frame(
-                        code.filter(|&c| wsframe::sendable_close_code(c))
-                            .unwrap_or(close_code::NORMAL),
-                    ),
-                },
-                Err(e) => {
-                    tracing::debug!(viewer = id, error = %e, "public viewer broke the protocol");
-                    Control::Close {
-                        id,
-                        frame: wsframe::close_frame(e.close_code()),
-                    }
-                }
-            };
-            let closing = matches!(reply, Control::Close { .. });
-            // Waiting here is the back-pressure on a viewer that floods pings.
-            if shard.send(reply).await.is_err() || closing {
+        let reply = match reader.step(&stream) {
+            Step::Reply(frame) => Control::Send { id, frame },
+            Step::Close(frame) => Control::Close { id, frame },
+            Step::More => {
+                tokio::task::yield_now().await;
+                continue;
+            }
+            Step::Gone => {
+                let _ = shard.send(Control::Gone { id }).await;
                 return;
             }
-        }
-        tokio::select! {
-            _ = &mut gone => return,
-            ready = stream.readable() => {
-                let ended = ready.is_err() || {
-                    let mut chunk = [0u8; 512];
-                    match stream.try_read(&mut chunk) {
-                        Ok(0) => true,
-                        Ok(n) => {
-                            frames.push(&chunk[..n]);
-                            false
+            Step::Wait => {
+                tokio::select! {
+                    _ = &mut gone => return,
+                    ready = stream.readable() => {
+                        if ready.is_err() {
+                            let _ = shard.send(Control::Gone { id }).await;
+                            return;
                         }
-                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => false,
-                        Err(_) => true,
                     }
-                };
-                if ended {
-                    let _ = shard.send(Control::Gone { id }).await;
-                    return;
                 }
+                continue;
             }
+        };
+        let closing = matches!(reply, Control::Close { .. });
+        // Waiting here is the back-pressure on a viewer that floods pings.
+        if shard.send(reply).await.is_err() || closing {
+            return;
         }
     }
 }

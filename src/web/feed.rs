@@ -57,7 +57,7 @@ impl Message {
             seq,
             sub,
             kind,
-            frame: super::wsframe::server_frame(super::wsframe::Opcode::Text, text.as_bytes()),
+            frame: super::wsframe::text_frame(&text),
             text: text.into(),
         }
     }

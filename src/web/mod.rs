@@ -32,6 +32,7 @@ pub mod disputes;
 pub mod edge;
 pub mod fanout;
 pub mod feed;
+pub mod openapi;
 pub mod ops;
 pub mod play;
 pub mod server;
@@ -46,7 +47,6 @@ use crate::auth::{Auth, Principal, Role};
 use crate::engine::{Input, Variant};
 use crate::metrics::Stream;
 use crate::store::{Reader, Source};
-use crate::table::dispute::Origin;
 use crate::table::{TableHandle, Update};
 use crate::web::api::ApiError;
 use auth::Access;
@@ -58,7 +58,6 @@ use axum::routing::{get, post, MethodRouter};
 use axum::{Json, Router};
 use croupier_drivers::sim::SimShoe;
 use serde::Deserialize;
-use serde_json::json;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
@@ -178,28 +177,13 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
         )
     };
     vec![
-        r(
-            "/",
-            "GET",
-            PUBLIC,
-            get(|h: HeaderMap| async move { cached_asset("index.html", &h) }),
-        ),
-        r(
-            "/public",
-            "GET",
-            PUBLIC,
-            get(|h: HeaderMap| async move { cached_asset("public.html", &h) }),
-        ),
-        r(
-            "/ui/{file}",
-            "GET",
-            PUBLIC,
-            get(|Path(f): Path<String>, h: HeaderMap| async move { cached_asset(&f, &h) }),
-        ),
+        r("/", "GET", PUBLIC, get(index)),
+        r("/public", "GET", PUBLIC, get(public_page)),
+        r("/ui/{file}", "GET", PUBLIC, get(ui_file)),
         r("/status", "GET", PUBLIC, get(page)),
         r("/ws/public", "GET", PUBLIC, get(streams::public_ws)),
         r("/sse/public", "GET", PUBLIC, get(streams::public_sse)),
-        r("/api/openapi.json", "GET", PUBLIC, get(openapi)),
+        r("/api/openapi.json", "GET", PUBLIC, get(openapi::serve)),
         r("/api/public", "GET", PUBLIC, get(api::public)),
         r("/api/results", "GET", PUBLIC, get(api::results)),
         r("/api/table-key", "GET", PUBLIC, get(table_key::table_key)),
@@ -237,17 +221,7 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
             "/api/disputes",
             "POST",
             DEALER,
-            post(
-                |State(app): State<AppState>, who: Principal, body: String| {
-                    // A supervisor who raises one does so on their own account.
-                    let origin = if who.has(Role::Supervisor) {
-                        Origin::Supervisor
-                    } else {
-                        Origin::Dealer
-                    };
-                    disputes::raise(app, who.actor, origin, body)
-                },
-            ),
+            post(disputes::raise_by_staff),
         ),
         r(
             "/api/disputes/player",
@@ -265,31 +239,19 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
             "/api/disputes/{id}/propose",
             "POST",
             SUPERVISOR,
-            post(
-                |State(app): State<AppState>, who: Principal, Path(id): Path<u64>, body: String| {
-                    disputes::propose(app, who.actor, id, body)
-                },
-            ),
+            post(disputes::propose_route),
         ),
         r(
             "/api/disputes/{id}/confirm",
             "POST",
             SUPERVISOR,
-            post(
-                |State(app): State<AppState>, who: Principal, Path(id): Path<u64>, body: String| {
-                    disputes::confirm(app, who.actor, id, body)
-                },
-            ),
+            post(disputes::confirm_route),
         ),
         r(
             "/api/disputes/{id}/withdraw",
             "POST",
             SUPERVISOR,
-            post(
-                |State(app): State<AppState>, who: Principal, Path(id): Path<u64>, body: String| {
-                    disputes::withdraw(app, who.actor, id, body)
-                },
-            ),
+            post(disputes::withdraw_route),
         ),
     ]
 }
@@ -322,9 +284,39 @@ pub fn router(state: AppState) -> Router {
         router = router.route(spec.path, handler);
     }
     // The players' routes authenticate players, not staff (see `web::play`).
-    play::routes(router).with_state(state)
+    play::routes(router)
+        .layer(axum::middleware::from_fn(api::json_errors))
+        .with_state(state)
 }
 
+/// `GET /`: the dealer panel.
+#[utoipa::path(get, path = "/", tag = "pages",
+    responses((status = 200, description = "The dealer panel", content_type = "text/html", body = String)))]
+async fn index(h: HeaderMap) -> Response {
+    cached_asset("index.html", &h)
+}
+
+/// `GET /public`: the remote players' page.
+#[utoipa::path(get, path = "/public", tag = "pages",
+    responses((status = 200, description = "The remote players' page", content_type = "text/html", body = String)))]
+async fn public_page(h: HeaderMap) -> Response {
+    cached_asset("public.html", &h)
+}
+
+/// `GET /ui/{file}`: the pages' scripts and style sheet.
+#[utoipa::path(get, path = "/ui/{file}", tag = "pages",
+    params(("file" = String, Path, description = "`panel.js`, `style.css`, ...", example = "panel.js")),
+    responses(
+        (status = 200, description = "The file", content(
+            (String = "text/javascript"), (String = "text/css"), (String = "text/html"))),
+        (status = 404, description = "No such file", body = api::ErrorBody)))]
+async fn ui_file(Path(file): Path<String>, h: HeaderMap) -> Response {
+    cached_asset(&file, &h)
+}
+
+/// `GET /status`: the plain status page.
+#[utoipa::path(get, path = "/status", tag = "pages",
+    responses((status = 200, description = "The plain status page", content_type = "text/html", body = String)))]
 async fn page() -> Html<&'static str> {
     Html(include_str!("status.html"))
 }
@@ -407,7 +399,7 @@ fn etags() -> &'static [String] {
 /// pages are revalidated on every load (`no-cache`) but sent again only after an upgrade.
 pub fn cached_asset(name: &str, request: &HeaderMap) -> Response {
     let Some(i) = ASSETS.iter().position(|(n, _, _)| *n == name) else {
-        return (StatusCode::NOT_FOUND, "not found").into_response();
+        return ApiError::NotFound(format!("no such file: {name}")).into_response();
     };
     let tag = &etags()[i];
     let current = request
@@ -446,23 +438,25 @@ pub async fn asset_owned(name: String) -> Response {
     asset(&name).await
 }
 
-async fn openapi() -> Response {
-    (
-        [(axum::http::header::CONTENT_TYPE, "application/json")],
-        include_str!("openapi.json"),
-    )
-        .into_response()
-}
-
-#[derive(Deserialize)]
+/// `?after=SEQ&wait_ms=MS`.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct StatusQuery {
+    /// Wait for a snapshot newer than this sequence number.
     after: Option<u64>,
+    /// How long to wait at most (default 10000, at most 30000).
+    #[param(maximum = 30000)]
     wait_ms: Option<u64>,
 }
 
 /// The longest a long poll (`GET /api/status?after=…&wait_ms=…`) may wait.
 pub const MAX_WAIT_MS: u64 = 30_000;
 
+/// `GET /api/status`: the full snapshot (hole card included).
+#[utoipa::path(get, path = "/api/status", tag = "dealer", params(StatusQuery),
+    responses(
+        (status = 200, description = "The full snapshot; with `after`, once a newer one exists or `wait_ms` passed", body = openapi::Snapshot),
+        (status = 400, description = "A bad query, or wait_ms over 30000", body = api::ErrorBody)))]
 async fn status(
     State(app): State<AppState>,
     who: Principal,
@@ -490,6 +484,8 @@ async fn status(
 
 /// `GET /api/stream`: SSE `resync` + `delta`s, until the table stops or the session ends
 /// (then a last `session_ended` event).
+#[utoipa::path(get, path = "/api/stream", tag = "dealer",
+    responses((status = 200, description = "Server-sent events: `resync` (a snapshot), `delta`s, at the end `session_ended`", content_type = "text/event-stream", body = String)))]
 async fn stream(State(app): State<AppState>, who: Principal) -> impl IntoResponse {
     use futures::StreamExt;
     let sub = app.table.subscribe();
@@ -530,17 +526,34 @@ async fn stream(State(app): State<AppState>, who: Principal) -> impl IntoRespons
     Sse::new(events.take_until(Box::pin(end)).chain(farewell)).keep_alive(KeepAlive::default())
 }
 
+/// `POST /api/input`: an engine input (a supervisor's override).
+#[utoipa::path(post, path = "/api/input", tag = "supervisor", request_body = openapi::InputDoc,
+    responses(
+        (status = 200, description = "Applied and durable", body = api::Seq),
+        (status = 400, description = "Not an input", body = api::ErrorBody),
+        (status = 409, description = "Refused by the round", body = api::ErrorBody),
+        (status = 423, description = "The table is locked by an alarm", body = api::ErrorBody),
+        (status = 503, description = "Out of service", body = api::ErrorBody)))]
 async fn input(State(app): State<AppState>, body: String) -> Result<Response, ApiError> {
     let input: Input = api::parse(&body, "an input")?;
     let seq = app.table.submit(input, Source::Api).await?;
-    Ok(Json(json!({ "seq": seq })).into_response())
+    Ok(Json(api::Seq { seq }).into_response())
 }
 
-#[derive(Deserialize)]
+/// Why the alarm is cleared.
+#[derive(Deserialize, utoipa::ToSchema)]
 struct ClearBody {
+    /// The reason (on the record with who cleared it).
     reason: String,
 }
 
+/// `POST /api/alarm/clear`.
+#[utoipa::path(post, path = "/api/alarm/clear", tag = "supervisor", request_body = ClearBody,
+    responses(
+        (status = 200, description = "Cleared and durable", body = api::Seq),
+        (status = 400, description = "No reason", body = api::ErrorBody),
+        (status = 409, description = "Not locked, or the fault persists", body = api::ErrorBody),
+        (status = 503, description = "Out of service", body = api::ErrorBody)))]
 async fn clear(
     State(app): State<AppState>,
     who: Principal,
@@ -554,14 +567,23 @@ async fn clear(
         .table
         .clear_alarm(body.reason, who.actor.clone())
         .await?;
-    Ok(Json(json!({ "seq": seq })).into_response())
+    Ok(Json(api::Seq { seq }).into_response())
 }
 
-#[derive(Deserialize)]
+/// `?last=N`.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct RoundsQuery {
+    /// How many (default 10, at most 1000).
     last: Option<u32>,
 }
 
+/// `GET /api/rounds?last=N`: the last rounds recalled from the store.
+#[utoipa::path(get, path = "/api/rounds", tag = "dealer", params(RoundsQuery),
+    responses(
+        (status = 200, description = "The last N rounds", body = [openapi::RoundRecall]),
+        (status = 400, description = "Not a count", body = api::ErrorBody),
+        (status = 503, description = "The store cannot be read", body = api::ErrorBody)))]
 async fn rounds(
     State(app): State<AppState>,
     Query(q): Query<RoundsQuery>,

@@ -28,11 +28,12 @@ use axum::Json;
 use serde::Serialize;
 
 /// `/readyz`'s answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Readiness {
     /// Whether the table can deal now.
     pub ready: bool,
     /// Why not (empty when ready): `store`, `shoe`, `alarm`, `dispute`, `table_loop`.
+    #[schema(value_type = Vec<Reason>)]
     pub reasons: Vec<&'static str>,
     /// `ok`, or why the store is unusable.
     pub store: String,
@@ -41,6 +42,7 @@ pub struct Readiness {
     /// The alarm's reason, when the table is locked.
     pub alarm: Option<String>,
     /// `ok`, or `stalled` when the table loop has missed its heartbeats.
+    #[schema(value_type = String, pattern = "^(ok|stalled)$")]
     pub table_loop: &'static str,
     /// The system clock (reported, never a reason: the table orders by sequence).
     pub clock: ClockStatus,
@@ -49,8 +51,27 @@ pub struct Readiness {
     pub publish: Option<PublishReport>,
 }
 
+/// Every reason [`readiness`] and [`with_publish`] give, for the document (a test keeps
+/// the two in step).
+#[derive(Debug, Clone, Copy, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// The store is unusable.
+    Store,
+    /// The shoe is not connected.
+    Shoe,
+    /// An alarm locks the table.
+    Alarm,
+    /// A dispute halts the round.
+    Dispute,
+    /// The table loop missed its heartbeats.
+    TableLoop,
+    /// The broker publisher lags.
+    PublishLag,
+}
+
 /// The broker publisher in `/readyz`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct PublishReport {
     /// `connecting`, `publishing`, `disconnected` or `failed`.
     pub state: &'static str,
@@ -124,6 +145,10 @@ pub fn readiness(snapshot: &Snapshot, loop_alive: bool, clock: ClockStatus) -> R
 }
 
 /// `GET /healthz`.
+#[utoipa::path(get, path = "/healthz", tag = "ops",
+    responses(
+        (status = 200, description = "`ok`: the process answers and the table loop beats", content_type = "text/plain", body = String),
+        (status = 503, description = "The table loop is stalled", content_type = "text/plain", body = String)))]
 pub async fn healthz(State(app): State<AppState>) -> Response {
     let heartbeat = app.table.heartbeat();
     if heartbeat.stale() {
@@ -138,6 +163,10 @@ pub async fn healthz(State(app): State<AppState>) -> Response {
 }
 
 /// `GET /readyz`.
+#[utoipa::path(get, path = "/readyz", tag = "ops",
+    responses(
+        (status = 200, description = "Ready to deal", body = Readiness),
+        (status = 503, description = "Not ready: the reasons", body = Readiness)))]
 pub async fn readyz(State(app): State<AppState>) -> Response {
     let r = app_readiness(&app, &app.table.snapshot(), clock::read());
     let status = if r.ready {
@@ -149,6 +178,8 @@ pub async fn readyz(State(app): State<AppState>) -> Response {
 }
 
 /// `GET /metrics`.
+#[utoipa::path(get, path = "/metrics", tag = "ops",
+    responses((status = 200, description = "Prometheus text format 0.0.4", content_type = "text/plain", body = String)))]
 pub async fn metrics(State(app): State<AppState>) -> Response {
     let mut out = Exposition::default();
     app.table.metrics().write_to(&mut out);

@@ -20,7 +20,8 @@ use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 /// `?after=ID`: resume after this message id.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ResumeQuery {
     /// The last id the client has.
     pub after: Option<String>,
@@ -29,6 +30,11 @@ pub struct ResumeQuery {
 /// `GET /ws/dealer`: the dealer view now, then after every change (latest wins). Needs a
 /// dealer session; the socket closes (code 4401) when the session ends (logout, expiry,
 /// idle timeout, account disabled), so the panel shows its login again.
+#[utoipa::path(get, path = "/ws/dealer", tag = "dealer",
+    responses(
+        (status = 101, description = "WebSocket: the dealer view (JSON text) now and on every change"),
+        (status = 400, description = "Not a valid WebSocket upgrade", body = super::api::ErrorBody),
+        (status = 426, description = "Not a WebSocket upgrade", body = super::api::ErrorBody)))]
 pub async fn dealer(
     State(app): State<AppState>,
     who: crate::auth::Principal,
@@ -117,6 +123,11 @@ impl AppState {
 
 /// `GET /ws/public[?after=ID]`: the public feed. Over plain TCP the connection is handed
 /// to the fan-out's shards (see `super::fanout`); under TLS it gets a task of its own.
+#[utoipa::path(get, path = "/ws/public", tag = "public", params(ResumeQuery),
+    responses(
+        (status = 101, description = "WebSocket: the public feed (JSON text messages), resumed after `after`"),
+        (status = 400, description = "Not a valid WebSocket upgrade (RFC 6455 handshake)", body = super::api::ErrorBody),
+        (status = 426, description = "Not a WebSocket upgrade", body = super::api::ErrorBody)))]
 pub async fn public_ws(
     State(app): State<AppState>,
     Query(q): Query<ResumeQuery>,
@@ -135,12 +146,14 @@ pub async fn serve_ws(
     prelude: Vec<Arc<FeedMessage>>,
     request: Request,
 ) -> Response {
-    let accept = match wsframe::accept_request(request.version(), request.headers()) {
-        Ok(accept) => accept,
-        Err(e) => {
-            return ApiError::Malformed(format!("a WebSocket upgrade request: {e}")).into_response()
-        }
-    };
+    let accept =
+        match wsframe::accept_request(request.method(), request.version(), request.headers()) {
+            Ok(accept) => accept,
+            Err(e) => {
+                return ApiError::Malformed(format!("a WebSocket upgrade request: {e}"))
+                    .into_response()
+            }
+        };
     match source.fanout.clone() {
         Some(fanout) => to_fanout(fanout, accept, after, prelude, request),
         None => {
@@ -325,6 +338,8 @@ fn sse_event(m: &FeedMessage) -> SseEvent {
 
 /// `GET /sse/public`: the public feed as server-sent events; resumes from
 /// `Last-Event-ID` (or `?after=ID`).
+#[utoipa::path(get, path = "/sse/public", tag = "public", params(ResumeQuery),
+    responses((status = 200, description = "Server-sent events: the public feed", content_type = "text/event-stream", body = String)))]
 pub async fn public_sse(
     State(app): State<AppState>,
     Query(q): Query<ResumeQuery>,
