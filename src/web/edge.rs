@@ -159,6 +159,8 @@ pub fn layers(router: Router, http: &HttpSection, gate: PublicGate) -> Router {
             StatusCode::REQUEST_TIMEOUT,
             Duration::from_millis(http.request_timeout_ms),
         ))
+        // The body limit's 413 and the timeout's 408 in the one error shape, too.
+        .layer(axum::middleware::from_fn(super::api::json_errors))
         .layer(axum::middleware::from_fn(move |req, next| {
             gate.clone().admit(req, next)
         }))
