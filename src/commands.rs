@@ -1,4 +1,4 @@
-//! The service-side subcommands: `run`, `relay`, `check-config`, `recall`, `alarm clear`.
+//! The service-side subcommands: `run`, `relay`, `floor`, `check-config`, `recall`, `alarm clear`.
 
 use croupier::app::{self, Started};
 use croupier::store::{Reader, Record};
@@ -137,6 +137,26 @@ pub async fn relay_command(config: croupier::relay::RelayConfig) -> ExitCode {
         }
     };
     match croupier::relay::run(config, shutdown_signal(), announce).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+/// `croupier floor`.
+pub async fn floor_command(config: croupier::floor::FloorConfig) -> ExitCode {
+    init_logs();
+    let nats = config.nats.clone();
+    let announce = move || {
+        // The first stdout line: scripts and tests wait for it.
+        let mut out = std::io::stdout();
+        let _ = writeln!(out, "croupier: floor ingesting from {nats}");
+        let _ = out.flush();
+        if let Some(n) = croupier::systemd::Notifier::from_env() {
+            let _ = n.ready("floor ingesting");
+        }
+    };
+    let stats = std::sync::Arc::new(croupier::floor::IngestStats::default());
+    match croupier::floor::run(config, stats, shutdown_signal(), announce).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e),
     }

@@ -93,6 +93,26 @@ enum Command {
         #[arg(long, default_value_t = croupier::web::feed::RING)]
         ring: usize,
     },
+    /// Runs the casino floor: every table's log (published to NATS JetStream by
+    /// `[publish]`) into PostgreSQL, each table's hash chain checked on the way in (a break
+    /// or a gap raises a floor alarm). Stops cleanly on SIGTERM or Ctrl-C.
+    Floor {
+        /// The broker: one or more comma-separated NATS URLs.
+        #[arg(long)]
+        nats: String,
+        /// The floor's database: `postgres://USER@HOST:PORT/DB` (migrated at start).
+        #[arg(long)]
+        database: String,
+        /// A NATS credentials file (`.creds`).
+        #[arg(long)]
+        credentials: Option<PathBuf>,
+        /// The tables' log stream prefix (`[publish] log_stream`).
+        #[arg(long, default_value = croupier::broker::subjects::DEFAULT_LOG_STREAM)]
+        log_stream: String,
+        /// The durable consumer's name on every table's log stream.
+        #[arg(long, default_value = croupier::floor::DEFAULT_CONSUMER)]
+        consumer: String,
+    },
     /// Validates a table configuration; prints file:line:column: message on a problem.
     CheckConfig {
         /// The file (default: the built-in configuration).
@@ -288,6 +308,19 @@ fn main() -> ExitCode {
             bucket,
             ring,
         })),
+        Command::Floor {
+            nats,
+            database,
+            credentials,
+            log_stream,
+            consumer,
+        } => {
+            let mut config = croupier::floor::FloorConfig::new(&nats, &database);
+            config.credentials = credentials;
+            config.log_stream = log_stream;
+            config.consumer = consumer;
+            with_runtime(commands::floor_command(config))
+        }
         Command::CheckConfig { file } => commands::check_config(file.as_deref()),
         Command::Recall {
             last,
