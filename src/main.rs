@@ -112,6 +112,25 @@ enum Command {
         /// The durable consumer's name on every table's log stream.
         #[arg(long, default_value = croupier::floor::DEFAULT_CONSUMER)]
         consumer: String,
+        /// Serve the pit page (`/floor`) here (port 0: any free port).
+        #[arg(long)]
+        bind: Option<String>,
+        /// The key-value bucket the tables put their views in (`[publish] bucket`).
+        #[arg(long, default_value = croupier::broker::subjects::DEFAULT_BUCKET)]
+        bucket: String,
+    },
+    /// Adds a pit-page supervisor to the floor's database (or sets their secret): the
+    /// secret is read from the first line of stdin.
+    FloorUser {
+        /// The floor's database: `postgres://USER@HOST:PORT/DB`.
+        #[arg(long)]
+        database: String,
+        /// The badge (login name).
+        #[arg(long)]
+        badge: String,
+        /// The supervisor's name.
+        #[arg(long)]
+        name: String,
     },
     /// Validates a table configuration; prints file:line:column: message on a problem.
     CheckConfig {
@@ -314,13 +333,22 @@ fn main() -> ExitCode {
             credentials,
             log_stream,
             consumer,
+            bind,
+            bucket,
         } => {
             let mut config = croupier::floor::FloorConfig::new(&nats, &database);
             config.credentials = credentials;
             config.log_stream = log_stream;
             config.consumer = consumer;
+            config.bind = bind;
+            config.bucket = bucket;
             with_runtime(commands::floor_command(config))
         }
+        Command::FloorUser {
+            database,
+            badge,
+            name,
+        } => with_runtime(commands::floor_user(database, badge, name)),
         Command::CheckConfig { file } => commands::check_config(file.as_deref()),
         Command::Recall {
             last,
