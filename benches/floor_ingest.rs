@@ -117,7 +117,10 @@ async fn main() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let first = stats.rows.load(Ordering::Relaxed);
-    println!("first batch committed {:.2} s after start", boot.elapsed().as_secs_f64());
+    println!(
+        "first batch committed {:.2} s after start",
+        boot.elapsed().as_secs_f64()
+    );
     let t0 = Instant::now();
     let mut last = (Instant::now(), 0u64);
     loop {

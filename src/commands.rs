@@ -150,7 +150,10 @@ pub async fn floor_command(config: croupier::floor::FloorConfig) -> ExitCode {
         // The first stdout line: scripts and tests wait for it (and read the address).
         let mut out = std::io::stdout();
         let _ = match addr {
-            Some(addr) => writeln!(out, "croupier: floor ingesting from {nats}, pit page http://{addr}/"),
+            Some(addr) => writeln!(
+                out,
+                "croupier: floor ingesting from {nats}, pit page http://{addr}/"
+            ),
             None => writeln!(out, "croupier: floor ingesting from {nats}"),
         };
         let _ = out.flush();

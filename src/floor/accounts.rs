@@ -42,7 +42,12 @@ fn now_ms() -> i64 {
 }
 
 /// Appends an audit row.
-pub async fn audit(pool: &PgPool, actor: &str, action: &str, detail: &str) -> Result<(), sqlx::Error> {
+pub async fn audit(
+    pool: &PgPool,
+    actor: &str,
+    action: &str,
+    detail: &str,
+) -> Result<(), sqlx::Error> {
     sqlx::query("INSERT INTO floor_audit (at_ms, actor, action, detail) VALUES ($1, $2, $3, $4)")
         .bind(now_ms())
         .bind(actor)
@@ -54,7 +59,12 @@ pub async fn audit(pool: &PgPool, actor: &str, action: &str, detail: &str) -> Re
 }
 
 /// Adds (or replaces the secret of) supervisor `badge`.
-pub async fn add(pool: &PgPool, badge: &str, name: &str, secret_text: &str) -> Result<(), AccountError> {
+pub async fn add(
+    pool: &PgPool,
+    badge: &str,
+    name: &str,
+    secret_text: &str,
+) -> Result<(), AccountError> {
     secret::check_policy(secret_text).map_err(|e| AccountError::Policy(e.to_string()))?;
     let text = secret_text.to_string();
     let phc = tokio::task::spawn_blocking(move || secret::hash(&text))
@@ -110,7 +120,11 @@ pub async fn login(pool: &PgPool, badge: &str, secret_text: &str) -> Result<Stri
         .unwrap_or(false);
     if !ok || disabled {
         let failed: i32 = row.try_get::<i32, _>("failed")? + 1;
-        let lock = if failed >= MAX_FAILED { now + LOCKOUT_MS } else { 0 };
+        let lock = if failed >= MAX_FAILED {
+            now + LOCKOUT_MS
+        } else {
+            0
+        };
         sqlx::query("UPDATE floor_accounts SET failed = $2, locked_until_ms = $3 WHERE id = $1")
             .bind(id)
             .bind(if lock > 0 { 0 } else { failed })

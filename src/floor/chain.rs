@@ -233,8 +233,10 @@ mod tests {
         );
         assert_eq!(&parse(body.as_bytes()).expect("parses"), r);
         assert!(parse(b"{}").is_err());
-        assert!(parse(br#"{"table":"t","seq":1,"at_ms":1,"kind":"k","hash":"00","record":{}}"#)
-            .unwrap_err()
-            .contains("32 bytes"));
+        assert!(
+            parse(br#"{"table":"t","seq":1,"at_ms":1,"kind":"k","hash":"00","record":{}}"#)
+                .unwrap_err()
+                .contains("32 bytes")
+        );
     }
 }

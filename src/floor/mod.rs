@@ -99,9 +99,12 @@ pub async fn run(
     started: impl FnOnce(Option<std::net::SocketAddr>),
 ) -> Result<(), FloorError> {
     let db = FloorDb::open(&config.database, config.connections).await?;
-    let client =
-        crate::broker::connect(&config.nats, config.credentials.as_deref(), "croupier floor")
-            .await?;
+    let client = crate::broker::connect(
+        &config.nats,
+        config.credentials.as_deref(),
+        "croupier floor",
+    )
+    .await?;
     let js = async_nats::jetstream::new(client);
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let wait = move |mut rx: tokio::sync::watch::Receiver<bool>| async move {

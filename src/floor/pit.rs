@@ -83,7 +83,11 @@ fn cookie(headers: &HeaderMap) -> Option<String> {
 /// The session's badge and token, or the 401 to answer.
 async fn who(pit: &Pit, headers: &HeaderMap) -> Result<(String, String), Response> {
     let Some(token) = cookie(headers) else {
-        return Err(error(StatusCode::UNAUTHORIZED, "unauthenticated", "log in first"));
+        return Err(error(
+            StatusCode::UNAUTHORIZED,
+            "unauthenticated",
+            "log in first",
+        ));
     };
     match accounts::session(pit.db.pool(), &token).await {
         Ok(Some(badge)) => Ok((badge, token)),
@@ -123,7 +127,11 @@ async fn login(State(pit): State<Arc<Pit>>, headers: HeaderMap, body: String) ->
         return r;
     }
     let Ok(b) = serde_json::from_str::<LoginBody>(&body) else {
-        return error(StatusCode::BAD_REQUEST, "bad_request", "{badge, secret} expected");
+        return error(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "{badge, secret} expected",
+        );
     };
     match accounts::login(pit.db.pool(), &b.badge, &b.secret).await {
         Ok(token) => (
@@ -134,9 +142,11 @@ async fn login(State(pit): State<Arc<Pit>>, headers: HeaderMap, body: String) ->
             Json(json!({"badge": b.badge})),
         )
             .into_response(),
-        Err(AccountError::BadCredentials) => {
-            error(StatusCode::UNAUTHORIZED, "bad_credentials", "bad badge or secret")
-        }
+        Err(AccountError::BadCredentials) => error(
+            StatusCode::UNAUTHORIZED,
+            "bad_credentials",
+            "bad badge or secret",
+        ),
         Err(e @ AccountError::Locked(_)) => error(StatusCode::TOO_MANY_REQUESTS, "locked", e),
         Err(e) => internal(e),
     }

@@ -10,7 +10,8 @@ use sqlx::{Connection, PgConnection};
 
 /// The server, without a database name.
 fn server() -> String {
-    std::env::var("CROUPIER_TEST_PG").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into())
+    std::env::var("CROUPIER_TEST_PG")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into())
 }
 
 /// A database that is dropped with this value.
@@ -49,7 +50,9 @@ pub async fn fresh() -> Option<TestDb> {
 impl TestDb {
     /// A pool on it.
     pub async fn pool(&self) -> PgPool {
-        PgPool::connect(&self.url).await.expect("connect to the test database")
+        PgPool::connect(&self.url)
+            .await
+            .expect("connect to the test database")
     }
 }
 
