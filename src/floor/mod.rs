@@ -153,9 +153,8 @@ pub async fn run(
     let _ = stop.send(true);
     let _ = ingest.await;
     if let Some(task) = server {
-        match task.await {
-            Ok(Err(e)) => return Err(FloorError::Http(e)),
-            Ok(Ok(())) | Err(_) => {}
+        if let Ok(Err(e)) = task.await {
+            return Err(FloorError::Http(e));
         }
     }
     Ok(())

@@ -100,15 +100,16 @@ async fn who(pit: &Pit, headers: &HeaderMap) -> Result<(String, String), Respons
     }
 }
 
-fn json_only(headers: &HeaderMap) -> Result<(), Response> {
+/// `None` for a JSON request, else the refusal to answer.
+fn json_only(headers: &HeaderMap) -> Option<Response> {
     let ct = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     if ct == "application/json" {
-        Ok(())
+        None
     } else {
-        Err(error(
+        Some(error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "json_only",
             "send application/json",
@@ -123,7 +124,7 @@ struct LoginBody {
 }
 
 async fn login(State(pit): State<Arc<Pit>>, headers: HeaderMap, body: String) -> Response {
-    if let Err(r) = json_only(&headers) {
+    if let Some(r) = json_only(&headers) {
         return r;
     }
     let Ok(b) = serde_json::from_str::<LoginBody>(&body) else {
@@ -153,7 +154,7 @@ async fn login(State(pit): State<Arc<Pit>>, headers: HeaderMap, body: String) ->
 }
 
 async fn logout(State(pit): State<Arc<Pit>>, headers: HeaderMap) -> Response {
-    if let Err(r) = json_only(&headers) {
+    if let Some(r) = json_only(&headers) {
         return r;
     }
     let (badge, token) = match who(&pit, &headers).await {
@@ -310,7 +311,7 @@ async fn rounds(
     };
     let mut found: Vec<&FloorRound> = all
         .iter()
-        .filter(|r| q.round.is_none_or(|n| r.round == n))
+        .filter(|r| q.round.map_or(true, |n| r.round == n))
         .filter(|r| report::matches(r, q.card.as_deref(), q.player.as_deref()))
         .collect();
     let last = q.last.unwrap_or(50);
