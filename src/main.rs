@@ -118,6 +118,10 @@ enum Command {
         /// The key-value bucket the tables put their views in (`[publish] bucket`).
         #[arg(long, default_value = croupier::broker::subjects::DEFAULT_BUCKET)]
         bucket: String,
+        /// The key file shared with the tables (`[publish] floor_key`): the pit page's
+        /// dispute commands are signed with it.
+        #[arg(long)]
+        floor_key: Option<PathBuf>,
     },
     /// Adds a pit-page supervisor to the floor's database (or sets their secret): the
     /// secret is read from the first line of stdin.
@@ -335,6 +339,7 @@ fn main() -> ExitCode {
             consumer,
             bind,
             bucket,
+            floor_key,
         } => {
             let mut config = croupier::floor::FloorConfig::new(&nats, &database);
             config.credentials = credentials;
@@ -342,6 +347,12 @@ fn main() -> ExitCode {
             config.consumer = consumer;
             config.bind = bind;
             config.bucket = bucket;
+            if let Some(path) = floor_key {
+                match croupier::broker::floor::read_key(&path) {
+                    Ok(key) => config.floor_key = Some(key),
+                    Err(e) => return fail(e),
+                }
+            }
             with_runtime(commands::floor_command(config))
         }
         Command::FloorUser {

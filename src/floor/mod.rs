@@ -47,6 +47,8 @@ pub struct FloorConfig {
     pub bind: Option<String>,
     /// The tables' view bucket (`[publish] bucket`).
     pub bucket: String,
+    /// The key shared with the tables for dispute commands (`--floor-key`).
+    pub floor_key: Option<Vec<u8>>,
 }
 
 impl FloorConfig {
@@ -61,6 +63,7 @@ impl FloorConfig {
             connections: 8,
             bind: None,
             bucket: subjects::DEFAULT_BUCKET.to_string(),
+            floor_key: None,
         }
     }
 }
@@ -124,6 +127,7 @@ pub async fn run(
                 js: js.clone(),
                 bucket: config.bucket.clone(),
                 log_stream: config.log_stream.clone(),
+                floor_key: config.floor_key.clone(),
             }));
             let done = wait(stopped.clone());
             let task = tokio::spawn(async move {

@@ -11,6 +11,7 @@
 //! | `GET /floor/api/rounds?table=T[&round=N][&card=7H][&player=P][&last=N]` | rounds with inputs and settlements |
 //! | `GET /floor/api/report?from_ms=A&to_ms=B[&table=T][&format=csv]` | the shift report |
 //! | `GET /floor/api/alarms` | floor alarms |
+//! | `POST /floor/api/disputes` | `{table, dispute, action: "propose", resolution, reason}` or `{table, dispute, action: "confirm", proposal}`: signed and sent to the table (`broker::floor`), its answer relayed |
 
 use super::accounts::{self, AccountError};
 use super::db::FloorDb;
@@ -39,6 +40,8 @@ pub struct Pit {
     pub bucket: String,
     /// The tables' log stream prefix.
     pub log_stream: String,
+    /// The key shared with the tables for dispute commands (`None`: none sent).
+    pub floor_key: Option<Vec<u8>>,
 }
 
 const PAGE: &str = include_str!("pit.html");
@@ -54,6 +57,7 @@ pub fn router(pit: Arc<Pit>) -> Router {
         .route("/floor/api/rounds", get(rounds))
         .route("/floor/api/report", get(report_route))
         .route("/floor/api/alarms", get(alarms))
+        .route("/floor/api/disputes", post(dispute))
         .with_state(pit)
 }
 
@@ -410,4 +414,80 @@ async fn alarms(State(pit): State<Arc<Pit>>, headers: HeaderMap) -> Response {
         .into_response(),
         Err(e) => internal(e),
     }
+}
+
+#[derive(Deserialize)]
+struct DisputeBody {
+    table: String,
+    dispute: u64,
+    #[serde(flatten)]
+    action: crate::broker::floor::Action,
+}
+
+/// A supervisor's dispute command, signed and sent to the table; its answer relayed (200
+/// applied or previewed, 409 refused by the table, 503 no answer).
+async fn dispute(State(pit): State<Arc<Pit>>, headers: HeaderMap, body: String) -> Response {
+    if let Some(r) = json_only(&headers) {
+        return r;
+    }
+    let (badge, _) = match who(&pit, &headers).await {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let Some(key) = &pit.floor_key else {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "no_floor_key",
+            "the floor was started without --floor-key",
+        );
+    };
+    let b: DisputeBody = match serde_json::from_str(&body) {
+        Ok(b) => b,
+        Err(e) => return error(StatusCode::BAD_REQUEST, "bad_request", e),
+    };
+    let what = match &b.action {
+        crate::broker::floor::Action::Propose { .. } => "dispute_propose",
+        crate::broker::floor::Action::Confirm { .. } => "dispute_confirm",
+    };
+    let command = crate::broker::floor::Command::sign(key, &b.table, b.dispute, &badge, b.action);
+    let payload = match serde_json::to_vec(&command) {
+        Ok(p) => p,
+        Err(e) => return internal(e),
+    };
+    let reply = match pit
+        .js
+        .client()
+        .request(crate::broker::floor::subject(&b.table), payload.into())
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => {
+            return error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "table_unreachable",
+                format!("table {}: {e}", b.table),
+            )
+        }
+    };
+    let answer: Value = serde_json::from_slice(&reply.payload).unwrap_or(Value::Null);
+    let ok = answer["ok"] == json!(true);
+    let detail = format!(
+        "table {} dispute {}: {}",
+        b.table,
+        b.dispute,
+        if ok {
+            "ok"
+        } else {
+            answer["code"].as_str().unwrap_or("refused")
+        }
+    );
+    if let Err(e) = accounts::audit(pit.db.pool(), &badge, what, &detail).await {
+        return internal(e);
+    }
+    let status = if ok {
+        StatusCode::OK
+    } else {
+        StatusCode::CONFLICT
+    };
+    (status, Json(answer)).into_response()
 }
