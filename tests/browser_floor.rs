@@ -2,7 +2,8 @@
 //! DevTools protocol), with a real PostgreSQL (fresh database), a real `nats-server` and a
 //! demo table publishing: a refused login shows the error; a supervisor logs in by the
 //! form, sees the table at a glance, opens its rounds by tapping it (every row and the
-//! settlement), and runs the shift report with its CSV link. A screenshot at 1280×800 is
+//! settlement), runs the shift report with its CSV link, and resolves a dispute the dealer
+//! raised at the table (preview, confirm: the table's log names `floor:301`). A screenshot at 1280×800 is
 //! saved under `target/browser-artifacts/` (or `$CROUPIER_ARTIFACTS`).
 //!
 //! Without chromium, nats-server or PostgreSQL the test is skipped locally, and fails
@@ -18,7 +19,7 @@ mod pg;
 mod proc;
 
 use cdp::{artifacts, chromium_present, Browser};
-use proc::{announced, spawn_args, spawn_raw};
+use proc::{announced, spawn, spawn_args};
 use std::time::{Duration, Instant};
 use tokio::time::sleep;
 
@@ -39,6 +40,9 @@ async fn a_supervisor_uses_the_pit_page() {
     let broker = nats::Nats::start(&bin, dir.path());
     let url = broker.url();
     let table_db = dir.path().join("pit-b.db");
+    let key = dir.path().join("floor.key");
+    std::fs::write(&key, "9c3e5a7b1d0f2e4c6a8b0d1f3e5c7a9b\n").expect("key");
+    let key_arg = key.display().to_string();
     let cfg = dir.path().join("pit-b.toml");
     let text = croupier::table::config::DEFAULT_TOML
         .replace("id = \"table-1\"", "id = \"pit-b\"")
@@ -48,9 +52,10 @@ async fn a_supervisor_uses_the_pit_page() {
         )
         .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
         .replace("pace_ms = 400", "pace_ms = 25")
-        + &format!("\n[publish]\nnats_url = \"{url}\"\n");
+        + &format!("\n[publish]\nnats_url = \"{url}\"\n")
+        + &format!("floor_key = {:?}\n", key.display().to_string());
     std::fs::write(&cfg, text).expect("config");
-    let _table = announced(spawn_raw(&cfg, &dir.path().join("table.log"))).await;
+    let table = spawn(&cfg, &dir.path().join("table.log")).await;
 
     {
         use std::io::Write;
@@ -79,6 +84,8 @@ async fn a_supervisor_uses_the_pit_page() {
         &db.url,
         "--bind",
         "127.0.0.1:0",
+        "--floor-key",
+        &key_arg,
     ];
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
     let floor = announced(spawn_args(&args, &dir.path().join("floor.log"))).await;
@@ -165,6 +172,66 @@ async fn a_supervisor_uses_the_pit_page() {
         "rounds in the report: {rounds}"
     );
     page.screenshot(&artifacts().join("pit-1280x800.png")).await;
+
+    // The dealer raises a dispute at the table; the supervisor resolves it from the page.
+    let started = Instant::now();
+    let dispute = loop {
+        let (status, body) = table
+            .post(
+                "/api/disputes",
+                r#"{"reason": "player says the card was misread"}"#,
+            )
+            .await;
+        if status == 200 {
+            let v: serde_json::Value = serde_json::from_str(&body).expect("json");
+            break v["dispute"].as_u64().expect("dispute id");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "raise: {status} {body}"
+        );
+        sleep(Duration::from_millis(100)).await;
+    };
+    page.wait_for(
+        "document.querySelector('#tables tbody tr td:nth-child(6)').innerText === '1'",
+        STEP,
+    )
+    .await;
+    page.tap("#tables tbody tr").await;
+    page.wait_for(
+        &format!("document.getElementById('d-id').value === '{dispute}'"),
+        STEP,
+    )
+    .await;
+    page.eval("document.getElementById('d-reason').value = 'the camera shows it was right'; true")
+        .await;
+    page.tap("#dispute button[type=submit]").await;
+    page.wait_for("!document.getElementById('d-confirm').disabled", STEP)
+        .await;
+    page.tap("#d-confirm").await;
+    page.wait_for(
+        "document.getElementById('d-preview').innerText.startsWith('Applied at the table')",
+        STEP,
+    )
+    .await;
+    page.wait_for(
+        "document.querySelector('#tables tbody tr td:nth-child(6)').innerText === '0'",
+        STEP,
+    )
+    .await;
+    let reader = croupier::store::Reader::open(&table_db)
+        .await
+        .expect("reader");
+    assert!(reader
+        .log("pit-b")
+        .await
+        .expect("log")
+        .iter()
+        .any(|r| matches!(
+            &r.record,
+            croupier::store::Record::Resolve { dispute: d, confirmed_by, .. }
+                if *d == dispute && confirmed_by == "floor:301"
+        )));
 
     // Logged out: the login form again.
     page.tap("#logout").await;

@@ -193,10 +193,13 @@ async fn tables(State(pit): State<Arc<Pit>>, headers: HeaderMap) -> Response {
     let rows = match sqlx::query(
         "SELECT t.table_id, t.head_seq, t.head_at_ms, t.last_card_ms, t.ingested_ms, \
          (SELECT count(*) FROM floor_alarms a WHERE a.table_id = t.table_id) AS alarms, \
-         (SELECT count(*) FROM floor_events d WHERE d.table_id = t.table_id AND d.kind = 'dispute' \
-          AND NOT EXISTS (SELECT 1 FROM floor_events r WHERE r.table_id = d.table_id \
-          AND r.kind = 'resolve' AND (r.payload::jsonb->>'dispute')::bigint = d.seq)) AS disputes \
-         FROM floor_tables t ORDER BY t.table_id",
+         o.disputes, o.first_dispute \
+         FROM floor_tables t CROSS JOIN LATERAL (SELECT count(*) AS disputes, \
+          min(d.seq) AS first_dispute FROM floor_events d WHERE d.table_id = t.table_id \
+          AND d.kind = 'dispute' AND NOT EXISTS (SELECT 1 FROM floor_events r \
+          WHERE r.table_id = d.table_id AND r.kind = 'resolve' \
+          AND (r.payload::jsonb->>'dispute')::bigint = d.seq)) o \
+         ORDER BY t.table_id",
     )
     .fetch_all(pit.db.pool())
     .await
@@ -227,6 +230,7 @@ async fn tables(State(pit): State<Arc<Pit>>, headers: HeaderMap) -> Response {
             "rows": head,
             "alarms": r.get::<i64, _>("alarms"),
             "open_disputes": r.get::<i64, _>("disputes"),
+            "dispute": r.get::<Option<i64>, _>("first_dispute"),
             "last_card_ms": r.get::<Option<i64>, _>("last_card_ms"),
             "last_row_ms": r.get::<i64, _>("head_at_ms"),
             "ingested_ms": r.get::<i64, _>("ingested_ms"),
