@@ -446,7 +446,7 @@ pub async fn run_with_clock(
 fn start_floor_commands(config: &TableConfig, handle: &TableHandle) -> Option<JoinHandle<()>> {
     let publish = config.publish.clone()?;
     let path = publish.floor_key.clone()?;
-    match crate::broker::floor::read_key(&path) {
+    match crate::publish::floor_commands::read_key(&path) {
         Ok(key) => Some(crate::publish::floor_commands::start(
             publish,
             config.table.id.clone(),

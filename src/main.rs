@@ -348,7 +348,7 @@ fn main() -> ExitCode {
             config.bind = bind;
             config.bucket = bucket;
             if let Some(path) = floor_key {
-                match croupier::broker::floor::read_key(&path) {
+                match croupier::publish::floor_commands::read_key(&path) {
                     Ok(key) => config.floor_key = Some(key),
                     Err(e) => return fail(e),
                 }

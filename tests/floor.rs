@@ -757,18 +757,18 @@ async fn a_dispute_raised_at_a_table_is_resolved_from_the_floor() {
 
     // A command not signed with the table's key is refused by the table itself.
     let client = async_nats::connect(&url).await.expect("connect");
-    let forged = croupier::broker::floor::Command::sign(
+    let forged = croupier::publish::floor_commands::Command::sign(
         b"not the table's floor key at all",
         "pit-d",
         dispute,
         "sup1",
-        croupier::broker::floor::Action::Confirm {
+        croupier::publish::floor_commands::Action::Confirm {
             proposal: "0".repeat(64),
         },
     );
     let reply = client
         .request(
-            croupier::broker::floor::subject("pit-d"),
+            croupier::publish::floor_commands::subject("pit-d"),
             serde_json::to_vec(&forged).expect("json").into(),
         )
         .await

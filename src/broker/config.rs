@@ -36,7 +36,7 @@ pub struct PublishSection {
     pub max_lag: u64,
     /// The key shared with the casino floor (`croupier floor --floor-key`): with it the
     /// table answers the floor's signed dispute commands on `croupier.<id>.floor`
-    /// (`broker::floor`); absent: it answers none.
+    /// (`publish::floor_commands`); absent: it answers none.
     #[serde(default)]
     pub floor_key: Option<PathBuf>,
 }

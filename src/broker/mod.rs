@@ -5,11 +5,9 @@
 //! - this file: the connection;
 //! - `config`: `[publish]` in `table.toml`;
 //! - `subjects`: subject, stream, bucket and header names;
-//! - `floor`: the casino floor's signed dispute commands to a table;
 //! - `status`: the publisher's status, reported by `/readyz` and `/metrics`.
 
 pub mod config;
-pub mod floor;
 mod status;
 pub mod subjects;
 

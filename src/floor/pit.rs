@@ -11,7 +11,7 @@
 //! | `GET /floor/api/rounds?table=T[&round=N][&card=7H][&player=P][&last=N]` | rounds with inputs and settlements |
 //! | `GET /floor/api/report?from_ms=A&to_ms=B[&table=T][&format=csv]` | the shift report |
 //! | `GET /floor/api/alarms` | floor alarms |
-//! | `POST /floor/api/disputes` | `{table, dispute, action: "propose", resolution, reason}` or `{table, dispute, action: "confirm", proposal}`: signed and sent to the table (`broker::floor`), its answer relayed |
+//! | `POST /floor/api/disputes` | `{table, dispute, action: "propose", resolution, reason}` or `{table, dispute, action: "confirm", proposal}`: signed and sent to the table (`publish::floor_commands`), its answer relayed |
 
 use super::accounts::{self, AccountError};
 use super::db::FloorDb;
@@ -425,7 +425,7 @@ struct DisputeBody {
     table: String,
     dispute: u64,
     #[serde(flatten)]
-    action: crate::broker::floor::Action,
+    action: crate::publish::floor_commands::Action,
 }
 
 /// A supervisor's dispute command, signed and sent to the table; its answer relayed (200
@@ -450,10 +450,11 @@ async fn dispute(State(pit): State<Arc<Pit>>, headers: HeaderMap, body: String) 
         Err(e) => return error(StatusCode::BAD_REQUEST, "bad_request", e),
     };
     let what = match &b.action {
-        crate::broker::floor::Action::Propose { .. } => "dispute_propose",
-        crate::broker::floor::Action::Confirm { .. } => "dispute_confirm",
+        crate::publish::floor_commands::Action::Propose { .. } => "dispute_propose",
+        crate::publish::floor_commands::Action::Confirm { .. } => "dispute_confirm",
     };
-    let command = crate::broker::floor::Command::sign(key, &b.table, b.dispute, &badge, b.action);
+    let command =
+        crate::publish::floor_commands::Command::sign(key, &b.table, b.dispute, &badge, b.action);
     let payload = match serde_json::to_vec(&command) {
         Ok(p) => p,
         Err(e) => return internal(e),
@@ -461,7 +462,10 @@ async fn dispute(State(pit): State<Arc<Pit>>, headers: HeaderMap, body: String) 
     let reply = match pit
         .js
         .client()
-        .request(crate::broker::floor::subject(&b.table), payload.into())
+        .request(
+            crate::publish::floor_commands::subject(&b.table),
+            payload.into(),
+        )
         .await
     {
         Ok(r) => r,
