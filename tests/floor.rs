@@ -687,12 +687,12 @@ async fn a_dispute_raised_at_a_table_is_resolved_from_the_floor() {
     let key = dir.path().join("floor.key");
     std::fs::write(&key, "4f1c2b7e9a0d3c5b8e6f1a2d4c7b9e0a\n").expect("key");
     // The table answers the floor with the shared key.
-    let mut table = Table::new(dir.path(), "pit-d", &url);
+    let table = Table::new(dir.path(), "pit-d", &url);
     let cfg = std::fs::read_to_string(&table.demo).expect("config")
         + &format!("floor_key = {:?}\n", key.display().to_string());
     std::fs::write(&table.demo, cfg).expect("config");
     TableConfig::load(&table.demo).expect("valid config");
-    let mut p = proc::spawn(&table.demo, &table.log).await;
+    let p = proc::spawn(&table.demo, &table.log).await;
     table.wait_rows(10).await;
 
     add_supervisor(&db.url, "sup1", "pit-boss-1");
