@@ -377,6 +377,7 @@ pub async fn run_with_clock(
 
     // 6. The broker publisher (`[publish]`): follows the committed log on its own.
     let publisher = start_publisher(&config, &variant, &handle, trust.as_ref());
+    let floor_commands = start_floor_commands(&config, &handle);
 
     // 7. HTTP.
     let mut state = web::AppState::new(
@@ -452,6 +453,9 @@ pub async fn run_with_clock(
     }
     // What is not published yet is published at the next start (the log is the truth).
     if let Some((_, task)) = &publisher {
+        task.abort();
+    }
+    if let Some(task) = &floor_commands {
         task.abort();
     }
     drop(fake_buttons);
@@ -533,6 +537,23 @@ async fn start_play(
         handle.clone(),
     )));
     Some(play)
+
+/// Answers the casino floor's signed dispute commands when `[publish] floor_key` is set.
+fn start_floor_commands(config: &TableConfig, handle: &TableHandle) -> Option<JoinHandle<()>> {
+    let publish = config.publish.clone()?;
+    let path = publish.floor_key.clone()?;
+    match crate::publish::floor_commands::read_key(&path) {
+        Ok(key) => Some(crate::publish::floor_commands::start(
+            publish,
+            config.table.id.clone(),
+            key,
+            handle.clone(),
+        )),
+        Err(e) => {
+            tracing::error!(table = %config.table.id, error = %e, "the floor key cannot be read: floor commands are refused");
+            None
+        }
+    }
 }
 
 /// Starts the broker publisher when `[publish]` is configured.

@@ -1,4 +1,4 @@
-//! The service-side subcommands: `run`, `relay`, `check-config`, `recall`, `alarm clear`.
+//! The service-side subcommands: `run`, `relay`, `floor`, `check-config`, `recall`, `alarm clear`.
 
 use croupier::app::{self, Started};
 use croupier::store::{Reader, Record};
@@ -138,6 +138,52 @@ pub async fn relay_command(config: croupier::relay::RelayConfig) -> ExitCode {
     };
     match croupier::relay::run(config, shutdown_signal(), announce).await {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+/// `croupier floor`.
+pub async fn floor_command(config: croupier::floor::FloorConfig) -> ExitCode {
+    init_logs();
+    let nats = config.nats.clone();
+    let announce = move |addr: Option<std::net::SocketAddr>| {
+        // The first stdout line: scripts and tests wait for it (and read the address).
+        let mut out = std::io::stdout();
+        let _ = match addr {
+            Some(addr) => writeln!(
+                out,
+                "croupier: floor ingesting from {nats}, pit page http://{addr}/"
+            ),
+            None => writeln!(out, "croupier: floor ingesting from {nats}"),
+        };
+        let _ = out.flush();
+        if let Some(n) = croupier::systemd::Notifier::from_env() {
+            let _ = n.ready("floor ingesting");
+        }
+    };
+    let stats = std::sync::Arc::new(croupier::floor::IngestStats::default());
+    match croupier::floor::run(config, stats, shutdown_signal(), announce).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+/// `croupier floor-user`: the secret from stdin's first line.
+pub async fn floor_user(database: String, badge: String, name: String) -> ExitCode {
+    let mut secret = String::new();
+    if let Err(e) = std::io::stdin().read_line(&mut secret) {
+        return fail(format!("cannot read the secret from stdin: {e}"));
+    }
+    let secret = secret.trim_end_matches(['\n', '\r']);
+    let db = match croupier::floor::FloorDb::open(&database, 1).await {
+        Ok(db) => db,
+        Err(e) => return fail(e),
+    };
+    match croupier::floor::accounts::add(db.pool(), &badge, &name, secret).await {
+        Ok(()) => {
+            println!("floor supervisor {badge} ({name}) set");
+            ExitCode::SUCCESS
+        }
         Err(e) => fail(e),
     }
 }

@@ -6,7 +6,8 @@
 //! returns). `table` is the service around the engine (the owner task), `store` its SQLite
 //! event log, `web` its HTTP API, `systemd` its service-manager protocol; `metrics` and
 //! `clock` serve its health endpoints; `integrity` holds the shoe-integrity statistics.
-//! `app` is the composition root of `croupier run`, wiring all of them.
+//! `app` is the composition root of `croupier run`, wiring all of them. `floor` is the
+//! casino floor (`croupier floor`): every table's published log in PostgreSQL.
 
 pub mod app;
 pub mod auth;
@@ -15,6 +16,7 @@ pub mod cards;
 pub mod clock;
 pub mod currency;
 pub mod engine;
+pub mod floor;
 pub mod integrity;
 pub mod math;
 pub mod metrics;

@@ -94,6 +94,49 @@ enum Command {
         #[arg(long, default_value_t = croupier::web::feed::RING)]
         ring: usize,
     },
+    /// Runs the casino floor: every table's log (published to NATS JetStream by
+    /// `[publish]`) into PostgreSQL, each table's hash chain checked on the way in (a break
+    /// or a gap raises a floor alarm). Stops cleanly on SIGTERM or Ctrl-C.
+    Floor {
+        /// The broker: one or more comma-separated NATS URLs.
+        #[arg(long)]
+        nats: String,
+        /// The floor's database: `postgres://USER@HOST:PORT/DB` (migrated at start).
+        #[arg(long)]
+        database: String,
+        /// A NATS credentials file (`.creds`).
+        #[arg(long)]
+        credentials: Option<PathBuf>,
+        /// The tables' log stream prefix (`[publish] log_stream`).
+        #[arg(long, default_value = croupier::broker::subjects::DEFAULT_LOG_STREAM)]
+        log_stream: String,
+        /// The durable consumer's name on every table's log stream.
+        #[arg(long, default_value = croupier::floor::DEFAULT_CONSUMER)]
+        consumer: String,
+        /// Serve the pit page (`/floor`) here (port 0: any free port).
+        #[arg(long)]
+        bind: Option<String>,
+        /// The key-value bucket the tables put their views in (`[publish] bucket`).
+        #[arg(long, default_value = croupier::broker::subjects::DEFAULT_BUCKET)]
+        bucket: String,
+        /// The key file shared with the tables (`[publish] floor_key`): the pit page's
+        /// dispute commands are signed with it.
+        #[arg(long)]
+        floor_key: Option<PathBuf>,
+    },
+    /// Adds a pit-page supervisor to the floor's database (or sets their secret): the
+    /// secret is read from the first line of stdin.
+    FloorUser {
+        /// The floor's database: `postgres://USER@HOST:PORT/DB`.
+        #[arg(long)]
+        database: String,
+        /// The badge (login name).
+        #[arg(long)]
+        badge: String,
+        /// The supervisor's name.
+        #[arg(long)]
+        name: String,
+    },
     /// Validates a table configuration; prints file:line:column: message on a problem.
     CheckConfig {
         /// The file (default: the built-in configuration).
@@ -349,6 +392,35 @@ fn main() -> ExitCode {
             bucket,
             ring,
         })),
+        Command::Floor {
+            nats,
+            database,
+            credentials,
+            log_stream,
+            consumer,
+            bind,
+            bucket,
+            floor_key,
+        } => {
+            let mut config = croupier::floor::FloorConfig::new(&nats, &database);
+            config.credentials = credentials;
+            config.log_stream = log_stream;
+            config.consumer = consumer;
+            config.bind = bind;
+            config.bucket = bucket;
+            if let Some(path) = floor_key {
+                match croupier::publish::floor_commands::read_key(&path) {
+                    Ok(key) => config.floor_key = Some(key),
+                    Err(e) => return fail(e),
+                }
+            }
+            with_runtime(commands::floor_command(config))
+        }
+        Command::FloorUser {
+            database,
+            badge,
+            name,
+        } => with_runtime(commands::floor_user(database, badge, name)),
         Command::CheckConfig { file } => commands::check_config(file.as_deref()),
         Command::Recall {
             last,

@@ -34,6 +34,11 @@ pub struct PublishSection {
     /// Unpublished rows tolerated while connected before `/readyz` says `publish_lag`.
     #[serde(default = "default_max_lag")]
     pub max_lag: u64,
+    /// The key shared with the casino floor (`croupier floor --floor-key`): with it the
+    /// table answers the floor's signed dispute commands on `croupier.<id>.floor`
+    /// (`publish::floor_commands`); absent: it answers none.
+    #[serde(default)]
+    pub floor_key: Option<PathBuf>,
 }
 
 fn default_public_stream() -> String {

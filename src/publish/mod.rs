@@ -5,6 +5,7 @@
 //! - `crate::broker`: the `[publish]` section, the names on the broker, the connection and
 //!   the status (shared with the relay, `table.toml` and `web`).
 //! - `fold`: the public messages each committed row makes, numbered from the log.
+//! - `floor_commands`: the casino floor's signed dispute commands (`[publish] floor_key`).
 //! - `outbox`: the publisher task: reads committed rows from SQLite in order, publishes,
 //!   awaits each acknowledgement, records its progress, resumes after a crash or outage.
 //! - [`PublishStatus`] (in `crate::broker`, below `web`, which reports it): what `/readyz`
@@ -14,6 +15,7 @@
 //! as before; the publisher follows the committed log at its own pace, so a broker that is
 //! down only makes the publisher lag (`/readyz` reason `publish_lag`), never the table.
 
+pub mod floor_commands;
 pub mod fold;
 pub mod outbox;
 

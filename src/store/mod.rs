@@ -177,8 +177,8 @@ pub struct LogRow {
     pub hash: String,
 }
 
-/// The chained hash of one row.
-fn chain_hash(prev: &[u8; 32], seq: u64, at_ms: i64, kind: &str, payload: &str) -> [u8; 32] {
+/// The chained hash of one row (the floor verifies published rows with it too).
+pub fn chain_hash(prev: &[u8; 32], seq: u64, at_ms: i64, kind: &str, payload: &str) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(prev);
     h.update(seq.to_be_bytes());

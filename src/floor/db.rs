@@ -1,0 +1,173 @@
+//! The floor's PostgreSQL database (sqlx, runtime queries): its migrations
+//! (`src/floor/migrations/`), each table's chain head, and the batch commit.
+
+use super::chain::{Alarm, Head, WireRow};
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::Row;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The floor's database failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// A query failed (or the server is unreachable).
+    #[error("PostgreSQL: {0}")]
+    Sql(#[from] sqlx::Error),
+    /// The migrations could not be applied.
+    #[error("PostgreSQL migrations: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// Another writer moved the table's head meanwhile (a second floor on the same
+    /// database): the batch was rolled back; the head is read again.
+    #[error("table {0}: the head moved under this batch")]
+    HeadMoved(String),
+}
+
+/// One table's rows, checked, ready to commit together.
+#[derive(Debug, Default)]
+pub struct Batch {
+    /// The rows, each with its verdict (`ok`, `break`, `gap`).
+    pub rows: Vec<(WireRow, &'static str)>,
+    /// The alarms they raise.
+    pub alarms: Vec<Alarm>,
+    /// The last card's time among them, if any.
+    pub last_card_ms: Option<i64>,
+}
+
+/// The floor's database.
+#[derive(Debug, Clone)]
+pub struct FloorDb {
+    pool: PgPool,
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+fn int(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+impl FloorDb {
+    /// Connects to `url` (`postgres://…`) and applies the migrations.
+    pub async fn open(url: &str, connections: u32) -> Result<FloorDb, DbError> {
+        let pool = PgPoolOptions::new()
+            .max_connections(connections)
+            .connect(url)
+            .await?;
+        sqlx::migrate!("src/floor/migrations").run(&pool).await?;
+        Ok(FloorDb { pool })
+    }
+
+    /// The pool (the pit page reads through it).
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// The head of `table`'s chain, registering the table when new.
+    pub async fn head(&self, table: &str) -> Result<Head, DbError> {
+        let now = now_ms();
+        sqlx::query(
+            "INSERT INTO floor_tables (table_id, first_ms, ingested_ms) VALUES ($1, $2, $2) \
+             ON CONFLICT (table_id) DO NOTHING",
+        )
+        .bind(table)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        let row = sqlx::query("SELECT head_seq, head_hash FROM floor_tables WHERE table_id = $1")
+            .bind(table)
+            .fetch_one(&self.pool)
+            .await?;
+        let hash: Vec<u8> = row.try_get("head_hash")?;
+        Ok(Head {
+            seq: u64::try_from(row.try_get::<i64, _>("head_seq")?).unwrap_or(0),
+            hash: hash.try_into().unwrap_or([0; 32]),
+        })
+    }
+
+    /// Commits `batch` for `table` in one transaction, moving its head from `from` to
+    /// `to`: the rows (idempotent on (table, seq)), the alarms, the head. Nothing is
+    /// written if the head is no longer `from`.
+    pub async fn commit(
+        &self,
+        table: &str,
+        from: Head,
+        to: Head,
+        batch: &Batch,
+    ) -> Result<(), DbError> {
+        let now = now_ms();
+        let mut tx = self.pool.begin().await?;
+        let moved = sqlx::query(
+            "UPDATE floor_tables SET head_seq = $2, head_hash = $3, ingested_ms = $5, \
+             head_at_ms = GREATEST(head_at_ms, $6), \
+             last_card_ms = GREATEST(last_card_ms, $7) \
+             WHERE table_id = $1 AND head_seq = $4",
+        )
+        .bind(table)
+        .bind(int(to.seq))
+        .bind(&to.hash[..])
+        .bind(int(from.seq))
+        .bind(now)
+        .bind(batch.rows.last().map_or(0, |(r, _)| r.at_ms))
+        .bind(batch.last_card_ms)
+        .execute(&mut *tx)
+        .await?;
+        if moved.rows_affected() != 1 {
+            return Err(DbError::HeadMoved(table.to_string()));
+        }
+        if !batch.rows.is_empty() {
+            let n = batch.rows.len();
+            let (mut seq, mut kind, mut at, mut hash, mut payload, mut verified) = (
+                Vec::with_capacity(n),
+                Vec::with_capacity(n),
+                Vec::with_capacity(n),
+                Vec::with_capacity(n),
+                Vec::with_capacity(n),
+                Vec::with_capacity(n),
+            );
+            for (r, v) in &batch.rows {
+                seq.push(int(r.seq));
+                kind.push(r.kind.as_str());
+                at.push(r.at_ms);
+                hash.push(&r.hash[..]);
+                payload.push(r.payload.as_str());
+                verified.push(*v);
+            }
+            // One statement per batch: the arrays are unnested server-side.
+            sqlx::query(
+                "INSERT INTO floor_events (table_id, seq, kind, at_ms, hash, payload, verified, \
+                 ingested_ms) SELECT $1, u.seq, u.kind, u.at_ms, u.hash, u.payload, u.verified, $8 \
+                 FROM UNNEST($2::bigint[], $3::text[], $4::bigint[], $5::bytea[], $6::text[], \
+                 $7::text[]) AS u(seq, kind, at_ms, hash, payload, verified) \
+                 ON CONFLICT (table_id, seq) DO NOTHING",
+            )
+            .bind(table)
+            .bind(&seq)
+            .bind(&kind)
+            .bind(&at)
+            .bind(&hash)
+            .bind(&payload)
+            .bind(&verified)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        for a in &batch.alarms {
+            sqlx::query(
+                "INSERT INTO floor_alarms (table_id, seq, kind, detail, raised_ms) \
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (table_id, seq, kind) DO NOTHING",
+            )
+            .bind(table)
+            .bind(int(a.seq))
+            .bind(a.kind)
+            .bind(&a.detail)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}

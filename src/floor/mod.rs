@@ -1,0 +1,165 @@
+//! The casino floor (`croupier floor`): every table's published log in one PostgreSQL
+//! database, checked on the way in.
+//!
+//! - `chain`: a published row's wire format and the check of each table's hash chain
+//!   (pure);
+//! - `db`: the PostgreSQL database (sqlx, migrations in `src/floor/migrations/`), the
+//!   batch commit;
+//! - `ingest`: one durable JetStream pull consumer per table log stream, acknowledged only
+//!   after the commit;
+//! - `accounts`: the pit page's supervisors (argon2id, lockout, sessions, audit);
+//! - `report`: rounds with inputs and settlements folded from the rows, the shift report;
+//! - `pit`: the pit page `/floor` and its API (`--bind`).
+//!
+//! SQLite stays the table's own store; the floor only ever reads what the tables
+//! published, so a floor that is down or behind never slows a table.
+
+pub mod accounts;
+pub mod chain;
+pub mod db;
+pub mod ingest;
+pub mod pit;
+pub mod report;
+
+use crate::broker::subjects;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub use db::FloorDb;
+pub use ingest::{IngestConfig, IngestStats};
+
+/// `croupier floor`'s settings.
+#[derive(Debug, Clone)]
+pub struct FloorConfig {
+    /// The broker: one or more comma-separated NATS URLs.
+    pub nats: String,
+    /// A NATS credentials file.
+    pub credentials: Option<PathBuf>,
+    /// The floor's database, `postgres://…`.
+    pub database: String,
+    /// The tables' log stream prefix.
+    pub log_stream: String,
+    /// The durable consumer's name.
+    pub consumer: String,
+    /// Database connections.
+    pub connections: u32,
+    /// Serve the pit page here (`None`: ingest only).
+    pub bind: Option<String>,
+    /// The tables' view bucket (`[publish] bucket`).
+    pub bucket: String,
+    /// The key shared with the tables for dispute commands (`--floor-key`).
+    pub floor_key: Option<Vec<u8>>,
+}
+
+impl FloorConfig {
+    /// The defaults for `nats` and `database`.
+    pub fn new(nats: &str, database: &str) -> FloorConfig {
+        FloorConfig {
+            nats: nats.to_string(),
+            credentials: None,
+            database: database.to_string(),
+            log_stream: subjects::DEFAULT_LOG_STREAM.to_string(),
+            consumer: DEFAULT_CONSUMER.to_string(),
+            connections: 8,
+            bind: None,
+            bucket: subjects::DEFAULT_BUCKET.to_string(),
+            floor_key: None,
+        }
+    }
+}
+
+/// The durable consumer's default name.
+pub const DEFAULT_CONSUMER: &str = "croupier_floor";
+
+/// The floor could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum FloorError {
+    /// The database.
+    #[error(transparent)]
+    Db(#[from] db::DbError),
+    /// The broker.
+    #[error(transparent)]
+    Broker(#[from] crate::broker::ConnectError),
+    /// The pit page's address cannot be listened on.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The pit page's server failed.
+    #[error("the pit page's server failed: {0}")]
+    Http(std::io::Error),
+}
+
+/// Runs the floor until `shutdown` ends; `started` is called once the database is
+/// migrated, the broker connected and the pit page (with `bind`) listening at its address.
+pub async fn run(
+    config: FloorConfig,
+    stats: Arc<IngestStats>,
+    shutdown: impl std::future::Future<Output = ()>,
+    started: impl FnOnce(Option<std::net::SocketAddr>),
+) -> Result<(), FloorError> {
+    let db = FloorDb::open(&config.database, config.connections).await?;
+    let client = crate::broker::connect(
+        &config.nats,
+        config.credentials.as_deref(),
+        "croupier floor",
+    )
+    .await?;
+    let js = async_nats::jetstream::new(client);
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let wait = move |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|s| *s).await;
+    };
+    let server = match &config.bind {
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|source| FloorError::Bind {
+                    addr: addr.clone(),
+                    source,
+                })?;
+            let local = listener.local_addr().map_err(FloorError::Http)?;
+            let app = pit::router(Arc::new(pit::Pit {
+                db: db.clone(),
+                js: js.clone(),
+                bucket: config.bucket.clone(),
+                log_stream: config.log_stream.clone(),
+                floor_key: config.floor_key.clone(),
+            }));
+            let done = wait(stopped.clone());
+            let task = tokio::spawn(async move {
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(done)
+                    .await
+            });
+            started(Some(local));
+            Some(task)
+        }
+        None => {
+            started(None);
+            None
+        }
+    };
+    let ingest = tokio::spawn(ingest::run(
+        js,
+        db,
+        IngestConfig {
+            log_stream: config.log_stream,
+            consumer: config.consumer,
+        },
+        stats,
+        wait(stopped),
+    ));
+    shutdown.await;
+    let _ = stop.send(true);
+    let _ = ingest.await;
+    if let Some(task) = server {
+        if let Ok(Err(e)) = task.await {
+            return Err(FloorError::Http(e));
+        }
+    }
+    Ok(())
+}

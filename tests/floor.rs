@@ -1,0 +1,850 @@
+//! The casino floor (`croupier floor`) against a real PostgreSQL (a fresh database per
+//! test, `support/pg.rs`) and a real `nats-server` started here (`support/nats.rs`).
+//!
+//! - Three demo tables publish while the broker is SIGKILLed and restarted and the floor
+//!   is SIGKILLed and restarted; at the end the floor holds every row of every table
+//!   exactly once, byte for byte as each table's SQLite log has it, all verified, no alarm.
+//! - A table log tampered with on the broker (one payload altered, one row missing):
+//!   exactly one `chain_break` and one `gap` alarm, on the right rows; an intact table
+//!   beside it raises none.
+
+#[path = "support/nats.rs"]
+mod nats;
+#[path = "support/pg.rs"]
+mod pg;
+#[path = "common/proc.rs"]
+mod proc;
+
+use croupier::store::outbox::OutboxDb;
+use croupier::table::TableConfig;
+use nats::Nats;
+use proc::{announced, spawn_args, spawn_raw, Proc};
+use sqlx::{PgPool, Row};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use tokio::time::sleep;
+
+/// A demo table publishing to the broker, and its quiet twin (no demo players) that lets
+/// the publisher catch up once the log stops growing.
+struct Table {
+    id: String,
+    demo: PathBuf,
+    idle: PathBuf,
+    db: PathBuf,
+    log: PathBuf,
+    proc: Option<Proc>,
+}
+
+fn table_config(dir: &Path, id: &str, nats: &str, demo: bool) -> PathBuf {
+    let db = dir.join(format!("{id}.db"));
+    let text = croupier::table::config::DEFAULT_TOML
+        .replace("id = \"table-1\"", &format!("id = \"{id}\""))
+        .replace(
+            "path = \"data/croupier.db\"",
+            &format!("path = {:?}", db.display().to_string()),
+        )
+        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
+        .replace("pace_ms = 400", "pace_ms = 25")
+        .replace("players = true", &format!("players = {demo}"))
+        .replace("window_seconds = 5", "window_seconds = 1")
+        + &format!("\n[publish]\nnats_url = \"{nats}\"\nmax_lag = 5\n");
+    let path = dir.join(format!("{id}-{}.toml", if demo { "demo" } else { "idle" }));
+    std::fs::write(&path, text).expect("write config");
+    TableConfig::load(&path).expect("valid config");
+    path
+}
+
+impl Table {
+    fn new(dir: &Path, id: &str, nats: &str) -> Table {
+        Table {
+            id: id.into(),
+            demo: table_config(dir, id, nats, true),
+            idle: table_config(dir, id, nats, false),
+            db: dir.join(format!("{id}.db")),
+            log: dir.join(format!("{id}.log")),
+            proc: None,
+        }
+    }
+
+    async fn start(&mut self, demo: bool) {
+        let cfg = if demo { &self.demo } else { &self.idle };
+        self.proc = Some(announced(spawn_raw(cfg, &self.log)).await);
+    }
+
+    fn stop(&mut self) {
+        if let Some(p) = self.proc.take() {
+            assert!(p.terminate(), "{} stops cleanly on SIGTERM", self.id);
+        }
+    }
+
+    /// Every committed row: (seq, kind, at_ms, hash, payload).
+    async fn rows(&self) -> Vec<(i64, String, i64, Vec<u8>, String)> {
+        let db = OutboxDb::open(&self.db, &self.id).await.expect("open");
+        db.rows_after(0, u32::MAX)
+            .await
+            .expect("rows")
+            .into_iter()
+            .map(|r| {
+                (
+                    r.row.seq as i64,
+                    r.kind,
+                    r.row.at_ms,
+                    hex::decode(&r.hash).expect("hex"),
+                    r.payload,
+                )
+            })
+            .collect()
+    }
+
+    async fn wait_rows(&self, rows: usize) {
+        let started = Instant::now();
+        while self.rows().await.len() <= rows {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "{} deals",
+                self.id
+            );
+            sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+fn spawn_floor(nats: &str, db: &str, log: &Path) -> std::process::Child {
+    let args = ["floor", "--nats", nats, "--database", db];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    spawn_args(&args, log)
+}
+
+async fn floor_rows(pool: &PgPool, table: &str) -> Vec<(i64, String, i64, Vec<u8>, String)> {
+    sqlx::query(
+        "SELECT seq, kind, at_ms, hash, payload FROM floor_events WHERE table_id = $1 ORDER BY seq",
+    )
+    .bind(table)
+    .fetch_all(pool)
+    .await
+    .expect("floor rows")
+    .iter()
+    .map(|r| {
+        (
+            r.get("seq"),
+            r.get("kind"),
+            r.get("at_ms"),
+            r.get("hash"),
+            r.get("payload"),
+        )
+    })
+    .collect()
+}
+
+async fn count(pool: &PgPool, sql: &str) -> i64 {
+    sqlx::query_scalar(sql).fetch_one(pool).await.expect(sql)
+}
+
+async fn wait_floor_rows(pool: &PgPool, at_least: i64, floor_log: &Path) {
+    let started = Instant::now();
+    loop {
+        let n = count(pool, "SELECT count(*) FROM floor_events").await;
+        if n >= at_least {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the floor ingests (has {n} rows; log: {})",
+            std::fs::read_to_string(floor_log).unwrap_or_default()
+        );
+        sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_tables_exactly_once_through_a_broker_restart_and_a_killed_floor() {
+    let Some(bin) = nats::nats_server() else {
+        return;
+    };
+    let Some(db) = pg::fresh().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut broker = Nats::start(&bin, dir.path());
+    let url = broker.url();
+    let pool = db.pool().await;
+    let floor_log = dir.path().join("floor.log");
+
+    let mut tables: Vec<Table> = ["pit-a", "pit-b", "pit-c"]
+        .iter()
+        .map(|id| Table::new(dir.path(), id, &url))
+        .collect();
+    for t in &mut tables {
+        t.start(true).await;
+    }
+    let floor = announced(spawn_floor(&url, &db.url, &floor_log)).await;
+    for t in &tables {
+        t.wait_rows(20).await;
+    }
+    wait_floor_rows(&pool, 30, &floor_log).await;
+
+    // The broker dies while the tables deal, and comes back on the same store.
+    broker.kill();
+    sleep(Duration::from_secs(2)).await;
+    broker.restart();
+    let before = count(&pool, "SELECT count(*) FROM floor_events").await;
+    wait_floor_rows(&pool, before + 30, &floor_log).await;
+
+    // The floor is SIGKILLed mid-ingest; the tables go on; a new floor takes over.
+    floor.kill();
+    sleep(Duration::from_secs(2)).await;
+    let floor = announced(spawn_floor(&url, &db.url, &floor_log)).await;
+
+    // The logs stop growing; the publishers catch up; the floor must hold them all.
+    for t in &mut tables {
+        t.stop();
+        t.start(false).await;
+    }
+    // The quiet twins may still write (the last round's `final` row after its window).
+    sleep(Duration::from_secs(2)).await;
+    for t in &tables {
+        let started = Instant::now();
+        let want = loop {
+            let want = t.rows().await;
+            let got = floor_rows(&pool, &t.id).await;
+            assert!(got.len() <= want.len(), "{}: no row twice", t.id);
+            if got.len() == want.len() {
+                assert!(
+                    got == want,
+                    "{}: the floor holds the table's log byte for byte",
+                    t.id
+                );
+                break want;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(90),
+                "{}: the floor has {} of {} rows; log: {}",
+                t.id,
+                got.len(),
+                want.len(),
+                std::fs::read_to_string(&floor_log).unwrap_or_default()
+            );
+            sleep(Duration::from_millis(200)).await;
+        };
+        let head: i64 = sqlx::query_scalar("SELECT head_seq FROM floor_tables WHERE table_id = $1")
+            .bind(&t.id)
+            .fetch_one(&pool)
+            .await
+            .expect("head");
+        assert_eq!(
+            head as usize,
+            want.len(),
+            "{}: the head is the last row",
+            t.id
+        );
+        assert!(
+            want.len() > 50,
+            "{}: a real session ({} rows)",
+            t.id,
+            want.len()
+        );
+    }
+    assert_eq!(
+        count(
+            &pool,
+            "SELECT count(*) FROM floor_events WHERE verified <> 'ok'"
+        )
+        .await,
+        0,
+        "every row's chain verified"
+    );
+    assert_eq!(
+        count(&pool, "SELECT count(*) FROM floor_alarms").await,
+        0,
+        "no alarm"
+    );
+    assert_eq!(
+        count(&pool, "SELECT count(*) FROM floor_tables").await,
+        3,
+        "three tables"
+    );
+    // The log is append-only on the floor too.
+    assert!(sqlx::query("DELETE FROM floor_events WHERE seq = 1")
+        .execute(&pool)
+        .await
+        .is_err());
+    for t in &mut tables {
+        t.stop();
+    }
+    assert!(floor.terminate(), "the floor stops cleanly on SIGTERM");
+    drop(pool);
+}
+
+/// Publishes `rows` as table `table`'s log: (seq, at_ms, kind, payload, hash).
+async fn publish_log(
+    js: &async_nats::jetstream::Context,
+    table: &str,
+    rows: &[(u64, i64, String, String, [u8; 32])],
+) {
+    js.get_or_create_stream(async_nats::jetstream::stream::Config {
+        name: format!("CROUPIER_LOG_{table}"),
+        subjects: vec![format!("croupier.{table}.log")],
+        ..Default::default()
+    })
+    .await
+    .expect("stream");
+    for (seq, at_ms, kind, payload, hash) in rows {
+        let body = format!(
+            r#"{{"table":"{table}","seq":{seq},"at_ms":{at_ms},"kind":"{kind}","hash":"{}","record":{payload}}}"#,
+            hex::encode(hash)
+        );
+        js.publish(format!("croupier.{table}.log"), body.into())
+            .await
+            .expect("publish")
+            .await
+            .expect("ack");
+    }
+}
+
+/// A chained log of `n` held-card rows.
+fn chained(n: u64) -> Vec<(u64, i64, String, String, [u8; 32])> {
+    let mut prev = [0u8; 32];
+    (1..=n)
+        .map(|seq| {
+            let payload = format!(r#"{{"kind":"held","item":"{}H"}}"#, 2 + seq % 8);
+            let at_ms = 1_700_000_000_000 + seq as i64;
+            let hash = croupier::store::chain_hash(&prev, seq, at_ms, "held", &payload);
+            prev = hash;
+            (seq, at_ms, "held".to_string(), payload, hash)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tampered_row_and_a_missing_row_raise_floor_alarms() {
+    let Some(bin) = nats::nats_server() else {
+        return;
+    };
+    let Some(db) = pg::fresh().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broker = Nats::start(&bin, dir.path());
+    let client = async_nats::connect(broker.url()).await.expect("connect");
+    let js = async_nats::jetstream::new(client);
+
+    publish_log(&js, "clean", &chained(8)).await;
+    let mut log = chained(8);
+    // Row 4's record altered after the table hashed it; row 7 never reaches the broker.
+    log[3].3 = log[3].3.replace("H\"", "S\"");
+    log.remove(6);
+    publish_log(&js, "bent", &log).await;
+
+    let floor_log = dir.path().join("floor.log");
+    let floor = announced(spawn_floor(&broker.url(), &db.url, &floor_log)).await;
+    let pool = db.pool().await;
+    wait_floor_rows(&pool, 15, &floor_log).await;
+    let alarms: Vec<(String, i64, String)> =
+        sqlx::query("SELECT table_id, seq, kind FROM floor_alarms ORDER BY table_id, seq")
+            .fetch_all(&pool)
+            .await
+            .expect("alarms")
+            .iter()
+            .map(|r| (r.get("table_id"), r.get("seq"), r.get("kind")))
+            .collect();
+    assert_eq!(
+        alarms,
+        vec![
+            ("bent".to_string(), 4, "chain_break".to_string()),
+            ("bent".to_string(), 8, "gap".to_string()),
+        ]
+    );
+    let verdicts: Vec<(i64, String)> =
+        sqlx::query("SELECT seq, verified FROM floor_events WHERE table_id = 'bent' ORDER BY seq")
+            .fetch_all(&pool)
+            .await
+            .expect("rows")
+            .iter()
+            .map(|r| (r.get("seq"), r.get("verified")))
+            .collect();
+    let expected: Vec<(i64, String)> = [1, 2, 3, 4, 5, 6, 8]
+        .iter()
+        .map(|&s| {
+            let v = match s {
+                4 => "break",
+                8 => "gap",
+                _ => "ok",
+            };
+            (s, v.to_string())
+        })
+        .collect();
+    assert_eq!(verdicts, expected);
+    // The altered row is kept as published: the evidence.
+    let stored: String =
+        sqlx::query_scalar("SELECT payload FROM floor_events WHERE table_id = 'bent' AND seq = 4")
+            .fetch_one(&pool)
+            .await
+            .expect("row 4");
+    assert_eq!(stored, log[3].3);
+    assert!(floor.terminate(), "the floor stops cleanly on SIGTERM");
+}
+
+/// `floor-user`: adds a supervisor (secret on stdin).
+fn add_supervisor(db: &str, badge: &str, secret: &str) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args([
+            "floor-user",
+            "--database",
+            db,
+            "--badge",
+            badge,
+            "--name",
+            "Pit boss",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn floor-user");
+    writeln!(child.stdin.take().expect("stdin"), "{secret}").expect("secret");
+    assert!(child.wait().expect("wait").success(), "floor-user {badge}");
+}
+
+struct PitClient {
+    addr: String,
+    cookie: Option<String>,
+}
+
+impl PitClient {
+    async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&str>,
+    ) -> croupier::web::client::Reply {
+        let headers: Vec<(&str, &str)> =
+            self.cookie.iter().map(|c| ("Cookie", c.as_str())).collect();
+        croupier::web::client::request_with(
+            &self.addr,
+            method,
+            path,
+            body,
+            &headers,
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+    }
+
+    async fn get(&self, path: &str) -> serde_json::Value {
+        let r = self.send("GET", path, None).await;
+        assert_eq!(r.status, 200, "GET {path}: {}", r.body);
+        serde_json::from_str(&r.body).expect("JSON")
+    }
+
+    async fn login(&mut self, badge: &str, secret: &str) -> u16 {
+        let body = serde_json::json!({"badge": badge, "secret": secret}).to_string();
+        let r = self.send("POST", "/floor/api/login", Some(&body)).await;
+        if r.status == 200 {
+            self.cookie = r
+                .headers
+                .iter()
+                .filter(|(k, _)| k == "set-cookie")
+                .filter_map(|(_, v)| v.split(';').next())
+                .find(|kv| kv.starts_with("floor_session="))
+                .map(str::to_string);
+        }
+        r.status
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pit_page_shows_tables_rounds_and_reports_as_the_table_recorded_them() {
+    let Some(bin) = nats::nats_server() else {
+        return;
+    };
+    let Some(db) = pg::fresh().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broker = Nats::start(&bin, dir.path());
+    let url = broker.url();
+    let mut table = Table::new(dir.path(), "pit-r", &url);
+    table.start(true).await;
+
+    add_supervisor(&db.url, "sup1", "pit-boss-1");
+    add_supervisor(&db.url, "sup2", "pit-boss-2");
+    let floor_log = dir.path().join("floor.log");
+    let args = [
+        "floor",
+        "--nats",
+        &url,
+        "--database",
+        &db.url,
+        "--bind",
+        "127.0.0.1:0",
+    ];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    let floor = announced(spawn_args(&args, &floor_log)).await;
+    let addr = floor
+        .announce
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .expect("pit page address")
+        .to_string();
+
+    // A few settled rounds, then the log stops growing.
+    let started = Instant::now();
+    loop {
+        let reader = croupier::store::Reader::open(&table.db)
+            .await
+            .expect("reader");
+        if reader.results("pit-r").await.expect("results").len() >= 4 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "the table deals"
+        );
+        sleep(Duration::from_millis(200)).await;
+    }
+    table.stop();
+    table.start(false).await;
+    // The quiet twin may still write (the last round's `final` row after its window).
+    sleep(Duration::from_secs(2)).await;
+    let want = table.rows().await;
+    let pool = db.pool().await;
+    let started = Instant::now();
+    while floor_rows(&pool, "pit-r").await.len() < want.len() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the floor catches up"
+        );
+        sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(
+        table.rows().await.len(),
+        want.len(),
+        "the log stopped growing"
+    );
+
+    let mut pit = PitClient { addr, cookie: None };
+    let page = pit.send("GET", "/floor", None).await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("croupier — pit"));
+    assert_eq!(pit.send("GET", "/floor/api/tables", None).await.status, 401);
+    // Three failures lock sup2, even with the right secret afterwards; sup1 is unaffected.
+    for _ in 0..3 {
+        assert_eq!(pit.login("sup2", "wrong-secret").await, 401);
+    }
+    assert_eq!(pit.login("sup2", "pit-boss-2").await, 429, "locked");
+    assert_eq!(pit.login("nobody", "pit-boss-1").await, 401);
+    assert_eq!(pit.login("sup1", "pit-boss-1").await, 200);
+
+    let tables = pit.get("/floor/api/tables").await;
+    let t = &tables.as_array().expect("array")[0];
+    assert_eq!(tables.as_array().map(Vec::len), Some(1));
+    assert_eq!(t["table"], "pit-r");
+    assert_eq!(t["game"], "deluxe");
+    assert_eq!(t["rows"].as_u64(), Some(want.len() as u64));
+    assert_eq!(t["lag_rows"].as_u64(), Some(0));
+    assert_eq!(t["alarms"].as_u64(), Some(0));
+    assert_eq!(t["open_disputes"].as_u64(), Some(0));
+    assert!(t["last_card_ms"].as_i64().is_some(), "{t}");
+
+    // Every settled round's settlement is the table's own.
+    let reader = croupier::store::Reader::open(&table.db)
+        .await
+        .expect("reader");
+    let results = reader.results("pit-r").await.expect("results");
+    let rounds = pit.get("/floor/api/rounds?table=pit-r&last=100000").await;
+    let settled: Vec<serde_json::Value> = rounds
+        .as_array()
+        .expect("rounds")
+        .iter()
+        .filter(|r| !r["result"].is_null())
+        .map(|r| r["result"].clone())
+        .collect();
+    let expected: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| serde_json::to_value(r).expect("json"))
+        .collect();
+    assert_eq!(settled, expected, "the floor's settlements are the table's");
+    assert!(rounds[0]["lines"].as_array().is_some_and(|l| l.len() > 3));
+
+    // Search by round and by card.
+    let one = pit.get("/floor/api/rounds?table=pit-r&round=2").await;
+    assert_eq!(one.as_array().map(Vec::len), Some(1));
+    assert_eq!(one[0]["round"], 2);
+    let card = results[0].dealer_cards[0].to_string();
+    let with = pit
+        .get(&format!(
+            "/floor/api/rounds?table=pit-r&card={card}&last=100000"
+        ))
+        .await;
+    let with = with.as_array().expect("rounds");
+    assert!(with.iter().any(|r| r["round"] == results[0].round));
+    let holds = |r: &croupier::engine::RoundResult| {
+        r.dealer_cards
+            .iter()
+            .chain(r.hands.iter().flat_map(|h| h.cards.iter()))
+            .chain(r.burned.iter())
+            .any(|c| c.to_string() == card)
+    };
+    assert_eq!(with.len(), results.iter().filter(|r| holds(r)).count());
+
+    // The shift report over everything: the table's own sums.
+    let (mut handle, mut house, mut side_handle, mut side) = (0i64, 0i64, 0i64, 0i64);
+    for r in &results {
+        for b in &r.bets {
+            match b.kind {
+                croupier::engine::BetKind::Side(_) => {
+                    side_handle += b.staked;
+                    side += b.staked - b.returned;
+                }
+                _ => {
+                    handle += b.staked;
+                    house += b.staked - b.returned;
+                }
+            }
+        }
+    }
+    let report = pit
+        .get("/floor/api/report?from_ms=0&to_ms=9999999999999")
+        .await;
+    assert_eq!(report[0]["rounds"].as_u64(), Some(results.len() as u64));
+    assert_eq!(report[0]["handle"].as_i64(), Some(handle));
+    assert_eq!(report[0]["house_result"].as_i64(), Some(house));
+    assert_eq!(report[0]["side_handle"].as_i64(), Some(side_handle));
+    assert_eq!(report[0]["side_result"].as_i64(), Some(side));
+    assert!(handle > 0);
+    let csv = pit
+        .send(
+            "GET",
+            "/floor/api/report?from_ms=0&to_ms=9999999999999&format=csv",
+            None,
+        )
+        .await;
+    assert_eq!(csv.status, 200);
+    let lines: Vec<&str> = csv.body.lines().collect();
+    assert_eq!(
+        lines[0],
+        "table,from_ms,to_ms,rounds,handle,house_result,hold_percent,side_handle,side_result"
+    );
+    let hold = (house + side) as f64 * 100.0 / (handle + side_handle) as f64;
+    assert_eq!(
+        lines[1],
+        format!(
+            "pit-r,0,9999999999999,{},{handle},{house},{hold:.2},{side_handle},{side}",
+            results.len()
+        )
+    );
+    // An empty shift.
+    let none = pit.get("/floor/api/report?from_ms=0&to_ms=1").await;
+    assert_eq!(none[0]["rounds"].as_u64(), Some(0));
+
+    // Logged out, the session is gone; everything was audited.
+    assert_eq!(
+        pit.send("POST", "/floor/api/logout", Some("{}"))
+            .await
+            .status,
+        200
+    );
+    assert_eq!(pit.send("GET", "/floor/api/tables", None).await.status, 401);
+    let audit: Vec<(String, String)> =
+        sqlx::query("SELECT actor, action FROM floor_audit ORDER BY seq")
+            .fetch_all(&pool)
+            .await
+            .expect("audit")
+            .iter()
+            .map(|r| (r.get("actor"), r.get("action")))
+            .collect();
+    for needed in [
+        ("sup2", "login_failed"),
+        ("sup2", "locked"),
+        ("sup2", "login_refused"),
+        ("nobody", "login_failed"),
+        ("sup1", "login"),
+        ("sup1", "report_export"),
+        ("sup1", "logout"),
+    ] {
+        assert!(
+            audit.contains(&(needed.0.to_string(), needed.1.to_string())),
+            "audit has {needed:?}: {audit:?}"
+        );
+    }
+    table.stop();
+    assert!(floor.terminate(), "the floor stops cleanly");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dispute_raised_at_a_table_is_resolved_from_the_floor() {
+    let Some(bin) = nats::nats_server() else {
+        return;
+    };
+    let Some(db) = pg::fresh().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broker = Nats::start(&bin, dir.path());
+    let url = broker.url();
+    let key = dir.path().join("floor.key");
+    std::fs::write(&key, "4f1c2b7e9a0d3c5b8e6f1a2d4c7b9e0a\n").expect("key");
+    // The table answers the floor with the shared key.
+    let table = Table::new(dir.path(), "pit-d", &url);
+    let cfg = std::fs::read_to_string(&table.demo).expect("config")
+        + &format!("floor_key = {:?}\n", key.display().to_string());
+    std::fs::write(&table.demo, cfg).expect("config");
+    TableConfig::load(&table.demo).expect("valid config");
+    let p = proc::spawn(&table.demo, &table.log).await;
+    table.wait_rows(10).await;
+
+    add_supervisor(&db.url, "sup1", "pit-boss-1");
+    let floor_log = dir.path().join("floor.log");
+    let key_arg = key.display().to_string();
+    let args = [
+        "floor",
+        "--nats",
+        &url,
+        "--database",
+        &db.url,
+        "--bind",
+        "127.0.0.1:0",
+        "--floor-key",
+        &key_arg,
+    ];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    let floor = announced(spawn_args(&args, &floor_log)).await;
+    let addr = floor
+        .announce
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .expect("pit page address")
+        .to_string();
+
+    // The dealer raises a dispute at the table: the round halts.
+    let started = Instant::now();
+    let dispute = loop {
+        let (status, body) = p
+            .post(
+                "/api/disputes",
+                r#"{"reason": "seat 1 says the card was misread"}"#,
+            )
+            .await;
+        if status == 200 {
+            let v: serde_json::Value = serde_json::from_str(&body).expect("json");
+            break v["dispute"].as_u64().expect("dispute id");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "raise: {status} {body}"
+        );
+        sleep(Duration::from_millis(100)).await;
+    };
+
+    let mut pit = PitClient { addr, cookie: None };
+    assert_eq!(pit.login("sup1", "pit-boss-1").await, 200);
+    // The floor sees the open dispute.
+    let started = Instant::now();
+    loop {
+        let t = pit.get("/floor/api/tables").await;
+        if t[0]["open_disputes"].as_u64() == Some(1) {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "open dispute shown: {t}"
+        );
+        sleep(Duration::from_millis(200)).await;
+    }
+
+    // A command not signed with the table's key is refused by the table itself.
+    let client = async_nats::connect(&url).await.expect("connect");
+    let forged = croupier::publish::floor_commands::Command::sign(
+        b"not the table's floor key at all",
+        "pit-d",
+        dispute,
+        "sup1",
+        croupier::publish::floor_commands::Action::Confirm {
+            proposal: "0".repeat(64),
+        },
+    );
+    let reply = client
+        .request(
+            croupier::publish::floor_commands::subject("pit-d"),
+            serde_json::to_vec(&forged).expect("json").into(),
+        )
+        .await
+        .expect("the table answers");
+    let reply: serde_json::Value = serde_json::from_slice(&reply.payload).expect("json");
+    assert_eq!(reply["code"], "bad_signature", "{reply}");
+
+    // Preview, then confirm, from the pit page.
+    let body = serde_json::json!({
+        "table": "pit-d", "dispute": dispute, "action": "propose",
+        "resolution": {"op": "reject"}, "reason": "camera shows the card was read right",
+    })
+    .to_string();
+    let r = pit.send("POST", "/floor/api/disputes", Some(&body)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let preview: serde_json::Value = serde_json::from_str(&r.body).expect("json");
+    let hash = preview["preview"]["proposal"]
+        .as_str()
+        .expect("hash")
+        .to_string();
+    // A stale hash is refused, as on the panel.
+    let stale = serde_json::json!({
+        "table": "pit-d", "dispute": dispute, "action": "confirm", "proposal": "0".repeat(64),
+    })
+    .to_string();
+    let r = pit.send("POST", "/floor/api/disputes", Some(&stale)).await;
+    assert_eq!(r.status, 409, "{}", r.body);
+    let confirm = serde_json::json!({
+        "table": "pit-d", "dispute": dispute, "action": "confirm", "proposal": hash,
+    })
+    .to_string();
+    let r = pit
+        .send("POST", "/floor/api/disputes", Some(&confirm))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+
+    // The table's log and audit name the floor supervisor; the floor sees it resolved.
+    let reader = croupier::store::Reader::open(&table.db)
+        .await
+        .expect("reader");
+    let log = reader.log("pit-d").await.expect("log");
+    assert!(
+        log.iter().any(|r| matches!(
+            &r.record,
+            croupier::store::Record::Resolve { dispute: d, proposed_by, confirmed_by, .. }
+                if *d == dispute && proposed_by == "floor:sup1" && confirmed_by == "floor:sup1"
+        )),
+        "a resolve row by floor:sup1"
+    );
+    let sqlite = sqlx::SqlitePool::connect(&format!("sqlite://{}?mode=ro", table.db.display()))
+        .await
+        .expect("sqlite");
+    let actors: Vec<String> = sqlx::query_scalar("SELECT actor FROM audit")
+        .fetch_all(&sqlite)
+        .await
+        .expect("audit");
+    assert!(actors.iter().any(|a| a == "floor:sup1"), "{actors:?}");
+    let started = Instant::now();
+    loop {
+        let t = pit.get("/floor/api/tables").await;
+        if t[0]["open_disputes"].as_u64() == Some(0) {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "resolved on the floor: {t}"
+        );
+        sleep(Duration::from_millis(200)).await;
+    }
+    let floor_audit: Vec<String> =
+        sqlx::query_scalar("SELECT action FROM floor_audit WHERE actor = 'sup1' ORDER BY seq")
+            .fetch_all(&db.pool().await)
+            .await
+            .expect("floor audit");
+    assert!(floor_audit.contains(&"dispute_propose".to_string()));
+    assert!(floor_audit.contains(&"dispute_confirm".to_string()));
+    p.kill();
+    assert!(floor.terminate(), "the floor stops cleanly");
+}
