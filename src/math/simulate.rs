@@ -355,9 +355,11 @@ fn play(
         if let Err(e) = engine.apply(sent, &mut events) {
             return Err(refused(&tally, sent.clone(), &e.to_string()));
         }
-        for e in &events {
+        for e in events.drain(..) {
             if let Event::RoundSettled(r) = e {
-                tally.settle(r, &side_names);
+                tally.settle(&r, &side_names);
+                // The next settlement fills this record again: no allocation per round.
+                engine.recycle(r);
             }
         }
         if tally.rounds - reported >= 1 << 14 {
@@ -552,4 +554,90 @@ pub fn render(r: &Report) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::paytable::variant_tables;
+
+    fn variant(stem: &str) -> Variant {
+        Variant::built_in(stem).expect("shipped").expect("valid")
+    }
+
+    fn run(stem: &str, rounds: u64, threads: usize, seed: u64) -> Report {
+        let config = Config {
+            rounds,
+            threads,
+            seed,
+            progress: false,
+        };
+        simulate(&variant(stem), &config).expect("simulates")
+    }
+
+    /// Everything but the timing.
+    fn figures(r: &Report) -> (u64, MainFigures, Vec<SideFigures>) {
+        (r.rounds, r.main.clone(), r.side_bets.clone())
+    }
+
+    /// The same seed and thread count give the same figures; another seed does not.
+    #[test]
+    fn a_run_is_determined_by_its_seed_and_threads() {
+        let a = run("infor6", 3_000, 2, 11);
+        let b = run("infor6", 3_000, 2, 11);
+        assert_eq!(figures(&a), figures(&b));
+        assert_eq!(a.rounds, 3_000);
+        let c = run("infor6", 3_000, 2, 12);
+        assert_ne!(figures(&a), figures(&c));
+        // Every variant a seat plays runs: Caribbean 21's doubles on any cards, surrender
+        // any time, ace one and three-card natural included.
+        let c21 = run("caribbean21", 3_000, 1, 5);
+        assert_eq!(c21.rounds, 3_000);
+        assert!(c21.main.rtp_pct > 80.0 && c21.main.rtp_pct < 110.0);
+    }
+
+    /// A common draw is refused with a clear error.
+    #[test]
+    fn a_common_draw_is_refused() {
+        let config = Config {
+            rounds: 10,
+            threads: 1,
+            seed: 1,
+            progress: false,
+        };
+        let err = simulate(&variant("multihand"), &config).expect_err("refused");
+        assert!(err.to_string().contains("common draw"), "{err}");
+    }
+
+    /// The sheets' main-game figures fall inside the 95 % interval of a seeded run
+    /// (debug builds play about 100,000 rounds a second a core; the README has the long
+    /// release runs), and each side bet's simulated interval holds the exact figure that
+    /// `croupier paytables` enumerates — the simulator tallies what the table pays.
+    #[test]
+    fn the_sheets_main_game_figures_fall_in_the_interval() {
+        for (stem, sheet) in [("ultimate", 99.51), ("deluxe", 99.53), ("infor6", 99.64)] {
+            let r = run(stem, 600_000, 2, 2026);
+            let [lo, hi] = r.main.ci95_pct;
+            assert!(
+                lo <= sheet && sheet <= hi,
+                "{stem}: the sheet's {sheet} % is outside {lo:.3}–{hi:.3} %"
+            );
+            assert!(hi - lo < 0.7, "{stem}: the interval is too wide to mean anything");
+            let exact = variant_tables(&variant(stem)).expect("enumerates");
+            for side in &r.side_bets {
+                let table = exact
+                    .bets
+                    .iter()
+                    .find(|t| t.bet == side.name)
+                    .expect("priced");
+                let rtp = 100.0 * table.rtp;
+                let [lo, hi] = side.ci95_pct;
+                assert!(
+                    lo <= rtp && rtp <= hi,
+                    "{stem} {}: exact {rtp:.3} % outside {lo:.3}–{hi:.3} %",
+                    side.name
+                );
+            }
+        }
+    }
 }
