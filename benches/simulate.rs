@@ -184,7 +184,10 @@ fn main() {
                 one.rounds_per_second / rate
             );
             let text = String::from_utf8_lossy(&o.stdout);
-            println!("freebj's own report: {}", text.trim().chars().take(600).collect::<String>());
+            println!(
+                "freebj's own report: {}",
+                text.trim().chars().take(600).collect::<String>()
+            );
         }
         Ok(o) => println!(
             "freebj failed ({}): {}",
@@ -198,8 +201,21 @@ fn main() {
 /// freebj's flags for the same rules, one thread.
 fn freebj_args(rounds: u64) -> Vec<String> {
     [
-        "-n", &rounds.to_string(), "-j", "1", "-d", "8", "--ahc", "--s17", "--das", "--db-any2",
-        "--no-surr", "--max-splits", "2", "-p", "75%",
+        "-n",
+        &rounds.to_string(),
+        "-j",
+        "1",
+        "-d",
+        "8",
+        "--ahc",
+        "--s17",
+        "--das",
+        "--db-any2",
+        "--no-surr",
+        "--max-splits",
+        "2",
+        "-p",
+        "75%",
     ]
     .iter()
     .map(|s| s.to_string())

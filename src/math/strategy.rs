@@ -535,7 +535,11 @@ mod tests {
         assert_eq!(decide(&s, Six, Ten, Six), stand, "16 v 6");
         assert_eq!(decide(&s, Seven, Ten, Six), hit, "16 v 7");
         assert_eq!(decide(&s, Nine, Ten, Six), surrender, "16 v 9");
-        assert_eq!(decide(&s, Ten, Ten, Six), hit, "16 v 10: no surrender against a ten");
+        assert_eq!(
+            decide(&s, Ten, Ten, Six),
+            hit,
+            "16 v 10: no surrender against a ten"
+        );
         assert_eq!(decide(&s, Ten, Seven, Four), double, "11 v 10");
         assert_eq!(decide(&s, Ace, Seven, Four), hit, "11 v A (S17, 8 decks)");
         assert_eq!(decide(&s, Ten, Six, Four), hit, "10 v 10");
@@ -561,7 +565,11 @@ mod tests {
     fn rules_move_the_decisions() {
         use Rank::*;
         let ultimate = Strategy::derive(&variant("ultimate"));
-        assert_eq!(decide(&ultimate, Ten, Seven, Four), None, "11 v 10 without a peek");
+        assert_eq!(
+            decide(&ultimate, Ten, Seven, Four),
+            None,
+            "11 v 10 without a peek"
+        );
         let five_cards = [card(Two), card(Three), card(Two), card(Three), card(Four)];
         let charlie = ultimate.decide(card(Six), &five_cards, false, 0, &ALL);
         assert_eq!(charlie, None, "five-card 14 v 6 hits for the Charlie");
@@ -569,8 +577,17 @@ mod tests {
         let stands = deluxe.decide(card(Six), &five_cards, false, 0, &ALL);
         assert_eq!(stands, Some(Action::Stand), "no Charlie: stand");
         // Only actions the engine allows are ever returned.
-        let only_stand = deluxe.decide(card(Ten), &[card(Ten), card(Six)], false, 0, &[Action::Stand]);
-        assert_eq!(only_stand, None, "16 v 10 hits when surrender is not allowed");
+        let only_stand = deluxe.decide(
+            card(Ten),
+            &[card(Ten), card(Six)],
+            false,
+            0,
+            &[Action::Stand],
+        );
+        assert_eq!(
+            only_stand, None,
+            "16 v 10 hits when surrender is not allowed"
+        );
     }
 
     /// Infinite-deck figures land where the game's rules put them: a standard game near
