@@ -171,7 +171,7 @@ pub struct ActiveHand<'a> {
     /// The dealer's up card.
     pub up: Card,
     /// The decisions allowed now (a card is always a hit).
-    pub allowed: SmallVec<[Action; 4]>,
+    pub allowed: SmallVec<[Action; 8]>,
 }
 
 impl Engine {
