@@ -218,7 +218,9 @@ impl Engine {
             return;
         }
         let mut result = self.spare_result.0.take().unwrap_or_default();
-        settle_into(self, &mut result);
+        let mut extra = std::mem::take(&mut self.spare_result.1);
+        settle_into(self, &mut result, &mut extra);
+        self.spare_result.1 = extra;
         if self.variant.deal.mode == DealMode::CommonDraw {
             self.remember_wins(&result);
         }

@@ -34,13 +34,14 @@ impl Dealer {
 /// Settles the engine's round. Call only when every card is out and every bonus drawn.
 pub(crate) fn settle(engine: &Engine) -> RoundResult {
     let mut out = RoundResult::default();
-    settle_into(engine, &mut out);
+    settle_into(engine, &mut out, &mut Vec::new());
     out
 }
 
 /// Settles the engine's round into `out`, reusing its buffers (a record the caller handed
 /// back through `Engine::recycle`): the simulator's rounds allocate nothing here.
-pub(crate) fn settle_into(engine: &Engine, out: &mut RoundResult) {
+/// Hand records a shorter round left over wait in `extra` for a longer one.
+pub(crate) fn settle_into(engine: &Engine, out: &mut RoundResult, extra: &mut Vec<HandResult>) {
     let v = &*engine.variant;
     let round = &engine.round;
     let dealer = Dealer::read(v, &round.dealer);
@@ -55,6 +56,7 @@ pub(crate) fn settle_into(engine: &Engine, out: &mut RoundResult) {
     out.cancelled = false;
     let mut w = Writer {
         out,
+        extra,
         hands: 0,
         bets: 0,
     };
@@ -67,13 +69,16 @@ pub(crate) fn settle_into(engine: &Engine, out: &mut RoundResult) {
         }
     }
     let (hands, bets) = (w.hands, w.bets);
-    w.out.hands.truncate(hands);
+    if w.out.hands.len() > hands {
+        w.extra.extend(w.out.hands.drain(hands..));
+    }
     w.out.bets.truncate(bets);
 }
 
 /// Writes hands and bets over a reused record, in order.
 struct Writer<'a> {
     out: &'a mut RoundResult,
+    extra: &'a mut Vec<HandResult>,
     hands: usize,
     bets: usize,
 }
@@ -92,6 +97,11 @@ impl Writer<'_> {
         staked: Amount,
         returned: Amount,
     ) {
+        if self.hands >= self.out.hands.len() {
+            if let Some(spare) = self.extra.pop() {
+                self.out.hands.push(spare);
+            }
+        }
         if let Some(h) = self.out.hands.get_mut(self.hands) {
             h.player = player.cloned();
             h.seat = seat;

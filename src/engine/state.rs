@@ -169,11 +169,15 @@ pub struct Engine {
 /// A record to settle the next round into. A clone starts without one: it is a buffer,
 /// not state.
 #[derive(Debug, Default)]
-pub(crate) struct SpareResult(pub Option<Box<super::io::RoundResult>>);
+pub(crate) struct SpareResult(
+    pub Option<Box<super::io::RoundResult>>,
+    /// Hand records a shorter round left over, for a longer one.
+    pub Vec<super::io::HandResult>,
+);
 
 impl Clone for SpareResult {
     fn clone(&self) -> SpareResult {
-        SpareResult(None)
+        SpareResult::default()
     }
 }
 
