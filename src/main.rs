@@ -56,6 +56,28 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Plays rounds of a seat-by-seat variant through the rules engine (Monte Carlo) with
+    /// a basic strategy derived for its rules, and prints the main game's and each side
+    /// bet's RTP with 95 % confidence intervals, hit frequencies and the SD per round.
+    ///
+    /// Deterministic for a given --seed and --threads. Progress goes to stderr on long runs.
+    Simulate {
+        /// A built-in variant (ultimate, deluxe, caribbean21, infor6) or a variant file.
+        #[arg(long)]
+        variant: String,
+        /// Rounds to play, in all.
+        #[arg(long, default_value_t = 1_000_000)]
+        rounds: u64,
+        /// Threads (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// The seed of the shuffles and bonus games.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Runs the table service: shoe, buttons, engine, store, status page and API.
     ///
     /// Without --config it uses the built-in default (the text of config/table.toml): a
@@ -375,6 +397,13 @@ fn main() -> ExitCode {
         Command::Replay { file, variants } => replay_command(&file, variants.as_deref()),
         Command::CheckVariant { files } => check_variants(&files),
         Command::Paytables { variant, json } => paytables_command(variant.as_deref(), json),
+        Command::Simulate {
+            variant,
+            rounds,
+            threads,
+            seed,
+            json,
+        } => simulate_command(&variant, rounds, threads, seed, json),
         Command::Run { config, bind, init } => {
             croupier::process::return_large_allocations();
             with_runtime(commands::run_command(config, bind, init))
@@ -716,4 +745,41 @@ fn paytables_command(name: Option<&str>, json: bool) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+fn simulate_command(
+    name: &str,
+    rounds: u64,
+    threads: Option<usize>,
+    seed: u64,
+    json: bool,
+) -> ExitCode {
+    let variant = match variants_for(Some(name)) {
+        Ok(mut v) if v.len() == 1 => v.remove(0),
+        Ok(_) => return fail("one variant, please"),
+        Err(e) => return fail(e),
+    };
+    let threads = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let config = croupier::math::simulate::Config {
+        rounds,
+        threads,
+        seed,
+        progress: true,
+    };
+    match croupier::math::simulate::simulate(&variant, &config) {
+        Ok(report) if json => match serde_json::to_string_pretty(&report) {
+            Ok(s) => {
+                println!("{s}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        },
+        Ok(report) => {
+            print!("{}", croupier::math::simulate::render(&report));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(format!("{}: {e}", variant.name)),
+    }
 }

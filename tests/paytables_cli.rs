@@ -1,4 +1,5 @@
-//! `croupier paytables` and `croupier check-variant`'s RTP warnings through the real binary.
+//! `croupier paytables`, `croupier check-variant`'s RTP warnings and `croupier simulate` through the
+//! real binary.
 
 use serde_json::Value;
 use std::process::Command;
@@ -82,4 +83,56 @@ fn check_variant_warns_about_a_losing_pay_table_and_a_wrong_rtp() {
     );
     // The shipped files have no warning: the library test
     // `no_shipped_bet_returns_the_stake_or_more_and_declared_rtps_hold` checks each.
+}
+
+/// `croupier simulate --json`: the report's figures, the same for the same seed and thread
+/// count, and a clear refusal for a common draw and an unknown variant.
+#[test]
+fn simulate_json_is_determined_by_seed_and_threads() {
+    let run = |seed: &str| {
+        let out = croupier()
+            .args([
+                "simulate",
+                "--variant",
+                "ultimate",
+                "--rounds",
+                "4000",
+                "--threads",
+                "2",
+                "--seed",
+                seed,
+                "--json",
+            ])
+            .output()
+            .expect("runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(v["rounds"], 4000);
+        assert_eq!(v["threads"], 2);
+        let main = &v["main"];
+        let [lo, hi] =
+            [&main["ci95_pct"][0], &main["ci95_pct"][1]].map(|x| x.as_f64().expect("ci"));
+        let rtp = main["rtp_pct"].as_f64().expect("rtp");
+        assert!(lo < rtp && rtp < hi, "{lo} < {rtp} < {hi}");
+        assert_eq!(v["side_bets"][0]["name"], "21+3");
+        // Timing is the only part a seed does not decide.
+        v["seconds"] = Value::Null;
+        v["rounds_per_second"] = Value::Null;
+        v
+    };
+    assert_eq!(run("5"), run("5"));
+    assert_ne!(run("5")["main"], run("6")["main"]);
+    for (variant, why) in [("multihand", "common draw"), ("nosuch", "unknown variant")] {
+        let out = croupier()
+            .args(["simulate", "--variant", variant, "--rounds", "10"])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{err}");
+    }
 }

@@ -4,7 +4,9 @@ use super::hand::total;
 use super::io::{Action, Place, SeatId};
 use super::shoe::ShoeStage;
 use super::state::{Bonus, Engine, HandState, Insurance, Phase};
+use crate::cards::Card;
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 use std::fmt;
 
 /// The next thing the engine is waiting for.
@@ -132,7 +134,101 @@ impl fmt::Display for Expectation {
     }
 }
 
+/// What a seat-by-seat round waits for next, without allocating: the simulator's hot
+/// path asks this (`expectation` is the full answer, with its lists).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Bets for a new round.
+    Bets,
+    /// A shuffle: the shoe is finished.
+    Shuffle,
+    /// A card: a burn card, the initial deal, a hand's card or the dealer's.
+    Card,
+    /// An insurance answer from this seat (the first yet to answer).
+    Insurance(SeatId),
+    /// A decision (or a card as a hit) for the hand in play: see `active_hand`.
+    Decision,
+    /// A bonus-game outcome for this seat.
+    Bonus(SeatId),
+    /// Anything else (a common draw's steps, players behind answering insurance): ask
+    /// `expectation`.
+    Other,
+}
+
+/// The hand in play when it waits for a decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActiveHand<'a> {
+    /// The seat.
+    pub seat: SeatId,
+    /// The hand's index within the seat.
+    pub hand: u8,
+    /// Its cards.
+    pub cards: &'a [Card],
+    /// It was made by a split.
+    pub from_split: bool,
+    /// How many times it doubled.
+    pub doubles: u8,
+    /// The dealer's up card.
+    pub up: Card,
+    /// The decisions allowed now (a card is always a hit).
+    pub allowed: SmallVec<[Action; 8]>,
+}
+
 impl Engine {
+    /// What a seat-by-seat round waits for next, without allocating.
+    pub fn step(&self) -> Step {
+        if self.variant.deal.mode == super::variant::DealMode::CommonDraw {
+            return Step::Other;
+        }
+        match self.phase {
+            Phase::Idle => match self.shoe.stage() {
+                ShoeStage::Ready => Step::Bets,
+                ShoeStage::Finished => Step::Shuffle,
+                ShoeStage::AwaitingReveal | ShoeStage::Burning(_) => Step::Card,
+            },
+            Phase::Dealing(_) | Phase::Dealer => Step::Card,
+            Phase::Insurance => self
+                .round
+                .seats
+                .iter()
+                .find(|s| s.insurance == Insurance::Pending)
+                .map_or(Step::Other, |s| Step::Insurance(s.seat)),
+            Phase::Playing { seat, hand } => {
+                let h = &self.round.seats[usize::from(seat)].hands[usize::from(hand)];
+                if h.cards.len() < 2 || h.state == HandState::AwaitingDoubleCard {
+                    Step::Card
+                } else {
+                    Step::Decision
+                }
+            }
+            Phase::AwaitingBonus => self
+                .round
+                .seats
+                .iter()
+                .find(|s| matches!(s.bonus, Bonus::Pending(_)))
+                .map_or(Step::Other, |s| Step::Bonus(s.seat)),
+            Phase::Deciding | Phase::Drawing => Step::Other,
+        }
+    }
+
+    /// The hand in play when it waits for a decision (`Step::Decision`).
+    pub fn active_hand(&self) -> Option<ActiveHand<'_>> {
+        let Phase::Playing { seat, hand } = self.phase else {
+            return None;
+        };
+        let sp = &self.round.seats[usize::from(seat)];
+        let h = &sp.hands[usize::from(hand)];
+        Some(ActiveHand {
+            seat: sp.seat,
+            hand,
+            cards: &h.cards,
+            from_split: h.from_split,
+            doubles: h.doubles,
+            up: *self.round.dealer.first()?,
+            allowed: self.allowed(seat, hand),
+        })
+    }
+
     /// What the engine expects next.
     pub fn expectation(&self) -> Expectation {
         if self.variant.deal.mode == super::variant::DealMode::CommonDraw {

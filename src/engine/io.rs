@@ -396,7 +396,7 @@ impl Outcome {
 }
 
 /// A settled round.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct RoundResult {
     /// The round's number.
     pub round: u64,

@@ -4,7 +4,7 @@
 
 use super::hand::is_natural_cards;
 use super::io::{Code, Event, Outcome, Rejection, SeatId};
-use super::settle::settle;
+use super::settle::{settle, settle_into};
 use super::shoe::ShoeStage;
 use super::state::{reject, Bonus, Engine, Phase};
 use super::variant::DealMode;
@@ -217,11 +217,14 @@ impl Engine {
             self.phase = Phase::AwaitingBonus;
             return;
         }
-        let result = settle(self);
+        let mut result = self.spare_result.0.take().unwrap_or_default();
+        let mut extra = std::mem::take(&mut self.spare_result.1);
+        settle_into(self, &mut result, &mut extra);
+        self.spare_result.1 = extra;
         if self.variant.deal.mode == DealMode::CommonDraw {
             self.remember_wins(&result);
         }
-        events.push(Event::RoundSettled(Box::new(result)));
+        events.push(Event::RoundSettled(result));
         self.phase = Phase::Idle;
         self.shoe.round_settled();
         if self.shoe.stage() == ShoeStage::Finished {

@@ -462,8 +462,8 @@ impl Engine {
     }
 
     /// The decisions the active hand may take now (a card is always a hit while the hand is
-    /// live and has two cards or more).
-    pub(crate) fn allowed(&self, si: u8, hi: u8) -> SmallVec<[Action; 4]> {
+    /// live and has two cards or more). Up to five: inline, never allocated.
+    pub(crate) fn allowed(&self, si: u8, hi: u8) -> SmallVec<[Action; 8]> {
         let v = &self.variant;
         let sp = &self.round.seats[usize::from(si)];
         let h = &sp.hands[usize::from(hi)];

@@ -33,29 +33,151 @@ impl Dealer {
 
 /// Settles the engine's round. Call only when every card is out and every bonus drawn.
 pub(crate) fn settle(engine: &Engine) -> RoundResult {
+    let mut out = RoundResult::default();
+    settle_into(engine, &mut out, &mut Vec::new());
+    out
+}
+
+/// Settles the engine's round into `out`, reusing its buffers (a record the caller handed
+/// back through `Engine::recycle`): the simulator's rounds allocate nothing here.
+/// Hand records a shorter round left over wait in `extra` for a longer one.
+pub(crate) fn settle_into(engine: &Engine, out: &mut RoundResult, extra: &mut Vec<HandResult>) {
     let v = &*engine.variant;
     let round = &engine.round;
     let dealer = Dealer::read(v, &round.dealer);
-    let mut out = RoundResult {
-        round: round.number,
-        shoe: engine.shoe.number(),
-        dealer_cards: round.dealer.to_vec(),
-        dealer_total: dealer.total,
-        dealer_natural: dealer.natural,
-        hands: Vec::with_capacity(round.seats.len()),
-        bets: Vec::with_capacity(round.seats.len()),
-        burned: engine.common.burned.to_vec(),
-        cancelled: false,
+    out.round = round.number;
+    out.shoe = engine.shoe.number();
+    out.dealer_cards.clear();
+    out.dealer_cards.extend_from_slice(&round.dealer);
+    out.dealer_total = dealer.total;
+    out.dealer_natural = dealer.natural;
+    out.burned.clear();
+    out.burned.extend_from_slice(&engine.common.burned);
+    out.cancelled = false;
+    let mut w = Writer {
+        out,
+        extra,
+        hands: 0,
+        bets: 0,
     };
     for sp in &round.seats {
-        settle_seat(v, sp, None, &round.dealer, &dealer, &mut out);
+        settle_seat(v, sp, None, &round.dealer, &dealer, &mut w);
     }
     for player in &engine.common.players {
         for sp in &player.boxes {
-            settle_seat(v, sp, Some(&player.id), &round.dealer, &dealer, &mut out);
+            settle_seat(v, sp, Some(&player.id), &round.dealer, &dealer, &mut w);
         }
     }
-    out
+    let (hands, bets) = (w.hands, w.bets);
+    if w.out.hands.len() > hands {
+        w.extra.extend(w.out.hands.drain(hands..));
+    }
+    w.out.bets.truncate(bets);
+}
+
+/// Writes hands and bets over a reused record, in order.
+struct Writer<'a> {
+    out: &'a mut RoundResult,
+    extra: &'a mut Vec<HandResult>,
+    hands: usize,
+    bets: usize,
+}
+
+impl Writer<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn hand(
+        &mut self,
+        player: Option<&PlayerId>,
+        seat: u8,
+        hand: u8,
+        cards: &[Card],
+        total: u8,
+        doubled: bool,
+        outcome: Outcome,
+        staked: Amount,
+        returned: Amount,
+    ) {
+        if self.hands >= self.out.hands.len() {
+            if let Some(spare) = self.extra.pop() {
+                self.out.hands.push(spare);
+            }
+        }
+        if let Some(h) = self.out.hands.get_mut(self.hands) {
+            h.player = player.cloned();
+            h.seat = seat;
+            h.hand = hand;
+            h.cards.clear();
+            h.cards.extend_from_slice(cards);
+            h.total = total;
+            h.doubled = doubled;
+            h.outcome = outcome;
+            h.staked = staked;
+            h.returned = returned;
+        } else {
+            self.out.hands.push(HandResult {
+                player: player.cloned(),
+                seat,
+                hand,
+                cards: cards.to_vec(),
+                total,
+                doubled,
+                outcome,
+                staked,
+                returned,
+            });
+        }
+        self.hands += 1;
+    }
+
+    fn bet(
+        &mut self,
+        player: Option<&PlayerId>,
+        seat: u8,
+        kind: KindRef<'_>,
+        staked: Amount,
+        returned: Amount,
+    ) {
+        if let Some(b) = self.out.bets.get_mut(self.bets) {
+            b.player = player.cloned();
+            b.seat = seat;
+            match (&mut b.kind, kind) {
+                (BetKind::Side(old), KindRef::Side(name)) => {
+                    old.clear();
+                    old.push_str(name);
+                }
+                (k, kind) => *k = kind.owned(),
+            }
+            b.staked = staked;
+            b.returned = returned;
+        } else {
+            self.out.bets.push(BetResult {
+                player: player.cloned(),
+                seat,
+                kind: kind.owned(),
+                staked,
+                returned,
+            });
+        }
+        self.bets += 1;
+    }
+}
+
+/// A bet's kind, borrowed.
+#[derive(Clone, Copy)]
+enum KindRef<'a> {
+    Main,
+    Insurance,
+    Side(&'a str),
+}
+
+impl KindRef<'_> {
+    fn owned(self) -> BetKind {
+        match self {
+            KindRef::Main => BetKind::Main,
+            KindRef::Insurance => BetKind::Insurance,
+            KindRef::Side(name) => BetKind::Side(name.to_string()),
+        }
+    }
 }
 
 /// Settles one seat (or one player's box): its hands, main bet, insurance and side bets.
@@ -65,7 +187,7 @@ fn settle_seat(
     player: Option<&PlayerId>,
     dealer_cards: &[Card],
     dealer: &Dealer,
-    out: &mut RoundResult,
+    w: &mut Writer<'_>,
 ) {
     let mut main_staked = 0;
     let mut main_returned = 0;
@@ -76,30 +198,21 @@ fn settle_seat(
         let (outcome, returned) = hand_outcome(v, h, hi == 0, sp.main, dealer);
         main_staked += h.stake;
         main_returned += returned;
-        out.hands.push(HandResult {
-            player: player.cloned(),
-            seat: sp.seat,
+        w.hand(
+            player,
+            sp.seat,
             // At most 4 hands a seat (validated variant).
-            hand: hi as u8,
-            cards: h.cards.to_vec(),
-            total: total(&h.cards, v.hand.ace).best,
-            doubled: h.doubles > 0,
+            hi as u8,
+            &h.cards,
+            total(&h.cards, v.hand.ace).best,
+            h.doubles > 0,
             outcome,
-            staked: h.stake,
+            h.stake,
             returned,
-        });
+        );
     }
-    let mut bet = |kind: BetKind, staked: Amount, returned: Amount| {
-        out.bets.push(BetResult {
-            player: player.cloned(),
-            seat: sp.seat,
-            kind,
-            staked,
-            returned,
-        })
-    };
     if sp.main > 0 {
-        bet(BetKind::Main, main_staked, main_returned);
+        w.bet(player, sp.seat, KindRef::Main, main_staked, main_returned);
     }
     if let Insurance::Bought(stake) = sp.insurance {
         let returned = if dealer.natural {
@@ -107,24 +220,27 @@ fn settle_seat(
         } else {
             0
         };
-        bet(BetKind::Insurance, stake, returned);
+        w.bet(player, sp.seat, KindRef::Insurance, stake, returned);
     }
-    for (kind, staked, returned) in side_bet_returns(v, sp, &sp.side, dealer_cards, dealer) {
-        bet(kind, staked, returned);
+    for &(index, stake) in &sp.side {
+        let (name, returned) = side_bet_return(v, sp, index, stake, dealer_cards, dealer);
+        w.bet(player, sp.seat, KindRef::Side(name), stake, returned);
     }
     for bb in &sp.behind {
-        settle_behind(v, sp, bb, dealer_cards, dealer, out);
+        settle_behind(v, sp, bb, dealer_cards, dealer, w);
     }
 }
 
-/// Every side bet in `side`, on `sp`'s cards: (kind, staked, returned).
-fn side_bet_returns(
-    v: &Variant,
+/// One side bet (index into the variant's, with its stake) on `sp`'s cards: its name and
+/// what it returns.
+fn side_bet_return<'v>(
+    v: &'v Variant,
     sp: &SeatPlay,
-    side: &[(u8, Amount)],
+    index: u8,
+    stake: Amount,
     dealer_cards: &[Card],
     dealer: &Dealer,
-) -> Vec<(BetKind, Amount, Amount)> {
+) -> (&'v str, Amount) {
     let cards = match (dealer_cards.first(), sp.first_two()) {
         (Some(&dealer_up), Some(player)) => Some(SideBetCards {
             player,
@@ -134,21 +250,15 @@ fn side_bet_returns(
         }),
         _ => None,
     };
-    side.iter()
-        .map(|&(index, stake)| {
-            let rules = &v.side_bets[usize::from(index)];
-            let returned = match (cards, sp.bonus) {
-                (_, Bonus::Drawn(m)) if rules.kind == SideBetKind::InForSix => {
-                    Pay::Times(m).returns(stake)
-                }
-                (Some(cards), _) => {
-                    sidebets::best_pay(rules, &cards).map_or(0, |(_, pay)| pay.returns(stake))
-                }
-                (None, _) => 0,
-            };
-            (BetKind::Side(rules.name.clone()), stake, returned)
-        })
-        .collect()
+    let rules = &v.side_bets[usize::from(index)];
+    let returned = match (cards, sp.bonus) {
+        (_, Bonus::Drawn(m)) if rules.kind == SideBetKind::InForSix => Pay::Times(m).returns(stake),
+        (Some(cards), _) => {
+            sidebets::best_pay(rules, &cards).map_or(0, |(_, pay)| pay.returns(stake))
+        }
+        (None, _) => 0,
+    };
+    (rules.name.as_str(), returned)
 }
 
 /// A bet behind a seat: the seated hands' results at the behind player's stakes. A double
@@ -160,7 +270,7 @@ fn settle_behind(
     bb: &BehindPlay,
     dealer_cards: &[Card],
     dealer: &Dealer,
-    out: &mut RoundResult,
+    w: &mut Writer<'_>,
 ) {
     let mut staked = 0;
     let mut returned = 0;
@@ -177,26 +287,19 @@ fn settle_behind(
         staked += followed.stake;
         returned += r;
     }
-    let mut bet = |kind: BetKind, staked: Amount, returned: Amount| {
-        out.bets.push(BetResult {
-            player: Some(PlayerId::clone(&bb.player)),
-            seat: sp.seat,
-            kind,
-            staked,
-            returned,
-        })
-    };
-    bet(BetKind::Main, staked, returned);
+    let player = Some(&bb.player);
+    w.bet(player, sp.seat, KindRef::Main, staked, returned);
     if let Insurance::Bought(stake) = bb.insurance {
         let r = if dealer.natural {
             v.insurance.won(stake)
         } else {
             0
         };
-        bet(BetKind::Insurance, stake, r);
+        w.bet(player, sp.seat, KindRef::Insurance, stake, r);
     }
-    for (kind, staked, r) in side_bet_returns(v, sp, &bb.side, dealer_cards, dealer) {
-        bet(kind, staked, r);
+    for &(index, stake) in &bb.side {
+        let (name, r) = side_bet_return(v, sp, index, stake, dealer_cards, dealer);
+        w.bet(player, sp.seat, KindRef::Side(name), stake, r);
     }
 }
 

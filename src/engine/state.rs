@@ -161,6 +161,24 @@ pub struct Engine {
     pub(crate) common: CommonRound,
     /// A reusable buffer for the next round's seats (not part of the state).
     pub(crate) spare_seats: Vec<SeatPlay>,
+    /// A settled round's record handed back by `recycle`, refilled by the next settlement
+    /// (not part of the state).
+    pub(crate) spare_result: SpareResult,
+}
+
+/// A record to settle the next round into. A clone starts without one: it is a buffer,
+/// not state.
+#[derive(Debug, Default)]
+pub(crate) struct SpareResult(
+    pub Option<Box<super::io::RoundResult>>,
+    /// Hand records a shorter round left over, for a longer one.
+    pub Vec<super::io::HandResult>,
+);
+
+impl Clone for SpareResult {
+    fn clone(&self) -> SpareResult {
+        SpareResult::default()
+    }
 }
 
 impl PartialEq for Engine {
@@ -217,7 +235,15 @@ impl Engine {
             phase: Phase::Idle,
             common: Default::default(),
             spare_seats: Vec::new(),
+            spare_result: SpareResult::default(),
         }
+    }
+
+    /// Hands back a settled round's record (from `Event::RoundSettled`) for the next
+    /// settlement to fill: a caller that plays many rounds (the simulator) then settles
+    /// them without allocating.
+    pub fn recycle(&mut self, result: Box<super::io::RoundResult>) {
+        self.spare_result.0 = Some(result);
     }
 
     /// The rules this engine plays.

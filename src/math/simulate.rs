@@ -1,0 +1,672 @@
+//! `croupier simulate`: Monte Carlo of a variant through the rules engine itself.
+//!
+//! Each thread owns an `Engine` and a shoe of the variant's composition, shuffled lazily
+//! (a Fisher–Yates step per card dealt, from a seeded xorshift64* generator: a uniformly
+//! random order without shuffling cards that are never dealt), and plays one seat: the main
+//! bet and every side bet of the variant each round, decisions from the strategy derived
+//! for the variant (`strategy.rs`), never insurance, bonus-game multipliers drawn with
+//! equal chances. It sends exactly what the engine says it waits for (`Engine::step`, which
+//! does not allocate) and reads the settlement the engine produces, so every payout is the
+//! table's own. Thread `t` plays its share of the rounds from a seed derived from
+//! (`seed`, `t`); the tallies are integers summed in thread order, so a run is determined
+//! by its seed and thread count.
+
+use super::strategy::Strategy;
+use crate::cards::Card;
+use crate::engine::variant::DealMode;
+use crate::engine::Action;
+use crate::engine::{BetKind, Engine, Event, Input, Outcome, RoundResult, SeatBets, Step, Variant};
+use crate::money::Amount;
+use crate::sim::Rng;
+use serde::Serialize;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Rounds in all.
+    pub rounds: u64,
+    /// Threads (each plays its share of the rounds).
+    pub threads: usize,
+    /// The seed.
+    pub seed: u64,
+    /// Report progress on stderr while the run lasts more than two seconds.
+    pub progress: bool,
+}
+
+/// Why a simulation could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// The variant is played on a common draw, which the simulator does not drive yet.
+    #[error("{0} is played on a common draw: simulate plays seat-by-seat games only")]
+    CommonDraw(String),
+    /// The engine refused what the simulator sent (a bug in one of them).
+    #[error("round {round}: the engine refused {input:?}: {why}")]
+    Refused {
+        /// The thread's round.
+        round: u64,
+        /// What was sent.
+        input: Box<Input>,
+        /// The rejection.
+        why: String,
+    },
+    /// Nothing to run.
+    #[error("--rounds and --threads must be at least 1")]
+    Empty,
+}
+
+/// The main game's figures.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MainFigures {
+    /// The main bet each round, in minor units.
+    pub stake: Amount,
+    /// Return to player per initial bet, percent.
+    pub rtp_pct: f64,
+    /// Its 95 % confidence interval, percent.
+    pub ci95_pct: [f64; 2],
+    /// Standard deviation of a round's net result, in initial bets.
+    pub sd_per_round: f64,
+    /// Return per amount wagered (doubles and splits included), percent.
+    pub rtp_per_wagered_pct: f64,
+    /// Share of rounds won, pushed and lost (net result above, at, below zero).
+    pub win: f64,
+    /// Share of rounds pushed.
+    pub push: f64,
+    /// Share of rounds lost.
+    pub lose: f64,
+    /// Naturals per round.
+    pub naturals: f64,
+    /// Doubles per round.
+    pub doubles: f64,
+    /// Splits per round.
+    pub splits: f64,
+    /// Surrenders per round.
+    pub surrenders: f64,
+}
+
+/// One side bet's figures.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SideFigures {
+    /// The bet's name.
+    pub name: String,
+    /// Its stake each round, in minor units.
+    pub stake: Amount,
+    /// Return to player, percent.
+    pub rtp_pct: f64,
+    /// Its 95 % confidence interval, percent.
+    pub ci95_pct: [f64; 2],
+    /// Standard deviation of a round's return, in stakes.
+    pub sd_per_round: f64,
+    /// Share of rounds where it paid.
+    pub hit_frequency: f64,
+}
+
+/// A run's report.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Report {
+    /// The variant's name.
+    pub variant: String,
+    /// Rounds played.
+    pub rounds: u64,
+    /// Threads.
+    pub threads: usize,
+    /// The seed.
+    pub seed: u64,
+    /// How the strategy was derived.
+    pub strategy: &'static str,
+    /// The strategy's main-game RTP on an infinite deck, percent (computed, not sampled).
+    pub infinite_deck_rtp_pct: f64,
+    /// The main game.
+    pub main: MainFigures,
+    /// Each side bet.
+    pub side_bets: Vec<SideFigures>,
+    /// Wall-clock seconds (not part of the determinism).
+    pub seconds: f64,
+    /// Rounds per second, all threads.
+    pub rounds_per_second: f64,
+}
+
+/// The method, as the report names it.
+pub const METHOD: &str = "infinite-deck expectimax per dealer up card (dealer outcomes exact, \
+conditioned on no natural where the dealer peeks); pairs split as two hands without resplit; \
+never insures";
+
+/// One thread's integer tallies.
+#[derive(Debug, Clone, Default)]
+struct Tally {
+    rounds: u64,
+    net: i64,
+    net_sq: u128,
+    wagered: i64,
+    wins: u64,
+    pushes: u64,
+    naturals: u64,
+    doubles: u64,
+    splits: u64,
+    surrenders: u64,
+    side: Vec<SideTally>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct SideTally {
+    staked: i64,
+    returned: i64,
+    returned_sq: u128,
+    hits: u64,
+}
+
+impl Tally {
+    fn add(&mut self, other: &Tally) {
+        self.rounds += other.rounds;
+        self.net += other.net;
+        self.net_sq += other.net_sq;
+        self.wagered += other.wagered;
+        self.wins += other.wins;
+        self.pushes += other.pushes;
+        self.naturals += other.naturals;
+        self.doubles += other.doubles;
+        self.splits += other.splits;
+        self.surrenders += other.surrenders;
+        self.side.resize(other.side.len(), SideTally::default());
+        for (a, b) in self.side.iter_mut().zip(&other.side) {
+            a.staked += b.staked;
+            a.returned += b.returned;
+            a.returned_sq += b.returned_sq;
+            a.hits += b.hits;
+        }
+    }
+
+    fn settle(&mut self, r: &RoundResult, side_names: &[String]) {
+        self.rounds += 1;
+        for b in &r.bets {
+            match &b.kind {
+                BetKind::Main => {
+                    let net = b.returned - b.staked;
+                    self.net += net;
+                    self.net_sq += u128::from(net.unsigned_abs()).pow(2);
+                    self.wagered += b.staked;
+                    match net.cmp(&0) {
+                        std::cmp::Ordering::Greater => self.wins += 1,
+                        std::cmp::Ordering::Equal => self.pushes += 1,
+                        std::cmp::Ordering::Less => {}
+                    }
+                }
+                BetKind::Insurance => {}
+                BetKind::Side(name) => {
+                    if let Some(i) = side_names.iter().position(|n| n == name) {
+                        let t = &mut self.side[i];
+                        t.staked += b.staked;
+                        t.returned += b.returned;
+                        t.returned_sq += u128::from(b.returned.unsigned_abs()).pow(2);
+                        t.hits += u64::from(b.returned > 0);
+                    }
+                }
+            }
+        }
+        self.splits += r.hands.len().saturating_sub(1) as u64;
+        for h in &r.hands {
+            self.doubles += u64::from(h.doubled);
+            match h.outcome {
+                Outcome::Blackjack | Outcome::Caribbean21 => self.naturals += 1,
+                Outcome::Surrender => self.surrenders += 1,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The shoe, dealt in a random order drawn one card at a time.
+struct Deck {
+    cards: Vec<Card>,
+    dealt: usize,
+    /// Cards dealt before the cut card comes out (shoes with a cut card).
+    cut_at: Option<usize>,
+    cut_out: bool,
+}
+
+impl Deck {
+    fn new(v: &Variant) -> Deck {
+        let n = usize::from(v.shoe.decks) * 52;
+        Deck {
+            cards: (0..n).filter_map(|i| Card::from_index(i % 52)).collect(),
+            dealt: 0,
+            // Like the table simulator: the cut card three quarters into the shoe.
+            cut_at: v.shoe.cut_card.then_some(n - n / 4),
+            cut_out: false,
+        }
+    }
+
+    fn reset(&mut self) {
+        self.dealt = 0;
+        self.cut_out = false;
+    }
+
+    /// The next thing out of the shoe: the cut card when it is due, else a card.
+    fn next(&mut self, rng: &mut Rng) -> Option<Input> {
+        if !self.cut_out && self.cut_at.is_some_and(|at| self.dealt >= at) {
+            self.cut_out = true;
+            return Some(Input::CutCard);
+        }
+        let n = self.cards.len();
+        if self.dealt >= n {
+            return None;
+        }
+        let j = self.dealt + rng.below(n - self.dealt);
+        self.cards.swap(self.dealt, j);
+        self.dealt += 1;
+        Some(Input::Card(self.cards[self.dealt - 1]))
+    }
+}
+
+/// The stake of each bet: 100 minor units for the main bet (so 3:2 and half-bet costs are
+/// exact), side bets at 100 too, both clamped to the variant's limits.
+fn stakes(v: &Variant) -> (Amount, Vec<(String, Amount)>) {
+    let main = 100.clamp(v.limits.min, v.limits.max);
+    let side = v
+        .side_bets
+        .iter()
+        .filter(|s| s.requires_bet.is_none())
+        .map(|s| (s.name.clone(), 100.clamp(s.limits.min, s.limits.max)))
+        .collect();
+    (main, side)
+}
+
+/// A thread's seed: splitmix64 of (seed, thread).
+fn thread_seed(seed: u64, thread: usize) -> u64 {
+    let mut z = seed ^ (thread as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Plays `rounds` rounds on one thread.
+fn play(
+    variant: &Arc<Variant>,
+    strategy: &Strategy,
+    seed: u64,
+    rounds: u64,
+    progress: &AtomicU64,
+) -> Result<Tally, SimError> {
+    let (main, side) = stakes(variant);
+    let side_names: Vec<String> = side.iter().map(|(n, _)| n.clone()).collect();
+    let bets = Input::Bets(vec![SeatBets {
+        seat: 1,
+        main,
+        side,
+        ..SeatBets::default()
+    }]);
+    let mut tally = Tally {
+        side: vec![SideTally::default(); side_names.len()],
+        ..Tally::default()
+    };
+    let mut engine = Engine::new(Arc::clone(variant));
+    let mut deck = Deck::new(variant);
+    let mut rng = Rng::new(seed);
+    let mut events: Vec<Event> = Vec::with_capacity(64);
+    let fresh_every_round = variant.shoe.new_shoe_every_round;
+    let mut reported = 0;
+    while tally.rounds < rounds {
+        events.clear();
+        let input = match engine.step() {
+            Step::Bets => {
+                if fresh_every_round {
+                    deck.reset();
+                }
+                None
+            }
+            Step::Shuffle => {
+                deck.reset();
+                Some(Input::Shuffle)
+            }
+            Step::Card => Some(deal(&mut deck, &mut rng, &tally)?),
+            Step::Insurance(seat) => Some(Input::Decision {
+                seat,
+                action: Action::NoInsurance,
+            }),
+            Step::Decision => {
+                let choice = engine.active_hand().map(|h| {
+                    let action =
+                        strategy.decide(h.up, h.cards, h.from_split, h.doubles, &h.allowed);
+                    (h.seat, action)
+                });
+                match choice {
+                    Some((seat, Some(action))) => Some(Input::Decision { seat, action }),
+                    _ => Some(deal(&mut deck, &mut rng, &tally)?),
+                }
+            }
+            Step::Bonus(seat) => {
+                let options = engine.bonus_multipliers(seat).unwrap_or(&[]);
+                let multiplier = options.get(rng.below(options.len())).copied().unwrap_or(1);
+                Some(Input::Bonus { seat, multiplier })
+            }
+            Step::Other => return Err(refused(
+                &tally,
+                Input::Shuffle,
+                "the round waits for players behind or a common draw, which simulate does not play",
+            )),
+        };
+        // The bets are built once and sent by reference: nothing allocated here per round.
+        let sent = input.as_ref().unwrap_or(&bets);
+        if let Err(e) = engine.apply(sent, &mut events) {
+            return Err(refused(&tally, sent.clone(), &e.to_string()));
+        }
+        for e in events.drain(..) {
+            if let Event::RoundSettled(r) = e {
+                tally.settle(&r, &side_names);
+                // The next settlement fills this record again: no allocation per round.
+                engine.recycle(r);
+            }
+        }
+        if tally.rounds - reported >= 1 << 14 {
+            progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
+            reported = tally.rounds;
+        }
+    }
+    progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
+    Ok(tally)
+}
+
+/// The next card (or the cut card) out of the shoe.
+fn deal(deck: &mut Deck, rng: &mut Rng, tally: &Tally) -> Result<Input, SimError> {
+    deck.next(rng)
+        .ok_or_else(|| refused(tally, Input::Shuffle, "the shoe ran out of cards"))
+}
+
+fn refused(tally: &Tally, input: Input, why: &str) -> SimError {
+    SimError::Refused {
+        round: tally.rounds + 1,
+        input: Box::new(input),
+        why: why.to_string(),
+    }
+}
+
+/// Runs the simulation of `variant`.
+pub fn simulate(variant: &Variant, config: &Config) -> Result<Report, SimError> {
+    if variant.deal.mode == DealMode::CommonDraw {
+        return Err(SimError::CommonDraw(variant.name.clone()));
+    }
+    if config.rounds == 0 || config.threads == 0 {
+        return Err(SimError::Empty);
+    }
+    let variant = Arc::new(variant.clone());
+    let strategy = Strategy::derive(&variant);
+    let started = Instant::now();
+    let progress = AtomicU64::new(0);
+    let threads = config.threads;
+    let tallies: Vec<Result<Tally, SimError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let share = config.rounds / threads as u64
+                    + u64::from((t as u64) < config.rounds % threads as u64);
+                let (variant, strategy, progress) = (&variant, &strategy, &progress);
+                let seed = thread_seed(config.seed, t);
+                scope.spawn(move || play(variant, strategy, seed, share, progress))
+            })
+            .collect();
+        if config.progress {
+            report_progress(&handles, &progress, config.rounds, started);
+        }
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut total = Tally::default();
+    for t in tallies {
+        total.add(&t?);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(report(&variant, config, &strategy, &total, seconds))
+}
+
+/// Progress on stderr every second once a run has lasted two (a line a report when stderr
+/// is not a terminal, every ten seconds).
+fn report_progress<T>(
+    handles: &[std::thread::ScopedJoinHandle<'_, T>],
+    progress: &AtomicU64,
+    rounds: u64,
+    started: Instant,
+) {
+    let terminal = std::io::stderr().is_terminal();
+    let every = if terminal { 1 } else { 10 };
+    let mut printed = false;
+    let mut next = 2;
+    while !handles.iter().all(|h| h.is_finished()) {
+        std::thread::sleep(Duration::from_millis(100));
+        let secs = started.elapsed().as_secs();
+        if secs < next {
+            continue;
+        }
+        next = secs + every;
+        let done = progress.load(Ordering::Relaxed);
+        let rate = done as f64 / started.elapsed().as_secs_f64();
+        let pct = 100.0 * done as f64 / rounds as f64;
+        let eta = (rounds.saturating_sub(done)) as f64 / rate.max(1.0);
+        let line = format!(
+            "simulate: {pct:5.1} % ({done} of {rounds} rounds, {:.0} k/s, {eta:.0} s left)",
+            rate / 1e3
+        );
+        let mut err = std::io::stderr().lock();
+        let _ = if terminal {
+            write!(err, "\r{line}")
+        } else {
+            writeln!(err, "{line}")
+        };
+        printed = true;
+    }
+    if printed && terminal {
+        let _ = writeln!(std::io::stderr());
+    }
+}
+
+fn ci(mean: f64, sd: f64, n: f64) -> [f64; 2] {
+    let half = 1.96 * sd / n.sqrt();
+    [100.0 * (mean - half), 100.0 * (mean + half)]
+}
+
+fn report(v: &Variant, config: &Config, strategy: &Strategy, t: &Tally, seconds: f64) -> Report {
+    let (stake, side) = stakes(v);
+    let n = t.rounds as f64;
+    let b = stake as f64;
+    let mean = t.net as f64 / (n * b);
+    let var = (t.net_sq as f64 / (n * b * b) - mean * mean).max(0.0);
+    let sd = var.sqrt();
+    let main = MainFigures {
+        stake,
+        rtp_pct: 100.0 * (1.0 + mean),
+        ci95_pct: ci(1.0 + mean, sd, n),
+        sd_per_round: sd,
+        rtp_per_wagered_pct: 100.0 * (1.0 + t.net as f64 / (t.wagered as f64).max(1.0)),
+        win: t.wins as f64 / n,
+        push: t.pushes as f64 / n,
+        lose: (t.rounds - t.wins - t.pushes) as f64 / n,
+        naturals: t.naturals as f64 / n,
+        doubles: t.doubles as f64 / n,
+        splits: t.splits as f64 / n,
+        surrenders: t.surrenders as f64 / n,
+    };
+    let side_bets = side
+        .iter()
+        .zip(&t.side)
+        .map(|((name, stake), s)| {
+            let unit = *stake as f64;
+            let mean = s.returned as f64 / (s.staked as f64).max(1.0);
+            let var = (s.returned_sq as f64 / (n * unit * unit) - mean * mean).max(0.0);
+            SideFigures {
+                name: name.clone(),
+                stake: *stake,
+                rtp_pct: 100.0 * mean,
+                ci95_pct: ci(mean, var.sqrt(), n),
+                sd_per_round: var.sqrt(),
+                hit_frequency: s.hits as f64 / n,
+            }
+        })
+        .collect();
+    Report {
+        variant: v.name.clone(),
+        rounds: t.rounds,
+        threads: config.threads,
+        seed: config.seed,
+        strategy: METHOD,
+        infinite_deck_rtp_pct: 100.0 * strategy.infinite_deck_rtp,
+        main,
+        side_bets,
+        seconds,
+        rounds_per_second: n / seconds.max(1e-9),
+    }
+}
+
+/// The report as text.
+pub fn render(r: &Report) -> String {
+    let m = &r.main;
+    let mut out = format!(
+        "{}: {} rounds, {} thread(s), seed {} ({:.1} s, {:.0} rounds/s)\n",
+        r.variant, r.rounds, r.threads, r.seed, r.seconds, r.rounds_per_second
+    );
+    out += &format!("  strategy: {}\n", r.strategy);
+    out += &format!(
+        "  strategy's RTP on an infinite deck (computed): {:.3} %\n",
+        r.infinite_deck_rtp_pct
+    );
+    out += &format!(
+        "  main game (stake {}): RTP {:.3} % (95 % CI {:.3}–{:.3} %), SD {:.3} a round, {:.3} % per amount wagered\n",
+        m.stake, m.rtp_pct, m.ci95_pct[0], m.ci95_pct[1], m.sd_per_round, m.rtp_per_wagered_pct
+    );
+    out += &format!(
+        "    rounds won {:.2} %, pushed {:.2} %, lost {:.2} %; per round: naturals {:.4}, doubles {:.4}, splits {:.4}, surrenders {:.4}\n",
+        100.0 * m.win, 100.0 * m.push, 100.0 * m.lose, m.naturals, m.doubles, m.splits, m.surrenders
+    );
+    for s in &r.side_bets {
+        out += &format!(
+            "  {} (stake {}): RTP {:.3} % (95 % CI {:.3}–{:.3} %), SD {:.3} a round, hits {:.4} %\n",
+            s.name,
+            s.stake,
+            s.rtp_pct,
+            s.ci95_pct[0],
+            s.ci95_pct[1],
+            s.sd_per_round,
+            100.0 * s.hit_frequency
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::paytable::variant_tables;
+
+    fn variant(stem: &str) -> Variant {
+        Variant::built_in(stem).expect("shipped").expect("valid")
+    }
+
+    fn run(stem: &str, rounds: u64, threads: usize, seed: u64) -> Report {
+        let config = Config {
+            rounds,
+            threads,
+            seed,
+            progress: false,
+        };
+        simulate(&variant(stem), &config).expect("simulates")
+    }
+
+    /// Everything but the timing.
+    fn figures(r: &Report) -> (u64, MainFigures, Vec<SideFigures>) {
+        (r.rounds, r.main.clone(), r.side_bets.clone())
+    }
+
+    /// The same seed and thread count give the same figures; another seed does not.
+    #[test]
+    fn a_run_is_determined_by_its_seed_and_threads() {
+        let a = run("infor6", 3_000, 2, 11);
+        let b = run("infor6", 3_000, 2, 11);
+        assert_eq!(figures(&a), figures(&b));
+        assert_eq!(a.rounds, 3_000);
+        let c = run("infor6", 3_000, 2, 12);
+        assert_ne!(figures(&a), figures(&c));
+        // Every variant a seat plays runs: Caribbean 21's doubles on any cards, surrender
+        // any time, ace one and three-card natural included.
+        let c21 = run("caribbean21", 3_000, 1, 5);
+        assert_eq!(c21.rounds, 3_000);
+        assert!(c21.main.rtp_pct > 80.0 && c21.main.rtp_pct < 110.0);
+    }
+
+    /// A settlement refilled into a recycled record is the one a fresh record gets, whatever
+    /// the shapes of the rounds before (hands, splits, bets behind, side bets, common draws).
+    #[test]
+    fn a_recycled_settlement_record_equals_a_fresh_one() {
+        use crate::sim::{Style, TableSim};
+        for (stem, _) in crate::engine::variant::BUILT_IN {
+            let v = Arc::new(variant(stem));
+            let mut fresh = Engine::new(Arc::clone(&v));
+            let mut reused = Engine::new(Arc::clone(&v));
+            let mut sim = TableSim::new(Arc::clone(&v), 9, Style::Random);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let mut settled = 0;
+            while settled < 300 {
+                let input = sim.next_input(&fresh);
+                a.clear();
+                b.clear();
+                assert_eq!(fresh.apply(&input, &mut a), reused.apply(&input, &mut b));
+                assert_eq!(a, b, "{stem}");
+                for e in b.drain(..) {
+                    if let Event::RoundSettled(r) = e {
+                        settled += 1;
+                        reused.recycle(r);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A common draw is refused with a clear error.
+    #[test]
+    fn a_common_draw_is_refused() {
+        let config = Config {
+            rounds: 10,
+            threads: 1,
+            seed: 1,
+            progress: false,
+        };
+        let err = simulate(&variant("multihand"), &config).expect_err("refused");
+        assert!(err.to_string().contains("common draw"), "{err}");
+    }
+
+    /// The sheets' main-game figures fall inside the 95 % interval of a seeded run
+    /// (debug builds play about 100,000 rounds a second a core; the README has the long
+    /// release runs), and each side bet's simulated interval holds the exact figure that
+    /// `croupier paytables` enumerates — the simulator tallies what the table pays.
+    #[test]
+    fn the_sheets_main_game_figures_fall_in_the_interval() {
+        for (stem, sheet) in [("ultimate", 99.51), ("deluxe", 99.53), ("infor6", 99.64)] {
+            let r = run(stem, 600_000, 2, 2026);
+            let [lo, hi] = r.main.ci95_pct;
+            assert!(
+                lo <= sheet && sheet <= hi,
+                "{stem}: the sheet's {sheet} % is outside {lo:.3}–{hi:.3} %"
+            );
+            assert!(
+                hi - lo < 0.7,
+                "{stem}: the interval is too wide to mean anything"
+            );
+            let exact = variant_tables(&variant(stem)).expect("enumerates");
+            for side in &r.side_bets {
+                let table = exact
+                    .bets
+                    .iter()
+                    .find(|t| t.bet == side.name)
+                    .expect("priced");
+                let rtp = 100.0 * table.rtp;
+                let [lo, hi] = side.ci95_pct;
+                assert!(
+                    lo <= rtp && rtp <= hi,
+                    "{stem} {}: exact {rtp:.3} % outside {lo:.3}–{hi:.3} %",
+                    side.name
+                );
+            }
+        }
+    }
+}
