@@ -537,6 +537,7 @@ async fn start_play(
         handle.clone(),
     )));
     Some(play)
+}
 
 /// Answers the casino floor's signed dispute commands when `[publish] floor_key` is set.
 fn start_floor_commands(config: &TableConfig, handle: &TableHandle) -> Option<JoinHandle<()>> {

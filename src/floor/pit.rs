@@ -243,7 +243,7 @@ async fn tables(State(pit): State<Arc<Pit>>, headers: HeaderMap) -> Response {
 /// Every row the floor holds for `table`, from row 1.
 async fn log(pit: &Pit, table: &str) -> Result<Vec<LogRow>, Response> {
     let rows = sqlx::query(
-        "SELECT seq, at_ms, payload FROM floor_events WHERE table_id = $1 ORDER BY seq",
+        "SELECT seq, at_ms, hash, payload FROM floor_events WHERE table_id = $1 ORDER BY seq",
     )
     .bind(table)
     .fetch_all(pit.db.pool())
@@ -260,9 +260,11 @@ async fn log(pit: &Pit, table: &str) -> Result<Vec<LogRow>, Response> {
                 format!("{table} row {seq}: {e}"),
             )
         })?;
+        let hash: Vec<u8> = r.get("hash");
         out.push(LogRow {
             seq: u64::try_from(seq).unwrap_or(0),
             at_ms: r.get("at_ms"),
+            hash: hex::encode(hash),
             record,
         });
     }
