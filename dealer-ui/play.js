@@ -1,6 +1,7 @@
 // The remote player's page (/play#t=TOKEN, the launch link): join a free seat, bet within
 // the betting countdown, decide within the decision timer; the balance and the results.
-// Polls /api/play/state (the countdowns are the server's: remaining_ms).
+// Polls /api/play/state (the countdowns are the server's: remaining_ms); follows
+// /ws/public only for trust.js's checks of the seals and signatures.
 "use strict";
 const { el, renderDealer, renderSeats, money, useCurrency } = window.Table;
 
@@ -11,6 +12,11 @@ const token = sessionStorage.getItem("croupier.play") || "";
 
 let state = null, stake = 0, message = "", busy = false, fetchedAt = 0;
 window.playState = () => state;
+// The browser's own checks (trust.js): the public feed carries the hole card's seal and
+// every result's signature; this page follows it only to check them.
+const trust = new window.Trust.Checker(() => render());
+window.playTrust = trust;
+window.Table.liveSocket("/ws/public", (m) => trust.message(m), () => {});
 
 async function api(method, path, body) {
   const r = await fetch(path, {
@@ -77,7 +83,8 @@ function controls() {
   const r = s.view.last_result;
   if (r && s.seat) {
     const mine = (r.hands || []).filter(h => h.seat === s.seat);
-    if (mine.length) out.push(el("div", { class: "row", id: "result", "data-round": r.round }, "Round " + r.round + ": " + mine.map(h => h.outcome.replace("_", " ") + " " + money(h.returned)).join(", ")));
+    if (mine.length) out.push(el("div", { class: "row", id: "result", "data-round": r.round }, "Round " + r.round + ": " + mine.map(h => h.outcome.replace("_", " ") + " " + money(h.returned)).join(", "),
+      window.Trust.sigBadge(trust, r.round)));
   }
   if (message) out.push(el("div", { class: "row error", id: "message", role: "alert" }, message));
   return out;
@@ -92,8 +99,16 @@ function render() {
   const exp = view.expecting || "";
   root.replaceChildren(
     el("header", {}, el("span", { class: "name" }, view.name + " · " + view.variant), el("span", { class: "round", id: "round" }, "round " + view.round.number)),
-    el("main", {}, el("section", { class: "play" }, renderDealer(view), renderSeats(view, Math.max(state.limits.seats, 7), state.turn ? { seat: state.seat, hand: state.turn.hand } : null, null))));
+    el("main", {}, el("section", { class: "play" }, dealerWithSeal(view), renderSeats(view, Math.max(state.limits.seats, 7), state.turn ? { seat: state.seat, hand: state.turn.hand } : null, null))),
+    ...[window.Trust.alarmBanner(trust)].filter(Boolean));
   panel.replaceChildren(...controls());
+}
+
+function dealerWithSeal(view) {
+  const box = renderDealer(view);
+  const seal = window.Trust.sealBadge(trust, view.round);
+  if (seal) box.append(seal);
+  return box;
 }
 
 async function refresh() {

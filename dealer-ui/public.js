@@ -10,28 +10,8 @@ const status = {};
 const trust = new window.Trust.Checker(() => render());
 window.publicTrust = trust;
 
-// The seal of the round on the table: committed while the card lies face down, verified
-// once its reveal opens the commitment; anything else is an alarm.
-function sealBadge(round) {
-  const s = round.seal;
-  if (!s) return null;
-  const state = !trust.available ? "unchecked" : trust.seals[round.number] || "checking";
-  const text = {
-    sealed: "hole card sealed \u00b7 " + s.commitment.slice(0, 8),
-    verified: "\u2713 hole card seal verified",
-    mismatch: "\u26A0 SEAL MISMATCH",
-    checking: "checking the seal\u2026",
-    unchecked: "seal not checked (this page needs HTTPS)",
-  }[state];
-  return el("div", { id: "seal", class: "seal " + state, "data-state": state, title: "commitment " + s.commitment }, text);
-}
-
-function sigBadge(round) {
-  if (!trust.available) return null;
-  const state = trust.sigs[round] || "checking";
-  const text = { verified: "\u2713 signed", invalid: "\u26A0 BAD SIGNATURE", unsigned: "\u26A0 unsigned", checking: "\u2026" }[state];
-  return el("span", { class: "sig " + state, "data-sig": state }, " " + text);
-}
+const sealBadge = (round) => window.Trust.sealBadge(trust, round);
+const sigBadge = (n) => window.Trust.sigBadge(trust, n);
 
 function resultRow(r) {
   return el("div", { class: "result", "data-round": r.round, "data-status": status[r.round] || "final" },
@@ -58,8 +38,7 @@ function render() {
       el("section", { class: "play" }, dealerWithSeal(view), renderSeats(view, seats, null, null)),
       el("aside", { id: "results" }, el("h2", {}, "Results"),
         results.length ? results.slice(-8).reverse().map(resultRow) : el("div", { class: "result" }, "no results yet"))),
-    ...(trust.alarms.length ? [el("div", { id: "trust-alarm", class: "trust-alarm", role: "alert" },
-      el("strong", {}, "\u26A0 Verification failed: "), trust.alarms.join("; "))] : []));
+    ...[window.Trust.alarmBanner(trust)].filter(Boolean));
 }
 
 function dealerWithSeal(view) {

@@ -99,5 +99,37 @@
     }
   };
 
-  window.Trust = { Checker, commitment, verifySigned };
+  // The seal of the round on the table (`round` is a public view's round): committed
+  // while the card lies face down, verified once its reveal opens the commitment;
+  // anything else is an alarm. Shared by the public page and the player's page.
+  function sealBadge(checker, round) {
+    const s = round.seal;
+    if (!s) return null;
+    const state = !checker.available ? "unchecked" : checker.seals[round.number] || "checking";
+    const text = {
+      sealed: "hole card sealed \u00b7 " + s.commitment.slice(0, 8),
+      verified: "\u2713 hole card seal verified",
+      mismatch: "\u26A0 SEAL MISMATCH",
+      checking: "checking the seal\u2026",
+      unchecked: "seal not checked (this page needs HTTPS)",
+    }[state];
+    return window.Table.el("div", { id: "seal", class: "seal " + state, "data-state": state, title: "commitment " + s.commitment }, text);
+  }
+
+  // Whether round `n`'s result verified against the table's key.
+  function sigBadge(checker, n) {
+    if (!checker.available) return null;
+    const state = checker.sigs[n] || "checking";
+    const text = { verified: "\u2713 signed", invalid: "\u26A0 BAD SIGNATURE", unsigned: "\u26A0 unsigned", checking: "\u2026" }[state];
+    return window.Table.el("span", { class: "sig " + state, "data-sig": state }, " " + text);
+  }
+
+  // The banner shown while any check failed.
+  function alarmBanner(checker) {
+    const el = window.Table.el;
+    return checker.alarms.length ? el("div", { id: "trust-alarm", class: "trust-alarm", role: "alert" },
+      el("strong", {}, "\u26A0 Verification failed: "), checker.alarms.join("; ")) : null;
+  }
+
+  window.Trust = { Checker, commitment, verifySigned, sealBadge, sigBadge, alarmBanner };
 })();

@@ -138,6 +138,21 @@ async fn two_phone_players_and_the_dealer_panel_play_a_round() {
             sleep(Duration::from_millis(100)).await;
         }
         assert_eq!(done, (true, true), "both pages show round {round}'s result");
+        // Each player's page checks the table's word itself (issue #21): the hole card's
+        // seal opened by its reveal, the result's signature, and no alarm.
+        for page in [&a, &b] {
+            page.wait_for(
+                "document.querySelector('#result [data-sig=\"verified\"]') !== null \
+                 && document.querySelector('#seal[data-state=\"verified\"]') !== null",
+                STEP,
+            )
+            .await;
+            assert_eq!(
+                page.eval("document.querySelector('#trust-alarm') === null && window.playTrust.alarms.length === 0")
+                    .await,
+                json!(true)
+            );
+        }
         a.screenshot(&out.join("play-390x844-result.png")).await;
         // Once final, the balances on the pages are the wallet's, which are the log's.
         sleep(Duration::from_millis(2500)).await;
