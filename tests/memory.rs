@@ -63,10 +63,12 @@ async fn memory_taken_by_a_connection_storm_is_given_back() {
     let mut viewers = Vec::with_capacity(VIEWERS);
     for _ in 0..VIEWERS / 100 {
         let batch: Vec<_> = (0..100)
-            .map(|_| tokio::spawn({
-                let addr = run.addr.clone();
-                async move { viewer(&addr).await }
-            }))
+            .map(|_| {
+                tokio::spawn({
+                    let addr = run.addr.clone();
+                    async move { viewer(&addr).await }
+                })
+            })
             .collect();
         for v in batch {
             viewers.push(v.await.expect("viewer task"));
