@@ -484,8 +484,14 @@ async fn a_decision_after_its_timer_is_refused_with_the_close_and_takes_nothing(
                 continue;
             }
             let balance = s["balance"].as_i64().expect("balance");
-            // Let the timer (3 s) run out: the dealer plays the sheet's timeout rule.
+            // Let the timer (3 s) run out: the dealer plays the sheet's timeout rule. On a
+            // loaded machine the dealer's timer may fire late: wait until the player's state
+            // shows the window closed (bounded), so the decision below is late for sure.
             sleep(Duration::from_millis(3_500)).await;
+            until(&p, 30, "the decision window's close", |s| {
+                s["turn"]["kind"] != "decision"
+            })
+            .await;
             let (status, body) = p
                 .post("/api/play/decision", r#"{"action": "double"}"#)
                 .await;
