@@ -102,8 +102,10 @@ checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "503"]
             "18",
             "--generation-database",
             "none",
+            // One worker: with two, hypothesis' own caches raced once (an internal
+            // FlakyFailure from a KeyError in its lambda-source cache, no request at fault).
             "--workers",
-            "2",
+            "1",
             "--no-color",
         ])
         .current_dir(dir);
