@@ -527,14 +527,21 @@ async fn a_decision_after_its_timer_is_refused_with_the_close_and_takes_nothing(
                             input: croupier::engine::Input::Decision {
                                 seat: 4,
                                 action: croupier::engine::Action::AutoPlay
+                                    | croupier::engine::Action::Stand
                             },
                             ..
                         }
                     )
             });
+            // The sheet's timeout rule: auto-play, or a stand where the engine refuses
+            // auto-play for the hand (`table::demo`).
             assert!(
                 auto.is_some(),
-                "the auto-play is in the log after the close"
+                "the timeout's play is in the log after the close: {:?}",
+                log.iter()
+                    .filter(|r| r.seq > closed["seq"].as_u64().unwrap_or(0))
+                    .map(|r| format!("{} {:?}", r.seq, r.record))
+                    .collect::<Vec<_>>()
             );
             return;
         }
