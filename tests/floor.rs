@@ -14,69 +14,20 @@ mod nats;
 mod pg;
 #[path = "common/proc.rs"]
 mod proc;
+#[path = "support/studio_table.rs"]
+mod studio_table;
 
 use croupier::store::outbox::OutboxDb;
 use croupier::table::TableConfig;
 use nats::Nats;
-use proc::{announced, spawn_args, spawn_raw, Proc};
+use proc::{announced, spawn_args};
 use sqlx::{PgPool, Row};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
+use studio_table::Table;
 use tokio::time::sleep;
 
-/// A demo table publishing to the broker, and its quiet twin (no demo players) that lets
-/// the publisher catch up once the log stops growing.
-struct Table {
-    id: String,
-    demo: PathBuf,
-    idle: PathBuf,
-    db: PathBuf,
-    log: PathBuf,
-    proc: Option<Proc>,
-}
-
-fn table_config(dir: &Path, id: &str, nats: &str, demo: bool) -> PathBuf {
-    let db = dir.join(format!("{id}.db"));
-    let text = croupier::table::config::DEFAULT_TOML
-        .replace("id = \"table-1\"", &format!("id = \"{id}\""))
-        .replace(
-            "path = \"data/croupier.db\"",
-            &format!("path = {:?}", db.display().to_string()),
-        )
-        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
-        .replace("pace_ms = 400", "pace_ms = 25")
-        .replace("players = true", &format!("players = {demo}"))
-        .replace("window_seconds = 5", "window_seconds = 1")
-        + &format!("\n[publish]\nnats_url = \"{nats}\"\nmax_lag = 5\n");
-    let path = dir.join(format!("{id}-{}.toml", if demo { "demo" } else { "idle" }));
-    std::fs::write(&path, text).expect("write config");
-    TableConfig::load(&path).expect("valid config");
-    path
-}
-
 impl Table {
-    fn new(dir: &Path, id: &str, nats: &str) -> Table {
-        Table {
-            id: id.into(),
-            demo: table_config(dir, id, nats, true),
-            idle: table_config(dir, id, nats, false),
-            db: dir.join(format!("{id}.db")),
-            log: dir.join(format!("{id}.log")),
-            proc: None,
-        }
-    }
-
-    async fn start(&mut self, demo: bool) {
-        let cfg = if demo { &self.demo } else { &self.idle };
-        self.proc = Some(announced(spawn_raw(cfg, &self.log)).await);
-    }
-
-    fn stop(&mut self) {
-        if let Some(p) = self.proc.take() {
-            assert!(p.terminate(), "{} stops cleanly on SIGTERM", self.id);
-        }
-    }
-
     /// Every committed row: (seq, kind, at_ms, hash, payload).
     async fn rows(&self) -> Vec<(i64, String, i64, Vec<u8>, String)> {
         let db = OutboxDb::open(&self.db, &self.id).await.expect("open");

@@ -15,6 +15,8 @@ mod common;
 mod nats;
 #[path = "common/proc.rs"]
 mod proc;
+#[path = "support/studio_table.rs"]
+mod studio_table;
 
 use croupier::publish::fold::PublicFold;
 use croupier::store::Reader;
@@ -22,80 +24,16 @@ use croupier::table::TableConfig;
 use croupier::web::client;
 use futures::StreamExt;
 use nats::Nats;
-use proc::{announced, spawn_args, spawn_raw, Proc};
+use proc::{announced, spawn_args, Proc};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use studio_table::Table;
 use tokio::task::JoinHandle;
 use tokio::time::{sleep, timeout};
 
-/// A demo table publishing to the broker, and its quiet twin (same table, no demo players)
-/// used at the end so the log stops growing and the publisher can catch up.
-struct Table {
-    id: String,
-    demo: PathBuf,
-    idle: PathBuf,
-    db: PathBuf,
-    log: PathBuf,
-    proc: Option<Proc>,
-}
-
-fn table_config(dir: &Path, id: &str, nats: &str, demo: bool) -> PathBuf {
-    let db = dir.join(format!("{id}.db"));
-    let text = croupier::table::config::DEFAULT_TOML
-        .replace("id = \"table-1\"", &format!("id = \"{id}\""))
-        .replace(
-            "path = \"data/croupier.db\"",
-            &format!("path = {:?}", db.display().to_string()),
-        )
-        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
-        .replace("pace_ms = 400", "pace_ms = 25")
-        .replace("players = true", &format!("players = {demo}"))
-        // Results are provisional for a second, then final: `final` messages too.
-        .replace("window_seconds = 5", "window_seconds = 1")
-        + &format!("\n[publish]\nnats_url = \"{nats}\"\nmax_lag = 5\n");
-    let path = dir.join(format!("{id}-{}.toml", if demo { "demo" } else { "idle" }));
-    std::fs::write(&path, text).expect("write config");
-    TableConfig::load(&path).expect("valid config");
-    path
-}
-
 impl Table {
-    fn new(dir: &Path, id: &str, nats: &str) -> Table {
-        Table {
-            id: id.into(),
-            demo: table_config(dir, id, nats, true),
-            idle: table_config(dir, id, nats, false),
-            db: dir.join(format!("{id}.db")),
-            log: dir.join(format!("{id}.log")),
-            proc: None,
-        }
-    }
-
-    async fn start(&mut self, demo: bool) {
-        let cfg = if demo { &self.demo } else { &self.idle };
-        self.proc = Some(announced(spawn_raw(cfg, &self.log)).await);
-    }
-
-    fn addr(&self) -> String {
-        self.proc.as_ref().expect("running").addr.clone()
-    }
-
-    /// SIGKILL.
-    fn kill(&mut self) {
-        if let Some(p) = self.proc.take() {
-            p.kill();
-        }
-    }
-
-    /// SIGTERM; it must stop cleanly.
-    fn stop(&mut self) {
-        if let Some(p) = self.proc.take() {
-            assert!(p.terminate(), "{} stops cleanly on SIGTERM", self.id);
-        }
-    }
-
     /// The last committed row.
     async fn seq(&self) -> u64 {
         let reader = Reader::open(&self.db).await.expect("reader");

@@ -1,0 +1,80 @@
+//! A table of the studio deployment for the broker tests (`tests/studio.rs`,
+//! `tests/floor.rs`): the real binary on the default config with `[publish]` on, as a demo
+//! table and its quiet twin (the same table with no demo players), which the tests start
+//! at the end so the log stops growing and the publisher can catch up.
+#![allow(dead_code)]
+
+use super::proc::{announced, spawn_raw, Proc};
+use croupier::table::TableConfig;
+use std::path::{Path, PathBuf};
+
+/// One table: its two configurations, its database, its log file and, while it runs, the
+/// process.
+pub struct Table {
+    pub id: String,
+    pub demo: PathBuf,
+    pub idle: PathBuf,
+    pub db: PathBuf,
+    pub log: PathBuf,
+    pub proc: Option<Proc>,
+}
+
+/// Writes table `id`'s configuration under `dir`: fast demo pace, a one-second dispute
+/// window (so `final` messages come too), publishing to `nats`.
+pub fn table_config(dir: &Path, id: &str, nats: &str, demo: bool) -> PathBuf {
+    let db = dir.join(format!("{id}.db"));
+    let text = croupier::table::config::DEFAULT_TOML
+        .replace("id = \"table-1\"", &format!("id = \"{id}\""))
+        .replace(
+            "path = \"data/croupier.db\"",
+            &format!("path = {:?}", db.display().to_string()),
+        )
+        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
+        .replace("pace_ms = 400", "pace_ms = 25")
+        .replace("players = true", &format!("players = {demo}"))
+        .replace("window_seconds = 5", "window_seconds = 1")
+        + &format!("\n[publish]\nnats_url = \"{nats}\"\nmax_lag = 5\n");
+    let path = dir.join(format!("{id}-{}.toml", if demo { "demo" } else { "idle" }));
+    std::fs::write(&path, text).expect("write config");
+    TableConfig::load(&path).expect("valid config");
+    path
+}
+
+impl Table {
+    /// Table `id` under `dir`, publishing to `nats`; not started.
+    pub fn new(dir: &Path, id: &str, nats: &str) -> Table {
+        Table {
+            id: id.into(),
+            demo: table_config(dir, id, nats, true),
+            idle: table_config(dir, id, nats, false),
+            db: dir.join(format!("{id}.db")),
+            log: dir.join(format!("{id}.log")),
+            proc: None,
+        }
+    }
+
+    /// Starts it, dealing (`demo`) or quiet.
+    pub async fn start(&mut self, demo: bool) {
+        let cfg = if demo { &self.demo } else { &self.idle };
+        self.proc = Some(announced(spawn_raw(cfg, &self.log)).await);
+    }
+
+    /// Where it serves.
+    pub fn addr(&self) -> String {
+        self.proc.as_ref().expect("running").addr.clone()
+    }
+
+    /// SIGKILL.
+    pub fn kill(&mut self) {
+        if let Some(p) = self.proc.take() {
+            p.kill();
+        }
+    }
+
+    /// SIGTERM; it must stop cleanly.
+    pub fn stop(&mut self) {
+        if let Some(p) = self.proc.take() {
+            assert!(p.terminate(), "{} stops cleanly on SIGTERM", self.id);
+        }
+    }
+}
