@@ -655,7 +655,7 @@ fn replay_command(file: &std::path::Path, variants: Option<&std::path::Path>) ->
         Ok(v) => Arc::new(v),
         Err(e) => return fail(e),
     };
-    let result = replay::run(variant, &scenario.inputs);
+    let result = replay::run_steps(variant, &scenario.steps);
     match serde_json::to_string_pretty(&result.to_json()) {
         Ok(s) => {
             println!("{s}");

@@ -7,18 +7,37 @@
 use crate::cards::Card;
 use crate::engine::variant::Natural;
 use crate::engine::{
-    Action, BehindBet, Engine, Event, Input, PlayerBets, RoundResult, SeatBets, Variant,
+    Action, BehindBet, Code, Engine, Event, Input, PlayerBets, Rejection, RoundResult, SeatBets,
+    Variant,
 };
+use crate::money::Amount;
+use crate::play::desk::FundsDesk;
+use crate::play::funds::Note;
 use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 use std::sync::Arc;
+
+/// One event of a scenario: an engine input, or one the service in front of the engine
+/// handles (balances and re-bets, `play::desk`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// An input for the engine (through the balance rules when a balance is known).
+    Input(Input),
+    /// `{"funds": {"1": 5000, "alice": 300}}`: accounts' balances from here on.
+    Funds(Vec<(String, Amount)>),
+    /// `{"bets": "rebet"}`: the previous round's bets again (Ultimate's automatic re-bet).
+    Rebet,
+}
 
 /// A parsed scenario.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
     /// The variant's file stem (`deluxe`, `ultimate`, …).
     pub variant: String,
-    /// The inputs in order.
+    /// The engine inputs in order (the `funds` and re-bet events left out).
     pub inputs: Vec<Input>,
+    /// Every event in order.
+    pub steps: Vec<Step>,
     /// Settings changed for this scenario, by dotted key (`"insurance.won_returns"`): the
     /// scenario's optional `"settings"` object, to replay under another reading of a sheet.
     pub settings: Vec<(String, Value)>,
@@ -62,11 +81,18 @@ pub fn parse(text: &str) -> Result<Scenario, ReplayError> {
         .get("events")
         .and_then(Value::as_array)
         .ok_or_else(|| ReplayError::Shape("\"events\" must be an array".into()))?;
-    let inputs = events
+    let steps: Vec<Step> = events
         .iter()
         .enumerate()
-        .map(|(index, e)| parse_event(e).map_err(|reason| ReplayError::Event { index, reason }))
+        .map(|(index, e)| parse_step(e).map_err(|reason| ReplayError::Event { index, reason }))
         .collect::<Result<_, _>>()?;
+    let inputs = steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Input(i) => Some(i.clone()),
+            _ => None,
+        })
+        .collect();
     let settings = match obj.get("settings") {
         None => Vec::new(),
         Some(Value::Object(m)) => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
@@ -79,8 +105,39 @@ pub fn parse(text: &str) -> Result<Scenario, ReplayError> {
     Ok(Scenario {
         variant,
         inputs,
+        steps,
         settings,
     })
+}
+
+/// A `funds` or re-bet event, else an engine input.
+fn parse_step(e: &Value) -> Result<Step, String> {
+    match e {
+        Value::Object(o) if o.contains_key("funds") => {
+            only_keys(o, &["funds"])?;
+            let accounts = o["funds"]
+                .as_object()
+                .ok_or("\"funds\" must map accounts (seat numbers or player ids) to balances")?;
+            accounts
+                .iter()
+                .map(|(account, amount)| {
+                    amount
+                        .as_i64()
+                        .filter(|a| *a >= 0)
+                        .map(|a| (account.clone(), a))
+                        .ok_or_else(|| {
+                            format!("funds: {account}: a balance is a whole number of minor units, at least 0")
+                        })
+                })
+                .collect::<Result<_, _>>()
+                .map(Step::Funds)
+        }
+        Value::Object(o) if o.get("bets").and_then(Value::as_str) == Some("rebet") => {
+            only_keys(o, &["bets"])?;
+            Ok(Step::Rebet)
+        }
+        e => parse_event(e).map(Step::Input),
+    }
 }
 
 fn parse_event(e: &Value) -> Result<Input, String> {
@@ -323,6 +380,13 @@ pub struct Replay {
     natural: Natural,
     /// Whether the game is a common draw (players, burned cards in the output).
     common_draw: bool,
+    /// What the balance rules did: (event index, note).
+    pub funds: Vec<(usize, Note)>,
+    /// The known balances after each round (parallel to `rounds`) and at the end; empty
+    /// without a `funds` event.
+    balances: Vec<BTreeMap<String, Amount>>,
+    /// The known balances at the end (`None` without a `funds` event).
+    pub final_balances: Option<BTreeMap<String, Amount>>,
 }
 
 /// The object under `key` in `map`, created empty if missing.
@@ -342,48 +406,95 @@ fn entry_object<'a>(map: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<S
 
 /// Plays a scenario's inputs through a fresh engine for `variant`.
 pub fn run(variant: Arc<Variant>, inputs: &[Input]) -> Replay {
+    let steps: Vec<Step> = inputs.iter().cloned().map(Step::Input).collect();
+    run_steps(variant, &steps)
+}
+
+/// Plays a scenario's events through a fresh engine for `variant`, the balance rules in
+/// front of it once a `funds` event made a balance known (`play::desk`).
+pub fn run_steps(variant: Arc<Variant>, steps: &[Step]) -> Replay {
     let natural = variant.hand.natural;
     let common_draw = variant.deal.mode == crate::engine::variant::DealMode::CommonDraw;
-    let mut engine = Engine::new(variant);
+    let mut engine = Engine::new(Arc::clone(&variant));
+    let mut desk = FundsDesk::default();
+    let mut notes = Vec::new();
+    let mut funds = Vec::new();
+    let mut balances = Vec::new();
     let mut events = Vec::new();
     let mut rounds: Vec<RoundResult> = Vec::new();
     let mut halted = None;
-    for (index, input) in inputs.iter().enumerate() {
+    for (index, step) in steps.iter().enumerate() {
+        let input = match step {
+            Step::Funds(accounts) => {
+                desk.set(accounts);
+                continue;
+            }
+            Step::Rebet => match desk.rebet(&variant, &mut notes) {
+                Some(bets) => desk.before(&engine, &bets, &mut notes),
+                None => {
+                    let why = "rebet: no previous bets to repeat";
+                    halted = Some((index, Rejection::new(Code::InvalidBet, why)));
+                    break;
+                }
+            },
+            Step::Input(input) => desk.before(&engine, input, &mut notes),
+        };
+        funds.extend(notes.drain(..).map(|n| (index, n)));
+        let Some(input) = input else { continue };
         events.clear();
-        if let Err(rejection) = engine.apply(input, &mut events) {
+        if let Err(rejection) = engine.apply(&input, &mut events) {
             halted = Some((index, rejection));
             break;
         }
         for e in events.drain(..) {
             if let Event::RoundSettled(result) = e {
+                desk.settle(&result);
                 // A cancellation after settlement replaces the round's result.
                 match rounds.last_mut() {
-                    Some(last) if last.round == result.round => *last = *result,
+                    Some(last) if last.round == result.round => {
+                        *last = *result;
+                        balances.pop();
+                    }
                     _ => rounds.push(*result),
                 }
+                balances.push(desk.balances().clone());
             }
         }
     }
+    let active = desk.active();
     Replay {
         rounds,
         halted,
         expecting: engine.expectation().to_string(),
         natural,
         common_draw,
+        funds,
+        balances: if active { balances } else { Vec::new() },
+        final_balances: active.then(|| desk.balances().clone()),
     }
 }
 
 impl Replay {
     /// The result document of the replay format.
     pub fn to_json(&self) -> Value {
-        let rounds: Vec<Value> = self.rounds.iter().map(|r| self.round_json(r)).collect();
+        let mut rounds: Vec<Value> = self.rounds.iter().map(|r| self.round_json(r)).collect();
+        for (round, balances) in rounds.iter_mut().zip(&self.balances) {
+            round["balances"] = json!(balances);
+        }
         let halted = match &self.halted {
             None => Value::Null,
             Some((event, r)) => {
                 json!({"event": event, "code": r.code.as_str(), "message": r.message})
             }
         };
-        json!({"rounds": rounds, "halted": halted, "expecting": self.expecting})
+        let mut doc = json!({"rounds": rounds, "halted": halted, "expecting": self.expecting});
+        if let Some(balances) = &self.final_balances {
+            doc["balances"] = json!(balances);
+        }
+        if !self.funds.is_empty() {
+            doc["funds"] = self.funds.iter().map(|(i, n)| note_json(*i, n)).collect();
+        }
+        doc
     }
 
     fn round_json(&self, r: &RoundResult) -> Value {
@@ -448,4 +559,19 @@ impl Replay {
         }
         round
     }
+}
+
+/// One balance rule's note in the result document.
+fn note_json(event: usize, n: &Note) -> Value {
+    let mut v = json!({"event": event, "account": n.account, "rule": n.rule, "result": n.result});
+    if let Some(seat) = n.seat {
+        v["seat"] = Value::String(seat.to_string());
+    }
+    if let Some(bet) = &n.bet {
+        v["bet"] = Value::String(bet.clone());
+    }
+    if let Some(amount) = n.amount {
+        v["amount"] = Value::from(amount);
+    }
+    v
 }

@@ -8,6 +8,8 @@
 //! final round); at start it runs once before anything is served, so a crash between a
 //! debit and the table's commit ends rolled back or settled, exactly once.
 
+pub mod desk;
+pub mod funds;
 pub mod rules;
 pub mod sessions;
 

@@ -1,8 +1,63 @@
 //! The sheets' balance rules (`[funds]` in the variant), as pure functions: what a
-//! decision becomes when the player's balance cannot cover its extra stake.
+//! decision becomes when the player's balance cannot cover its extra stake. The bet-time
+//! rules (second seats, follows, re-bets, specials) are in `play::funds`.
 
 use crate::engine::variant::{FundsRules, ShortDouble, ShortSplit};
-use crate::engine::Action;
+use crate::engine::{Action, Variant};
+use crate::money::Amount;
+
+/// A stake the balance cannot cover, refused before it reaches the engine (nothing changes).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FundsRefusal {
+    /// The balance (after this round's stakes) is below what is asked.
+    #[error("insufficient funds: {needed} needed, {available} available")]
+    InsufficientFunds {
+        /// What the bet or decision would stake, minor units.
+        needed: Amount,
+        /// What the balance still covers, minor units.
+        available: Amount,
+    },
+}
+
+impl FundsRefusal {
+    /// The stable machine-readable code (`insufficient_funds`, the wallet's own).
+    pub fn code(&self) -> &'static str {
+        match self {
+            FundsRefusal::InsufficientFunds { .. } => "insufficient_funds",
+        }
+    }
+}
+
+/// The extra stake `action` takes on a hand whose initial stake is `main`: a double or a
+/// split another `main`, insurance its cost (rounded down); every other decision nothing.
+pub fn decision_cost(v: &Variant, action: Action, main: Amount) -> Amount {
+    match action {
+        Action::Double | Action::Split => main,
+        Action::Insurance => v.insurance.cost.fraction_of(main),
+        _ => 0,
+    }
+}
+
+/// What reaches the engine when the player asks for `action`, which stakes `cost` more,
+/// with `available` left on the balance, on a hand totalling `total`: the action itself when
+/// the balance covers it, else what `[funds]` plays instead (Deluxe: a hit or a stand), else
+/// a refusal. Insurance the balance cannot cover is always refused ("available only with
+/// sufficient coin balance").
+pub fn funded_decision(
+    rules: &FundsRules,
+    action: Action,
+    cost: Amount,
+    available: Amount,
+    total: u8,
+) -> Result<Action, FundsRefusal> {
+    if cost <= available {
+        return Ok(action);
+    }
+    short_funds(rules, action, total).ok_or(FundsRefusal::InsufficientFunds {
+        needed: cost,
+        available,
+    })
+}
 
 /// The action played instead of `action` (a double or split the wallet refused for funds)
 /// on a hand totalling `total`; `None`: the decision is refused.
@@ -36,11 +91,64 @@ mod tests {
     }
 
     #[test]
+    fn a_decision_the_balance_covers_is_played_as_asked() {
+        let deluxe = Variant::built_in("deluxe")
+            .expect("shipped")
+            .expect("valid");
+        let f = &deluxe.funds;
+        assert_eq!(decision_cost(&deluxe, Action::Double, 100), 100);
+        assert_eq!(decision_cost(&deluxe, Action::Split, 100), 100);
+        assert_eq!(decision_cost(&deluxe, Action::Insurance, 15), 7);
+        assert_eq!(decision_cost(&deluxe, Action::Stand, 100), 0);
+        // Exactly enough is enough.
+        assert_eq!(
+            funded_decision(f, Action::Double, 100, 100, 10),
+            Ok(Action::Double)
+        );
+        assert_eq!(
+            funded_decision(f, Action::Double, 100, 99, 10),
+            Ok(Action::Hit)
+        );
+        assert_eq!(
+            funded_decision(f, Action::Split, 100, 99, 16),
+            Ok(Action::Stand)
+        );
+        assert_eq!(
+            funded_decision(f, Action::Stand, 0, 0, 16),
+            Ok(Action::Stand)
+        );
+        let short = funded_decision(f, Action::Insurance, 50, 49, 20).expect_err("refused");
+        assert_eq!(short.code(), "insufficient_funds");
+        assert_eq!(
+            short,
+            FundsRefusal::InsufficientFunds {
+                needed: 50,
+                available: 49
+            }
+        );
+    }
+
+    #[test]
+    fn multihand_refuses_every_special_decision_it_cannot_cover() {
+        let multihand = Variant::built_in("multihand")
+            .expect("shipped")
+            .expect("valid");
+        for action in [Action::Double, Action::Split, Action::Insurance] {
+            assert!(funded_decision(&multihand.funds, action, 100, 50, 10).is_err());
+            assert_eq!(
+                funded_decision(&multihand.funds, action, 100, 100, 10),
+                Ok(action)
+            );
+        }
+    }
+
+    #[test]
     fn without_funds_rules_a_short_decision_is_refused() {
         let ultimate = Variant::built_in("ultimate")
             .expect("shipped")
             .expect("valid");
-        assert_eq!(ultimate.funds, FundsRules::default());
+        assert_eq!(ultimate.funds.short_double, ShortDouble::Refuse);
+        assert_eq!(ultimate.funds.short_split, ShortSplit::Refuse);
         for action in [Action::Double, Action::Split] {
             assert_eq!(short_funds(&ultimate.funds, action, 10), None);
         }

@@ -244,6 +244,9 @@ impl Variant {
             return bad("insurance.cost", "must cost more than nothing");
         }
         check_limits("limits", self.limits)?;
+        if self.funds.bet_unit < 1 {
+            return bad("funds.bet_unit", "must be at least 1 minor unit");
+        }
         if self.betting.let_it_play_max != 0 && self.deal.mode != DealMode::CommonDraw {
             return bad(
                 "betting.let_it_play_max",

@@ -46,8 +46,10 @@ pub struct Variant {
     pub funds: FundsRules,
 }
 
-/// `[funds]`: a decision whose extra stake the player's balance cannot cover.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// `[funds]`: what a remote player's short balance does to a bet or a decision. The
+/// service in front of the engine applies these (`play::rules`, `play::funds`); the engine
+/// never sees a balance. Every default refuses what the balance cannot cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FundsRules {
     /// A double: refused (`"refuse"`, the default) or played as a hit (`"hit"`, Deluxe:
@@ -55,6 +57,40 @@ pub struct FundsRules {
     pub short_double: ShortDouble,
     /// A split: refused, or a hit on 11 or less and else a stand (`"hit_if_11_or_less"`).
     pub short_split: ShortSplit,
+    /// A bet behind whose follow-double / follow-split the balance cannot cover: refused
+    /// whole, or the follows fall back (`"fall_back"`, Deluxe: the double's card is a hit
+    /// for the bet behind, the split is followed on its first hand only).
+    pub short_follow: ShortFollow,
+    /// A player holding two seats whose seat plays differ: placed as they are (the engine
+    /// wants them equal), or mirrored to the other seat when the balance allows and else
+    /// split evenly between the seats (`"mirror_or_split"`, Deluxe).
+    pub second_seat: SecondSeat,
+    /// The automatic re-bet of the previous round's bets (`{"bets": "rebet"}`) that the
+    /// balance cannot cover: refused, or clipped to the maximum available
+    /// (`"maximum_available"`, Ultimate).
+    pub short_rebet: ShortRebet,
+    /// Special (side) bets the balance cannot cover once the main bets are placed: the
+    /// player's bets are refused whole, or each special that does not fit is dropped
+    /// (`"drop"`, Multi-hand: "only when the player has enough credits").
+    pub short_specials: ShortSpecials,
+    /// The step, in minor units, of amounts the service makes up itself (an even split of a
+    /// seat play, a clipped re-bet): they are rounded down to a multiple of it; what is left
+    /// over stays in the balance. At least 1.
+    pub bet_unit: Amount,
+}
+
+impl Default for FundsRules {
+    fn default() -> FundsRules {
+        FundsRules {
+            short_double: ShortDouble::default(),
+            short_split: ShortSplit::default(),
+            short_follow: ShortFollow::default(),
+            second_seat: SecondSeat::default(),
+            short_rebet: ShortRebet::default(),
+            short_specials: ShortSpecials::default(),
+            bet_unit: 1,
+        }
+    }
 }
 
 /// `funds.short_double`.
@@ -78,6 +114,51 @@ pub enum ShortSplit {
     /// A hit when the hand totals 11 or less, else a stand.
     #[serde(rename = "hit_if_11_or_less")]
     HitIf11OrLess,
+}
+
+/// `funds.short_follow`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShortFollow {
+    /// The bet behind is refused whole (`insufficient_funds`).
+    #[default]
+    Refuse,
+    /// The follows the balance cannot cover are turned off; the bet behind stands.
+    FallBack,
+}
+
+/// `funds.second_seat`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SecondSeat {
+    /// The seat plays go to the engine as placed.
+    #[default]
+    AsPlaced,
+    /// Extra plays on one seat are mirrored on the other, or split evenly when short.
+    MirrorOrSplit,
+}
+
+/// `funds.short_rebet`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShortRebet {
+    /// The seat's re-bet is refused (`insufficient_funds`).
+    #[default]
+    Refuse,
+    /// The main bet is re-bet up to the balance (rounded down to `bet_unit`), then the
+    /// specials with what is left; below the table minimum nothing is re-bet.
+    MaximumAvailable,
+}
+
+/// `funds.short_specials`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShortSpecials {
+    /// The player's bets are refused whole (`insufficient_funds`).
+    #[default]
+    Refuse,
+    /// Each special bet that does not fit in what is left is dropped.
+    Drop,
 }
 
 /// `[shoe]`: what is in the shoe and how a shoe starts and ends.
