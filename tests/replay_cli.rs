@@ -146,6 +146,18 @@ fn malformed_files_exit_2_naming_the_event() {
             r#"{"variant": "deluxe", "events": ["AS", {"dance": 1}]}"#,
             "event 1",
         ),
+        (
+            r#"{"variant": "deluxe", "events": [{"bets": {"1": {"main": 100}}}, {"funds": {"1": -5}}]}"#,
+            "event 1",
+        ),
+        (
+            r#"{"variant": "deluxe", "events": [{"funds": 500}]}"#,
+            "event 0",
+        ),
+        (
+            r#"{"variant": "ultimate", "events": [{"bets": "again"}]}"#,
+            "event 0",
+        ),
         (r#"{"variant": "nosuch", "events": []}"#, "unknown variant"),
         (r#"{"variant": "deluxe", "events": [}"#, "bad JSON"),
     ];
@@ -194,4 +206,15 @@ fn check_variant_names_file_key_and_reason() {
         "{err}"
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("deluxe.toml: ok"));
+}
+
+#[test]
+fn a_rebet_without_previous_bets_halts_and_funds_appear_only_when_known() {
+    let out = replay_text(r#"{"variant": "ultimate", "events": [{"bets": "rebet"}]}"#);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["halted"]["event"], 0);
+    assert_eq!(v["halted"]["code"], "invalid_bet");
+    // Without a `funds` event the document has no balances (unlimited, as before).
+    assert!(v.get("balances").is_none() && v.get("funds").is_none());
 }

@@ -527,7 +527,7 @@ mod tests {
         );
         let mut units = f;
         units.bet_unit = 10;
-        assert_eq!(seat_plays(&units, 100, 50, 0), Ok((20, "split_evenly")));
+        assert_eq!(seat_plays(&units, 90, 50, 0), Ok((20, "split_evenly")));
     }
 
     #[test]
