@@ -74,6 +74,9 @@ pub struct Funded<T> {
     pub notes: Vec<Note>,
 }
 
+/// Special (side) bets by name, as the engine takes them.
+pub type Sides = Vec<(String, Amount)>;
+
 /// The account a seat's bets are paid from: the seated player, or the seat's number.
 pub fn seat_account(b: &SeatBets) -> String {
     b.player.clone().unwrap_or_else(|| b.seat.to_string())
@@ -166,7 +169,7 @@ pub fn specials(
     rules: &FundsRules,
     available: Amount,
     sides: &[(String, Amount)],
-) -> Result<(Vec<(String, Amount)>, Vec<String>), FundsRefusal> {
+) -> Result<(Sides, Vec<String>), FundsRefusal> {
     let total: Amount = sides.iter().map(|(_, a)| a).sum();
     if total <= available {
         return Ok((sides.to_vec(), Vec::new()));
@@ -502,10 +505,7 @@ pub fn player_bets(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn variant(name: &str) -> Variant {
-        Variant::built_in(name).expect("shipped").expect("valid")
-    }
+    use crate::play::rules::tests::variant;
 
     #[test]
     fn a_second_seat_is_mirrored_when_affordable_and_split_evenly_when_short() {

@@ -71,15 +71,17 @@ pub fn short_funds(rules: &FundsRules, action: Action, total: u8) -> Option<Acti
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::engine::Variant;
+
+    /// A shipped variant (the balance rules' tests share it).
+    pub(crate) fn variant(name: &str) -> Variant {
+        Variant::built_in(name).expect("shipped").expect("valid")
+    }
 
     #[test]
     fn deluxe_plays_a_short_double_as_a_hit_and_a_short_split_by_the_total() {
-        let deluxe = Variant::built_in("deluxe")
-            .expect("shipped")
-            .expect("valid");
+        let deluxe = variant("deluxe");
         let f = &deluxe.funds;
         assert_eq!(short_funds(f, Action::Double, 10), Some(Action::Hit));
         assert_eq!(short_funds(f, Action::Double, 17), Some(Action::Hit));
@@ -92,31 +94,26 @@ mod tests {
 
     #[test]
     fn a_decision_the_balance_covers_is_played_as_asked() {
-        let deluxe = Variant::built_in("deluxe")
-            .expect("shipped")
-            .expect("valid");
+        let deluxe = variant("deluxe");
         let f = &deluxe.funds;
         assert_eq!(decision_cost(&deluxe, Action::Double, 100), 100);
         assert_eq!(decision_cost(&deluxe, Action::Split, 100), 100);
         assert_eq!(decision_cost(&deluxe, Action::Insurance, 15), 7);
         assert_eq!(decision_cost(&deluxe, Action::Stand, 100), 0);
-        // Exactly enough is enough.
-        assert_eq!(
-            funded_decision(f, Action::Double, 100, 100, 10),
-            Ok(Action::Double)
-        );
-        assert_eq!(
-            funded_decision(f, Action::Double, 100, 99, 10),
-            Ok(Action::Hit)
-        );
-        assert_eq!(
-            funded_decision(f, Action::Split, 100, 99, 16),
-            Ok(Action::Stand)
-        );
-        assert_eq!(
-            funded_decision(f, Action::Stand, 0, 0, 16),
-            Ok(Action::Stand)
-        );
+        // (asked, cost, available, total) -> played; exactly enough is enough.
+        let cases = [
+            ((Action::Double, 100, 100, 10), Action::Double),
+            ((Action::Double, 100, 99, 10), Action::Hit),
+            ((Action::Split, 100, 99, 16), Action::Stand),
+            ((Action::Stand, 0, 0, 16), Action::Stand),
+        ];
+        for ((asked, cost, available, total), played) in cases {
+            assert_eq!(
+                funded_decision(f, asked, cost, available, total),
+                Ok(played),
+                "{asked:?} costing {cost} with {available}"
+            );
+        }
         let short = funded_decision(f, Action::Insurance, 50, 49, 20).expect_err("refused");
         assert_eq!(short.code(), "insufficient_funds");
         assert_eq!(
@@ -130,9 +127,7 @@ mod tests {
 
     #[test]
     fn multihand_refuses_every_special_decision_it_cannot_cover() {
-        let multihand = Variant::built_in("multihand")
-            .expect("shipped")
-            .expect("valid");
+        let multihand = variant("multihand");
         for action in [Action::Double, Action::Split, Action::Insurance] {
             assert!(funded_decision(&multihand.funds, action, 100, 50, 10).is_err());
             assert_eq!(
@@ -144,9 +139,7 @@ mod tests {
 
     #[test]
     fn without_funds_rules_a_short_decision_is_refused() {
-        let ultimate = Variant::built_in("ultimate")
-            .expect("shipped")
-            .expect("valid");
+        let ultimate = variant("ultimate");
         assert_eq!(ultimate.funds.short_double, ShortDouble::Refuse);
         assert_eq!(ultimate.funds.short_split, ShortSplit::Refuse);
         for action in [Action::Double, Action::Split] {

@@ -500,11 +500,7 @@ async fn decision(
         .iter()
         .map(|e| e.amount)
         .sum();
-    let cost = match d.action {
-        Action::Double | Action::Split => main,
-        Action::Insurance => app.variant.insurance.cost.fraction_of(main),
-        _ => 0,
-    };
+    let cost = crate::play::rules::decision_cost(&app.variant, d.action, main);
     let mut action = d.action;
     let mut entry = None;
     if cost > 0 {
@@ -522,16 +518,17 @@ async fn decision(
             Ok(_) => entry = Some(e),
             // The sheet's balance rule (`[funds]`; Deluxe: a double the balance cannot
             // cover is a hit, a split a hit on 11 or less, else a stand).
-            Err(e @ WalletError::InsufficientFunds { .. }) => {
+            Err(e @ WalletError::InsufficientFunds { balance, .. }) => {
                 let total = snap
                     .round
                     .hands
                     .iter()
                     .find(|h| h.seat == seat && h.hand == hand)
                     .map_or(0, |h| h.total);
-                match crate::play::rules::short_funds(&app.variant.funds, action, total) {
-                    Some(instead) => action = instead,
-                    None => return Err(e.into()),
+                let funds = &app.variant.funds;
+                match crate::play::rules::funded_decision(funds, action, cost, balance, total) {
+                    Ok(instead) if instead != action => action = instead,
+                    _ => return Err(e.into()),
                 }
             }
             Err(e) => return Err(e.into()),
