@@ -424,6 +424,8 @@ pub fn run_steps(variant: Arc<Variant>, steps: &[Step]) -> Replay {
     let mut rounds: Vec<RoundResult> = Vec::new();
     let mut halted = None;
     for (index, step) in steps.iter().enumerate() {
+        // An input the engine refuses staked nothing: the balances go back with it.
+        let saved = desk.active().then(|| desk.clone());
         let input = match step {
             Step::Funds(accounts) => {
                 desk.set(accounts);
@@ -443,6 +445,9 @@ pub fn run_steps(variant: Arc<Variant>, steps: &[Step]) -> Replay {
         let Some(input) = input else { continue };
         events.clear();
         if let Err(rejection) = engine.apply(&input, &mut events) {
+            if let Some(saved) = saved {
+                desk = saved;
+            }
             halted = Some((index, rejection));
             break;
         }

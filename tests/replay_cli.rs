@@ -217,4 +217,11 @@ fn a_rebet_without_previous_bets_halts_and_funds_appear_only_when_known() {
     assert_eq!(v["halted"]["code"], "invalid_bet");
     // Without a `funds` event the document has no balances (unlimited, as before).
     assert!(v.get("balances").is_none() && v.get("funds").is_none());
+    // Bets the engine refuses staked nothing: the balance is as it was.
+    let out = replay_text(
+        r#"{"variant": "deluxe", "events": [{"funds": {"1": 500}}, {"bets": {"1": {"main": 5}}}]}"#,
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["halted"]["code"], "invalid_bet");
+    assert_eq!(v["balances"], serde_json::json!({"1": 500}));
 }
