@@ -55,6 +55,18 @@ mod tests {
     }
 
     #[test]
+    fn funds_settings_default_to_refusing_and_need_a_bet_unit() {
+        let infor6 = Variant::built_in("infor6")
+            .expect("shipped")
+            .expect("valid");
+        assert_eq!(infor6.funds, FundsRules::default());
+        assert_eq!(infor6.funds.bet_unit, 1);
+        let text = deluxe_text().replace("bet_unit = 1 ", "bet_unit = 0 ");
+        let err = Variant::from_toml("d.toml", &text).expect_err("unit 0");
+        assert!(err.to_string().contains("funds.bet_unit"), "{err}");
+    }
+
+    #[test]
     fn side_bet_dependencies_ranks_and_aliases_are_checked() {
         let base = deluxe_text();
         let extra = |block: &str| format!("{base}\n{block}");
