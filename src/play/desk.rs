@@ -65,9 +65,9 @@ impl FundsDesk {
         *self.debited.entry(account.to_string()).or_default() += amount;
     }
 
-    /// The previous bets again (`{"bets": "rebet"}`), clipped by `funds.short_rebet`, then
-    /// funded as any bets; `None` without previous bets.
-    pub fn rebet(&mut self, v: &Variant, notes: &mut Vec<Note>) -> Option<Input> {
+    /// The previous bets again (`{"bets": "rebet"}`), clipped by `funds.short_rebet`; the
+    /// caller then funds them as any bets (`before`). `None` without previous bets.
+    pub fn rebet(&self, v: &Variant, notes: &mut Vec<Note>) -> Option<Input> {
         match self.last_bets.clone()? {
             Input::Bets(prev) => {
                 let mut by_account: Vec<(String, Vec<SeatBets>)> = Vec::new();

@@ -88,7 +88,8 @@ pub fn round_down(rules: &FundsRules, amount: Amount) -> Amount {
     amount.max(0) / unit * unit
 }
 
-/// Deluxe's second seat: a player on two seats placed `a` on one and `b` on the other. The
+/// Deluxe's second seat (`second_seat = "mirror_or_split"`): a player on two seats placed
+/// `a` on one and `b` on the other. The
 /// extra plays on the higher one are mirrored on the other if the balance covers both
 /// (`available`); else the extra is split evenly between the seats (each seat's play
 /// rounded down to `bet_unit`; an odd unit is not placed). The result is each seat's play;
@@ -100,7 +101,7 @@ pub fn seat_plays(
     b: Amount,
 ) -> Result<(Amount, &'static str), FundsRefusal> {
     let (lo, hi) = (a.min(b), a.max(b));
-    if rules.second_seat == SecondSeat::AsPlaced || 2 * hi <= available {
+    if 2 * hi <= available {
         return Ok((hi, "mirrored"));
     }
     let even = lo + round_down(rules, (hi - lo) / 2);
@@ -372,7 +373,8 @@ fn fund_seats(
     idx: &[usize],
 ) -> Result<(Amount, Vec<Note>), FundsRefusal> {
     let mut notes = Vec::new();
-    let mains = if let [i, j] = *idx {
+    let mirror = v.funds.second_seat == SecondSeat::MirrorOrSplit;
+    let mains = if let (&[i, j], true) = (idx, mirror) {
         let (a, b) = (bets[i].main, bets[j].main);
         let (play, how) = seat_plays(&v.funds, avail, a, b)?;
         if a != b {
@@ -532,8 +534,18 @@ mod tests {
 
     #[test]
     fn as_placed_leaves_unequal_seat_plays_to_the_engine() {
-        let f = variant("ultimate").funds;
-        assert_eq!(seat_plays(&f, 0, 100, 40), Ok((100, "mirrored")));
+        let v = variant("ultimate");
+        let seat = |seat, main| SeatBets {
+            seat,
+            main,
+            player: Some("bob".into()),
+            ..SeatBets::default()
+        };
+        let bets = vec![seat(1, 100), seat(2, 40)];
+        let f = seat_bets(&v, &|_| Some(1000), bets.clone());
+        assert_eq!(f.bets, bets);
+        assert!(f.notes.is_empty());
+        assert_eq!(f.debits, vec![("bob".to_string(), 140)]);
     }
 
     #[test]
