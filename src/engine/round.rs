@@ -145,6 +145,7 @@ impl Engine {
         }
         if offer {
             self.phase = Phase::Insurance;
+            self.arm_insurance();
         } else {
             self.begin_play(events);
         }
@@ -172,6 +173,11 @@ impl Engine {
         }
         if h.state != HandState::Live {
             self.advance(seat, hand, events);
+        } else {
+            // A card answers the player (a hit, a split hand's second card): a new decision
+            // is due, with a new timer.
+            sp.resuming = false;
+            self.arm_decision(usize::from(seat), usize::from(hand));
         }
     }
 
@@ -430,6 +436,8 @@ impl Engine {
             );
         }
         let sp = &mut self.round.seats[usize::from(si)];
+        // The player answered (within the resume window, too): they are back.
+        sp.resuming = false;
         let main = sp.main;
         let h = &mut sp.hands[usize::from(hi)];
         events.push(Event::Decided {
@@ -504,6 +512,7 @@ impl Engine {
                         seat: si as u8,
                         hand: hi as u8,
                     };
+                    self.arm_decision(si, hi);
                     return;
                 }
             }
