@@ -218,6 +218,9 @@ pub(crate) struct CommonRound {
     /// When the open wait times out: a common draw's step or insurance, a timed seat's
     /// decision, insurance question or resume window.
     pub deadline: u64,
+    /// How many timed waits have opened (a step, insurance, a timed seat's decision or
+    /// resume window): the table ticks just before an input that opens one.
+    pub armed: u64,
     /// Hands still owing a decision in the open step (kept so that a decision costs O(log n)
     /// with thousands of players, not a scan).
     pub undecided: usize,

@@ -19,6 +19,31 @@ impl Engine {
         self.common.now
     }
 
+    /// Whether time matters to the round in play: a common draw's, or one with a timed
+    /// seat. The table ticks only then.
+    pub fn timed(&self) -> bool {
+        self.phase != Phase::Idle
+            && (self.variant.deal.mode == DealMode::CommonDraw
+                || self.round.seats.iter().any(|s| s.timer_ms > 0))
+    }
+
+    /// How many timed waits have opened so far: an input after which this number moved
+    /// opened one (its deadline counts from the last tick, so the table ticks first).
+    pub fn waits_opened(&self) -> u64 {
+        self.common.armed
+    }
+
+    /// The seat whose timed decision the round waits on (`None`: no such wait, or it is
+    /// insurance, which every timed seat answers at once).
+    pub fn timed_seat(&self) -> Option<super::io::SeatId> {
+        match self.phase {
+            Phase::Playing { seat, hand } if self.timed_decision(seat, hand) => {
+                Some(self.round.seats[usize::from(seat)].seat)
+            }
+            _ => None,
+        }
+    }
+
     /// When a tick would end the wait the round is in (`None`: it waits on nobody's
     /// timer), on the tick clock.
     pub fn deadline(&self) -> Option<u64> {
@@ -65,6 +90,7 @@ impl Engine {
                 sp.timer_ms
             };
             self.common.deadline = self.common.now.saturating_add(ms);
+            self.common.armed += 1;
         }
     }
 
@@ -79,6 +105,7 @@ impl Engine {
             .unwrap_or(0);
         if ms > 0 {
             self.common.deadline = self.common.now.saturating_add(ms);
+            self.common.armed += 1;
         }
     }
 
@@ -138,6 +165,7 @@ impl Engine {
             sp.resuming = true;
             let until_ms = self.common.now.saturating_add(rules.resume_ms);
             self.common.deadline = until_ms;
+            self.common.armed += 1;
             events.push(Event::ResumeWindow {
                 seat: sp.seat,
                 hand: hi,
