@@ -5,6 +5,7 @@
 //! SIGKILL between a debit and the table's commit ends rolled back, exactly once, at the
 //! next start.
 
+mod common;
 #[path = "common/proc.rs"]
 mod proc;
 
@@ -786,6 +787,32 @@ async fn without_the_demo_dealer_the_table_runs_the_countdown_and_the_decision_t
         assert!(events
             .iter()
             .any(|e| matches!(e, croupier::engine::Event::DecisionTimeout)));
+        // And `croupier replay` of the log as a scenario (ticks and timed seats included)
+        // plays the same round: seat 4's hand auto-played to 14.
+        let text = common::scenario("deluxe", &inputs).expect("every input has a form");
+        let file = dir.path().join("from-log.json");
+        std::fs::write(&file, text).expect("write scenario");
+        let (ok, out) = croupier(&["replay", &file.display().to_string()]);
+        assert!(ok, "{out}");
+        let replayed: Value = serde_json::from_str(&out).expect("json");
+        let last = replayed["rounds"]
+            .as_array()
+            .and_then(|r| r.last())
+            .cloned()
+            .expect("a round");
+        let seat4 = last["hands"]
+            .as_array()
+            .expect("hands")
+            .iter()
+            .find(|h| h["seat"] == "4")
+            .cloned()
+            .expect("seat 4");
+        assert_eq!(
+            seat4["cards"],
+            serde_json::json!(["5H", "3D", "2C", "4D"]),
+            "{replayed}"
+        );
+        assert_eq!(seat4["outcome"], "win");
     })
     .await
     .expect("bounded");
