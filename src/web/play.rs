@@ -13,7 +13,7 @@
 //! | `POST /api/play/decision` | `{"action": "hit|stand|double|split|surrender|insurance|no_insurance|even_money"}` while the table waits on the player's hand |
 //!
 //! Errors are `{"error": {"code", "message"}}`; `betting_closed` and `decision_closed`
-//! carry `closed: {round, seq, at_ms}`, the log position and table time of the close.
+//! carry `closed: {round, seq, at_ms, clock_ms}`, the log position and time of the close.
 
 use super::AppState;
 use crate::engine::{Action, Expectation, Input, SeatBets, SeatId};
