@@ -86,7 +86,7 @@ async fn until(p: &proc::Proc, secs: u64, what: &str, f: impl Fn(&Value) -> bool
     panic!("{what}: {}", state(p).await);
 }
 
-/// Replays `log` (table-1, Deluxe): the tick rows, and the (seq, action) of every tick that
+/// Replays `log` (Deluxe): the tick rows, and the (seq, action) of every tick that
 /// timed out a decision of `seat` (the engine's events for it, as recovery computes them).
 fn timeouts_in(
     log: &[croupier::store::LogRow],
@@ -584,27 +584,14 @@ async fn a_decision_after_its_timer_is_refused_with_the_close_and_takes_nothing(
     .expect("bounded");
 }
 
-/// A table without the demo dealer: the shoe is a simulated `croupier-v1` shoe on a PTY the
-/// test deals from, and nobody but the table runs the windows.
+/// A table without the demo dealer (`common::config_file`: id `t1`, the shoe a simulated
+/// `croupier-v1` shoe on a PTY the test deals from): nobody but the table runs the windows.
 fn no_demo_config(dir: &Path, port: &Path) -> PathBuf {
-    let text = croupier::table::config::DEFAULT_TOML
-        .replace(
-            "path = \"data/croupier.db\"",
-            &format!("path = {:?}", dir.join("croupier.db").display().to_string()),
-        )
-        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
-        .replace("simulated = true", "simulated = false")
-        .replace(
-            "port = \"/dev/croupier-shoe\"",
-            &format!("port = {:?}", port.display().to_string()),
-        )
-        .replace("reconnect_initial_ms = 100", "reconnect_initial_ms = 20")
-        .replace("reconnect_max_ms = 5000", "reconnect_max_ms = 200")
-        .replace("players = true", "players = false")
-        .replace("window_seconds = 5", "window_seconds = 0")
+    let path = common::config_file(dir, port, "deluxe");
+    let text = std::fs::read_to_string(&path)
+        .expect("config")
         .replace("betting_seconds = 15", "betting_seconds = 3")
         .replace("decision_seconds = 20", "decision_seconds = 2");
-    let path = dir.join("table.toml");
     std::fs::write(&path, text).expect("write config");
     croupier::table::TableConfig::load(&path).expect("valid config");
     path
@@ -727,7 +714,7 @@ async fn without_the_demo_dealer_the_table_runs_the_countdown_and_the_decision_t
         // a tick just before the card that opened the decision (its deadline counts from
         // it) and the tick at the deadline that auto-played seat 4, also after the restart.
         let reader = croupier::store::Reader::open(&db).await.expect("reader");
-        let rows = reader.log("table-1").await.expect("log");
+        let rows = reader.log("t1").await.expect("log");
         let (_, countdown_deadline) = rows
             .iter()
             .find_map(|r| match r.record {

@@ -8,7 +8,9 @@
 //! time the table was down does not count against a player.
 
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+// tokio's instant: the monotonic clock, which tokio's paused test clock also moves.
+use tokio::time::Instant;
 
 /// The table's clock, shared by the table task (which ticks the engine) and the players'
 /// API (which shows deadlines and refuses what comes after them).
@@ -54,7 +56,12 @@ impl TableClock {
     }
 
     /// The monotonic instant at which the clock reads `ms` (now, if that is past).
-    pub fn instant_at(&self, ms: u64) -> Instant {
+    pub fn instant_at(&self, ms: u64) -> std::time::Instant {
+        self.tokio_instant_at(ms).into_std()
+    }
+
+    /// [`TableClock::instant_at`] as tokio's instant (what the table task sleeps until).
+    pub fn tokio_instant_at(&self, ms: u64) -> Instant {
         let now = self.now_ms();
         let at = Instant::now();
         at.checked_add(Duration::from_millis(ms.saturating_sub(now)))
@@ -83,7 +90,7 @@ mod tests {
         c.resume_at(10);
         assert!(c.now_ms() >= now, "never back");
         let later = c.instant_at(now + 1_000);
-        assert!(later > Instant::now());
-        assert!(c.instant_at(0) <= Instant::now());
+        assert!(later > std::time::Instant::now());
+        assert!(c.instant_at(0) <= std::time::Instant::now());
     }
 }

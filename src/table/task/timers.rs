@@ -94,7 +94,7 @@ impl Table {
             (Some(a), Some(b)) => a.min(b),
             (a, b) => a.or(b)?,
         };
-        Some(tokio::time::Instant::from_std(self.clock.instant_at(at)))
+        Some(self.clock.tokio_instant_at(at))
     }
 
     /// A timer is due: the countdown closes (its bets open the round), or the engine is
