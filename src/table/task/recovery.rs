@@ -105,6 +105,8 @@ impl Table {
                 }
             }
         }
+        // The table's clock goes on from the latest time the log holds (`timers.rs`).
+        table.clock.resume_at(table.clock_seen);
         let snapshot = table.build_snapshot();
         let state = snapshot.state;
         table.snapshot_tx.send_replace(snapshot);
