@@ -171,13 +171,14 @@ impl Engine {
         if sp.auto_play && h.state == HandState::Live && total(&h.cards, v.hand.ace).best > 11 {
             h.state = HandState::Stood;
         }
-        if h.state != HandState::Live {
-            self.advance(seat, hand, events);
-        } else {
-            // A card answers the player (a hit, a split hand's second card): a new decision
-            // is due, with a new timer.
-            sp.resuming = false;
+        // A card answers the player (a hit, a split hand's second card): the resume
+        // window, if any, is over, and a decision still due gets a new timer.
+        let live = h.state == HandState::Live;
+        sp.resuming = false;
+        if live {
             self.arm_decision(usize::from(seat), usize::from(hand));
+        } else {
+            self.advance(seat, hand, events);
         }
     }
 
