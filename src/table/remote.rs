@@ -374,3 +374,36 @@ impl RemoteSeats {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn seats_are_kept_in_the_tables_database_across_a_restart() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("t.db");
+        let timing = PlaySection::default().timing();
+        let clock = Arc::new(TableClock::new());
+        let pool = crate::auth::open_pool(&db).await.expect("pool");
+        let seats = RemoteSeats::load(timing, Arc::clone(&clock), pool.clone())
+            .await
+            .expect("load");
+        seats.join(4, "alice").await.expect("free");
+        seats.join(4, "alice").await.expect("hers already");
+        seats.join(5, "bob").await.expect("free");
+        assert_eq!(
+            seats.join(4, "bob").await,
+            Err(SeatError::Taken("alice".into()))
+        );
+        seats.leave("bob").await.expect("left");
+        drop(seats);
+        // Another process (a restart) reads the same rows.
+        let again = RemoteSeats::load(timing, clock, pool).await.expect("load");
+        assert_eq!(again.seats(), BTreeMap::from([(4, "alice".to_string())]));
+        assert_eq!(
+            again.join(4, "carol").await,
+            Err(SeatError::Taken("alice".into()))
+        );
+    }
+}

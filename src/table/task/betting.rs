@@ -35,10 +35,14 @@ impl Table {
             let remote_seated = self.remote.as_ref().is_some_and(|r| !r.seats().is_empty());
             if self.countdown_len.is_some() && remote_seated {
                 let round = self.view.number + 1;
-                if self.open_countdown(round).await.is_none() && self.broken.is_some() {
-                    self.betting = BettingView::default();
-                    let why = self.broken.clone().unwrap_or_default();
-                    return Err(SubmitError::Broken(why).into());
+                match self.open_countdown(round).await {
+                    Some(_) => {}
+                    None if self.broken.is_some() => {
+                        self.betting = BettingView::default();
+                        let why = self.broken.clone().unwrap_or_default();
+                        return Err(SubmitError::Broken(why).into());
+                    }
+                    None => self.publish_state(),
                 }
             } else {
                 self.publish_state();
