@@ -590,8 +590,9 @@ fn no_demo_config(dir: &Path, port: &Path) -> PathBuf {
     let path = common::config_file(dir, port, "deluxe");
     let text = std::fs::read_to_string(&path)
         .expect("config")
-        .replace("betting_seconds = 15", "betting_seconds = 3")
-        .replace("decision_seconds = 20", "decision_seconds = 2");
+        // Long enough that a loaded machine still bets and sees the decision in time.
+        .replace("betting_seconds = 15", "betting_seconds = 6")
+        .replace("decision_seconds = 20", "decision_seconds = 4");
     std::fs::write(&path, text).expect("write config");
     croupier::table::TableConfig::load(&path).expect("valid config");
     path
@@ -636,7 +637,7 @@ async fn without_the_demo_dealer_the_table_runs_the_countdown_and_the_decision_t
         assert_eq!(status, 200, "{body}");
         as_player(&mut p, &token);
         let s = until(&p, 10, "the countdown", |s| s["betting"]["open"] == true).await;
-        assert!(s["betting"]["remaining_ms"].as_u64() <= Some(3_000), "{s}");
+        assert!(s["betting"]["remaining_ms"].as_u64() <= Some(6_000), "{s}");
 
         // A crash mid-countdown: the log holds its opening, so the restart has it open
         // again, with no more than its own length left; the seat is still Gus's.
@@ -647,7 +648,7 @@ async fn without_the_demo_dealer_the_table_runs_the_countdown_and_the_decision_t
             s["betting"]["open"] == true
         })
         .await;
-        assert!(s["betting"]["remaining_ms"].as_u64() <= Some(3_000), "{s}");
+        assert!(s["betting"]["remaining_ms"].as_u64() <= Some(6_000), "{s}");
         assert_eq!(s["seat"], 4, "the seat survives the restart: {s}");
         let (status, body) = p.post("/api/play/bet", r#"{"main": 1000}"#).await;
         assert_eq!(status, 200, "{body}");
@@ -669,7 +670,7 @@ async fn without_the_demo_dealer_the_table_runs_the_countdown_and_the_decision_t
             s["turn"]["kind"] == "decision"
         })
         .await;
-        assert!(s["turn"]["remaining_ms"].as_u64() <= Some(2_000), "{s}");
+        assert!(s["turn"]["remaining_ms"].as_u64() <= Some(4_000), "{s}");
 
         // A crash mid-decision: the restart waits on the same deadline (the time the table
         // was down does not count), then the table's tick plays the sheet's timeout rule.
@@ -680,7 +681,7 @@ async fn without_the_demo_dealer_the_table_runs_the_countdown_and_the_decision_t
             s["turn"]["kind"] == "decision"
         })
         .await;
-        assert!(s["turn"]["remaining_ms"].as_u64() <= Some(2_000), "{s}");
+        assert!(s["turn"]["remaining_ms"].as_u64() <= Some(4_000), "{s}");
         until(&p, 15, "the timeout", |s| s["turn"].is_null()).await;
         let (status, body) = p.post("/api/play/decision", r#"{"action": "stand"}"#).await;
         assert_eq!(status, 409, "{body}");
@@ -752,7 +753,7 @@ async fn without_the_demo_dealer_the_table_runs_the_countdown_and_the_decision_t
             .map(|(_, ms)| *ms)
             .expect("the timeout's tick");
         assert!(
-            fired_at >= opened_at + 2_000,
+            fired_at >= opened_at + 4_000,
             "the deadline held: {ticks:?}"
         );
         // Replaying the log (as `croupier replay` does) plays the same timeout.
