@@ -298,6 +298,12 @@ pub async fn run_with_clock(
     if let Some(w) = &watchdog {
         info!(table = %id, every_ms = w.every.as_millis() as u64, "systemd watchdog: pinging from the table loop");
     }
+    // Remote players' seats (kept in the table's database) and the clock the table runs
+    // their countdowns and decision timers on (`table::clock`, `task/timers.rs`).
+    let remote = open_remote(&config, auth.as_ref()).await;
+    if let Some(remote) = &remote {
+        table.set_play(Arc::clone(remote), config.play.timing().betting);
+    }
     let table_task = tokio::spawn(table.run(commands, stop_rx, watchdog));
     let mut tasks: Vec<JoinHandle<()>> = Vec::new();
 
@@ -354,7 +360,20 @@ pub async fn run_with_clock(
 
     // 5. Remote play (`[play]`): the wallet reconciled against the log before anything is
     // served, then after every row.
-    let play = start_play(&config, &variant, auth.as_ref(), &handle, &mut tasks).await;
+    let play = match remote {
+        Some(remote) => {
+            start_play(
+                &config,
+                &variant,
+                auth.as_ref(),
+                remote,
+                &handle,
+                &mut tasks,
+            )
+            .await
+        }
+        None => None,
+    };
 
     // The demo players and dealer.
     if config.demo.players {
@@ -486,6 +505,28 @@ pub async fn run_with_clock(
     Ok(())
 }
 
+/// Remote players' seats when `[play] enabled` and the database opened: those held before
+/// a restart are held again (a database that cannot be read leaves them in memory only).
+async fn open_remote(
+    config: &TableConfig,
+    auth: Option<&crate::auth::Auth>,
+) -> Option<Arc<crate::table::remote::RemoteSeats>> {
+    use crate::table::remote::RemoteSeats;
+    if !config.play.enabled {
+        return None;
+    }
+    let pool = auth?.pool().clone();
+    let clock = Arc::new(crate::table::clock::TableClock::new());
+    let timing = config.play.timing();
+    match RemoteSeats::load(timing, Arc::clone(&clock), pool).await {
+        Ok(r) => Some(Arc::new(r)),
+        Err(e) => {
+            warn!(table = %config.table.id, error = %e, "remote seats not read: kept in memory only");
+            Some(Arc::new(RemoteSeats::new(timing, clock)))
+        }
+    }
+}
+
 /// Remote play when `[play] enabled` and the database opened: reconciles the wallet once
 /// (a debit whose bet never reached the log is rolled back; a final round's returns are
 /// credited), then after every row in a task.
@@ -493,6 +534,7 @@ async fn start_play(
     config: &TableConfig,
     variant: &crate::engine::Variant,
     auth: Option<&crate::auth::Auth>,
+    remote: Arc<crate::table::remote::RemoteSeats>,
     handle: &TableHandle,
     tasks: &mut Vec<JoinHandle<()>>,
 ) -> Option<Arc<crate::play::Play>> {
@@ -505,7 +547,6 @@ async fn start_play(
     } else {
         0
     };
-    let remote = Arc::new(crate::table::remote::RemoteSeats::new(config.play.timing()));
     let mut play = crate::play::Play::embedded(
         pool,
         &config.table.id,

@@ -347,6 +347,12 @@ fn seat_bets(v: &Value) -> Result<Vec<SeatBets>, String> {
             ..SeatBets::default()
         };
         for (kind, amount) in kinds {
+            if kind == "timer_ms" {
+                bets.timer_ms = amount
+                    .as_u64()
+                    .ok_or_else(|| format!("seat {seat}: timer_ms must be a whole number of ms"))?;
+                continue;
+            }
             if kind == "let_it_play" {
                 bets.let_it_play = amount
                     .as_bool()

@@ -7,6 +7,9 @@ use super::variant::{DealMode, SideWithoutMain};
 use crate::money::Amount;
 use smallvec::SmallVec;
 
+/// The longest decision timer a seat's bets may carry, ms (five minutes).
+const MAX_TIMER_MS: u64 = 300_000;
+
 impl Engine {
     pub(super) fn on_bets(
         &mut self,
@@ -66,6 +69,16 @@ impl Engine {
                     format!(
                         "seat {}: main bet {} is outside the limits {} to {}",
                         b.seat, b.main, limits.min, limits.max
+                    ),
+                );
+            }
+            if b.timer_ms > MAX_TIMER_MS || (b.timer_ms > 0 && v.deal.mode == DealMode::CommonDraw)
+            {
+                return reject(
+                    Code::InvalidBet,
+                    format!(
+                        "seat {}: a decision timer is 1 to {MAX_TIMER_MS} ms, at a seat-by-seat game (a common draw's is [timers])",
+                        b.seat
                     ),
                 );
             }
@@ -156,6 +169,8 @@ impl Engine {
                 player: b.player.clone(),
                 behind,
                 auto_play: false,
+                timer_ms: b.timer_ms,
+                resuming: false,
             });
         }
         seats.sort_by_key(|s| s.seat);

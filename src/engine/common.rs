@@ -397,6 +397,7 @@ impl Engine {
         }
         if offer && self.common_pending_insurance() > 0 {
             self.common.deadline = self.common.now + self.timer_ms();
+            self.common.armed += 1;
             self.phase = Phase::Insurance;
         } else {
             self.common_begin_play(events);
@@ -414,6 +415,7 @@ impl Engine {
         self.common.undecided = self.mark_step();
         if self.common.undecided > 0 {
             self.common.deadline = self.common.now + self.timer_ms();
+            self.common.armed += 1;
             self.phase = Phase::Deciding;
         } else if self.common_wanting_card() > 0 {
             self.phase = Phase::Drawing;

@@ -32,6 +32,15 @@ pub struct SeatBets {
     /// bet last round (it must have won); `main` is then ignored.
     #[serde(default)]
     pub let_it_play: bool,
+    /// The seat is timed (a remote player holds it): each decision and insurance question
+    /// of its hands waits this long, ms, on the tick clock, then the variant's `[timeouts]`
+    /// rule plays it. 0 (the default): the seat waits for its decisions however long.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub timer_ms: u64,
+}
+
+fn is_zero(ms: &u64) -> bool {
+    *ms == 0
 }
 
 /// A bet behind a seated player: it follows the seated hand's result.
@@ -175,7 +184,9 @@ pub enum Input {
         /// The decision (`hit` included).
         action: Action,
     },
-    /// The time, in milliseconds on the table's monotonic clock. Decision timers run on it.
+    /// The time, in milliseconds on the table's clock. Decision timers run on it: a wait
+    /// that opens (a timed decision, an insurance question, a common draw's step) ends at
+    /// the last tick's time plus its timer, and a tick at or past that ends it.
     Tick {
         /// Milliseconds.
         now_ms: u64,
@@ -276,8 +287,20 @@ pub enum Event {
         /// The decision.
         action: Action,
     },
-    /// Common draw: the decision timer ran out.
+    /// The decision timer ran out (a common draw's step, or a timed seat's decision or
+    /// insurance question); the automatic decisions follow as `Decided` / `PlayerDecided`.
     DecisionTimeout,
+    /// A timed seat's decision ran out and the variant has a resume window
+    /// (`timeouts.resume_ms`): the hand waits for its player until `until_ms`, then
+    /// `timeouts.after_resume` plays it.
+    ResumeWindow {
+        /// The seat.
+        seat: SeatId,
+        /// Its hand.
+        hand: u8,
+        /// When the window ends, on the tick clock.
+        until_ms: u64,
+    },
     /// The dealer looked at the face-down card.
     DealerPeeked {
         /// Whether it makes a natural.

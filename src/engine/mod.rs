@@ -6,7 +6,8 @@
 //! Where a rule lives: `variant` (every setting, as read from `config/variants/*.toml`),
 //! `shoe` (composition, burn, cut card), `hand` (totals, naturals), `round` (the state
 //! machine and every allowed decision), `settle` (outcomes and payouts), `sidebets/` (one
-//! module per side-bet family), `expect` (what the round waits for next).
+//! module per side-bet family), `expect` (what the round waits for next), `timeouts` (timed
+//! seats: a remote player's decision timer and resume window, on ticks).
 
 mod bets;
 pub mod common;
@@ -20,6 +21,7 @@ mod settle;
 mod shoe;
 pub mod sidebets;
 mod state;
+mod timeouts;
 pub mod variant;
 
 pub use common::OpenDecision;
@@ -76,8 +78,12 @@ impl Engine {
             (Input::CutCard, _) => self.on_cut_card(events),
             (Input::Bonus { seat, multiplier }, _) => self.on_bonus(*seat, *multiplier, events),
             (Input::Shuffle, _) => self.on_shuffle(events),
-            (Input::Tick { now_ms }, _) => {
+            (Input::Tick { now_ms }, true) => {
                 self.on_tick(*now_ms, events);
+                Ok(())
+            }
+            (Input::Tick { now_ms }, false) => {
+                self.on_seat_tick(*now_ms, events);
                 Ok(())
             }
             (Input::Void(card), _) => self.on_void(*card, events),

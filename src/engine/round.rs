@@ -145,6 +145,7 @@ impl Engine {
         }
         if offer {
             self.phase = Phase::Insurance;
+            self.arm_insurance();
         } else {
             self.begin_play(events);
         }
@@ -170,7 +171,13 @@ impl Engine {
         if sp.auto_play && h.state == HandState::Live && total(&h.cards, v.hand.ace).best > 11 {
             h.state = HandState::Stood;
         }
-        if h.state != HandState::Live {
+        // A card answers the player (a hit, a split hand's second card): the resume
+        // window, if any, is over, and a decision still due gets a new timer.
+        let live = h.state == HandState::Live;
+        sp.resuming = false;
+        if live {
+            self.arm_decision(usize::from(seat), usize::from(hand));
+        } else {
             self.advance(seat, hand, events);
         }
     }
@@ -430,6 +437,8 @@ impl Engine {
             );
         }
         let sp = &mut self.round.seats[usize::from(si)];
+        // The player answered (within the resume window, too): they are back.
+        sp.resuming = false;
         let main = sp.main;
         let h = &mut sp.hands[usize::from(hi)];
         events.push(Event::Decided {
@@ -504,6 +513,7 @@ impl Engine {
                         seat: si as u8,
                         hand: hi as u8,
                     };
+                    self.arm_decision(si, hi);
                     return;
                 }
             }

@@ -110,6 +110,10 @@ pub(crate) struct SeatPlay {
     pub behind: Vec<BehindPlay>,
     /// The player is gone: the engine finishes the seat's hands (hit to above 11, stand).
     pub auto_play: bool,
+    /// Each decision's timer, ms (0: untimed; see `SeatBets::timer_ms`).
+    pub timer_ms: u64,
+    /// The decision ran out and the seat is in its resume window (`timeouts.resume_ms`).
+    pub resuming: bool,
 }
 
 /// A bet behind a seated player.
@@ -209,10 +213,14 @@ pub(crate) struct CommonRound {
     pub boxes: SmallVec<[(SeatId, SmallVec<[Card; 2]>); 3]>,
     /// Cards no hand asked for.
     pub burned: Vec<Card>,
-    /// The table's time as of the last tick.
+    /// The table's time as of the last tick (both kinds of round keep their clock here).
     pub now: u64,
-    /// When the open decision step (or insurance) times out.
+    /// When the open wait times out: a common draw's step or insurance, a timed seat's
+    /// decision, insurance question or resume window.
     pub deadline: u64,
+    /// How many timed waits have opened (a step, insurance, a timed seat's decision or
+    /// resume window): the table ticks just before an input that opens one.
+    pub armed: u64,
     /// Hands still owing a decision in the open step (kept so that a decision costs O(log n)
     /// with thousands of players, not a scan).
     pub undecided: usize,

@@ -18,6 +18,9 @@ pub enum Source {
     Api,
     /// The built-in demo players (`[demo] players = true`).
     Demo,
+    /// The table's own clock: a tick at a deadline or just before an input that opens a
+    /// timed wait, and the bets of a betting countdown that ran out.
+    Clock,
 }
 
 impl Source {
@@ -28,6 +31,7 @@ impl Source {
             Source::Buttons => "buttons",
             Source::Api => "api",
             Source::Demo => "demo",
+            Source::Clock => "clock",
         }
     }
 }
@@ -118,6 +122,18 @@ pub enum Record {
         /// The round.
         round: u64,
     },
+    /// The betting countdown opened (remote play, `[play] betting_seconds`): on the table's
+    /// clock (`table::clock`), from `at_ms` to `deadline_ms`. It closes at the next `Tick`
+    /// row at or past the deadline, or at the tick row just before the bets that close it
+    /// early; a restart replays it open with the same deadline.
+    Countdown {
+        /// The round the bets will be for.
+        round: u64,
+        /// When it opened, table ms.
+        at_ms: u64,
+        /// When it closes, table ms.
+        deadline_ms: u64,
+    },
     /// The store works again after a failed write: the first row written afterwards. It
     /// takes the spill file's entries up to `spill_through` into the log; with any items or
     /// alarms it locks the table like an alarm, the items held (a supervisor clears them
@@ -139,7 +155,7 @@ pub enum Record {
 
 impl Record {
     /// The `kind` column: `input`, `alarm`, `held`, `clear`, `dispute`, `resolve`,
-    /// `final` or `recovered`.
+    /// `final`, `recovered` or `countdown`.
     pub fn kind(&self) -> &'static str {
         match self {
             Record::Input { .. } => "input",
@@ -150,6 +166,7 @@ impl Record {
             Record::Resolve { .. } => "resolve",
             Record::Final { .. } => "final",
             Record::Recovered { .. } => "recovered",
+            Record::Countdown { .. } => "countdown",
         }
     }
 }
@@ -207,6 +224,15 @@ impl fmt::Display for Record {
                     Err(_) => write!(f, "{other:?} ({source})"),
                 },
             },
+            Record::Countdown {
+                round,
+                at_ms,
+                deadline_ms,
+            } => write!(
+                f,
+                "betting countdown for round {round}: {} ms (table clock {at_ms} to {deadline_ms})",
+                deadline_ms.saturating_sub(*at_ms)
+            ),
             Record::Alarm {
                 reason, expected, ..
             } => write!(f, "ALARM: {reason} — {expected}"),

@@ -37,7 +37,7 @@ pub struct Demo {
     decks: u8,
     penetration: f64,
     rng: fastrand::Rng,
-    /// Remote players' seats and windows (`[play]`): the dealer runs their countdowns.
+    /// Remote players' seats and windows (`[play]`).
     remote: Option<Arc<RemoteSeats>>,
 }
 
@@ -64,8 +64,8 @@ impl Demo {
         }
     }
 
-    /// Deals for remote players too: their seats are left free, and the betting countdown
-    /// and decision timers of `remote` are run (see `remote.rs`).
+    /// Deals for remote players too: their seats are left free and their choices to them
+    /// (the table runs the countdown and the decision timers, `task/timers.rs`).
     pub fn with_remote(mut self, remote: Arc<RemoteSeats>) -> Demo {
         self.remote = Some(remote);
         self
@@ -271,7 +271,10 @@ impl Demo {
         self.handle.submit(input, Source::Demo).await.map(|_| true)
     }
 
-    /// What the dealer does when remote players are seated; `None`: as without them.
+    /// What the dealer does when remote players are seated; `None`: as without them. The
+    /// table runs their windows (`task/timers.rs`): the dealer only leaves their seats'
+    /// choices to them, deals the cards they ask for and the cards an auto-played hand
+    /// takes, and closes the betting countdown early once every remote player has bet.
     async fn act_remote(
         &mut self,
         remote: &RemoteSeats,
@@ -283,51 +286,25 @@ impl Demo {
             Expectation::Bets => Some(self.run_betting(remote, snap).await),
             Expectation::InsuranceAnswers { .. } => {
                 let seat = *snap.insurance_seats.first()?;
-                if !seated.contains_key(&seat) {
-                    return None;
-                }
-                let w = remote.decision_window(snap, seat);
-                if std::time::Instant::now() < w.deadline {
-                    return Some(Ok(false));
-                }
-                remote.close_decision();
-                let input = Input::Decision {
-                    seat,
-                    action: Action::NoInsurance,
-                };
-                Some(self.handle.submit(input, Source::Demo).await.map(|_| true))
+                // The table's timer answers for a remote player who does not.
+                seated.contains_key(&seat).then_some(Ok(false))
             }
-            Expectation::Decision { seat, .. } if seated.contains_key(seat) => {
-                if remote.take_hit(*seat, snap.seq) {
+            Expectation::Decision { seat, allowed, .. } if seated.contains_key(seat) => {
+                // A card is the hit the player asked for, or one an auto-played hand
+                // (the sheet's timeout rule) takes while it is 11 or less.
+                let auto_played = !allowed.contains(&Action::AutoPlay);
+                if auto_played || remote.take_hit(*seat, snap.seq) {
                     return Some(self.deal().await);
                 }
-                let w = remote.decision_window(snap, *seat);
-                if std::time::Instant::now() < w.deadline {
-                    return Some(Ok(false));
-                }
-                // The sheet's timeout rule (Deluxe: auto-play; a game without it stands).
-                remote.close_decision();
-                let auto = Input::Decision {
-                    seat: *seat,
-                    action: Action::AutoPlay,
-                };
-                Some(match self.handle.submit(auto, Source::Demo).await {
-                    Err(SubmitError::Rejected(_)) => {
-                        let stand = Input::Decision {
-                            seat: *seat,
-                            action: Action::Stand,
-                        };
-                        self.handle.submit(stand, Source::Demo).await.map(|_| true)
-                    }
-                    other => other.map(|_| true),
-                })
+                Some(Ok(false))
             }
             _ => None,
         }
     }
 
-    /// The betting window with its countdown: opened with the demo players' bets, closed
-    /// when the countdown ends or every remote player has bet.
+    /// The betting window: opened (the table runs its countdown) with the demo players'
+    /// bets, closed early once every remote player has bet; otherwise the table closes it
+    /// when the countdown ends.
     async fn run_betting(
         &mut self,
         remote: &RemoteSeats,
@@ -340,44 +317,29 @@ impl Demo {
                 Ok(false)
             }
         };
-        if remote.betting().is_none() {
-            if !snap.betting.open {
-                if let Err(e) = self.handle.open_betting().await {
-                    return refused(e);
-                }
+        if !snap.betting.open {
+            if let Err(e) = self.handle.open_betting().await {
+                return refused(e);
             }
             let seats = self.config.seats.min(self.variant.deal.seats);
             let limits = self.variant.limits;
-            let mut round = snap.round.number + 1;
             for seat in (1..=seats).filter(|s| !remote.is_remote(*s)) {
                 let main = self.config.bet.saturating_mul(self.rng.i64(1..=4));
                 if let Some(bet) = main_bet(seat, main.clamp(limits.min, limits.max)) {
-                    match self.handle.place_bet(bet).await {
-                        Ok(Some(r)) => round = r,
-                        Ok(None) => {}
-                        Err(e) => return refused(e),
+                    if let Err(e) = self.handle.place_bet(bet).await {
+                        return refused(e);
                     }
                 }
             }
-            remote.open_betting(round, snap.seq);
             return Ok(false);
         }
-        if !remote.betting_done() {
+        if !remote.all_bet() {
             return Ok(false);
         }
         match self.handle.close_betting(Source::Demo).await {
-            Ok(Some(seq)) => {
-                remote.close_betting(seq);
-                Ok(true)
-            }
-            Ok(None) => {
-                remote.close_betting(snap.seq);
-                Ok(false)
-            }
-            Err(e) => {
-                remote.close_betting(snap.seq);
-                refused(e)
-            }
+            Ok(Some(_)) => Ok(true),
+            Ok(None) => Ok(false),
+            Err(e) => refused(e),
         }
     }
 

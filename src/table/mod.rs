@@ -13,6 +13,7 @@
 //! The wiring of `croupier run` (store, this task, drivers, HTTP) is `crate::app`, above
 //! both this layer and `web`.
 
+pub mod clock;
 pub mod config;
 pub mod demo;
 pub mod dispute;

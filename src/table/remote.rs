@@ -1,17 +1,22 @@
-//! Remote players' seats and their windows: which seats players hold, the betting
-//! countdown, the decision timer of the hand the table waits on, a player's request for a
-//! card, and the last close of each window (its log position and time, which a late bet or
-//! decision is answered with).
+//! Remote players' seats and their windows: which seats players hold (kept in the table's
+//! database, `remote_seats`, so a restart keeps them), the betting countdown, the decision
+//! timer of the hand the table waits on, a player's request for a card, and the last close
+//! of each window (its log position and time, which a late bet or decision is answered
+//! with).
 //!
-//! The demo dealer (`demo.rs`) runs the windows: it opens the betting window with a
-//! countdown, closes it when the countdown ends (or every remote player has bet), waits on
-//! a remote seat's decision until its timer ends and then plays the sheet's timeout rule.
-//! The players' API (`web::play`) reads the windows to refuse what comes late.
+//! The table task runs the windows on its clock (`table::clock`, `task/timers.rs`): it logs
+//! the countdown's opening, closes it with a tick at its deadline, marks the seats held here
+//! as timed in the bets that open the round, and ticks the engine at each decision's
+//! deadline, where the engine plays the sheet's timeout rule. It writes each window here as
+//! it opens and closes; the players' API (`web::play`) reads them to refuse what comes
+//! late, and the demo dealer to know whose seats to leave to their players.
 
+use super::clock::TableClock;
 use super::state::Snapshot;
 use crate::engine::SeatId;
+use sqlx::SqlitePool;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// `[play]` in `table.toml`: remote players (README "Remote play").
@@ -67,16 +72,19 @@ pub struct Timing {
     pub decision: Duration,
 }
 
-/// A window that closed: where the log stood, and when (Unix ms).
+/// A window that closed: where the log stood, and when.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Closed {
     /// The round it was for.
     pub round: u64,
-    /// The log's sequence number at the close (for the betting window: the row that opened
-    /// the round; for a decision: the last row before the timer ran out).
+    /// The log's sequence number of the close: the tick row that closed it (a betting
+    /// countdown, a timed decision), or the last row before it (a late request that came
+    /// before the tick was written).
     pub seq: u64,
-    /// The table's time of the close, Unix ms.
+    /// The close's time, Unix ms (for people).
     pub at_ms: i64,
+    /// The close's time on the table's clock, ms (what the log holds).
+    pub clock_ms: u64,
 }
 
 /// An open window.
@@ -86,13 +94,15 @@ pub struct Window {
     pub round: u64,
     /// The seat (decisions only; 0 for betting).
     pub seat: SeatId,
-    /// What it waits on (decisions: the snapshot's `seq` when it opened — a new card or
-    /// decision opens a new window).
+    /// The log row that opened it (decisions: the snapshot's `seq` when it opened — a new
+    /// card or decision opens a new window).
     pub at_seq: u64,
     /// When it closes (monotonic).
     pub deadline: Instant,
     /// When it closes, Unix ms (what players are shown).
     pub deadline_ms: i64,
+    /// When it closes, on the table's clock.
+    pub clock_ms: u64,
 }
 
 #[derive(Debug, Default)]
@@ -106,25 +116,70 @@ struct Inner {
     hit: Option<(SeatId, u64)>,
 }
 
-/// The registry, shared by the demo dealer and the players' API.
+/// The registry, shared by the table task, the demo dealer and the players' API.
 #[derive(Debug)]
 pub struct RemoteSeats {
     timing: Timing,
+    clock: Arc<TableClock>,
+    /// The table's database, where the seats are kept (`None`: memory only, for tests).
+    pool: Option<SqlitePool>,
     inner: Mutex<Inner>,
 }
+
+/// A window the table does not time ends "never": a year from now.
+const UNTIMED: u64 = 365 * 24 * 3600 * 1000;
 
 /// Unix milliseconds now.
 pub fn wall_ms() -> i64 {
     crate::wallet::now_ms()
 }
 
+/// Why a seat could not be taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeatError {
+    /// Another player holds it.
+    #[error("the seat is held by {0}")]
+    Taken(String),
+    /// The table's database did not take the change.
+    #[error("the seat could not be recorded: {0}")]
+    Store(String),
+}
+
 impl RemoteSeats {
-    /// An empty registry.
-    pub fn new(timing: Timing) -> RemoteSeats {
+    /// An empty registry on the table's clock, kept in memory only.
+    pub fn new(timing: Timing, clock: Arc<TableClock>) -> RemoteSeats {
         RemoteSeats {
             timing,
+            clock,
+            pool: None,
             inner: Mutex::new(Inner::default()),
         }
+    }
+
+    /// The registry kept in the table's database (migrated): the seats held before a
+    /// restart are held again.
+    pub async fn load(
+        timing: Timing,
+        clock: Arc<TableClock>,
+        pool: SqlitePool,
+    ) -> Result<RemoteSeats, sqlx::Error> {
+        let rows: Vec<(i64, String)> =
+            sqlx::query_as("SELECT seat, player FROM remote_seats ORDER BY seat")
+                .fetch_all(&pool)
+                .await?;
+        let seats = rows
+            .into_iter()
+            .filter_map(|(seat, player)| Some((SeatId::try_from(seat).ok()?, player)))
+            .collect();
+        Ok(RemoteSeats {
+            timing,
+            clock,
+            pool: Some(pool),
+            inner: Mutex::new(Inner {
+                seats,
+                ..Inner::default()
+            }),
+        })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -136,11 +191,40 @@ impl RemoteSeats {
         self.timing
     }
 
-    /// Seats `player` at `seat` (free, or theirs already). `Err`: who holds it.
-    pub fn join(&self, seat: SeatId, player: &str) -> Result<(), String> {
+    /// The table's clock.
+    pub fn clock(&self) -> &Arc<TableClock> {
+        &self.clock
+    }
+
+    /// Seats `player` at `seat` (free, or theirs already), recorded before it is answered.
+    pub async fn join(&self, seat: SeatId, player: &str) -> Result<(), SeatError> {
+        if let Some(p) = self.lock().seats.get(&seat).filter(|p| *p != player) {
+            return Err(SeatError::Taken(p.clone()));
+        }
+        if let Some(pool) = &self.pool {
+            // The primary key refuses a second player on the seat, whoever raced first.
+            let done = sqlx::query(
+                "INSERT INTO remote_seats (seat, player) VALUES (?, ?) \
+                 ON CONFLICT (seat) DO UPDATE SET player = excluded.player WHERE player = excluded.player",
+            )
+            .bind(i64::from(seat))
+            .bind(player)
+            .execute(pool)
+            .await
+            .map_err(|e| SeatError::Store(e.to_string()))?;
+            if done.rows_affected() == 0 {
+                let holder: Option<String> =
+                    sqlx::query_scalar("SELECT player FROM remote_seats WHERE seat = ?")
+                        .bind(i64::from(seat))
+                        .fetch_optional(pool)
+                        .await
+                        .map_err(|e| SeatError::Store(e.to_string()))?;
+                return Err(SeatError::Taken(holder.unwrap_or_default()));
+            }
+        }
         let mut i = self.lock();
         match i.seats.get(&seat) {
-            Some(p) if p != player => Err(p.clone()),
+            Some(p) if p != player => Err(SeatError::Taken(p.clone())),
             _ => {
                 i.seats.insert(seat, player.to_string());
                 Ok(())
@@ -148,9 +232,20 @@ impl RemoteSeats {
         }
     }
 
-    /// Frees `player`'s seat.
-    pub fn leave(&self, player: &str) {
+    /// Frees `player`'s seat (recorded first; memory follows even if the store fails, and
+    /// the next start holds the seat again).
+    pub async fn leave(&self, player: &str) -> Result<(), SeatError> {
+        let result = match &self.pool {
+            Some(pool) => sqlx::query("DELETE FROM remote_seats WHERE player = ?")
+                .bind(player)
+                .execute(pool)
+                .await
+                .map(|_| ())
+                .map_err(|e| SeatError::Store(e.to_string())),
+            None => Ok(()),
+        };
         self.lock().seats.retain(|_, p| p != player);
+        result
     }
 
     /// The seat `player` holds.
@@ -172,19 +267,38 @@ impl RemoteSeats {
         self.lock().seats.contains_key(&seat)
     }
 
-    /// Opens the betting countdown for `round`.
-    pub fn open_betting(&self, round: u64, at_seq: u64) -> Window {
-        let w = Window {
+    /// A window ending at `clock_ms` on the table's clock.
+    pub fn window(&self, round: u64, seat: SeatId, at_seq: u64, clock_ms: u64) -> Window {
+        Window {
             round,
-            seat: 0,
+            seat,
             at_seq,
-            deadline: Instant::now() + self.timing.betting,
-            deadline_ms: wall_ms() + ms(self.timing.betting),
-        };
+            deadline: self.clock.instant_at(clock_ms),
+            deadline_ms: self.clock.wall_ms_at(clock_ms),
+            clock_ms,
+        }
+    }
+
+    /// A close at `clock_ms`, row `seq`.
+    pub fn closed(&self, round: u64, seq: u64, clock_ms: u64) -> Closed {
+        Closed {
+            round,
+            seq,
+            at_ms: self.clock.wall_ms_at(clock_ms),
+            clock_ms,
+        }
+    }
+
+    /// The table opened (`Some`) or closed (`None`) the betting countdown.
+    pub fn set_betting(&self, window: Option<Window>, closed: Option<Closed>) {
         let mut i = self.lock();
-        i.betting = Some(w);
-        i.bet.clear();
-        w
+        if window.map(|w| w.round) != i.betting.map(|w| w.round) {
+            i.bet.clear();
+        }
+        i.betting = window;
+        if closed.is_some() {
+            i.betting_closed = closed;
+        }
     }
 
     /// The open betting window.
@@ -202,26 +316,11 @@ impl RemoteSeats {
         }
     }
 
-    /// Whether the countdown is over, or every seated remote player has bet.
-    pub fn betting_done(&self) -> bool {
+    /// Whether every seated remote player has bet in the open window (the demo dealer
+    /// then closes it early).
+    pub fn all_bet(&self) -> bool {
         let i = self.lock();
-        match i.betting {
-            None => true,
-            Some(w) => Instant::now() >= w.deadline || i.seats.keys().all(|s| i.bet.contains(s)),
-        }
-    }
-
-    /// The betting window closed at `seq`.
-    pub fn close_betting(&self, seq: u64) {
-        let mut i = self.lock();
-        if let Some(w) = i.betting.take() {
-            i.betting_closed = Some(Closed {
-                round: w.round,
-                seq,
-                at_ms: wall_ms(),
-            });
-        }
-        i.bet.clear();
+        i.betting.is_some() && i.seats.keys().all(|s| i.bet.contains(s))
     }
 
     /// The last betting close.
@@ -229,49 +328,29 @@ impl RemoteSeats {
         self.lock().betting_closed
     }
 
-    /// The decision window for `seat` while the table is at `snap` (opened on first ask,
-    /// a new one whenever the log has moved on).
-    pub fn decision_window(&self, snap: &Snapshot, seat: SeatId) -> Window {
+    /// The table's wait on a remote seat's decision opened (`Some`) or ended (`None`);
+    /// `closed`: it ended by its timer.
+    pub fn set_decision(&self, window: Option<Window>, closed: Option<Closed>) {
         let mut i = self.lock();
-        match i.decision {
-            Some(w) if w.seat == seat && w.at_seq == snap.seq && w.round == snap.round.number => w,
-            _ => {
-                let w = Window {
-                    round: snap.round.number,
-                    seat,
-                    at_seq: snap.seq,
-                    deadline: Instant::now() + self.timing.decision,
-                    deadline_ms: wall_ms() + ms(self.timing.decision),
-                };
-                i.decision = Some(w);
-                w
-            }
+        i.decision = window;
+        if closed.is_some() {
+            // The timeout played the hand: a request for a card is moot.
+            i.hit = None;
+            i.decision_closed = closed;
         }
     }
 
-    /// The open decision window, if it is still open for `seat` at `snap`.
-    pub fn open_decision(&self, snap: &Snapshot, seat: SeatId) -> Option<Window> {
-        let i = self.lock();
-        i.decision.filter(|w| {
-            w.seat == seat
-                && w.at_seq == snap.seq
-                && w.round == snap.round.number
-                && Instant::now() < w.deadline
-        })
-    }
-
-    /// The decision window ran out: recorded as closed at the log position it waited at.
-    pub fn close_decision(&self) -> Option<Closed> {
-        let mut i = self.lock();
-        let w = i.decision.take()?;
-        let c = Closed {
-            round: w.round,
-            seq: w.at_seq,
-            at_ms: w.deadline_ms,
-        };
-        i.decision_closed = Some(c);
-        i.hit = None;
-        Some(c)
+    /// The decision window for `seat` while the table is at `snap`: the table's, or — for
+    /// a seat the round does not time (it joined after the bets) — one that never closes.
+    pub fn decision_window(&self, snap: &Snapshot, seat: SeatId) -> Window {
+        match self.lock().decision {
+            // Seat 0: insurance, which every timed seat answers within one window.
+            Some(w) if (w.seat == seat || w.seat == 0) && w.round == snap.round.number => w,
+            _ => {
+                let never = self.clock.now_ms().saturating_add(UNTIMED);
+                self.window(snap.round.number, seat, snap.seq, never)
+            }
+        }
     }
 
     /// The last decision close.
@@ -296,6 +375,35 @@ impl RemoteSeats {
     }
 }
 
-fn ms(d: Duration) -> i64 {
-    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn seats_are_kept_in_the_tables_database_across_a_restart() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("t.db");
+        let timing = PlaySection::default().timing();
+        let clock = Arc::new(TableClock::new());
+        let pool = crate::auth::open_pool(&db).await.expect("pool");
+        let seats = RemoteSeats::load(timing, Arc::clone(&clock), pool.clone())
+            .await
+            .expect("load");
+        seats.join(4, "alice").await.expect("free");
+        seats.join(4, "alice").await.expect("hers already");
+        seats.join(5, "bob").await.expect("free");
+        assert_eq!(
+            seats.join(4, "bob").await,
+            Err(SeatError::Taken("alice".into()))
+        );
+        seats.leave("bob").await.expect("left");
+        drop(seats);
+        // Another process (a restart) reads the same rows.
+        let again = RemoteSeats::load(timing, clock, pool).await.expect("load");
+        assert_eq!(again.seats(), BTreeMap::from([(4, "alice".to_string())]));
+        assert_eq!(
+            again.join(4, "carol").await,
+            Err(SeatError::Taken("alice".into()))
+        );
+    }
 }

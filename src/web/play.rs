@@ -13,7 +13,7 @@
 //! | `POST /api/play/decision` | `{"action": "hit|stand|double|split|surrender|insurance|no_insurance|even_money"}` while the table waits on the player's hand |
 //!
 //! Errors are `{"error": {"code", "message"}}`; `betting_closed` and `decision_closed`
-//! carry `closed: {round, seq, at_ms}`, the log position and table time of the close.
+//! carry `closed: {round, seq, at_ms, clock_ms}`, the log position and time of the close.
 
 use super::AppState;
 use crate::engine::{Action, Expectation, Input, SeatBets, SeatId};
@@ -209,7 +209,8 @@ fn turn(app: &AppState, seat: SeatId) -> Option<(&'static str, u8, Vec<Action>)>
             seat: s,
             hand,
             allowed,
-        } if *s == seat => {
+        } if *s == seat && allowed.contains(&Action::AutoPlay) => {
+            // (Without auto-play among them the hand is being auto-played: the timeout's.)
             let mut allowed = allowed.clone();
             allowed.retain(|a| *a != Action::AutoPlay);
             allowed.insert(0, Action::Hit);
@@ -311,12 +312,15 @@ async fn join(
             ));
         }
     }
-    play.remote.join(b.seat, &me).map_err(|_| {
-        PlayError::new(
+    play.remote.join(b.seat, &me).await.map_err(|e| match e {
+        crate::table::remote::SeatError::Store(m) => {
+            PlayError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", m)
+        }
+        crate::table::remote::SeatError::Taken(_) => PlayError::new(
             StatusCode::CONFLICT,
             "seat_taken",
             format!("seat {} is taken", b.seat),
-        )
+        ),
     })?;
     Ok(Json(json!({"ok": true, "seat": b.seat})).into_response())
 }
@@ -335,7 +339,13 @@ async fn leave(State(app): State<AppState>, headers: HeaderMap) -> Result<Respon
             "your seat has a bet in play: leave after the round",
         ));
     }
-    play.remote.leave(&me);
+    play.remote.leave(&me).await.map_err(|e| {
+        PlayError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            e.to_string(),
+        )
+    })?;
     Ok(Json(json!({"ok": true})).into_response())
 }
 
@@ -478,6 +488,7 @@ async fn decision(
             round: w.round,
             seq: w.at_seq,
             at_ms: w.deadline_ms,
+            clock_ms: w.clock_ms,
         };
         return Err(PlayError::closed(
             "decision_closed",

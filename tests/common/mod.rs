@@ -180,6 +180,9 @@ pub fn scenario(stem: &str, inputs: &[Input]) -> Option<String> {
                     for (name, amount) in &b.side {
                         kinds.insert(name.clone(), Value::from(*amount));
                     }
+                    if b.timer_ms > 0 {
+                        kinds.insert("timer_ms".into(), Value::from(b.timer_ms));
+                    }
                     seats.insert(b.seat.to_string(), Value::Object(kinds));
                 }
                 let mut event = json!({ "bets": seats });

@@ -6,6 +6,9 @@ use super::settings::*;
 use crate::money::MAX_BET;
 use std::path::Path;
 
+/// The longest resume window a variant may set (`timeouts.resume_ms`), ms.
+const MAX_RESUME_MS: u64 = 3_600_000;
+
 /// Why a variant file was refused: the file, the key, the reason.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VariantError {
@@ -282,6 +285,18 @@ impl Variant {
                 )
             }
             _ => {}
+        }
+        if self.deal.mode == DealMode::CommonDraw && self.timeouts != TimeoutRules::default() {
+            return bad(
+                "timeouts",
+                "a common draw's timeouts are [timers] (hit_on_timeout, two strikes)",
+            );
+        }
+        if self.timeouts.resume_ms > MAX_RESUME_MS {
+            return bad(
+                "timeouts.resume_ms",
+                "must be between 0 (none) and 3600000 ms (an hour)",
+            );
         }
         if self.settlement.dealer_natural_takes == NaturalTakes::OriginalBetsOnly
             && !deal.peek_on.is_empty()

@@ -37,6 +37,10 @@ pub struct Variant {
     /// The decision timer (required with `deal.mode = "common_draw"`).
     #[serde(default)]
     pub timers: Option<TimerRules>,
+    /// What a timed seat's decision timer does when it runs out (seat-by-seat games; a
+    /// seat is timed when its bets carry `timer_ms`, i.e. a remote player holds it).
+    #[serde(default)]
+    pub timeouts: TimeoutRules,
     /// Bet rules beyond limits.
     #[serde(default)]
     pub betting: BettingRules,
@@ -241,6 +245,47 @@ pub struct TimerRules {
     /// On a timeout's automatic action: hit a hand below hard 12 or soft 17 (else stand);
     /// when false, always stand.
     pub hit_on_timeout: bool,
+}
+
+/// `[timeouts]`: the sheet's rules when a timed seat's decision timer runs out (seat-by-seat
+/// games). The timer itself comes with the bets (`SeatBets::timer_ms`: the table marks the
+/// seats remote players hold), and time only as tick inputs, so replay and recovery play
+/// every timeout again. A common draw's timeouts are `[timers]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TimeoutRules {
+    /// A hand's decision ran out: `"stand"` (the default) or `"auto_play"` (Deluxe: "the
+    /// system will automatically finish the round": hit while 11 or less, then stand).
+    pub decision: OnTimeout,
+    /// An insurance (or even-money) question ran out: `"decline"`, the only rule any sheet
+    /// has (an unanswered offer is no insurance).
+    pub insurance: InsuranceTimeout,
+    /// After a decision ran out, how long the hand still waits for the player to come back
+    /// and finish it, ms (0: none). Caribbean 21: "continuing an interrupted game is only
+    /// possible within 3,5 minutes after disconnect" (210 000).
+    pub resume_ms: u64,
+    /// When the resume window ends unanswered: `"stand"` (the default) or `"auto_play"`.
+    pub after_resume: OnTimeout,
+}
+
+/// `timeouts.decision`, `timeouts.after_resume`: what the engine plays for the hand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnTimeout {
+    /// The hand stands.
+    #[default]
+    Stand,
+    /// The seat is auto-played: hit while its total is 11 or less, then stand.
+    AutoPlay,
+}
+
+/// `timeouts.insurance`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InsuranceTimeout {
+    /// The offer is declined.
+    #[default]
+    Decline,
 }
 
 /// `[betting]`: what a bet may be.

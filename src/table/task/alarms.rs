@@ -106,6 +106,17 @@ impl Table {
             ShoeItem::Card(card) => Input::Card(card),
             ShoeItem::CutCard => Input::CutCard,
         };
+        self.tick_before(&input).await;
+        if self.broken.is_some() {
+            // The tick's row could not be written: the card goes where an unrecordable
+            // item goes.
+            self.spill_now(crate::store::spill::Spilled::Item(code));
+            if card {
+                self.metrics.card(CardOutcome::Unrecorded);
+            }
+            self.publish_state();
+            return;
+        }
         let decided = self.apply_input(&input);
         match decided {
             Ok(()) => {

@@ -22,7 +22,7 @@ impl Table {
         }
     }
 
-    pub(super) fn on_open_betting(&mut self) -> Result<(), BetError> {
+    pub(super) async fn on_open_betting(&mut self) -> Result<(), BetError> {
         self.taking_bets()?;
         if !self.betting.open {
             self.betting = BettingView {
@@ -30,7 +30,23 @@ impl Table {
                 bets: Vec::new(),
             };
             info!(table = %self.id, "betting open");
-            self.publish_state();
+            // With remote players seated the window is a countdown, logged before anyone
+            // sees it (without them the dealer closes it, as at any table).
+            let remote_seated = self.remote.as_ref().is_some_and(|r| !r.seats().is_empty());
+            if self.countdown_len.is_some() && remote_seated {
+                let round = self.view.number + 1;
+                match self.open_countdown(round).await {
+                    Some(_) => {}
+                    None if self.broken.is_some() => {
+                        self.betting = BettingView::default();
+                        let why = self.broken.clone().unwrap_or_default();
+                        return Err(SubmitError::Broken(why).into());
+                    }
+                    None => self.publish_state(),
+                }
+            } else {
+                self.publish_state();
+            }
         }
         Ok(())
     }
@@ -75,15 +91,23 @@ impl Table {
         if !self.betting.open {
             return Err(BetError::BettingClosed);
         }
-        if self.betting.bets.is_empty() {
-            self.betting = BettingView::default();
-            self.publish_state();
-            return Ok(None);
-        }
-        let input = Input::Bets(self.betting.bets.clone());
         // Closed before the input is applied, so the published snapshot never shows an
         // open window beside the round it opened; reopened if the input fails.
         let window = std::mem::take(&mut self.betting);
+        // A countdown closes with a tick row on the table's clock: the close's position
+        // and time in the log, which late bets are answered with.
+        if self.countdown.is_some() && self.close_countdown().await.is_none() {
+            self.betting = window;
+            let why = self.broken.clone().unwrap_or_default();
+            return Err(SubmitError::Broken(why).into());
+        }
+        if window.bets.is_empty() {
+            self.publish_state();
+            return Ok(None);
+        }
+        let mut bets = window.bets.clone();
+        self.time_remote_seats(&mut bets);
+        let input = Input::Bets(bets);
         match self.on_input(input, source).await {
             Ok(seq) => Ok(Some(seq)),
             Err(e) => {

@@ -9,7 +9,8 @@
 //! The task's work is split by concern, one `impl Table` block per file: the command loop
 //! and `record()` (this file), [`betting`] (the betting window), [`alarms`] (locks,
 //! held items, clearing), [`disputes`] (halt, propose, confirm, the dispute window),
-//! [`recovery`] (replay and `absorb`), [`publish`] (snapshot and deltas). The
+//! [`recovery`] (replay and `absorb`), [`publish`] (snapshot and deltas), [`timers`] (the
+//! betting countdown and the engine's ticks, on the table's clock). The
 //! input → decision → record → effect order lives only in [`Table::record`] and its callers
 //! here.
 
@@ -30,6 +31,7 @@ mod shoe_watch;
 mod table;
 #[cfg(test)]
 mod tests;
+mod timers;
 
 pub use command::Command;
 pub use errors::{BetError, ClearError, DisputeError, SubmitError};

@@ -105,6 +105,8 @@ impl Table {
                 }
             }
         }
+        // The table's clock goes on from the latest time the log holds (`timers.rs`).
+        table.clock.resume_at(table.clock_seen);
         let snapshot = table.build_snapshot();
         let state = snapshot.state;
         table.snapshot_tx.send_replace(snapshot);
@@ -172,6 +174,14 @@ impl Table {
             spill: None,
             shoes: Default::default(),
             trust: None,
+            clock: Arc::new(crate::table::clock::TableClock::new()),
+            clock_seen: 0,
+            countdown_len: None,
+            countdown: None,
+            remote: None,
+            countdown_closed: None,
+            wait_count: 0,
+            wait_seq: 0,
             spilled_through: 0,
             unspilled: Vec::new(),
             failed: None,
@@ -241,6 +251,7 @@ impl Table {
     /// and recovery.
     pub(super) fn absorb(&mut self, seq: u64, record: &Record, events: &[Event]) {
         self.seq = seq;
+        self.absorb_time(seq, record);
         self.watch_shoes(events, matches!(record, Record::Resolve { .. }));
         if let Record::Resolve { inputs, .. } = record {
             self.absorb_resolution(inputs);
@@ -328,6 +339,7 @@ impl Table {
                 });
             }
             Record::Resolve { .. } => {}
+            Record::Countdown { .. } => {}
             Record::Final { round } => {
                 if self.unfinal == Some(*round) {
                     self.unfinal = None;

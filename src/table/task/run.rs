@@ -68,10 +68,12 @@ impl Table {
             self.arm_window();
             let window = self.final_at;
             let retry = self.retry_at;
+            let timer = self.next_deadline();
             enum Next {
                 Stop,
                 Window,
                 Retry,
+                Timer,
                 Command(Option<Command>),
             }
             let next = tokio::select! {
@@ -79,6 +81,7 @@ impl Table {
                 _ = shutdown.wait_for(|stop| *stop) => Next::Stop,
                 _ = until(window) => Next::Window,
                 _ = until(retry) => Next::Retry,
+                _ = until(timer) => Next::Timer,
                 _ = beats.tick() => {
                     self.heartbeat.beat();
                     continue;
@@ -96,6 +99,7 @@ impl Table {
             match next {
                 Next::Window => self.on_window_closed().await,
                 Next::Retry => self.retry_store().await,
+                Next::Timer => self.on_deadline().await,
                 Next::Command(Some(command)) => self.handle(command).await,
                 Next::Command(None) => break,
                 Next::Stop => {
@@ -181,7 +185,7 @@ impl Table {
                 let _ = reply.send(self.on_withdraw(dispute, &proposal, by).await);
             }
             Command::OpenBetting { reply } => {
-                let _ = reply.send(self.on_open_betting());
+                let _ = reply.send(self.on_open_betting().await);
             }
             Command::PlaceBet { bet, reply } => {
                 let _ = reply.send(self.on_place_bet(bet));
@@ -214,6 +218,16 @@ impl Table {
         }
         if let (Some(round), Input::Bets(_) | Input::PlayerBets(_)) = (self.provisional(), &input) {
             return Err(SubmitError::Provisional(round));
+        }
+        if let Input::Tick { now_ms } = input {
+            return self
+                .record_tick(now_ms, false)
+                .await
+                .ok_or_else(|| SubmitError::Broken(self.broken.clone().unwrap_or_default()));
+        }
+        self.tick_before(&input).await;
+        if let Some(why) = &self.broken {
+            return Err(SubmitError::Broken(why.clone()));
         }
         let decided = self.apply_input(&input);
         match decided {
@@ -271,6 +285,7 @@ impl Table {
                 }
                 let events = std::mem::take(&mut self.events);
                 self.absorb(seq, &record, &events);
+                self.sync_remote(seq, &events);
                 self.publish(seq, record, &events);
                 self.events = events;
                 self.write_verdicts().await;

@@ -72,6 +72,33 @@ pub struct Table {
     pub(super) shoes: super::shoe_watch::ShoeWatch,
     /// The keys that seal the face-down card and sign results (`crate::trust`).
     pub(super) trust: Option<Arc<crate::trust::TableKeys>>,
+    /// The table's clock (`table::clock`): countdowns and decision timers run on it.
+    pub(super) clock: Arc<crate::table::clock::TableClock>,
+    /// The latest table time the log holds (a tick, a countdown's opening): the clock
+    /// resumes from it after a restart.
+    pub(super) clock_seen: u64,
+    /// The betting countdown's length (`[play] betting_seconds`; `None`: no countdown).
+    pub(super) countdown_len: Option<std::time::Duration>,
+    /// The open betting countdown, from its `countdown` row (`timers.rs`).
+    pub(super) countdown: Option<Countdown>,
+    /// Remote players' seats and windows (`[play]`): the seats the bets time, and where
+    /// the windows are shown to the players' API.
+    pub(super) remote: Option<Arc<crate::table::remote::RemoteSeats>>,
+    /// The last countdown close: (round, the tick row's seq, its table time).
+    pub(super) countdown_closed: Option<(u64, u64, u64)>,
+    /// The engine's count of timed waits opened, as of `wait_seq`.
+    pub(super) wait_count: u64,
+    /// The row after which the engine's current timed wait opened.
+    pub(super) wait_seq: u64,
+}
+
+/// An open betting countdown, on the table's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Countdown {
+    pub(super) round: u64,
+    pub(super) seq: u64,
+    pub(super) at_ms: u64,
+    pub(super) deadline_ms: u64,
 }
 
 /// The metrics a row counts once it commits — before it is published, so whoever sees

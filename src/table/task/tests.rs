@@ -119,3 +119,101 @@ fn the_round_view_follows_a_split() {
         .collect();
     assert_eq!(hands, [(1, 0, 1), (1, 1, 1), (2, 0, 1)]);
 }
+
+#[tokio::test]
+async fn the_table_ticks_a_common_draws_step_open_and_closed_and_recovery_replays_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let shipped = Variant::built_in("multihand")
+        .expect("known")
+        .expect("valid");
+    let variant = Arc::new(
+        shipped
+            .with_settings("test", &[("timers.decision_ms".into(), 50.into())])
+            .expect("valid"),
+    );
+    let open = |variant: Arc<Variant>| {
+        let path = dir.path().join("t.db");
+        async move {
+            let opened = Store::open(&path, "t", "t", "multihand")
+                .await
+                .expect("store");
+            let (table, handle, _rx, _) = Table::recover(
+                "t",
+                "t",
+                "multihand",
+                variant,
+                Ok((opened.store, opened.log)),
+            );
+            (table, handle)
+        }
+    };
+    let (mut t, handle) = open(Arc::clone(&variant)).await;
+    let bets: Vec<crate::engine::PlayerBets> = serde_json::from_value(
+        serde_json::json!([{"player": "alice", "boxes": [{"seat": 1, "main": 100, "side": []}]}]),
+    )
+    .expect("bets");
+    t.handle(Command::Input {
+        input: Input::PlayerBets(bets),
+        source: Source::Api,
+        reply: None,
+    })
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    // Box 1 gets 6 and 5; the last card of the deal opens the first step.
+    for c in ["6C", "2S", "3S", "TD", "5H", "2H", "3H"] {
+        t.handle(card(c)).await;
+    }
+    assert!(!t.engine.open_decisions().is_empty(), "a step is open");
+    let deadline = t.engine.deadline().expect("the step is timed");
+    assert_eq!(
+        deadline,
+        t.engine.clock_ms() + 50,
+        "from the tick just before"
+    );
+    assert!(t.next_deadline().is_some());
+    tokio::time::sleep(std::time::Duration::from_millis(80)).await;
+    t.on_deadline().await;
+    assert!(
+        t.engine.open_decisions().is_empty(),
+        "timed out: {:?}",
+        t.engine.deadline()
+    );
+    let seq = handle.snapshot().seq;
+    drop(t);
+    let reader = crate::store::Reader::open(&dir.path().join("t.db"))
+        .await
+        .expect("reader");
+    let log = reader.log("t").await.expect("log");
+    let ticks: Vec<u64> = log
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.record,
+                Record::Input {
+                    source: Source::Clock,
+                    input: Input::Tick { .. }
+                }
+            )
+        })
+        .map(|r| r.seq)
+        .collect();
+    // One before the card that opened the step (row 9 is that card), one at the deadline.
+    assert_eq!(ticks, vec![8, 10], "{log:?}");
+    assert_eq!(seq, 10);
+    // Recovery replays the ticks: the same engine, hard 11 hit by the timeout.
+    let (again, _) = open(variant).await;
+    assert_eq!(
+        again.engine.expectation(),
+        Expectation::DrawCard { hands: 1 }
+    );
+    assert_eq!(again.engine.clock_ms(), {
+        let Record::Input {
+            input: Input::Tick { now_ms },
+            ..
+        } = log[9].record
+        else {
+            panic!("a tick")
+        };
+        now_ms
+    });
+}
