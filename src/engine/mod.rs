@@ -22,7 +22,7 @@ pub mod sidebets;
 mod state;
 pub mod variant;
 
-pub use common::OpenDecision;
+pub use common::{OpenDecision, PlayerHand};
 pub use expect::{ActiveHand, Expectation, Step};
 pub use hand::{is_natural_cards, total, Total};
 pub use io::{

@@ -278,9 +278,48 @@ impl Demo {
         snap: &Snapshot,
     ) -> Option<Result<bool, SubmitError>> {
         let seated = remote.seats();
+        let common = self.variant.deal.mode == crate::engine::variant::DealMode::CommonDraw;
         match &snap.expectation {
-            Expectation::Bets if snap.provisional.is_some() || seated.is_empty() => None,
+            // The demo's players play seat by seat only: a common draw waits for remote
+            // players.
+            Expectation::Bets if snap.provisional.is_none() && common && !remote.anyone() => {
+                Some(Ok(false))
+            }
+            Expectation::Bets if snap.provisional.is_some() || !remote.anyone() => None,
             Expectation::Bets => Some(self.run_betting(remote, snap).await),
+            // A common draw's step (or its insurance) runs on one timer for every hand;
+            // at its end the engine is told the time, and applies the sheet's timeout
+            // rule (two-strike, hit on timeout).
+            Expectation::PlayersInsurance { deadline_ms, .. }
+            | Expectation::PlayerDecisions { deadline_ms, .. } => {
+                let w = remote.step_window(snap.round.number, *deadline_ms);
+                if std::time::Instant::now() < w.deadline {
+                    return Some(Ok(false));
+                }
+                remote.close_decision();
+                let tick = Input::Tick {
+                    now_ms: *deadline_ms,
+                };
+                Some(self.handle.submit(tick, Source::Demo).await.map(|_| true))
+            }
+            // Players behind seats answering insurance, once every seat has: one timer
+            // for all, then the rest decline.
+            Expectation::InsuranceAnswers { behind, .. }
+                if snap.insurance_seats.is_empty() && !behind.is_empty() =>
+            {
+                let w = remote.step_window(snap.round.number, 0);
+                if std::time::Instant::now() < w.deadline {
+                    return Some(Ok(false));
+                }
+                remote.close_decision();
+                let (player, seat) = behind[0].clone();
+                let input = Input::PlayerDecision {
+                    player,
+                    seat,
+                    action: Action::NoInsurance,
+                };
+                Some(self.handle.submit(input, Source::Demo).await.map(|_| true))
+            }
             Expectation::InsuranceAnswers { .. } => {
                 let seat = *snap.insurance_seats.first()?;
                 if !seated.contains_key(&seat) {
@@ -349,6 +388,8 @@ impl Demo {
             let seats = self.config.seats.min(self.variant.deal.seats);
             let limits = self.variant.limits;
             let mut round = snap.round.number + 1;
+            let common = self.variant.deal.mode == crate::engine::variant::DealMode::CommonDraw;
+            let seats = if common { 0 } else { seats };
             for seat in (1..=seats).filter(|s| !remote.is_remote(*s)) {
                 let main = self.config.bet.saturating_mul(self.rng.i64(1..=4));
                 if let Some(bet) = main_bet(seat, main.clamp(limits.min, limits.max)) {

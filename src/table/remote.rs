@@ -98,8 +98,12 @@ pub struct Window {
 #[derive(Debug, Default)]
 struct Inner {
     seats: BTreeMap<SeatId, String>,
+    /// Players at the table without a seat (betting behind; a common draw's players).
+    present: BTreeSet<String>,
     betting: Option<Window>,
     bet: BTreeSet<SeatId>,
+    /// Players without a seat who bet in the open window.
+    bet_players: BTreeSet<String>,
     betting_closed: Option<Closed>,
     decision: Option<Window>,
     decision_closed: Option<Closed>,
@@ -148,9 +152,38 @@ impl RemoteSeats {
         }
     }
 
-    /// Frees `player`'s seat.
+    /// Frees `player`'s seat (or their place without one).
     pub fn leave(&self, player: &str) {
-        self.lock().seats.retain(|_, p| p != player);
+        let mut i = self.lock();
+        i.seats.retain(|_, p| p != player);
+        i.present.remove(player);
+    }
+
+    /// `player` is at the table without a seat: they bet behind seats, or on a common
+    /// draw's boxes. The betting window waits for them as for a seated player.
+    pub fn join_unseated(&self, player: &str) {
+        self.lock().present.insert(player.to_string());
+    }
+
+    /// Whether `player` is at the table without a seat.
+    pub fn is_unseated(&self, player: &str) -> bool {
+        self.lock().present.contains(player)
+    }
+
+    /// Whether any remote player is at the table (seated or not).
+    pub fn anyone(&self) -> bool {
+        let i = self.lock();
+        !i.seats.is_empty() || !i.present.is_empty()
+    }
+
+    /// `player` (without a seat) has a bet in the window (or withdrew it).
+    pub fn set_player_bet(&self, player: &str, placed: bool) {
+        let mut i = self.lock();
+        if placed {
+            i.bet_players.insert(player.to_string());
+        } else {
+            i.bet_players.remove(player);
+        }
     }
 
     /// The seat `player` holds.
@@ -184,6 +217,7 @@ impl RemoteSeats {
         let mut i = self.lock();
         i.betting = Some(w);
         i.bet.clear();
+        i.bet_players.clear();
         w
     }
 
@@ -202,12 +236,16 @@ impl RemoteSeats {
         }
     }
 
-    /// Whether the countdown is over, or every seated remote player has bet.
+    /// Whether the countdown is over, or every remote player (seated or not) has bet.
     pub fn betting_done(&self) -> bool {
         let i = self.lock();
         match i.betting {
             None => true,
-            Some(w) => Instant::now() >= w.deadline || i.seats.keys().all(|s| i.bet.contains(s)),
+            Some(w) => {
+                Instant::now() >= w.deadline
+                    || (i.seats.keys().all(|s| i.bet.contains(s))
+                        && i.present.iter().all(|p| i.bet_players.contains(p)))
+            }
         }
     }
 
@@ -222,6 +260,7 @@ impl RemoteSeats {
             });
         }
         i.bet.clear();
+        i.bet_players.clear();
     }
 
     /// The last betting close.
@@ -240,6 +279,27 @@ impl RemoteSeats {
                     round: snap.round.number,
                     seat,
                     at_seq: snap.seq,
+                    deadline: Instant::now() + self.timing.decision,
+                    deadline_ms: wall_ms() + ms(self.timing.decision),
+                };
+                i.decision = Some(w);
+                w
+            }
+        }
+    }
+
+    /// One window for everyone a step waits on (a common draw's decision step or
+    /// insurance, keyed by the engine's deadline for it; players behind seats answering
+    /// insurance, key 0): answers inside the step keep it, a new step opens a new one.
+    pub fn step_window(&self, round: u64, step: u64) -> Window {
+        let mut i = self.lock();
+        match i.decision {
+            Some(w) if w.seat == 0 && w.at_seq == step && w.round == round => w,
+            _ => {
+                let w = Window {
+                    round,
+                    seat: 0,
+                    at_seq: step,
                     deadline: Instant::now() + self.timing.decision,
                     deadline_ms: wall_ms() + ms(self.timing.decision),
                 };
