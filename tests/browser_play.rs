@@ -187,3 +187,142 @@ async fn two_phone_players_and_the_dealer_panel_play_a_round() {
     .await
     .expect("bounded");
 }
+
+/// Whether `js` (an expression) is true on `page` now.
+async fn holds(page: &Page, js: &str) -> bool {
+    page.eval(js).await == json!(true)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phone_player_bets_behind_with_follow_double_and_a_pair_bet() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(300), async {
+        let out = artifacts();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let text = croupier::table::config::DEFAULT_TOML
+            .replace(
+                "path = \"data/croupier.db\"",
+                &format!("path = {:?}", dir.path().join("croupier.db").display().to_string()),
+            )
+            .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
+            .replace("pace_ms = 400", "pace_ms = 100")
+            .replace("window_seconds = 5", "window_seconds = 1")
+            .replace("betting_seconds = 15", "betting_seconds = 120")
+            .replace("decision_seconds = 20", "decision_seconds = 30");
+        let cfg = dir.path().join("table.toml");
+        std::fs::write(&cfg, text).expect("config");
+        let ann = add_player(&cfg, "Ann");
+        let ben = add_player(&cfg, "Ben");
+        let p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        let base = format!("http://{}", p.addr);
+        let browser = Browser::launch().await;
+        let a = browser.page(&format!("{base}/play#t={ann}"), 390, 844).await;
+        let b = browser.page(&format!("{base}/play#t={ben}"), 390, 844).await;
+        a.wait_for("document.querySelector(\"#join button[data-seat='4']\")", STEP).await;
+        a.tap("#join button[data-seat='4']").await;
+        // Ben takes no seat: he plays behind.
+        b.wait_for("document.querySelector('#join-unseated')", STEP).await;
+        b.tap("#join-unseated").await;
+        let mut followed = None;
+        for attempt in 0..4 {
+            a.wait_for("document.querySelector('#chips .chip')", STEP).await;
+            a.tap("#chips .chip:nth-of-type(2)").await;
+            a.wait_for("!document.querySelector('#place').disabled", STEP).await;
+            a.tap("#place").await;
+            a.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('Your bet')", STEP).await;
+            let round = a.eval("window.playState().betting.round").await.as_u64().expect("round");
+            // Behind Ann's seat: the main bet, a pair bet by the game's name, follow double.
+            b.wait_for("document.querySelector(\"#behind button[data-behind='4']\")", STEP).await;
+            b.tap("#behind button[data-behind='4']").await;
+            b.wait_for("document.querySelector('#follow-double')", STEP).await;
+            b.tap("#chips .chip:nth-of-type(1)").await;
+            b.tap("#follow-double").await;
+            b.wait_for("document.querySelector(\"[data-target='bside:pair']\")", STEP).await;
+            b.tap("[data-target='bside:pair']").await;
+            b.tap("#chips .chip:nth-of-type(1)").await;
+            b.wait_for("!document.querySelector('#place-behind').disabled", STEP).await;
+            if attempt == 0 {
+                b.screenshot(&out.join("play-390x844-behind.png")).await;
+            }
+            b.tap("#place-behind").await;
+            b.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('follows doubles') || !document.querySelector('#chips')", STEP)
+                .await;
+            let mut done = (false, false);
+            let mut doubled = false;
+            for _ in 0..600 {
+                if !done.0 {
+                    if holds(&a, "!!document.querySelector(\"#actions button[data-action='double']\")").await {
+                        doubled = true;
+                    }
+                    done.0 = play_step(&a, round, &["double"]).await;
+                }
+                if !done.1 {
+                    done.1 = play_step(&b, round, &["no_insurance"]).await;
+                }
+                if done == (true, true) {
+                    break;
+                }
+                sleep(Duration::from_millis(100)).await;
+            }
+            assert_eq!(done, (true, true), "both pages show round {round}'s result");
+            if doubled {
+                followed = Some(round);
+                break;
+            }
+        }
+        let round = followed.expect("Ann was offered a double within four rounds");
+        b.screenshot(&out.join("play-390x844-behind-result.png")).await;
+        // Once final, the pages' balances are the wallet's, which are the log's.
+        sleep(Duration::from_millis(2500)).await;
+        let db = dir.path().join("croupier.db");
+        let pool = croupier::auth::open_pool(&db).await.expect("pool");
+        let r = i64::try_from(round).expect("round");
+        let follow: Option<i64> = sqlx::query_scalar(
+            "SELECT amount FROM wallet_ledger WHERE tx_id = ? AND player_id = 'ben' AND kind = 'debit'",
+        )
+        .bind(format!("table-1:{round}:4:behind-double@ben.1:debit"))
+        .fetch_optional(&pool)
+        .await
+        .expect("ledger");
+        let main: i64 = sqlx::query_scalar(
+            "SELECT amount FROM wallet_ledger WHERE tx_id = ? AND kind = 'debit'",
+        )
+        .bind(format!("table-1:{round}:4:behind-main@ben.1:debit"))
+        .fetch_one(&pool)
+        .await
+        .expect("behind main");
+        assert_eq!(follow, Some(main), "the follow is debited from Ben when Ann doubles");
+        let pair: i64 = sqlx::query_scalar(
+            "SELECT staked FROM settlements WHERE round = ? AND seat = 4 AND player = 'ben' AND kind = 'pair'",
+        )
+        .bind(r)
+        .fetch_one(&pool)
+        .await
+        .expect("pair settled");
+        assert!(pair > 0);
+        for (page, id, filter) in [(&a, "ann", "seat = 4 AND player = ''"), (&b, "ben", "player = 'ben'")] {
+            let (staked, returned): (i64, i64) = sqlx::query_as(&format!(
+                "SELECT COALESCE(SUM(staked), 0), COALESCE(SUM(returned), 0) FROM settlements WHERE {filter}"
+            ))
+            .fetch_one(&pool)
+            .await
+            .expect("settlements");
+            let balance: i64 = sqlx::query_scalar("SELECT balance FROM players WHERE id = ?")
+                .bind(id)
+                .fetch_one(&pool)
+                .await
+                .expect("balance");
+            assert_eq!(balance, 50_000 - staked + returned, "{id}");
+            let written = croupier::currency::Currency::euro().format(balance);
+            page.wait_for(&format!("document.querySelector('#balance').innerText === '{written}'"), STEP)
+                .await;
+        }
+        pool.close().await;
+        browser.close().await;
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
