@@ -194,7 +194,9 @@ function controls() {
     // The seat's hands, and every bet of the player's own (behind seats, boxes).
     const parts = s.seat ? (r.hands || []).filter(h => h.seat === s.seat && !h.player).map(h => h.outcome.replace("_", " ") + " " + money(h.returned)) : [];
     for (const b of (r.bets || []).filter(b => b.player === s.player)) {
-      parts.push((s.game.common_draw ? "box " : "behind ") + b.seat + " " + b.kind.replace("_", " ") + " " + money(b.returned));
+      // A side bet's kind is {"side": NAME}; main and insurance are plain names.
+      const kind = typeof b.kind === "string" ? b.kind.replace("_", " ") : String(b.kind.side);
+      parts.push((s.game.common_draw ? "box " : "behind ") + b.seat + " " + kind + " " + money(b.returned));
     }
     if (parts.length) out.push(el("div", { class: "row", id: "result", "data-round": r.round }, "Round " + r.round + ": " + parts.join(", "),
       window.Trust.sigBadge(trust, r.round)));
