@@ -38,6 +38,80 @@ fn add_player(cfg: &Path, name: &str) -> String {
         .to_string()
 }
 
+/// The built-in configuration in `dir`: any free port, a quick demo dealer, a 1 s dispute
+/// window, a long betting countdown and decision timer (taps take their time).
+fn config(dir: &Path) -> std::path::PathBuf {
+    let text = croupier::table::config::DEFAULT_TOML
+        .replace(
+            "path = \"data/croupier.db\"",
+            &format!("path = {:?}", dir.join("croupier.db").display().to_string()),
+        )
+        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
+        .replace("pace_ms = 400", "pace_ms = 100")
+        .replace("window_seconds = 5", "window_seconds = 1")
+        .replace("betting_seconds = 15", "betting_seconds = 120")
+        .replace("decision_seconds = 20", "decision_seconds = 30");
+    let cfg = dir.join("table.toml");
+    std::fs::write(&cfg, text).expect("config");
+    cfg
+}
+
+/// The real binary on `config`, and two players' phone-size pages (390×844) opened from
+/// their launch links.
+struct Table {
+    dir: tempfile::TempDir,
+    p: proc::Proc,
+    base: String,
+    browser: Browser,
+    a: Page,
+    b: Page,
+}
+
+async fn two_phones(first: &str, second: &str) -> Table {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = config(dir.path());
+    let (one, two) = (add_player(&cfg, first), add_player(&cfg, second));
+    let p = proc::spawn(&cfg, &dir.path().join("log")).await;
+    let base = format!("http://{}", p.addr);
+    let browser = Browser::launch().await;
+    let a = browser
+        .page(&format!("{base}/play#t={one}"), 390, 844)
+        .await;
+    let b = browser
+        .page(&format!("{base}/play#t={two}"), 390, 844)
+        .await;
+    Table {
+        dir,
+        p,
+        base,
+        browser,
+        a,
+        b,
+    }
+}
+
+/// Checks that `id`'s wallet holds `expected` and that `page` shows it; answers it.
+async fn shows_the_wallets_balance(
+    pool: &sqlx::SqlitePool,
+    page: &Page,
+    id: &str,
+    expected: i64,
+) -> i64 {
+    let balance: i64 = sqlx::query_scalar("SELECT balance FROM players WHERE id = ?")
+        .bind(id)
+        .fetch_one(pool)
+        .await
+        .expect("balance");
+    assert_eq!(balance, expected, "{id}");
+    let written = croupier::currency::Currency::euro().format(balance);
+    page.wait_for(
+        &format!("document.querySelector('#balance').innerText === '{written}'"),
+        STEP,
+    )
+    .await;
+    balance
+}
+
 /// Taps what the table asks of this player (`prefer` first), if anything; answers
 /// whether the page shows the result of `round`.
 async fn play_step(page: &Page, round: u64, prefer: &[&str]) -> bool {
@@ -73,26 +147,7 @@ async fn two_phone_players_and_the_dealer_panel_play_a_round() {
     }
     timeout(Duration::from_secs(200), async {
         let out = artifacts();
-        let dir = tempfile::tempdir().expect("tempdir");
-        let text = croupier::table::config::DEFAULT_TOML
-            .replace(
-                "path = \"data/croupier.db\"",
-                &format!("path = {:?}", dir.path().join("croupier.db").display().to_string()),
-            )
-            .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
-            .replace("pace_ms = 400", "pace_ms = 100")
-            .replace("window_seconds = 5", "window_seconds = 1")
-            .replace("betting_seconds = 15", "betting_seconds = 120")
-            .replace("decision_seconds = 20", "decision_seconds = 30");
-        let cfg = dir.path().join("table.toml");
-        std::fs::write(&cfg, text).expect("config");
-        let alice = add_player(&cfg, "Alice");
-        let bob = add_player(&cfg, "Bob");
-        let p = proc::spawn(&cfg, &dir.path().join("log")).await;
-        let base = format!("http://{}", p.addr);
-        let browser = Browser::launch().await;
-        let a = browser.page(&format!("{base}/play#t={alice}"), 390, 844).await;
-        let b = browser.page(&format!("{base}/play#t={bob}"), 390, 844).await;
+        let Table { dir, p, base, browser, a, b } = two_phones("Alice", "Bob").await;
         let panel = browser.page(&format!("{base}/"), 800, 480).await;
         // The demo dealer's account (a demo start creates it).
         let login = "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'}, \
@@ -168,15 +223,7 @@ async fn two_phone_players_and_the_dealer_panel_play_a_round() {
             .await
             .expect("settlements");
             assert!(staked > 0, "{id} played round {round}");
-            let balance: i64 = sqlx::query_scalar("SELECT balance FROM players WHERE id = ?")
-                .bind(id)
-                .fetch_one(&pool)
-                .await
-                .expect("balance");
-            assert_eq!(balance, 50_000 - staked + returned, "{id}");
-            let written = croupier::currency::Currency::euro().format(balance);
-            page.wait_for(&format!("document.querySelector('#balance').innerText === '{written}'"), STEP)
-                .await;
+            let balance = shows_the_wallets_balance(&pool, page, id, 50_000 - staked + returned).await;
             let state: Value = page.eval("window.playState()").await;
             assert_eq!(state["balance"], balance);
         }
@@ -200,26 +247,7 @@ async fn a_phone_player_bets_behind_with_follow_double_and_a_pair_bet() {
     }
     timeout(Duration::from_secs(300), async {
         let out = artifacts();
-        let dir = tempfile::tempdir().expect("tempdir");
-        let text = croupier::table::config::DEFAULT_TOML
-            .replace(
-                "path = \"data/croupier.db\"",
-                &format!("path = {:?}", dir.path().join("croupier.db").display().to_string()),
-            )
-            .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
-            .replace("pace_ms = 400", "pace_ms = 100")
-            .replace("window_seconds = 5", "window_seconds = 1")
-            .replace("betting_seconds = 15", "betting_seconds = 120")
-            .replace("decision_seconds = 20", "decision_seconds = 30");
-        let cfg = dir.path().join("table.toml");
-        std::fs::write(&cfg, text).expect("config");
-        let ann = add_player(&cfg, "Ann");
-        let ben = add_player(&cfg, "Ben");
-        let p = proc::spawn(&cfg, &dir.path().join("log")).await;
-        let base = format!("http://{}", p.addr);
-        let browser = Browser::launch().await;
-        let a = browser.page(&format!("{base}/play#t={ann}"), 390, 844).await;
-        let b = browser.page(&format!("{base}/play#t={ben}"), 390, 844).await;
+        let Table { dir, p, browser, a, b, .. } = two_phones("Ann", "Ben").await;
         a.wait_for("document.querySelector(\"#join button[data-seat='4']\")", STEP).await;
         a.tap("#join button[data-seat='4']").await;
         // Ben takes no seat: he plays behind.
@@ -309,15 +337,7 @@ async fn a_phone_player_bets_behind_with_follow_double_and_a_pair_bet() {
             .fetch_one(&pool)
             .await
             .expect("settlements");
-            let balance: i64 = sqlx::query_scalar("SELECT balance FROM players WHERE id = ?")
-                .bind(id)
-                .fetch_one(&pool)
-                .await
-                .expect("balance");
-            assert_eq!(balance, 50_000 - staked + returned, "{id}");
-            let written = croupier::currency::Currency::euro().format(balance);
-            page.wait_for(&format!("document.querySelector('#balance').innerText === '{written}'"), STEP)
-                .await;
+            shows_the_wallets_balance(&pool, page, id, 50_000 - staked + returned).await;
         }
         pool.close().await;
         browser.close().await;

@@ -100,16 +100,8 @@ impl Journal {
         seat: u8,
         line: &str,
     ) -> Result<Vec<Entry>, WalletError> {
-        Ok(self
-            .open_entries()
-            .await?
-            .into_iter()
-            .filter(|e| {
-                e.tx.round == round
-                    && e.tx.seat == seat
-                    && e.tx.line.split('.').next() == Some(line)
-            })
-            .collect())
+        self.open_where(round, seat, |l| l.split('.').next() == Some(line))
+            .await
     }
 
     /// The open (pending or committed) debits of `owner` at `seat` in `round`, every
@@ -120,13 +112,22 @@ impl Journal {
         seat: u8,
         owner: &Owner,
     ) -> Result<Vec<Entry>, WalletError> {
+        self.open_where(round, seat, |l| Owner::of_line(l) == *owner)
+            .await
+    }
+
+    /// The open debits at `seat` in `round` whose line `keep` takes.
+    async fn open_where(
+        &self,
+        round: u64,
+        seat: u8,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<Vec<Entry>, WalletError> {
         Ok(self
             .open_entries()
             .await?
             .into_iter()
-            .filter(|e| {
-                e.tx.round == round && e.tx.seat == seat && Owner::of_line(&e.tx.line) == *owner
-            })
+            .filter(|e| e.tx.round == round && e.tx.seat == seat && keep(&e.tx.line))
             .collect())
     }
 

@@ -219,6 +219,14 @@ pub trait Wallet: Send + Sync {
     fn rollback<'a>(&'a self, req: &'a WalletRequest) -> BoxFuture<'a, Result<i64, WalletError>>;
 }
 
+/// Unix milliseconds now (for the rows' `at_ms`, read by people only).
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,12 +263,4 @@ mod tests {
             Owner::Box("behind-x".into())
         );
     }
-}
-
-/// Unix milliseconds now (for the rows' `at_ms`, read by people only).
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }

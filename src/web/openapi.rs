@@ -198,8 +198,19 @@ impl Modify for Access {
                         "platformKey"
                     };
                     op.security = Some(vec![SecurityRequirement::new::<_, _, String>(scheme, [])]);
+                    // What every players' and platform's route may answer before its
+                    // own work: written once here rather than on each handler.
                     responses.entry("401".into()).or_insert_with(|| {
                         error_response("No valid bearer token (`unauthenticated`)")
+                    });
+                    responses.entry("404".into()).or_insert_with(|| {
+                        error_response("Remote play is off at this table (`no_remote_play`)")
+                    });
+                    responses.entry("503".into()).or_insert_with(|| {
+                        error_response(
+                            "The wallet or the database did not answer (`wallet_unavailable`, \
+                             `unavailable`)",
+                        )
                     });
                 }
                 RouteAccess::Role(min) => {

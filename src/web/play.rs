@@ -148,8 +148,6 @@ pub struct SessionBody {
     responses(
         (status = 200, description = "`{\"player\", \"token\", \"launch\": \"/play#t=TOKEN\"}`", body = Object),
         (status = 400, description = "Not a session request (`malformed`)", body = super::api::ErrorBody),
-        (status = 401, description = "Not the platform's credential (`unauthenticated`)", body = super::api::ErrorBody),
-        (status = 404, description = "Remote play is off (`no_remote_play`)", body = super::api::ErrorBody),
         (status = 422, description = "Not a valid player id (`invalid_player`)", body = super::api::ErrorBody),
         (status = 503, description = "The database did not answer", body = super::api::ErrorBody)))]
 pub async fn open_session(
@@ -352,9 +350,7 @@ fn turns(app: &AppState, play: &Play, me: &str, snap: &Snapshot) -> Vec<Turn> {
 #[utoipa::path(get, path = "/api/play/state", tag = "players",
     responses(
         (status = 200, description = "The player, balance, seat, the game, the betting window, the decisions asked of the player, the public view", body = Object),
-        (status = 401, description = "No valid player session (`unauthenticated`)", body = super::api::ErrorBody),
-        (status = 404, description = "Remote play is off (`no_remote_play`)", body = super::api::ErrorBody),
-        (status = 503, description = "The wallet did not answer (`wallet_unavailable`)", body = super::api::ErrorBody)))]
+        (status = 409, description = "The wallet does not know the player (`unknown_player`)", body = super::api::ErrorBody)))]
 pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, PlayError> {
     let (play, me) = player(&app, &headers).await?;
     let who = play.ledger.player(&me).await?;
@@ -463,8 +459,6 @@ pub struct JoinBody {
     responses(
         (status = 200, description = "`{\"ok\": true, \"seat\": N|null}`", body = Object),
         (status = 400, description = "Not a join request (`malformed`)", body = super::api::ErrorBody),
-        (status = 401, description = "No valid player session (`unauthenticated`)", body = super::api::ErrorBody),
-        (status = 404, description = "Remote play is off (`no_remote_play`)", body = super::api::ErrorBody),
         (status = 409, description = "`seat_unavailable`, `seat_taken`, `already_seated`, `no_seats` (a common draw)", body = super::api::ErrorBody)))]
 pub async fn join(
     State(app): State<AppState>,
@@ -530,8 +524,6 @@ fn has_stake(snap: &Snapshot, me: &str, seat: Option<SeatId>) -> bool {
 #[utoipa::path(post, path = "/api/play/leave", tag = "players",
     responses(
         (status = 200, description = "`{\"ok\": true}`", body = Object),
-        (status = 401, description = "No valid player session (`unauthenticated`)", body = super::api::ErrorBody),
-        (status = 404, description = "Remote play is off (`no_remote_play`)", body = super::api::ErrorBody),
         (status = 409, description = "`no_seat`, or a stake in play (`seat_in_play`)", body = super::api::ErrorBody)))]
 pub async fn leave(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, PlayError> {
     let (play, me) = player(&app, &headers).await?;
@@ -774,11 +766,8 @@ pub struct BetBody {
     responses(
         (status = 200, description = "`{\"ok\", \"round\", \"tx\", \"txs\", \"balance\"}`", body = Object),
         (status = 400, description = "Not a bet (`malformed`)", body = super::api::ErrorBody),
-        (status = 401, description = "No valid player session (`unauthenticated`)", body = super::api::ErrorBody),
-        (status = 404, description = "Remote play is off (`no_remote_play`)", body = super::api::ErrorBody),
-        (status = 409, description = "`betting_closed` (with `closed`), `no_seat`, `insufficient_funds`, `not_common_draw`", body = super::api::ErrorBody),
-        (status = 422, description = "`invalid_bet`, `unknown_side_bet`", body = super::api::ErrorBody),
-        (status = 503, description = "The wallet did not answer (`wallet_unavailable`)", body = super::api::ErrorBody)))]
+        (status = 409, description = "`betting_closed` (with `closed`), `no_seat`, `insufficient_funds`, `common_draw`", body = super::api::ErrorBody),
+        (status = 422, description = "`invalid_bet`, `unknown_side_bet`", body = super::api::ErrorBody)))]
 pub async fn bet(
     State(app): State<AppState>,
     headers: HeaderMap,
@@ -865,11 +854,8 @@ pub struct BehindBody {
     responses(
         (status = 200, description = "`{\"ok\", \"round\", \"tx\", \"txs\", \"balance\"}`", body = Object),
         (status = 400, description = "Not a bet (`malformed`)", body = super::api::ErrorBody),
-        (status = 401, description = "No valid player session (`unauthenticated`)", body = super::api::ErrorBody),
-        (status = 404, description = "Remote play is off (`no_remote_play`)", body = super::api::ErrorBody),
         (status = 409, description = "`betting_closed` (with `closed`), `seat_empty` (no bet to play behind), `own_seat`, `no_play_behind`, `follow_unavailable`, `insufficient_funds`", body = super::api::ErrorBody),
-        (status = 422, description = "`invalid_bet`, `unknown_side_bet`", body = super::api::ErrorBody),
-        (status = 503, description = "The wallet did not answer (`wallet_unavailable`)", body = super::api::ErrorBody)))]
+        (status = 422, description = "`invalid_bet`, `unknown_side_bet`", body = super::api::ErrorBody)))]
 pub async fn behind(
     State(app): State<AppState>,
     headers: HeaderMap,
@@ -984,11 +970,8 @@ pub struct BoxesBody {
     responses(
         (status = 200, description = "`{\"ok\", \"round\", \"tx\", \"txs\", \"balance\"}`", body = Object),
         (status = 400, description = "Not a bet (`malformed`)", body = super::api::ErrorBody),
-        (status = 401, description = "No valid player session (`unauthenticated`)", body = super::api::ErrorBody),
-        (status = 404, description = "Remote play is off (`no_remote_play`)", body = super::api::ErrorBody),
         (status = 409, description = "`betting_closed` (with `closed`), `not_common_draw`, `insufficient_funds`", body = super::api::ErrorBody),
-        (status = 422, description = "`box_out_of_range`, `invalid_bet`, `unknown_side_bet`", body = super::api::ErrorBody),
-        (status = 503, description = "The wallet did not answer (`wallet_unavailable`)", body = super::api::ErrorBody)))]
+        (status = 422, description = "`box_out_of_range`, `invalid_bet`, `unknown_side_bet`", body = super::api::ErrorBody)))]
 pub async fn boxes(
     State(app): State<AppState>,
     headers: HeaderMap,
@@ -1090,10 +1073,7 @@ async fn roll_back_all(play: &Play, entries: &[Entry]) -> Result<(), PlayError> 
     responses(
         (status = 200, description = "`{\"ok\", \"seq\", \"action\", \"balance\"}` (a hit at a seat: `{\"ok\", \"action\": \"hit\"}`, the card follows)", body = Object),
         (status = 400, description = "Not a decision (`malformed`)", body = super::api::ErrorBody),
-        (status = 401, description = "No valid player session (`unauthenticated`)", body = super::api::ErrorBody),
-        (status = 404, description = "Remote play is off (`no_remote_play`)", body = super::api::ErrorBody),
-        (status = 409, description = "`not_your_turn`, `decision_closed` (with `closed`), `action_not_allowed`, `insufficient_funds`, `follower_short_funds`, `no_seat`", body = super::api::ErrorBody),
-        (status = 503, description = "The wallet did not answer (`wallet_unavailable`)", body = super::api::ErrorBody)))]
+        (status = 409, description = "`not_your_turn`, `decision_closed` (with `closed`), `action_not_allowed`, `insufficient_funds`, `follower_short_funds`, `no_seat`", body = super::api::ErrorBody)))]
 pub async fn decision(
     State(app): State<AppState>,
     headers: HeaderMap,
@@ -1111,7 +1091,7 @@ pub async fn decision(
     let common = common_draw(&app);
     let pick = all.iter().find(|t| {
         if common {
-            d.number.is_none_or(|n| n == t.seat)
+            d.number.map_or(true, |n| n == t.seat)
         } else if let Some(s) = d.seat {
             t.behind && t.seat == s
         } else {
