@@ -56,11 +56,11 @@ function button(label, onClick, attrs) {
 // What the player is about to bet, by line: the seat's main bet and side bets, a bet
 // behind one seat (with its follows), a common draw's boxes. Chips add to the line picked
 // (`target`).
-let plan = { main: 0, side: {}, behind: null, bside: {}, follow_double: false, follow_split: false, boxes: {} };
+let plan = { main: 0, side: {}, behind: null, bside: {}, follow_double: false, follow_split: false, boxes: {}, special: null };
 let target = "main";
 
 function resetPlan() {
-  plan = { main: 0, side: {}, behind: null, bside: {}, follow_double: false, follow_split: false, boxes: {} };
+  plan = { main: 0, side: {}, behind: null, bside: {}, follow_double: false, follow_split: false, boxes: {}, special: plan.special };
   stake = 0;
   target = "main";
 }
@@ -97,13 +97,22 @@ function bettingControls(s, out) {
   const sides = s.game.side_bets || [];
   out.push(el("div", { class: "row countdown", id: "betting" }, "Bets close in ", el("strong", { id: "bet-left" }, left(s.betting.remaining_ms) + " s")));
   if (s.game.common_draw) {
-    // Any box (or all three), each with the game's specials.
+    // Any box (or all three), each with the game's specials: one picked from the game's
+    // list (all of them, by its names) is offered on every box.
+    const special = sides.some(b => b.name === plan.special) ? plan.special : (sides[0] || {}).name;
+    if (sides.length) {
+      out.push(el("div", { class: "row" }, el("label", { for: "special" }, "Special bet: "),
+        el("select", { id: "special", onchange: (e) => { plan.special = e.target.value; render(); } },
+          sides.map(b => el("option", { value: b.name, selected: b.name === special }, b.name)))));
+    }
     const boxes = [];
     for (let n = 1; n <= s.game.boxes; n++) {
       const x = plan.boxes[n] || { main: 0, side: {} };
+      const others = Object.entries(x.side).filter(([k, v]) => k !== special && v > 0).map(([k, v]) => k + " " + money(v));
       boxes.push(el("div", { class: "row box", "data-box": n },
         targetButton("Box " + n + (x.main ? " " + money(x.main) : ""), "box:" + n),
-        sides.slice(0, 4).map(b => targetButton(b.name + (x.side[b.name] ? " " + money(x.side[b.name]) : ""), "box:" + n + ":" + b.name))));
+        special ? targetButton(special + (x.side[special] ? " " + money(x.side[special]) : ""), "box:" + n + ":" + special) : null,
+        others.length ? el("span", { class: "others" }, others.join(", ")) : null));
     }
     out.push(el("div", { class: "boxes", id: "boxes" }, boxes));
     out.push(chipsRow(s, s.balance));
@@ -214,8 +223,10 @@ function render() {
   const exp = view.expecting || "";
   root.replaceChildren(
     el("header", {}, el("span", { class: "name" }, view.name + " · " + view.variant), el("span", { class: "round", id: "round" }, "round " + view.round.number)),
-    el("main", {}, el("section", { class: "play" }, dealerWithSeal(view), renderSeats(view, Math.max(state.limits.seats, 7), state.turn && !state.turn.behind && !state.game.common_draw ? { seat: state.seat, hand: state.turn.hand } : null, null))),
+    el("main", {}, el("section", { class: "play" }, dealerWithSeal(view), renderSeats(view, state.game.common_draw ? state.game.boxes : Math.max(state.limits.seats, 7), state.turn && !state.turn.behind && !state.game.common_draw ? { seat: state.seat, hand: state.turn.hand } : null, null))),
     ...[window.Trust.alarmBanner(trust)].filter(Boolean));
+  // A list being picked from stays open: the controls wait until it is left.
+  if (document.activeElement && document.activeElement.tagName === "SELECT" && panel.contains(document.activeElement)) return;
   panel.replaceChildren(...controls());
 }
 

@@ -68,8 +68,18 @@ struct Table {
 }
 
 async fn two_phones(first: &str, second: &str) -> Table {
+    phones("deluxe", first, second).await
+}
+
+async fn phones(variant: &str, first: &str, second: &str) -> Table {
     let dir = tempfile::tempdir().expect("tempdir");
     let cfg = config(dir.path());
+    let text = std::fs::read_to_string(&cfg).expect("config");
+    std::fs::write(
+        &cfg,
+        text.replace("variant = \"deluxe\"", &format!("variant = {variant:?}")),
+    )
+    .expect("config");
     let (one, two) = (add_player(&cfg, first), add_player(&cfg, second));
     let p = proc::spawn(&cfg, &dir.path().join("log")).await;
     let base = format!("http://{}", p.addr);
@@ -339,6 +349,61 @@ async fn a_phone_player_bets_behind_with_follow_double_and_a_pair_bet() {
             .expect("settlements");
             shows_the_wallets_balance(&pool, page, id, 50_000 - staked + returned).await;
         }
+        pool.close().await;
+        browser.close().await;
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phone_player_plays_three_multihand_boxes_with_a_special() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(300), async {
+        let out = artifacts();
+        // The second player's page stays away from the table.
+        let Table { dir, p, browser, a, .. } = phones("multihand", "Mia", "Max").await;
+        a.wait_for("document.querySelector('#join-unseated')", STEP).await;
+        assert_eq!(a.eval("document.querySelector('#join') === null").await, json!(true), "no seats");
+        a.tap("#join-unseated").await;
+        a.wait_for("document.querySelector(\"[data-target='box:3']\")", STEP).await;
+        for n in 1..=3 {
+            a.tap(&format!("[data-target='box:{n}']")).await;
+            a.tap("#chips .chip:nth-of-type(1)").await;
+        }
+        a.tap("[data-target='box:1:21+3']").await;
+        a.tap("#chips .chip:nth-of-type(1)").await;
+        a.wait_for("!document.querySelector('#place-boxes').disabled", STEP).await;
+        a.screenshot(&out.join("play-390x844-boxes.png")).await;
+        a.tap("#place-boxes").await;
+        // The window closes at once: every player at the table has bet.
+        a.wait_for("window.playState() && !window.playState().betting.open && window.playState().view.round.number > 0", STEP)
+            .await;
+        let round = a.eval("window.playState().view.round.number").await.as_u64().expect("round");
+        let mut done = false;
+        for _ in 0..900 {
+            done = play_step(&a, round, &[]).await;
+            if done {
+                break;
+            }
+            sleep(Duration::from_millis(100)).await;
+        }
+        assert!(done, "the page shows round {round}'s result");
+        a.screenshot(&out.join("play-390x844-boxes-result.png")).await;
+        sleep(Duration::from_millis(2500)).await;
+        let pool = croupier::auth::open_pool(&dir.path().join("croupier.db")).await.expect("pool");
+        let (staked, returned, boxes): (i64, i64, i64) = sqlx::query_as(
+            "SELECT COALESCE(SUM(staked), 0), COALESCE(SUM(returned), 0), COUNT(DISTINCT seat) FROM settlements WHERE player = 'mia'",
+        )
+        .fetch_one(&pool)
+        .await
+        .expect("settlements");
+        assert_eq!(boxes, 3, "three boxes settled");
+        assert!(staked >= 3 * 100 + 100, "{staked}");
+        shows_the_wallets_balance(&pool, &a, "mia", 50_000 - staked + returned).await;
         pool.close().await;
         browser.close().await;
         assert!(p.terminate(), "clean stop");
