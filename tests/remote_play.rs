@@ -832,3 +832,75 @@ async fn a_multihand_player_bets_three_boxes_decides_each_hand_and_is_paid_exact
     .await
     .expect("bounded");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ultimate_player_bets_21_plus_3_by_its_name_and_is_paid_exactly() {
+    timeout(Duration::from_secs(240), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = dir.path().join("table.toml");
+        let text = std::fs::read_to_string(config(dir.path()))
+            .expect("config")
+            .replace("variant = \"deluxe\"", "variant = \"ultimate\"")
+            .replace("betting_seconds = 3", "betting_seconds = 20");
+        std::fs::write(&cfg, text).expect("write");
+        let db = dir.path().join("croupier.db");
+        let token = add_player(&cfg, "Uma", "500.00");
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        as_player(&mut p, &token);
+        let s = state(&p).await;
+        assert_eq!(s["game"]["side_bets"][0]["name"], "21+3", "{s}");
+        assert_eq!(s["game"]["play_behind"], false);
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 200, "{body}");
+        until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+        // Deluxe's pair is no Ultimate bet; nor is play behind.
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 1000, "side": {"pair": 500}}"#).await;
+        assert_eq!((status, code_of(&body).as_str()), (422, "unknown_side_bet"), "{body}");
+        let (status, body) = p.post("/api/play/behind", r#"{"seat": 1, "main": 500}"#).await;
+        assert_eq!((status, code_of(&body).as_str()), (409, "no_play_behind"), "{body}");
+        assert_eq!(state(&p).await["balance"], 50_000);
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 1000, "side": {"21+3": 500}}"#).await;
+        assert_eq!(status, 200, "{body}");
+        let placed: Value = serde_json::from_str(&body).expect("json");
+        let r = placed["round"].as_u64().expect("round");
+        assert_eq!(placed["balance"], 48_500);
+        assert_eq!(placed["txs"], serde_json::json!([
+            format!("table-1:{r}:4:main.1:debit"),
+            format!("table-1:{r}:4:side-21+3.1:debit"),
+        ]));
+        for _ in 0..1200 {
+            let s = state(&p).await;
+            if s["view"]["last_result"]["round"] == r {
+                break;
+            }
+            let action = if s["turn"]["kind"] == "insurance" {
+                "no_insurance"
+            } else if s["turn"].is_object() {
+                "stand"
+            } else {
+                ""
+            };
+            if !action.is_empty() {
+                let (status, body) = p
+                    .post("/api/play/decision", &format!(r#"{{"action": "{action}"}}"#))
+                    .await;
+                assert!(status == 200 || status == 409, "{body}");
+            }
+            sleep(Duration::from_millis(50)).await;
+        }
+        sleep(Duration::from_millis(2500)).await;
+        let balance = state(&p).await["balance"].as_i64().expect("balance");
+        assert!(p.terminate(), "clean stop");
+        assert_eq!(
+            ledger_rows(&db, &format!("SELECT staked FROM settlements WHERE round = {r} AND seat = 4 AND kind = '21+3'")).await,
+            500
+        );
+        assert_eq!(balance, by_the_log(&db, 50_000, "seat = 4 AND player = ''").await);
+        assert_eq!(
+            ledger_rows(&db, "SELECT COUNT(*) FROM wallet_journal WHERE state IN ('pending', 'committed')").await,
+            0
+        );
+    })
+    .await
+    .expect("bounded");
+}
