@@ -551,6 +551,47 @@ async fn a_decision_after_its_timer_is_refused_with_the_close_and_takes_nothing(
     .expect("bounded");
 }
 
+/// The test configuration in `dir` with `edits` (text replacements) on top.
+fn config_with(dir: &Path, edits: &[(&str, &str)]) -> PathBuf {
+    let cfg = config(dir);
+    let mut text = std::fs::read_to_string(&cfg).expect("config");
+    for (from, to) in edits {
+        assert!(text.contains(from), "{from} is in the configuration");
+        text = text.replace(from, to);
+    }
+    std::fs::write(&cfg, text).expect("write");
+    croupier::table::TableConfig::load(&cfg).expect("valid config");
+    cfg
+}
+
+/// The binary on `variant` (a 20 s countdown) with one player, `name` (€500.00), signed
+/// in: the directory, the database, the process.
+async fn one_player(variant: &str, name: &str) -> (tempfile::TempDir, PathBuf, proc::Proc) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = config_with(
+        dir.path(),
+        &[
+            ("variant = \"deluxe\"", &format!("variant = {variant:?}")),
+            ("betting_seconds = 3", "betting_seconds = 20"),
+        ],
+    );
+    let token = add_player(&cfg, name, "500.00");
+    let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+    as_player(&mut p, &token);
+    let db = dir.path().join("croupier.db");
+    (dir, db, p)
+}
+
+/// Every journalled stake is settled or rolled back.
+async fn no_open_stakes(db: &Path) {
+    let open = ledger_rows(
+        db,
+        "SELECT COUNT(*) FROM wallet_journal WHERE state IN ('pending', 'committed')",
+    )
+    .await;
+    assert_eq!(open, 0, "every stake settled or rolled back");
+}
+
 fn code_of(body: &str) -> String {
     serde_json::from_str::<Value>(body).expect("json")["error"]["code"]
         .as_str()
@@ -578,11 +619,7 @@ async fn by_the_log(db: &Path, opening: i64, filter: &str) -> i64 {
 async fn a_bet_behind_follows_the_seated_double_with_its_pair_bet_and_balances_to_the_log() {
     timeout(Duration::from_secs(300), async {
         let dir = tempfile::tempdir().expect("tempdir");
-        let cfg = dir.path().join("table.toml");
-        let text = std::fs::read_to_string(config(dir.path()))
-            .expect("config")
-            .replace("betting_seconds = 3", "betting_seconds = 20");
-        std::fs::write(&cfg, text).expect("write");
+        let cfg = config_with(dir.path(), &[("betting_seconds = 3", "betting_seconds = 20")]);
         let db = dir.path().join("croupier.db");
         let ann = add_player(&cfg, "Ann", "500.00");
         let ben = add_player(&cfg, "Ben", "500.00");
@@ -709,11 +746,7 @@ async fn a_bet_behind_follows_the_seated_double_with_its_pair_bet_and_balances_t
             1,
             "Ben is credited once, apart from Ann"
         );
-        assert_eq!(
-            ledger_rows(&db, "SELECT COUNT(*) FROM wallet_journal WHERE state IN ('pending', 'committed')").await,
-            0,
-            "every stake settled or rolled back"
-        );
+        no_open_stakes(&db).await;
     })
     .await
     .expect("bounded");
@@ -722,18 +755,7 @@ async fn a_bet_behind_follows_the_seated_double_with_its_pair_bet_and_balances_t
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_multihand_player_bets_three_boxes_decides_each_hand_and_is_paid_exactly() {
     timeout(Duration::from_secs(300), async {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let cfg = dir.path().join("table.toml");
-        let text = std::fs::read_to_string(config(dir.path()))
-            .expect("config")
-            .replace("variant = \"deluxe\"", "variant = \"multihand\"")
-            .replace("betting_seconds = 3", "betting_seconds = 20");
-        std::fs::write(&cfg, text).expect("write");
-        croupier::table::TableConfig::load(&cfg).expect("valid config");
-        let db = dir.path().join("croupier.db");
-        let mia = add_player(&cfg, "Mia", "500.00");
-        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
-        as_player(&mut p, &mia);
+        let (_dir, db, p) = one_player("multihand", "Mia").await;
         let s = state(&p).await;
         assert_eq!(s["game"]["common_draw"], true, "{s}");
         assert_eq!(s["game"]["boxes"], 3);
@@ -824,10 +846,7 @@ async fn a_multihand_player_bets_three_boxes_decides_each_hand_and_is_paid_exact
                 "box {b} credited once"
             );
         }
-        assert_eq!(
-            ledger_rows(&db, "SELECT COUNT(*) FROM wallet_journal WHERE state IN ('pending', 'committed')").await,
-            0
-        );
+        no_open_stakes(&db).await;
     })
     .await
     .expect("bounded");
@@ -836,17 +855,7 @@ async fn a_multihand_player_bets_three_boxes_decides_each_hand_and_is_paid_exact
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ultimate_player_bets_21_plus_3_by_its_name_and_is_paid_exactly() {
     timeout(Duration::from_secs(240), async {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let cfg = dir.path().join("table.toml");
-        let text = std::fs::read_to_string(config(dir.path()))
-            .expect("config")
-            .replace("variant = \"deluxe\"", "variant = \"ultimate\"")
-            .replace("betting_seconds = 3", "betting_seconds = 20");
-        std::fs::write(&cfg, text).expect("write");
-        let db = dir.path().join("croupier.db");
-        let token = add_player(&cfg, "Uma", "500.00");
-        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
-        as_player(&mut p, &token);
+        let (_dir, db, p) = one_player("ultimate", "Uma").await;
         let s = state(&p).await;
         assert_eq!(s["game"]["side_bets"][0]["name"], "21+3", "{s}");
         assert_eq!(s["game"]["play_behind"], false);
@@ -896,10 +905,7 @@ async fn an_ultimate_player_bets_21_plus_3_by_its_name_and_is_paid_exactly() {
             500
         );
         assert_eq!(balance, by_the_log(&db, 50_000, "seat = 4 AND player = ''").await);
-        assert_eq!(
-            ledger_rows(&db, "SELECT COUNT(*) FROM wallet_journal WHERE state IN ('pending', 'committed')").await,
-            0
-        );
+        no_open_stakes(&db).await;
     })
     .await
     .expect("bounded");
