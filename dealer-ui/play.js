@@ -1,5 +1,8 @@
-// The remote player's page (/play#t=TOKEN, the launch link): join a free seat, bet within
-// the betting countdown, decide within the decision timer; the balance and the results.
+// The remote player's page (/play#t=TOKEN, the launch link): join a free seat (or the table
+// without one: bets behind seated players, a common draw's boxes), bet within the betting
+// countdown (main, the game's side bets by its own names, behind a seat with its follows,
+// boxes), decide within the decision timer (every turn the table asks: the seat, insurance
+// behind a seat, each box); the balance and the results.
 // Polls /api/play/state (the countdowns are the server's: remaining_ms); follows
 // /ws/public only for trust.js's checks of the seals and signatures.
 "use strict";
@@ -50,6 +53,127 @@ function button(label, onClick, attrs) {
   return el("button", Object.assign({ type: "button", onclick: onClick, disabled: busy ? "" : null }, attrs || {}), label);
 }
 
+// What the player is about to bet, by line: the seat's main bet and side bets, a bet
+// behind one seat (with its follows), a common draw's boxes. Chips add to the line picked
+// (`target`).
+let plan = { main: 0, side: {}, behind: null, bside: {}, follow_double: false, follow_split: false, boxes: {}, special: null };
+let target = "main";
+
+function resetPlan() {
+  plan = { main: 0, side: {}, behind: null, bside: {}, follow_double: false, follow_split: false, boxes: {}, special: plan.special };
+  stake = 0;
+  target = "main";
+}
+
+function sum(o) { return Object.values(o).reduce((a, v) => a + (v.main !== undefined ? v.main + sum(v.side) : v), 0); }
+
+function addChip(c) {
+  const [kind, a, b] = target.split(":");
+  if (kind === "main") plan.main += c;
+  else if (kind === "side") plan.side[a] = (plan.side[a] || 0) + c;
+  else if (kind === "behind") { plan.behind = Number(a); stake += c; }
+  else if (kind === "bside") plan.bside[a] = (plan.bside[a] || 0) + c;
+  else if (kind === "box") { const x = plan.boxes[a] || (plan.boxes[a] = { main: 0, side: {} }); if (b) x.side[b] = (x.side[b] || 0) + c; else x.main += c; }
+  render();
+}
+
+function targetButton(label, name) {
+  return button(label, () => { target = name; render(); }, { class: "target" + (target === name ? " on" : ""), "data-target": name, "aria-pressed": target === name ? "true" : "false" });
+}
+
+function chipsRow(s, max) {
+  const min = Math.min(s.limits.min, ...(s.game.side_bets || []).map(b => b.min));
+  // The usual chip values (1, 5, 25, 100, 500 in the currency) the limits allow.
+  const unit = Math.pow(10, (s.view.currency && s.view.currency.exponent) || 0);
+  let chips = [1, 5, 25, 100, 500].map(c => c * unit).filter(c => c >= min && c <= max);
+  if (!chips.length) chips = [min].filter(c => c <= max);
+  return el("div", { class: "row", id: "chips" }, chips.map(c => button(money(c), () => addChip(c), { class: "chip", "data-chip": c })),
+    button("Clear", () => { resetPlan(); render(); }, { id: "clear" }));
+}
+
+function sideMap(o) { const out = {}; for (const [k, v] of Object.entries(o)) if (v > 0) out[k] = v; return out; }
+
+function bettingControls(s, out) {
+  const sides = s.game.side_bets || [];
+  out.push(el("div", { class: "row countdown", id: "betting" }, "Bets close in ", el("strong", { id: "bet-left" }, left(s.betting.remaining_ms) + " s")));
+  if (s.game.common_draw) {
+    // Any box (or all three), each with the game's specials: one picked from the game's
+    // list (all of them, by its names) is offered on every box.
+    const special = sides.some(b => b.name === plan.special) ? plan.special : (sides[0] || {}).name;
+    if (sides.length) {
+      out.push(el("div", { class: "row" }, el("label", { for: "special" }, "Special bet: "),
+        el("select", { id: "special", onchange: (e) => { plan.special = e.target.value; render(); } },
+          sides.map(b => el("option", { value: b.name, selected: b.name === special }, b.name)))));
+    }
+    const boxes = [];
+    for (let n = 1; n <= s.game.boxes; n++) {
+      const x = plan.boxes[n] || { main: 0, side: {} };
+      const others = Object.entries(x.side).filter(([k, v]) => k !== special && v > 0).map(([k, v]) => k + " " + money(v));
+      boxes.push(el("div", { class: "row box", "data-box": n },
+        targetButton("Box " + n + (x.main ? " " + money(x.main) : ""), "box:" + n),
+        special ? targetButton(special + (x.side[special] ? " " + money(x.side[special]) : ""), "box:" + n + ":" + special) : null,
+        others.length ? el("span", { class: "others" }, others.join(", ")) : null));
+    }
+    out.push(el("div", { class: "boxes", id: "boxes" }, boxes));
+    out.push(chipsRow(s, s.balance));
+    const total = sum(plan.boxes);
+    const list = Object.entries(plan.boxes).filter(([, x]) => x.main > 0).map(([n, x]) => ({ box: Number(n), main: x.main, side: sideMap(x.side) }));
+    out.push(el("div", { class: "row" },
+      button("Bet " + money(total), () => act("/api/play/boxes", { boxes: list }), { id: "place-boxes", disabled: busy || !list.length ? "" : null }),
+      s.betting.my_boxes ? button("Withdraw", () => act("/api/play/boxes", { boxes: [] }), { id: "withdraw" }) : null));
+    out.push(el("div", { class: "row", id: "my-bet" }, s.betting.my_boxes ? "Your boxes: " + s.betting.my_boxes.map(b => "#" + b.seat + " " + money(b.main)).join(", ") : "No bet yet"));
+    return;
+  }
+  if (s.seat) {
+    out.push(el("div", { class: "row", id: "lines" }, targetButton("Seat " + money(plan.main), "main"),
+      sides.map(b => targetButton(b.name + " " + money(plan.side[b.name] || 0), "side:" + b.name))));
+  }
+  // Play behind: any seated player's seat with a bet in this window.
+  const seats = s.game.play_behind ? (s.betting.behind_seats || []) : [];
+  if (seats.length) {
+    out.push(el("div", { class: "row", id: "behind" }, "Behind:", seats.map(x =>
+      button("Seat " + x.seat + (plan.behind === x.seat ? " " + money(stake) : ""), () => { target = "behind:" + x.seat; plan.behind = x.seat; render(); },
+        { class: "target" + (target === "behind:" + x.seat ? " on" : ""), "data-behind": x.seat }))));
+    if (plan.behind) {
+      const remote = (seats.find(x => x.seat === plan.behind) || {}).remote;
+      out.push(el("div", { class: "row", id: "behind-lines" },
+        sides.map(b => targetButton(b.name + " " + money(plan.bside[b.name] || 0), "bside:" + b.name)),
+        remote ? el("label", {}, el("input", { type: "checkbox", id: "follow-double", checked: plan.follow_double, onchange: (e) => { plan.follow_double = e.target.checked; } }), " follow double") : null,
+        remote ? el("label", {}, el("input", { type: "checkbox", id: "follow-split", checked: plan.follow_split, onchange: (e) => { plan.follow_split = e.target.checked; } }), " follow split") : null));
+    }
+  }
+  out.push(chipsRow(s, s.balance + (s.betting.my_bet || 0)));
+  const row = [];
+  if (s.seat) {
+    row.push(button("Bet " + money(plan.main + sum(plan.side)), () => act("/api/play/bet", { main: plan.main, side: sideMap(plan.side) }), { id: "place", disabled: busy || plan.main < s.limits.min ? "" : null }));
+    if (s.betting.my_bet) row.push(button("Withdraw", () => act("/api/play/bet", { main: 0 }), { id: "withdraw" }));
+  }
+  if (plan.behind) {
+    row.push(button("Bet behind " + plan.behind + " " + money(stake + sum(plan.bside)), () => act("/api/play/behind",
+      { seat: plan.behind, main: stake, side: sideMap(plan.bside), follow_double: plan.follow_double, follow_split: plan.follow_split }),
+      { id: "place-behind", disabled: busy || stake < s.limits.min ? "" : null }));
+  }
+  out.push(el("div", { class: "row" }, row));
+  const mine = [];
+  if (s.betting.my_bet) mine.push("Your bet: " + money(s.betting.my_bet) + (s.betting.my_side || []).map(([n, a]) => " + " + n + " " + money(a)).join(""));
+  for (const b of s.betting.my_behind || []) mine.push("Behind seat " + b.seat + ": " + money(b.bet.main) + (b.bet.follow_double ? " (follows doubles)" : ""));
+  out.push(el("div", { class: "row", id: "my-bet" }, mine.length ? mine.join(" · ") : "No bet yet"));
+}
+
+const NAMES = { hit: "Hit", stand: "Stand", double: "Double", split: "Split", surrender: "Surrender", insurance: "Insurance", no_insurance: "No insurance", even_money: "Even money" };
+
+function turnControls(s, out) {
+  s.turns.forEach((t, i) => {
+    const where = s.game.common_draw ? "Box " + t.seat + (t.hand ? " hand " + (t.hand + 1) : "") + (t.kind === "insurance" ? ": insurance? " : ": ")
+      : t.behind ? "Behind seat " + t.seat + ": insurance? " : (t.kind === "insurance" ? "Insurance? " : "Your hand: ");
+    const timer = t.remaining_ms === null ? "" : left(t.remaining_ms) + " s";
+    out.push(el("div", { class: "row countdown", id: i ? null : "turn", "data-seat": t.seat }, where, el("strong", { id: i ? null : "turn-left" }, timer)));
+    const body = (a) => Object.assign({ action: a }, s.game.common_draw ? { box: t.seat } : t.behind ? { seat: t.seat } : {});
+    out.push(el("div", { class: "row actions", id: i ? null : "actions", "data-seat": t.seat, "data-behind": t.behind ? "true" : null },
+      t.allowed.filter(a => NAMES[a]).map(a => button(NAMES[a], () => act("/api/play/decision", body(a)), { "data-action": a }))));
+  });
+}
+
 function controls() {
   const s = state;
   const out = [];
@@ -57,33 +181,33 @@ function controls() {
     el("strong", { id: "player-name" }, s.name || s.player), " · balance ",
     el("strong", { id: "balance" }, money(s.balance)),
     s.seat ? " · seat " + s.seat : ""));
-  if (!s.seat) {
-    out.push(el("div", { class: "row" }, s.free_seats.length ? "Take a seat:" : "No free seat now."));
-    out.push(el("div", { class: "row", id: "join" }, s.free_seats.map(n => button("Seat " + n, () => act("/api/play/join", { seat: n }), { "data-seat": n }))));
+  const atTable = s.seat || s.unseated;
+  if (!atTable) {
+    if (!s.game.common_draw) {
+      out.push(el("div", { class: "row" }, s.free_seats.length ? "Take a seat:" : "No free seat now."));
+      out.push(el("div", { class: "row", id: "join" }, s.free_seats.map(n => button("Seat " + n, () => act("/api/play/join", { seat: n }), { "data-seat": n }))));
+    }
+    if (s.game.common_draw || s.game.play_behind) {
+      out.push(el("div", { class: "row" }, button(s.game.common_draw ? "Join the table" : "Bet behind players", () => act("/api/play/join", {}), { id: "join-unseated" })));
+    }
   } else if (s.betting.open) {
-    const min = s.limits.min, max = Math.min(s.limits.max, s.balance + (s.betting.my_bet || 0));
-    // The usual chip values (1, 5, 25, 100, 500 in the currency) the limits allow.
-    const unit = Math.pow(10, (s.view.currency && s.view.currency.exponent) || 0);
-    let chips = [1, 5, 25, 100, 500].map(c => c * unit).filter(c => c >= min && c <= max);
-    if (!chips.length) chips = [min].filter(c => c <= max);
-    out.push(el("div", { class: "row countdown", id: "betting" }, "Bets close in ", el("strong", { id: "bet-left" }, left(s.betting.remaining_ms) + " s")));
-    out.push(el("div", { class: "row", id: "chips" }, chips.map(c => button(money(c), () => { stake = Math.min(max, stake + c); render(); }, { class: "chip", "data-chip": c })),
-      button("Clear", () => { stake = 0; render(); }, { id: "clear" })));
-    out.push(el("div", { class: "row" },
-      button("Bet " + money(stake), () => act("/api/play/bet", { main: stake }), { id: "place", disabled: busy || stake < min ? "" : null }),
-      s.betting.my_bet ? button("Withdraw", () => act("/api/play/bet", { main: 0 }), { id: "withdraw" }) : null));
-    out.push(el("div", { class: "row", id: "my-bet" }, s.betting.my_bet ? "Your bet: " + money(s.betting.my_bet) : "No bet yet"));
-  } else if (s.turn) {
-    const names = { hit: "Hit", stand: "Stand", double: "Double", split: "Split", surrender: "Surrender", insurance: "Insurance", no_insurance: "No insurance", even_money: "Even money" };
-    out.push(el("div", { class: "row countdown", id: "turn" }, (s.turn.kind === "insurance" ? "Insurance? " : "Your hand: ") , el("strong", { id: "turn-left" }, left(s.turn.remaining_ms) + " s")));
-    out.push(el("div", { class: "row", id: "actions" }, s.turn.allowed.filter(a => names[a]).map(a => button(names[a], () => act("/api/play/decision", { action: a }), { "data-action": a }))));
+    bettingControls(s, out);
+  } else if (s.turns && s.turns.length) {
+    turnControls(s, out);
   } else {
+    if (!s.betting.open) resetPlan();
     out.push(el("div", { class: "row", id: "waiting" }, s.view.round.settled || !s.view.round.number ? "Waiting for the next round…" : "Round in play…"));
   }
   const r = s.view.last_result;
-  if (r && s.seat) {
-    const mine = (r.hands || []).filter(h => h.seat === s.seat);
-    if (mine.length) out.push(el("div", { class: "row", id: "result", "data-round": r.round }, "Round " + r.round + ": " + mine.map(h => h.outcome.replace("_", " ") + " " + money(h.returned)).join(", "),
+  if (r && atTable) {
+    // The seat's hands, and every bet of the player's own (behind seats, boxes).
+    const parts = s.seat ? (r.hands || []).filter(h => h.seat === s.seat && !h.player).map(h => h.outcome.replace("_", " ") + " " + money(h.returned)) : [];
+    for (const b of (r.bets || []).filter(b => b.player === s.player)) {
+      // A side bet's kind is {"side": NAME}; main and insurance are plain names.
+      const kind = typeof b.kind === "string" ? b.kind.replace("_", " ") : String(b.kind.side);
+      parts.push((s.game.common_draw ? "box " : "behind ") + b.seat + " " + kind + " " + money(b.returned));
+    }
+    if (parts.length) out.push(el("div", { class: "row", id: "result", "data-round": r.round }, "Round " + r.round + ": " + parts.join(", "),
       window.Trust.sigBadge(trust, r.round)));
   }
   if (message) out.push(el("div", { class: "row error", id: "message", role: "alert" }, message));
@@ -99,8 +223,10 @@ function render() {
   const exp = view.expecting || "";
   root.replaceChildren(
     el("header", {}, el("span", { class: "name" }, view.name + " · " + view.variant), el("span", { class: "round", id: "round" }, "round " + view.round.number)),
-    el("main", {}, el("section", { class: "play" }, dealerWithSeal(view), renderSeats(view, Math.max(state.limits.seats, 7), state.turn ? { seat: state.seat, hand: state.turn.hand } : null, null))),
+    el("main", {}, el("section", { class: "play" }, dealerWithSeal(view), renderSeats(view, state.game.common_draw ? state.game.boxes : Math.max(state.limits.seats, 7), state.turn && !state.turn.behind && !state.game.common_draw ? { seat: state.seat, hand: state.turn.hand } : null, null))),
     ...[window.Trust.alarmBanner(trust)].filter(Boolean));
+  // A list being picked from stays open: the controls wait until it is left.
+  if (document.activeElement && document.activeElement.tagName === "SELECT" && panel.contains(document.activeElement)) return;
   panel.replaceChildren(...controls());
 }
 

@@ -329,6 +329,7 @@ impl TableSim {
                                 side,
                                 follow_double: self.rng.below(2) == 0,
                                 follow_split: self.rng.below(2) == 0,
+                                timer_ms: 0,
                             });
                         }
                     }

@@ -85,26 +85,38 @@ const D: Access = Access::Role(Role::Dealer);
 const S: Access = Access::Role(Role::Supervisor);
 const A: Access = Access::Role(Role::Admin);
 const P: Access = Access::Public;
+const O: Access = Access::Open;
+const PL: Access = Access::Player;
+const PF: Access = Access::Platform;
 
 /// The matrix: (method, route pattern, a concrete path, who may call it). Written out
 /// here on purpose: a route added to the router without a line here fails the test.
 const MATRIX: &[(&str, &str, &str, Access)] = &[
-    ("GET", "/", "/", P),
+    ("GET", "/", "/", O),
     ("GET", "/public", "/public", P),
-    ("GET", "/ui/{file}", "/ui/panel.js", P),
-    ("GET", "/status", "/status", P),
+    ("GET", "/ui/{file}", "/ui/panel.js", O),
+    ("GET", "/status", "/status", O),
     ("GET", "/ws/public", "/ws/public", P),
     ("GET", "/sse/public", "/sse/public", P),
-    ("GET", "/api/openapi.json", "/api/openapi.json", P),
+    ("GET", "/api/openapi.json", "/api/openapi.json", O),
     ("GET", "/api/public", "/api/public", P),
     ("GET", "/api/results", "/api/results", P),
     ("GET", "/api/table-key", "/api/table-key", P),
-    ("POST", "/api/login", "/api/login", P),
-    ("GET", "/healthz", "/healthz", P),
-    ("GET", "/readyz", "/readyz", P),
-    ("GET", "/metrics", "/metrics", P),
-    ("GET", "/api/{*rest}", "/api/nothing", P),
-    ("POST", "/api/{*rest}", "/api/nothing", P),
+    ("POST", "/api/login", "/api/login", O),
+    ("GET", "/healthz", "/healthz", O),
+    ("GET", "/readyz", "/readyz", O),
+    ("GET", "/metrics", "/metrics", O),
+    ("GET", "/api/{*rest}", "/api/nothing", O),
+    ("POST", "/api/{*rest}", "/api/nothing", O),
+    ("GET", "/play", "/play", P),
+    ("GET", "/api/play/state", "/api/play/state", PL),
+    ("POST", "/api/play/join", "/api/play/join", PL),
+    ("POST", "/api/play/leave", "/api/play/leave", PL),
+    ("POST", "/api/play/bet", "/api/play/bet", PL),
+    ("POST", "/api/play/behind", "/api/play/behind", PL),
+    ("POST", "/api/play/boxes", "/api/play/boxes", PL),
+    ("POST", "/api/play/decision", "/api/play/decision", PL),
+    ("POST", "/api/play/sessions", "/api/play/sessions", PF),
     ("GET", "/api/me", "/api/me", D),
     ("GET", "/ws/dealer", "/ws/dealer", D),
     ("GET", "/api/view", "/api/view", D),
@@ -145,7 +157,7 @@ const MATRIX: &[(&str, &str, &str, Access)] = &[
         S,
     ),
     // Last: it ends the session the rows above used.
-    ("POST", "/api/logout", "/api/logout", P),
+    ("POST", "/api/logout", "/api/logout", O),
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -191,7 +203,9 @@ async fn every_route_answers_by_role() {
             for (method, pattern, path, access) in MATRIX {
                 let status = status_of(run.addr, method, path, &headers).await;
                 let ok = match (access, role) {
-                    (Access::Public, _) => status != 401 && status != 403,
+                    (Access::Public | Access::Open, _) => status != 401 && status != 403,
+                    // A staff login is no player's token nor the platform's credential.
+                    (Access::Player | Access::Platform, _) => status == 401,
                     (Access::Role(_), None) => status == 401,
                     (Access::Role(min), Some(r)) if r < min => status == 403,
                     (Access::Role(_), Some(_)) => status != 401 && status != 403,
@@ -1067,9 +1081,24 @@ fn the_openapi_document_declares_every_route_with_its_method_and_role() {
             spec.path
         );
         match spec.access {
-            Access::Public => {
+            Access::Public | Access::Open => {
                 assert_eq!(op["security"], serde_json::json!([]), "{}", spec.path);
                 assert!(op.get("x-min-role").is_none(), "{}", spec.path);
+            }
+            Access::Player | Access::Platform => {
+                let scheme = if spec.access == Access::Player {
+                    "playerToken"
+                } else {
+                    "platformKey"
+                };
+                assert_eq!(
+                    op["security"],
+                    serde_json::json!([{ scheme: [] }]),
+                    "{}",
+                    spec.path
+                );
+                assert!(op.get("x-min-role").is_none(), "{}", spec.path);
+                assert!(op["responses"]["401"].is_object(), "{}", spec.path);
             }
             Access::Role(r) => {
                 assert_eq!(op["x-min-role"], r.as_str(), "{}", spec.path);

@@ -38,6 +38,90 @@ fn add_player(cfg: &Path, name: &str) -> String {
         .to_string()
 }
 
+/// The built-in configuration in `dir`: any free port, a quick demo dealer, a 1 s dispute
+/// window, a long betting countdown and decision timer (taps take their time).
+fn config(dir: &Path) -> std::path::PathBuf {
+    let text = croupier::table::config::DEFAULT_TOML
+        .replace(
+            "path = \"data/croupier.db\"",
+            &format!("path = {:?}", dir.join("croupier.db").display().to_string()),
+        )
+        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
+        .replace("pace_ms = 400", "pace_ms = 100")
+        .replace("window_seconds = 5", "window_seconds = 1")
+        .replace("betting_seconds = 15", "betting_seconds = 120")
+        .replace("decision_seconds = 20", "decision_seconds = 30");
+    let cfg = dir.join("table.toml");
+    std::fs::write(&cfg, text).expect("config");
+    cfg
+}
+
+/// The real binary on `config`, and two players' phone-size pages (390×844) opened from
+/// their launch links.
+struct Table {
+    dir: tempfile::TempDir,
+    p: proc::Proc,
+    base: String,
+    browser: Browser,
+    a: Page,
+    b: Page,
+}
+
+async fn two_phones(first: &str, second: &str) -> Table {
+    phones("deluxe", first, second).await
+}
+
+async fn phones(variant: &str, first: &str, second: &str) -> Table {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = config(dir.path());
+    let text = std::fs::read_to_string(&cfg).expect("config");
+    std::fs::write(
+        &cfg,
+        text.replace("variant = \"deluxe\"", &format!("variant = {variant:?}")),
+    )
+    .expect("config");
+    let (one, two) = (add_player(&cfg, first), add_player(&cfg, second));
+    let p = proc::spawn(&cfg, &dir.path().join("log")).await;
+    let base = format!("http://{}", p.addr);
+    let browser = Browser::launch().await;
+    let a = browser
+        .page(&format!("{base}/play#t={one}"), 390, 844)
+        .await;
+    let b = browser
+        .page(&format!("{base}/play#t={two}"), 390, 844)
+        .await;
+    Table {
+        dir,
+        p,
+        base,
+        browser,
+        a,
+        b,
+    }
+}
+
+/// Checks that `id`'s wallet holds `expected` and that `page` shows it; answers it.
+async fn shows_the_wallets_balance(
+    pool: &sqlx::SqlitePool,
+    page: &Page,
+    id: &str,
+    expected: i64,
+) -> i64 {
+    let balance: i64 = sqlx::query_scalar("SELECT balance FROM players WHERE id = ?")
+        .bind(id)
+        .fetch_one(pool)
+        .await
+        .expect("balance");
+    assert_eq!(balance, expected, "{id}");
+    let written = croupier::currency::Currency::euro().format(balance);
+    page.wait_for(
+        &format!("document.querySelector('#balance').innerText === '{written}'"),
+        STEP,
+    )
+    .await;
+    balance
+}
+
 /// Taps what the table asks of this player (`prefer` first), if anything; answers
 /// whether the page shows the result of `round`.
 async fn play_step(page: &Page, round: u64, prefer: &[&str]) -> bool {
@@ -73,26 +157,7 @@ async fn two_phone_players_and_the_dealer_panel_play_a_round() {
     }
     timeout(Duration::from_secs(200), async {
         let out = artifacts();
-        let dir = tempfile::tempdir().expect("tempdir");
-        let text = croupier::table::config::DEFAULT_TOML
-            .replace(
-                "path = \"data/croupier.db\"",
-                &format!("path = {:?}", dir.path().join("croupier.db").display().to_string()),
-            )
-            .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
-            .replace("pace_ms = 400", "pace_ms = 100")
-            .replace("window_seconds = 5", "window_seconds = 1")
-            .replace("betting_seconds = 15", "betting_seconds = 120")
-            .replace("decision_seconds = 20", "decision_seconds = 30");
-        let cfg = dir.path().join("table.toml");
-        std::fs::write(&cfg, text).expect("config");
-        let alice = add_player(&cfg, "Alice");
-        let bob = add_player(&cfg, "Bob");
-        let p = proc::spawn(&cfg, &dir.path().join("log")).await;
-        let base = format!("http://{}", p.addr);
-        let browser = Browser::launch().await;
-        let a = browser.page(&format!("{base}/play#t={alice}"), 390, 844).await;
-        let b = browser.page(&format!("{base}/play#t={bob}"), 390, 844).await;
+        let Table { dir, p, base, browser, a, b } = two_phones("Alice", "Bob").await;
         let panel = browser.page(&format!("{base}/"), 800, 480).await;
         // The demo dealer's account (a demo start creates it).
         let login = "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'}, \
@@ -168,18 +233,177 @@ async fn two_phone_players_and_the_dealer_panel_play_a_round() {
             .await
             .expect("settlements");
             assert!(staked > 0, "{id} played round {round}");
-            let balance: i64 = sqlx::query_scalar("SELECT balance FROM players WHERE id = ?")
-                .bind(id)
-                .fetch_one(&pool)
-                .await
-                .expect("balance");
-            assert_eq!(balance, 50_000 - staked + returned, "{id}");
-            let written = croupier::currency::Currency::euro().format(balance);
-            page.wait_for(&format!("document.querySelector('#balance').innerText === '{written}'"), STEP)
-                .await;
+            let balance = shows_the_wallets_balance(&pool, page, id, 50_000 - staked + returned).await;
             let state: Value = page.eval("window.playState()").await;
             assert_eq!(state["balance"], balance);
         }
+        pool.close().await;
+        browser.close().await;
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
+
+/// Whether `js` (an expression) is true on `page` now.
+async fn holds(page: &Page, js: &str) -> bool {
+    page.eval(js).await == json!(true)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phone_player_bets_behind_with_follow_double_and_a_pair_bet() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(300), async {
+        let out = artifacts();
+        let Table { dir, p, browser, a, b, .. } = two_phones("Ann", "Ben").await;
+        a.wait_for("document.querySelector(\"#join button[data-seat='4']\")", STEP).await;
+        a.tap("#join button[data-seat='4']").await;
+        // Ben takes no seat: he plays behind.
+        b.wait_for("document.querySelector('#join-unseated')", STEP).await;
+        b.tap("#join-unseated").await;
+        let mut followed = None;
+        for attempt in 0..4 {
+            a.wait_for("document.querySelector('#chips .chip')", STEP).await;
+            a.tap("#chips .chip:nth-of-type(2)").await;
+            a.wait_for("!document.querySelector('#place').disabled", STEP).await;
+            a.tap("#place").await;
+            a.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('Your bet')", STEP).await;
+            let round = a.eval("window.playState().betting.round").await.as_u64().expect("round");
+            // Behind Ann's seat: the main bet, a pair bet by the game's name, follow double.
+            b.wait_for("document.querySelector(\"#behind button[data-behind='4']\")", STEP).await;
+            b.tap("#behind button[data-behind='4']").await;
+            b.wait_for("document.querySelector('#follow-double')", STEP).await;
+            b.tap("#chips .chip:nth-of-type(1)").await;
+            b.tap("#follow-double").await;
+            b.wait_for("document.querySelector(\"[data-target='bside:pair']\")", STEP).await;
+            b.tap("[data-target='bside:pair']").await;
+            b.tap("#chips .chip:nth-of-type(1)").await;
+            b.wait_for("!document.querySelector('#place-behind').disabled", STEP).await;
+            if attempt == 0 {
+                b.screenshot(&out.join("play-390x844-behind.png")).await;
+            }
+            b.tap("#place-behind").await;
+            b.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('follows doubles') || !document.querySelector('#chips')", STEP)
+                .await;
+            let mut done = (false, false);
+            let mut doubled = false;
+            for _ in 0..600 {
+                if !done.0 {
+                    if holds(&a, "!!document.querySelector(\"#actions button[data-action='double']\")").await {
+                        doubled = true;
+                    }
+                    done.0 = play_step(&a, round, &["double"]).await;
+                }
+                if !done.1 {
+                    done.1 = play_step(&b, round, &["no_insurance"]).await;
+                }
+                if done == (true, true) {
+                    break;
+                }
+                sleep(Duration::from_millis(100)).await;
+            }
+            assert_eq!(done, (true, true), "both pages show round {round}'s result");
+            if doubled {
+                followed = Some(round);
+                break;
+            }
+        }
+        let round = followed.expect("Ann was offered a double within four rounds");
+        b.screenshot(&out.join("play-390x844-behind-result.png")).await;
+        // Once final, the pages' balances are the wallet's, which are the log's.
+        sleep(Duration::from_millis(2500)).await;
+        let db = dir.path().join("croupier.db");
+        let pool = croupier::auth::open_pool(&db).await.expect("pool");
+        let r = i64::try_from(round).expect("round");
+        let follow: Option<i64> = sqlx::query_scalar(
+            "SELECT amount FROM wallet_ledger WHERE tx_id = ? AND player_id = 'ben' AND kind = 'debit'",
+        )
+        .bind(format!("table-1:{round}:4:behind-double@ben.1:debit"))
+        .fetch_optional(&pool)
+        .await
+        .expect("ledger");
+        let main: i64 = sqlx::query_scalar(
+            "SELECT amount FROM wallet_ledger WHERE tx_id = ? AND kind = 'debit'",
+        )
+        .bind(format!("table-1:{round}:4:behind-main@ben.1:debit"))
+        .fetch_one(&pool)
+        .await
+        .expect("behind main");
+        assert_eq!(follow, Some(main), "the follow is debited from Ben when Ann doubles");
+        let pair: i64 = sqlx::query_scalar(
+            "SELECT staked FROM settlements WHERE round = ? AND seat = 4 AND player = 'ben' AND kind = 'pair'",
+        )
+        .bind(r)
+        .fetch_one(&pool)
+        .await
+        .expect("pair settled");
+        assert!(pair > 0);
+        for (page, id, filter) in [(&a, "ann", "seat = 4 AND player = ''"), (&b, "ben", "player = 'ben'")] {
+            let (staked, returned): (i64, i64) = sqlx::query_as(&format!(
+                "SELECT COALESCE(SUM(staked), 0), COALESCE(SUM(returned), 0) FROM settlements WHERE {filter}"
+            ))
+            .fetch_one(&pool)
+            .await
+            .expect("settlements");
+            shows_the_wallets_balance(&pool, page, id, 50_000 - staked + returned).await;
+        }
+        pool.close().await;
+        browser.close().await;
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phone_player_plays_three_multihand_boxes_with_a_special() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(300), async {
+        let out = artifacts();
+        // The second player's page stays away from the table.
+        let Table { dir, p, browser, a, .. } = phones("multihand", "Mia", "Max").await;
+        a.wait_for("document.querySelector('#join-unseated')", STEP).await;
+        assert_eq!(a.eval("document.querySelector('#join') === null").await, json!(true), "no seats");
+        a.tap("#join-unseated").await;
+        a.wait_for("document.querySelector(\"[data-target='box:3']\")", STEP).await;
+        for n in 1..=3 {
+            a.tap(&format!("[data-target='box:{n}']")).await;
+            a.tap("#chips .chip:nth-of-type(1)").await;
+        }
+        a.tap("[data-target='box:1:21+3']").await;
+        a.tap("#chips .chip:nth-of-type(1)").await;
+        a.wait_for("!document.querySelector('#place-boxes').disabled", STEP).await;
+        a.screenshot(&out.join("play-390x844-boxes.png")).await;
+        a.tap("#place-boxes").await;
+        // The window closes at once: every player at the table has bet.
+        a.wait_for("window.playState() && !window.playState().betting.open && window.playState().view.round.number > 0", STEP)
+            .await;
+        let round = a.eval("window.playState().view.round.number").await.as_u64().expect("round");
+        let mut done = false;
+        for _ in 0..900 {
+            done = play_step(&a, round, &[]).await;
+            if done {
+                break;
+            }
+            sleep(Duration::from_millis(100)).await;
+        }
+        assert!(done, "the page shows round {round}'s result");
+        a.screenshot(&out.join("play-390x844-boxes-result.png")).await;
+        sleep(Duration::from_millis(2500)).await;
+        let pool = croupier::auth::open_pool(&dir.path().join("croupier.db")).await.expect("pool");
+        let (staked, returned, boxes): (i64, i64, i64) = sqlx::query_as(
+            "SELECT COALESCE(SUM(staked), 0), COALESCE(SUM(returned), 0), COUNT(DISTINCT seat) FROM settlements WHERE player = 'mia'",
+        )
+        .fetch_one(&pool)
+        .await
+        .expect("settlements");
+        assert_eq!(boxes, 3, "three boxes settled");
+        assert!(staked >= 3 * 100 + 100, "{staked}");
+        shows_the_wallets_balance(&pool, &a, "mia", 50_000 - staked + returned).await;
         pool.close().await;
         browser.close().await;
         assert!(p.terminate(), "clean stop");

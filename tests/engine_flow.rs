@@ -277,3 +277,90 @@ fn inputs_and_events_survive_json_for_the_event_log() {
         assert!(recovered == live, "{stem}: recovery by replay differs");
     }
 }
+
+#[test]
+fn a_common_draws_player_hands_hold_the_box_cards_then_what_each_drew() {
+    let mut e = engine("multihand");
+    let boxes = |player: &str, on: &[(u8, i64)]| croupier::engine::PlayerBets {
+        player: player.into(),
+        boxes: on
+            .iter()
+            .map(|&(seat, main)| SeatBets {
+                seat,
+                main,
+                ..SeatBets::default()
+            })
+            .collect(),
+    };
+    apply(
+        &mut e,
+        Input::PlayerBets(vec![
+            boxes("mia", &[(1, 100), (3, 300)]),
+            boxes("max", &[(1, 50)]),
+        ]),
+    );
+    // Boxes 1, 2, 3, the dealer's one card, then boxes 1, 2, 3 again.
+    for c in ["TS", "2C", "5H", "9D", "6S", "3C", "6D"] {
+        apply(&mut e, card(c));
+    }
+    let hands = e.player_hands();
+    let of = |p: &str, seat: u8| {
+        hands
+            .iter()
+            .find(|h| h.player == p && h.seat == seat)
+            .map(|h| {
+                (
+                    h.cards.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+                    h.total,
+                    h.stake,
+                )
+            })
+    };
+    assert_eq!(
+        of("mia", 1),
+        Some((vec!["TS".into(), "6S".into()], 16, 100))
+    );
+    assert_eq!(
+        of("mia", 3),
+        Some((vec!["5H".into(), "6D".into()], 11, 300))
+    );
+    assert_eq!(of("max", 1), Some((vec!["TS".into(), "6S".into()], 16, 50)));
+    assert_eq!(of("mia", 2), None, "no bet on box 2");
+    // Mia hits box 1, everyone else stands: the next card goes to Mia's box 1 only.
+    apply(
+        &mut e,
+        Input::PlayerDecision {
+            player: "mia".into(),
+            seat: 1,
+            action: Action::Hit,
+        },
+    );
+    apply(
+        &mut e,
+        Input::PlayerDecision {
+            player: "mia".into(),
+            seat: 3,
+            action: Action::Stand,
+        },
+    );
+    apply(
+        &mut e,
+        Input::PlayerDecision {
+            player: "max".into(),
+            seat: 1,
+            action: Action::Stand,
+        },
+    );
+    apply(&mut e, card("4C"));
+    let hands = e.player_hands();
+    let mia1 = hands
+        .iter()
+        .find(|h| h.player == "mia" && h.seat == 1)
+        .expect("mia 1");
+    assert_eq!(mia1.total, 20);
+    let max1 = hands
+        .iter()
+        .find(|h| h.player == "max" && h.seat == 1)
+        .expect("max 1");
+    assert_eq!((max1.cards.len(), max1.live), (2, false));
+}

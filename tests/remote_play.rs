@@ -801,6 +801,362 @@ async fn without_the_demo_dealer_the_table_runs_the_countdown_and_the_decision_t
             "{replayed}"
         );
         assert_eq!(seat4["outcome"], "win");
+
+/// The test configuration in `dir` with `edits` (text replacements) on top.
+fn config_with(dir: &Path, edits: &[(&str, &str)]) -> PathBuf {
+    let cfg = config(dir);
+    let mut text = std::fs::read_to_string(&cfg).expect("config");
+    for (from, to) in edits {
+        assert!(text.contains(from), "{from} is in the configuration");
+        text = text.replace(from, to);
+    }
+    std::fs::write(&cfg, text).expect("write");
+    croupier::table::TableConfig::load(&cfg).expect("valid config");
+    cfg
+}
+
+/// The binary on `variant` (a 20 s countdown) with one player, `name` (€500.00), signed
+/// in: the directory, the database, the process.
+async fn one_player(variant: &str, name: &str) -> (tempfile::TempDir, PathBuf, proc::Proc) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = config_with(
+        dir.path(),
+        &[
+            ("variant = \"deluxe\"", &format!("variant = {variant:?}")),
+            ("betting_seconds = 3", "betting_seconds = 20"),
+        ],
+    );
+    let token = add_player(&cfg, name, "500.00");
+    let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+    as_player(&mut p, &token);
+    let db = dir.path().join("croupier.db");
+    (dir, db, p)
+}
+
+/// Every journalled stake is settled or rolled back.
+async fn no_open_stakes(db: &Path) {
+    let open = ledger_rows(
+        db,
+        "SELECT COUNT(*) FROM wallet_journal WHERE state IN ('pending', 'committed')",
+    )
+    .await;
+    assert_eq!(open, 0, "every stake settled or rolled back");
+}
+
+fn code_of(body: &str) -> String {
+    serde_json::from_str::<Value>(body).expect("json")["error"]["code"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// A player's balance in the log: the opening balance less every stake the log settled
+/// for them, plus every return (`seat` and `player` as the settlements hold them).
+async fn by_the_log(db: &Path, opening: i64, filter: &str) -> i64 {
+    let staked = ledger_rows(
+        db,
+        &format!("SELECT COALESCE(SUM(staked), 0) FROM settlements WHERE {filter}"),
+    )
+    .await;
+    let returned = ledger_rows(
+        db,
+        &format!("SELECT COALESCE(SUM(returned), 0) FROM settlements WHERE {filter}"),
+    )
+    .await;
+    opening - staked + returned
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bet_behind_follows_the_seated_double_with_its_pair_bet_and_balances_to_the_log() {
+    timeout(Duration::from_secs(300), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = config_with(dir.path(), &[("betting_seconds = 3", "betting_seconds = 20")]);
+        let db = dir.path().join("croupier.db");
+        let ann = add_player(&cfg, "Ann", "500.00");
+        let ben = add_player(&cfg, "Ben", "500.00");
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        as_player(&mut p, &ann);
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 200, "{body}");
+        as_player(&mut p, &ben);
+        // At the table without a seat: the window waits for Ben's bet behind too.
+        let (status, body) = p.post("/api/play/join", "{}").await;
+        assert_eq!(status, 200, "{body}");
+        let s = until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+        assert_eq!(s["game"]["play_behind"], true, "{s}");
+        assert_eq!(s["game"]["side_bets"][0]["name"], "pair", "the variant's names: {s}");
+
+        // Refusals change nothing: a seat without a bet, a side bet Deluxe lacks, a
+        // follow behind a seat whose decisions the service does not see.
+        let (status, body) = p.post("/api/play/behind", r#"{"seat": 4, "main": 500}"#).await;
+        assert_eq!((status, code_of(&body).as_str()), (409, "seat_empty"), "{body}");
+        let (status, body) = p
+            .post("/api/play/behind", r#"{"seat": 1, "main": 500, "side": {"21+3": 100}}"#)
+            .await;
+        assert_eq!((status, code_of(&body).as_str()), (422, "unknown_side_bet"), "{body}");
+        let (status, body) = p
+            .post("/api/play/behind", r#"{"seat": 1, "main": 500, "follow_double": true}"#)
+            .await;
+        assert_eq!((status, code_of(&body).as_str()), (409, "follow_unavailable"), "{body}");
+        assert_eq!(state(&p).await["balance"], 50_000);
+        assert_eq!(ledger_rows(&db, "SELECT COUNT(*) FROM wallet_journal").await, 0);
+
+        let mut followed = None;
+        for _ in 0..8 {
+            as_player(&mut p, &ann);
+            until(&p, 40, "a betting window", |s| s["betting"]["open"] == true).await;
+            let (status, body) = p.post("/api/play/bet", r#"{"main": 1000}"#).await;
+            assert_eq!(status, 200, "{body}");
+            let round = serde_json::from_str::<Value>(&body).expect("json")["round"].clone();
+            as_player(&mut p, &ann);
+            let (status, body) = p.post("/api/play/behind", r#"{"seat": 5, "main": 500}"#).await;
+            assert_eq!((status, code_of(&body).as_str()), (409, "seat_empty"), "{body}");
+            as_player(&mut p, &ben);
+            let bet = r#"{"seat": 4, "main": 500, "side": {"pair": 100}, "follow_double": true}"#;
+            let (status, body) = p.post("/api/play/behind", bet).await;
+            assert_eq!(status, 200, "{body}");
+            let placed: Value = serde_json::from_str(&body).expect("json");
+            assert_eq!(placed["round"], round);
+            let txs = placed["txs"].as_array().expect("txs");
+            assert_eq!(txs.len(), 2, "{placed}");
+            assert!(txs.iter().any(|t| t.as_str().is_some_and(|t| t.ends_with(":4:behind-main@ben.1:debit"))), "{placed}");
+            assert!(txs.iter().any(|t| t.as_str().is_some_and(|t| t.ends_with(":4:behind-side-pair@ben.1:debit"))), "{placed}");
+            // Ann can neither play behind her own seat.
+            as_player(&mut p, &ann);
+            let (status, body) = p.post("/api/play/behind", r#"{"seat": 4, "main": 500}"#).await;
+            assert_eq!((status, code_of(&body).as_str()), (409, "own_seat"), "{body}");
+            let mut doubled = false;
+            for _ in 0..1200 {
+                as_player(&mut p, &ben);
+                let s = state(&p).await;
+                if s["view"]["last_result"]["round"] == round {
+                    break;
+                }
+                if s["turn"]["behind"] == true {
+                    let (status, body) = p
+                        .post("/api/play/decision", r#"{"action": "no_insurance", "seat": 4}"#)
+                        .await;
+                    assert!(status == 200 || status == 409, "{body}");
+                }
+                as_player(&mut p, &ann);
+                let s = state(&p).await;
+                let allowed = s["turn"]["allowed"].as_array().cloned().unwrap_or_default();
+                let action = if s["turn"]["kind"] == "insurance" {
+                    "no_insurance"
+                } else if allowed.contains(&"double".into()) {
+                    "double"
+                } else if s["turn"].is_object() {
+                    "stand"
+                } else {
+                    ""
+                };
+                if !action.is_empty() {
+                    let (status, body) = p
+                        .post("/api/play/decision", &format!(r#"{{"action": "{action}"}}"#))
+                        .await;
+                    assert!(status == 200 || status == 409, "{body}");
+                    if status == 200 && action == "double" {
+                        doubled = true;
+                    }
+                }
+                sleep(Duration::from_millis(50)).await;
+            }
+            if doubled {
+                followed = Some(round);
+                break;
+            }
+        }
+        let round = followed.expect("Ann doubled within eight rounds");
+        // Final after the dispute window (1 s): every stake settled, each owner apart.
+        sleep(Duration::from_millis(2500)).await;
+        as_player(&mut p, &ben);
+        let ben_balance = state(&p).await["balance"].as_i64().expect("balance");
+        as_player(&mut p, &ann);
+        let ann_balance = state(&p).await["balance"].as_i64().expect("balance");
+        assert!(p.terminate(), "clean stop");
+        let r = round.as_u64().expect("round");
+        // The follow was debited when Ann doubled, from Ben.
+        let follow = ledger_rows(&db, &format!(
+            "SELECT amount FROM wallet_ledger WHERE tx_id = 'table-1:{r}:4:behind-double@ben.1:debit' AND player_id = 'ben'"
+        )).await;
+        assert_eq!(follow, 500);
+        // The log stakes it: Ben's main line behind seat 4 is 500 + 500.
+        assert_eq!(
+            ledger_rows(&db, &format!("SELECT staked FROM settlements WHERE round = {r} AND seat = 4 AND player = 'ben' AND kind = 'main'")).await,
+            1000
+        );
+        assert_eq!(
+            ledger_rows(&db, &format!("SELECT staked FROM settlements WHERE round = {r} AND seat = 4 AND player = 'ben' AND kind = 'pair'")).await,
+            100
+        );
+        assert_eq!(ben_balance, by_the_log(&db, 50_000, "player = 'ben'").await);
+        assert_eq!(ann_balance, by_the_log(&db, 50_000, "seat = 4 AND player = ''").await);
+        assert_eq!(ledger_rows(&db, "SELECT balance FROM players WHERE id = 'ben'").await, ben_balance);
+        assert_eq!(
+            ledger_rows(&db, &format!("SELECT COUNT(*) FROM wallet_ledger WHERE tx_id = 'table-1:{r}:4:behind-settle@ben:credit'")).await,
+            1,
+            "Ben is credited once, apart from Ann"
+        );
+        no_open_stakes(&db).await;
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multihand_player_bets_three_boxes_decides_each_hand_and_is_paid_exactly() {
+    timeout(Duration::from_secs(300), async {
+        let (_dir, db, p) = one_player("multihand", "Mia").await;
+        let s = state(&p).await;
+        assert_eq!(s["game"]["common_draw"], true, "{s}");
+        assert_eq!(s["game"]["boxes"], 3);
+        assert_eq!(s["free_seats"], serde_json::json!([]));
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 2}"#).await;
+        assert_eq!((status, code_of(&body).as_str()), (409, "no_seats"), "{body}");
+        let (status, body) = p.post("/api/play/join", "{}").await;
+        assert_eq!(status, 200, "{body}");
+        until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+        // Refusals change nothing: a box out of range, a special the game lacks, a seat bet.
+        let (status, body) = p
+            .post("/api/play/boxes", r#"{"boxes": [{"box": 1, "main": 1000}, {"box": 4, "main": 1000}]}"#)
+            .await;
+        assert_eq!((status, code_of(&body).as_str()), (422, "box_out_of_range"), "{body}");
+        let (status, body) = p
+            .post("/api/play/boxes", r#"{"boxes": [{"box": 1, "main": 1000, "side": {"royal_match": 100}}]}"#)
+            .await;
+        assert_eq!((status, code_of(&body).as_str()), (422, "unknown_side_bet"), "{body}");
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 1000}"#).await;
+        assert_eq!((status, code_of(&body).as_str()), (409, "common_draw"), "{body}");
+        assert_eq!(state(&p).await["balance"], 50_000);
+        assert_eq!(ledger_rows(&db, "SELECT COUNT(*) FROM wallet_journal").await, 0);
+
+        let bet = r#"{"boxes": [{"box": 1, "main": 1000, "side": {"21+3": 100}}, {"box": 2, "main": 2000}, {"box": 3, "main": 3000}]}"#;
+        let (status, body) = p.post("/api/play/boxes", bet).await;
+        assert_eq!(status, 200, "{body}");
+        let placed: Value = serde_json::from_str(&body).expect("json");
+        assert_eq!(placed["balance"], 50_000 - 6_100, "{placed}");
+        let round = placed["round"].clone();
+        let r = round.as_u64().expect("round");
+        let txs: Vec<&str> = placed["txs"].as_array().expect("txs").iter().filter_map(Value::as_str).collect();
+        assert_eq!(
+            txs,
+            [
+                format!("table-1:{r}:1:main@mia.1:debit"),
+                format!("table-1:{r}:1:side-21+3@mia.1:debit"),
+                format!("table-1:{r}:2:main@mia.1:debit"),
+                format!("table-1:{r}:3:main@mia.1:debit"),
+            ]
+        );
+        let mut decided = 0;
+        for _ in 0..2400 {
+            let s = state(&p).await;
+            if s["view"]["last_result"]["round"] == round {
+                break;
+            }
+            for t in s["turns"].as_array().cloned().unwrap_or_default() {
+                let b = t["seat"].as_u64().expect("box");
+                let action = if t["kind"] == "insurance" {
+                    "no_insurance"
+                } else {
+                    let total = s["hands"]
+                        .as_array()
+                        .and_then(|h| h.iter().find(|h| h["seat"] == b && h["hand"] == t["hand"]))
+                        .and_then(|h| h["total"].as_u64())
+                        .unwrap_or(0);
+                    if total >= 15 { "stand" } else { "hit" }
+                };
+                let (status, body) = p
+                    .post("/api/play/decision", &format!(r#"{{"action": "{action}", "box": {b}}}"#))
+                    .await;
+                assert!(status == 200 || status == 409, "{body}");
+                if status == 200 && t["kind"] == "decision" {
+                    decided += 1;
+                }
+            }
+            sleep(Duration::from_millis(50)).await;
+        }
+        assert!(decided >= 1, "the player decided on the boxes");
+        until(&p, 30, "the result", |s| s["view"]["last_result"]["round"] == round).await;
+        // A box out of range in a decision is not a turn of hers.
+        let (status, body) = p.post("/api/play/decision", r#"{"action": "stand", "box": 9}"#).await;
+        assert_eq!(status, 409, "{body}");
+        sleep(Duration::from_millis(2500)).await;
+        let balance = state(&p).await["balance"].as_i64().expect("balance");
+        assert!(p.terminate(), "clean stop");
+        assert_eq!(
+            ledger_rows(&db, &format!("SELECT COALESCE(SUM(staked), 0) FROM settlements WHERE round = {r} AND player = 'mia' AND kind = 'main'")).await,
+            6_000,
+            "three boxes' main bets"
+        );
+        assert_eq!(balance, by_the_log(&db, 50_000, "player = 'mia'").await);
+        assert_eq!(ledger_rows(&db, "SELECT balance FROM players WHERE id = 'mia'").await, balance);
+        for b in 1..=3 {
+            assert_eq!(
+                ledger_rows(&db, &format!("SELECT COUNT(*) FROM wallet_ledger WHERE tx_id = 'table-1:{r}:{b}:settle@mia:credit'")).await,
+                1,
+                "box {b} credited once"
+            );
+        }
+        no_open_stakes(&db).await;
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ultimate_player_bets_21_plus_3_by_its_name_and_is_paid_exactly() {
+    timeout(Duration::from_secs(240), async {
+        let (_dir, db, p) = one_player("ultimate", "Uma").await;
+        let s = state(&p).await;
+        assert_eq!(s["game"]["side_bets"][0]["name"], "21+3", "{s}");
+        assert_eq!(s["game"]["play_behind"], false);
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 200, "{body}");
+        until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+        // Deluxe's pair is no Ultimate bet; nor is play behind.
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 1000, "side": {"pair": 500}}"#).await;
+        assert_eq!((status, code_of(&body).as_str()), (422, "unknown_side_bet"), "{body}");
+        let (status, body) = p.post("/api/play/behind", r#"{"seat": 1, "main": 500}"#).await;
+        assert_eq!((status, code_of(&body).as_str()), (409, "no_play_behind"), "{body}");
+        assert_eq!(state(&p).await["balance"], 50_000);
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 1000, "side": {"21+3": 500}}"#).await;
+        assert_eq!(status, 200, "{body}");
+        let placed: Value = serde_json::from_str(&body).expect("json");
+        let r = placed["round"].as_u64().expect("round");
+        assert_eq!(placed["balance"], 48_500);
+        assert_eq!(placed["txs"], serde_json::json!([
+            format!("table-1:{r}:4:main.1:debit"),
+            format!("table-1:{r}:4:side-21+3.1:debit"),
+        ]));
+        for _ in 0..1200 {
+            let s = state(&p).await;
+            if s["view"]["last_result"]["round"] == r {
+                break;
+            }
+            let action = if s["turn"]["kind"] == "insurance" {
+                "no_insurance"
+            } else if s["turn"].is_object() {
+                "stand"
+            } else {
+                ""
+            };
+            if !action.is_empty() {
+                let (status, body) = p
+                    .post("/api/play/decision", &format!(r#"{{"action": "{action}"}}"#))
+                    .await;
+                assert!(status == 200 || status == 409, "{body}");
+            }
+            sleep(Duration::from_millis(50)).await;
+        }
+        sleep(Duration::from_millis(2500)).await;
+        let balance = state(&p).await["balance"].as_i64().expect("balance");
+        assert!(p.terminate(), "clean stop");
+        assert_eq!(
+            ledger_rows(&db, &format!("SELECT staked FROM settlements WHERE round = {r} AND seat = 4 AND kind = '21+3'")).await,
+            500
+        );
+        assert_eq!(balance, by_the_log(&db, 50_000, "seat = 4 AND player = ''").await);
+        no_open_stakes(&db).await;
     })
     .await
     .expect("bounded");

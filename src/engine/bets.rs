@@ -72,7 +72,9 @@ impl Engine {
                     ),
                 );
             }
-            if b.timer_ms > MAX_TIMER_MS || (b.timer_ms > 0 && v.deal.mode == DealMode::CommonDraw)
+            let behind_timer = b.behind.iter().map(|x| x.timer_ms).max().unwrap_or(0);
+            if b.timer_ms.max(behind_timer) > MAX_TIMER_MS
+                || (b.timer_ms > 0 && v.deal.mode == DealMode::CommonDraw)
             {
                 return reject(
                     Code::InvalidBet,
@@ -123,6 +125,7 @@ impl Engine {
                     follow_double: bb.follow_double,
                     follow_split: bb.follow_split,
                     insurance: Insurance::NotOffered,
+                    timer_ms: bb.timer_ms,
                 });
             }
             if let Some(player) = &b.player {

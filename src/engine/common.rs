@@ -22,7 +22,7 @@ use crate::money::Amount;
 use smallvec::SmallVec;
 
 /// A hand that owes a decision in a common draw's open step.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpenDecision {
     /// The player.
     pub player: String,
@@ -34,6 +34,25 @@ pub struct OpenDecision {
     pub total: u8,
     /// The decisions it may take.
     pub allowed: Vec<Action>,
+}
+
+/// One player's hand on a box in a common draw (for players' pages).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PlayerHand {
+    /// The player.
+    pub player: String,
+    /// The box.
+    pub seat: SeatId,
+    /// The hand within the player's box.
+    pub hand: u8,
+    /// Its cards (the box's two, then what it drew).
+    pub cards: Vec<Card>,
+    /// Its best total.
+    pub total: u8,
+    /// Everything staked on it.
+    pub stake: Amount,
+    /// Whether it is still in play (it may decide or take a card).
+    pub live: bool,
 }
 
 /// The hand a box is playing now: split hands play in turn.
@@ -146,6 +165,32 @@ impl Engine {
                     total: total(&h.cards, v.hand.ace).best,
                     allowed,
                 });
+            }
+        }
+        out
+    }
+
+    /// Every player's hands in the round, player by player, box by box.
+    pub fn player_hands(&self) -> Vec<PlayerHand> {
+        let ace = self.variant.hand.ace;
+        let mut out = Vec::new();
+        for p in &self.common.players {
+            for sp in &p.boxes {
+                for (hi, h) in sp.hands.iter().enumerate() {
+                    if h.state == HandState::NoBet {
+                        continue;
+                    }
+                    out.push(PlayerHand {
+                        player: p.id.to_string(),
+                        seat: sp.seat,
+                        // At most 4 hands a box (validated variant).
+                        hand: hi as u8,
+                        cards: h.cards.to_vec(),
+                        total: total(&h.cards, ace).best,
+                        stake: h.stake,
+                        live: matches!(h.state, HandState::Live | HandState::AwaitingDoubleCard),
+                    });
+                }
             }
         }
         out

@@ -59,6 +59,10 @@ pub struct BehindBet {
     /// first hand).
     #[serde(default)]
     pub follow_split: bool,
+    /// The player behind is timed (a remote player): their insurance answer waits this
+    /// long, ms, on the tick clock, like a timed seat's (`SeatBets::timer_ms`). 0: untimed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub timer_ms: u64,
 }
 
 /// One player's bets in a common draw, box by box.

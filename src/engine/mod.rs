@@ -24,7 +24,7 @@ mod state;
 mod timeouts;
 pub mod variant;
 
-pub use common::OpenDecision;
+pub use common::{OpenDecision, PlayerHand};
 pub use expect::{ActiveHand, Expectation, Step};
 pub use hand::{is_natural_cards, total, Total};
 pub use io::{

@@ -125,6 +125,8 @@ pub(crate) struct BehindPlay {
     pub follow_double: bool,
     pub follow_split: bool,
     pub insurance: Insurance,
+    /// Insurance timer, ms (0: untimed; see `BehindBet::timer_ms`).
+    pub timer_ms: u64,
 }
 
 impl SeatPlay {

@@ -13,6 +13,13 @@ use super::io::{Action, Event, PlayerId};
 use super::state::{Engine, HandState, Insurance, Phase};
 use super::variant::{DealMode, OnTimeout};
 
+impl super::state::SeatPlay {
+    /// Whether the seat, or a player behind it, is timed.
+    fn timed(&self) -> bool {
+        self.timer_ms > 0 || self.behind.iter().any(|b| b.timer_ms > 0)
+    }
+}
+
 impl Engine {
     /// The table's time as of the last tick, ms.
     pub fn clock_ms(&self) -> u64 {
@@ -24,7 +31,7 @@ impl Engine {
     pub fn timed(&self) -> bool {
         self.phase != Phase::Idle
             && (self.variant.deal.mode == DealMode::CommonDraw
-                || self.round.seats.iter().any(|s| s.timer_ms > 0))
+                || self.round.seats.iter().any(|s| s.timed()))
     }
 
     /// How many timed waits have opened so far: an input after which this number moved
@@ -69,7 +76,7 @@ impl Engine {
     /// Whether a timed seat (or a player behind any seat of a timed round) has yet to
     /// answer insurance.
     fn timed_insurance_pending(&self) -> bool {
-        let timed_round = self.round.seats.iter().any(|s| s.timer_ms > 0);
+        let timed_round = self.round.seats.iter().any(|s| s.timed());
         timed_round
             && self.round.seats.iter().any(|s| {
                 (s.timer_ms > 0 && s.insurance == Insurance::Pending)
@@ -100,7 +107,7 @@ impl Engine {
             .round
             .seats
             .iter()
-            .map(|s| s.timer_ms)
+            .flat_map(|s| std::iter::once(s.timer_ms).chain(s.behind.iter().map(|b| b.timer_ms)))
             .max()
             .unwrap_or(0);
         if ms > 0 {

@@ -557,6 +557,7 @@ mod tests {
             side: Vec::new(),
             follow_double: true,
             follow_split: true,
+            timer_ms: 0,
         };
         // Both followed: a double (50), the split's hand (50) and its double (50).
         let (b, reserve, fell) = follows(&v, 150, &bet).expect("falls back");

@@ -281,9 +281,28 @@ impl Demo {
         snap: &Snapshot,
     ) -> Option<Result<bool, SubmitError>> {
         let seated = remote.seats();
+        let common = self.variant.deal.mode == crate::engine::variant::DealMode::CommonDraw;
         match &snap.expectation {
-            Expectation::Bets if snap.provisional.is_some() || seated.is_empty() => None,
+            // The demo's players play seat by seat only: a common draw waits for remote
+            // players.
+            Expectation::Bets if snap.provisional.is_none() && common && !remote.anyone() => {
+                Some(Ok(false))
+            }
+            Expectation::Bets if snap.provisional.is_some() || !remote.anyone() => None,
             Expectation::Bets => Some(self.run_betting(remote, snap).await),
+            // A common draw's step (or its insurance) runs on the table's timer for every
+            // hand; the table tells the engine the time at its end, and the engine applies
+            // the sheet's timeout rule (two-strike, hit on timeout).
+            Expectation::PlayersInsurance { .. } | Expectation::PlayerDecisions { .. } => {
+                Some(Ok(false))
+            }
+            // Players behind seats answer insurance once every seat has; the table's
+            // insurance timer declines for those who do not.
+            Expectation::InsuranceAnswers { behind, .. }
+                if snap.insurance_seats.is_empty() && !behind.is_empty() =>
+            {
+                Some(Ok(false))
+            }
             Expectation::InsuranceAnswers { .. } => {
                 let seat = *snap.insurance_seats.first()?;
                 // The table's timer answers for a remote player who does not.
@@ -323,6 +342,8 @@ impl Demo {
             }
             let seats = self.config.seats.min(self.variant.deal.seats);
             let limits = self.variant.limits;
+            let common = self.variant.deal.mode == crate::engine::variant::DealMode::CommonDraw;
+            let seats = if common { 0 } else { seats };
             for seat in (1..=seats).filter(|s| !remote.is_remote(*s)) {
                 let main = self.config.bet.saturating_mul(self.rng.i64(1..=4));
                 if let Some(bet) = main_bet(seat, main.clamp(limits.min, limits.max)) {

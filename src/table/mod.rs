@@ -24,8 +24,8 @@ mod task;
 
 pub use config::{ConfigError, TableConfig};
 pub use state::{
-    Alarm, BettingView, Delta, DisputeView, HandView, ProposalView, RoundView, ShoeView, Snapshot,
-    Subscription, TableState, Update, LINK_CONNECTED,
+    Alarm, BettingView, CommonView, Delta, DisputeView, HandView, ProposalView, RoundView,
+    ShoeView, Snapshot, Subscription, TableState, Update, LINK_CONNECTED,
 };
 pub use task::{
     BetError, ClearError, Command, DisputeError, DisputeSettings, Follower, IntegritySettings,

@@ -108,8 +108,12 @@ pub struct Window {
 #[derive(Debug, Default)]
 struct Inner {
     seats: BTreeMap<SeatId, String>,
+    /// Players at the table without a seat (betting behind; a common draw's players).
+    present: BTreeSet<String>,
     betting: Option<Window>,
     bet: BTreeSet<SeatId>,
+    /// Players without a seat who bet in the open window.
+    bet_players: BTreeSet<String>,
     betting_closed: Option<Closed>,
     decision: Option<Window>,
     decision_closed: Option<Closed>,
@@ -244,8 +248,44 @@ impl RemoteSeats {
                 .map_err(|e| SeatError::Store(e.to_string())),
             None => Ok(()),
         };
-        self.lock().seats.retain(|_, p| p != player);
+        let mut i = self.lock();
+        i.seats.retain(|_, p| p != player);
+        i.present.remove(player);
         result
+    }
+
+    /// `player` is at the table without a seat: they bet behind seats, or on a common
+    /// draw's boxes. The betting window waits for them as for a seated player. (Kept in
+    /// memory only: after a restart the page joins again.)
+    pub fn join_unseated(&self, player: &str) {
+        self.lock().present.insert(player.to_string());
+    }
+
+    /// Whether `player` is at the table without a seat.
+    pub fn is_unseated(&self, player: &str) -> bool {
+        self.lock().present.contains(player)
+    }
+
+    /// Whether any remote player is at the table (seated or not).
+    pub fn anyone(&self) -> bool {
+        let i = self.lock();
+        !i.seats.is_empty() || !i.present.is_empty()
+    }
+
+    /// Whether `player` plays here remotely (seated or not).
+    pub fn is_remote_player(&self, player: &str) -> bool {
+        let i = self.lock();
+        i.present.contains(player) || i.seats.values().any(|p| p == player)
+    }
+
+    /// `player` (without a seat) has a bet in the window (or withdrew it).
+    pub fn set_player_bet(&self, player: &str, placed: bool) {
+        let mut i = self.lock();
+        if placed {
+            i.bet_players.insert(player.to_string());
+        } else {
+            i.bet_players.remove(player);
+        }
     }
 
     /// The seat `player` holds.
@@ -294,6 +334,7 @@ impl RemoteSeats {
         let mut i = self.lock();
         if window.map(|w| w.round) != i.betting.map(|w| w.round) {
             i.bet.clear();
+            i.bet_players.clear();
         }
         i.betting = window;
         if closed.is_some() {
@@ -316,11 +357,13 @@ impl RemoteSeats {
         }
     }
 
-    /// Whether every seated remote player has bet in the open window (the demo dealer
-    /// then closes it early).
+    /// Whether every remote player (seated or not) has bet in the open window (the demo
+    /// dealer then closes it early).
     pub fn all_bet(&self) -> bool {
         let i = self.lock();
-        i.betting.is_some() && i.seats.keys().all(|s| i.bet.contains(s))
+        i.betting.is_some()
+            && i.seats.keys().all(|s| i.bet.contains(s))
+            && i.present.iter().all(|p| i.bet_players.contains(p))
     }
 
     /// The last betting close.

@@ -183,8 +183,24 @@ impl RoundView {
 pub struct BettingView {
     /// Whether bets are being taken.
     pub open: bool,
-    /// The bets placed so far, one entry per seat, in seat order.
+    /// The bets placed so far, one entry per seat, in seat order (bets behind a seat
+    /// inside its entry).
     pub bets: Vec<SeatBets>,
+    /// A common draw's bets so far, one entry per player, in player order (`bets` stays
+    /// empty there).
+    #[serde(default)]
+    pub players: Vec<crate::engine::PlayerBets>,
+}
+
+/// A common draw's round for players' pages (`Snapshot::common`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommonView {
+    /// Hands owing a decision in the open step.
+    pub decisions: Vec<crate::engine::OpenDecision>,
+    /// Player boxes whose insurance question is open: (player, box).
+    pub insurance: Vec<(String, SeatId)>,
+    /// Every player's hands.
+    pub hands: Vec<crate::engine::PlayerHand>,
 }
 
 /// The shoe as the table sees it.
@@ -246,6 +262,10 @@ pub struct Snapshot {
     /// natural, insurance only where the bet can be insured).
     #[serde(default)]
     pub insurance_answers: BTreeMap<SeatId, Vec<Action>>,
+    /// A common draw's open step: the hands owing a decision, the boxes owing an
+    /// insurance answer, and every player's hands (empty in a seat-by-seat game).
+    #[serde(default)]
+    pub common: CommonView,
     /// The table's currency, for writing amounts for people.
     #[serde(default)]
     pub currency: crate::currency::Currency,

@@ -4,12 +4,13 @@
 //! A stake is journalled `pending` before its debit is sent. From then on the log decides:
 //! a round that opened without the seat's bet, or (at start) a round that never opened,
 //! rolls the seat's debits back; a round whose result is final credits the seat's returns
-//! once (tx `<table>:<round>:<seat>:settle:credit`) after rolling back whatever was debited
+//! once (tx `<table>:<round>:<seat>:settle:credit`; a player behind the seat or on a common
+//! draw's box is settled apart, `…:behind-settle@P:credit`, `…:settle@P:credit`) after rolling back whatever was debited
 //! beyond what the log staked (a double whose input never committed). Every step is
 //! idempotent at the wallet, and the journal row moves on only after the wallet answered,
 //! so a crash at any point repeats a step — never doubles it.
 
-use super::{now_ms, TxId, TxKind, Wallet, WalletError, WalletRequest};
+use super::{now_ms, Owner, TxId, TxKind, Wallet, WalletError, WalletRequest};
 use sqlx::{Row, SqlitePool};
 use tracing::{info, warn};
 
@@ -66,17 +67,20 @@ impl Journal {
         }
     }
 
-    /// The id of the next debit of `line` (`main`, `double`, `split`, `insurance`) for
+    /// The id of the next debit of `line` (`main`, `double`, `split`, `insurance`, a side
+    /// bet's `side-…`, any of them with its owner: `Owner::line`) for
     /// `seat` in `round`: attempts are numbered, so a stake asked again after a rollback
     /// (a bet changed, a restart) is a new transaction.
     pub async fn next_debit(&self, round: u64, seat: u8, line: &str) -> Result<TxId, WalletError> {
+        // An exact prefix, not LIKE: `_` (in player ids) is LIKE's wildcard.
         let n: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM wallet_journal WHERE table_id = ? AND round = ? AND seat = ? AND line LIKE ?",
+            "SELECT COUNT(*) FROM wallet_journal WHERE table_id = ? AND round = ? AND seat = ? \
+             AND substr(line, 1, length(?4)) = ?4",
         )
         .bind(&self.table)
         .bind(i64::try_from(round).unwrap_or(i64::MAX))
         .bind(i64::from(seat))
-        .bind(format!("{line}.%"))
+        .bind(format!("{line}."))
         .fetch_one(&self.pool)
         .await
         .map_err(db)?;
@@ -96,15 +100,34 @@ impl Journal {
         seat: u8,
         line: &str,
     ) -> Result<Vec<Entry>, WalletError> {
+        self.open_where(round, seat, |l| l.split('.').next() == Some(line))
+            .await
+    }
+
+    /// The open (pending or committed) debits of `owner` at `seat` in `round`, every
+    /// line of theirs.
+    pub async fn open_stakes_of(
+        &self,
+        round: u64,
+        seat: u8,
+        owner: &Owner,
+    ) -> Result<Vec<Entry>, WalletError> {
+        self.open_where(round, seat, |l| Owner::of_line(l) == *owner)
+            .await
+    }
+
+    /// The open debits at `seat` in `round` whose line `keep` takes.
+    async fn open_where(
+        &self,
+        round: u64,
+        seat: u8,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<Vec<Entry>, WalletError> {
         Ok(self
             .open_entries()
             .await?
             .into_iter()
-            .filter(|e| {
-                e.tx.round == round
-                    && e.tx.seat == seat
-                    && e.tx.line.split('.').next() == Some(line)
-            })
+            .filter(|e| e.tx.round == round && e.tx.seat == seat && keep(&e.tx.line))
             .collect())
     }
 
@@ -197,16 +220,22 @@ impl Journal {
     ) -> Result<Reconciled, WalletError> {
         let mut done = Reconciled::default();
         let entries = self.open_entries().await?;
-        let mut groups: Vec<Vec<Entry>> = Vec::new();
+        // One group per round, seat and owner: a seat's own player, each player behind it
+        // and each player's box in a common draw settle apart (oldest first within).
+        let mut groups: std::collections::BTreeMap<(u64, u8, Owner), Vec<Entry>> =
+            std::collections::BTreeMap::new();
         for e in entries {
-            match groups.last_mut() {
-                Some(g) if g[0].tx.round == e.tx.round && g[0].tx.seat == e.tx.seat => g.push(e),
-                _ => groups.push(vec![e]),
-            }
+            let key = (e.tx.round, e.tx.seat, Owner::of_line(&e.tx.line));
+            groups.entry(key).or_default().push(e);
         }
-        for group in groups {
-            let (round, seat) = (group[0].tx.round, group[0].tx.seat);
+        for ((round, seat, owner), group) in groups {
             let r = i64::try_from(round).unwrap_or(i64::MAX);
+            // The log's rows of this owner: the seat's own player's are written without a
+            // player (or with theirs, in a common draw); everyone else's with theirs.
+            let of_owner = match owner {
+                Owner::Seat => "player IN ('', ?)",
+                Owner::Behind(_) | Owner::Box(_) => "player = ?",
+            };
             let row = sqlx::query(
                 "SELECT settled_seq, final_seq FROM rounds WHERE table_id = ? AND round = ?",
             )
@@ -230,9 +259,9 @@ impl Journal {
             let is_final = fin.is_some() || (self.final_when_settled && settled.is_some());
             if !is_final {
                 // In play: the main stake stays only if the round holds the seat's bet.
-                let placed: i64 = sqlx::query_scalar(
-                    "SELECT COUNT(*) FROM bets WHERE table_id = ? AND round = ? AND seat = ? AND player IN ('', ?)",
-                )
+                let placed: i64 = sqlx::query_scalar(&format!(
+                    "SELECT COUNT(*) FROM bets WHERE table_id = ? AND round = ? AND seat = ? AND {of_owner}"
+                ))
                 .bind(&self.table)
                 .bind(r)
                 .bind(i64::from(seat))
@@ -249,10 +278,10 @@ impl Journal {
                 }
                 continue;
             }
-            let sums = sqlx::query(
+            let sums = sqlx::query(&format!(
                 "SELECT COALESCE(SUM(staked), 0), COALESCE(SUM(returned), 0) FROM settlements \
-                 WHERE table_id = ? AND round = ? AND seat = ? AND player IN ('', ?)",
-            )
+                 WHERE table_id = ? AND round = ? AND seat = ? AND {of_owner}"
+            ))
             .bind(&self.table)
             .bind(r)
             .bind(i64::from(seat))
@@ -281,7 +310,7 @@ impl Journal {
                 continue;
             };
             let credit = WalletRequest {
-                tx: TxId::settlement(&self.table, round, seat),
+                tx: TxId::settlement_of(&self.table, round, seat, &owner),
                 player,
                 amount: returned,
             };
@@ -364,6 +393,68 @@ mod tests {
         // Again (a restart, the next row): nothing more.
         assert_eq!(j.reconcile(&l, true).await, Ok(Reconciled::default()));
         assert_eq!(l.balance("alice").await, Ok(11_000));
+    }
+
+    #[tokio::test]
+    async fn players_behind_a_seat_settle_apart_from_the_seated_player() {
+        let (_d, pool, l, j) = setup().await;
+        l.add_player("bob", "Bob", 10_000).await.expect("add");
+        l.add_player("carol", "Carol", 10_000).await.expect("add");
+        let take = |player: &str, line: String, amount: i64| {
+            let (j, l, player) = (j.clone(), l.clone(), player.to_string());
+            async move {
+                let e = Entry {
+                    tx: j.next_debit(1, 4, &line).await.expect("id"),
+                    player,
+                    amount,
+                };
+                j.debit(&l, &e).await.expect("debit");
+                e
+            }
+        };
+        // Alice holds seat 4; bob plays behind it (main, pair, a followed double).
+        take("alice", Owner::Seat.line("main"), 1_000).await;
+        let bob = Owner::Behind("bob".into());
+        let b1 = take("bob", bob.line("main"), 500).await;
+        take("bob", bob.line(&super::super::side_line("pair")), 100).await;
+        take("bob", bob.line("double"), 500).await;
+        let c1 = take("carol", Owner::Behind("carol".into()).line("main"), 200).await;
+        assert_eq!(b1.tx.to_string(), "t:1:4:behind-main@bob.1:debit");
+        assert_eq!(c1.tx.line, "behind-main@carol.1");
+        let run = |sql: &'static str| sqlx::query(sql).execute(&pool);
+        run("INSERT INTO rounds (table_id, round, shoe, opened_seq) VALUES ('t', 1, 1, 5)")
+            .await
+            .expect("round");
+        for sql in [
+            "INSERT INTO settlements (table_id, round, line, seat, player, kind, staked, returned, detail) VALUES ('t', 1, 1, 4, '', 'main', 2000, 4000, '{}')",
+            "INSERT INTO settlements (table_id, round, line, seat, player, kind, staked, returned, detail) VALUES ('t', 1, 2, 4, 'bob', 'main', 1000, 2000, '{}')",
+            "INSERT INTO settlements (table_id, round, line, seat, player, kind, staked, returned, detail) VALUES ('t', 1, 3, 4, 'bob', 'pair', 100, 0, '{}')",
+            // Carol's bet behind never made it into the round: it comes back.
+            "UPDATE rounds SET settled_seq = 20, final_seq = 21 WHERE round = 1",
+        ] {
+            run(sql).await.expect("row");
+        }
+        let done = j.reconcile(&l, false).await.expect("reconcile");
+        assert_eq!(done.settled, 2, "alice and bob, each once");
+        // Alice: 10,000 - 1,000 + 4,000 (her double was never debited: the log's excess
+        // stake is warned about, not taken).
+        assert_eq!(l.balance("alice").await, Ok(13_000));
+        // Bob: 10,000 - 500 - 100 - 500 + 2,000.
+        assert_eq!(l.balance("bob").await, Ok(10_900));
+        assert_eq!(done.rolled_back, 1, "carol's stake, never played");
+        assert_eq!(l.balance("carol").await, Ok(10_000));
+        let credits: Vec<String> = sqlx::query_scalar(
+            "SELECT tx_id FROM wallet_ledger WHERE kind = 'credit' ORDER BY tx_id",
+        )
+        .fetch_all(&pool)
+        .await
+        .expect("credits");
+        assert_eq!(
+            credits,
+            ["t:1:4:behind-settle@bob:credit", "t:1:4:settle:credit"]
+        );
+        assert_eq!(j.reconcile(&l, true).await, Ok(Reconciled::default()));
+        assert_eq!(l.balance("bob").await, Ok(10_900));
     }
 
     #[tokio::test]

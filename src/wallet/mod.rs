@@ -40,7 +40,11 @@ impl TxKind {
 
 /// A transaction id: `<table>:<round>:<seat>:<line>:<kind>`. The line names the bet line
 /// and which attempt it is (`main.1`, `double.1`, `settle`): the same stake asked twice gets
-/// the same id, a new stake a new one.
+/// the same id, a new stake a new one. Lines that are not the seat's own player's carry
+/// their owner (`Owner`): `behind-main@bob.1` (bob behind the seat), `main@bob.1` (bob's
+/// box in a common draw), and side bets are `side-<name>` (`side-21+3.1`).
+/// Player ids hold no `.`, `:` or `@` (`ledger::Ledger::add_player`), and side-bet names
+/// are escaped (`side_line`), so no two lines' ids can meet.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TxId {
     /// The table.
@@ -66,14 +70,75 @@ impl TxId {
 
     /// The id of the credit that settles `seat`'s stakes in `round`.
     pub fn settlement(table: &str, round: u64, seat: u8) -> TxId {
+        TxId::settlement_of(table, round, seat, &Owner::Seat)
+    }
+
+    /// The id of the credit that settles `owner`'s stakes at `seat` in `round`.
+    pub fn settlement_of(table: &str, round: u64, seat: u8, owner: &Owner) -> TxId {
         TxId {
             table: table.to_string(),
             round,
             seat,
-            line: "settle".into(),
+            line: owner.line("settle"),
             kind: TxKind::Credit,
         }
     }
+}
+
+/// Whose stakes a bet line holds at its seat (box).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Owner {
+    /// The seat's own (seated) player: lines `main`, `double`, `side-pair`, `settle`.
+    Seat,
+    /// A player betting behind the seat: lines `behind-main@P`, `behind-settle@P`.
+    Behind(String),
+    /// A player's box in a common draw (many players share a box): `main@P`, `settle@P`.
+    Box(String),
+}
+
+impl Owner {
+    /// The line `base` (`main`, `double`, `split`, `insurance`, `side-…`, `settle`) of
+    /// this owner.
+    pub fn line(&self, base: &str) -> String {
+        match self {
+            Owner::Seat => base.to_string(),
+            Owner::Behind(p) => format!("behind-{base}@{p}"),
+            Owner::Box(p) => format!("{base}@{p}"),
+        }
+    }
+
+    /// The owner a journalled line (with or without its attempt) belongs to.
+    pub fn of_line(line: &str) -> Owner {
+        let base = line.split('.').next().unwrap_or(line);
+        match base.split_once('@') {
+            None => Owner::Seat,
+            Some((kind, player)) if kind.starts_with("behind-") => {
+                Owner::Behind(player.to_string())
+            }
+            Some((_, player)) => Owner::Box(player.to_string()),
+        }
+    }
+
+    /// The player named in the line (`None`: the seat's own player).
+    pub fn player(&self) -> Option<&str> {
+        match self {
+            Owner::Seat => None,
+            Owner::Behind(p) | Owner::Box(p) => Some(p),
+        }
+    }
+}
+
+/// The base line of the side bet `name` (`side-21+3`): `.`, `:`, `@` and `%` in a name
+/// are written `%XX`, so an id stays parseable and two names never share a line.
+pub fn side_line(name: &str) -> String {
+    let mut out = String::from("side-");
+    for c in name.chars() {
+        match c {
+            '.' | ':' | '@' | '%' => out.push_str(&format!("%{:02X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 impl fmt::Display for TxId {
@@ -160,4 +225,42 @@ pub(crate) fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_of_different_owners_and_side_bets_never_meet() {
+        let lines = [
+            Owner::Seat.line("main"),
+            Owner::Behind("bob".into()).line("main"),
+            Owner::Box("bob".into()).line("main"),
+            Owner::Behind("bob".into()).line("settle"),
+            Owner::Box("behind-x".into()).line("main"),
+            side_line("21+3"),
+            side_line("a.b"),
+            side_line("a%2Eb"),
+        ];
+        let distinct: std::collections::BTreeSet<_> = lines.iter().collect();
+        assert_eq!(distinct.len(), lines.len(), "{lines:?}");
+        assert_eq!(lines[1], "behind-main@bob");
+        assert_eq!(side_line("a.b"), "side-a%2Eb");
+        assert_eq!(side_line("a%2Eb"), "side-a%252Eb");
+        for l in &lines {
+            assert!(!l.contains('.') && !l.contains(':'), "{l}");
+        }
+        assert_eq!(
+            Owner::of_line("behind-double@bob.2"),
+            Owner::Behind("bob".into())
+        );
+        assert_eq!(Owner::of_line("main@bob.1"), Owner::Box("bob".into()));
+        assert_eq!(Owner::of_line("side-21+3.1"), Owner::Seat);
+        // A common-draw player named like a behind line still owns a box line.
+        assert_eq!(
+            Owner::of_line("main@behind-x.1"),
+            Owner::Box("behind-x".into())
+        );
+    }
 }

@@ -31,13 +31,31 @@ use axum::Json;
 use serde::Deserialize;
 use std::net::SocketAddr;
 
-/// Who may call a route.
+/// Who may call a route. It also says whether a route counts against the public cap
+/// (`super::edge::is_public`): `Public` and `Player` routes do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
-    /// Anyone, without credentials.
+    /// Anyone, without credentials: the remote audience's pages, feeds and API (counted
+    /// against the public cap).
     Public,
+    /// Anyone, without credentials, never counted against the public cap: the panel's
+    /// pages and files, login, health, the API's contract.
+    Open,
     /// A principal with at least this role.
     Role(Role),
+    /// A remote player: the bearer token of their launch session (`play::sessions`); the
+    /// handler authenticates it. Counted against the public cap.
+    Player,
+    /// The operator's platform: its credential as a bearer token (`croupier player
+    /// platform-key`); the handler checks it.
+    Platform,
+}
+
+impl Access {
+    /// Whether requests to a route with this access count against the public cap.
+    pub fn is_public(self) -> bool {
+        matches!(self, Access::Public | Access::Player)
+    }
 }
 
 /// The client's address, for the audit log (set by the server's connect info).

@@ -45,22 +45,53 @@ pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' '
 img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; \
 form-action 'self'; frame-ancestors 'none'";
 
-/// Whether `path` counts against the public cap: the remote players' pages and feed, the
-/// players' own API (`/play`, `/api/play/*`) and the public API. The panel (`/`, `/ui/*`,
-/// `/status`), `/api/*` for staff, the operator platform's `/api/play/sessions`,
-/// `/ws/dealer` and the health routes (`/healthz`, `/readyz`, `/metrics`) never do.
+/// Whether `path` counts against the public cap: the route serving it (the most specific
+/// pattern of the router's list, `super::route_specs`, as axum picks it) has an access
+/// that counts ([`super::auth::Access::is_public`]: the remote audience's pages, feeds and
+/// API, and the players' own). The panel, staff's API, the platform's routes, login and
+/// health never do; nor does a path no route but the catch-all serves.
 pub fn is_public(path: &str) -> bool {
-    matches!(
-        path,
-        "/public"
-            | "/ws/public"
-            | "/sse/public"
-            | "/api/public"
-            | "/api/results"
-            | "/api/disputes/player"
-            | "/api/table-key"
-            | "/play"
-    ) || (path.starts_with("/api/play/") && path != "/api/play/sessions")
+    static ROUTES: std::sync::OnceLock<Vec<super::RouteSpec>> = std::sync::OnceLock::new();
+    let routes = ROUTES.get_or_init(super::route_specs);
+    let mut best: Option<(Vec<u8>, bool)> = None;
+    for spec in routes {
+        let Some(rank) = specificity(spec.path, path) else {
+            continue;
+        };
+        let public = spec.access.is_public();
+        match &mut best {
+            Some((r, p)) if *r == rank => *p |= public,
+            Some((r, _)) if *r > rank => {}
+            _ => best = Some((rank, public)),
+        }
+    }
+    best.is_some_and(|(_, public)| public)
+}
+
+/// How specifically `pattern` (`/api/rounds/{round}`, `/api/{*rest}`) matches `path`,
+/// segment by segment (a literal 2 > a parameter 1 > a catch-all 0, as axum ranks them);
+/// `None`: it does not match.
+fn specificity(pattern: &str, path: &str) -> Option<Vec<u8>> {
+    let mut rank = Vec::new();
+    let mut segments = path.split('/');
+    for want in pattern.split('/') {
+        if want.starts_with("{*") {
+            rank.push(0);
+            return segments.next().is_some().then_some(rank);
+        }
+        let got = segments.next()?;
+        if want.starts_with('{') {
+            if got.is_empty() {
+                return None;
+            }
+            rank.push(1);
+        } else if want == got {
+            rank.push(2);
+        } else {
+            return None;
+        }
+    }
+    segments.next().is_none().then_some(rank)
 }
 
 /// Admits public requests while there is room, keeping staff's share free.
@@ -199,6 +230,12 @@ mod tests {
             "/healthz",
             "/metrics",
             "/api/play/sessions",
+            "/api/rounds/7",
+            "/api/disputes/3/propose",
+            "/api/login",
+            "/api/openapi.json",
+            "/api/nothing",
+            "/nothing",
         ] {
             assert!(!is_public(p), "{p}");
         }
@@ -209,7 +246,10 @@ mod tests {
             "/api/results",
             "/play",
             "/api/play/bet",
+            "/api/play/behind",
+            "/api/play/state",
             "/api/table-key",
+            "/api/disputes/player",
         ] {
             assert!(is_public(p), "{p}");
         }

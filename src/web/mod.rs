@@ -160,6 +160,9 @@ pub struct RouteSpec {
 }
 
 const PUBLIC: Access = Access::Public;
+const OPEN: Access = Access::Open;
+const PLAYER: Access = Access::Player;
+const PLATFORM: Access = Access::Platform;
 const DEALER: Access = Access::Role(Role::Dealer);
 const SUPERVISOR: Access = Access::Role(Role::Supervisor);
 const ADMIN: Access = Access::Role(Role::Admin);
@@ -177,23 +180,42 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
         )
     };
     vec![
-        r("/", "GET", PUBLIC, get(index)),
+        r("/", "GET", OPEN, get(index)),
         r("/public", "GET", PUBLIC, get(public_page)),
-        r("/ui/{file}", "GET", PUBLIC, get(ui_file)),
-        r("/status", "GET", PUBLIC, get(page)),
+        r("/ui/{file}", "GET", OPEN, get(ui_file)),
+        r("/status", "GET", OPEN, get(page)),
         r("/ws/public", "GET", PUBLIC, get(streams::public_ws)),
         r("/sse/public", "GET", PUBLIC, get(streams::public_sse)),
-        r("/api/openapi.json", "GET", PUBLIC, get(openapi::serve)),
+        r("/api/openapi.json", "GET", OPEN, get(openapi::serve)),
         r("/api/public", "GET", PUBLIC, get(api::public)),
         r("/api/results", "GET", PUBLIC, get(api::results)),
         r("/api/table-key", "GET", PUBLIC, get(table_key::table_key)),
-        r("/api/login", "POST", PUBLIC, post(auth::login)),
-        r("/healthz", "GET", PUBLIC, get(ops::healthz)),
-        r("/readyz", "GET", PUBLIC, get(ops::readyz)),
-        r("/metrics", "GET", PUBLIC, get(ops::metrics)),
-        r("/api/logout", "POST", PUBLIC, post(auth::logout)),
-        r("/api/{*rest}", "GET", PUBLIC, get(api::no_route)),
-        r("/api/{*rest}", "POST", PUBLIC, post(api::no_route)),
+        r("/api/login", "POST", OPEN, post(auth::login)),
+        r("/healthz", "GET", OPEN, get(ops::healthz)),
+        r("/readyz", "GET", OPEN, get(ops::readyz)),
+        r("/metrics", "GET", OPEN, get(ops::metrics)),
+        r("/api/logout", "POST", OPEN, post(auth::logout)),
+        r("/api/{*rest}", "GET", OPEN, get(api::no_route)),
+        r("/api/{*rest}", "POST", OPEN, post(api::no_route)),
+        r("/play", "GET", PUBLIC, get(play::page)),
+        r("/api/play/state", "GET", PLAYER, get(play::state)),
+        r("/api/play/join", "POST", PLAYER, post(play::join)),
+        r("/api/play/leave", "POST", PLAYER, post(play::leave)),
+        r("/api/play/bet", "POST", PLAYER, post(play::bets::bet)),
+        r("/api/play/behind", "POST", PLAYER, post(play::bets::behind)),
+        r("/api/play/boxes", "POST", PLAYER, post(play::bets::boxes)),
+        r(
+            "/api/play/decision",
+            "POST",
+            PLAYER,
+            post(play::decide::decision),
+        ),
+        r(
+            "/api/play/sessions",
+            "POST",
+            PLATFORM,
+            post(play::open_session),
+        ),
         r("/api/me", "GET", DEALER, get(auth::me)),
         r("/ws/dealer", "GET", DEALER, get(streams::dealer)),
         r("/api/view", "GET", DEALER, get(api::view)),
@@ -275,7 +297,9 @@ pub fn router(state: AppState) -> Router {
             handler
         };
         let handler = match access {
-            Access::Public => handler,
+            // Players' and the platform's routes authenticate their own bearer tokens,
+            // never a staff cookie (see `web::play`).
+            Access::Public | Access::Open | Access::Player | Access::Platform => handler,
             Access::Role(_) => handler.route_layer(axum::middleware::from_fn_with_state(
                 state.clone(),
                 move |s, req, next| auth::require(access, s, req, next),
@@ -283,8 +307,7 @@ pub fn router(state: AppState) -> Router {
         };
         router = router.route(spec.path, handler);
     }
-    // The players' routes authenticate players, not staff (see `web::play`).
-    play::routes(router)
+    router
         .layer(axum::middleware::from_fn(api::json_errors))
         .with_state(state)
 }

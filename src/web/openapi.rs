@@ -27,7 +27,9 @@ use utoipa::{Modify, OpenApi};
 const DESCRIPTION: &str = "One table. Roles dealer < supervisor < admin (`x-min-role` per \
 operation; public operations have `security: []`). Staff authenticate with the \
 `croupier_session` cookie from `POST /api/login`, or the service's local token as a bearer \
-token. Every error is `{\"error\": {\"code\", \"message\"}}` with a stable code, the answers \
+token. Remote players (`/api/play/*`, tag `players`) send their launch token as a bearer \
+token (`playerToken`); the operator's platform opens their sessions with its own \
+credential (`platformKey`). Every error is `{\"error\": {\"code\", \"message\"}}` with a stable code, the answers \
 given before a handler runs (a rejected path, query or body, 405, 413) included. A malformed \
 request changes nothing. Any other `/api/...` path answers 404 `not_found`.";
 
@@ -74,6 +76,15 @@ request changes nothing. Any other `/api/...` path answers 404 `not_found`.";
         super::disputes::propose_route,
         super::disputes::confirm_route,
         super::disputes::withdraw_route,
+        super::play::page,
+        super::play::state,
+        super::play::join,
+        super::play::leave,
+        super::play::bets::bet,
+        super::play::bets::behind,
+        super::play::bets::boxes,
+        super::play::decide::decision,
+        super::play::open_session,
     ),
     components(schemas(ErrorBody, super::ops::Reason)),
     modifiers(&Access)
@@ -136,6 +147,31 @@ impl Modify for Access {
                     .build(),
             ),
         );
+        components.add_security_scheme(
+            "playerToken",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "A remote player's launch token: the `t` of the launch link \
+                         (`/play#t=TOKEN`) that `croupier player add` prints or \
+                         `POST /api/play/sessions` answers. Reaches the players' routes only.",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "platformKey",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "The operator platform's credential (`croupier player platform-key`): \
+                         opens players' sessions.",
+                    ))
+                    .build(),
+            ),
+        );
         for spec in super::route_specs() {
             let Some(item) = doc.paths.paths.get_mut(spec.path) else {
                 continue;
@@ -154,7 +190,29 @@ impl Modify for Access {
                 );
             }
             match spec.access {
-                RouteAccess::Public => op.security = Some(Vec::new()),
+                RouteAccess::Public | RouteAccess::Open => op.security = Some(Vec::new()),
+                RouteAccess::Player | RouteAccess::Platform => {
+                    let scheme = if spec.access == RouteAccess::Player {
+                        "playerToken"
+                    } else {
+                        "platformKey"
+                    };
+                    op.security = Some(vec![SecurityRequirement::new::<_, _, String>(scheme, [])]);
+                    // What every players' and platform's route may answer before its
+                    // own work: written once here rather than on each handler.
+                    responses.entry("401".into()).or_insert_with(|| {
+                        error_response("No valid bearer token (`unauthenticated`)")
+                    });
+                    responses.entry("404".into()).or_insert_with(|| {
+                        error_response("Remote play is off at this table (`no_remote_play`)")
+                    });
+                    responses.entry("503".into()).or_insert_with(|| {
+                        error_response(
+                            "The wallet or the database did not answer (`wallet_unavailable`, \
+                             `unavailable`)",
+                        )
+                    });
+                }
                 RouteAccess::Role(min) => {
                     op.security = Some(vec![
                         SecurityRequirement::new::<_, _, String>("session", []),

@@ -1,37 +1,49 @@
 //! `/play` and the players' API (issue #15). Separate from the staff routes on purpose:
 //! a player authenticates with the launch token of their session (`Authorization: Bearer
-//! TOKEN`, see `play::sessions`), never a staff cookie, and reaches only these routes.
+//! TOKEN`, see `play::sessions`), never a staff cookie, and reaches only these routes;
+//! the operator's platform opens sessions with its own credential. The routes are in the
+//! router's one list (`super::routes`, access `Player` / `Platform`) and in the OpenAPI
+//! document.
 //!
 //! | route | what |
 //! |---|---|
 //! | `GET /play` | the player's page (phone upright first) |
-//! | `GET /api/play/state` | the player, balance, seat, free seats, the betting countdown, the decision asked of them and its timer, the public view |
-//! | `POST /api/play/join` | `{"seat": N}`: take a free seat |
-//! | `POST /api/play/leave` | give the seat up |
-//! | `POST /api/play/bet` | `{"main": AMOUNT}` in the betting window: debited first, then placed (0 withdraws: rolled back) |
+//! | `GET /api/play/state` | the player, balance, seat, the game (side bets, play behind, boxes), the betting countdown, the decisions asked of them and their timers, the public view |
+//! | `POST /api/play/join` | `{"seat": N}`: take a free seat; `{}`: be at the table without one (bets behind seats; a common draw's boxes) |
+//! | `POST /api/play/leave` | give the seat (or place) up |
+//! | `POST /api/play/bet` | `{"main": AMOUNT, "side": {"NAME": AMOUNT}}` on the player's seat in the betting window: debited first, then placed (0 withdraws: rolled back) |
+//! | `POST /api/play/behind` | `{"seat": N, "main", "side", "follow_double", "follow_split"}`: a bet behind a seated player (games with play behind) |
+//! | `POST /api/play/boxes` | `{"boxes": [{"box": N, "main", "side"}]}`: a common draw's boxes (`[]` withdraws) |
+//! | `POST /api/play/decision` | `{"action": "hit|stand|double|split|surrender|insurance|no_insurance|even_money", "seat": N, "box": N}` while the table waits on the player's hand (`seat`: the seat played behind, for its insurance; `box`: a common draw's box) |
 //! | `POST /api/play/sessions` | the platform (`Authorization: Bearer` its credential): `{"player": ID, "name"}` → `{"token", "launch": "/play#t=TOKEN"}` |
-//! | `POST /api/play/decision` | `{"action": "hit|stand|double|split|surrender|insurance|no_insurance|even_money"}` while the table waits on the player's hand |
+//!
+//! Every stake goes through the wallet before the table takes it, under a transaction id
+//! of its own line (`wallet::Owner`): the seat's (`main`, `side-NAME`, `double`, ...),
+//! a player's behind it (`behind-main@P`, `behind-double@P` when the seated player
+//! doubles and P follows), a player's box in a common draw (`main@P`).
 //!
 //! Errors are `{"error": {"code", "message"}}`; `betting_closed` and `decision_closed`
 //! carry `closed: {round, seq, at_ms, clock_ms}`, the log position and time of the close.
 
+pub mod bets;
+pub mod decide;
+
 use super::AppState;
-use crate::engine::{Action, Expectation, Input, SeatBets, SeatId};
+use crate::engine::variant::DealMode;
+use crate::engine::{Action, Expectation, SeatBets, SeatId};
 use crate::play::Play;
-use crate::store::Source;
-use crate::table::remote::Closed;
-use crate::table::{BetError, SubmitError};
-use crate::wallet::journal::Entry;
+use crate::table::remote::{Closed, Window};
+use crate::table::{Snapshot, SubmitError};
 use crate::wallet::WalletError;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Instant;
+use utoipa::ToSchema;
 
 /// A refusal of the players' API.
 #[derive(Debug)]
@@ -52,10 +64,18 @@ impl PlayError {
         }
     }
 
+    fn conflict(code: &'static str, message: impl Into<String>) -> PlayError {
+        PlayError::new(StatusCode::CONFLICT, code, message)
+    }
+
+    fn unprocessable(code: &'static str, message: impl Into<String>) -> PlayError {
+        PlayError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
+    }
+
     fn closed(code: &'static str, message: &str, closed: Option<Closed>) -> PlayError {
         PlayError {
             closed,
-            ..PlayError::new(StatusCode::CONFLICT, code, message)
+            ..PlayError::conflict(code, message)
         }
     }
 }
@@ -72,7 +92,7 @@ impl From<WalletError> for PlayError {
 
 impl From<SubmitError> for PlayError {
     fn from(e: SubmitError) -> PlayError {
-        PlayError::new(StatusCode::CONFLICT, e.code(), e.to_string())
+        PlayError::conflict(e.code(), e.to_string())
     }
 }
 
@@ -86,22 +106,37 @@ impl IntoResponse for PlayError {
     }
 }
 
-/// Adds the players' routes to `router`.
-pub fn routes(router: Router<AppState>) -> Router<AppState> {
-    router
-        .route("/play", get(|| super::asset("play.html")))
-        .route("/api/play/state", get(state))
-        .route("/api/play/join", post(join))
-        .route("/api/play/leave", post(leave))
-        .route("/api/play/bet", post(bet))
-        .route("/api/play/decision", post(decision))
-        .route("/api/play/sessions", post(open_session))
+/// `GET /play`: the player's page.
+#[utoipa::path(get, path = "/play", tag = "players",
+    responses((status = 200, description = "The player's page (the launch link's fragment carries the token)", content_type = "text/html", body = String)))]
+pub async fn page() -> Response {
+    super::asset("play.html").await
 }
 
-#[derive(Deserialize)]
+/// The bearer token of a request (empty without one).
+fn bearer(headers: &HeaderMap) -> &str {
+    headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("")
+}
+
+fn no_remote_play() -> PlayError {
+    PlayError::new(
+        StatusCode::NOT_FOUND,
+        "no_remote_play",
+        "remote play is off at this table ([play] enabled = false)",
+    )
+}
+
+/// A session to open (`POST /api/play/sessions`).
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct SessionBody {
+pub struct SessionBody {
+    /// The platform's id of the player: 1-64 letters, digits, `-` or `_`.
     player: String,
+    /// The name shown (default: the id); used when the player is new.
     #[serde(default)]
     name: Option<String>,
 }
@@ -109,24 +144,21 @@ struct SessionBody {
 /// `POST /api/play/sessions` (the platform's credential, `croupier player platform-key`):
 /// `{"player": ID, "name": "..."}` opens a session for the platform's player (added on
 /// first sight, balance 0 in the embedded wallet) and answers the launch token and path.
-async fn open_session(
+#[utoipa::path(post, path = "/api/play/sessions", tag = "players", request_body = SessionBody,
+    responses(
+        (status = 200, description = "`{\"player\", \"token\", \"launch\": \"/play#t=TOKEN\"}`", body = Object),
+        (status = 400, description = "Not a session request (`malformed`)", body = super::api::ErrorBody),
+        (status = 422, description = "Not a valid player id (`invalid_player`)", body = super::api::ErrorBody),
+        (status = 503, description = "The database did not answer", body = super::api::ErrorBody)))]
+pub async fn open_session(
     State(app): State<AppState>,
     headers: HeaderMap,
     body: String,
 ) -> Result<Response, PlayError> {
     let Some(play) = app.play.clone() else {
-        return Err(PlayError::new(
-            StatusCode::NOT_FOUND,
-            "no_remote_play",
-            "remote play is off at this table",
-        ));
+        return Err(no_remote_play());
     };
-    let key = headers
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .unwrap_or("");
-    if !crate::play::sessions::is_platform(&play.pool, key).await {
+    if !crate::play::sessions::is_platform(&play.pool, bearer(&headers)).await {
         return Err(PlayError::new(
             StatusCode::UNAUTHORIZED,
             "unauthenticated",
@@ -139,7 +171,7 @@ async fn open_session(
         play.ledger
             .add_player(&b.player, &name, 0)
             .await
-            .map_err(|e| PlayError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_player", e))?;
+            .map_err(|e| PlayError::unprocessable("invalid_player", e))?;
     }
     let token = crate::play::sessions::open(&play.pool, &b.player, &play.table, play.launch_hours)
         .await
@@ -155,18 +187,9 @@ async fn open_session(
 /// The player behind the request's bearer token.
 async fn player(app: &AppState, headers: &HeaderMap) -> Result<(Arc<Play>, String), PlayError> {
     let Some(play) = app.play.clone() else {
-        return Err(PlayError::new(
-            StatusCode::NOT_FOUND,
-            "no_remote_play",
-            "remote play is off at this table ([play] enabled = false)",
-        ));
+        return Err(no_remote_play());
     };
-    let token = headers
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .unwrap_or("");
-    match crate::play::sessions::player(&play.pool, token, &play.table).await {
+    match crate::play::sessions::player(&play.pool, bearer(headers), &play.table).await {
         Some(p) => Ok((play, p)),
         None => Err(PlayError::new(
             StatusCode::UNAUTHORIZED,
@@ -195,49 +218,165 @@ fn remaining_ms(deadline: Instant) -> u64 {
     .unwrap_or(u64::MAX)
 }
 
+fn common_draw(app: &AppState) -> bool {
+    app.variant.deal.mode == DealMode::CommonDraw
+}
+
 fn seat_of(play: &Play, player: &str) -> Result<SeatId, PlayError> {
     play.remote
         .seat_of(player)
-        .ok_or_else(|| PlayError::new(StatusCode::CONFLICT, "no_seat", "join a seat first"))
+        .ok_or_else(|| PlayError::conflict("no_seat", "join a seat first"))
 }
 
-/// What the table asks of `seat` now: (kind, hand, allowed).
-fn turn(app: &AppState, seat: SeatId) -> Option<(&'static str, u8, Vec<Action>)> {
-    let snap = app.table.snapshot();
-    match &snap.expectation {
-        Expectation::Decision {
-            seat: s,
-            hand,
-            allowed,
-        } if *s == seat && allowed.contains(&Action::AutoPlay) => {
-            // (Without auto-play among them the hand is being auto-played: the timeout's.)
-            let mut allowed = allowed.clone();
-            allowed.retain(|a| *a != Action::AutoPlay);
-            allowed.insert(0, Action::Hit);
-            Some(("decision", *hand, allowed))
-        }
-        Expectation::InsuranceAnswers { .. } if snap.insurance_seats.first() == Some(&seat) => {
-            let allowed = snap
-                .insurance_answers
-                .get(&seat)
-                .cloned()
-                .unwrap_or_default();
-            Some(("insurance", 0, allowed))
-        }
-        _ => None,
+/// Something the table asks of the player now.
+struct Turn {
+    /// `decision` or `insurance`.
+    kind: &'static str,
+    /// The seat (box) it is on.
+    seat: SeatId,
+    /// The hand.
+    hand: u8,
+    /// Whether the player answers as a player behind the seat.
+    behind: bool,
+    /// What may be answered.
+    allowed: Vec<Action>,
+    /// Its timer (`None`: not running yet — players behind a seat answer insurance on
+    /// one timer once every seat has).
+    window: Option<Window>,
+}
+
+impl Turn {
+    fn to_json(&self) -> Value {
+        json!({
+            "kind": self.kind,
+            "seat": self.seat,
+            "hand": self.hand,
+            "behind": self.behind,
+            "allowed": self.allowed,
+            "deadline_ms": self.window.map(|w| w.deadline_ms),
+            "remaining_ms": self.window.map(|w| remaining_ms(w.deadline)),
+        })
     }
 }
 
+/// Everything the table asks of `me` now, opening the timers it runs on.
+fn turns(app: &AppState, play: &Play, me: &str, snap: &Snapshot) -> Vec<Turn> {
+    let mut out = Vec::new();
+    match &snap.expectation {
+        Expectation::PlayersInsurance { .. } | Expectation::PlayerDecisions { .. } => {
+            // One timer for the whole step, run by the table (seat 0 in its window).
+            let window = play.remote.decision_window(snap, 0);
+            for d in snap.common.decisions.iter().filter(|d| d.player == me) {
+                out.push(Turn {
+                    kind: "decision",
+                    seat: d.seat,
+                    hand: d.hand,
+                    behind: false,
+                    allowed: d.allowed.clone(),
+                    window: Some(window),
+                });
+            }
+            for (_, b) in snap.common.insurance.iter().filter(|(p, _)| p == me) {
+                let mut allowed = vec![Action::Insurance, Action::NoInsurance];
+                if app.variant.insurance.even_money {
+                    allowed.push(Action::EvenMoney);
+                }
+                out.push(Turn {
+                    kind: "insurance",
+                    seat: *b,
+                    hand: 0,
+                    behind: false,
+                    allowed,
+                    window: Some(window),
+                });
+            }
+        }
+        // Without auto-play among the choices the hand is being auto-played (the timeout's).
+        Expectation::Decision {
+            seat,
+            hand,
+            allowed,
+        } if play.remote.seat_of(me) == Some(*seat) && allowed.contains(&Action::AutoPlay) => {
+            let mut allowed = allowed.clone();
+            allowed.retain(|a| *a != Action::AutoPlay);
+            allowed.insert(0, Action::Hit);
+            out.push(Turn {
+                kind: "decision",
+                seat: *seat,
+                hand: *hand,
+                behind: false,
+                allowed,
+                window: Some(play.remote.decision_window(snap, *seat)),
+            });
+        }
+        Expectation::InsuranceAnswers { behind, .. } => {
+            let mine = play.remote.seat_of(me);
+            if let Some(seat) = mine.filter(|s| snap.insurance_seats.first() == Some(s)) {
+                out.push(Turn {
+                    kind: "insurance",
+                    seat,
+                    hand: 0,
+                    behind: false,
+                    allowed: snap
+                        .insurance_answers
+                        .get(&seat)
+                        .cloned()
+                        .unwrap_or_default(),
+                    window: Some(play.remote.decision_window(snap, seat)),
+                });
+            }
+            // Players behind seats answer on the round's insurance timer (the table's).
+            let window = Some(play.remote.decision_window(snap, 0));
+            for (_, seat) in behind.iter().filter(|(p, _)| p == me) {
+                out.push(Turn {
+                    kind: "insurance",
+                    seat: *seat,
+                    hand: 0,
+                    behind: true,
+                    allowed: vec![Action::Insurance, Action::NoInsurance],
+                    window,
+                });
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
 /// `GET /api/play/state`.
-async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, PlayError> {
+#[utoipa::path(get, path = "/api/play/state", tag = "players",
+    responses(
+        (status = 200, description = "The player, balance, seat, the game, the betting window, the decisions asked of the player, the public view", body = Object),
+        (status = 409, description = "The wallet does not know the player (`unknown_player`)", body = super::api::ErrorBody)))]
+pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, PlayError> {
     let (play, me) = player(&app, &headers).await?;
     let who = play.ledger.player(&me).await?;
     let balance = play.wallet.balance(&me).await?;
     let snap = app.table.snapshot();
     let seat = play.remote.seat_of(&me);
     let seats = play.remote.seats();
-    let free: Vec<SeatId> = (play.demo_seats + 1..=app.variant.deal.seats)
-        .filter(|s| !seats.contains_key(s))
+    let common = common_draw(&app);
+    let free: Vec<SeatId> = if common {
+        Vec::new()
+    } else {
+        (play.demo_seats + 1..=app.variant.deal.seats)
+            .filter(|s| !seats.contains_key(s))
+            .collect()
+    };
+    let window_bets = &snap.betting.bets;
+    let behind_mine: Vec<Value> = window_bets
+        .iter()
+        .flat_map(|b| {
+            b.behind
+                .iter()
+                .filter(|bb| bb.player == me)
+                .map(move |bb| json!({"seat": b.seat, "bet": bb}))
+        })
+        .collect();
+    let behind_seats: Vec<Value> = window_bets
+        .iter()
+        .filter(|b| b.main > 0 && Some(b.seat) != seat)
+        .map(|b| json!({"seat": b.seat, "main": b.main, "remote": seats.contains_key(&b.seat)}))
         .collect();
     let betting = match play.remote.betting().filter(|_| snap.betting.open) {
         Some(w) => json!({
@@ -245,31 +384,56 @@ async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Respon
             "round": w.round,
             "deadline_ms": w.deadline_ms,
             "remaining_ms": remaining_ms(w.deadline),
-            "my_bet": seat.and_then(|s| snap.betting.bets.iter().find(|b| b.seat == s)).map(|b| b.main),
+            "my_bet": seat.and_then(|s| window_bets.iter().find(|b| b.seat == s)).map(|b| b.main),
+            "my_side": seat.and_then(|s| window_bets.iter().find(|b| b.seat == s)).map(|b| b.side.clone()),
+            "my_behind": behind_mine,
+            "my_boxes": snap.betting.players.iter().find(|p| p.player == me).map(|p| p.boxes.clone()),
+            "behind_seats": behind_seats,
         }),
         None => json!({"open": false, "closed": play.remote.betting_closed()}),
     };
-    let turn = match seat.and_then(|s| turn(&app, s).map(|t| (s, t))) {
-        Some((s, (kind, hand, allowed))) => {
-            let w = play.remote.decision_window(&snap, s);
-            json!({
-                "kind": kind,
-                "hand": hand,
-                "allowed": allowed,
-                "deadline_ms": w.deadline_ms,
-                "remaining_ms": remaining_ms(w.deadline),
-            })
-        }
-        None => Value::Null,
-    };
+    let turns = turns(&app, &play, &me, &snap);
+    let side_bets: Vec<Value> = app
+        .variant
+        .side_bets
+        .iter()
+        .map(|s| json!({"name": s.name, "min": s.limits.min, "max": s.limits.max}))
+        .collect();
+    let round_behind: Vec<Value> = snap
+        .round
+        .bets
+        .iter()
+        .flat_map(|b| {
+            b.behind
+                .iter()
+                .filter(|bb| bb.player == me)
+                .map(move |bb| json!({"seat": b.seat, "bet": bb}))
+        })
+        .collect();
+    let hands: Vec<&crate::engine::PlayerHand> = snap
+        .common
+        .hands
+        .iter()
+        .filter(|h| h.player == me)
+        .collect();
     Ok(Json(json!({
         "player": me,
         "name": who.map(|p| p.name).unwrap_or_default(),
         "balance": balance,
         "seat": seat,
+        "unseated": play.remote.is_unseated(&me),
         "free_seats": free,
+        "game": {
+            "common_draw": common,
+            "play_behind": app.variant.betting.play_behind && !common,
+            "boxes": if common { app.variant.deal.seats } else { 0 },
+            "side_bets": side_bets,
+        },
         "betting": betting,
-        "turn": turn,
+        "turn": turns.first().map(Turn::to_json),
+        "turns": turns.iter().map(Turn::to_json).collect::<Vec<_>>(),
+        "behind": round_behind,
+        "hands": hands,
         "decision_closed": play.remote.decision_closed(),
         "limits": app.limits,
         "view": super::view::public_view(&snap),
@@ -277,66 +441,102 @@ async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Respon
     .into_response())
 }
 
-#[derive(Deserialize)]
+/// Where to sit (`POST /api/play/join`).
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct JoinBody {
-    seat: SeatId,
+pub struct JoinBody {
+    /// A free seat; absent: at the table without a seat (bets behind seats, a common
+    /// draw's boxes).
+    #[serde(default)]
+    seat: Option<SeatId>,
 }
 
 /// `POST /api/play/join`.
-async fn join(
+#[utoipa::path(post, path = "/api/play/join", tag = "players", request_body = JoinBody,
+    responses(
+        (status = 200, description = "`{\"ok\": true, \"seat\": N|null}`", body = Object),
+        (status = 400, description = "Not a join request (`malformed`)", body = super::api::ErrorBody),
+        (status = 409, description = "`seat_unavailable`, `seat_taken`, `already_seated`, `no_seats` (a common draw)", body = super::api::ErrorBody)))]
+pub async fn join(
     State(app): State<AppState>,
     headers: HeaderMap,
     body: String,
 ) -> Result<Response, PlayError> {
     let (play, me) = player(&app, &headers).await?;
-    let b: JoinBody = parse(&body, r#"{"seat": N}"#)?;
-    if b.seat <= play.demo_seats || b.seat > app.variant.deal.seats {
-        return Err(PlayError::new(
-            StatusCode::CONFLICT,
+    let b: JoinBody = parse(&body, r#"{"seat": N} or {}"#)?;
+    let Some(seat) = b.seat else {
+        play.remote.join_unseated(&me);
+        return Ok(Json(json!({"ok": true, "seat": play.remote.seat_of(&me)})).into_response());
+    };
+    if common_draw(&app) {
+        return Err(PlayError::conflict(
+            "no_seats",
+            "a common draw has no seats: join with {} and bet on boxes",
+        ));
+    }
+    if seat <= play.demo_seats || seat > app.variant.deal.seats {
+        return Err(PlayError::conflict(
             "seat_unavailable",
             format!(
                 "seat {} is not free for remote players (seats {} to {})",
-                b.seat,
+                seat,
                 play.demo_seats + 1,
                 app.variant.deal.seats
             ),
         ));
     }
     if let Some(old) = play.remote.seat_of(&me) {
-        if old != b.seat {
-            return Err(PlayError::new(
-                StatusCode::CONFLICT,
+        if old != seat {
+            return Err(PlayError::conflict(
                 "already_seated",
                 format!("you hold seat {old}: leave it first"),
             ));
         }
     }
-    play.remote.join(b.seat, &me).await.map_err(|e| match e {
+    play.remote.join(seat, &me).await.map_err(|e| match e {
         crate::table::remote::SeatError::Store(m) => {
             PlayError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", m)
         }
-        crate::table::remote::SeatError::Taken(_) => PlayError::new(
-            StatusCode::CONFLICT,
-            "seat_taken",
-            format!("seat {} is taken", b.seat),
-        ),
+        crate::table::remote::SeatError::Taken(_) => {
+            PlayError::conflict("seat_taken", format!("seat {seat} is taken"))
+        }
     })?;
-    Ok(Json(json!({"ok": true, "seat": b.seat})).into_response())
+    Ok(Json(json!({"ok": true, "seat": seat})).into_response())
+}
+
+/// Whether `me` has a stake in the open window or the round in play.
+fn has_stake(snap: &Snapshot, me: &str, seat: Option<SeatId>) -> bool {
+    let in_play = !snap.round.settled && snap.round.number > 0;
+    let at_seat = |s: SeatId| {
+        snap.betting.bets.iter().any(|b| b.seat == s)
+            || (in_play && snap.round.hands.iter().any(|h| h.seat == s))
+    };
+    let behind = |bets: &[SeatBets]| {
+        bets.iter()
+            .any(|b| b.behind.iter().any(|bb| bb.player == me))
+    };
+    seat.is_some_and(at_seat)
+        || behind(&snap.betting.bets)
+        || (in_play && behind(&snap.round.bets))
+        || snap.betting.players.iter().any(|p| p.player == me)
+        || (in_play && snap.common.hands.iter().any(|h| h.player == me))
 }
 
 /// `POST /api/play/leave` (refused while the player has a stake in play).
-async fn leave(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, PlayError> {
+#[utoipa::path(post, path = "/api/play/leave", tag = "players",
+    responses(
+        (status = 200, description = "`{\"ok\": true}`", body = Object),
+        (status = 409, description = "`no_seat`, or a stake in play (`seat_in_play`)", body = super::api::ErrorBody)))]
+pub async fn leave(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, PlayError> {
     let (play, me) = player(&app, &headers).await?;
-    let seat = seat_of(&play, &me)?;
-    let snap = app.table.snapshot();
-    let in_play = !snap.round.settled && snap.round.hands.iter().any(|h| h.seat == seat);
-    let bet_open = snap.betting.bets.iter().any(|b| b.seat == seat);
-    if in_play || bet_open {
-        return Err(PlayError::new(
-            StatusCode::CONFLICT,
+    let seat = play.remote.seat_of(&me);
+    if seat.is_none() && !play.remote.is_unseated(&me) {
+        return Err(PlayError::conflict("no_seat", "you are not at the table"));
+    }
+    if has_stake(&app.table.snapshot(), &me, seat) {
+        return Err(PlayError::conflict(
             "seat_in_play",
-            "your seat has a bet in play: leave after the round",
+            "you have a bet in play: leave after the round",
         ));
     }
     play.remote.leave(&me).await.map_err(|e| {
@@ -347,222 +547,4 @@ async fn leave(State(app): State<AppState>, headers: HeaderMap) -> Result<Respon
         )
     })?;
     Ok(Json(json!({"ok": true})).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BetBody {
-    main: i64,
-}
-
-fn betting_closed(play: &Play) -> PlayError {
-    PlayError::closed(
-        "betting_closed",
-        "the betting window is closed",
-        play.remote.betting_closed(),
-    )
-}
-
-/// `POST /api/play/bet`: the stake is debited, then placed; if the table refuses it, it is
-/// rolled back. A new amount replaces the last (whose debit is rolled back); 0 withdraws.
-async fn bet(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, PlayError> {
-    let (play, me) = player(&app, &headers).await?;
-    let b: BetBody = parse(&body, r#"{"main": AMOUNT}"#)?;
-    let seat = seat_of(&play, &me)?;
-    if b.main < 0 {
-        return Err(PlayError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_bet",
-            "amounts cannot be negative",
-        ));
-    }
-    let _money = play.money.lock().await;
-    let window = match play.remote.betting() {
-        Some(w) if app.table.snapshot().betting.open && Instant::now() < w.deadline => w,
-        _ => return Err(betting_closed(&play)),
-    };
-    // The stake this one replaces goes back first.
-    let before = play.journal.open_stakes(window.round, seat, "main").await?;
-    let placed = |main| {
-        let bet = SeatBets {
-            seat,
-            main,
-            side: Vec::new(),
-            player: Some(me.clone()),
-            ..SeatBets::default()
-        };
-        app.table.place_bet(bet)
-    };
-    let refusal = |e: BetError| match e {
-        BetError::BettingClosed | BetError::NotTakingBets(_) => betting_closed(&play),
-        BetError::InvalidBet(m) => PlayError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_bet",
-            app.table.snapshot().currency.write_amounts(&m),
-        ),
-        other => PlayError::new(StatusCode::CONFLICT, other.code(), other.to_string()),
-    };
-    // The bet leaves the table before its stake goes back: were the window to close in
-    // between, the round would hold a stake the wallet no longer has.
-    if b.main == 0 || !before.is_empty() {
-        play.remote.set_bet(seat, false);
-        placed(0).await.map_err(refusal)?;
-        for e in &before {
-            play.journal.roll_back(play.wallet.as_ref(), e).await?;
-        }
-    }
-    if b.main == 0 {
-        let balance = play.wallet.balance(&me).await?;
-        return Ok(Json(json!({"ok": true, "round": null, "balance": balance})).into_response());
-    }
-    let entry = Entry {
-        tx: play.journal.next_debit(window.round, seat, "main").await?,
-        player: me.clone(),
-        amount: b.main,
-    };
-    if let Err(e) = play.journal.debit(play.wallet.as_ref(), &entry).await {
-        // Nothing of this player's is on the table any more.
-        let _ = placed(0).await;
-        play.remote.set_bet(seat, false);
-        return Err(e.into());
-    }
-    match placed(b.main).await {
-        Ok(Some(round)) if round == window.round => {}
-        other => {
-            play.journal.roll_back(play.wallet.as_ref(), &entry).await?;
-            let _ = placed(0).await;
-            play.remote.set_bet(seat, false);
-            return Err(match other {
-                Err(e) => refusal(e),
-                _ => betting_closed(&play),
-            });
-        }
-    }
-    play.remote.set_bet(seat, true);
-    let balance = play.wallet.balance(&me).await?;
-    Ok(Json(json!({
-        "ok": true,
-        "round": window.round,
-        "tx": entry.tx.to_string(),
-        "balance": balance,
-    }))
-    .into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DecisionBody {
-    action: Action,
-}
-
-/// `POST /api/play/decision`.
-async fn decision(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, PlayError> {
-    let (play, me) = player(&app, &headers).await?;
-    let d: DecisionBody = parse(&body, r#"{"action": "hit|stand|double|..."}"#)?;
-    let seat = seat_of(&play, &me)?;
-    let _money = play.money.lock().await;
-    let snap = app.table.snapshot();
-    let Some((kind, hand, allowed)) = turn(&app, seat) else {
-        return Err(match play.remote.decision_closed() {
-            Some(c) if c.round == snap.round.number => {
-                PlayError::closed("decision_closed", "the decision timer ran out", Some(c))
-            }
-            _ => PlayError::new(
-                StatusCode::CONFLICT,
-                "not_your_turn",
-                "the table is not waiting on your hand",
-            ),
-        });
-    };
-    let w = play.remote.decision_window(&snap, seat);
-    if Instant::now() >= w.deadline {
-        let closed = Closed {
-            round: w.round,
-            seq: w.at_seq,
-            at_ms: w.deadline_ms,
-            clock_ms: w.clock_ms,
-        };
-        return Err(PlayError::closed(
-            "decision_closed",
-            "the decision timer ran out",
-            Some(closed),
-        ));
-    }
-    if !allowed.contains(&d.action) {
-        return Err(PlayError::new(
-            StatusCode::CONFLICT,
-            "action_not_allowed",
-            format!("{:?} is not allowed now ({kind})", d.action),
-        ));
-    }
-    let round = snap.round.number;
-    let main: i64 = play
-        .journal
-        .open_stakes(round, seat, "main")
-        .await?
-        .iter()
-        .map(|e| e.amount)
-        .sum();
-    let cost = crate::play::rules::decision_cost(&app.variant, d.action, main);
-    let mut action = d.action;
-    let mut entry = None;
-    if cost > 0 {
-        let line = match action {
-            Action::Double => "double",
-            Action::Split => "split",
-            _ => "insurance",
-        };
-        let e = Entry {
-            tx: play.journal.next_debit(round, seat, line).await?,
-            player: me.clone(),
-            amount: cost,
-        };
-        match play.journal.debit(play.wallet.as_ref(), &e).await {
-            Ok(_) => entry = Some(e),
-            // The sheet's balance rule (`[funds]`; Deluxe: a double the balance cannot
-            // cover is a hit, a split a hit on 11 or less, else a stand).
-            Err(e @ WalletError::InsufficientFunds { balance, .. }) => {
-                let total = snap
-                    .round
-                    .hands
-                    .iter()
-                    .find(|h| h.seat == seat && h.hand == hand)
-                    .map_or(0, |h| h.total);
-                let funds = &app.variant.funds;
-                match crate::play::rules::funded_decision(funds, action, cost, balance, total) {
-                    Ok(instead) if instead != action => action = instead,
-                    _ => return Err(e.into()),
-                }
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    if action == Action::Hit {
-        play.remote.request_hit(seat, snap.seq);
-        return Ok(Json(json!({"ok": true, "action": "hit", "asked": d.action})).into_response());
-    }
-    let input = Input::Decision { seat, action };
-    match app.table.submit(input, Source::Api).await {
-        Ok(seq) => {
-            let balance = play.wallet.balance(&me).await?;
-            Ok(
-                Json(json!({"ok": true, "seq": seq, "action": action, "balance": balance}))
-                    .into_response(),
-            )
-        }
-        Err(e) => {
-            if let Some(e) = &entry {
-                play.journal.roll_back(play.wallet.as_ref(), e).await?;
-            }
-            Err(e.into())
-        }
-    }
 }

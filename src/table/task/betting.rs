@@ -1,9 +1,11 @@
-//! The betting window: `OpenBetting`, `PlaceBet`, `CloseBetting`. Bets are checked by trying
-//! the whole window on a copy of the engine; closing sends one `Input::Bets`.
+//! The betting window: `OpenBetting`, `PlaceBet`, `PlaceBehind`, `PlacePlayerBets`,
+//! `CloseBetting`. Bets are checked by trying the whole window on a copy of the engine;
+//! closing sends one `Input::Bets` (seat by seat) or `Input::PlayerBets` (a common draw).
 
 use super::errors::{BetError, SubmitError};
 use super::table::Table;
-use crate::engine::{Event, Expectation, Input, SeatBets};
+use crate::engine::variant::DealMode;
+use crate::engine::{BehindBet, Event, Expectation, Input, PlayerBets, SeatBets, SeatId};
 use crate::store::Source;
 use crate::table::state::BettingView;
 use tracing::info;
@@ -22,17 +24,21 @@ impl Table {
         }
     }
 
+    fn common_draw(&self) -> bool {
+        self.engine.variant().deal.mode == DealMode::CommonDraw
+    }
+
     pub(super) async fn on_open_betting(&mut self) -> Result<(), BetError> {
         self.taking_bets()?;
         if !self.betting.open {
             self.betting = BettingView {
                 open: true,
-                bets: Vec::new(),
+                ..BettingView::default()
             };
             info!(table = %self.id, "betting open");
             // With remote players seated the window is a countdown, logged before anyone
             // sees it (without them the dealer closes it, as at any table).
-            let remote_seated = self.remote.as_ref().is_some_and(|r| !r.seats().is_empty());
+            let remote_seated = self.remote.as_ref().is_some_and(|r| r.anyone());
             if self.countdown_len.is_some() && remote_seated {
                 let round = self.view.number + 1;
                 match self.open_countdown(round).await {
@@ -51,28 +57,29 @@ impl Table {
         Ok(())
     }
 
-    pub(super) fn on_place_bet(&mut self, bet: SeatBets) -> Result<Option<u64>, BetError> {
-        self.taking_bets()?;
-        if !self.betting.open {
-            return Err(BetError::BettingClosed);
+    /// The window's round-opening input with `bets` and `players` in it.
+    fn window_input(&self, bets: &[SeatBets], players: &[PlayerBets]) -> Input {
+        if self.common_draw() {
+            Input::PlayerBets(players.to_vec())
+        } else {
+            Input::Bets(bets.to_vec())
         }
-        let mut bets: Vec<SeatBets> = self
-            .betting
-            .bets
-            .iter()
-            .filter(|b| b.seat != bet.seat)
-            .cloned()
-            .collect();
-        let withdraw = bet.main == 0 && bet.side.is_empty() && bet.behind.is_empty();
+    }
+
+    /// Tries the window as it would be with `bets` and `players` on a copy of the engine
+    /// (the engine is the one judge of a bet); takes it if the engine would, and answers
+    /// the round it opens. An empty window is taken as it is.
+    fn take_window(
+        &mut self,
+        bets: Vec<SeatBets>,
+        players: Vec<PlayerBets>,
+    ) -> Result<Option<u64>, BetError> {
         let mut round = None;
-        if !withdraw {
-            bets.push(bet);
-            bets.sort_by_key(|b| b.seat);
-            // The engine is the one judge of a bet: try the whole window on a copy.
+        if !bets.is_empty() || !players.is_empty() {
             let mut trial = self.engine.clone();
             let mut events = Vec::new();
             trial
-                .apply(&Input::Bets(bets.clone()), &mut events)
+                .apply(&self.window_input(&bets, &players), &mut events)
                 .map_err(|r| BetError::InvalidBet(r.message))?;
             round = events.iter().find_map(|e| match e {
                 Event::RoundOpened { round } => Some(*round),
@@ -80,8 +87,97 @@ impl Table {
             });
         }
         self.betting.bets = bets;
+        self.betting.players = players;
         self.publish_state();
         Ok(round)
+    }
+
+    fn window_open(&self) -> Result<(), BetError> {
+        self.taking_bets()?;
+        if self.betting.open {
+            Ok(())
+        } else {
+            Err(BetError::BettingClosed)
+        }
+    }
+
+    /// A seat's bets replace its last. Bets behind the seat stay unless the new bet names
+    /// its own; a withdrawal takes them off too (no seated bet, nothing to follow).
+    pub(super) fn on_place_bet(&mut self, mut bet: SeatBets) -> Result<Option<u64>, BetError> {
+        self.window_open()?;
+        let withdraw = bet.main == 0 && bet.side.is_empty() && bet.behind.is_empty();
+        let mut bets = Vec::with_capacity(self.betting.bets.len() + 1);
+        for b in &self.betting.bets {
+            if b.seat == bet.seat {
+                if bet.behind.is_empty() {
+                    bet.behind = b.behind.clone();
+                }
+            } else {
+                bets.push(b.clone());
+            }
+        }
+        if !withdraw {
+            bets.push(bet);
+            bets.sort_by_key(|b| b.seat);
+        }
+        let players = self.betting.players.clone();
+        let round = self.take_window(bets, players)?;
+        Ok(round.filter(|_| !withdraw))
+    }
+
+    /// One player's bet behind `seat` replaces their last there; a main bet of 0 (and no
+    /// side bets) withdraws it.
+    pub(super) fn on_place_behind(
+        &mut self,
+        seat: SeatId,
+        bet: BehindBet,
+    ) -> Result<Option<u64>, BetError> {
+        self.window_open()?;
+        let withdraw = bet.main == 0 && bet.side.is_empty();
+        let mut bets = self.betting.bets.clone();
+        let Some(at) = bets.iter().position(|b| b.seat == seat) else {
+            if withdraw {
+                return Ok(None);
+            }
+            return Err(BetError::InvalidBet(format!(
+                "seat {seat} has no bet to play behind"
+            )));
+        };
+        bets[at].behind.retain(|b| b.player != bet.player);
+        if !withdraw {
+            bets[at].behind.push(bet);
+        }
+        let players = self.betting.players.clone();
+        let round = self.take_window(bets, players)?;
+        Ok(round.filter(|_| !withdraw))
+    }
+
+    /// One player's boxes (a common draw) replace their last; no boxes withdraws them.
+    pub(super) fn on_place_player_bets(
+        &mut self,
+        bet: PlayerBets,
+    ) -> Result<Option<u64>, BetError> {
+        self.window_open()?;
+        if !self.common_draw() {
+            return Err(BetError::InvalidBet(
+                "this game is played seat by seat: bets come from seats".into(),
+            ));
+        }
+        let withdraw = bet.boxes.is_empty();
+        let mut players: Vec<PlayerBets> = self
+            .betting
+            .players
+            .iter()
+            .filter(|p| p.player != bet.player)
+            .cloned()
+            .collect();
+        if !withdraw {
+            players.push(bet);
+            players.sort_by(|a, b| a.player.cmp(&b.player));
+        }
+        let bets = self.betting.bets.clone();
+        let round = self.take_window(bets, players)?;
+        Ok(round.filter(|_| !withdraw))
     }
 
     pub(super) async fn on_close_betting(
@@ -101,13 +197,13 @@ impl Table {
             let why = self.broken.clone().unwrap_or_default();
             return Err(SubmitError::Broken(why).into());
         }
-        if window.bets.is_empty() {
+        if window.bets.is_empty() && window.players.is_empty() {
             self.publish_state();
             return Ok(None);
         }
         let mut bets = window.bets.clone();
         self.time_remote_seats(&mut bets);
-        let input = Input::Bets(bets);
+        let input = self.window_input(&bets, &window.players);
         match self.on_input(input, source).await {
             Ok(seq) => Ok(Some(seq)),
             Err(e) => {

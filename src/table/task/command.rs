@@ -2,7 +2,7 @@
 //! betting window) is one of these, handled one at a time.
 
 use super::errors::{BetError, ClearError, DisputeError, SubmitError};
-use crate::engine::{Input, SeatBets, SeatId};
+use crate::engine::{BehindBet, Input, PlayerBets, SeatBets, SeatId};
 use crate::store::Source;
 use crate::table::dispute::{Origin, Resolution};
 use crate::table::state::ProposalView;
@@ -38,6 +38,24 @@ pub enum Command {
         bet: SeatBets,
         /// The answer: the number of the round the bets are for (`None` for a withdrawal),
         /// which the players' dispute tokens are bound to.
+        reply: oneshot::Sender<Result<Option<u64>, BetError>>,
+    },
+    /// Place (or replace) one player's bet behind `seat`; a main bet of 0 withdraws it.
+    /// The seat's own bet must be in the window already.
+    PlaceBehind {
+        /// The seat bet behind.
+        seat: SeatId,
+        /// The bet.
+        bet: BehindBet,
+        /// The answer, as `PlaceBet`'s.
+        reply: oneshot::Sender<Result<Option<u64>, BetError>>,
+    },
+    /// Place (or replace) one player's boxes in a common draw's open window; no boxes
+    /// withdraws them.
+    PlacePlayerBets {
+        /// The player's boxes.
+        bets: PlayerBets,
+        /// The answer, as `PlaceBet`'s.
         reply: oneshot::Sender<Result<Option<u64>, BetError>>,
     },
     /// Close the window: the collected bets open the round as one input. `Ok(None)`

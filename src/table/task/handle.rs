@@ -3,7 +3,7 @@
 
 use super::command::Command;
 use super::errors::{BetError, ClearError, DisputeError, SubmitError};
-use crate::engine::{Input, SeatBets, SeatId};
+use crate::engine::{BehindBet, Input, PlayerBets, SeatBets, SeatId};
 use crate::metrics::Metrics;
 use crate::store::Source;
 use crate::table::dispute::{Origin, Resolution};
@@ -80,6 +80,26 @@ impl TableHandle {
     pub async fn place_bet(&self, bet: SeatBets) -> Result<Option<u64>, BetError> {
         let (reply, rx) = oneshot::channel();
         self.send(Command::PlaceBet { bet, reply }).await?;
+        rx.await.map_err(|_| SubmitError::Stopped)?
+    }
+
+    /// Places (or with a main bet of 0 withdraws) one player's bet behind `seat`, whose
+    /// own bet must be in the window; answered as `place_bet`.
+    pub async fn place_behind(
+        &self,
+        seat: SeatId,
+        bet: BehindBet,
+    ) -> Result<Option<u64>, BetError> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::PlaceBehind { seat, bet, reply }).await?;
+        rx.await.map_err(|_| SubmitError::Stopped)?
+    }
+
+    /// Places (or with no boxes withdraws) one player's boxes in a common draw's window;
+    /// answered as `place_bet`.
+    pub async fn place_player_bets(&self, bets: PlayerBets) -> Result<Option<u64>, BetError> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::PlacePlayerBets { bets, reply }).await?;
         rx.await.map_err(|_| SubmitError::Stopped)?
     }
 

@@ -5,7 +5,9 @@ use super::table::Table;
 use crate::engine::{Action, Engine, Event, Expectation, Input, RoundResult, SeatId};
 use crate::store::Record;
 use crate::table::dispute;
-use crate::table::state::{Delta, DisputeView, RoundView, ShoeView, Snapshot, TableState};
+use crate::table::state::{
+    CommonView, Delta, DisputeView, RoundView, ShoeView, Snapshot, TableState,
+};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tracing::{info, warn};
@@ -101,6 +103,18 @@ impl Table {
             .collect()
     }
 
+    /// A common draw's open step and hands (empty in a seat-by-seat game).
+    fn common_view(&self) -> CommonView {
+        if self.engine.variant().deal.mode != crate::engine::variant::DealMode::CommonDraw {
+            return CommonView::default();
+        }
+        CommonView {
+            decisions: self.engine.open_decisions(),
+            insurance: self.engine.open_insurance(),
+            hands: self.engine.player_hands(),
+        }
+    }
+
     pub(super) fn build_snapshot(&self) -> Arc<Snapshot> {
         let expectation = self.engine.expectation();
         let mut bonus_options = BTreeMap::new();
@@ -131,6 +145,7 @@ impl Table {
             expectation,
             bonus_options,
             insurance_answers: self.insurance_answers(&insurance_seats),
+            common: self.common_view(),
             insurance_seats,
             currency: self.currency.clone(),
             betting: self.betting.clone(),

@@ -51,6 +51,7 @@ impl Table {
             bonus_options: BTreeMap::new(),
             insurance_seats: Vec::new(),
             insurance_answers: BTreeMap::new(),
+            common: Default::default(),
             currency: crate::currency::Currency::default(),
             shoe: ShoeView {
                 number: 0,
@@ -280,6 +281,8 @@ impl Table {
                 if let Input::Bets(bets) = input {
                     self.view.bets = bets.clone();
                     // However the round opened (window, demo, terminal), betting is over.
+                    self.betting = BettingView::default();
+                } else if let Input::PlayerBets(_) = input {
                     self.betting = BettingView::default();
                 }
             }

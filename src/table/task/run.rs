@@ -190,6 +190,12 @@ impl Table {
             Command::PlaceBet { bet, reply } => {
                 let _ = reply.send(self.on_place_bet(bet));
             }
+            Command::PlaceBehind { seat, bet, reply } => {
+                let _ = reply.send(self.on_place_behind(seat, bet));
+            }
+            Command::PlacePlayerBets { bets, reply } => {
+                let _ = reply.send(self.on_place_player_bets(bets));
+            }
             Command::CloseBetting { source, reply } => {
                 let _ = reply.send(self.on_close_betting(source).await);
             }

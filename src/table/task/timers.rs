@@ -51,7 +51,7 @@ impl Table {
                 if !self.betting.open {
                     self.betting = BettingView {
                         open: true,
-                        bets: Vec::new(),
+                        ..BettingView::default()
                     };
                 }
             }
@@ -183,8 +183,16 @@ impl Table {
     pub(super) fn time_remote_seats(&self, bets: &mut [crate::engine::SeatBets]) {
         let Some(remote) = &self.remote else { return };
         let ms = u64::try_from(remote.timing().decision.as_millis()).unwrap_or(u64::MAX);
-        for b in bets.iter_mut().filter(|b| remote.is_remote(b.seat)) {
-            b.timer_ms = ms;
+        for b in bets.iter_mut() {
+            if remote.is_remote(b.seat) {
+                b.timer_ms = ms;
+            }
+            // A remote player behind any seat answers insurance on a timer too.
+            for bb in b.behind.iter_mut() {
+                if remote.is_remote_player(&bb.player) {
+                    bb.timer_ms = ms;
+                }
+            }
         }
     }
 

@@ -1,0 +1,560 @@
+//! The players' bets (`POST /api/play/bet`, `/behind`, `/boxes`): each line debited, then
+//! the bet placed, every debit rolled back if the table refuses it (`replace_stakes`).
+
+use super::{common_draw, parse, player, seat_of, PlayError};
+use crate::engine::{BehindBet, PlayerBets, SeatBets, SeatId};
+use crate::play::Play;
+use crate::table::remote::Window;
+use crate::table::BetError;
+use crate::wallet::journal::Entry;
+use crate::wallet::{side_line, Owner, WalletError};
+use crate::web::AppState;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::time::Instant;
+use utoipa::ToSchema;
+
+/// Side bets by the variant's names (or aliases), checked: canonical names, amounts > 0.
+fn side_bets(
+    app: &AppState,
+    side: &BTreeMap<String, i64>,
+) -> Result<Vec<(String, i64)>, PlayError> {
+    let mut out: Vec<(String, i64)> = Vec::new();
+    for (name, amount) in side {
+        let Some(i) = app.variant.side_bet_index(name) else {
+            let names: Vec<&str> = app
+                .variant
+                .side_bets
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect();
+            return Err(PlayError::unprocessable(
+                "unknown_side_bet",
+                format!(
+                    "this game has no side bet {name:?} (it has: {})",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            ));
+        };
+        if *amount < 0 {
+            return Err(PlayError::unprocessable(
+                "invalid_bet",
+                "amounts cannot be negative",
+            ));
+        }
+        let canonical = &app.variant.side_bets[i].name;
+        if out.iter().any(|(n, _)| n == canonical) {
+            return Err(PlayError::unprocessable(
+                "invalid_bet",
+                format!("side bet {canonical:?} is named twice"),
+            ));
+        }
+        if *amount > 0 {
+            out.push((canonical.clone(), *amount));
+        }
+    }
+    Ok(out)
+}
+
+/// The lines (seat, base line, amount) a bet of `owner` at `seat` debits.
+fn lines_of(
+    seat: SeatId,
+    owner: &Owner,
+    main: i64,
+    side: &[(String, i64)],
+) -> Vec<(SeatId, String, i64)> {
+    let mut out = Vec::new();
+    if main > 0 {
+        out.push((seat, owner.line("main"), main));
+    }
+    for (name, amount) in side {
+        out.push((seat, owner.line(&side_line(name)), *amount));
+    }
+    out
+}
+
+/// What a bet puts on the table.
+enum Target {
+    Seat(SeatBets),
+    Behind(SeatId, BehindBet),
+    Boxes(PlayerBets),
+}
+
+impl Target {
+    /// Places it (`on`) or takes it off.
+    async fn put(&self, app: &AppState, on: bool) -> Result<Option<u64>, BetError> {
+        match self {
+            Target::Seat(b) if on => app.table.place_bet(b.clone()).await,
+            Target::Seat(b) => {
+                let off = SeatBets {
+                    seat: b.seat,
+                    player: b.player.clone(),
+                    ..SeatBets::default()
+                };
+                app.table.place_bet(off).await
+            }
+            Target::Behind(seat, b) if on => app.table.place_behind(*seat, b.clone()).await,
+            Target::Behind(seat, b) => {
+                let off = BehindBet {
+                    player: b.player.clone(),
+                    ..BehindBet::default()
+                };
+                app.table.place_behind(*seat, off).await
+            }
+            Target::Boxes(p) if on => app.table.place_player_bets(p.clone()).await,
+            Target::Boxes(p) => {
+                let off = PlayerBets {
+                    player: p.player.clone(),
+                    boxes: Vec::new(),
+                };
+                app.table.place_player_bets(off).await
+            }
+        }
+    }
+}
+
+fn betting_closed(play: &Play) -> PlayError {
+    PlayError::closed(
+        "betting_closed",
+        "the betting window is closed",
+        play.remote.betting_closed(),
+    )
+}
+
+fn refusal(app: &AppState, play: &Play, e: BetError) -> PlayError {
+    match e {
+        BetError::BettingClosed | BetError::NotTakingBets(_) => betting_closed(play),
+        BetError::InvalidBet(m) => PlayError::unprocessable(
+            "invalid_bet",
+            app.table.snapshot().currency.write_amounts(&m),
+        ),
+        other => PlayError::conflict(other.code(), other.to_string()),
+    }
+}
+
+/// The open betting window (refused as `betting_closed` otherwise).
+fn open_window(app: &AppState, play: &Play) -> Result<Window, PlayError> {
+    match play.remote.betting() {
+        Some(w) if app.table.snapshot().betting.open && Instant::now() < w.deadline => Ok(w),
+        _ => Err(betting_closed(play)),
+    }
+}
+
+/// Replaces `before` (the stakes of the bet being replaced) by `lines`: the old bet
+/// leaves the table before its stakes go back (were the window to close in between, the
+/// round would hold a stake the wallet no longer has); each new line is debited, then
+/// the bet placed; a refusal anywhere rolls back what was debited and leaves nothing of
+/// the bet on the table. No lines: a withdrawal.
+async fn replace_stakes(
+    app: &AppState,
+    play: &Play,
+    me: &str,
+    round: u64,
+    before: Vec<Entry>,
+    lines: Vec<(SeatId, String, i64)>,
+    target: &Target,
+) -> Result<Vec<Entry>, PlayError> {
+    if lines.is_empty() || !before.is_empty() {
+        target
+            .put(app, false)
+            .await
+            .map_err(|e| refusal(app, play, e))?;
+        for e in &before {
+            play.journal.roll_back(play.wallet.as_ref(), e).await?;
+        }
+    }
+    if lines.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut debited: Vec<Entry> = Vec::new();
+    for (seat, line, amount) in lines {
+        let entry = Entry {
+            tx: play.journal.next_debit(round, seat, &line).await?,
+            player: me.to_string(),
+            amount,
+        };
+        if let Err(e) = play.journal.debit(play.wallet.as_ref(), &entry).await {
+            // Nothing of this bet is on the table any more.
+            let _ = target.put(app, false).await;
+            for d in &debited {
+                play.journal.roll_back(play.wallet.as_ref(), d).await?;
+            }
+            return Err(e.into());
+        }
+        debited.push(entry);
+    }
+    match target.put(app, true).await {
+        Ok(Some(r)) if r == round => Ok(debited),
+        other => {
+            for d in &debited {
+                play.journal.roll_back(play.wallet.as_ref(), d).await?;
+            }
+            let _ = target.put(app, false).await;
+            Err(match other {
+                Err(e) => refusal(app, play, e),
+                _ => betting_closed(play),
+            })
+        }
+    }
+}
+
+/// The answer to a bet: the round, the debits' ids, the balance.
+async fn placed(
+    play: &Play,
+    me: &str,
+    round: Option<u64>,
+    debited: &[Entry],
+) -> Result<Response, PlayError> {
+    let balance = play.wallet.balance(me).await?;
+    let txs: Vec<String> = debited.iter().map(|e| e.tx.to_string()).collect();
+    Ok(Json(json!({
+        "ok": true,
+        "round": round.filter(|_| !debited.is_empty()),
+        "tx": txs.first(),
+        "txs": txs,
+        "balance": balance,
+    }))
+    .into_response())
+}
+
+/// A bet on the player's seat (`POST /api/play/bet`).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BetBody {
+    /// The main bet, minor units (0 withdraws the seat's bets).
+    main: i64,
+    /// Side bets by the game's names (`GET /api/play/state` `game.side_bets`), minor units.
+    #[serde(default)]
+    side: BTreeMap<String, i64>,
+}
+
+/// `POST /api/play/bet`: the stakes are debited, then placed; if the table refuses them,
+/// they are rolled back. A new bet replaces the last (whose debits are rolled back); 0
+/// withdraws. Bets behind the seat stay on it.
+#[utoipa::path(post, path = "/api/play/bet", tag = "players", request_body = BetBody,
+    responses(
+        (status = 200, description = "`{\"ok\", \"round\", \"tx\", \"txs\", \"balance\"}`", body = Object),
+        (status = 400, description = "Not a bet (`malformed`)", body = crate::web::api::ErrorBody),
+        (status = 409, description = "`betting_closed` (with `closed`), `no_seat`, `insufficient_funds`, `common_draw`", body = crate::web::api::ErrorBody),
+        (status = 422, description = "`invalid_bet`, `unknown_side_bet`", body = crate::web::api::ErrorBody)))]
+pub async fn bet(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<Response, PlayError> {
+    let (play, me) = player(&app, &headers).await?;
+    let b: BetBody = parse(&body, r#"{"main": AMOUNT, "side": {"NAME": AMOUNT}}"#)?;
+    if common_draw(&app) {
+        return Err(PlayError::conflict(
+            "common_draw",
+            "this game is a common draw: bet on boxes (POST /api/play/boxes)",
+        ));
+    }
+    let seat = seat_of(&play, &me)?;
+    if b.main < 0 {
+        return Err(PlayError::unprocessable(
+            "invalid_bet",
+            "amounts cannot be negative",
+        ));
+    }
+    let side = side_bets(&app, &b.side)?;
+    let _money = play.money.lock().await;
+    let window = open_window(&app, &play)?;
+    let before = play
+        .journal
+        .open_stakes_of(window.round, seat, &Owner::Seat)
+        .await?;
+    // Players behind the seat: taken off with the seated bet, put back after it.
+    let behind: Vec<BehindBet> = app
+        .table
+        .snapshot()
+        .betting
+        .bets
+        .iter()
+        .find(|x| x.seat == seat)
+        .map(|x| x.behind.clone())
+        .unwrap_or_default();
+    let target = Target::Seat(SeatBets {
+        seat,
+        main: b.main,
+        side: side.clone(),
+        player: Some(me.clone()),
+        ..SeatBets::default()
+    });
+    let lines = if b.main == 0 && side.is_empty() {
+        Vec::new()
+    } else {
+        lines_of(seat, &Owner::Seat, b.main, &side)
+    };
+    play.remote.set_bet(seat, false);
+    let debited = replace_stakes(&app, &play, &me, window.round, before, lines, &target).await?;
+    if !debited.is_empty() {
+        play.remote.set_bet(seat, true);
+        for bb in behind {
+            // A bet behind that no longer fits stays off; its stake comes back when the
+            // round opens without it (`play::run_reconciler`).
+            let _ = app.table.place_behind(seat, bb).await;
+        }
+    }
+    placed(&play, &me, Some(window.round), &debited).await
+}
+
+/// A bet behind a seated player (`POST /api/play/behind`).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BehindBody {
+    /// The seat played behind (it must have a bet in the window, and not be the player's).
+    seat: SeatId,
+    /// The main bet, minor units (0 withdraws the bet behind).
+    main: i64,
+    /// Side bets on the seat's cards by the game's names (Deluxe: `pair`), minor units.
+    #[serde(default)]
+    side: BTreeMap<String, i64>,
+    /// When the seated player doubles, double too (its stake is debited then).
+    #[serde(default)]
+    follow_double: bool,
+    /// When the seated player splits, bet on the second hand too (debited then).
+    #[serde(default)]
+    follow_split: bool,
+}
+
+/// `POST /api/play/behind`: as `bet`, behind a seated player.
+#[utoipa::path(post, path = "/api/play/behind", tag = "players", request_body = BehindBody,
+    responses(
+        (status = 200, description = "`{\"ok\", \"round\", \"tx\", \"txs\", \"balance\"}`", body = Object),
+        (status = 400, description = "Not a bet (`malformed`)", body = crate::web::api::ErrorBody),
+        (status = 409, description = "`betting_closed` (with `closed`), `seat_empty` (no bet to play behind), `own_seat`, `no_play_behind`, `follow_unavailable`, `insufficient_funds`", body = crate::web::api::ErrorBody),
+        (status = 422, description = "`invalid_bet`, `unknown_side_bet`", body = crate::web::api::ErrorBody)))]
+pub async fn behind(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<Response, PlayError> {
+    let (play, me) = player(&app, &headers).await?;
+    let b: BehindBody = parse(
+        &body,
+        r#"{"seat": N, "main": AMOUNT, "side": {"NAME": AMOUNT}, "follow_double": BOOL, "follow_split": BOOL}"#,
+    )?;
+    if common_draw(&app) || !app.variant.betting.play_behind {
+        return Err(PlayError::conflict(
+            "no_play_behind",
+            "this game has no bets behind seats",
+        ));
+    }
+    if b.main < 0 {
+        return Err(PlayError::unprocessable(
+            "invalid_bet",
+            "amounts cannot be negative",
+        ));
+    }
+    let side = side_bets(&app, &b.side)?;
+    if play.remote.seat_of(&me) == Some(b.seat) {
+        return Err(PlayError::conflict(
+            "own_seat",
+            "a seated player cannot play behind their own seat",
+        ));
+    }
+    let _money = play.money.lock().await;
+    let window = open_window(&app, &play)?;
+    let withdraw = b.main == 0 && side.is_empty();
+    let seated = app
+        .table
+        .snapshot()
+        .betting
+        .bets
+        .iter()
+        .any(|x| x.seat == b.seat && x.main > 0);
+    if !seated && !withdraw {
+        return Err(PlayError::conflict(
+            "seat_empty",
+            format!("seat {} has no bet in this window to play behind", b.seat),
+        ));
+    }
+    // A follow is debited when the seated player doubles or splits, which the service
+    // sees only for remote players' seats.
+    if (b.follow_double || b.follow_split) && !play.remote.is_remote(b.seat) {
+        return Err(PlayError::conflict(
+            "follow_unavailable",
+            format!(
+                "seat {} is not a remote player's: a bet behind it cannot follow doubles or splits",
+                b.seat
+            ),
+        ));
+    }
+    if play.remote.seat_of(&me).is_none() {
+        play.remote.join_unseated(&me);
+    }
+    let owner = Owner::Behind(me.clone());
+    let before = play
+        .journal
+        .open_stakes_of(window.round, b.seat, &owner)
+        .await?;
+    let mut bet = BehindBet {
+        player: me.clone(),
+        main: b.main,
+        side: side.clone(),
+        follow_double: b.follow_double,
+        follow_split: b.follow_split,
+        ..BehindBet::default()
+    };
+    // The sheet's balance rule for follows (`[funds] short_follow`): a follow the balance
+    // left after this bet cannot cover falls back (or refuses the bet), decided now, when
+    // the bet is placed. The follow itself is debited when the seated player doubles or
+    // splits.
+    if !withdraw && (bet.follow_double || bet.follow_split) {
+        let refunded: i64 = before.iter().map(|e| e.amount).sum();
+        let stake = b.main + side.iter().map(|(_, a)| *a).sum::<i64>();
+        let available = play.wallet.balance(&me).await? + refunded - stake;
+        match crate::play::funds::follows(&app.variant, available.max(0), &bet) {
+            Ok((out, _, _)) => bet = out,
+            Err(crate::play::rules::FundsRefusal::InsufficientFunds { needed, available }) => {
+                return Err(WalletError::InsufficientFunds {
+                    balance: available,
+                    amount: needed,
+                }
+                .into())
+            }
+        }
+    }
+    let target = Target::Behind(b.seat, bet);
+    let lines = if withdraw {
+        Vec::new()
+    } else {
+        lines_of(b.seat, &owner, b.main, &side)
+    };
+    let debited = replace_stakes(&app, &play, &me, window.round, before, lines, &target).await?;
+    if play.remote.seat_of(&me).is_none() {
+        play.remote.set_player_bet(&me, !debited.is_empty());
+    }
+    placed(&play, &me, Some(window.round), &debited).await
+}
+
+/// One box of a common draw (`POST /api/play/boxes`).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BoxBet {
+    /// The box, from 1 (`GET /api/play/state` `game.boxes`).
+    #[serde(rename = "box")]
+    number: SeatId,
+    /// The main bet, minor units.
+    main: i64,
+    /// The game's special bets by name, minor units.
+    #[serde(default)]
+    side: BTreeMap<String, i64>,
+}
+
+/// A common draw's bets (`POST /api/play/boxes`).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BoxesBody {
+    /// The boxes bet on (each at most once); `[]` withdraws them all.
+    boxes: Vec<BoxBet>,
+}
+
+/// `POST /api/play/boxes`: a common draw's bets on one or more boxes, as `bet`: every
+/// box's stakes are debited, then the whole set placed; it replaces the last.
+#[utoipa::path(post, path = "/api/play/boxes", tag = "players", request_body = BoxesBody,
+    responses(
+        (status = 200, description = "`{\"ok\", \"round\", \"tx\", \"txs\", \"balance\"}`", body = Object),
+        (status = 400, description = "Not a bet (`malformed`)", body = crate::web::api::ErrorBody),
+        (status = 409, description = "`betting_closed` (with `closed`), `not_common_draw`, `insufficient_funds`", body = crate::web::api::ErrorBody),
+        (status = 422, description = "`box_out_of_range`, `invalid_bet`, `unknown_side_bet`", body = crate::web::api::ErrorBody)))]
+pub async fn boxes(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<Response, PlayError> {
+    let (play, me) = player(&app, &headers).await?;
+    let b: BoxesBody = parse(
+        &body,
+        r#"{"boxes": [{"box": N, "main": AMOUNT, "side": {"NAME": AMOUNT}}]}"#,
+    )?;
+    if !common_draw(&app) {
+        return Err(PlayError::conflict(
+            "not_common_draw",
+            "this game is played seat by seat: join a seat and bet on it",
+        ));
+    }
+    let count = app.variant.deal.seats;
+    let owner = Owner::Box(me.clone());
+    let mut bets: Vec<SeatBets> = Vec::new();
+    for x in &b.boxes {
+        if x.number == 0 || x.number > count {
+            return Err(PlayError::unprocessable(
+                "box_out_of_range",
+                format!("box {}: this game has boxes 1 to {count}", x.number),
+            ));
+        }
+        if bets.iter().any(|y| y.seat == x.number) {
+            return Err(PlayError::unprocessable(
+                "invalid_bet",
+                format!("box {} is named twice", x.number),
+            ));
+        }
+        if x.main < 0 {
+            return Err(PlayError::unprocessable(
+                "invalid_bet",
+                "amounts cannot be negative",
+            ));
+        }
+        let side = side_bets(&app, &x.side)?;
+        bets.push(SeatBets {
+            seat: x.number,
+            main: x.main,
+            side,
+            ..SeatBets::default()
+        });
+    }
+    bets.sort_by_key(|x| x.seat);
+    let _money = play.money.lock().await;
+    let window = open_window(&app, &play)?;
+    play.remote.join_unseated(&me);
+    let mut before = Vec::new();
+    for n in 1..=count {
+        before.extend(play.journal.open_stakes_of(window.round, n, &owner).await?);
+    }
+    // The sheet: specials "only when the player has enough credits" (`[funds]
+    // short_specials`): after the main bets, box by box, a special that does not fit in
+    // what is left is dropped (or the bet refused).
+    let has_specials = bets.iter().any(|x| !x.side.is_empty());
+    if has_specials {
+        let refunded: i64 = before.iter().map(|e| e.amount).sum();
+        let mains: i64 = bets.iter().map(|x| x.main).sum();
+        let mut left = play.wallet.balance(&me).await? + refunded - mains;
+        for x in &mut bets {
+            let (kept, _dropped) =
+                crate::play::funds::specials(&app.variant.funds, left.max(0), &x.side)
+                    .map_err(|crate::play::rules::FundsRefusal::InsufficientFunds {
+                        needed,
+                        available,
+                    }| {
+                        PlayError::from(WalletError::InsufficientFunds {
+                            balance: available,
+                            amount: needed,
+                        })
+                    })?;
+            left -= kept.iter().map(|(_, a)| *a).sum::<i64>();
+            x.side = kept;
+        }
+    }
+    let lines = bets
+        .iter()
+        .flat_map(|x| lines_of(x.seat, &owner, x.main, &x.side))
+        .collect();
+    let target = Target::Boxes(PlayerBets {
+        player: me.clone(),
+        boxes: bets,
+    });
+    let debited = replace_stakes(&app, &play, &me, window.round, before, lines, &target).await?;
+    play.remote.set_player_bet(&me, !debited.is_empty());
+    placed(&play, &me, Some(window.round), &debited).await
+}

@@ -1,0 +1,270 @@
+//! The players' decisions (`POST /api/play/decision`): the extra stake of a double, split
+//! or insurance debited first (and a followed double or split from the players behind the
+//! seat), then the decision sent to the engine; rolled back if it refuses.
+
+use super::{common_draw, parse, player, turns, PlayError};
+use crate::engine::{Action, BehindBet, Input, SeatId};
+use crate::play::Play;
+use crate::store::Source;
+use crate::table::remote::Closed;
+use crate::wallet::journal::Entry;
+use crate::wallet::{Owner, WalletError};
+use crate::web::AppState;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::json;
+use std::time::Instant;
+use utoipa::ToSchema;
+
+/// A decision (`POST /api/play/decision`).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DecisionBody {
+    /// `hit`, `stand`, `double`, `split`, `surrender`, `insurance`, `no_insurance`, `even_money`.
+    #[schema(schema_with = crate::web::openapi::action_schema)]
+    action: Action,
+    /// The seat played behind (its insurance question); absent: the player's own seat.
+    #[serde(default)]
+    seat: Option<SeatId>,
+    /// A common draw's box (absent: the first the table asks about).
+    #[serde(default, rename = "box")]
+    number: Option<SeatId>,
+}
+
+/// Debits `entry`; answers whether the wallet was short.
+async fn take(play: &Play, entry: &Entry) -> Result<bool, PlayError> {
+    match play.journal.debit(play.wallet.as_ref(), entry).await {
+        Ok(_) => Ok(false),
+        Err(WalletError::InsufficientFunds { .. }) => Ok(true),
+        Err(e) => Err(e.into()),
+    }
+}
+
+async fn roll_back_all(play: &Play, entries: &[Entry]) -> Result<(), PlayError> {
+    for e in entries {
+        play.journal.roll_back(play.wallet.as_ref(), e).await?;
+    }
+    Ok(())
+}
+
+/// `POST /api/play/decision`.
+#[utoipa::path(post, path = "/api/play/decision", tag = "players", request_body = DecisionBody,
+    responses(
+        (status = 200, description = "`{\"ok\", \"seq\", \"action\", \"balance\"}` (a hit at a seat: `{\"ok\", \"action\": \"hit\"}`, the card follows)", body = Object),
+        (status = 400, description = "Not a decision (`malformed`)", body = crate::web::api::ErrorBody),
+        (status = 409, description = "`not_your_turn`, `decision_closed` (with `closed`), `action_not_allowed`, `insufficient_funds`, `follower_short_funds`, `no_seat`", body = crate::web::api::ErrorBody)))]
+pub async fn decision(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<Response, PlayError> {
+    let (play, me) = player(&app, &headers).await?;
+    let d: DecisionBody = parse(
+        &body,
+        r#"{"action": "hit|stand|double|...", "seat": N, "box": N}"#,
+    )?;
+    let _money = play.money.lock().await;
+    let snap = app.table.snapshot();
+    let round = snap.round.number;
+    let all = turns(&app, &play, &me, &snap);
+    let common = common_draw(&app);
+    let pick = all.iter().find(|t| {
+        if common {
+            d.number.map_or(true, |n| n == t.seat)
+        } else if let Some(s) = d.seat {
+            t.behind && t.seat == s
+        } else {
+            !t.behind
+        }
+    });
+    let Some(turn) = pick else {
+        if !common && d.seat.is_none() && play.remote.seat_of(&me).is_none() {
+            return Err(PlayError::conflict("no_seat", "join a seat first"));
+        }
+        return Err(match play.remote.decision_closed() {
+            Some(c) if c.round == round => {
+                PlayError::closed("decision_closed", "the decision timer ran out", Some(c))
+            }
+            _ => PlayError::conflict("not_your_turn", "the table is not waiting on your hand"),
+        });
+    };
+    if let Some(w) = turn.window {
+        if Instant::now() >= w.deadline {
+            let closed = Closed {
+                round: w.round,
+                seq: w.at_seq,
+                at_ms: w.deadline_ms,
+                clock_ms: w.clock_ms,
+            };
+            return Err(PlayError::closed(
+                "decision_closed",
+                "the decision timer ran out",
+                Some(closed),
+            ));
+        }
+    }
+    if !turn.allowed.contains(&d.action) {
+        return Err(PlayError::conflict(
+            "action_not_allowed",
+            format!("{:?} is not allowed now ({})", d.action, turn.kind),
+        ));
+    }
+    let seat = turn.seat;
+    let owner = if common {
+        Owner::Box(me.clone())
+    } else if turn.behind {
+        Owner::Behind(me.clone())
+    } else {
+        Owner::Seat
+    };
+    let main: i64 = if turn.behind {
+        snap.round
+            .bets
+            .iter()
+            .find(|b| b.seat == seat)
+            .and_then(|b| b.behind.iter().find(|bb| bb.player == me))
+            .map_or(0, |bb| bb.main)
+    } else {
+        play.journal
+            .open_stakes(round, seat, &owner.line("main"))
+            .await?
+            .iter()
+            .map(|e| e.amount)
+            .sum()
+    };
+    let cost = crate::play::rules::decision_cost(&app.variant, d.action, main);
+    let mut action = d.action;
+    let mut taken: Vec<Entry> = Vec::new();
+    if cost > 0 {
+        let line = match action {
+            Action::Double => "double",
+            Action::Split => "split",
+            _ => "insurance",
+        };
+        let e = Entry {
+            tx: play
+                .journal
+                .next_debit(round, seat, &owner.line(line))
+                .await?,
+            player: me.clone(),
+            amount: cost,
+        };
+        if take(&play, &e).await? {
+            // The sheet's balance rule (`[funds]`; Deluxe: a double the balance cannot
+            // cover is a hit, a split a hit on 11 or less, else a stand; a common draw's
+            // double, split and insurance are refused without the credits).
+            let total = snap
+                .round
+                .hands
+                .iter()
+                .find(|h| h.seat == seat && h.hand == turn.hand)
+                .map_or(0, |h| h.total);
+            let instead = if common || turn.behind {
+                None
+            } else {
+                crate::play::rules::short_funds(&app.variant.funds, action, total)
+            };
+            match instead {
+                Some(a) => action = a,
+                None => {
+                    let balance = play.wallet.balance(&me).await?;
+                    return Err(WalletError::InsufficientFunds {
+                        balance,
+                        amount: cost,
+                    }
+                    .into());
+                }
+            }
+        } else {
+            taken.push(e);
+        }
+    }
+    // Players behind a seat who follow its double or split stake again when it does.
+    if !common && !turn.behind && matches!(action, Action::Double | Action::Split) {
+        let followers: Vec<BehindBet> = snap
+            .round
+            .bets
+            .iter()
+            .find(|b| b.seat == seat)
+            .map(|b| b.behind.clone())
+            .unwrap_or_default();
+        for bb in followers {
+            let follows = match action {
+                Action::Double => bb.follow_double && (turn.hand == 0 || bb.follow_split),
+                _ => bb.follow_split,
+            };
+            if !follows || bb.main == 0 {
+                continue;
+            }
+            let line = if action == Action::Double {
+                "double"
+            } else {
+                "split"
+            };
+            let e = Entry {
+                tx: play
+                    .journal
+                    .next_debit(round, seat, &Owner::Behind(bb.player.clone()).line(line))
+                    .await?,
+                player: bb.player.clone(),
+                amount: bb.main,
+            };
+            match take(&play, &e).await {
+                Ok(false) => taken.push(e),
+                Ok(true) => {
+                    // The sheet's fallback for a follower who cannot cover the follow
+                    // ("treated as a hit" / "follows the first hand only") was applied
+                    // when the bet was placed (`play::funds::follows`); a wallet short now
+                    // (its balance spent since) refuses the decision whole, as the engine
+                    // fixed the follow with the bet: no stake is played that its owner's
+                    // wallet did not give.
+                    roll_back_all(&play, &taken).await?;
+                    return Err(PlayError::conflict(
+                        "follower_short_funds",
+                        format!(
+                            "{} behind your seat cannot cover the follow: {:?} is refused for now",
+                            bb.player, action
+                        ),
+                    ));
+                }
+                Err(err) => {
+                    roll_back_all(&play, &taken).await?;
+                    return Err(err);
+                }
+            }
+        }
+    }
+    if action == Action::Hit && !common {
+        play.remote.request_hit(seat, snap.seq);
+        return Ok(Json(json!({"ok": true, "action": "hit", "asked": d.action})).into_response());
+    }
+    let input = if common || turn.behind {
+        Input::PlayerDecision {
+            player: me.clone(),
+            seat,
+            action,
+        }
+    } else {
+        Input::Decision { seat, action }
+    };
+    match app.table.submit(input, Source::Api).await {
+        Ok(seq) => {
+            let balance = play.wallet.balance(&me).await?;
+            Ok(Json(json!({
+                "ok": true,
+                "seq": seq,
+                "action": action,
+                "seat": seat,
+                "balance": balance,
+            }))
+            .into_response())
+        }
+        Err(e) => {
+            roll_back_all(&play, &taken).await?;
+            Err(e.into())
+        }
+    }
+}
