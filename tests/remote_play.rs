@@ -801,6 +801,10 @@ async fn without_the_demo_dealer_the_table_runs_the_countdown_and_the_decision_t
             "{replayed}"
         );
         assert_eq!(seat4["outcome"], "win");
+    })
+    .await
+    .expect("bounded");
+}
 
 /// The test configuration in `dir` with `edits` (text replacements) on top.
 fn config_with(dir: &Path, edits: &[(&str, &str)]) -> PathBuf {
