@@ -532,16 +532,14 @@ pub async fn boxes(
         let mut left = play.wallet.balance(&me).await? + refunded - mains;
         for x in &mut bets {
             let (kept, _dropped) =
-                crate::play::funds::specials(&app.variant.funds, left.max(0), &x.side)
-                    .map_err(|crate::play::rules::FundsRefusal::InsufficientFunds {
-                        needed,
-                        available,
-                    }| {
+                crate::play::funds::specials(&app.variant.funds, left.max(0), &x.side).map_err(
+                    |crate::play::rules::FundsRefusal::InsufficientFunds { needed, available }| {
                         PlayError::from(WalletError::InsufficientFunds {
                             balance: available,
                             amount: needed,
                         })
-                    })?;
+                    },
+                )?;
             left -= kept.iter().map(|(_, a)| *a).sum::<i64>();
             x.side = kept;
         }
