@@ -312,6 +312,11 @@ fn add_behind(bets: &mut [SeatBets], v: &Value) -> Result<(), String> {
                             bet.follow_split = flag;
                         }
                     }
+                    "timer_ms" => {
+                        bet.timer_ms = value.as_u64().ok_or_else(|| {
+                            format!("behind: {player}: timer_ms must be a whole number of ms")
+                        })?;
+                    }
                     _ => {
                         let amount = value.as_i64().ok_or_else(|| {
                             format!("behind: {player}: {kind} amount must be a whole number of minor units")

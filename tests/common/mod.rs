@@ -203,6 +203,9 @@ pub fn scenario(stem: &str, inputs: &[Input]) -> Option<String> {
                         }
                         kinds.insert("follow_double".into(), Value::from(bb.follow_double));
                         kinds.insert("follow_split".into(), Value::from(bb.follow_split));
+                        if bb.timer_ms > 0 {
+                            kinds.insert("timer_ms".into(), Value::from(bb.timer_ms));
+                        }
                         let player = behind
                             .entry(bb.player.clone())
                             .or_insert_with(|| Value::Object(Map::new()));
