@@ -2,7 +2,7 @@
 // actions to the API. Every request carries the HttpOnly session cookie; a 401 anywhere
 // (logout elsewhere, expiry, idle timeout, account disabled) brings the login back.
 "use strict";
-const { el, renderDealer, renderSeats, renderShoe, liveSocket } = window.Table;
+const { el, morph, renderDealer, renderSeats, renderShoe, liveSocket } = window.Table;
 
 let view = null;
 let conn = "connecting";
@@ -209,8 +209,8 @@ function shoeAlert(v) {
 
 function render() {
   const root = document.getElementById("app");
-  if (login) { root.replaceChildren(loginScreen()); return; }
-  if (!view) { root.replaceChildren(el("div", { class: "waiting" }, "connecting…")); return; }
+  if (login) { morph(root, [loginScreen()]); return; }
+  if (!view) { morph(root, [el("div", { class: "waiting" }, "connecting…")]); return; }
   const v = view, t = v.table;
   window.Table.useCurrency(t.currency);
   const active = v.decision ? { seat: v.decision[0], hand: v.decision[1] }
@@ -219,7 +219,7 @@ function render() {
   const seatExtra = (s, bet) => t.betting.open
     ? el("button", { class: "btn small", "data-bet-seat": s, onclick: () => post("/api/bets", { seat: s, main: (bet ? bet.main : 0) + v.limits.min * 10 }) }, "+" + window.Table.money(v.limits.min * 10))
     : null;
-  root.replaceChildren(...[
+  morph(root, [
     el("header", {},
       el("span", { class: "name" }, t.name + " · " + t.variant),
       el("span", { class: "round", id: "round" }, "round " + t.round.number),

@@ -6,7 +6,7 @@
 // Polls /api/play/state (the countdowns are the server's: remaining_ms); follows
 // /ws/public only for trust.js's checks of the seals and signatures.
 "use strict";
-const { el, renderDealer, renderSeats, money, useCurrency } = window.Table;
+const { el, morph, renderDealer, renderSeats, money, useCurrency } = window.Table;
 
 // The launch token stays in this tab (the fragment never reaches a server log).
 const fromHash = new URLSearchParams(location.hash.slice(1)).get("t");
@@ -216,18 +216,18 @@ function controls() {
 
 function render() {
   const root = document.getElementById("app"), panel = document.getElementById("controls");
-  if (!token) { root.replaceChildren(el("div", { class: "waiting" }, "Open your launch link to play.")); return; }
-  if (!state) { root.replaceChildren(el("div", { class: "waiting" }, message || "connecting…")); return; }
+  if (!token) { morph(root, [el("div", { class: "waiting" }, "Open your launch link to play.")]); return; }
+  if (!state) { morph(root, [el("div", { class: "waiting" }, message || "connecting…")]); return; }
   const view = state.view;
   useCurrency(view.currency);
   const exp = view.expecting || "";
-  root.replaceChildren(
+  morph(root, [
     el("header", {}, el("span", { class: "name" }, view.name + " · " + view.variant), el("span", { class: "round", id: "round" }, "round " + view.round.number)),
     el("main", {}, el("section", { class: "play" }, dealerWithSeal(view), renderSeats(view, state.game.common_draw ? state.game.boxes : Math.max(state.limits.seats, 7), state.turn && !state.turn.behind && !state.game.common_draw ? { seat: state.seat, hand: state.turn.hand } : null, null))),
-    ...[window.Trust.alarmBanner(trust)].filter(Boolean));
+    ...[window.Trust.alarmBanner(trust)].filter(Boolean)]);
   // A list being picked from stays open: the controls wait until it is left.
   if (document.activeElement && document.activeElement.tagName === "SELECT" && panel.contains(document.activeElement)) return;
-  panel.replaceChildren(...controls());
+  morph(panel, controls());
 }
 
 function dealerWithSeal(view) {

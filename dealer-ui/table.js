@@ -10,7 +10,7 @@ function el(tag, attrs, ...children) {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
     if (k === "class") e.className = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k.startsWith("on")) on(e, k.slice(2), v);
     else e.setAttribute(k, v === true ? "" : v);
   }
   for (const c of children.flat()) {
@@ -18,6 +18,41 @@ function el(tag, attrs, ...children) {
     e.append(typeof c === "string" || typeof c === "number" ? String(c) : c);
   }
   return e;
+}
+
+// Handlers live on the element (`handlers`), behind one listener that reads them at the
+// event: `morph` can keep a node and give it the newest render's handlers.
+function dispatch(ev) {
+  const h = this.handlers && this.handlers[ev.type];
+  return h ? h.call(this, ev) : undefined;
+}
+
+function on(e, type, handler) {
+  (e.handlers || (e.handlers = {}))[type] = handler;
+  e.addEventListener(type, dispatch);
+}
+
+// Puts `children` in `container`, keeping every node the new render did not change. These
+// pages re-render every second and on every update; a tap is a press and a release on the
+// same node, and a node replaced between the two swallows the tap (seen on a loaded
+// machine, as it would be on a busy phone). A kept element (same tag and attributes) takes
+// the new render's handlers, whose closures may hold what its markup does not show, and
+// its children are put the same way; anything else is replaced.
+function morph(container, children) {
+  const next = children.flat().filter((c) => c !== null && c !== undefined && c !== false)
+    .map((c) => (typeof c === "string" || typeof c === "number") ? document.createTextNode(String(c)) : c);
+  const old = Array.from(container.childNodes);
+  if (old.length !== next.length) { container.replaceChildren(...next); return; }
+  const shell = (e) => e.cloneNode(false).outerHTML;
+  next.forEach((n, i) => {
+    const o = old[i];
+    if (o.nodeType !== n.nodeType) { o.replaceWith(n); return; }
+    if (n.nodeType !== 1) { if (o.textContent !== n.textContent) o.replaceWith(n); return; }
+    if (shell(o) !== shell(n)) { o.replaceWith(n); return; }
+    o.handlers = n.handlers;
+    for (const type of Object.keys(n.handlers || {})) o.addEventListener(type, dispatch);
+    morph(o, Array.from(n.childNodes));
+  });
 }
 
 // A card: its index (rank over suit) in the corner that stays visible in a fan, so a
@@ -165,5 +200,5 @@ function liveSocket(path, onMessage, onState) {
   return { close() { stopped = true; if (ws) ws.close(); }, drop() { if (ws) ws.close(); } };
 }
 
-window.Table = { el, cardEl, money, useCurrency, renderDealer, renderSeats, seatsInPlay, renderShoe, liveSocket, totalText };
+window.Table = { el, morph, cardEl, money, useCurrency, renderDealer, renderSeats, seatsInPlay, renderShoe, liveSocket, totalText };
 })();

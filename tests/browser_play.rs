@@ -169,6 +169,17 @@ async fn two_phone_players_and_the_dealer_panel_play_a_round() {
         assert_eq!(a.eval("location.hash").await, json!(""));
         assert_eq!(a.text("#balance").await, "€500.00");
         a.screenshot(&out.join("play-390x844-join.png")).await;
+        // The page re-renders every second, keeping the nodes that did not change: a tap
+        // (press, then release) on a node replaced in between would be lost.
+        a.eval("window.joinButton = document.querySelector(\"#join button[data-seat='4']\")")
+            .await;
+        sleep(Duration::from_millis(2200)).await;
+        assert_eq!(
+            a.eval("window.joinButton.isConnected && window.joinButton === document.querySelector(\"#join button[data-seat='4']\")")
+                .await,
+            json!(true),
+            "the join button outlived two renders"
+        );
         a.tap("#join button[data-seat='4']").await;
         b.wait_for("document.querySelector(\"#join button[data-seat='5']\")", STEP).await;
         b.tap("#join button[data-seat='5']").await;
