@@ -27,6 +27,7 @@
 
 pub mod bets;
 pub mod decide;
+pub mod rebet;
 
 use super::AppState;
 use crate::engine::variant::DealMode;
@@ -343,6 +344,18 @@ fn turns(app: &AppState, play: &Play, me: &str, snap: &Snapshot) -> Vec<Turn> {
     out
 }
 
+/// How the seat's bet in the window of `round` came from the automatic re-bet
+/// (`funds.auto_rebet`): `{"clipped": BOOL}`, or null when the player placed it.
+fn rebet_of(play: &Play, seat: Option<SeatId>, round: u64) -> Value {
+    match seat.and_then(|s| play.seat_mark(s)) {
+        Some(m) if m.round == round => match m.rebet {
+            Some(clipped) => json!({ "clipped": clipped }),
+            None => Value::Null,
+        },
+        _ => Value::Null,
+    }
+}
+
 /// `GET /api/play/state`.
 #[utoipa::path(get, path = "/api/play/state", tag = "players",
     responses(
@@ -386,6 +399,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
             "remaining_ms": remaining_ms(w.deadline),
             "my_bet": seat.and_then(|s| window_bets.iter().find(|b| b.seat == s)).map(|b| b.main),
             "my_side": seat.and_then(|s| window_bets.iter().find(|b| b.seat == s)).map(|b| b.side.clone()),
+            "my_rebet": rebet_of(&play, seat, w.round),
             "my_behind": behind_mine,
             "my_boxes": snap.betting.players.iter().find(|p| p.player == me).map(|p| p.boxes.clone()),
             "behind_seats": behind_seats,
