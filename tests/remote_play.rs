@@ -353,7 +353,7 @@ async fn doubles_and_insurance_are_debited_and_every_round_balances_to_the_log()
         let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
         assert_eq!(status, 200, "{body}");
         let mut last = 0;
-        let mut doubled = 0;
+        let mut doubled: u32 = 0;
         for _ in 0..6 {
             until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
             let (status, body) = p.post("/api/play/bet", r#"{"main": 1000}"#).await;
@@ -361,37 +361,19 @@ async fn doubles_and_insurance_are_debited_and_every_round_balances_to_the_log()
             last = serde_json::from_str::<Value>(&body).expect("json")["round"]
                 .as_u64()
                 .expect("round");
-            for _ in 0..600 {
-                let s = state(&p).await;
-                if s["view"]["last_result"]["round"] == last {
-                    break;
-                }
+            let taken = answer_until_result(&p, last, |s| {
                 let allowed = s["turn"]["allowed"].as_array().cloned().unwrap_or_default();
-                let action = if allowed.contains(&"double".into()) {
+                if allowed.contains(&"double".into()) {
                     "double"
                 } else if allowed.contains(&"insurance".into()) {
                     "insurance"
-                } else if s["turn"]["kind"] == "insurance" {
-                    "no_insurance"
-                } else if s["turn"].is_object() {
-                    "stand"
                 } else {
-                    ""
-                };
-                if !action.is_empty() {
-                    let (status, body) = p
-                        .post(
-                            "/api/play/decision",
-                            &format!(r#"{{"action": "{action}"}}"#),
-                        )
-                        .await;
-                    if status == 200 && action == "double" {
-                        doubled += 1;
-                    }
-                    assert!(status == 200 || status == 409, "{body}");
+                    stand(s)
                 }
-                sleep(Duration::from_millis(50)).await;
-            }
+            })
+            .await;
+            doubled +=
+                u32::try_from(taken.iter().filter(|a| **a == "double").count()).expect("few");
         }
         assert!(doubled > 0, "no double in six rounds");
         // Every stake is settled once the last round is final; the balance is the log's.
@@ -1151,21 +1133,31 @@ async fn an_ultimate_player_bets_21_plus_3_by_its_name_and_is_paid_exactly() {
     .expect("bounded");
 }
 
-/// Answers what the table asks of the player (no insurance, stand) until round `r`'s
-/// result is shown.
-async fn stand_until_result(p: &proc::Proc, r: u64) {
+/// Stands on every hand and declines insurance ("": nothing asked).
+fn stand(s: &Value) -> &'static str {
+    if s["turn"]["kind"] == "insurance" {
+        "no_insurance"
+    } else if s["turn"].is_object() {
+        "stand"
+    } else {
+        ""
+    }
+}
+
+/// Answers what the table asks of the player with `choose` (its answer to the state, ""
+/// when nothing is asked) until round `r`'s result is shown: the answers the table took.
+async fn answer_until_result(
+    p: &proc::Proc,
+    r: u64,
+    choose: impl Fn(&Value) -> &'static str,
+) -> Vec<&'static str> {
+    let mut taken = Vec::new();
     for _ in 0..1200 {
         let s = state(p).await;
         if s["view"]["last_result"]["round"] == r {
-            return;
+            return taken;
         }
-        let action = if s["turn"]["kind"] == "insurance" {
-            "no_insurance"
-        } else if s["turn"].is_object() {
-            "stand"
-        } else {
-            ""
-        };
+        let action = choose(&s);
         if !action.is_empty() {
             let (status, body) = p
                 .post(
@@ -1174,10 +1166,18 @@ async fn stand_until_result(p: &proc::Proc, r: u64) {
                 )
                 .await;
             assert!(status == 200 || status == 409, "{body}");
+            if status == 200 {
+                taken.push(action);
+            }
         }
         sleep(Duration::from_millis(50)).await;
     }
     panic!("no result for round {r}: {}", state(p).await);
+}
+
+/// Stands (and declines insurance) until round `r`'s result is shown.
+async fn stand_until_result(p: &proc::Proc, r: u64) {
+    answer_until_result(p, r, stand).await;
 }
 
 /// Waits for the next betting window after round `after` with the automatic re-bet on the
