@@ -411,3 +411,70 @@ async fn a_phone_player_plays_three_multihand_boxes_with_a_special() {
     .await
     .expect("bounded");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ultimate_phone_players_bet_is_rebet_in_the_next_window() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(300), async {
+        let out = artifacts();
+        // The second player's page stays away from the table.
+        let Table { dir, p, browser, a, .. } = phones("ultimate", "Uma", "Ugo").await;
+        a.wait_for("document.querySelector(\"#join button[data-seat='4']\")", STEP).await;
+        a.tap("#join button[data-seat='4']").await;
+        // €10.00 on the seat and €5.00 on 21+3, by taps.
+        a.wait_for("document.querySelector(\"[data-target='side:21+3']\")", STEP).await;
+        a.tap("[data-target='main']").await;
+        a.tap("#chips .chip:nth-of-type(2)").await;
+        a.tap("#chips .chip:nth-of-type(2)").await;
+        a.tap("[data-target='side:21+3']").await;
+        a.tap("#chips .chip:nth-of-type(2)").await;
+        a.wait_for("!document.querySelector('#place').disabled", STEP).await;
+        a.tap("#place").await;
+        // The window closes at once: every player at the table has bet.
+        a.wait_for("window.playState() && !window.playState().betting.open && window.playState().view.round.number > 0", STEP)
+            .await;
+        let round = a.eval("window.playState().view.round.number").await.as_u64().expect("round");
+        let mut done = false;
+        for _ in 0..900 {
+            done = play_step(&a, round, &[]).await;
+            if done {
+                break;
+            }
+            sleep(Duration::from_millis(100)).await;
+        }
+        assert!(done, "the page shows round {round}'s result");
+        // The next window: the page shows the same bet on the seat's lines, re-bet for the
+        // player without a tap.
+        a.wait_for(
+            &format!("(() => {{ const s = window.playState(); return s.betting.open && s.betting.round > {round} && !!s.betting.my_rebet; }})()"),
+            STEP,
+        )
+        .await;
+        a.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('(re-bet)')", STEP)
+            .await;
+        assert_eq!(a.text("#my-bet").await, "Your bet: €10.00 + 21+3 €5.00 (re-bet)");
+        assert_eq!(a.text("[data-target='main']").await, "Seat €10.00");
+        assert_eq!(a.text("[data-target='side:21+3']").await, "21+3 €5.00");
+        a.screenshot(&out.join("play-390x844-rebet.png")).await;
+        // Withdrawn by a tap: the stakes come back.
+        a.tap("#withdraw").await;
+        a.wait_for("window.playState().betting.open && !window.playState().betting.my_bet", STEP)
+            .await;
+        let pool = croupier::auth::open_pool(&dir.path().join("croupier.db")).await.expect("pool");
+        let (staked, returned): (i64, i64) = sqlx::query_as(
+            "SELECT COALESCE(SUM(staked), 0), COALESCE(SUM(returned), 0) FROM settlements WHERE seat = 4 AND player = ''",
+        )
+        .fetch_one(&pool)
+        .await
+        .expect("settlements");
+        assert_eq!(staked, 1500, "round {round}'s bet");
+        shows_the_wallets_balance(&pool, &a, "uma", 50_000 - staked + returned).await;
+        pool.close().await;
+        browser.close().await;
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
