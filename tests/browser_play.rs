@@ -2,7 +2,8 @@
 //! phone-size pages (390×844) opened from `croupier player add`'s launch links, and the
 //! dealer panel, through a whole round against the demo dealer of the real binary: seats
 //! taken, chips and bets by taps, insurance and doubles by taps when the table asks, the
-//! results and balances on the pages equal to the wallet and the log. Screenshots under
+//! results and balances on the pages equal to the wallet and the log; Ultimate's automatic
+//! re-bet shown on the page in the next window. Screenshots under
 //! `target/browser-artifacts/`.
 //!
 //! Without chromium the test is skipped locally, and fails under CI (`CI` set).
