@@ -154,6 +154,12 @@ function bettingControls(s, out) {
   if (s.seat) {
     row.push(button("Bet " + money(plan.main + sum(plan.side)), () => act("/api/play/bet", { main: plan.main, side: sideMap(plan.side) }), { id: "place", disabled: busy || plan.main < s.limits.min ? "" : null }));
     if (s.betting.my_bet) row.push(button("Withdraw", () => act("/api/play/bet", { main: 0 }), { id: "withdraw" }));
+    // A manual re-bet of the round just played where the game has no automatic one.
+    const last = s.betting.last_bet;
+    if (!s.game.auto_rebet && !s.betting.my_bet && last) {
+      const side = Object.fromEntries(last.side);
+      row.push(button("Rebet " + money(last.main + sum(side)), () => act("/api/play/bet", { main: last.main, side: side }), { id: "rebet" }));
+    }
   }
   if (plan.behind) {
     row.push(button("Bet behind " + plan.behind + " " + money(stake + sum(plan.bside)), () => act("/api/play/behind",

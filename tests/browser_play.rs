@@ -2,8 +2,8 @@
 //! phone-size pages (390×844) opened from `croupier player add`'s launch links, and the
 //! dealer panel, through a whole round against the demo dealer of the real binary: seats
 //! taken, chips and bets by taps, insurance and doubles by taps when the table asks, the
-//! results and balances on the pages equal to the wallet and the log; Ultimate's automatic
-//! re-bet shown on the page in the next window. Screenshots under
+//! results and balances on the pages equal to the wallet and the log; the next window's
+//! re-bet (Deluxe: one tap; Ultimate: automatic) shown on the page. Screenshots under
 //! `target/browser-artifacts/`.
 //!
 //! Without chromium the test is skipped locally, and fails under CI (`CI` set).
@@ -239,6 +239,22 @@ async fn two_phone_players_and_the_dealer_panel_play_a_round() {
             assert_eq!(state["balance"], balance);
         }
         pool.close().await;
+        // Deluxe has no automatic re-bet: in the next window the page offers the round's
+        // bet again by one tap.
+        a.wait_for(
+            &format!("(() => {{ const s = window.playState(); return s.betting.open && s.betting.round > {round} && !!document.querySelector('#rebet'); }})()"),
+            STEP,
+        )
+        .await;
+        let last: Value = a.eval("window.playState().betting.last_bet").await;
+        assert!(last["main"].as_i64() > Some(0), "{last}");
+        assert_eq!(a.eval("window.playState().betting.my_bet").await, Value::Null);
+        a.tap("#rebet").await;
+        a.wait_for(&format!("window.playState().betting.my_bet === {}", last["main"]), STEP)
+            .await;
+        assert!(a.text("#my-bet").await.starts_with("Your bet: "));
+        a.tap("#withdraw").await;
+        a.wait_for("!window.playState().betting.my_bet", STEP).await;
         browser.close().await;
         assert!(p.terminate(), "clean stop");
     })

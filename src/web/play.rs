@@ -356,6 +356,20 @@ fn rebet_of(play: &Play, seat: Option<SeatId>, round: u64) -> Value {
     }
 }
 
+/// `me`'s seat bet in the round just played (`{"main", "side"}`, for the page's manual
+/// re-bet where the game has no automatic one), or null.
+fn last_bet(snap: &Snapshot, seat: Option<SeatId>, me: &str) -> Value {
+    let round = &snap.round;
+    seat.filter(|_| round.settled)
+        .and_then(|s| {
+            round
+                .bets
+                .iter()
+                .find(|b| b.seat == s && b.main > 0 && b.player.as_deref() == Some(me))
+        })
+        .map_or(Value::Null, |b| json!({"main": b.main, "side": b.side}))
+}
+
 /// `GET /api/play/state`.
 #[utoipa::path(get, path = "/api/play/state", tag = "players",
     responses(
@@ -400,6 +414,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
             "my_bet": seat.and_then(|s| window_bets.iter().find(|b| b.seat == s)).map(|b| b.main),
             "my_side": seat.and_then(|s| window_bets.iter().find(|b| b.seat == s)).map(|b| b.side.clone()),
             "my_rebet": rebet_of(&play, seat, w.round),
+            "last_bet": last_bet(&snap, seat, &me),
             "my_behind": behind_mine,
             "my_boxes": snap.betting.players.iter().find(|p| p.player == me).map(|p| p.boxes.clone()),
             "behind_seats": behind_seats,
@@ -442,6 +457,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
             "play_behind": app.variant.betting.play_behind && !common,
             "boxes": if common { app.variant.deal.seats } else { 0 },
             "side_bets": side_bets,
+            "auto_rebet": app.variant.funds.auto_rebet && !common,
         },
         "betting": betting,
         "turn": turns.first().map(Turn::to_json),
