@@ -374,6 +374,25 @@ async fn a_phone_player_bets_behind_with_follow_double_and_a_pair_bet() {
     .expect("bounded");
 }
 
+/// The only player at the table has bet: the window closes at once; taps what the table
+/// asks (no insurance, stand) until the page shows the round's result. The round.
+async fn play_alone(a: &Page) -> u64 {
+    a.wait_for("window.playState() && !window.playState().betting.open && window.playState().view.round.number > 0", STEP)
+        .await;
+    let round = a
+        .eval("window.playState().view.round.number")
+        .await
+        .as_u64()
+        .expect("round");
+    for _ in 0..900 {
+        if play_step(a, round, &[]).await {
+            return round;
+        }
+        sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the page shows no result for round {round}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_phone_player_plays_three_multihand_boxes_with_a_special() {
     if !chromium_present() {
@@ -396,19 +415,7 @@ async fn a_phone_player_plays_three_multihand_boxes_with_a_special() {
         a.wait_for("!document.querySelector('#place-boxes').disabled", STEP).await;
         a.screenshot(&out.join("play-390x844-boxes.png")).await;
         a.tap("#place-boxes").await;
-        // The window closes at once: every player at the table has bet.
-        a.wait_for("window.playState() && !window.playState().betting.open && window.playState().view.round.number > 0", STEP)
-            .await;
-        let round = a.eval("window.playState().view.round.number").await.as_u64().expect("round");
-        let mut done = false;
-        for _ in 0..900 {
-            done = play_step(&a, round, &[]).await;
-            if done {
-                break;
-            }
-            sleep(Duration::from_millis(100)).await;
-        }
-        assert!(done, "the page shows round {round}'s result");
+        let round = play_alone(&a).await;
         a.screenshot(&out.join("play-390x844-boxes-result.png")).await;
         sleep(Duration::from_millis(2500)).await;
         let pool = croupier::auth::open_pool(&dir.path().join("croupier.db")).await.expect("pool");
@@ -449,19 +456,7 @@ async fn an_ultimate_phone_players_bet_is_rebet_in_the_next_window() {
         a.tap("#chips .chip:nth-of-type(2)").await;
         a.wait_for("!document.querySelector('#place').disabled", STEP).await;
         a.tap("#place").await;
-        // The window closes at once: every player at the table has bet.
-        a.wait_for("window.playState() && !window.playState().betting.open && window.playState().view.round.number > 0", STEP)
-            .await;
-        let round = a.eval("window.playState().view.round.number").await.as_u64().expect("round");
-        let mut done = false;
-        for _ in 0..900 {
-            done = play_step(&a, round, &[]).await;
-            if done {
-                break;
-            }
-            sleep(Duration::from_millis(100)).await;
-        }
-        assert!(done, "the page shows round {round}'s result");
+        let round = play_alone(&a).await;
         // The next window: the page shows the same bet on the seat's lines, re-bet for the
         // player without a tap.
         a.wait_for(
