@@ -415,7 +415,7 @@ async fn a_phone_player_plays_three_multihand_boxes_with_a_special() {
         a.wait_for("!document.querySelector('#place-boxes').disabled", STEP).await;
         a.screenshot(&out.join("play-390x844-boxes.png")).await;
         a.tap("#place-boxes").await;
-        let round = play_alone(&a).await;
+        play_alone(&a).await;
         a.screenshot(&out.join("play-390x844-boxes-result.png")).await;
         sleep(Duration::from_millis(2500)).await;
         let pool = croupier::auth::open_pool(&dir.path().join("croupier.db")).await.expect("pool");
