@@ -60,7 +60,7 @@ let plan = { main: 0, side: {}, behind: null, bside: {}, follow_double: false, f
 let target = "main";
 
 function resetPlan() {
-  plan = { main: 0, side: {}, behind: null, bside: {}, follow_double: false, follow_split: false, boxes: {}, special: plan.special };
+  plan = { main: 0, side: {}, behind: null, bside: {}, follow_double: false, follow_split: false, boxes: {}, special: plan.special, rebet: plan.rebet };
   stake = 0;
   target = "main";
 }
@@ -124,6 +124,13 @@ function bettingControls(s, out) {
     out.push(el("div", { class: "row", id: "my-bet" }, s.betting.my_boxes ? "Your boxes: " + s.betting.my_boxes.map(b => "#" + b.seat + " " + money(b.main)).join(", ") : "No bet yet"));
     return;
   }
+  // The automatic re-bet (Ultimate): the seat's lines show it, as if the player had laid
+  // the chips, once per window (Clear still clears them).
+  if (s.betting.my_rebet && plan.rebet !== s.betting.round) {
+    plan.rebet = s.betting.round;
+    plan.main = s.betting.my_bet || 0;
+    plan.side = Object.fromEntries(s.betting.my_side || []);
+  }
   if (s.seat) {
     out.push(el("div", { class: "row", id: "lines" }, targetButton("Seat " + money(plan.main), "main"),
       sides.map(b => targetButton(b.name + " " + money(plan.side[b.name] || 0), "side:" + b.name))));
@@ -147,6 +154,12 @@ function bettingControls(s, out) {
   if (s.seat) {
     row.push(button("Bet " + money(plan.main + sum(plan.side)), () => act("/api/play/bet", { main: plan.main, side: sideMap(plan.side) }), { id: "place", disabled: busy || plan.main < s.limits.min ? "" : null }));
     if (s.betting.my_bet) row.push(button("Withdraw", () => act("/api/play/bet", { main: 0 }), { id: "withdraw" }));
+    // A manual re-bet of the round just played where the game has no automatic one.
+    const last = s.betting.last_bet;
+    if (!s.game.auto_rebet && !s.betting.my_bet && last) {
+      const side = Object.fromEntries(last.side);
+      row.push(button("Rebet " + money(last.main + sum(side)), () => act("/api/play/bet", { main: last.main, side: side }), { id: "rebet" }));
+    }
   }
   if (plan.behind) {
     row.push(button("Bet behind " + plan.behind + " " + money(stake + sum(plan.bside)), () => act("/api/play/behind",
@@ -155,7 +168,8 @@ function bettingControls(s, out) {
   }
   out.push(el("div", { class: "row" }, row));
   const mine = [];
-  if (s.betting.my_bet) mine.push("Your bet: " + money(s.betting.my_bet) + (s.betting.my_side || []).map(([n, a]) => " + " + n + " " + money(a)).join(""));
+  if (s.betting.my_bet) mine.push("Your bet: " + money(s.betting.my_bet) + (s.betting.my_side || []).map(([n, a]) => " + " + n + " " + money(a)).join("")
+    + (s.betting.my_rebet ? (s.betting.my_rebet.clipped ? " (re-bet, clipped to your balance)" : " (re-bet)") : ""));
   for (const b of s.betting.my_behind || []) mine.push("Behind seat " + b.seat + ": " + money(b.bet.main) + (b.bet.follow_double ? " (follows doubles)" : ""));
   out.push(el("div", { class: "row", id: "my-bet" }, mine.length ? mine.join(" · ") : "No bet yet"));
 }

@@ -415,6 +415,8 @@ pub async fn run_with_clock(
     }
     if let Some(play) = play {
         state = state.with_play(play);
+        // Ultimate's automatic re-bet (`funds.auto_rebet`) goes through the players' bet path.
+        tasks.push(tokio::spawn(web::play::rebet::run(state.clone())));
     }
     let connections = Arc::new(tokio::sync::Semaphore::new(config.http.max_connections));
     let gate = web::edge::PublicGate::new(

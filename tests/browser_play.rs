@@ -2,7 +2,8 @@
 //! phone-size pages (390×844) opened from `croupier player add`'s launch links, and the
 //! dealer panel, through a whole round against the demo dealer of the real binary: seats
 //! taken, chips and bets by taps, insurance and doubles by taps when the table asks, the
-//! results and balances on the pages equal to the wallet and the log. Screenshots under
+//! results and balances on the pages equal to the wallet and the log; the next window's
+//! re-bet (Deluxe: one tap; Ultimate: automatic) shown on the page. Screenshots under
 //! `target/browser-artifacts/`.
 //!
 //! Without chromium the test is skipped locally, and fails under CI (`CI` set).
@@ -249,6 +250,22 @@ async fn two_phone_players_and_the_dealer_panel_play_a_round() {
             assert_eq!(state["balance"], balance);
         }
         pool.close().await;
+        // Deluxe has no automatic re-bet: in the next window the page offers the round's
+        // bet again by one tap.
+        a.wait_for(
+            &format!("(() => {{ const s = window.playState(); return s.betting.open && s.betting.round > {round} && !!document.querySelector('#rebet'); }})()"),
+            STEP,
+        )
+        .await;
+        let last: Value = a.eval("window.playState().betting.last_bet").await;
+        assert!(last["main"].as_i64() > Some(0), "{last}");
+        assert_eq!(a.eval("window.playState().betting.my_bet").await, Value::Null);
+        a.tap("#rebet").await;
+        a.wait_for(&format!("window.playState().betting.my_bet === {}", last["main"]), STEP)
+            .await;
+        assert!(a.text("#my-bet").await.starts_with("Your bet: "));
+        a.tap("#withdraw").await;
+        a.wait_for("!window.playState().betting.my_bet", STEP).await;
         browser.close().await;
         assert!(p.terminate(), "clean stop");
     })
@@ -368,6 +385,25 @@ async fn a_phone_player_bets_behind_with_follow_double_and_a_pair_bet() {
     .expect("bounded");
 }
 
+/// The only player at the table has bet: the window closes at once; taps what the table
+/// asks (no insurance, stand) until the page shows the round's result. The round.
+async fn play_alone(a: &Page) -> u64 {
+    a.wait_for("window.playState() && !window.playState().betting.open && window.playState().view.round.number > 0", STEP)
+        .await;
+    let round = a
+        .eval("window.playState().view.round.number")
+        .await
+        .as_u64()
+        .expect("round");
+    for _ in 0..900 {
+        if play_step(a, round, &[]).await {
+            return round;
+        }
+        sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the page shows no result for round {round}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_phone_player_plays_three_multihand_boxes_with_a_special() {
     if !chromium_present() {
@@ -390,19 +426,7 @@ async fn a_phone_player_plays_three_multihand_boxes_with_a_special() {
         a.wait_for("!document.querySelector('#place-boxes').disabled", STEP).await;
         a.screenshot(&out.join("play-390x844-boxes.png")).await;
         a.tap("#place-boxes").await;
-        // The window closes at once: every player at the table has bet.
-        a.wait_for("window.playState() && !window.playState().betting.open && window.playState().view.round.number > 0", STEP)
-            .await;
-        let round = a.eval("window.playState().view.round.number").await.as_u64().expect("round");
-        let mut done = false;
-        for _ in 0..900 {
-            done = play_step(&a, round, &[]).await;
-            if done {
-                break;
-            }
-            sleep(Duration::from_millis(100)).await;
-        }
-        assert!(done, "the page shows round {round}'s result");
+        play_alone(&a).await;
         a.screenshot(&out.join("play-390x844-boxes-result.png")).await;
         sleep(Duration::from_millis(2500)).await;
         let pool = croupier::auth::open_pool(&dir.path().join("croupier.db")).await.expect("pool");
@@ -415,6 +439,61 @@ async fn a_phone_player_plays_three_multihand_boxes_with_a_special() {
         assert_eq!(boxes, 3, "three boxes settled");
         assert!(staked >= 3 * 100 + 100, "{staked}");
         shows_the_wallets_balance(&pool, &a, "mia", 50_000 - staked + returned).await;
+        pool.close().await;
+        browser.close().await;
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ultimate_phone_players_bet_is_rebet_in_the_next_window() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(300), async {
+        let out = artifacts();
+        // The second player's page stays away from the table.
+        let Table { dir, p, browser, a, .. } = phones("ultimate", "Uma", "Ugo").await;
+        a.wait_for("document.querySelector(\"#join button[data-seat='4']\")", STEP).await;
+        a.tap("#join button[data-seat='4']").await;
+        // €10.00 on the seat and €5.00 on 21+3, by taps.
+        a.wait_for("document.querySelector(\"[data-target='side:21+3']\")", STEP).await;
+        a.tap("[data-target='main']").await;
+        a.tap("#chips .chip:nth-of-type(2)").await;
+        a.tap("#chips .chip:nth-of-type(2)").await;
+        a.tap("[data-target='side:21+3']").await;
+        a.tap("#chips .chip:nth-of-type(2)").await;
+        a.wait_for("!document.querySelector('#place').disabled", STEP).await;
+        a.tap("#place").await;
+        let round = play_alone(&a).await;
+        // The next window: the page shows the same bet on the seat's lines, re-bet for the
+        // player without a tap.
+        a.wait_for(
+            &format!("(() => {{ const s = window.playState(); return s.betting.open && s.betting.round > {round} && !!s.betting.my_rebet; }})()"),
+            STEP,
+        )
+        .await;
+        a.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('(re-bet)')", STEP)
+            .await;
+        assert_eq!(a.text("#my-bet").await, "Your bet: €10.00 + 21+3 €5.00 (re-bet)");
+        assert_eq!(a.text("[data-target='main']").await, "Seat €10.00");
+        assert_eq!(a.text("[data-target='side:21+3']").await, "21+3 €5.00");
+        a.screenshot(&out.join("play-390x844-rebet.png")).await;
+        // Withdrawn by a tap: the stakes come back.
+        a.tap("#withdraw").await;
+        a.wait_for("window.playState().betting.open && !window.playState().betting.my_bet", STEP)
+            .await;
+        let pool = croupier::auth::open_pool(&dir.path().join("croupier.db")).await.expect("pool");
+        let (staked, returned): (i64, i64) = sqlx::query_as(
+            "SELECT COALESCE(SUM(staked), 0), COALESCE(SUM(returned), 0) FROM settlements WHERE seat = 4 AND player = ''",
+        )
+        .fetch_one(&pool)
+        .await
+        .expect("settlements");
+        assert_eq!(staked, 1500, "round {round}'s bet");
+        shows_the_wallets_balance(&pool, &a, "uma", 50_000 - staked + returned).await;
         pool.close().await;
         browser.close().await;
         assert!(p.terminate(), "clean stop");

@@ -13,12 +13,14 @@ pub mod funds;
 pub mod rules;
 pub mod sessions;
 
+use crate::engine::SeatId;
 use crate::table::remote::RemoteSeats;
 use crate::table::TableHandle;
 use crate::wallet::journal::Journal;
 use crate::wallet::ledger::Ledger;
 use crate::wallet::Wallet;
 use sqlx::SqlitePool;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tracing::warn;
@@ -43,6 +45,19 @@ pub struct Play {
     pub demo_seats: u8,
     /// Serialises each player's money requests (a bet and its replacement never interleave).
     pub money: tokio::sync::Mutex<()>,
+    /// Who last placed each seat's bet, and in which betting window (`funds.auto_rebet`).
+    marks: std::sync::Mutex<BTreeMap<SeatId, SeatMark>>,
+}
+
+/// Who placed a seat's bet in a betting window, for the automatic re-bet: a seat the player
+/// bet on themselves is never re-bet in that window (even after a withdrawal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeatMark {
+    /// The window's round.
+    pub round: u64,
+    /// `None`: the player; `Some(clipped)`: the automatic re-bet, `clipped` when the
+    /// balance could not cover the previous bet (`funds.short_rebet`).
+    pub rebet: Option<bool>,
 }
 
 impl std::fmt::Debug for Play {
@@ -73,7 +88,20 @@ impl Play {
             demo_seats,
             launch_hours: 12,
             money: tokio::sync::Mutex::new(()),
+            marks: std::sync::Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// Records who placed `seat`'s bet in the window of `round` (`rebet`: see [`SeatMark`]).
+    pub fn mark_seat_bet(&self, seat: SeatId, round: u64, rebet: Option<bool>) {
+        let mut marks = self.marks.lock().unwrap_or_else(|e| e.into_inner());
+        marks.insert(seat, SeatMark { round, rebet });
+    }
+
+    /// Who last placed `seat`'s bet, and in which window.
+    pub fn seat_mark(&self, seat: SeatId) -> Option<SeatMark> {
+        let marks = self.marks.lock().unwrap_or_else(|e| e.into_inner());
+        marks.get(&seat).copied()
     }
 }
 

@@ -27,6 +27,7 @@
 
 pub mod bets;
 pub mod decide;
+pub mod rebet;
 
 use super::AppState;
 use crate::engine::variant::DealMode;
@@ -343,6 +344,32 @@ fn turns(app: &AppState, play: &Play, me: &str, snap: &Snapshot) -> Vec<Turn> {
     out
 }
 
+/// How the seat's bet in the window of `round` came from the automatic re-bet
+/// (`funds.auto_rebet`): `{"clipped": BOOL}`, or null when the player placed it.
+fn rebet_of(play: &Play, seat: Option<SeatId>, round: u64) -> Value {
+    match seat.and_then(|s| play.seat_mark(s)) {
+        Some(m) if m.round == round => match m.rebet {
+            Some(clipped) => json!({ "clipped": clipped }),
+            None => Value::Null,
+        },
+        _ => Value::Null,
+    }
+}
+
+/// `me`'s seat bet in the round just played (`{"main", "side"}`, for the page's manual
+/// re-bet where the game has no automatic one), or null.
+fn last_bet(snap: &Snapshot, seat: Option<SeatId>, me: &str) -> Value {
+    let round = &snap.round;
+    seat.filter(|_| round.settled)
+        .and_then(|s| {
+            round
+                .bets
+                .iter()
+                .find(|b| b.seat == s && b.main > 0 && b.player.as_deref() == Some(me))
+        })
+        .map_or(Value::Null, |b| json!({"main": b.main, "side": b.side}))
+}
+
 /// `GET /api/play/state`.
 #[utoipa::path(get, path = "/api/play/state", tag = "players",
     responses(
@@ -386,6 +413,8 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
             "remaining_ms": remaining_ms(w.deadline),
             "my_bet": seat.and_then(|s| window_bets.iter().find(|b| b.seat == s)).map(|b| b.main),
             "my_side": seat.and_then(|s| window_bets.iter().find(|b| b.seat == s)).map(|b| b.side.clone()),
+            "my_rebet": rebet_of(&play, seat, w.round),
+            "last_bet": last_bet(&snap, seat, &me),
             "my_behind": behind_mine,
             "my_boxes": snap.betting.players.iter().find(|p| p.player == me).map(|p| p.boxes.clone()),
             "behind_seats": behind_seats,
@@ -428,6 +457,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
             "play_behind": app.variant.betting.play_behind && !common,
             "boxes": if common { app.variant.deal.seats } else { 0 },
             "side_bets": side_bets,
+            "auto_rebet": app.variant.funds.auto_rebet && !common,
         },
         "betting": betting,
         "turn": turns.first().map(Turn::to_json),

@@ -69,6 +69,11 @@ pub struct FundsRules {
     /// wants them equal), or mirrored to the other seat when the balance allows and else
     /// split evenly between the seats (`"mirror_or_split"`, Deluxe).
     pub second_seat: SecondSeat,
+    /// Ultimate: "your bet from the previous round within the same game session is
+    /// automatically rebet on return to the betting stage". When on, each betting window
+    /// the service places a seated remote player's previous seat bet (main and side bets)
+    /// again for them, unless they bet first; they may change or withdraw it in the window.
+    pub auto_rebet: bool,
     /// The automatic re-bet of the previous round's bets (`{"bets": "rebet"}`) that the
     /// balance cannot cover: refused, or clipped to the maximum available
     /// (`"maximum_available"`, Ultimate).
@@ -90,6 +95,7 @@ impl Default for FundsRules {
             short_split: ShortSplit::default(),
             short_follow: ShortFollow::default(),
             second_seat: SecondSeat::default(),
+            auto_rebet: false,
             short_rebet: ShortRebet::default(),
             short_specials: ShortSpecials::default(),
             bet_unit: 1,

@@ -142,7 +142,7 @@ fn refusal(app: &AppState, play: &Play, e: BetError) -> PlayError {
 }
 
 /// The open betting window (refused as `betting_closed` otherwise).
-fn open_window(app: &AppState, play: &Play) -> Result<Window, PlayError> {
+pub(super) fn open_window(app: &AppState, play: &Play) -> Result<Window, PlayError> {
     match play.remote.betting() {
         Some(w) if app.table.snapshot().betting.open && Instant::now() < w.deadline => Ok(w),
         _ => Err(betting_closed(play)),
@@ -269,6 +269,27 @@ pub async fn bet(
     let side = side_bets(&app, &b.side)?;
     let _money = play.money.lock().await;
     let window = open_window(&app, &play)?;
+    play.mark_seat_bet(seat, window.round, None);
+    let debited = on_seat(&app, &play, &me, seat, &window, b.main, side, true).await?;
+    placed(&play, &me, Some(window.round), &debited).await
+}
+
+/// Puts `main` and `side` on `me`'s `seat` in `window` in place of the seat's bet there
+/// (the caller holds `play.money`): the one path of a seat bet, the player's own
+/// (`POST /api/play/bet`) and the automatic re-bet's (`super::rebet`). Bets behind the
+/// seat stay on it. `by_player`: the player placed it (the demo dealer closes the window
+/// early once every remote player has; a re-bet is theirs to change until then).
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn on_seat(
+    app: &AppState,
+    play: &Play,
+    me: &str,
+    seat: SeatId,
+    window: &Window,
+    main: i64,
+    side: Vec<(String, i64)>,
+    by_player: bool,
+) -> Result<Vec<Entry>, PlayError> {
     let before = play
         .journal
         .open_stakes_of(window.round, seat, &Owner::Seat)
@@ -283,29 +304,29 @@ pub async fn bet(
         .find(|x| x.seat == seat)
         .map(|x| x.behind.clone())
         .unwrap_or_default();
-    let target = Target::Seat(SeatBets {
-        seat,
-        main: b.main,
-        side: side.clone(),
-        player: Some(me.clone()),
-        ..SeatBets::default()
-    });
-    let lines = if b.main == 0 && side.is_empty() {
+    let lines = if main == 0 && side.is_empty() {
         Vec::new()
     } else {
-        lines_of(seat, &Owner::Seat, b.main, &side)
+        lines_of(seat, &Owner::Seat, main, &side)
     };
+    let target = Target::Seat(SeatBets {
+        seat,
+        main,
+        side,
+        player: Some(me.to_string()),
+        ..SeatBets::default()
+    });
     play.remote.set_bet(seat, false);
-    let debited = replace_stakes(&app, &play, &me, window.round, before, lines, &target).await?;
+    let debited = replace_stakes(app, play, me, window.round, before, lines, &target).await?;
     if !debited.is_empty() {
-        play.remote.set_bet(seat, true);
+        play.remote.set_bet(seat, by_player);
         for bb in behind {
             // A bet behind that no longer fits stays off; its stake comes back when the
             // round opens without it (`play::run_reconciler`).
             let _ = app.table.place_behind(seat, bb).await;
         }
     }
-    placed(&play, &me, Some(window.round), &debited).await
+    Ok(debited)
 }
 
 /// A bet behind a seated player (`POST /api/play/behind`).
