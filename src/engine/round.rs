@@ -9,8 +9,9 @@
 use super::hand::{natural_still_possible, total};
 use super::io::{Action, Code, Event, Place, PlayerId, Rejection, SeatId};
 use super::rules::{
-    after_card, dealer_rules_draw, double_hand, hand_depends_on_dealer, initial_deal_target,
-    may_double, may_split, may_surrender, player_natural, side_bets_need_second_card, split_hand,
+    after_card, dealer_rules_draw, double_hand, hand_depends_on_dealer, initial_deal_len,
+    initial_deal_target, may_double, may_split, may_surrender, player_natural,
+    side_bets_need_second_card, split_hand,
 };
 use super::shoe::ShoeStage;
 use super::sidebets;
@@ -122,7 +123,7 @@ impl Engine {
         self.shoe.take(card);
         events.push(Event::CardDealt { card, to });
         let next = step + 1;
-        if self.deal_target_at(next).is_some() {
+        if usize::from(next) < initial_deal_len(n, self.variant.deal.dealer_cards) {
             self.phase = Phase::Dealing(next);
         } else {
             self.initial_deal_done(events);

@@ -355,7 +355,11 @@ fn play(
             Step::Bonus(seat) => {
                 let options = engine.bonus_multipliers(seat).unwrap_or(&[]);
                 let drawn = options.get(rng.below(options.len())).copied().unwrap_or(1);
-                if let Input::Bonus { seat: s, multiplier } = &mut bonus {
+                if let Input::Bonus {
+                    seat: s,
+                    multiplier,
+                } = &mut bonus
+                {
                     (*s, *multiplier) = (seat, drawn);
                 }
                 &bonus

@@ -91,6 +91,11 @@ fn split_index(up: u8, a: u8, b: u8, from_split: bool) -> usize {
         + usize::from(from_split)
 }
 
+/// An action's bit in a set of actions.
+fn bit(a: Action) -> u16 {
+    1 << (a as u16)
+}
+
 /// An action code in the packed preferences (0 ends the list).
 const STAND: u16 = 1;
 const HIT: u16 = 2;
@@ -459,7 +464,9 @@ impl Strategy {
             nat &= c.rank == Rank::Ace || v == 10;
         }
         nat &= aces <= 1;
-        if cards.len() == 2 && allowed.contains(&Action::Split) {
+        // The allowed list as a bit set: one pass over it, then a bit test an action.
+        let mask = allowed.iter().fold(0u16, |m, &a| m | bit(a));
+        if cards.len() == 2 && mask & bit(Action::Split) != 0 {
             let (a, b) = (cards[0].rank.points(), cards[1].rank.points());
             if self.split[split_index(up, a, b, from_split)] {
                 return Some(Action::Split);
@@ -486,7 +493,7 @@ impl Strategy {
                 DOUBLE => Action::Double,
                 _ => Action::Surrender,
             };
-            if allowed.contains(&action) {
+            if mask & bit(action) != 0 {
                 return Some(action);
             }
             packed >>= 3;
