@@ -342,9 +342,10 @@ fn play(
             Step::Card => deal(&mut deck, &mut rng, &tally, &mut card, &cut)?,
             Step::Insurance(seat) => set_decision(&mut decision, seat, Action::NoInsurance),
             Step::Decision => {
-                let choice = engine.active_hand().map(|h| {
-                    let action =
-                        strategy.decide(h.up, h.cards, h.from_split, h.doubles, &h.allowed);
+                // One decision at a time asked of the engine, not its whole list.
+                let may = |a| engine.may_decide(a);
+                let choice = engine.hand_in_play().map(|h| {
+                    let action = strategy.decide_with(h.up, h.cards, h.from_split, h.doubles, may);
                     (h.seat, action)
                 });
                 match choice {
@@ -669,6 +670,61 @@ mod tests {
                         reused.recycle(r);
                     }
                 }
+            }
+        }
+    }
+
+    /// The hot path's one-at-a-time questions (`hand_in_play`, `may_decide`) answer what
+    /// `active_hand` and its list say, in every variant a seat plays, at every decision.
+    #[test]
+    fn one_decision_at_a_time_agrees_with_the_allowed_list() {
+        use crate::sim::{Style, TableSim};
+        for (stem, _) in crate::engine::variant::BUILT_IN {
+            let v = Arc::new(variant(stem));
+            if v.deal.mode == DealMode::CommonDraw {
+                continue;
+            }
+            let mut engine = Engine::new(Arc::clone(&v));
+            let mut sim = TableSim::new(Arc::clone(&v), 3, Style::Random);
+            let mut events = Vec::new();
+            let mut decisions = 0;
+            while decisions < 2_000 {
+                if let Some(active) = engine.active_hand() {
+                    let lean = engine.hand_in_play().expect("a hand in play");
+                    assert_eq!(
+                        (
+                            lean.seat,
+                            lean.cards,
+                            lean.from_split,
+                            lean.doubles,
+                            lean.up
+                        ),
+                        (
+                            active.seat,
+                            active.cards,
+                            active.from_split,
+                            active.doubles,
+                            active.up
+                        ),
+                        "{stem}"
+                    );
+                    for a in Action::ALL.into_iter().chain([Action::Hit]) {
+                        assert_eq!(
+                            engine.may_decide(a),
+                            active.allowed.contains(&a),
+                            "{stem} {a:?}"
+                        );
+                    }
+                    decisions += 1;
+                } else {
+                    assert!(engine.hand_in_play().is_none());
+                    assert!(Action::ALL.into_iter().all(|a| !engine.may_decide(a)));
+                }
+                let input = sim.next_input(&engine);
+                events.clear();
+                engine
+                    .apply(&input, &mut events)
+                    .expect("the simulator sends what is expected");
             }
         }
     }

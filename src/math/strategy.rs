@@ -91,11 +91,6 @@ fn split_index(up: u8, a: u8, b: u8, from_split: bool) -> usize {
         + usize::from(from_split)
 }
 
-/// An action's bit in a set of actions.
-fn bit(a: Action) -> u16 {
-    1 << (a as u16)
-}
-
 /// An action code in the packed preferences (0 ends the list).
 const STAND: u16 = 1;
 const HIT: u16 = 2;
@@ -453,6 +448,19 @@ impl Strategy {
         doubles: u8,
         allowed: &[Action],
     ) -> Option<Action> {
+        self.decide_with(up, cards, from_split, doubles, |a| allowed.contains(&a))
+    }
+
+    /// `decide`, asking `may` whether the engine allows each action it considers (the
+    /// simulator asks the engine one decision at a time instead of building the list).
+    pub fn decide_with(
+        &self,
+        up: Card,
+        cards: &[Card],
+        from_split: bool,
+        doubles: u8,
+        may: impl Fn(Action) -> bool,
+    ) -> Option<Action> {
         let up = up.rank.points();
         let mut hard = 0u8;
         let mut aces = 0u8;
@@ -464,11 +472,9 @@ impl Strategy {
             nat &= c.rank == Rank::Ace || v == 10;
         }
         nat &= aces <= 1;
-        // The allowed list as a bit set: one pass over it, then a bit test an action.
-        let mask = allowed.iter().fold(0u16, |m, &a| m | bit(a));
-        if cards.len() == 2 && mask & bit(Action::Split) != 0 {
+        if cards.len() == 2 {
             let (a, b) = (cards[0].rank.points(), cards[1].rank.points());
-            if self.split[split_index(up, a, b, from_split)] {
+            if self.split[split_index(up, a, b, from_split)] && may(Action::Split) {
                 return Some(Action::Split);
             }
         }
@@ -493,7 +499,7 @@ impl Strategy {
                 DOUBLE => Action::Double,
                 _ => Action::Surrender,
             };
-            if mask & bit(action) != 0 {
+            if may(action) {
                 return Some(action);
             }
             packed >>= 3;
