@@ -193,6 +193,9 @@ impl Engine {
     ) -> Result<SmallVec<[(u8, Amount); 2]>, Rejection> {
         let v = &self.variant;
         let mut side: SmallVec<[(u8, Amount); 2]> = SmallVec::new();
+        if bets.is_empty() {
+            return Ok(side);
+        }
         for (name, amount) in bets {
             let Some(index) = v.side_bet_index(name) else {
                 let offered: Vec<&str> = v.side_bets.iter().map(|s| s.name.as_str()).collect();

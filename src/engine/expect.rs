@@ -174,7 +174,49 @@ pub struct ActiveHand<'a> {
     pub allowed: SmallVec<[Action; 8]>,
 }
 
+/// The hand in play when it waits for a decision, without the list of what it may do:
+/// `Engine::may_decide` answers for one decision at a time (the simulator's hot path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandInPlay<'a> {
+    /// The seat.
+    pub seat: SeatId,
+    /// Its cards.
+    pub cards: &'a [Card],
+    /// It was made by a split.
+    pub from_split: bool,
+    /// How many times it doubled.
+    pub doubles: u8,
+    /// The dealer's up card.
+    pub up: Card,
+}
+
 impl Engine {
+    /// The hand in play when it waits for a decision (`Step::Decision`), without its list
+    /// of allowed decisions (see `active_hand` for the list).
+    pub fn hand_in_play(&self) -> Option<HandInPlay<'_>> {
+        let Phase::Playing { seat, hand } = self.phase else {
+            return None;
+        };
+        let sp = &self.round.seats[usize::from(seat)];
+        let h = &sp.hands[usize::from(hand)];
+        Some(HandInPlay {
+            seat: sp.seat,
+            cards: &h.cards,
+            from_split: h.from_split,
+            doubles: h.doubles,
+            up: *self.round.dealer.first()?,
+        })
+    }
+
+    /// Whether the hand in play may take `action` now: what `active_hand().allowed` lists,
+    /// one decision at a time, without building the list.
+    pub fn may_decide(&self, action: Action) -> bool {
+        match self.phase {
+            Phase::Playing { seat, hand } => self.may_take(seat, hand, action),
+            _ => false,
+        }
+    }
+
     /// What a seat-by-seat round waits for next, without allocating.
     pub fn step(&self) -> Step {
         if self.variant.deal.mode == super::variant::DealMode::CommonDraw {

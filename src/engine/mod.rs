@@ -25,7 +25,7 @@ mod timeouts;
 pub mod variant;
 
 pub use common::{OpenDecision, PlayerHand};
-pub use expect::{ActiveHand, Expectation, Step};
+pub use expect::{ActiveHand, Expectation, HandInPlay, Step};
 pub use hand::{is_natural_cards, total, Total};
 pub use io::{
     Action, BehindBet, BetKind, BetResult, Code, Event, HandResult, Input, Outcome, Place,

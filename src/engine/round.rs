@@ -9,15 +9,30 @@
 use super::hand::{natural_still_possible, total};
 use super::io::{Action, Code, Event, Place, PlayerId, Rejection, SeatId};
 use super::rules::{
-    after_card, dealer_rules_draw, double_hand, hand_depends_on_dealer, initial_deal_target,
-    may_double, may_split, may_surrender, player_natural, side_bets_need_second_card, split_hand,
+    after_card, dealer_rules_draw, double_hand, hand_depends_on_dealer, initial_deal_len,
+    initial_deal_target, may_double, may_split, may_surrender, player_natural,
+    side_bets_need_second_card, split_hand,
 };
 use super::shoe::ShoeStage;
 use super::sidebets;
-use super::state::{reject, Bonus, Engine, Hand, HandState, Insurance, Phase};
+use super::state::{reject, Bonus, Engine, Hand, HandState, Insurance, Phase, SeatPlay};
 use super::variant::DealMode;
 use crate::cards::{Card, Rank};
 use smallvec::SmallVec;
+
+/// The decisions a hand in play may take, in the order `allowed` lists them.
+const DECISIONS: [Action; 5] = [
+    Action::Stand,
+    Action::AutoPlay,
+    Action::Double,
+    Action::Split,
+    Action::Surrender,
+];
+
+/// Whether the hand is live with two cards or more: a decision is due.
+fn deciding(h: &Hand) -> bool {
+    h.state == HandState::Live && h.cards.len() >= 2
+}
 
 impl Engine {
     pub(super) fn on_card(&mut self, card: Card, events: &mut Vec<Event>) -> Result<(), Rejection> {
@@ -108,7 +123,7 @@ impl Engine {
         self.shoe.take(card);
         events.push(Event::CardDealt { card, to });
         let next = step + 1;
-        if self.deal_target_at(next).is_some() {
+        if usize::from(next) < initial_deal_len(n, self.variant.deal.dealer_cards) {
             self.phase = Phase::Dealing(next);
         } else {
             self.initial_deal_done(events);
@@ -416,9 +431,10 @@ impl Engine {
         action: Action,
         events: &mut Vec<Event>,
     ) -> Result<(), Rejection> {
-        let allowed = self.allowed(si, hi);
         let seat = self.round.seats[usize::from(si)].seat;
-        if !allowed.contains(&action) {
+        // Only the decision asked for is checked; the whole list is built for the message.
+        if !self.may_take(si, hi, action) {
+            let allowed = self.allowed(si, hi);
             let why = if action.is_insurance_answer() {
                 "insurance is closed".to_string()
             } else if allowed.is_empty() {
@@ -473,28 +489,43 @@ impl Engine {
     /// The decisions the active hand may take now (a card is always a hit while the hand is
     /// live and has two cards or more). Up to five: inline, never allocated.
     pub(crate) fn allowed(&self, si: u8, hi: u8) -> SmallVec<[Action; 8]> {
-        let v = &self.variant;
+        let mut out = SmallVec::new();
         let sp = &self.round.seats[usize::from(si)];
         let h = &sp.hands[usize::from(hi)];
-        let mut out = SmallVec::new();
-        if h.state != HandState::Live || h.cards.len() < 2 {
+        if !deciding(h) {
             return out;
         }
-        out.push(Action::Stand);
-        if !sp.auto_play {
-            out.push(Action::AutoPlay);
-        }
-        if may_double(v, h) {
-            out.push(Action::Double);
-        }
-        let insured = matches!(sp.insurance, Insurance::Bought(_));
-        if may_split(v, h, sp.hands.len(), insured) {
-            out.push(Action::Split);
-        }
-        if may_surrender(v, h, sp.hands.len(), self.round.dealer[0]) {
-            out.push(Action::Surrender);
+        for action in DECISIONS {
+            if self.permits(sp, h, action) {
+                out.push(action);
+            }
         }
         out
+    }
+
+    /// Whether the active hand may take `action` now: `allowed(si, hi).contains(&action)`
+    /// without building the list (the simulator's hot path checks one decision at a time).
+    pub(crate) fn may_take(&self, si: u8, hi: u8, action: Action) -> bool {
+        let sp = &self.round.seats[usize::from(si)];
+        let h = &sp.hands[usize::from(hi)];
+        deciding(h) && self.permits(sp, h, action)
+    }
+
+    /// Whether a hand that owes a decision may take `action` (a hit is a card, never a
+    /// decision; insurance answers belong to the insurance question).
+    fn permits(&self, sp: &SeatPlay, h: &Hand, action: Action) -> bool {
+        let v = &self.variant;
+        match action {
+            Action::Stand => true,
+            Action::AutoPlay => !sp.auto_play,
+            Action::Double => may_double(v, h),
+            Action::Split => {
+                let insured = matches!(sp.insurance, Insurance::Bought(_));
+                may_split(v, h, sp.hands.len(), insured)
+            }
+            Action::Surrender => may_surrender(v, h, sp.hands.len(), self.round.dealer[0]),
+            Action::Hit | Action::Insurance | Action::NoInsurance | Action::EvenMoney => false,
+        }
     }
 
     /// Moves on from a hand that is done: the next hand of the seat, the next seat, or the

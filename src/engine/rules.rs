@@ -68,6 +68,12 @@ pub(crate) fn initial_deal_target(
     }
 }
 
+/// How many cards the initial deal takes with `n` seats (or boxes): `initial_deal_target`
+/// has a place for every step below it.
+pub(crate) fn initial_deal_len(n: usize, dealer_cards: u8) -> usize {
+    2 * n + 1 + usize::from(dealer_cards == 2)
+}
+
 /// A player natural: the variant's natural, not after a split or a double.
 pub(crate) fn player_natural(v: &Variant, h: &Hand) -> bool {
     !h.from_split && h.doubles == 0 && is_natural_cards(&h.cards, v.hand.natural)
@@ -106,14 +112,15 @@ pub(crate) fn dealer_rules_draw(v: &Variant, dealer: &[Card]) -> bool {
 
 /// Whether the hand may double now.
 pub(crate) fn may_double(v: &Variant, h: &Hand) -> bool {
-    let t = total(&h.cards, v.hand.ace);
+    // The total only where the rule reads it: this runs for every decision offered.
+    let best = || total(&h.cards, v.hand.ace).best;
     let two = h.cards.len() == 2;
     let shape = match v.double.on {
         _ if h.from_split && v.double.after_split_any_total => two,
         DoubleOn::Never => false,
         DoubleOn::AnyTwo => two,
-        DoubleOn::NineToEleven => two && (9..=11).contains(&t.best),
-        DoubleOn::TenOrEleven => two && (10..=11).contains(&t.best),
+        DoubleOn::NineToEleven => two && (9..=11).contains(&best()),
+        DoubleOn::TenOrEleven => two && (10..=11).contains(&best()),
         DoubleOn::AnyCards => true,
     };
     let count_ok = v.double.max_per_hand == 0 || h.doubles < v.double.max_per_hand;

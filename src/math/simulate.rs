@@ -12,7 +12,7 @@
 //! by its seed and thread count.
 
 use super::strategy::Strategy;
-use crate::cards::Card;
+use crate::cards::{Card, Rank, Suit};
 use crate::engine::variant::DealMode;
 use crate::engine::Action;
 use crate::engine::{BetKind, Engine, Event, Input, Outcome, RoundResult, SeatBets, Step, Variant};
@@ -245,10 +245,10 @@ impl Deck {
     }
 
     /// The next thing out of the shoe: the cut card when it is due, else a card.
-    fn next(&mut self, rng: &mut Rng) -> Option<Input> {
+    fn next(&mut self, rng: &mut Rng) -> Option<Out> {
         if !self.cut_out && self.cut_at.is_some_and(|at| self.dealt >= at) {
             self.cut_out = true;
-            return Some(Input::CutCard);
+            return Some(Out::CutCard);
         }
         let n = self.cards.len();
         if self.dealt >= n {
@@ -257,8 +257,15 @@ impl Deck {
         let j = self.dealt + rng.below(n - self.dealt);
         self.cards.swap(self.dealt, j);
         self.dealt += 1;
-        Some(Input::Card(self.cards[self.dealt - 1]))
+        Some(Out::Card(self.cards[self.dealt - 1]))
     }
+}
+
+/// What comes out of the shoe.
+#[derive(Debug, Clone, Copy)]
+enum Out {
+    CutCard,
+    Card(Card),
 }
 
 /// The stake of each bet: 100 minor units for the main bet (so 3:2 and half-bet costs are
@@ -308,39 +315,55 @@ fn play(
     let mut events: Vec<Event> = Vec::with_capacity(64);
     let fresh_every_round = variant.shoe.new_shoe_every_round;
     let mut reported = 0;
+    // The inputs are built once and refilled in place: an `Input` owns heap data in some
+    // of its variants, so one built per input would cost a drop per input.
+    let mut card = Input::Card(Card::new(Rank::Ace, Suit::Spades));
+    let mut decision = Input::Decision {
+        seat: 1,
+        action: Action::Stand,
+    };
+    let mut bonus = Input::Bonus {
+        seat: 1,
+        multiplier: 1,
+    };
+    let (cut, shuffle) = (Input::CutCard, Input::Shuffle);
     while tally.rounds < rounds {
-        events.clear();
-        let input = match engine.step() {
+        let sent = match engine.step() {
             Step::Bets => {
                 if fresh_every_round {
                     deck.reset();
                 }
-                None
+                &bets
             }
             Step::Shuffle => {
                 deck.reset();
-                Some(Input::Shuffle)
+                &shuffle
             }
-            Step::Card => Some(deal(&mut deck, &mut rng, &tally)?),
-            Step::Insurance(seat) => Some(Input::Decision {
-                seat,
-                action: Action::NoInsurance,
-            }),
+            Step::Card => deal(&mut deck, &mut rng, &tally, &mut card, &cut)?,
+            Step::Insurance(seat) => set_decision(&mut decision, seat, Action::NoInsurance),
             Step::Decision => {
-                let choice = engine.active_hand().map(|h| {
-                    let action =
-                        strategy.decide(h.up, h.cards, h.from_split, h.doubles, &h.allowed);
+                // One decision at a time asked of the engine, not its whole list.
+                let may = |a| engine.may_decide(a);
+                let choice = engine.hand_in_play().map(|h| {
+                    let action = strategy.decide_with(h.up, h.cards, h.from_split, h.doubles, may);
                     (h.seat, action)
                 });
                 match choice {
-                    Some((seat, Some(action))) => Some(Input::Decision { seat, action }),
-                    _ => Some(deal(&mut deck, &mut rng, &tally)?),
+                    Some((seat, Some(action))) => set_decision(&mut decision, seat, action),
+                    _ => deal(&mut deck, &mut rng, &tally, &mut card, &cut)?,
                 }
             }
             Step::Bonus(seat) => {
                 let options = engine.bonus_multipliers(seat).unwrap_or(&[]);
-                let multiplier = options.get(rng.below(options.len())).copied().unwrap_or(1);
-                Some(Input::Bonus { seat, multiplier })
+                let drawn = options.get(rng.below(options.len())).copied().unwrap_or(1);
+                if let Input::Bonus {
+                    seat: s,
+                    multiplier,
+                } = &mut bonus
+                {
+                    (*s, *multiplier) = (seat, drawn);
+                }
+                &bonus
             }
             Step::Other => return Err(refused(
                 &tally,
@@ -348,31 +371,60 @@ fn play(
                 "the round waits for players behind or a common draw, which simulate does not play",
             )),
         };
-        // The bets are built once and sent by reference: nothing allocated here per round.
-        let sent = input.as_ref().unwrap_or(&bets);
+        let mark = events.len();
         if let Err(e) = engine.apply(sent, &mut events) {
             return Err(refused(&tally, sent.clone(), &e.to_string()));
         }
-        for e in events.drain(..) {
-            if let Event::RoundSettled(r) = e {
+        // Events pile up over a round and are dropped once it settles (the settlement is
+        // one of the last events an input causes).
+        let settled = events[mark..]
+            .iter()
+            .rposition(|e| matches!(e, Event::RoundSettled(_)));
+        if let Some(i) = settled {
+            if let Event::RoundSettled(r) = events.swap_remove(mark + i) {
                 tally.settle(&r, &side_names);
                 // The next settlement fills this record again: no allocation per round.
                 engine.recycle(r);
             }
-        }
-        if tally.rounds - reported >= 1 << 14 {
-            progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
-            reported = tally.rounds;
+            events.clear();
+            if tally.rounds - reported >= 1 << 14 {
+                progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
+                reported = tally.rounds;
+            }
+        } else if events.len() >= 48 {
+            events.clear();
         }
     }
     progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
     Ok(tally)
 }
 
-/// The next card (or the cut card) out of the shoe.
-fn deal(deck: &mut Deck, rng: &mut Rng, tally: &Tally) -> Result<Input, SimError> {
-    deck.next(rng)
-        .ok_or_else(|| refused(tally, Input::Shuffle, "the shoe ran out of cards"))
+/// Refills the decision input.
+fn set_decision(decision: &mut Input, seat: u8, action: Action) -> &Input {
+    if let Input::Decision { seat: s, action: a } = decision {
+        (*s, *a) = (seat, action);
+    }
+    decision
+}
+
+/// The next card (refilled into `card`) or the cut card out of the shoe.
+fn deal<'a>(
+    deck: &mut Deck,
+    rng: &mut Rng,
+    tally: &Tally,
+    card: &'a mut Input,
+    cut: &'a Input,
+) -> Result<&'a Input, SimError> {
+    match deck.next(rng) {
+        Some(Out::Card(c)) => {
+            if let Input::Card(slot) = card {
+                *slot = c;
+            }
+            Ok(card)
+        }
+        Some(Out::CutCard) => Ok(cut),
+        None => Err(refused(tally, Input::Shuffle, "the shoe ran out of cards")),
+    }
 }
 
 fn refused(tally: &Tally, input: Input, why: &str) -> SimError {
@@ -618,6 +670,61 @@ mod tests {
                         reused.recycle(r);
                     }
                 }
+            }
+        }
+    }
+
+    /// The hot path's one-at-a-time questions (`hand_in_play`, `may_decide`) answer what
+    /// `active_hand` and its list say, in every variant a seat plays, at every decision.
+    #[test]
+    fn one_decision_at_a_time_agrees_with_the_allowed_list() {
+        use crate::sim::{Style, TableSim};
+        for (stem, _) in crate::engine::variant::BUILT_IN {
+            let v = Arc::new(variant(stem));
+            if v.deal.mode == DealMode::CommonDraw {
+                continue;
+            }
+            let mut engine = Engine::new(Arc::clone(&v));
+            let mut sim = TableSim::new(Arc::clone(&v), 3, Style::Random);
+            let mut events = Vec::new();
+            let mut decisions = 0;
+            while decisions < 2_000 {
+                if let Some(active) = engine.active_hand() {
+                    let lean = engine.hand_in_play().expect("a hand in play");
+                    assert_eq!(
+                        (
+                            lean.seat,
+                            lean.cards,
+                            lean.from_split,
+                            lean.doubles,
+                            lean.up
+                        ),
+                        (
+                            active.seat,
+                            active.cards,
+                            active.from_split,
+                            active.doubles,
+                            active.up
+                        ),
+                        "{stem}"
+                    );
+                    for a in Action::ALL.into_iter().chain([Action::Hit]) {
+                        assert_eq!(
+                            engine.may_decide(a),
+                            active.allowed.contains(&a),
+                            "{stem} {a:?}"
+                        );
+                    }
+                    decisions += 1;
+                } else {
+                    assert!(engine.hand_in_play().is_none());
+                    assert!(Action::ALL.into_iter().all(|a| !engine.may_decide(a)));
+                }
+                let input = sim.next_input(&engine);
+                events.clear();
+                engine
+                    .apply(&input, &mut events)
+                    .expect("the simulator sends what is expected");
             }
         }
     }

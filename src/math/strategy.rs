@@ -448,6 +448,19 @@ impl Strategy {
         doubles: u8,
         allowed: &[Action],
     ) -> Option<Action> {
+        self.decide_with(up, cards, from_split, doubles, |a| allowed.contains(&a))
+    }
+
+    /// `decide`, asking `may` whether the engine allows each action it considers (the
+    /// simulator asks the engine one decision at a time instead of building the list).
+    pub fn decide_with(
+        &self,
+        up: Card,
+        cards: &[Card],
+        from_split: bool,
+        doubles: u8,
+        may: impl Fn(Action) -> bool,
+    ) -> Option<Action> {
         let up = up.rank.points();
         let mut hard = 0u8;
         let mut aces = 0u8;
@@ -459,9 +472,9 @@ impl Strategy {
             nat &= c.rank == Rank::Ace || v == 10;
         }
         nat &= aces <= 1;
-        if cards.len() == 2 && allowed.contains(&Action::Split) {
+        if cards.len() == 2 {
             let (a, b) = (cards[0].rank.points(), cards[1].rank.points());
-            if self.split[split_index(up, a, b, from_split)] {
+            if self.split[split_index(up, a, b, from_split)] && may(Action::Split) {
                 return Some(Action::Split);
             }
         }
@@ -486,7 +499,7 @@ impl Strategy {
                 DOUBLE => Action::Double,
                 _ => Action::Surrender,
             };
-            if allowed.contains(&action) {
+            if may(action) {
                 return Some(action);
             }
             packed >>= 3;
