@@ -287,7 +287,8 @@ function render() {
   const next = v.next.to ? "next card \u2192 " + v.next.to : v.expecting;
   const seatExtra = (s, bet) => {
     const marks = remoteMarks(v, s);
-    const add = t.betting.open
+    // A remote player's seat bets from the player's wallet, never from the panel.
+    const add = t.betting.open && !marks
       ? el("button", { class: "btn small", "data-bet-seat": s, onclick: () => post("/api/bets", { seat: s, main: (bet ? bet.main : 0) + v.limits.min * 10 }) }, "+" + window.Table.money(v.limits.min * 10))
       : null;
     if (!marks) return add;
