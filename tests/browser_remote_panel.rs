@@ -8,9 +8,10 @@
 //!
 //! Without chromium the test is skipped locally, and fails under CI (`CI` set).
 
+// The panel is driven through the API here: no taps.
+#[allow(dead_code)]
 #[path = "support/cdp.rs"]
 mod cdp;
-#[allow(dead_code)]
 mod common;
 #[path = "common/proc.rs"]
 mod proc;
@@ -201,7 +202,7 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
         // The player asks for a card: only the dealer can deal it, and the panel says so.
         let asked = as_player(&mut p, &token, "/api/play/decision", r#"{"action": "hit"}"#).await;
         assert_eq!(asked["action"], "hit", "{asked}");
-        let (snap, view) = until(&p, "the request for a card", |s, v| {
+        let (snap, _) = until(&p, "the request for a card", |s, v| {
             s["remote"]["hit"]["seat"] == 4 && v["remote"]["hit"] == 4
         })
         .await;
