@@ -18,43 +18,10 @@ mod proc;
 
 use cdp::{artifacts, chromium_present, Browser};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 use tokio::time::{sleep, timeout};
 
 const STEP: Duration = Duration::from_secs(20);
-
-/// A Deluxe table on the pty shoe `port`, without the demo dealer: a long countdown (the
-/// dealer closes it) and a long decision timer (the test acts well within it).
-fn config(dir: &Path, port: &Path) -> PathBuf {
-    let path = common::config_file(dir, port, "deluxe");
-    let text = std::fs::read_to_string(&path)
-        .expect("config")
-        .replace("betting_seconds = 15", "betting_seconds = 120")
-        .replace("decision_seconds = 20", "decision_seconds = 120");
-    std::fs::write(&path, text).expect("write config");
-    croupier::table::TableConfig::load(&path).expect("valid config");
-    path
-}
-
-/// `player add`: the token of the launch link it prints.
-fn add_player(cfg: &Path, name: &str) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(["player", "add", "--config"])
-        .arg(cfg)
-        .args(["--name", name, "--balance", "500.00"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("croupier runs");
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success(), "{text}");
-    text.split_whitespace()
-        .find(|w| w.contains("/play#t="))
-        .and_then(|l| l.split("#t=").nth(1))
-        .expect("a launch link")
-        .to_string()
-}
 
 /// A request as the remote player (their launch token).
 async fn as_player(p: &mut proc::Proc, token: &str, path: &str, body: &str) -> Value {
@@ -80,13 +47,6 @@ async fn until(p: &proc::Proc, what: &str, f: impl Fn(&Value, &Value) -> bool) -
     panic!("{what}: {}", p.get("/api/status").await["remote"]);
 }
 
-fn shoe(cards: &[&str]) -> Vec<croupier_drivers::ShoeItem> {
-    cards
-        .iter()
-        .map(|c| croupier_drivers::ShoeItem::Card(c.parse().expect("card")))
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_for_a_card() {
     if !chromium_present() {
@@ -98,8 +58,10 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
         let sim =
             croupier_drivers::sim::SimShoe::start(croupier_drivers::sim::SimConfig::default())
                 .expect("pty shoe");
-        let cfg = config(dir.path(), &sim.path());
-        let token = add_player(&cfg, "Gus");
+        // A long countdown (the dealer closes it) and a long decision timer (the test acts
+        // well within it).
+        let cfg = common::no_demo_play_config(dir.path(), &sim.path(), 120, 120);
+        let token = common::launch_token(&cfg, "Gus", "500.00");
         // The dealer's account (no demo start creates one here).
         let pool = croupier::auth::open_pool(&dir.path().join("croupier.db"))
             .await
@@ -181,7 +143,7 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
         // The dealer closes betting and deals: seat 4 has 8 against a 9 and is asked.
         let (status, body) = p.post("/api/betting/close", "").await;
         assert_eq!(status, 200, "{body}");
-        sim.load(shoe(&["5H", "9C", "3D", "7S", "2C"]))
+        sim.load(common::cards_for_shoe(&["5H", "9C", "3D", "7S", "2C"]))
             .await
             .expect("load");
         assert_eq!(sim.deal(4).await.expect("deal").len(), 4);
@@ -217,14 +179,15 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
         assert_eq!(sim.deal(1).await.expect("deal").len(), 1);
         let (snap, view) = until(&p, "the card dealt", |s, _| s["remote"]["hit"].is_null()).await;
         assert!(view["remote"]["hit"].is_null(), "{view}");
-        let hand = snap["round"]["hands"]
+        // One hand at seat 4, the card on it.
+        let seat4: Vec<&Value> = snap["round"]["hands"]
             .as_array()
             .expect("hands")
             .iter()
-            .find(|h| h["seat"] == 4)
-            .cloned()
-            .expect("seat 4");
-        assert_eq!(hand["cards"], json!(["5H", "3D", "2C"]), "{snap}");
+            .filter(|h| h["seat"] == 4)
+            .map(|h| &h["cards"])
+            .collect();
+        assert_eq!(seat4, [&json!(["5H", "3D", "2C"])], "{snap}");
         panel
             .wait_for("!document.querySelector('#remote-hit') && document.querySelector(\"#seats [data-seat='4'] [data-card='2C']\")", STEP)
             .await;
