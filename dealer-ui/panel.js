@@ -79,11 +79,11 @@ function actionsPanel(v) {
   const remote = d && v.remote && v.remote.seats.includes(d[0]);
   box.append(el("div", { class: "prompt" }, d ? "Seat " + d[0] + ", hand " + (d[1] + 1) : "No decision due"));
   // A remote player decides from their page; a card they ask for shows as a banner.
-  if (remote) box.append(el("div", { class: "hint", id: "remote-decides" }, "REMOTE: the player decides"));
+  if (remote) box.append(el("div", { class: "hint", id: "remote-decides" }, "REMOTE: the player decides; deal only when asked"));
   if (v.simulated) {
-    box.append(el("button", { class: "btn hit", "data-action": "hit", disabled: !d,
+    box.append(el("button", { class: "btn hit", "data-action": "hit", disabled: !d || !!remoteWaits(v),
       onclick: () => post("/api/sim/deal", { n: 1 }) }, "Hit (deal)"));
-  } else {
+  } else if (!remote) {
     box.append(el("div", { class: "hint" }, "Hit = deal the next card"));
   }
   for (const a of ACTIONS) {
@@ -143,7 +143,9 @@ function remoteStrip(v) {
   if (r.countdown && v.table.betting.open) items.push(timerBox("countdown", r.countdown, "Bets close in", remoteBets(r)));
   if (r.decision) {
     const d = r.decision;
-    items.push(timerBox("decision-timer", d, d.seat ? "Seat " + d.seat + " (remote) decides" : "Insurance (remote)", "then the table plays it"));
+    const label = d.seat ? "Seat " + d.seat + " (remote) decides"
+      : JSON.stringify(v.expectation).includes("insurance") ? "Insurance (remote)" : "Remote players decide";
+    items.push(timerBox("decision-timer", d, label, "then the table plays it"));
   }
   return items.length ? el("div", { id: "remote", class: "remote-strip" }, items) : null;
 }
@@ -161,6 +163,13 @@ function tickTimers() {
   }
 }
 setInterval(tickTimers, 250);
+
+// The remote seat whose decision the table waits on while its player has not asked for a
+// card (no card goes there now), or null.
+function remoteWaits(v) {
+  const d = v.decision, r = v.remote;
+  return d && r && r.seats.includes(d[0]) && r.hit !== d[0] ? d[0] : null;
+}
 
 // A seat's marks: REMOTE on a remote player's seat, CARD on the one that asked for a card.
 function remoteMarks(v, s) {
@@ -284,7 +293,10 @@ function render() {
   window.Table.useCurrency(t.currency);
   const active = v.decision ? { seat: v.decision[0], hand: v.decision[1] }
     : (v.next.seat ? { seat: v.next.seat, hand: v.next.hand } : null);
-  const next = v.next.to ? "next card \u2192 " + v.next.to : v.expecting;
+  // A remote seat's hand takes a card only when its player asks for one (the banner).
+  const wait = remoteWaits(v);
+  const next = wait ? "wait: seat " + wait + " (remote) decides"
+    : v.next.to ? "next card \u2192 " + v.next.to : v.expecting;
   const seatExtra = (s, bet) => {
     const marks = remoteMarks(v, s);
     // A remote player's seat bets from the player's wallet, never from the panel.
@@ -310,7 +322,7 @@ function render() {
         el("div", { class: "top" },
           renderDealer(t),
           el("div", { class: "callout" },
-            el("div", { id: "next", class: "next" + (v.next.to ? "" : " quiet") }, next),
+            el("div", { id: "next", class: "next" + (v.next.to && !wait ? "" : " quiet") }, next),
             el("div", { id: "expecting", class: "expecting" }, v.expecting + (t.betting.open ? " · betting open" : "")))),
         remoteStrip(v),
         renderSeats(t, v.limits.seats, active, seatExtra)),

@@ -158,7 +158,9 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
             .wait_for("document.querySelector(\"#decision-timer[data-seat='4'] .timer-bar .fill\") && !document.querySelector('#countdown')", STEP)
             .await;
         assert!(panel.text("#decision-timer").await.starts_with("Seat 4 (remote) decides"));
-        assert_eq!(panel.text("#remote-decides").await, "REMOTE: the player decides");
+        assert_eq!(panel.text("#remote-decides").await, "REMOTE: the player decides; deal only when asked");
+        // No card goes to seat 4 until its player asks for one.
+        assert_eq!(panel.text("#next").await, "wait: seat 4 (remote) decides");
         assert!(panel.eval("document.querySelector('#remote-hit') === null").await == json!(true));
 
         // The player asks for a card: only the dealer can deal it, and the panel says so.
@@ -172,6 +174,7 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
         panel.wait_for("document.querySelector('#remote-hit')", STEP).await;
         assert_eq!(panel.text("#remote-hit").await, "DEAL A CARD TO SEAT 4 (remote hit)");
         assert_eq!(panel.text("#seats [data-seat='4'] [data-asks='4']").await, "CARD!");
+        assert_eq!(panel.text("#next").await, "next card \u{2192} seat 4, hand 1");
         panel.screenshot(&out.join("remote-panel-hit-800x480.png")).await;
 
         // The dealer deals one card from the shoe: the request is consumed, the card is
