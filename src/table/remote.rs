@@ -221,6 +221,7 @@ impl RemoteSeats {
             round: w.round,
             seat: w.seat,
             deadline_ms: w.deadline_ms,
+            clock_ms: w.clock_ms,
             length_ms: ms(length),
         };
         RemoteView {
@@ -572,7 +573,8 @@ mod tests {
         let v = seats.view();
         let countdown = v.countdown.expect("open");
         assert_eq!((countdown.round, countdown.seat), (7, 0));
-        assert_eq!(countdown.deadline_ms, clock.wall_ms_at(now + 15_000));
+        assert_eq!(countdown.clock_ms, now + 15_000);
+        assert!((countdown.deadline_ms - clock.wall_ms_at(now + 15_000)).abs() < 1_000);
         assert_eq!(countdown.length_ms, 15_000);
         assert_eq!(
             v.seats,

@@ -239,8 +239,11 @@ pub struct TimerView {
     pub round: u64,
     /// The seat it waits on (0: the betting countdown, or an insurance question).
     pub seat: SeatId,
-    /// When it closes, Unix ms (the table's wall clock).
+    /// When it closes, Unix ms (for people: the wall clock may jump).
     pub deadline_ms: i64,
+    /// When it closes, on the table's clock (monotonic): what the time left is counted
+    /// from.
+    pub clock_ms: u64,
     /// Its whole length, ms (`[play] betting_seconds` / `decision_seconds`).
     pub length_ms: u64,
 }

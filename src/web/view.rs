@@ -341,11 +341,12 @@ pub struct PanelTimer {
     pub length_ms: u64,
 }
 
-/// The panel's remote play from the snapshot's, `now_ms` being the table's Unix ms.
-pub fn panel_remote(r: &crate::table::RemoteView, now_ms: i64) -> PanelRemote {
+/// The panel's remote play from the snapshot's, the table's clock reading `clock_now`
+/// (`table::clock`: monotonic, so a wall clock set meanwhile does not move a deadline).
+pub fn panel_remote(r: &crate::table::RemoteView, clock_now: u64) -> PanelRemote {
     let timer = |t: &crate::table::TimerView| PanelTimer {
         seat: t.seat,
-        remaining_ms: u64::try_from(t.deadline_ms.saturating_sub(now_ms)).unwrap_or(0),
+        remaining_ms: t.clock_ms.saturating_sub(clock_now),
         length_ms: t.length_ms,
     };
     PanelRemote {
@@ -402,8 +403,14 @@ pub struct DealerView {
     pub remote: Option<PanelRemote>,
 }
 
-/// The dealer's view of `s`.
-pub fn dealer_view(s: &Snapshot, limits: &LimitsView, simulated: bool) -> DealerView {
+/// The dealer's view of `s`; `clock_now`: the table's clock now, which the remote timers'
+/// time left is counted from (`None` without remote play: no remote part).
+pub fn dealer_view(
+    s: &Snapshot,
+    limits: &LimitsView,
+    simulated: bool,
+    clock_now: Option<u64>,
+) -> DealerView {
     let next = match &s.expectation {
         Expectation::DealCard(place) => match place {
             crate::engine::Place::Hand { seat, hand } => NextCard {
@@ -479,11 +486,12 @@ pub fn dealer_view(s: &Snapshot, limits: &LimitsView, simulated: bool) -> Dealer
         dispute: panel_dispute(s),
         provisional: s.provisional,
         shoe_alert: s.shoe_integrity.clone().filter(|v| v.suspicious()),
-        // The time left is the one thing here not read off the snapshot: as of now, when
-        // the view is built (and sent).
+        // The time left is the one thing here not read off the snapshot: as of
+        // `clock_now`, when the view is built (and sent).
         remote: s
             .remote
             .as_ref()
-            .map(|r| panel_remote(r, crate::table::remote::wall_ms())),
+            .zip(clock_now)
+            .map(|(r, now)| panel_remote(r, now)),
     }
 }
