@@ -76,11 +76,14 @@ function actionsPanel(v) {
   }
   const allowed = d ? d[2] : [];
   const seat = d ? d[0] : null;
+  const remote = d && v.remote && v.remote.seats.includes(d[0]);
   box.append(el("div", { class: "prompt" }, d ? "Seat " + d[0] + ", hand " + (d[1] + 1) : "No decision due"));
+  // A remote player decides from their page; a card they ask for shows as a banner.
+  if (remote) box.append(el("div", { class: "hint", id: "remote-decides" }, "REMOTE: the player decides; deal only when asked"));
   if (v.simulated) {
-    box.append(el("button", { class: "btn hit", "data-action": "hit", disabled: !d,
+    box.append(el("button", { class: "btn hit", "data-action": "hit", disabled: !d || !!remoteWaits(v),
       onclick: () => post("/api/sim/deal", { n: 1 }) }, "Hit (deal)"));
-  } else {
+  } else if (!remote) {
     box.append(el("div", { class: "hint" }, "Hit = deal the next card"));
   }
   for (const a of ACTIONS) {
@@ -101,6 +104,81 @@ function tableControls(v) {
   const raise = window.Dispute.raiseControls(v, post, render);
   if (raise) bar.append(raise);
   return bar;
+}
+
+// --- remote play: the betting countdown, the decision timer, a card a remote player asked
+// for (the table deals it from the shoe: only the dealer can). The times left are the
+// server's (remaining_ms as the view was built); the panel counts down from the view's
+// arrival, so the Pi's clock and this screen's never need to agree.
+let receivedAt = Date.now();
+const LOW_MS = 5000;
+
+function leftMs(t) { return Math.max(0, t.remaining_ms - (Date.now() - receivedAt)); }
+function leftText(t) { return Math.ceil(leftMs(t) / 1000) + " s"; }
+function fillWidth(t) { return (t.length_ms ? Math.min(100, 100 * leftMs(t) / t.length_ms) : 0).toFixed(1) + "%"; }
+
+function timerBox(id, t, label, who) {
+  return el("div", { id, class: "timer" + (leftMs(t) <= LOW_MS ? " low" : ""), "data-seat": t.seat },
+    el("span", { class: "what" }, label),
+    el("strong", { id: id + "-left", class: "left" }, leftText(t)),
+    el("span", { class: "who", id: id + "-who" }, who || ""),
+    el("div", { class: "timer-bar" }, el("div", { class: "fill", id: id + "-fill", style: "width:" + fillWidth(t) })));
+}
+
+// "seat 4 ✓ · seat 6 …" and the players without a seat: who has bet so far.
+function remoteBets(r) {
+  const parts = r.seats.map((s) => "seat " + s + (r.bet.includes(s) ? " \u2713" : " \u2026"));
+  if (r.unseated) parts.push(r.unseated_bet + "/" + r.unseated + " behind bet");
+  return parts.length ? "remote: " + parts.join(" \u00b7 ") : "";
+}
+
+function remoteStrip(v) {
+  const r = v.remote;
+  if (!r) return null;
+  const items = [];
+  if (r.hit) {
+    items.push(el("div", { id: "remote-hit", class: "remote-hit", role: "alert", "data-seat": r.hit },
+      "DEAL A CARD TO SEAT " + r.hit + " (remote hit)"));
+  }
+  if (r.countdown && v.table.betting.open) items.push(timerBox("countdown", r.countdown, "Bets close in", remoteBets(r)));
+  if (r.decision) {
+    const d = r.decision;
+    const label = d.seat ? "Seat " + d.seat + " (remote) decides"
+      : JSON.stringify(v.expectation).includes("insurance") ? "Insurance (remote)" : "Remote players decide";
+    items.push(timerBox("decision-timer", d, label, "then the table plays it"));
+  }
+  return items.length ? el("div", { id: "remote", class: "remote-strip" }, items) : null;
+}
+
+// The timers count down between views without a render (which would rebuild the panel).
+function tickTimers() {
+  const r = view && view.remote;
+  if (!r) return;
+  for (const [id, t] of [["countdown", r.countdown], ["decision-timer", r.decision]]) {
+    const box = t && document.getElementById(id);
+    if (!box) continue;
+    document.getElementById(id + "-left").textContent = leftText(t);
+    document.getElementById(id + "-fill").style.width = fillWidth(t);
+    box.classList.toggle("low", leftMs(t) <= LOW_MS);
+  }
+}
+setInterval(tickTimers, 250);
+
+// The remote seat whose decision the table waits on while its player has not asked for a
+// card (no card goes there now), or null.
+function remoteWaits(v) {
+  const d = v.decision, r = v.remote;
+  return d && r && r.seats.includes(d[0]) && r.hit !== d[0] ? d[0] : null;
+}
+
+// A seat's marks: REMOTE on a remote player's seat, CARD on the one that asked for a card.
+function remoteMarks(v, s) {
+  const r = v.remote;
+  if (!r || !r.seats.includes(s)) return null;
+  const f = document.createDocumentFragment();
+  f.append(el("span", { class: "remote-badge", "data-remote-seat": s }, "REMOTE"));
+  if (r.hit === s) f.append(el("span", { class: "remote-badge asks", "data-asks": s }, "CARD!"));
+  return f;
 }
 
 function alarmOverlay(v) {
@@ -215,10 +293,20 @@ function render() {
   window.Table.useCurrency(t.currency);
   const active = v.decision ? { seat: v.decision[0], hand: v.decision[1] }
     : (v.next.seat ? { seat: v.next.seat, hand: v.next.hand } : null);
-  const next = v.next.to ? "next card \u2192 " + v.next.to : v.expecting;
-  const seatExtra = (s, bet) => t.betting.open
-    ? el("button", { class: "btn small", "data-bet-seat": s, onclick: () => post("/api/bets", { seat: s, main: (bet ? bet.main : 0) + v.limits.min * 10 }) }, "+" + window.Table.money(v.limits.min * 10))
-    : null;
+  // A remote seat's hand takes a card only when its player asks for one (the banner).
+  const wait = remoteWaits(v);
+  const next = wait ? "wait: seat " + wait + " (remote) decides"
+    : v.next.to ? "next card \u2192 " + v.next.to : v.expecting;
+  const seatExtra = (s, bet) => {
+    const marks = remoteMarks(v, s);
+    // A remote player's seat bets from the player's wallet, never from the panel.
+    const add = t.betting.open && !marks
+      ? el("button", { class: "btn small", "data-bet-seat": s, onclick: () => post("/api/bets", { seat: s, main: (bet ? bet.main : 0) + v.limits.min * 10 }) }, "+" + window.Table.money(v.limits.min * 10))
+      : null;
+    if (!marks) return add;
+    if (add) marks.append(add);
+    return marks;
+  };
   morph(root, [
     el("header", {},
       el("span", { class: "name" }, t.name + " · " + t.variant),
@@ -234,8 +322,9 @@ function render() {
         el("div", { class: "top" },
           renderDealer(t),
           el("div", { class: "callout" },
-            el("div", { id: "next", class: "next" + (v.next.to ? "" : " quiet") }, next),
+            el("div", { id: "next", class: "next" + (v.next.to && !wait ? "" : " quiet") }, next),
             el("div", { id: "expecting", class: "expecting" }, v.expecting + (t.betting.open ? " · betting open" : "")))),
+        remoteStrip(v),
         renderSeats(t, v.limits.seats, active, seatExtra)),
       el("aside", {}, actionsPanel(v), tableControls(v))),
     shoeAlert(v),
@@ -261,7 +350,7 @@ function startSocket() {
   const current = () => mine === null || socket === mine;
   mine = liveSocket("/ws/dealer", (m) => {
     if (!current()) return;
-    view = m; fresh = true; window.lastSeq = m.seq; render();
+    view = m; receivedAt = Date.now(); fresh = true; window.lastSeq = m.seq; render();
     // For the card-to-pixels benchmark (benches/panel_latency.rs): the frame that paints it.
     if (window.markPaints) requestAnimationFrame(() => performance.mark("painted " + m.seq));
   }, (s) => {

@@ -10,33 +10,20 @@
 
 #[path = "support/cdp.rs"]
 mod cdp;
+mod common;
 #[path = "common/proc.rs"]
 mod proc;
 
 use cdp::{artifacts, chromium_present, Browser, Page};
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 use tokio::time::{sleep, timeout};
 
 const STEP: Duration = Duration::from_secs(30);
 
 fn add_player(cfg: &Path, name: &str) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(["player", "add", "--config"])
-        .arg(cfg)
-        .args(["--name", name, "--balance", "500.00"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("croupier runs");
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success(), "{text}");
-    text.split_whitespace()
-        .find(|w| w.contains("/play#t="))
-        .and_then(|l| l.split("#t=").nth(1))
-        .expect("a launch link")
-        .to_string()
+    common::launch_token(cfg, name, "500.00")
 }
 
 /// The built-in configuration in `dir`: any free port, a quick demo dealer, a 1 s dispute

@@ -86,7 +86,7 @@ async fn changing_a_hidden_field_never_changes_the_public_view() {
             assert_eq!(again, public, "seq {}", s.seq);
 
             // The dealer's panel keeps the card face down too.
-            let dealer = dealer_view(&s, &LimitsView::of(&common::variant("deluxe")), false);
+            let dealer = dealer_view(&s, &LimitsView::of(&common::variant("deluxe")), false, None);
             assert_eq!(dealer.table, public);
         }
     }

@@ -46,24 +46,7 @@ fn croupier(args: &[&str]) -> (bool, String) {
 
 /// `player add`: the token of the launch link it prints.
 fn add_player(cfg: &Path, name: &str, balance: &str) -> String {
-    let c = cfg.display().to_string();
-    let (ok, text) = croupier(&[
-        "player",
-        "add",
-        "--config",
-        &c,
-        "--name",
-        name,
-        "--balance",
-        balance,
-    ]);
-    assert!(ok, "{text}");
-    let link = text
-        .lines()
-        .find_map(|l| l.split_whitespace().find(|w| w.contains("/play#t=")))
-        .unwrap_or_else(|| panic!("no launch link in {text:?}"));
-    assert!(link.starts_with("http://127.0.0.1:"), "{link}");
-    link.split("#t=").nth(1).expect("token").to_string()
+    common::launch_token(cfg, name, balance)
 }
 
 fn as_player(p: &mut proc::Proc, token: &str) {
@@ -569,22 +552,12 @@ async fn a_decision_after_its_timer_is_refused_with_the_close_and_takes_nothing(
 /// A table without the demo dealer (`common::config_file`: id `t1`, the shoe a simulated
 /// `croupier-v1` shoe on a PTY the test deals from): nobody but the table runs the windows.
 fn no_demo_config(dir: &Path, port: &Path) -> PathBuf {
-    let path = common::config_file(dir, port, "deluxe");
-    let text = std::fs::read_to_string(&path)
-        .expect("config")
-        // Long enough that a loaded machine still bets and sees the decision in time.
-        .replace("betting_seconds = 15", "betting_seconds = 6")
-        .replace("decision_seconds = 20", "decision_seconds = 4");
-    std::fs::write(&path, text).expect("write config");
-    croupier::table::TableConfig::load(&path).expect("valid config");
-    path
+    // Long enough that a loaded machine still bets and sees the decision in time.
+    common::no_demo_play_config(dir, port, 6, 4)
 }
 
 fn shoe(cards: &[&str]) -> Vec<croupier_drivers::ShoeItem> {
-    cards
-        .iter()
-        .map(|c| croupier_drivers::ShoeItem::Card(c.parse().expect("card")))
-        .collect()
+    common::cards_for_shoe(cards)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

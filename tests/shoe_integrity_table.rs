@@ -54,7 +54,12 @@ async fn an_unshuffled_shoe_raises_a_notice_not_a_lock_and_is_marked_in_recall()
     assert_eq!(v.common_run, v.cards, "the whole shoe repeats the last one");
     assert_eq!(v.common_with, Some(first.shoe));
     assert_eq!(snap.state, TableState::Open, "an alert, not a lock");
-    let panel = dealer_view(&snap, &LimitsView::of(&common::variant("deluxe")), false);
+    let panel = dealer_view(
+        &snap,
+        &LimitsView::of(&common::variant("deluxe")),
+        false,
+        None,
+    );
     assert_eq!(panel.shoe_alert.as_ref().map(|a| a.shoe), Some(v.shoe));
 
     // Play goes on: the next shoe opens.
@@ -113,11 +118,14 @@ async fn an_unshuffled_shoe_raises_a_notice_not_a_lock_and_is_marked_in_recall()
     let snap = handle.snapshot();
     let clean = snap.shoe_integrity.clone().expect("judged");
     assert!(clean.shoe > v.shoe && !clean.suspicious(), "{clean:?}");
-    assert!(
-        dealer_view(&snap, &LimitsView::of(&common::variant("deluxe")), false)
-            .shoe_alert
-            .is_none()
-    );
+    assert!(dealer_view(
+        &snap,
+        &LimitsView::of(&common::variant("deluxe")),
+        false,
+        None
+    )
+    .shoe_alert
+    .is_none());
     drop(table);
     assert_eq!(alerts(&audit_rows().await), 1);
 }

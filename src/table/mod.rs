@@ -24,8 +24,9 @@ mod task;
 
 pub use config::{ConfigError, TableConfig};
 pub use state::{
-    Alarm, BettingView, CommonView, Delta, DisputeView, HandView, ProposalView, RoundView,
-    ShoeView, Snapshot, Subscription, TableState, Update, LINK_CONNECTED,
+    Alarm, BettingView, CommonView, Delta, DisputeView, HandView, HitRequest, ProposalView,
+    RemotePlayerView, RemoteSeatView, RemoteView, RoundView, ShoeView, Snapshot, Subscription,
+    TableState, TimerView, Update, LINK_CONNECTED,
 };
 pub use task::{
     BetError, ClearError, Command, DisputeError, DisputeSettings, Follower, IntegritySettings,

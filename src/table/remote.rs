@@ -10,10 +10,16 @@
 //! deadline, where the engine plays the sheet's timeout rule. It writes each window here as
 //! it opens and closes; the players' API (`web::play`) reads them to refuse what comes
 //! late, and the demo dealer to know whose seats to leave to their players.
+//!
+//! The table task also publishes all of it to its staff ([`RemoteSeats::view`] in
+//! `Snapshot::remote`, the dealer's panel). What the players' API changes here (a seat
+//! taken or freed, a bet, a request for a card) wakes the table task
+//! ([`RemoteSeats::changed`]), which publishes a fresh snapshot: the panel learns of a
+//! request for a card the moment it is made, on a table without the demo dealer too.
 
 use super::clock::TableClock;
-use super::state::Snapshot;
-use crate::engine::SeatId;
+use super::state::{HitRequest, RemotePlayerView, RemoteSeatView, RemoteView, Snapshot, TimerView};
+use crate::engine::{Expectation, SeatId};
 use sqlx::SqlitePool;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
@@ -128,6 +134,8 @@ pub struct RemoteSeats {
     /// The table's database, where the seats are kept (`None`: memory only, for tests).
     pool: Option<SqlitePool>,
     inner: Mutex<Inner>,
+    /// Wakes the table task when the players' API changed something here.
+    changed: tokio::sync::Notify,
 }
 
 /// A window the table does not time ends "never": a year from now.
@@ -157,6 +165,7 @@ impl RemoteSeats {
             clock,
             pool: None,
             inner: Mutex::new(Inner::default()),
+            changed: tokio::sync::Notify::new(),
         }
     }
 
@@ -183,11 +192,60 @@ impl RemoteSeats {
                 seats,
                 ..Inner::default()
             }),
+            changed: tokio::sync::Notify::new(),
         })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Tells the table task that the players' API changed what its staff are shown.
+    fn touch(&self) {
+        // A permit is kept when the task is busy: the change is never missed.
+        self.changed.notify_one();
+    }
+
+    /// Completes when the players' API has changed something since the last call (a
+    /// seat, a bet, a request for a card): the table task then publishes again. The
+    /// table task's own changes (the windows) do not wake it: it publishes after them.
+    pub async fn changed(&self) {
+        self.changed.notified().await;
+    }
+
+    /// Everything here as the table's staff see it (`Snapshot::remote`).
+    pub fn view(&self) -> RemoteView {
+        let i = self.lock();
+        let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        let timer = |w: &Window, length: Duration| TimerView {
+            round: w.round,
+            seat: w.seat,
+            deadline_ms: w.deadline_ms,
+            clock_ms: w.clock_ms,
+            length_ms: ms(length),
+        };
+        RemoteView {
+            seats: i
+                .seats
+                .iter()
+                .map(|(&seat, player)| RemoteSeatView {
+                    seat,
+                    player: player.clone(),
+                    bet: i.betting.is_some() && i.bet.contains(&seat),
+                })
+                .collect(),
+            unseated: i
+                .present
+                .iter()
+                .map(|player| RemotePlayerView {
+                    player: player.clone(),
+                    bet: i.betting.is_some() && i.bet_players.contains(player),
+                })
+                .collect(),
+            countdown: i.betting.as_ref().map(|w| timer(w, self.timing.betting)),
+            decision: i.decision.as_ref().map(|w| timer(w, self.timing.decision)),
+            hit: i.hit.map(|(seat, at_seq)| HitRequest { seat, at_seq }),
+        }
     }
 
     /// The settings.
@@ -231,6 +289,8 @@ impl RemoteSeats {
             Some(p) if p != player => Err(SeatError::Taken(p.clone())),
             _ => {
                 i.seats.insert(seat, player.to_string());
+                drop(i);
+                self.touch();
                 Ok(())
             }
         }
@@ -251,6 +311,8 @@ impl RemoteSeats {
         let mut i = self.lock();
         i.seats.retain(|_, p| p != player);
         i.present.remove(player);
+        drop(i);
+        self.touch();
         result
     }
 
@@ -258,7 +320,9 @@ impl RemoteSeats {
     /// draw's boxes. The betting window waits for them as for a seated player. (Kept in
     /// memory only: after a restart the page joins again.)
     pub fn join_unseated(&self, player: &str) {
-        self.lock().present.insert(player.to_string());
+        if self.lock().present.insert(player.to_string()) {
+            self.touch();
+        }
     }
 
     /// Whether `player` is at the table without a seat.
@@ -286,6 +350,8 @@ impl RemoteSeats {
         } else {
             i.bet_players.remove(player);
         }
+        drop(i);
+        self.touch();
     }
 
     /// The seat `player` holds.
@@ -355,6 +421,8 @@ impl RemoteSeats {
         } else {
             i.bet.remove(&seat);
         }
+        drop(i);
+        self.touch();
     }
 
     /// Whether every remote player (seated or not) has bet in the open window (the demo
@@ -404,6 +472,30 @@ impl RemoteSeats {
     /// The player at `seat` asks for a card (at a seat, a card is the hit).
     pub fn request_hit(&self, seat: SeatId, at_seq: u64) {
         self.lock().hit = Some((seat, at_seq));
+        self.touch();
+    }
+
+    /// The table moved on after a row (`events`, then waiting for `expectation`): a
+    /// request for a card is consumed once a card or a decision reached its seat, or the
+    /// table no longer waits on that seat's decision (its timer played the hand, the
+    /// round ended). The dealer who deals the card needs nothing else.
+    pub fn settle_hit(&self, events: &[crate::engine::Event], expectation: &Expectation) {
+        use crate::engine::{Event, Place};
+        let mut i = self.lock();
+        let Some((seat, _)) = i.hit else { return };
+        let reached = events.iter().any(|e| match e {
+            Event::CardDealt {
+                to: Place::Hand { seat: s, .. },
+                ..
+            }
+            | Event::Decided { seat: s, .. } => *s == seat,
+            Event::DecisionTimeout | Event::RoundSettled(_) => true,
+            _ => false,
+        });
+        let waiting = matches!(expectation, Expectation::Decision { seat: s, .. } if *s == seat);
+        if reached || !waiting {
+            i.hit = None;
+        }
     }
 
     /// Takes a pending request for a card for `seat` at log position `at_seq`.
@@ -448,5 +540,92 @@ mod tests {
             again.join(4, "carol").await,
             Err(SeatError::Taken("alice".into()))
         );
+    }
+    fn decision(seat: SeatId) -> Expectation {
+        Expectation::Decision {
+            seat,
+            hand: 0,
+            allowed: vec![crate::engine::Action::Stand],
+        }
+    }
+
+    #[tokio::test]
+    async fn the_staffs_view_shows_seats_bets_windows_and_a_card_asked_for_until_it_is_dealt() {
+        let timing = Timing {
+            betting: Duration::from_secs(15),
+            decision: Duration::from_secs(20),
+        };
+        let clock = Arc::new(TableClock::new());
+        let seats = RemoteSeats::new(timing, Arc::clone(&clock));
+        assert_eq!(seats.view(), RemoteView::default());
+        seats.join(4, "alice").await.expect("free");
+        // The players' API's change wakes the table task (a permit is kept meanwhile).
+        tokio::time::timeout(Duration::from_secs(1), seats.changed())
+            .await
+            .expect("woken");
+        seats.join_unseated("bob");
+
+        // The countdown: its deadline on the wall clock, its length, who has bet.
+        let now = clock.now_ms();
+        let betting = seats.window(7, 0, 10, now + 15_000);
+        seats.set_betting(Some(betting), None);
+        seats.set_bet(4, true);
+        let v = seats.view();
+        let countdown = v.countdown.expect("open");
+        assert_eq!((countdown.round, countdown.seat), (7, 0));
+        assert_eq!(countdown.clock_ms, now + 15_000);
+        assert!((countdown.deadline_ms - clock.wall_ms_at(now + 15_000)).abs() < 1_000);
+        assert_eq!(countdown.length_ms, 15_000);
+        assert_eq!(
+            v.seats,
+            vec![RemoteSeatView {
+                seat: 4,
+                player: "alice".into(),
+                bet: true
+            }]
+        );
+        assert_eq!(
+            v.unseated,
+            vec![RemotePlayerView {
+                player: "bob".into(),
+                bet: false
+            }]
+        );
+        seats.set_betting(None, Some(seats.closed(7, 11, now + 15_000)));
+        let v = seats.view();
+        assert_eq!(v.countdown, None);
+        assert!(!v.seats[0].bet, "no window, no bet in it");
+
+        // The decision timer of seat 4, and its request for a card.
+        seats.set_decision(Some(seats.window(7, 4, 14, now + 20_000)), None);
+        seats.request_hit(4, 14);
+        let v = seats.view();
+        assert_eq!(v.decision.map(|d| (d.seat, d.length_ms)), Some((4, 20_000)));
+        assert_eq!(
+            v.hit,
+            Some(HitRequest {
+                seat: 4,
+                at_seq: 14
+            })
+        );
+        // Another seat's card, or a row that leaves seat 4 deciding, keeps it.
+        let other = crate::engine::Event::CardDealt {
+            card: "2C".parse().expect("card"),
+            to: crate::engine::Place::Hand { seat: 5, hand: 0 },
+        };
+        seats.settle_hit(&[other], &decision(4));
+        seats.settle_hit(&[], &decision(4));
+        assert!(seats.view().hit.is_some());
+        // The card the dealer deals to seat 4 consumes it.
+        let card = crate::engine::Event::CardDealt {
+            card: "2C".parse().expect("card"),
+            to: crate::engine::Place::Hand { seat: 4, hand: 0 },
+        };
+        seats.settle_hit(&[card], &decision(4));
+        assert_eq!(seats.view().hit, None);
+        // So does the table moving on without it (the timer played the hand).
+        seats.request_hit(4, 15);
+        seats.settle_hit(&[], &Expectation::DealerCard);
+        assert_eq!(seats.view().hit, None);
     }
 }

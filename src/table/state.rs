@@ -192,6 +192,71 @@ pub struct BettingView {
     pub players: Vec<crate::engine::PlayerBets>,
 }
 
+/// Remote play as the table's staff see it (`Snapshot::remote`): who plays from afar, the
+/// windows the table runs for them, and a card a remote player asked for. Built by the
+/// table task from `table::remote::RemoteSeats` each time it publishes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoteView {
+    /// The seats remote players hold, in seat order.
+    pub seats: Vec<RemoteSeatView>,
+    /// Remote players at the table without a seat (betting behind, a common draw's
+    /// players), in player order.
+    pub unseated: Vec<RemotePlayerView>,
+    /// The betting countdown, while it is open.
+    pub countdown: Option<TimerView>,
+    /// The decision timer of the wait the table is in (seat 0: an insurance question
+    /// every timed seat answers within it).
+    pub decision: Option<TimerView>,
+    /// A remote player's pending request for a card: the dealer deals it from the shoe.
+    /// Gone once a card (or any decision) reaches that seat, or its timer plays the hand.
+    pub hit: Option<HitRequest>,
+}
+
+/// A seat a remote player holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoteSeatView {
+    /// The seat.
+    pub seat: SeatId,
+    /// The player (the platform's id).
+    pub player: String,
+    /// Whether they have a bet in the open betting window.
+    pub bet: bool,
+}
+
+/// A remote player at the table without a seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemotePlayerView {
+    /// The player (the platform's id).
+    pub player: String,
+    /// Whether they have a bet in the open betting window.
+    pub bet: bool,
+}
+
+/// A window the table times for remote players.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimerView {
+    /// The round.
+    pub round: u64,
+    /// The seat it waits on (0: the betting countdown, or an insurance question).
+    pub seat: SeatId,
+    /// When it closes, Unix ms (for people: the wall clock may jump).
+    pub deadline_ms: i64,
+    /// When it closes, on the table's clock (monotonic): what the time left is counted
+    /// from.
+    pub clock_ms: u64,
+    /// Its whole length, ms (`[play] betting_seconds` / `decision_seconds`).
+    pub length_ms: u64,
+}
+
+/// A remote player's request for a card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HitRequest {
+    /// The seat the card goes to.
+    pub seat: SeatId,
+    /// The log row the request was made after.
+    pub at_seq: u64,
+}
+
 /// A common draw's round for players' pages (`Snapshot::common`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CommonView {
@@ -294,6 +359,10 @@ pub struct Snapshot {
     /// The table's public key (Ed25519, hex) that signs its results (`trust`).
     #[serde(default)]
     pub table_key: Option<String>,
+    /// Remote play (`[play] enabled`): seats, countdown, decision timer, a card asked for;
+    /// `None` without remote play.
+    #[serde(default)]
+    pub remote: Option<RemoteView>,
 }
 
 /// An open dispute, as the dealer and the supervisor see it.

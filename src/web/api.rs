@@ -238,6 +238,7 @@ pub async fn view(State(app): State<AppState>) -> Response {
         &app.table.snapshot(),
         &app.limits,
         app.sim.is_some(),
+        app.clock_now(),
     ))
     .into_response()
 }

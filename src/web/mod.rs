@@ -92,6 +92,12 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// The table's clock now (`table::clock`), with remote play: what the panel's timers
+    /// count from.
+    pub fn clock_now(&self) -> Option<u64> {
+        self.play.as_ref().map(|p| p.remote.clock().now_ms())
+    }
+
     /// The state for `table` (starts the public feed's task: call inside a runtime).
     pub fn new(
         table: TableHandle,

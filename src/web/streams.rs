@@ -62,7 +62,7 @@ async fn dealer_socket(app: AppState, who: crate::auth::Principal, mut socket: W
     tokio::pin!(ended);
     loop {
         let snapshot = Arc::clone(&watch.borrow_and_update());
-        let view = dealer_view(&snapshot, &app.limits, simulated);
+        let view = dealer_view(&snapshot, &app.limits, simulated, app.clock_now());
         let Ok(text) = serde_json::to_string(&view) else {
             return;
         };

@@ -308,6 +308,58 @@ impl LimitsView {
     }
 }
 
+/// Remote play as the dealer's panel shows it: which seats play from afar, the windows the
+/// table runs for them (with the time left when the view was built, so the panel counts
+/// down on its own clock whatever the two clocks say), and a card a remote player asked
+/// for. No player ids: players can see the screen too.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PanelRemote {
+    /// The seats remote players hold, in seat order.
+    pub seats: Vec<SeatId>,
+    /// Those of them with a bet in the open betting window.
+    pub bet: Vec<SeatId>,
+    /// Remote players at the table without a seat (betting behind, a common draw).
+    pub unseated: usize,
+    /// How many of them have a bet in the open window.
+    pub unseated_bet: usize,
+    /// The betting countdown, while it is open.
+    pub countdown: Option<PanelTimer>,
+    /// The decision timer of the wait the table is in (seat 0: insurance).
+    pub decision: Option<PanelTimer>,
+    /// The seat whose remote player asked for a card: the dealer deals it from the shoe.
+    pub hit: Option<SeatId>,
+}
+
+/// A window the table times, as the panel draws it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PanelTimer {
+    /// The seat it waits on (0: the betting countdown, or an insurance question).
+    pub seat: SeatId,
+    /// The time left when this view was built, ms.
+    pub remaining_ms: u64,
+    /// The window's whole length, ms.
+    pub length_ms: u64,
+}
+
+/// The panel's remote play from the snapshot's, the table's clock reading `clock_now`
+/// (`table::clock`: monotonic, so a wall clock set meanwhile does not move a deadline).
+pub fn panel_remote(r: &crate::table::RemoteView, clock_now: u64) -> PanelRemote {
+    let timer = |t: &crate::table::TimerView| PanelTimer {
+        seat: t.seat,
+        remaining_ms: t.clock_ms.saturating_sub(clock_now),
+        length_ms: t.length_ms,
+    };
+    PanelRemote {
+        seats: r.seats.iter().map(|s| s.seat).collect(),
+        bet: r.seats.iter().filter(|s| s.bet).map(|s| s.seat).collect(),
+        unseated: r.unseated.len(),
+        unseated_bet: r.unseated.iter().filter(|p| p.bet).count(),
+        countdown: r.countdown.as_ref().map(timer),
+        decision: r.decision.as_ref().map(timer),
+        hit: r.hit.map(|h| h.seat),
+    }
+}
+
 /// The dealer panel's view: the redacted table plus what the dealer acts on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DealerView {
@@ -345,10 +397,20 @@ pub struct DealerView {
     /// The last finished shoe's integrity verdict when it is suspicious: a notice for the
     /// supervisor until the next shoe is judged (not a lock, not part of `/readyz`).
     pub shoe_alert: Option<crate::integrity::shoe::Verdict>,
+    /// Remote play (`None` without it): seats, countdown, decision timer, a card asked
+    /// for.
+    #[serde(default)]
+    pub remote: Option<PanelRemote>,
 }
 
-/// The dealer's view of `s`.
-pub fn dealer_view(s: &Snapshot, limits: &LimitsView, simulated: bool) -> DealerView {
+/// The dealer's view of `s`; `clock_now`: the table's clock now, which the remote timers'
+/// time left is counted from (`None` without remote play: no remote part).
+pub fn dealer_view(
+    s: &Snapshot,
+    limits: &LimitsView,
+    simulated: bool,
+    clock_now: Option<u64>,
+) -> DealerView {
     let next = match &s.expectation {
         Expectation::DealCard(place) => match place {
             crate::engine::Place::Hand { seat, hand } => NextCard {
@@ -424,5 +486,12 @@ pub fn dealer_view(s: &Snapshot, limits: &LimitsView, simulated: bool) -> Dealer
         dispute: panel_dispute(s),
         provisional: s.provisional,
         shoe_alert: s.shoe_integrity.clone().filter(|v| v.suspicious()),
+        // The time left is the one thing here not read off the snapshot: as of
+        // `clock_now`, when the view is built (and sent).
+        remote: s
+            .remote
+            .as_ref()
+            .zip(clock_now)
+            .map(|(r, now)| panel_remote(r, now)),
     }
 }

@@ -141,6 +141,64 @@ pub fn config_file(dir: &Path, port: &Path, stem: &str) -> std::path::PathBuf {
     path
 }
 
+/// [`config_file`] for remote play at a table without the demo dealer (the test deals
+/// from the PTY shoe `port`): a betting countdown of `betting` seconds and a decision timer
+/// of `decision` seconds.
+pub fn no_demo_play_config(
+    dir: &Path,
+    port: &Path,
+    betting: u64,
+    decision: u64,
+) -> std::path::PathBuf {
+    let path = config_file(dir, port, "deluxe");
+    let text = std::fs::read_to_string(&path)
+        .expect("config")
+        .replace(
+            "betting_seconds = 15",
+            &format!("betting_seconds = {betting}"),
+        )
+        .replace(
+            "decision_seconds = 20",
+            &format!("decision_seconds = {decision}"),
+        );
+    std::fs::write(&path, text).expect("write config");
+    TableConfig::load(&path).expect("valid config");
+    path
+}
+
+/// `croupier player add` on `cfg`: the token of the local launch link it prints.
+pub fn launch_token(cfg: &Path, name: &str, balance: &str) -> String {
+    let out = croupier(
+        &[
+            "player",
+            "add",
+            "--config",
+            &cfg.display().to_string(),
+            "--name",
+            name,
+            "--balance",
+            balance,
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{}", self::text(&out));
+    let link = text
+        .split_whitespace()
+        .find(|w| w.contains("/play#t="))
+        .unwrap_or_else(|| panic!("no launch link in {text:?}"));
+    assert!(link.starts_with("http://127.0.0.1:"), "{link}");
+    link.split("#t=").nth(1).expect("token").to_string()
+}
+
+/// `cards` as items for the simulated shoe.
+pub fn cards_for_shoe(cards: &[&str]) -> Vec<ShoeItem> {
+    cards
+        .iter()
+        .map(|c| ShoeItem::Card(c.parse().expect("card")))
+        .collect()
+}
+
 /// Every input in table `t1`'s log at `db` (the log verified); panics on any other record.
 pub async fn logged_inputs(db: &Path) -> Vec<Input> {
     let reader = croupier::store::Reader::open(db).await.expect("reader");

@@ -165,6 +165,7 @@ impl Table {
             provisional: self.provisional(),
             shoe_integrity: self.shoes.last.clone(),
             table_key: self.trust.as_ref().map(|k| k.public_hex()),
+            remote: self.remote.as_ref().map(|r| r.view()),
         })
     }
 
@@ -298,7 +299,8 @@ impl Table {
         let _ = self.deltas.send(delta);
     }
 
-    /// Publishes a snapshot for a change that is not a log row (link state, broken).
+    /// Publishes a snapshot for a change that is not a log row (link state, broken, what
+    /// the players' API changed in `RemoteSeats`).
     pub(super) fn publish_state(&mut self) {
         self.snapshot_tx.send_replace(self.build_snapshot());
     }

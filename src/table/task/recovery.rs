@@ -70,6 +70,7 @@ impl Table {
             provisional: None,
             shoe_integrity: None,
             table_key: None,
+            remote: None,
         });
         let (snapshot_tx, snapshot_rx) = watch::channel(placeholder);
         let (deltas, _) = broadcast::channel(DELTA_BUFFER);

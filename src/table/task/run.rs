@@ -32,6 +32,14 @@ async fn next_tick(ticks: &mut Option<tokio::time::Interval>) {
     }
 }
 
+/// Completes when the players' API changed the remote seats, or never without remote play.
+async fn remote_changed(remote: Option<&crate::table::remote::RemoteSeats>) {
+    match remote {
+        Some(r) => r.changed().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Sleeps until `at`, or forever without one.
 async fn until(at: Option<tokio::time::Instant>) {
     match at {
@@ -69,6 +77,7 @@ impl Table {
             let window = self.final_at;
             let retry = self.retry_at;
             let timer = self.next_deadline();
+            let remote = self.remote.clone();
             enum Next {
                 Stop,
                 Window,
@@ -82,6 +91,12 @@ impl Table {
                 _ = until(window) => Next::Window,
                 _ = until(retry) => Next::Retry,
                 _ = until(timer) => Next::Timer,
+                // A seat, a bet or a request for a card from the players' API: the staff
+                // see it now (a request for a card is what the dealer acts on).
+                _ = remote_changed(remote.as_deref()) => {
+                    self.publish_state();
+                    continue;
+                }
                 _ = beats.tick() => {
                     self.heartbeat.beat();
                     continue;

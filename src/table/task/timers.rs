@@ -10,7 +10,9 @@
 //! - Recovery replays those rows: the countdown is open again with its deadline, the
 //!   engine waits with its deadline, and the clock resumes from the latest time the log
 //!   holds.
-//! - The windows are shown to the players' API through `RemoteSeats`.
+//! - The windows are shown to the players' API through `RemoteSeats`, and to the staff in
+//!   `Snapshot::remote`; a change the players' API makes there wakes the loop (`run.rs`),
+//!   which publishes again.
 
 use super::table::{Countdown, Table};
 use crate::engine::{Event, Input};
@@ -221,5 +223,8 @@ impl Table {
             remote.window(round, seat, self.wait_seq, d)
         });
         remote.set_decision(window, closed);
+        // A card asked for is consumed by the card the dealer deals (or the hand moving
+        // on otherwise): the panel's request disappears with this row's publication.
+        remote.settle_hit(events, &self.engine.expectation());
     }
 }
