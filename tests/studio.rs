@@ -217,6 +217,13 @@ fn check_viewer(table: &str, got: &[String], stream: &[String]) {
         "{table}: resync at {k} of {}",
         stream.len()
     );
+    if let Some(state) = state_at(&stream[..k]) {
+        assert_eq!(
+            without_seq(&first["view"]),
+            state,
+            "{table}: the resync view numbered {k} is not the state after the stream's message {k}"
+        );
+    }
     let rest = &got[1..];
     for (i, text) in rest.iter().enumerate() {
         assert_eq!(
@@ -236,6 +243,31 @@ fn check_viewer(table: &str, got: &[String], stream: &[String]) {
         rest.len(),
         stream.len()
     );
+}
+
+/// The whole public state after the stream `messages` (what a resync view numbered
+/// `messages.len()` must say): the last view, with the last result in it; `None` before
+/// the first view. The view's `seq` (the last log row it reflects, which may be a later
+/// row that changed nothing public) is left out.
+fn state_at(messages: &[String]) -> Option<Value> {
+    let messages: Vec<Value> = messages
+        .iter()
+        .map(|t| serde_json::from_str(t).expect("json"))
+        .collect();
+    let mut view = messages.iter().rfind(|m| m["type"] == "view")?["view"].clone();
+    view["last_result"] = messages
+        .iter()
+        .rfind(|m| m["type"] == "result")
+        .map_or(Value::Null, |m| m["result"].clone());
+    Some(without_seq(&view))
+}
+
+fn without_seq(view: &Value) -> Value {
+    let mut view = view.clone();
+    if let Some(o) = view.as_object_mut() {
+        o.remove("seq");
+    }
+    view
 }
 
 /// The stream's results against the settlements the table recorded: every settled round
@@ -695,6 +727,55 @@ async fn a_viewer_older_than_the_relays_ring_is_served_from_the_stream() {
         let mut all = before;
         all.extend(after);
         check_viewer("alpha", &all, stream);
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn viewers_of_a_relay_just_started_get_the_state_at_their_number_then_what_follows() {
+    timeout(Duration::from_secs(240), async {
+        let Some(mut studio) = Studio::start(&["alpha"]).await else {
+            return;
+        };
+        // The stream holds far more than the relay's ring before the relay starts.
+        let now = studio.tables[0].seq().await;
+        studio.tables[0].wait_rows(now + 30).await;
+        let log = studio.dir.join("fresh.log");
+        let relay = announced(spawn_relay(&studio.nats.url(), &log, &["--ring", "8"])).await;
+        // Viewers from the first moment the relay knows the table, while it may not have
+        // read the stream yet: the first ones join on the bucket's view, and what follows
+        // must follow it, whenever the stream is read.
+        let url = format!("ws://{}/ws/public?table=alpha", relay.addr);
+        let started = Instant::now();
+        let mut viewers = Vec::new();
+        while viewers.len() < 8 {
+            match tokio_tungstenite::connect_async(url.as_str()).await {
+                Ok(_) if viewers.is_empty() => {
+                    // Known now: connect as fast as possible.
+                    for _ in 0..8 {
+                        viewers.push(Viewer::connect(&relay.addr, "alpha", None).await);
+                    }
+                }
+                _ => {
+                    assert!(
+                        started.elapsed() < Duration::from_secs(30),
+                        "the relay knows alpha"
+                    );
+                    sleep(Duration::from_millis(1)).await;
+                }
+            }
+        }
+        let now = studio.tables[0].seq().await;
+        studio.tables[0].wait_rows(now + 10).await;
+        let expected = studio.quiesce(&relay.addr).await;
+        let (stream, _) = &expected[0];
+        for v in &viewers {
+            v.wait_for(stream.len()).await;
+        }
+        for v in &viewers {
+            check_viewer("alpha", &v.messages(), stream);
+        }
     })
     .await
     .expect("bounded");

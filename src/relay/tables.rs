@@ -3,6 +3,11 @@
 //! [`PublicFeed`] of its own — the same ring, resume-by-id and `/ws/public` fan-out as the
 //! table's own routes, filled with the messages exactly as the table's publisher sent them.
 //!
+//! A table's feed is seeded with the bucket's value: the view after the stream's message
+//! `n`, with that message's id and `n`, so a viewer who joins before the stream is read
+//! gets it numbered so, and the relayed messages start right after it (the stream's
+//! messages up to it only fill the ring): never a jump, never an older state after it.
+//!
 //! A relay holds nothing a restart loses: a table's feed starts from the last messages of
 //! its stream (`--ring`, 4,096 by default), so a viewer whose last id is among them resumes
 //! on any relay from memory; an older id is looked up in the stream and what follows it
@@ -41,6 +46,14 @@ struct Incoming {
     n: u64,
     view: Option<PublicView>,
     result: Option<RoundResult>,
+}
+
+/// A table's latest view as its publisher put it in the bucket, with the id and number of
+/// the stream's message it follows.
+struct Snapshot {
+    id: (u64, u32),
+    n: u64,
+    view: PublicView,
 }
 
 /// One table in the lobby (`/api/tables`).
@@ -172,9 +185,10 @@ impl Tables {
             .collect()
     }
 
-    /// Starts following `table` unless it already is; `snapshot` (the bucket's value)
-    /// seeds what a resync sends before the stream has been read.
-    fn ensure(&self, js: &Context, table: &str, snapshot: Option<PublicView>) {
+    /// Starts following `table` unless it already is; `snapshot` (the bucket's value: the
+    /// view after the message with that id and number) seeds what a resync sends before
+    /// the stream has been read, and where the relayed messages start.
+    fn ensure(&self, js: &Context, table: &str, snapshot: Option<Snapshot>) {
         if self.read().contains_key(table) {
             return;
         }
@@ -183,8 +197,8 @@ impl Tables {
             return;
         }
         let feed = PublicFeed::with_ring(self.ring);
-        if let Some(view) = snapshot {
-            feed.seed_view(view);
+        if let Some(s) = snapshot {
+            feed.seed(s.view, s.id, s.n);
         }
         let metrics = Arc::new(Metrics::default());
         let fanout = Fanout::start(&feed, &metrics, Fanout::shards_for_this_machine());
@@ -226,10 +240,16 @@ async fn watch(js: &Context, bucket: &str, tables: &Tables) -> Result<(), String
         if entry.operation != jetstream::kv::Operation::Put {
             continue;
         }
-        let view = serde_json::from_slice::<Incoming>(&entry.value)
+        let snapshot = serde_json::from_slice::<Incoming>(&entry.value)
             .ok()
-            .and_then(|m| m.view);
-        tables.ensure(js, &entry.key, view);
+            .and_then(|m| {
+                Some(Snapshot {
+                    id: (m.seq, m.sub),
+                    n: m.n,
+                    view: m.view?,
+                })
+            });
+        tables.ensure(js, &entry.key, snapshot);
     }
     Ok(())
 }
@@ -259,16 +279,15 @@ async fn follow_once(
     let state = stream.get_info().await.map_err(|e| e.to_string())?.state;
     *relayed.stream.lock().unwrap_or_else(|e| e.into_inner()) = Some(stream.clone());
     let feed = &relayed.source.feed;
-    // After what the feed has (n is the stream's sequence), or the stream's last RING.
-    let start = match feed.last() {
-        Some((_, n)) => n + 1,
-        None => state
-            .last_sequence
-            .saturating_sub(ring as u64 - 1)
-            .max(state.first_sequence)
-            .max(1),
+    let tail = state.last_sequence.saturating_sub(ring as u64 - 1);
+    // `seeded`: the feed holds only the bucket's view, after message `n`; the stream's
+    // messages up to it fill the ring (sent to no one), the ones after it are relayed.
+    let (start, seeded) = match feed.last() {
+        Some((_, n)) if feed.oldest().is_some() => (n + 1, None),
+        Some((_, n)) => (tail.min(n + 1), Some(n)),
+        None => (tail, None),
     };
-    feed.starts_at(start);
+    let start = start.max(state.first_sequence).max(1);
     let consumer = stream
         .create_consumer(consumer::pull::OrderedConfig {
             filter_subject: subject,
@@ -280,10 +299,20 @@ async fn follow_once(
         .await
         .map_err(|e| e.to_string())?;
     let mut messages = consumer.messages().await.map_err(|e| e.to_string())?;
+    let mut early = Vec::new();
     while let Some(message) = messages.next().await {
         let message = message.map_err(|e| e.to_string())?;
         relayed.received.fetch_add(1, Ordering::Relaxed);
-        feed.relay(parse(&message.payload)?);
+        let r = parse(&message.payload)?;
+        match seeded {
+            Some(seed) if r.n <= seed => {
+                early.push(Arc::new(Message::new(r.seq, r.sub, r.kind, r.text)));
+                if r.n == seed && !feed.backfill(std::mem::take(&mut early)) {
+                    warn!(table, n = seed, "the stream's message does not match the bucket's view: the ring starts after it");
+                }
+            }
+            _ => feed.relay(r),
+        }
     }
     Err("the stream's consumer ended".into())
 }

@@ -266,11 +266,19 @@ impl PublicFeed {
     /// its text is passed on byte for byte. `view` (a view message's view) and `result` (a
     /// result message's result) keep the resync view current. A message not newer than the
     /// last one is ignored (a redelivery).
+    ///
+    /// A message that does not follow the last one (its `n` is not the next: the feed
+    /// was seeded before a stream that no longer holds what follows the seed, or the
+    /// stream lost messages) is a gap for every subscriber: each is sent the whole state
+    /// at it instead, a resync view with its id and number, and the ring starts again at
+    /// it, so no resumer is served across the gap either. The table's own feed never
+    /// relays, so it never does this.
     pub fn relay(&self, relayed: Relayed) {
         let mut ring = self.lock();
         if ring.n > 0 && (relayed.seq, relayed.sub) <= (ring.seq, ring.sub) {
             return;
         }
+        let follows = relayed.n == ring.n + 1;
         ring.seq = relayed.seq;
         ring.sub = relayed.sub;
         ring.n = relayed.n;
@@ -291,26 +299,51 @@ impl PublicFeed {
             relayed.kind,
             relayed.text,
         ));
-        self.insert(&mut ring, message);
+        if follows {
+            self.insert(&mut ring, message);
+            return;
+        }
+        tracing::warn!(
+            n = ring.n,
+            "a gap in the relayed messages: every viewer is resynced"
+        );
+        ring.messages.clear();
+        let resync = Self::resync(&ring).unwrap_or_else(|| Arc::clone(&message));
+        ring.messages.push_back(message);
+        // No subscriber is not an error.
+        let _ = self.tx.send(resync);
     }
 
-    /// Sets the view a resync sends until the first relayed view (the relay's snapshot
-    /// from the key-value bucket); later views keep its last result until a newer one.
-    pub fn seed_view(&self, view: PublicView) {
+    /// Seeds a relay's feed that has nothing yet with the view after the stream's message
+    /// `n` (id `id`), as the table's publisher put it in the key-value bucket: a resync
+    /// sends it with that id and number until the first relayed message, which is then
+    /// `n + 1` — so a viewer who joins on it, whenever it joins, gets the state and then
+    /// exactly what follows it, never a jump nor an older state after a newer one. The
+    /// stream's messages up to `n` reach the ring through [`PublicFeed::backfill`].
+    pub fn seed(&self, view: PublicView, id: (u64, u32), n: u64) {
         let mut ring = self.lock();
-        if ring.view.is_none() {
+        if ring.view.is_none() && ring.n == 0 && ring.messages.is_empty() {
             ring.view = Some(view);
+            (ring.seq, ring.sub) = id;
+            ring.n = n;
         }
     }
 
-    /// A relay's feed that has relayed nothing yet starts reading its stream at message
-    /// `first`: its seeded view is then numbered `first - 1`, so a viewer who joins on that
-    /// view takes the first relayed message as the next one, not as a gap.
-    pub fn starts_at(&self, first: u64) {
+    /// Fills an empty ring with the stream's consecutive messages up to and including the
+    /// seed's own ([`PublicFeed::seed`]), for viewers resuming after one of them; they are
+    /// sent to no one, as every subscriber already has the state after them. `false` (and
+    /// nothing done) when the ring is not empty or the last message is not the seed's.
+    pub fn backfill(&self, messages: Vec<Arc<Message>>) -> bool {
         let mut ring = self.lock();
-        if ring.n == 0 && ring.messages.is_empty() {
-            ring.n = first.saturating_sub(1);
+        let ends_at_seed = messages
+            .last()
+            .is_some_and(|m| m.key() == (ring.seq, ring.sub));
+        if !ring.messages.is_empty() || !ends_at_seed {
+            return false;
         }
+        let skip = messages.len().saturating_sub(ring.capacity);
+        ring.messages.extend(messages.into_iter().skip(skip));
+        true
     }
 
     /// The newest message's id and number (`None` before the first).
@@ -515,5 +548,126 @@ impl PublicFeed {
             Body::View { view, resync: true },
         );
         Some(Arc::new(Message::new(ring.seq, ring.sub, "view", text)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table's view after the message numbered `n` (its `shoe.dealt` tells them apart).
+    fn view(n: u64) -> PublicView {
+        serde_json::from_value(serde_json::json!({
+            "table": "alpha", "name": "Demo table", "variant": "deluxe",
+            "currency": {"code": "EUR", "symbol": "€", "exponent": 2},
+            "seq": n, "state": "open",
+            "betting": {"open": false, "bets": [], "players": []},
+            "shoe": {"number": 1, "dealt": n, "burned": 0, "remaining": 416 - n, "cut_seen": false},
+            "round": {"number": 1, "settled": false, "bets": [], "hands": [], "dealer": [],
+                      "dealer_total": 0, "dealer_soft": false, "peeked": null},
+            "rounds_settled": 0, "last_result": null, "provisional": null
+        }))
+        .expect("a view")
+    }
+
+    /// The view message `n` (id `n.0`) as the table's publisher numbered it.
+    fn relayed(n: u64) -> Relayed {
+        let v = view(n);
+        Relayed {
+            seq: n,
+            sub: 0,
+            n,
+            kind: "view",
+            text: encode(
+                n,
+                0,
+                n,
+                0,
+                Body::View {
+                    view: &v,
+                    resync: false,
+                },
+            ),
+            view: Some(v),
+            result: None,
+        }
+    }
+
+    fn json(m: &Message) -> serde_json::Value {
+        serde_json::from_str(m.text.as_str()).expect("json")
+    }
+
+    #[test]
+    fn a_viewer_of_a_seeded_feed_gets_the_seed_numbered_as_published_then_what_follows() {
+        let feed = PublicFeed::with_ring(8);
+        feed.seed(view(17), (17, 0), 17);
+        // A viewer joining before the relay has read anything of the stream.
+        let mut joined = feed.join(None);
+        let first = json(&joined.backlog[0]);
+        assert_eq!(first["resync"], true);
+        assert_eq!(
+            (first["id"].as_str(), first["n"].as_u64()),
+            (Some("17.0"), Some(17))
+        );
+        assert_eq!(first["view"]["shoe"]["dealt"], 17);
+        // The stream's messages up to the seed's fill the ring, sent to no one.
+        let early: Vec<_> = (10..=17)
+            .map(|n| {
+                let r = relayed(n);
+                Arc::new(Message::new(r.seq, r.sub, r.kind, r.text))
+            })
+            .collect();
+        // Older messages through `relay` are not newer than the seed: nothing.
+        feed.relay(relayed(12));
+        assert!(feed.backfill(early));
+        assert!(
+            joined.live.try_recv().is_err(),
+            "no older state after the seed's"
+        );
+        assert_eq!(feed.oldest(), Some(((10, 0), 10)));
+        assert!(feed.holds((12, 0)));
+        // Then the next message, live, as published.
+        feed.relay(relayed(18));
+        let next = json(&joined.live.try_recv().expect("message 18"));
+        assert_eq!(
+            (next["n"].as_u64(), next["resync"].as_bool()),
+            (Some(18), Some(false))
+        );
+        assert_eq!(feed.missed(Some((12, 0))).len(), 6);
+    }
+
+    #[test]
+    fn a_backfill_that_does_not_end_at_the_seed_is_refused() {
+        let feed = PublicFeed::with_ring(8);
+        feed.seed(view(17), (17, 0), 17);
+        let r = relayed(16);
+        assert!(!feed.backfill(vec![Arc::new(Message::new(r.seq, r.sub, r.kind, r.text))]));
+        assert_eq!(feed.oldest(), None);
+    }
+
+    #[test]
+    fn a_relayed_message_that_does_not_follow_resyncs_every_viewer() {
+        let feed = PublicFeed::with_ring(8);
+        feed.seed(view(5), (5, 0), 5);
+        feed.relay(relayed(6));
+        let mut joined = feed.join(Some((6, 0)));
+        assert!(joined.backlog.is_empty());
+        // Messages 7 and 8 never reach the relay (the stream lost them).
+        feed.relay(relayed(9));
+        let m = json(&joined.live.try_recv().expect("a message"));
+        assert_eq!(
+            (m["n"].as_u64(), m["resync"].as_bool()),
+            (Some(9), Some(true))
+        );
+        assert_eq!(m["view"]["shoe"]["dealt"], 9);
+        // No resumer is served across the gap.
+        assert!(!feed.holds((6, 0)));
+        assert_eq!(feed.oldest(), Some(((9, 0), 9)));
+        feed.relay(relayed(10));
+        let m = json(&joined.live.try_recv().expect("a message"));
+        assert_eq!(
+            (m["n"].as_u64(), m["resync"].as_bool()),
+            (Some(10), Some(false))
+        );
     }
 }
