@@ -126,13 +126,74 @@ fn simulate_json_is_determined_by_seed_and_threads() {
     };
     assert_eq!(run("5"), run("5"));
     assert_ne!(run("5")["main"], run("6")["main"]);
-    for (variant, why) in [("multihand", "common draw"), ("nosuch", "unknown variant")] {
+    let refused = [
+        vec!["--variant", "nosuch"],
+        vec!["--variant", "ultimate", "--boxes", "1"],
+        vec!["--variant", "multihand", "--boxes", "4"],
+        vec!["--variant", "multihand", "--specials", "top_21+3"],
+    ];
+    let why = [
+        "unknown variant",
+        "--boxes and --specials are for a common draw",
+        "--boxes must be 1 to 3",
+        "top_21+3 is placed only with 21+3",
+    ];
+    for (args, why) in refused.iter().zip(why) {
         let out = croupier()
-            .args(["simulate", "--variant", variant, "--rounds", "10"])
+            .args(["simulate", "--rounds", "10"])
+            .args(args)
             .output()
             .expect("runs");
         assert_eq!(out.status.code(), Some(2));
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(why), "{err}");
     }
+}
+
+/// `croupier simulate --variant multihand`: the common draw, one player on the chosen boxes
+/// with the chosen special bets, the same for the same seed and threads.
+#[test]
+fn simulate_plays_the_common_draw() {
+    let run = |boxes: &str| {
+        let out = croupier()
+            .args([
+                "simulate",
+                "--variant",
+                "multihand",
+                "--rounds",
+                "3000",
+                "--threads",
+                "2",
+                "--boxes",
+                boxes,
+                "--specials",
+                "21+3,top_21+3,sevens",
+                "--json",
+            ])
+            .output()
+            .expect("runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        v["seconds"] = Value::Null;
+        v["rounds_per_second"] = Value::Null;
+        v
+    };
+    let three = run("3");
+    assert_eq!(three["rounds"], 3000);
+    assert_eq!(three["boxes"], 3);
+    let names: Vec<&str> = three["side_bets"]
+        .as_array()
+        .expect("side bets")
+        .iter()
+        .map(|s| s["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["21+3", "top_21+3", "sevens"]);
+    assert_eq!(three, run("3"));
+    let one = run("1");
+    assert_eq!(one["boxes"], 1);
+    assert_ne!(one["main"], three["main"]);
 }
