@@ -85,32 +85,41 @@ fn check_variant_warns_about_a_losing_pay_table_and_a_wrong_rtp() {
     // `no_shipped_bet_returns_the_stake_or_more_and_declared_rtps_hold` checks each.
 }
 
+/// `croupier simulate ARGS --json`'s report, less its timing (the only part a seed does not
+/// decide).
+fn simulate_json(args: &[&str]) -> Value {
+    let out = croupier()
+        .arg("simulate")
+        .args(args)
+        .arg("--json")
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    v["seconds"] = Value::Null;
+    v["rounds_per_second"] = Value::Null;
+    v
+}
+
 /// `croupier simulate --json`: the report's figures, the same for the same seed and thread
-/// count, and a clear refusal for a common draw and an unknown variant.
+/// count, and a clear refusal for an unknown variant and for options a run cannot take.
 #[test]
 fn simulate_json_is_determined_by_seed_and_threads() {
     let run = |seed: &str| {
-        let out = croupier()
-            .args([
-                "simulate",
-                "--variant",
-                "ultimate",
-                "--rounds",
-                "4000",
-                "--threads",
-                "2",
-                "--seed",
-                seed,
-                "--json",
-            ])
-            .output()
-            .expect("runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let mut v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let v = simulate_json(&[
+            "--variant",
+            "ultimate",
+            "--rounds",
+            "4000",
+            "--threads",
+            "2",
+            "--seed",
+            seed,
+        ]);
         assert_eq!(v["rounds"], 4000);
         assert_eq!(v["threads"], 2);
         let main = &v["main"];
@@ -119,9 +128,6 @@ fn simulate_json_is_determined_by_seed_and_threads() {
         let rtp = main["rtp_pct"].as_f64().expect("rtp");
         assert!(lo < rtp && rtp < hi, "{lo} < {rtp} < {hi}");
         assert_eq!(v["side_bets"][0]["name"], "21+3");
-        // Timing is the only part a seed does not decide.
-        v["seconds"] = Value::Null;
-        v["rounds_per_second"] = Value::Null;
         v
     };
     assert_eq!(run("5"), run("5"));
@@ -155,32 +161,18 @@ fn simulate_json_is_determined_by_seed_and_threads() {
 #[test]
 fn simulate_plays_the_common_draw() {
     let run = |boxes: &str| {
-        let out = croupier()
-            .args([
-                "simulate",
-                "--variant",
-                "multihand",
-                "--rounds",
-                "3000",
-                "--threads",
-                "2",
-                "--boxes",
-                boxes,
-                "--specials",
-                "21+3,top_21+3,sevens",
-                "--json",
-            ])
-            .output()
-            .expect("runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let mut v: Value = serde_json::from_slice(&out.stdout).expect("json");
-        v["seconds"] = Value::Null;
-        v["rounds_per_second"] = Value::Null;
-        v
+        simulate_json(&[
+            "--variant",
+            "multihand",
+            "--rounds",
+            "3000",
+            "--threads",
+            "2",
+            "--boxes",
+            boxes,
+            "--specials",
+            "21+3,top_21+3,sevens",
+        ])
     };
     let three = run("3");
     assert_eq!(three["rounds"], 3000);

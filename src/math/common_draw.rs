@@ -18,13 +18,12 @@
 //! determined by its seed and thread count.
 
 use super::simulate::{
-    refused, report, run_threads, Config, Deck, Out, Report, Shape, SideTally, SimError, Tally,
+    refused, report, run_threads, Config, Deck, Out, Report, Shape, SimError, Tally,
 };
 use super::strategy::Strategy;
 use crate::cards::Card;
 use crate::engine::{
-    Action, BetKind, Engine, Event, Expectation, Input, Outcome, Place, PlayerBets, RoundResult,
-    SeatBets, Variant,
+    Action, Engine, Event, Expectation, Input, Place, PlayerBets, SeatBets, Variant,
 };
 use crate::money::Amount;
 use crate::sim::Rng;
@@ -46,9 +45,17 @@ pub struct CommonOptions {
 /// The simulated player's id.
 const PLAYER: &str = "sim";
 
-/// What the player bets: boxes, the main stake (100 minor units within the limits) and the
-/// special bets in the variant's order, each 100 within its limits.
-fn plan(v: &Variant, o: &CommonOptions) -> Result<(u8, Amount, Vec<(String, Amount)>), SimError> {
+/// What the player bets each round.
+struct Plan {
+    boxes: u8,
+    /// The main bet on each box: 100 minor units within the limits.
+    stake: Amount,
+    /// The special bets on each box in the variant's order, each 100 within its limits.
+    side: Vec<(String, Amount)>,
+}
+
+/// The player's bets for `o`, or why they cannot be placed.
+fn plan(v: &Variant, o: &CommonOptions) -> Result<Plan, SimError> {
     let seats = v.deal.seats;
     let boxes = o.boxes.unwrap_or(seats);
     if boxes == 0 || boxes > seats {
@@ -94,7 +101,11 @@ fn plan(v: &Variant, o: &CommonOptions) -> Result<(u8, Amount, Vec<(String, Amou
             (s.name.clone(), 100.clamp(s.limits.min, s.limits.max))
         })
         .collect();
-    Ok((boxes, main, side))
+    Ok(Plan {
+        boxes,
+        stake: main,
+        side,
+    })
 }
 
 /// Runs the simulation of the common-draw `variant`.
@@ -106,11 +117,11 @@ pub fn simulate(
     if config.rounds == 0 || config.threads == 0 {
         return Err(SimError::Empty);
     }
-    let (boxes, stake, side) = plan(variant, options)?;
+    let plan = plan(variant, options)?;
     let shape = Shape {
-        boxes,
-        stake,
-        side: &side,
+        boxes: plan.boxes,
+        stake: plan.stake,
+        side: &plan.side,
     };
     let variant = Arc::new(variant.clone());
     let strategy = Strategy::derive(&variant);
@@ -142,17 +153,13 @@ fn play(
             })
             .collect(),
     }]);
-    let names: Vec<&str> = shape.side.iter().map(|(n, _)| n.as_str()).collect();
-    let mut tally = Tally {
-        side: vec![SideTally::default(); names.len()],
-        ..Tally::default()
-    };
-    let mut round_side = vec![0i64; names.len()];
+    let names: Vec<String> = shape.side.iter().map(|(n, _)| n.clone()).collect();
+    let mut tally = Tally::for_sides(names.len());
+    let (mut deck, mut rng) = (Deck::new(variant), Rng::new(seed));
     let mut engine = Engine::new(Arc::clone(variant));
-    let mut deck = Deck::new(variant);
-    let mut rng = Rng::new(seed);
-    let mut events: Vec<Event> = Vec::with_capacity(64);
+    // The dealer's up card: the round's first card to the dealer.
     let mut up: Option<Card> = None;
+    let mut events: Vec<Event> = Vec::with_capacity(64);
     let mut reported = 0;
     while tally.rounds < rounds {
         let owned;
@@ -205,37 +212,25 @@ fn play(
                 ))
             }
         };
-        let mark = events.len();
         if let Err(e) = engine.apply(sent, &mut events) {
             return Err(refused(&tally, sent.clone(), &e.to_string()));
         }
-        for e in &events[mark..] {
-            if let (
-                None,
+        for e in events.drain(..) {
+            match e {
                 Event::CardDealt {
                     card,
                     to: Place::Dealer,
-                },
-            ) = (up, e)
-            {
-                up = Some(*card);
+                } if up.is_none() => up = Some(card),
+                Event::RoundSettled(r) => {
+                    tally.settle(&r, &names);
+                    engine.recycle(r);
+                    if tally.rounds % 4096 == 0 {
+                        progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
+                        reported = tally.rounds;
+                    }
+                }
+                _ => {}
             }
-        }
-        let settled = events[mark..]
-            .iter()
-            .rposition(|e| matches!(e, Event::RoundSettled(_)));
-        if let Some(i) = settled {
-            if let Event::RoundSettled(r) = events.swap_remove(mark + i) {
-                settle(&mut tally, &r, &names, &mut round_side);
-                engine.recycle(r);
-            }
-            events.clear();
-            if tally.rounds - reported >= 1 << 12 {
-                progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
-                reported = tally.rounds;
-            }
-        } else if events.len() >= 48 {
-            events.clear();
         }
     }
     progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
@@ -262,53 +257,6 @@ fn decision(engine: &Engine, strategy: &Strategy, up: Option<Card>, main: Amount
         seat: open.seat,
         action,
     })
-}
-
-/// Adds a settled round: shares and counts per box, squares per round (all boxes).
-fn settle(t: &mut Tally, r: &RoundResult, names: &[&str], round_side: &mut [i64]) {
-    t.rounds += 1;
-    round_side.fill(0);
-    let mut net = 0i64;
-    for b in &r.bets {
-        match &b.kind {
-            BetKind::Main => {
-                let box_net = b.returned - b.staked;
-                net += box_net;
-                t.wagered += b.staked;
-                match box_net.cmp(&0) {
-                    std::cmp::Ordering::Greater => t.wins += 1,
-                    std::cmp::Ordering::Equal => t.pushes += 1,
-                    std::cmp::Ordering::Less => {}
-                }
-            }
-            BetKind::Insurance => {}
-            BetKind::Side(name) => {
-                if let Some(i) = names.iter().position(|n| n == name) {
-                    let s = &mut t.side[i];
-                    s.staked += b.staked;
-                    s.returned += b.returned;
-                    s.hits += u64::from(b.returned > 0);
-                    round_side[i] += b.returned;
-                }
-            }
-        }
-    }
-    t.net += net;
-    t.net_sq += u128::from(net.unsigned_abs()).pow(2);
-    for (s, r) in t.side.iter_mut().zip(round_side.iter()) {
-        s.returned_sq += u128::from(r.unsigned_abs()).pow(2);
-    }
-    let mut boxes: Vec<u8> = r.hands.iter().map(|h| h.seat).collect();
-    boxes.dedup();
-    t.splits += (r.hands.len() - boxes.len()) as u64;
-    for h in &r.hands {
-        t.doubles += u64::from(h.doubled);
-        match h.outcome {
-            Outcome::Blackjack | Outcome::Caribbean21 => t.naturals += 1,
-            Outcome::Surrender => t.surrenders += 1,
-            _ => {}
-        }
-    }
 }
 
 #[cfg(test)]
@@ -407,15 +355,11 @@ mod tests {
         const FAMILY_Z: f64 = 3.01;
         let r = run(60_000, 2, 2026, &CommonOptions::default());
         let exact = variant_tables(&multihand()).expect("enumerates");
+        let priced = |name: &str| exact.bets.iter().find(|t| t.bet == name);
         let mut outside_95 = Vec::new();
         for side in &r.side_bets {
-            let table = exact
-                .bets
-                .iter()
-                .find(|t| t.bet == side.name)
-                .expect("priced");
-            let rtp = 100.0 * table.rtp;
-            let [lo, hi] = side.ci95_pct;
+            let table = priced(&side.name).expect("priced");
+            let (rtp, [lo, hi]) = (100.0 * table.rtp, side.ci95_pct);
             let half = (hi - lo) / 2.0 * FAMILY_Z / 1.96;
             let mid = (hi + lo) / 2.0;
             assert!(

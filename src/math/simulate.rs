@@ -153,6 +153,8 @@ pub(super) struct Tally {
     pub(super) splits: u64,
     pub(super) surrenders: u64,
     pub(super) side: Vec<SideTally>,
+    /// Each side bet's return in the round being added (scratch, not summed).
+    round_side: Vec<i64>,
 }
 
 /// One side bet's tallies.
@@ -165,6 +167,14 @@ pub(super) struct SideTally {
 }
 
 impl Tally {
+    /// An empty tally for `sides` side bets.
+    pub(super) fn for_sides(sides: usize) -> Tally {
+        Tally {
+            side: vec![SideTally::default(); sides],
+            ..Tally::default()
+        }
+    }
+
     pub(super) fn add(&mut self, other: &Tally) {
         self.rounds += other.rounds;
         self.net += other.net;
@@ -185,16 +195,20 @@ impl Tally {
         }
     }
 
-    fn settle(&mut self, r: &RoundResult, side_names: &[String]) {
+    /// Adds a settled round. Shares and counts are per bet (per box in a common draw);
+    /// squares are of the round's sums, as a round's boxes are one sample.
+    pub(super) fn settle(&mut self, r: &RoundResult, side_names: &[String]) {
         self.rounds += 1;
+        self.round_side.clear();
+        self.round_side.resize(self.side.len(), 0);
+        let mut net = 0i64;
         for b in &r.bets {
             match &b.kind {
                 BetKind::Main => {
-                    let net = b.returned - b.staked;
-                    self.net += net;
-                    self.net_sq += u128::from(net.unsigned_abs()).pow(2);
+                    let box_net = b.returned - b.staked;
+                    net += box_net;
                     self.wagered += b.staked;
-                    match net.cmp(&0) {
+                    match box_net.cmp(&0) {
                         std::cmp::Ordering::Greater => self.wins += 1,
                         std::cmp::Ordering::Equal => self.pushes += 1,
                         std::cmp::Ordering::Less => {}
@@ -206,13 +220,24 @@ impl Tally {
                         let t = &mut self.side[i];
                         t.staked += b.staked;
                         t.returned += b.returned;
-                        t.returned_sq += u128::from(b.returned.unsigned_abs()).pow(2);
                         t.hits += u64::from(b.returned > 0);
+                        self.round_side[i] += b.returned;
                     }
                 }
             }
         }
-        self.splits += r.hands.len().saturating_sub(1) as u64;
+        self.net += net;
+        self.net_sq += u128::from(net.unsigned_abs()).pow(2);
+        for (t, returned) in self.side.iter_mut().zip(&self.round_side) {
+            t.returned_sq += u128::from(returned.unsigned_abs()).pow(2);
+        }
+        // A box's split hands follow each other in the result.
+        let boxes = usize::from(!r.hands.is_empty())
+            + r.hands
+                .windows(2)
+                .filter(|w| w[0].seat != w[1].seat)
+                .count();
+        self.splits += (r.hands.len() - boxes) as u64;
         for h in &r.hands {
             self.doubles += u64::from(h.doubled);
             match h.outcome {
