@@ -59,7 +59,8 @@ pub enum SimError {
     Empty,
 }
 
-/// The main game's figures.
+/// The main game's figures. "Round" in the shares and counts means one box's round where
+/// the player bets several boxes of a common draw (`Report::boxes`).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct MainFigures {
     /// The main bet each round, in minor units.
@@ -68,7 +69,7 @@ pub struct MainFigures {
     pub rtp_pct: f64,
     /// Its 95 % confidence interval, percent.
     pub ci95_pct: [f64; 2],
-    /// Standard deviation of a round's net result, in initial bets.
+    /// Standard deviation of a round's net result (all its boxes), in one box's initial bet.
     pub sd_per_round: f64,
     /// Return per amount wagered (doubles and splits included), percent.
     pub rtp_per_wagered_pct: f64,
