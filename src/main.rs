@@ -56,15 +56,26 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Plays rounds of a seat-by-seat variant through the rules engine (Monte Carlo) with
-    /// a basic strategy derived for its rules, and prints the main game's and each side
-    /// bet's RTP with 95 % confidence intervals, hit frequencies and the SD per round.
+    /// Plays rounds of a variant through the rules engine (Monte Carlo) with a basic
+    /// strategy derived for its rules, and prints the main game's and each side bet's RTP
+    /// with 95 % confidence intervals, hit frequencies and the SD per round.
     ///
-    /// Deterministic for a given --seed and --threads. Progress goes to stderr on long runs.
+    /// A common draw (multihand) is played by one player on --boxes boxes with the
+    /// --specials special bets on each. Deterministic for a given --seed and --threads.
+    /// Progress goes to stderr on long runs.
     Simulate {
-        /// A built-in variant (ultimate, deluxe, caribbean21, infor6) or a variant file.
+        /// A built-in variant (ultimate, deluxe, caribbean21, infor6, multihand) or a
+        /// variant file.
         #[arg(long)]
         variant: String,
+        /// Common draw: the boxes the player bets, 1 to the table's (boxes 1..=N; default
+        /// every box).
+        #[arg(long)]
+        boxes: Option<u8>,
+        /// Common draw: the special bets placed on each box, by name, comma-separated
+        /// (default every one; a bet that needs another needs it listed too).
+        #[arg(long, value_delimiter = ',')]
+        specials: Option<Vec<String>>,
         /// Rounds to play, in all.
         #[arg(long, default_value_t = 1_000_000)]
         rounds: u64,
@@ -399,11 +410,16 @@ fn main() -> ExitCode {
         Command::Paytables { variant, json } => paytables_command(variant.as_deref(), json),
         Command::Simulate {
             variant,
+            boxes,
+            specials,
             rounds,
             threads,
             seed,
             json,
-        } => simulate_command(&variant, rounds, threads, seed, json),
+        } => {
+            let options = croupier::math::simulate::CommonOptions { boxes, specials };
+            simulate_command(&variant, &options, rounds, threads, seed, json)
+        }
         Command::Run { config, bind, init } => {
             croupier::process::return_large_allocations();
             with_runtime(commands::run_command(config, bind, init))
@@ -749,6 +765,7 @@ fn paytables_command(name: Option<&str>, json: bool) -> ExitCode {
 
 fn simulate_command(
     name: &str,
+    options: &croupier::math::simulate::CommonOptions,
     rounds: u64,
     threads: Option<usize>,
     seed: u64,
@@ -768,7 +785,7 @@ fn simulate_command(
         seed,
         progress: true,
     };
-    match croupier::math::simulate::simulate(&variant, &config) {
+    match croupier::math::simulate::simulate_with(&variant, &config, options) {
         Ok(report) if json => match serde_json::to_string_pretty(&report) {
             Ok(s) => {
                 println!("{s}");

@@ -85,32 +85,41 @@ fn check_variant_warns_about_a_losing_pay_table_and_a_wrong_rtp() {
     // `no_shipped_bet_returns_the_stake_or_more_and_declared_rtps_hold` checks each.
 }
 
+/// `croupier simulate ARGS --json`'s report, less its timing (the only part a seed does not
+/// decide).
+fn simulate_json(args: &[&str]) -> Value {
+    let out = croupier()
+        .arg("simulate")
+        .args(args)
+        .arg("--json")
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    v["seconds"] = Value::Null;
+    v["rounds_per_second"] = Value::Null;
+    v
+}
+
 /// `croupier simulate --json`: the report's figures, the same for the same seed and thread
-/// count, and a clear refusal for a common draw and an unknown variant.
+/// count, and a clear refusal for an unknown variant and for options a run cannot take.
 #[test]
 fn simulate_json_is_determined_by_seed_and_threads() {
     let run = |seed: &str| {
-        let out = croupier()
-            .args([
-                "simulate",
-                "--variant",
-                "ultimate",
-                "--rounds",
-                "4000",
-                "--threads",
-                "2",
-                "--seed",
-                seed,
-                "--json",
-            ])
-            .output()
-            .expect("runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let mut v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let v = simulate_json(&[
+            "--variant",
+            "ultimate",
+            "--rounds",
+            "4000",
+            "--threads",
+            "2",
+            "--seed",
+            seed,
+        ]);
         assert_eq!(v["rounds"], 4000);
         assert_eq!(v["threads"], 2);
         let main = &v["main"];
@@ -119,20 +128,64 @@ fn simulate_json_is_determined_by_seed_and_threads() {
         let rtp = main["rtp_pct"].as_f64().expect("rtp");
         assert!(lo < rtp && rtp < hi, "{lo} < {rtp} < {hi}");
         assert_eq!(v["side_bets"][0]["name"], "21+3");
-        // Timing is the only part a seed does not decide.
-        v["seconds"] = Value::Null;
-        v["rounds_per_second"] = Value::Null;
         v
     };
     assert_eq!(run("5"), run("5"));
     assert_ne!(run("5")["main"], run("6")["main"]);
-    for (variant, why) in [("multihand", "common draw"), ("nosuch", "unknown variant")] {
+    let refused = [
+        vec!["--variant", "nosuch"],
+        vec!["--variant", "ultimate", "--boxes", "1"],
+        vec!["--variant", "multihand", "--boxes", "4"],
+        vec!["--variant", "multihand", "--specials", "top_21+3"],
+    ];
+    let why = [
+        "unknown variant",
+        "--boxes and --specials are for a common draw",
+        "--boxes must be 1 to 3",
+        "top_21+3 is placed only with 21+3",
+    ];
+    for (args, why) in refused.iter().zip(why) {
         let out = croupier()
-            .args(["simulate", "--variant", variant, "--rounds", "10"])
+            .args(["simulate", "--rounds", "10"])
+            .args(args)
             .output()
             .expect("runs");
         assert_eq!(out.status.code(), Some(2));
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(why), "{err}");
     }
+}
+
+/// `croupier simulate --variant multihand`: the common draw, one player on the chosen boxes
+/// with the chosen special bets, the same for the same seed and threads.
+#[test]
+fn simulate_plays_the_common_draw() {
+    let run = |boxes: &str| {
+        simulate_json(&[
+            "--variant",
+            "multihand",
+            "--rounds",
+            "3000",
+            "--threads",
+            "2",
+            "--boxes",
+            boxes,
+            "--specials",
+            "21+3,top_21+3,sevens",
+        ])
+    };
+    let three = run("3");
+    assert_eq!(three["rounds"], 3000);
+    assert_eq!(three["boxes"], 3);
+    let names: Vec<&str> = three["side_bets"]
+        .as_array()
+        .expect("side bets")
+        .iter()
+        .map(|s| s["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["21+3", "top_21+3", "sevens"]);
+    assert_eq!(three, run("3"));
+    let one = run("1");
+    assert_eq!(one["boxes"], 1);
+    assert_ne!(one["main"], three["main"]);
 }

@@ -11,6 +11,7 @@
 //! (`seed`, `t`); the tallies are integers summed in thread order, so a run is determined
 //! by its seed and thread count.
 
+pub use super::common_draw::CommonOptions;
 use super::strategy::Strategy;
 use crate::cards::{Card, Rank, Suit};
 use crate::engine::variant::DealMode;
@@ -40,9 +41,9 @@ pub struct Config {
 /// Why a simulation could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
-    /// The variant is played on a common draw, which the simulator does not drive yet.
-    #[error("{0} is played on a common draw: simulate plays seat-by-seat games only")]
-    CommonDraw(String),
+    /// A common-draw setting (`--boxes`, `--specials`) the run cannot take.
+    #[error("{0}")]
+    Options(String),
     /// The engine refused what the simulator sent (a bug in one of them).
     #[error("round {round}: the engine refused {input:?}: {why}")]
     Refused {
@@ -58,7 +59,8 @@ pub enum SimError {
     Empty,
 }
 
-/// The main game's figures.
+/// The main game's figures. "Round" in the shares and counts means one box's round where
+/// the player bets several boxes of a common draw (`Report::boxes`).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct MainFigures {
     /// The main bet each round, in minor units.
@@ -67,7 +69,7 @@ pub struct MainFigures {
     pub rtp_pct: f64,
     /// Its 95 % confidence interval, percent.
     pub ci95_pct: [f64; 2],
-    /// Standard deviation of a round's net result, in initial bets.
+    /// Standard deviation of a round's net result (all its boxes), in one box's initial bet.
     pub sd_per_round: f64,
     /// Return per amount wagered (doubles and splits included), percent.
     pub rtp_per_wagered_pct: f64,
@@ -100,7 +102,7 @@ pub struct SideFigures {
     pub ci95_pct: [f64; 2],
     /// Standard deviation of a round's return, in stakes.
     pub sd_per_round: f64,
-    /// Share of rounds where it paid.
+    /// Share of bets that paid (rounds × boxes).
     pub hit_frequency: f64,
 }
 
@@ -111,6 +113,10 @@ pub struct Report {
     pub variant: String,
     /// Rounds played.
     pub rounds: u64,
+    /// Boxes the simulated player bets each round (a common draw; 1 in a seat game). The
+    /// main game's shares and counts are per box; SDs are of a round's result (all boxes)
+    /// in one box's stake.
+    pub boxes: u8,
     /// Threads.
     pub threads: usize,
     /// The seed.
@@ -134,32 +140,43 @@ pub const METHOD: &str = "infinite-deck expectimax per dealer up card (dealer ou
 conditioned on no natural where the dealer peeks); pairs split as two hands without resplit; \
 never insures";
 
-/// One thread's integer tallies.
+/// One thread's integer tallies (a common draw's: per box, squares per round).
 #[derive(Debug, Clone, Default)]
-struct Tally {
-    rounds: u64,
-    net: i64,
-    net_sq: u128,
-    wagered: i64,
-    wins: u64,
-    pushes: u64,
-    naturals: u64,
-    doubles: u64,
-    splits: u64,
-    surrenders: u64,
-    side: Vec<SideTally>,
+pub(super) struct Tally {
+    pub(super) rounds: u64,
+    pub(super) net: i64,
+    pub(super) net_sq: u128,
+    pub(super) wagered: i64,
+    pub(super) wins: u64,
+    pub(super) pushes: u64,
+    pub(super) naturals: u64,
+    pub(super) doubles: u64,
+    pub(super) splits: u64,
+    pub(super) surrenders: u64,
+    pub(super) side: Vec<SideTally>,
+    /// Each side bet's return in the round being added (scratch, not summed).
+    round_side: Vec<i64>,
 }
 
+/// One side bet's tallies.
 #[derive(Debug, Clone, Copy, Default)]
-struct SideTally {
-    staked: i64,
-    returned: i64,
-    returned_sq: u128,
-    hits: u64,
+pub(super) struct SideTally {
+    pub(super) staked: i64,
+    pub(super) returned: i64,
+    pub(super) returned_sq: u128,
+    pub(super) hits: u64,
 }
 
 impl Tally {
-    fn add(&mut self, other: &Tally) {
+    /// An empty tally for `sides` side bets.
+    pub(super) fn for_sides(sides: usize) -> Tally {
+        Tally {
+            side: vec![SideTally::default(); sides],
+            ..Tally::default()
+        }
+    }
+
+    pub(super) fn add(&mut self, other: &Tally) {
         self.rounds += other.rounds;
         self.net += other.net;
         self.net_sq += other.net_sq;
@@ -179,16 +196,20 @@ impl Tally {
         }
     }
 
-    fn settle(&mut self, r: &RoundResult, side_names: &[String]) {
+    /// Adds a settled round. Shares and counts are per bet (per box in a common draw);
+    /// squares are of the round's sums, as a round's boxes are one sample.
+    pub(super) fn settle(&mut self, r: &RoundResult, side_names: &[String]) {
         self.rounds += 1;
+        self.round_side.clear();
+        self.round_side.resize(self.side.len(), 0);
+        let mut net = 0i64;
         for b in &r.bets {
             match &b.kind {
                 BetKind::Main => {
-                    let net = b.returned - b.staked;
-                    self.net += net;
-                    self.net_sq += u128::from(net.unsigned_abs()).pow(2);
+                    let box_net = b.returned - b.staked;
+                    net += box_net;
                     self.wagered += b.staked;
-                    match net.cmp(&0) {
+                    match box_net.cmp(&0) {
                         std::cmp::Ordering::Greater => self.wins += 1,
                         std::cmp::Ordering::Equal => self.pushes += 1,
                         std::cmp::Ordering::Less => {}
@@ -200,13 +221,24 @@ impl Tally {
                         let t = &mut self.side[i];
                         t.staked += b.staked;
                         t.returned += b.returned;
-                        t.returned_sq += u128::from(b.returned.unsigned_abs()).pow(2);
                         t.hits += u64::from(b.returned > 0);
+                        self.round_side[i] += b.returned;
                     }
                 }
             }
         }
-        self.splits += r.hands.len().saturating_sub(1) as u64;
+        self.net += net;
+        self.net_sq += u128::from(net.unsigned_abs()).pow(2);
+        for (t, returned) in self.side.iter_mut().zip(&self.round_side) {
+            t.returned_sq += u128::from(returned.unsigned_abs()).pow(2);
+        }
+        // A box's split hands follow each other in the result.
+        let boxes = usize::from(!r.hands.is_empty())
+            + r.hands
+                .windows(2)
+                .filter(|w| w[0].seat != w[1].seat)
+                .count();
+        self.splits += (r.hands.len() - boxes) as u64;
         for h in &r.hands {
             self.doubles += u64::from(h.doubled);
             match h.outcome {
@@ -219,7 +251,7 @@ impl Tally {
 }
 
 /// The shoe, dealt in a random order drawn one card at a time.
-struct Deck {
+pub(super) struct Deck {
     cards: Vec<Card>,
     dealt: usize,
     /// Cards dealt before the cut card comes out (shoes with a cut card).
@@ -228,7 +260,7 @@ struct Deck {
 }
 
 impl Deck {
-    fn new(v: &Variant) -> Deck {
+    pub(super) fn new(v: &Variant) -> Deck {
         let n = usize::from(v.shoe.decks) * 52;
         Deck {
             cards: (0..n).filter_map(|i| Card::from_index(i % 52)).collect(),
@@ -239,13 +271,13 @@ impl Deck {
         }
     }
 
-    fn reset(&mut self) {
+    pub(super) fn reset(&mut self) {
         self.dealt = 0;
         self.cut_out = false;
     }
 
     /// The next thing out of the shoe: the cut card when it is due, else a card.
-    fn next(&mut self, rng: &mut Rng) -> Option<Out> {
+    pub(super) fn next(&mut self, rng: &mut Rng) -> Option<Out> {
         if !self.cut_out && self.cut_at.is_some_and(|at| self.dealt >= at) {
             self.cut_out = true;
             return Some(Out::CutCard);
@@ -263,7 +295,7 @@ impl Deck {
 
 /// What comes out of the shoe.
 #[derive(Debug, Clone, Copy)]
-enum Out {
+pub(super) enum Out {
     CutCard,
     Card(Card),
 }
@@ -427,7 +459,7 @@ fn deal<'a>(
     }
 }
 
-fn refused(tally: &Tally, input: Input, why: &str) -> SimError {
+pub(super) fn refused(tally: &Tally, input: Input, why: &str) -> SimError {
     SimError::Refused {
         round: tally.rounds + 1,
         input: Box::new(input),
@@ -435,10 +467,27 @@ fn refused(tally: &Tally, input: Input, why: &str) -> SimError {
     }
 }
 
-/// Runs the simulation of `variant`.
+/// Runs the simulation of `variant` (a common draw with its default settings: every box
+/// and every special bet).
 pub fn simulate(variant: &Variant, config: &Config) -> Result<Report, SimError> {
+    simulate_with(variant, config, &CommonOptions::default())
+}
+
+/// Runs the simulation of `variant`; a common draw is played by `common_draw` with
+/// `options`, which a seat-by-seat game refuses.
+pub fn simulate_with(
+    variant: &Variant,
+    config: &Config,
+    options: &CommonOptions,
+) -> Result<Report, SimError> {
     if variant.deal.mode == DealMode::CommonDraw {
-        return Err(SimError::CommonDraw(variant.name.clone()));
+        return super::common_draw::simulate(variant, config, options);
+    }
+    if *options != CommonOptions::default() {
+        return Err(SimError::Options(format!(
+            "{} is played seat by seat: --boxes and --specials are for a common draw",
+            variant.name
+        )));
     }
     if config.rounds == 0 || config.threads == 0 {
         return Err(SimError::Empty);
@@ -446,6 +495,26 @@ pub fn simulate(variant: &Variant, config: &Config) -> Result<Report, SimError> 
     let variant = Arc::new(variant.clone());
     let strategy = Strategy::derive(&variant);
     let started = Instant::now();
+    let total = run_threads(config, started, |seed, share, progress| {
+        play(&variant, &strategy, seed, share, progress)
+    })?;
+    let seconds = started.elapsed().as_secs_f64();
+    let (stake, side) = stakes(&variant);
+    let shape = Shape {
+        boxes: 1,
+        stake,
+        side: &side,
+    };
+    Ok(report(&variant, config, &strategy, &total, &shape, seconds))
+}
+
+/// Runs `play(seed, rounds, progress)` on `config.threads` threads, each its share of the
+/// rounds from its own seed, and sums the tallies in thread order (so the result is
+/// determined by the seed and the thread count).
+pub(super) fn run_threads<F>(config: &Config, started: Instant, play: F) -> Result<Tally, SimError>
+where
+    F: Fn(u64, u64, &AtomicU64) -> Result<Tally, SimError> + Sync,
+{
     let progress = AtomicU64::new(0);
     let threads = config.threads;
     let tallies: Vec<Result<Tally, SimError>> = std::thread::scope(|scope| {
@@ -453,9 +522,9 @@ pub fn simulate(variant: &Variant, config: &Config) -> Result<Report, SimError> 
             .map(|t| {
                 let share = config.rounds / threads as u64
                     + u64::from((t as u64) < config.rounds % threads as u64);
-                let (variant, strategy, progress) = (&variant, &strategy, &progress);
+                let (play, progress) = (&play, &progress);
                 let seed = thread_seed(config.seed, t);
-                scope.spawn(move || play(variant, strategy, seed, share, progress))
+                scope.spawn(move || play(seed, share, progress))
             })
             .collect();
         if config.progress {
@@ -470,8 +539,7 @@ pub fn simulate(variant: &Variant, config: &Config) -> Result<Report, SimError> 
     for t in tallies {
         total.add(&t?);
     }
-    let seconds = started.elapsed().as_secs_f64();
-    Ok(report(&variant, config, &strategy, &total, seconds))
+    Ok(total)
 }
 
 /// Progress on stderr every second once a run has lasted two (a line a report when stderr
@@ -519,47 +587,68 @@ fn ci(mean: f64, sd: f64, n: f64) -> [f64; 2] {
     [100.0 * (mean - half), 100.0 * (mean + half)]
 }
 
-fn report(v: &Variant, config: &Config, strategy: &Strategy, t: &Tally, seconds: f64) -> Report {
-    let (stake, side) = stakes(v);
+/// What the player bets each round: `boxes` boxes, each with the main `stake` and `side`.
+pub(super) struct Shape<'a> {
+    pub(super) boxes: u8,
+    pub(super) stake: Amount,
+    pub(super) side: &'a [(String, Amount)],
+}
+
+/// The figures of a run. With `k` boxes a round is one sample of the sum over its boxes
+/// (they share the dealer's cards and the shoe, so boxes are not independent samples):
+/// means are per box, the interval is the per-round mean's over `k`.
+pub(super) fn report(
+    v: &Variant,
+    config: &Config,
+    strategy: &Strategy,
+    t: &Tally,
+    shape: &Shape<'_>,
+    seconds: f64,
+) -> Report {
     let n = t.rounds as f64;
-    let b = stake as f64;
-    let mean = t.net as f64 / (n * b);
-    let var = (t.net_sq as f64 / (n * b * b) - mean * mean).max(0.0);
+    let k = f64::from(shape.boxes);
+    let hands = n * k;
+    let b = shape.stake as f64;
+    let mean = t.net as f64 / (hands * b);
+    // A round's net in one box's stake: its mean is k × the per-box mean.
+    let var = (t.net_sq as f64 / (n * b * b) - (k * mean).powi(2)).max(0.0);
     let sd = var.sqrt();
     let main = MainFigures {
-        stake,
+        stake: shape.stake,
         rtp_pct: 100.0 * (1.0 + mean),
-        ci95_pct: ci(1.0 + mean, sd, n),
+        ci95_pct: ci(1.0 + mean, sd / k, n),
         sd_per_round: sd,
         rtp_per_wagered_pct: 100.0 * (1.0 + t.net as f64 / (t.wagered as f64).max(1.0)),
-        win: t.wins as f64 / n,
-        push: t.pushes as f64 / n,
-        lose: (t.rounds - t.wins - t.pushes) as f64 / n,
-        naturals: t.naturals as f64 / n,
-        doubles: t.doubles as f64 / n,
-        splits: t.splits as f64 / n,
-        surrenders: t.surrenders as f64 / n,
+        win: t.wins as f64 / hands,
+        push: t.pushes as f64 / hands,
+        lose: (hands - (t.wins + t.pushes) as f64) / hands,
+        naturals: t.naturals as f64 / hands,
+        doubles: t.doubles as f64 / hands,
+        splits: t.splits as f64 / hands,
+        surrenders: t.surrenders as f64 / hands,
     };
-    let side_bets = side
+    let side_bets = shape
+        .side
         .iter()
         .zip(&t.side)
         .map(|((name, stake), s)| {
             let unit = *stake as f64;
             let mean = s.returned as f64 / (s.staked as f64).max(1.0);
-            let var = (s.returned_sq as f64 / (n * unit * unit) - mean * mean).max(0.0);
+            let var = (s.returned_sq as f64 / (n * unit * unit) - (k * mean).powi(2)).max(0.0);
             SideFigures {
                 name: name.clone(),
                 stake: *stake,
                 rtp_pct: 100.0 * mean,
-                ci95_pct: ci(mean, var.sqrt(), n),
+                ci95_pct: ci(mean, var.sqrt() / k, n),
                 sd_per_round: var.sqrt(),
-                hit_frequency: s.hits as f64 / n,
+                hit_frequency: s.hits as f64 / hands,
             }
         })
         .collect();
     Report {
         variant: v.name.clone(),
         rounds: t.rounds,
+        boxes: shape.boxes,
         threads: config.threads,
         seed: config.seed,
         strategy: METHOD,
@@ -578,6 +667,12 @@ pub fn render(r: &Report) -> String {
         "{}: {} rounds, {} thread(s), seed {} ({:.1} s, {:.0} rounds/s)\n",
         r.variant, r.rounds, r.threads, r.seed, r.seconds, r.rounds_per_second
     );
+    if r.boxes > 1 {
+        out += &format!(
+            "  one player on {} boxes: figures per box, SDs of a round's result (all boxes) in one box's stake\n",
+            r.boxes
+        );
+    }
     out += &format!("  strategy: {}\n", r.strategy);
     out += &format!(
         "  strategy's RTP on an infinite deck (computed): {:.3} %\n",
@@ -727,19 +822,6 @@ mod tests {
                     .expect("the simulator sends what is expected");
             }
         }
-    }
-
-    /// A common draw is refused with a clear error.
-    #[test]
-    fn a_common_draw_is_refused() {
-        let config = Config {
-            rounds: 10,
-            threads: 1,
-            seed: 1,
-            progress: false,
-        };
-        let err = simulate(&variant("multihand"), &config).expect_err("refused");
-        assert!(err.to_string().contains("common draw"), "{err}");
     }
 
     /// The sheets' main-game figures fall inside the 95 % interval of a seeded run
