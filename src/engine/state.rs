@@ -170,6 +170,21 @@ pub struct Engine {
     /// A settled round's record handed back by `recycle`, refilled by the next settlement
     /// (not part of the state).
     pub(crate) spare_result: SpareResult,
+    /// The bets that opened the current (or last) round, while its seats were built from
+    /// them (not part of the state).
+    pub(crate) last_bets: LastBets,
+}
+
+/// The bets the round's seats were validated and built from: the same bets again (the
+/// simulator's every round) reopen those seats in place instead of validating and building
+/// them anew. A clone starts without any: it is a shortcut, not state.
+#[derive(Debug, Default)]
+pub(crate) struct LastBets(pub Vec<super::io::SeatBets>);
+
+impl Clone for LastBets {
+    fn clone(&self) -> LastBets {
+        LastBets::default()
+    }
 }
 
 /// A record to settle the next round into. A clone starts without one: it is a buffer,
@@ -246,6 +261,7 @@ impl Engine {
             common: Default::default(),
             spare_seats: Vec::new(),
             spare_result: SpareResult::default(),
+            last_bets: LastBets::default(),
         }
     }
 
