@@ -81,6 +81,7 @@ impl Engine {
         round.dealer.clear();
         round.peeked_clear = false;
         round.cancelled = false;
+        round.dealer_plays_for_hands = false;
         self.common.burned.clear();
         self.phase = Phase::Dealing(0);
         events.push(Event::RoundOpened {

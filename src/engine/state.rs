@@ -154,6 +154,10 @@ pub(crate) struct Round {
     pub peeked_clear: bool,
     /// The round was cancelled (it cannot be cancelled twice).
     pub cancelled: bool,
+    /// Set as the dealer's turn begins: some hand's result depends on the dealer's total
+    /// whatever the dealer draws, so the dealer draws as long as the dealer's rules allow
+    /// (the check after each dealer card then reads only the dealer's cards).
+    pub dealer_plays_for_hands: bool,
 }
 
 /// The rules engine for one table: pure, deterministic, no I/O, no clock.
