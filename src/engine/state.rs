@@ -177,6 +177,9 @@ pub struct Engine {
     /// The bets that opened the current (or last) round, while its seats were built from
     /// them (not part of the state).
     pub(crate) last_bets: LastBets,
+    /// Whether a settlement produces its `RoundSettled` record (a setting of the caller,
+    /// not part of the state; see `set_settlement_records`).
+    pub(crate) settlement_records: bool,
 }
 
 /// The bets the round's seats were validated and built from: the same bets again (the
@@ -266,7 +269,28 @@ impl Engine {
             spare_seats: Vec::new(),
             spare_result: SpareResult::default(),
             last_bets: LastBets::default(),
+            settlement_records: true,
         }
+    }
+
+    /// Whether a seat-by-seat round's settlement produces its `RoundSettled` record (on
+    /// by default). With it off the round settles exactly as before — same state, same
+    /// other events — and the caller reads the settlement with `settle_with` once the round
+    /// is over: the simulator, which needs each bet's return, not a record per round.
+    /// A common draw always records (its "Let it play" reads the record).
+    pub fn set_settlement_records(&mut self, on: bool) {
+        self.settlement_records = on;
+    }
+
+    /// Settles the last round (the one in play, if any: its outcomes so far) into `sink`,
+    /// in the order of its `RoundSettled` record, by the code that writes the record.
+    pub fn settle_with(&self, sink: &mut impl super::settle::SettlementSink) {
+        super::settle::settle_with(self, sink);
+    }
+
+    /// Whether a round is in progress (bets accepted, not yet settled).
+    pub fn round_in_progress(&self) -> bool {
+        self.phase != Phase::Idle
     }
 
     /// Hands back a settled round's record (from `Event::RoundSettled`) for the next
