@@ -17,6 +17,19 @@ impl Engine {
         events: &mut Vec<Event>,
     ) -> Result<(), Rejection> {
         self.check_bets_open()?;
+        // Bets equal to those the round's seats were built from pass validation again
+        // (it reads only the bets and the variant): the seats are reset in place.
+        if !self.last_bets.0.is_empty() && self.last_bets.0 == bets {
+            self.reopen_seats();
+            #[cfg(debug_assertions)]
+            {
+                let mut fresh = Vec::new();
+                debug_assert!(self.validate_bets(bets, &mut fresh).is_ok());
+                debug_assert_eq!(fresh, self.round.seats, "seats reset in place");
+            }
+            self.open_round(events);
+            return Ok(());
+        }
         let mut seats = std::mem::take(&mut self.spare_seats);
         if let Err(r) = self.validate_bets(bets, &mut seats) {
             self.spare_seats = seats;
@@ -24,8 +37,37 @@ impl Engine {
         }
         // The last round's seats become the next spare buffer: no allocation per round.
         self.spare_seats = std::mem::replace(&mut self.round.seats, seats);
+        self.last_bets.0 = bets.to_vec();
         self.open_round(events);
         Ok(())
+    }
+
+    /// Returns the last round's seats to what `validate_bets` builds from the same bets:
+    /// one hand, no cards, nothing bought or drawn (what a round changes in a seat).
+    fn reopen_seats(&mut self) {
+        for sp in &mut self.round.seats {
+            sp.hands.truncate(1);
+            if let Some(h) = sp.hands.first_mut() {
+                h.cards.clear();
+                h.stake = sp.main;
+                h.doubles = 0;
+                h.from_split = false;
+                h.split_aces = false;
+                h.hit_requested = false;
+                h.strikes = 0;
+                h.in_step = false;
+                if h.state != HandState::NoBet {
+                    h.state = HandState::Live;
+                }
+            }
+            sp.insurance = Insurance::NotOffered;
+            sp.bonus = Bonus::None;
+            sp.auto_play = false;
+            sp.resuming = false;
+            for b in &mut sp.behind {
+                b.insurance = Insurance::NotOffered;
+            }
+        }
     }
 
     /// Checks the bets and fills `seats` (cleared first) with the round's seats.

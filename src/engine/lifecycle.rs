@@ -81,6 +81,7 @@ impl Engine {
         round.dealer.clear();
         round.peeked_clear = false;
         round.cancelled = false;
+        round.dealer_plays_for_hands = false;
         self.common.burned.clear();
         self.phase = Phase::Dealing(0);
         events.push(Event::RoundOpened {
@@ -217,14 +218,17 @@ impl Engine {
             self.phase = Phase::AwaitingBonus;
             return;
         }
-        let mut result = self.spare_result.0.take().unwrap_or_default();
-        let mut extra = std::mem::take(&mut self.spare_result.1);
-        settle_into(self, &mut result, &mut extra);
-        self.spare_result.1 = extra;
-        if self.variant.deal.mode == DealMode::CommonDraw {
-            self.remember_wins(&result);
+        let common = self.variant.deal.mode == DealMode::CommonDraw;
+        if self.settlement_records || common {
+            let mut result = self.spare_result.0.take().unwrap_or_default();
+            let mut extra = std::mem::take(&mut self.spare_result.1);
+            settle_into(self, &mut result, &mut extra);
+            self.spare_result.1 = extra;
+            if common {
+                self.remember_wins(&result);
+            }
+            events.push(Event::RoundSettled(result));
         }
-        events.push(Event::RoundSettled(result));
         self.phase = Phase::Idle;
         self.shoe.round_settled();
         if self.shoe.stage() == ShoeStage::Finished {

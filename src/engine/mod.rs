@@ -31,6 +31,7 @@ pub use io::{
     Action, BehindBet, BetKind, BetResult, Code, Event, HandResult, Input, Outcome, Place,
     PlayerBets, Rejection, RoundResult, SeatBets, SeatId,
 };
+pub use settle::{SettledBet, SettledHand, SettledKind, SettlementSink};
 pub use shoe::{Shoe, ShoeStage};
 pub use state::Engine;
 pub use variant::{Variant, VariantError};

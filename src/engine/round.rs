@@ -86,7 +86,13 @@ impl Engine {
                     card,
                     to: Place::Dealer,
                 });
-                if !self.dealer_must_draw() {
+                let draws = if self.round.dealer_plays_for_hands {
+                    dealer_rules_draw(&self.variant, &self.round.dealer)
+                } else {
+                    self.dealer_must_draw()
+                };
+                debug_assert_eq!(draws, self.dealer_must_draw());
+                if !draws {
                     self.settle_when_ready(events);
                 }
                 Ok(())
@@ -552,6 +558,15 @@ impl Engine {
         }
         if self.dealer_must_draw() {
             self.phase = Phase::Dealer;
+            // The players' hands are final now: whether one of them waits for the dealer
+            // whatever the dealer's cards is known once.
+            let v = &*self.variant;
+            self.round.dealer_plays_for_hands = v.dealer.always_draws
+                || self
+                    .round
+                    .seats
+                    .iter()
+                    .any(|sp| sp.hands.iter().any(|h| hand_depends_on_dealer(v, h, false)));
         } else {
             self.settle_when_ready(events);
         }

@@ -57,17 +57,11 @@ pub(crate) fn settle_into(engine: &Engine, out: &mut RoundResult, extra: &mut Ve
     let mut w = Writer {
         out,
         extra,
+        ace: v.hand.ace,
         hands: 0,
         bets: 0,
     };
-    for sp in &round.seats {
-        settle_seat(v, sp, None, &round.dealer, &dealer, &mut w);
-    }
-    for player in &engine.common.players {
-        for sp in &player.boxes {
-            settle_seat(v, sp, Some(&player.id), &round.dealer, &dealer, &mut w);
-        }
-    }
+    settle_each(engine, &dealer, &mut w);
     let (hands, bets) = (w.hands, w.bets);
     if w.out.hands.len() > hands {
         w.extra.extend(w.out.hands.drain(hands..));
@@ -75,28 +69,111 @@ pub(crate) fn settle_into(engine: &Engine, out: &mut RoundResult, extra: &mut Ve
     w.out.bets.truncate(bets);
 }
 
+/// Walks the engine's round (every seat, then every common-draw box) into `sink`.
+fn settle_each(engine: &Engine, dealer: &Dealer, sink: &mut impl SettlementSink) {
+    let v = &*engine.variant;
+    let round = &engine.round;
+    for sp in &round.seats {
+        settle_seat(v, sp, None, &round.dealer, dealer, sink);
+    }
+    for player in &engine.common.players {
+        for sp in &player.boxes {
+            settle_seat(v, sp, Some(&player.id), &round.dealer, dealer, sink);
+        }
+    }
+}
+
+/// Settles the engine's round into `sink`, hand by hand and bet by bet, in the order of
+/// the `RoundSettled` record (`RoundResult::hands`, `RoundResult::bets`), from the same
+/// code: what a caller that needs no record (the simulator) reads instead of one.
+pub(crate) fn settle_with(engine: &Engine, sink: &mut impl SettlementSink) {
+    let dealer = Dealer::read(&engine.variant, &engine.round.dealer);
+    settle_each(engine, &dealer, sink);
+}
+
+/// Where a settlement goes, in order: each hand, then the bets of its seat or box.
+pub trait SettlementSink {
+    /// One hand's outcome (a `HandResult`, its total left to the sink).
+    fn hand(&mut self, hand: &SettledHand<'_>);
+    /// One bet's result (a `BetResult`).
+    fn bet(&mut self, bet: &SettledBet<'_>);
+}
+
+/// A settled hand, borrowed from the round (`HandResult`'s fields).
+#[derive(Debug, Clone, Copy)]
+pub struct SettledHand<'a> {
+    /// The common draw's player, else none.
+    pub player: Option<&'a PlayerId>,
+    /// The seat (or box).
+    pub seat: u8,
+    /// The hand within it.
+    pub hand: u8,
+    /// Its cards.
+    pub cards: &'a [Card],
+    /// Whether it was doubled.
+    pub doubled: bool,
+    /// Its outcome.
+    pub outcome: Outcome,
+    /// Everything staked on it.
+    pub staked: Amount,
+    /// Everything paid back on it.
+    pub returned: Amount,
+}
+
+/// A settled bet, borrowed from the round (`BetResult`'s fields).
+#[derive(Debug, Clone, Copy)]
+pub struct SettledBet<'a> {
+    /// The player behind the seat or the common draw's player, else none.
+    pub player: Option<&'a PlayerId>,
+    /// The seat (or box).
+    pub seat: u8,
+    /// Which bet.
+    pub kind: SettledKind<'a>,
+    /// Staked.
+    pub staked: Amount,
+    /// Paid back.
+    pub returned: Amount,
+}
+
+/// A settled bet's kind (`BetKind`, borrowed; a side bet also by its index among the
+/// variant's side bets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettledKind<'a> {
+    /// The main bet.
+    Main,
+    /// Insurance.
+    Insurance,
+    /// A side bet.
+    Side {
+        /// Its index in `Variant::side_bets`.
+        index: u8,
+        /// Its name.
+        name: &'a str,
+    },
+}
+
 /// Writes hands and bets over a reused record, in order.
 struct Writer<'a> {
     out: &'a mut RoundResult,
     extra: &'a mut Vec<HandResult>,
+    ace: super::variant::AceValue,
     hands: usize,
     bets: usize,
 }
 
-impl Writer<'_> {
-    #[allow(clippy::too_many_arguments)]
-    fn hand(
-        &mut self,
-        player: Option<&PlayerId>,
-        seat: u8,
-        hand: u8,
-        cards: &[Card],
-        total: u8,
-        doubled: bool,
-        outcome: Outcome,
-        staked: Amount,
-        returned: Amount,
-    ) {
+impl SettlementSink for Writer<'_> {
+    fn hand(&mut self, sh: &SettledHand<'_>) {
+        let SettledHand {
+            player,
+            seat,
+            hand,
+            cards,
+            doubled,
+            outcome,
+            staked,
+            returned,
+        } = *sh;
+        let total = total(cards, self.ace).best;
         if self.hands >= self.out.hands.len() {
             if let Some(spare) = self.extra.pop() {
                 self.out.hands.push(spare);
@@ -129,19 +206,19 @@ impl Writer<'_> {
         self.hands += 1;
     }
 
-    fn bet(
-        &mut self,
-        player: Option<&PlayerId>,
-        seat: u8,
-        kind: KindRef<'_>,
-        staked: Amount,
-        returned: Amount,
-    ) {
+    fn bet(&mut self, sb: &SettledBet<'_>) {
+        let SettledBet {
+            player,
+            seat,
+            kind,
+            staked,
+            returned,
+        } = *sb;
         if let Some(b) = self.out.bets.get_mut(self.bets) {
             b.player = player.cloned();
             b.seat = seat;
             match (&mut b.kind, kind) {
-                (BetKind::Side(old), KindRef::Side(name)) => {
+                (BetKind::Side(old), SettledKind::Side { name, .. }) => {
                     old.clear();
                     old.push_str(name);
                 }
@@ -162,20 +239,13 @@ impl Writer<'_> {
     }
 }
 
-/// A bet's kind, borrowed.
-#[derive(Clone, Copy)]
-enum KindRef<'a> {
-    Main,
-    Insurance,
-    Side(&'a str),
-}
-
-impl KindRef<'_> {
-    fn owned(self) -> BetKind {
+impl SettledKind<'_> {
+    /// The record's kind.
+    pub fn owned(self) -> BetKind {
         match self {
-            KindRef::Main => BetKind::Main,
-            KindRef::Insurance => BetKind::Insurance,
-            KindRef::Side(name) => BetKind::Side(name.to_string()),
+            SettledKind::Main => BetKind::Main,
+            SettledKind::Insurance => BetKind::Insurance,
+            SettledKind::Side { name, .. } => BetKind::Side(name.to_string()),
         }
     }
 }
@@ -187,10 +257,17 @@ fn settle_seat(
     player: Option<&PlayerId>,
     dealer_cards: &[Card],
     dealer: &Dealer,
-    w: &mut Writer<'_>,
+    w: &mut impl SettlementSink,
 ) {
     let mut main_staked = 0;
     let mut main_returned = 0;
+    let bet = |kind, staked, returned| SettledBet {
+        player,
+        seat: sp.seat,
+        kind,
+        staked,
+        returned,
+    };
     for (hi, h) in sp.hands.iter().enumerate() {
         if h.state == HandState::NoBet {
             continue;
@@ -198,21 +275,20 @@ fn settle_seat(
         let (outcome, returned) = hand_outcome(v, h, hi == 0, sp.main, dealer);
         main_staked += h.stake;
         main_returned += returned;
-        w.hand(
+        w.hand(&SettledHand {
             player,
-            sp.seat,
+            seat: sp.seat,
             // At most 4 hands a seat (validated variant).
-            hi as u8,
-            &h.cards,
-            total(&h.cards, v.hand.ace).best,
-            h.doubles > 0,
+            hand: hi as u8,
+            cards: &h.cards,
+            doubled: h.doubles > 0,
             outcome,
-            h.stake,
+            staked: h.stake,
             returned,
-        );
+        });
     }
     if sp.main > 0 {
-        w.bet(player, sp.seat, KindRef::Main, main_staked, main_returned);
+        w.bet(&bet(SettledKind::Main, main_staked, main_returned));
     }
     if let Insurance::Bought(stake) = sp.insurance {
         let returned = if dealer.natural {
@@ -220,11 +296,11 @@ fn settle_seat(
         } else {
             0
         };
-        w.bet(player, sp.seat, KindRef::Insurance, stake, returned);
+        w.bet(&bet(SettledKind::Insurance, stake, returned));
     }
     for &(index, stake) in &sp.side {
         let (name, returned) = side_bet_return(v, sp, index, stake, dealer_cards, dealer);
-        w.bet(player, sp.seat, KindRef::Side(name), stake, returned);
+        w.bet(&bet(SettledKind::Side { index, name }, stake, returned));
     }
     for bb in &sp.behind {
         settle_behind(v, sp, bb, dealer_cards, dealer, w);
@@ -270,7 +346,7 @@ fn settle_behind(
     bb: &BehindPlay,
     dealer_cards: &[Card],
     dealer: &Dealer,
-    w: &mut Writer<'_>,
+    w: &mut impl SettlementSink,
 ) {
     let mut staked = 0;
     let mut returned = 0;
@@ -287,19 +363,25 @@ fn settle_behind(
         staked += followed.stake;
         returned += r;
     }
-    let player = Some(&bb.player);
-    w.bet(player, sp.seat, KindRef::Main, staked, returned);
+    let bet = |kind, staked, returned| SettledBet {
+        player: Some(&bb.player),
+        seat: sp.seat,
+        kind,
+        staked,
+        returned,
+    };
+    w.bet(&bet(SettledKind::Main, staked, returned));
     if let Insurance::Bought(stake) = bb.insurance {
         let r = if dealer.natural {
             v.insurance.won(stake)
         } else {
             0
         };
-        w.bet(player, sp.seat, KindRef::Insurance, stake, r);
+        w.bet(&bet(SettledKind::Insurance, stake, r));
     }
     for &(index, stake) in &bb.side {
         let (name, r) = side_bet_return(v, sp, index, stake, dealer_cards, dealer);
-        w.bet(player, sp.seat, KindRef::Side(name), stake, r);
+        w.bet(&bet(SettledKind::Side { index, name }, stake, r));
     }
 }
 

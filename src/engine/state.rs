@@ -154,6 +154,10 @@ pub(crate) struct Round {
     pub peeked_clear: bool,
     /// The round was cancelled (it cannot be cancelled twice).
     pub cancelled: bool,
+    /// Set as the dealer's turn begins: some hand's result depends on the dealer's total
+    /// whatever the dealer draws, so the dealer draws as long as the dealer's rules allow
+    /// (the check after each dealer card then reads only the dealer's cards).
+    pub dealer_plays_for_hands: bool,
 }
 
 /// The rules engine for one table: pure, deterministic, no I/O, no clock.
@@ -170,6 +174,24 @@ pub struct Engine {
     /// A settled round's record handed back by `recycle`, refilled by the next settlement
     /// (not part of the state).
     pub(crate) spare_result: SpareResult,
+    /// The bets that opened the current (or last) round, while its seats were built from
+    /// them (not part of the state).
+    pub(crate) last_bets: LastBets,
+    /// Whether a settlement produces its `RoundSettled` record (a setting of the caller,
+    /// not part of the state; see `set_settlement_records`).
+    pub(crate) settlement_records: bool,
+}
+
+/// The bets the round's seats were validated and built from: the same bets again (the
+/// simulator's every round) reopen those seats in place instead of validating and building
+/// them anew. A clone starts without any: it is a shortcut, not state.
+#[derive(Debug, Default)]
+pub(crate) struct LastBets(pub Vec<super::io::SeatBets>);
+
+impl Clone for LastBets {
+    fn clone(&self) -> LastBets {
+        LastBets::default()
+    }
 }
 
 /// A record to settle the next round into. A clone starts without one: it is a buffer,
@@ -246,7 +268,29 @@ impl Engine {
             common: Default::default(),
             spare_seats: Vec::new(),
             spare_result: SpareResult::default(),
+            last_bets: LastBets::default(),
+            settlement_records: true,
         }
+    }
+
+    /// Whether a seat-by-seat round's settlement produces its `RoundSettled` record (on
+    /// by default). With it off the round settles exactly as before — same state, same
+    /// other events — and the caller reads the settlement with `settle_with` once the round
+    /// is over: the simulator, which needs each bet's return, not a record per round.
+    /// A common draw always records (its "Let it play" reads the record).
+    pub fn set_settlement_records(&mut self, on: bool) {
+        self.settlement_records = on;
+    }
+
+    /// Settles the last round (the one in play, if any: its outcomes so far) into `sink`,
+    /// in the order of its `RoundSettled` record, by the code that writes the record.
+    pub fn settle_with(&self, sink: &mut impl super::settle::SettlementSink) {
+        super::settle::settle_with(self, sink);
+    }
+
+    /// Whether a round is in progress (bets accepted, not yet settled).
+    pub fn round_in_progress(&self) -> bool {
+        self.phase != Phase::Idle
     }
 
     /// Hands back a settled round's record (from `Event::RoundSettled`) for the next

@@ -222,7 +222,7 @@ fn play(
                     to: Place::Dealer,
                 } if up.is_none() => up = Some(card),
                 Event::RoundSettled(r) => {
-                    tally.settle(&r, &names);
+                    tally.settle_result(&r, &names);
                     engine.recycle(r);
                     if tally.rounds % 4096 == 0 {
                         progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);

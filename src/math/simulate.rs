@@ -6,8 +6,9 @@
 //! bet and every side bet of the variant each round, decisions from the strategy derived
 //! for the variant (`strategy.rs`), never insurance, bonus-game multipliers drawn with
 //! equal chances. It sends exactly what the engine says it waits for (`Engine::step`, which
-//! does not allocate) and reads the settlement the engine produces, so every payout is the
-//! table's own. Thread `t` plays its share of the rounds from a seed derived from
+//! does not allocate) and reads each round's settlement from the engine once it is over
+//! (`Engine::settle_with`, the code that writes the table's settlement record, which the
+//! simulator switches off), so every payout is the table's own. Thread `t` plays its share of the rounds from a seed derived from
 //! (`seed`, `t`); the tallies are integers summed in thread order, so a run is determined
 //! by its seed and thread count.
 
@@ -16,7 +17,10 @@ use super::strategy::Strategy;
 use crate::cards::{Card, Rank, Suit};
 use crate::engine::variant::DealMode;
 use crate::engine::Action;
-use crate::engine::{BetKind, Engine, Event, Input, Outcome, RoundResult, SeatBets, Step, Variant};
+use crate::engine::{
+    BetKind, Engine, Event, Input, Outcome, RoundResult, SeatBets, SettledBet, SettledHand,
+    SettledKind, SettlementSink, Step, Variant,
+};
 use crate::money::Amount;
 use crate::sim::Rng;
 use serde::Serialize;
@@ -196,9 +200,10 @@ impl Tally {
         }
     }
 
-    /// Adds a settled round. Shares and counts are per bet (per box in a common draw);
+    /// Adds a settled round from its result (the common draw's, which always records it).
+    /// Shares and counts are per bet (per box in a common draw);
     /// squares are of the round's sums, as a round's boxes are one sample.
-    pub(super) fn settle(&mut self, r: &RoundResult, side_names: &[String]) {
+    pub(super) fn settle_result(&mut self, r: &RoundResult, side_names: &[String]) {
         self.rounds += 1;
         self.round_side.clear();
         self.round_side.resize(self.side.len(), 0);
@@ -245,6 +250,68 @@ impl Tally {
                 Outcome::Blackjack | Outcome::Caribbean21 => self.naturals += 1,
                 Outcome::Surrender => self.surrenders += 1,
                 _ => {}
+            }
+        }
+    }
+
+    /// Tallies the round the engine has just settled (read through `Engine::settle_with`,
+    /// the code that writes the table's settlement record). `slots` maps a variant's side
+    /// bet index to its tally.
+    fn settle(&mut self, engine: &Engine, slots: &[Option<usize>]) {
+        let mut sink = RoundSink {
+            tally: self,
+            slots,
+            hands: 0,
+        };
+        engine.settle_with(&mut sink);
+        let hands = sink.hands;
+        self.rounds += 1;
+        self.splits += hands.saturating_sub(1);
+    }
+}
+
+/// One round's settlement into the tally.
+struct RoundSink<'a> {
+    tally: &'a mut Tally,
+    slots: &'a [Option<usize>],
+    hands: u64,
+}
+
+impl SettlementSink for RoundSink<'_> {
+    fn hand(&mut self, h: &SettledHand<'_>) {
+        let t = &mut *self.tally;
+        self.hands += 1;
+        t.doubles += u64::from(h.doubled);
+        match h.outcome {
+            Outcome::Blackjack | Outcome::Caribbean21 => t.naturals += 1,
+            Outcome::Surrender => t.surrenders += 1,
+            _ => {}
+        }
+    }
+
+    fn bet(&mut self, b: &SettledBet<'_>) {
+        let t = &mut *self.tally;
+        match b.kind {
+            SettledKind::Main => {
+                let net = b.returned - b.staked;
+                t.net += net;
+                t.net_sq += u128::from(net.unsigned_abs()).pow(2);
+                t.wagered += b.staked;
+                match net.cmp(&0) {
+                    std::cmp::Ordering::Greater => t.wins += 1,
+                    std::cmp::Ordering::Equal => t.pushes += 1,
+                    std::cmp::Ordering::Less => {}
+                }
+            }
+            SettledKind::Insurance => {}
+            SettledKind::Side { index, .. } => {
+                if let Some(&Some(i)) = self.slots.get(usize::from(index)) {
+                    let s = &mut t.side[i];
+                    s.staked += b.staked;
+                    s.returned += b.returned;
+                    s.returned_sq += u128::from(b.returned.unsigned_abs()).pow(2);
+                    s.hits += u64::from(b.returned > 0);
+                }
             }
         }
     }
@@ -331,6 +398,12 @@ fn play(
 ) -> Result<Tally, SimError> {
     let (main, side) = stakes(variant);
     let side_names: Vec<String> = side.iter().map(|(n, _)| n.clone()).collect();
+    // Each of the variant's side bets by index: its tally, if the simulator bets on it.
+    let slots: Vec<Option<usize>> = variant
+        .side_bets
+        .iter()
+        .map(|s| side_names.iter().position(|n| *n == s.name))
+        .collect();
     let bets = Input::Bets(vec![SeatBets {
         seat: 1,
         main,
@@ -342,6 +415,9 @@ fn play(
         ..Tally::default()
     };
     let mut engine = Engine::new(Arc::clone(variant));
+    // The settlement is read from the engine once each round is over, not as a record.
+    engine.set_settlement_records(false);
+    let mut in_round = false;
     let mut deck = Deck::new(variant);
     let mut rng = Rng::new(seed);
     let mut events: Vec<Event> = Vec::with_capacity(64);
@@ -365,6 +441,7 @@ fn play(
                 if fresh_every_round {
                     deck.reset();
                 }
+                in_round = true;
                 &bets
             }
             Step::Shuffle => {
@@ -403,21 +480,13 @@ fn play(
                 "the round waits for players behind or a common draw, which simulate does not play",
             )),
         };
-        let mark = events.len();
         if let Err(e) = engine.apply(sent, &mut events) {
             return Err(refused(&tally, sent.clone(), &e.to_string()));
         }
-        // Events pile up over a round and are dropped once it settles (the settlement is
-        // one of the last events an input causes).
-        let settled = events[mark..]
-            .iter()
-            .rposition(|e| matches!(e, Event::RoundSettled(_)));
-        if let Some(i) = settled {
-            if let Event::RoundSettled(r) = events.swap_remove(mark + i) {
-                tally.settle(&r, &side_names);
-                // The next settlement fills this record again: no allocation per round.
-                engine.recycle(r);
-            }
+        // Events pile up over a round and are dropped once it settles.
+        if in_round && !engine.round_in_progress() {
+            in_round = false;
+            tally.settle(&engine, &slots);
             events.clear();
             if tally.rounds - reported >= 1 << 14 {
                 progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
@@ -763,6 +832,77 @@ mod tests {
                     if let Event::RoundSettled(r) = e {
                         settled += 1;
                         reused.recycle(r);
+                    }
+                }
+            }
+        }
+    }
+
+    /// An engine that settles without records plays every round as one that records
+    /// (same state, same events but the record), and `settle_with` reads, hand by hand and
+    /// bet by bet, what the record holds — in every variant, whatever the rounds' shapes.
+    #[test]
+    fn settle_with_reads_what_the_record_holds() {
+        use crate::engine::{total, BetResult, HandResult};
+        use crate::sim::{Style, TableSim};
+        struct Record(
+            Vec<HandResult>,
+            Vec<BetResult>,
+            crate::engine::variant::AceValue,
+        );
+        impl SettlementSink for Record {
+            fn hand(&mut self, h: &SettledHand<'_>) {
+                self.0.push(HandResult {
+                    player: h.player.cloned(),
+                    seat: h.seat,
+                    hand: h.hand,
+                    cards: h.cards.to_vec(),
+                    total: total(h.cards, self.2).best,
+                    doubled: h.doubled,
+                    outcome: h.outcome,
+                    staked: h.staked,
+                    returned: h.returned,
+                });
+            }
+            fn bet(&mut self, b: &SettledBet<'_>) {
+                self.1.push(BetResult {
+                    player: b.player.cloned(),
+                    seat: b.seat,
+                    kind: b.kind.owned(),
+                    staked: b.staked,
+                    returned: b.returned,
+                });
+            }
+        }
+        for (stem, _) in crate::engine::variant::BUILT_IN {
+            let v = Arc::new(variant(stem));
+            let mut recording = Engine::new(Arc::clone(&v));
+            let mut quiet = Engine::new(Arc::clone(&v));
+            quiet.set_settlement_records(false);
+            let mut sim = TableSim::new(Arc::clone(&v), 9, Style::Random);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let mut settled = 0;
+            while settled < 300 {
+                let input = sim.next_input(&recording);
+                a.clear();
+                b.clear();
+                assert_eq!(recording.apply(&input, &mut a), quiet.apply(&input, &mut b));
+                assert!(recording == quiet, "{stem}");
+                let common = v.deal.mode == DealMode::CommonDraw;
+                let kept: Vec<&Event> = a
+                    .iter()
+                    .filter(|e| common || !matches!(e, Event::RoundSettled(r) if !r.cancelled))
+                    .collect();
+                assert_eq!(kept, b.iter().collect::<Vec<_>>(), "{stem}");
+                for e in &a {
+                    if let Event::RoundSettled(r) = e {
+                        if r.cancelled {
+                            continue;
+                        }
+                        settled += 1;
+                        let mut read = Record(Vec::new(), Vec::new(), v.hand.ace);
+                        quiet.settle_with(&mut read);
+                        assert_eq!((&read.0, &read.1), (&r.hands, &r.bets), "{stem}");
                     }
                 }
             }
