@@ -152,7 +152,9 @@ function bettingControls(s, out) {
   out.push(chipsRow(s, s.balance + (s.betting.my_bet || 0)));
   const row = [];
   if (s.seat) {
-    row.push(button("Bet " + money(plan.main + sum(plan.side)), () => act("/api/play/bet", { main: plan.main, side: sideMap(plan.side) }), { id: "place", disabled: busy || plan.main < s.limits.min ? "" : null }));
+    // On two seats (Deluxe) the bet goes on the lowest; the table mirrors it on the other
+    // (or splits it evenly when the balance is short) and both seats show it below.
+    row.push(button("Bet " + money(plan.main + sum(plan.side)), () => act("/api/play/bet", { seat: s.seat, main: plan.main, side: sideMap(plan.side) }), { id: "place", disabled: busy || plan.main < s.limits.min ? "" : null }));
     if (s.betting.my_bet) row.push(button("Withdraw", () => act("/api/play/bet", { main: 0 }), { id: "withdraw" }));
     // A manual re-bet of the round just played where the game has no automatic one.
     const last = s.betting.last_bet;
@@ -170,6 +172,7 @@ function bettingControls(s, out) {
   const mine = [];
   if (s.betting.my_bet) mine.push("Your bet: " + money(s.betting.my_bet) + (s.betting.my_side || []).map(([n, a]) => " + " + n + " " + money(a)).join("")
     + (s.betting.my_rebet ? (s.betting.my_rebet.clipped ? " (re-bet, clipped to your balance)" : " (re-bet)") : ""));
+  if ((s.betting.my_seats || []).length > 1) mine.push(s.betting.my_seats.map(x => "Seat " + x.seat + ": " + (x.main ? money(x.main) : "no bet")).join(" · "));
   for (const b of s.betting.my_behind || []) mine.push("Behind seat " + b.seat + ": " + money(b.bet.main) + (b.bet.follow_double ? " (follows doubles)" : ""));
   out.push(el("div", { class: "row", id: "my-bet" }, mine.length ? mine.join(" · ") : "No bet yet"));
 }
@@ -179,10 +182,12 @@ const NAMES = { hit: "Hit", stand: "Stand", double: "Double", split: "Split", su
 function turnControls(s, out) {
   s.turns.forEach((t, i) => {
     const where = s.game.common_draw ? "Box " + t.seat + (t.hand ? " hand " + (t.hand + 1) : "") + (t.kind === "insurance" ? ": insurance? " : ": ")
-      : t.behind ? "Behind seat " + t.seat + ": insurance? " : (t.kind === "insurance" ? "Insurance? " : "Your hand: ");
+      : t.behind ? "Behind seat " + t.seat + ": insurance? "
+      : (t.kind === "insurance" ? "Seat " + t.seat + ": insurance? " : "Your hand, seat " + t.seat + ": ");
     const timer = t.remaining_ms === null ? "" : left(t.remaining_ms) + " s";
     out.push(el("div", { class: "row countdown", id: i ? null : "turn", "data-seat": t.seat }, where, el("strong", { id: i ? null : "turn-left" }, timer)));
-    const body = (a) => Object.assign({ action: a }, s.game.common_draw ? { box: t.seat } : t.behind ? { seat: t.seat } : {});
+    // The decision names its seat: a player on two seats answers for the one the turn is on.
+    const body = (a) => Object.assign({ action: a }, s.game.common_draw ? { box: t.seat } : { seat: t.seat });
     out.push(el("div", { class: "row actions", id: i ? null : "actions", "data-seat": t.seat, "data-behind": t.behind ? "true" : null },
       t.allowed.filter(a => NAMES[a]).map(a => button(NAMES[a], () => act("/api/play/decision", body(a)), { "data-action": a }))));
   });
@@ -194,7 +199,7 @@ function controls() {
   out.push(el("div", { class: "who" },
     el("strong", { id: "player-name" }, s.name || s.player), " · balance ",
     el("strong", { id: "balance" }, money(s.balance)),
-    s.seat ? " · seat " + s.seat : ""));
+    (s.seats || []).length > 1 ? " · seats " + s.seats.join(", ") : s.seat ? " · seat " + s.seat : ""));
   const atTable = s.seat || s.unseated;
   if (!atTable) {
     if (!s.game.common_draw) {
@@ -205,6 +210,10 @@ function controls() {
       out.push(el("div", { class: "row" }, button(s.game.common_draw ? "Join the table" : "Bet behind players", () => act("/api/play/join", {}), { id: "join-unseated" })));
     }
   } else if (s.betting.open) {
+    // A second seat, where the game lets a player hold two (Deluxe).
+    if (s.seat && (s.seats || []).length < (s.game.seats_per_player || 1) && s.free_seats.length) {
+      out.push(el("div", { class: "row", id: "join-second" }, "Second seat:", s.free_seats.map(n => button("Seat " + n, () => act("/api/play/join", { seat: n }), { "data-seat": n }))));
+    }
     bettingControls(s, out);
   } else if (s.turns && s.turns.length) {
     turnControls(s, out);
@@ -215,7 +224,9 @@ function controls() {
   const r = s.view.last_result;
   if (r && atTable) {
     // The seat's hands, and every bet of the player's own (behind seats, boxes).
-    const parts = s.seat ? (r.hands || []).filter(h => h.seat === s.seat && !h.player).map(h => h.outcome.replace("_", " ") + " " + money(h.returned)) : [];
+    const mySeats = s.seats || [];
+    const parts = (r.hands || []).filter(h => mySeats.includes(h.seat) && !h.player)
+      .map(h => (mySeats.length > 1 ? "seat " + h.seat + " " : "") + h.outcome.replace("_", " ") + " " + money(h.returned));
     for (const b of (r.bets || []).filter(b => b.player === s.player)) {
       // A side bet's kind is {"side": NAME}; main and insurance are plain names.
       const kind = typeof b.kind === "string" ? b.kind.replace("_", " ") : String(b.kind.side);
