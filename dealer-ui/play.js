@@ -73,7 +73,12 @@ function addChip(c) {
   else if (kind === "side") plan.side[a] = (plan.side[a] || 0) + c;
   else if (kind === "behind") { plan.behind = Number(a); stake += c; }
   else if (kind === "bside") plan.bside[a] = (plan.bside[a] || 0) + c;
-  else if (kind === "box") { const x = plan.boxes[a] || (plan.boxes[a] = { main: 0, side: {} }); if (b) x.side[b] = (x.side[b] || 0) + c; else x.main += c; }
+  else if (kind === "box") {
+    const x = plan.boxes[a] || (plan.boxes[a] = { main: 0, side: {} });
+    // A chip on a box riding "Let it play" starts an ordinary main bet instead.
+    if (!b && x.let_it_play) { x.let_it_play = false; x.main = 0; }
+    if (b) x.side[b] = (x.side[b] || 0) + c; else x.main += c;
+  }
   render();
 }
 
@@ -112,12 +117,16 @@ function bettingControls(s, out) {
       boxes.push(el("div", { class: "row box", "data-box": n },
         targetButton("Box " + n + (x.main ? " " + money(x.main) : ""), "box:" + n),
         special ? targetButton(special + (x.side[special] ? " " + money(x.side[special]) : ""), "box:" + n + ":" + special) : null,
-        others.length ? el("span", { class: "others" }, others.join(", ")) : null));
+        others.length ? el("span", { class: "others" }, others.join(", ")) : null,
+        // "Let it play": the box won last round; its whole return rides as the main bet.
+        ...(s.betting.let_it_play || []).filter(l => l.box === n).map(l => button((x.let_it_play ? "✓ " : "") + "Let it play " + money(l.main), () => {
+          plan.boxes[n] = x.let_it_play ? { main: 0, side: x.side } : { main: l.main, side: x.side, let_it_play: true }; render();
+        }, { class: "target" + (x.let_it_play ? " on" : ""), "data-let-it-play": n }))));
     }
     out.push(el("div", { class: "boxes", id: "boxes" }, boxes));
     out.push(chipsRow(s, s.balance));
     const total = sum(plan.boxes);
-    const list = Object.entries(plan.boxes).filter(([, x]) => x.main > 0).map(([n, x]) => ({ box: Number(n), main: x.main, side: sideMap(x.side) }));
+    const list = Object.entries(plan.boxes).filter(([, x]) => x.main > 0).map(([n, x]) => x.let_it_play ? { box: Number(n), let_it_play: true, side: sideMap(x.side) } : { box: Number(n), main: x.main, side: sideMap(x.side) });
     out.push(el("div", { class: "row" },
       button("Bet " + money(total), () => act("/api/play/boxes", { boxes: list }), { id: "place-boxes", disabled: busy || !list.length ? "" : null }),
       s.betting.my_boxes ? button("Withdraw", () => act("/api/play/boxes", { boxes: [] }), { id: "withdraw" }) : null));

@@ -1006,34 +1006,7 @@ async fn a_multihand_player_bets_three_boxes_decides_each_hand_and_is_paid_exact
                 format!("table-1:{r}:3:main@mia.1:debit"),
             ]
         );
-        let mut decided = 0;
-        for _ in 0..2400 {
-            let s = state(&p).await;
-            if s["view"]["last_result"]["round"] == round {
-                break;
-            }
-            for t in s["turns"].as_array().cloned().unwrap_or_default() {
-                let b = t["seat"].as_u64().expect("box");
-                let action = if t["kind"] == "insurance" {
-                    "no_insurance"
-                } else {
-                    let total = s["hands"]
-                        .as_array()
-                        .and_then(|h| h.iter().find(|h| h["seat"] == b && h["hand"] == t["hand"]))
-                        .and_then(|h| h["total"].as_u64())
-                        .unwrap_or(0);
-                    if total >= 15 { "stand" } else { "hit" }
-                };
-                let (status, body) = p
-                    .post("/api/play/decision", &format!(r#"{{"action": "{action}", "box": {b}}}"#))
-                    .await;
-                assert!(status == 200 || status == 409, "{body}");
-                if status == 200 && t["kind"] == "decision" {
-                    decided += 1;
-                }
-            }
-            sleep(Duration::from_millis(50)).await;
-        }
+        let (_, decided) = play_boxes_until_result(&p, r).await;
         assert!(decided >= 1, "the player decided on the boxes");
         until(&p, 30, "the result", |s| s["view"]["last_result"]["round"] == round).await;
         // A box out of range in a decision is not a turn of hers.
@@ -1362,6 +1335,184 @@ async fn a_deluxe_player_on_two_seats_has_each_bet_mirrored_or_split_evenly_and_
         assert!(p.terminate(), "clean stop");
         assert_eq!(balance, by_the_log(&db, 50_000, "seat IN (4, 5) AND player = ''").await);
         assert_eq!(ledger_rows(&db, "SELECT balance FROM players WHERE id = 'dee'").await, balance);
+        no_open_stakes(&db).await;
+    })
+    .await
+    .expect("bounded");
+}
+
+/// Hits each of the player's boxes below 15 and stands from 15 (declining insurance) until
+/// round `r`'s result is shown: the state then, and how many decisions the table took.
+async fn play_boxes_until_result(p: &proc::Proc, r: u64) -> (Value, usize) {
+    let mut decided = 0;
+    for _ in 0..2400 {
+        let s = state(p).await;
+        if s["view"]["last_result"]["round"] == r {
+            return (s, decided);
+        }
+        for t in s["turns"].as_array().cloned().unwrap_or_default() {
+            let b = t["seat"].as_u64().expect("box");
+            let action = if t["kind"] == "insurance" {
+                "no_insurance"
+            } else {
+                let total = s["hands"]
+                    .as_array()
+                    .and_then(|h| h.iter().find(|h| h["seat"] == b && h["hand"] == t["hand"]))
+                    .and_then(|h| h["total"].as_u64())
+                    .unwrap_or(0);
+                if total >= 15 {
+                    "stand"
+                } else {
+                    "hit"
+                }
+            };
+            let (status, body) = p
+                .post(
+                    "/api/play/decision",
+                    &format!(r#"{{"action": "{action}", "box": {b}}}"#),
+                )
+                .await;
+            assert!(status == 200 || status == 409, "{body}");
+            if status == 200 && t["kind"] == "decision" {
+                decided += 1;
+            }
+        }
+        sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no result for round {r}: {}", state(p).await);
+}
+
+/// Posts `body` to `POST /api/play/boxes`: the status and the error's code.
+async fn boxes_refused(p: &proc::Proc, body: &str) -> (u16, String) {
+    let (status, body) = p.post("/api/play/boxes", body).await;
+    (status, code_of(&body))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multihand_box_that_won_lets_its_whole_return_play_and_exactly_that_is_debited() {
+    timeout(Duration::from_secs(300), async {
+        let (_dir, db, p) = one_player("multihand", "Mia").await;
+        let (status, body) = p.post("/api/play/join", "{}").await;
+        assert_eq!(status, 200, "{body}");
+        until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+        // No win last round: refused, nothing taken.
+        assert_eq!(
+            boxes_refused(&p, r#"{"boxes": [{"box": 1, "let_it_play": true}]}"#).await,
+            (409, "let_it_play_no_win".to_string())
+        );
+        assert_eq!(
+            boxes_refused(
+                &p,
+                r#"{"boxes": [{"box": 1, "main": 1000, "let_it_play": true}]}"#
+            )
+            .await,
+            (422, "invalid_bet".to_string())
+        );
+        assert_eq!(state(&p).await["balance"], 50_000);
+        assert_eq!(
+            ledger_rows(&db, "SELECT COUNT(*) FROM wallet_journal").await,
+            0
+        );
+
+        // Bet box 1 until it wins (bounded rounds).
+        let mut win = None;
+        for _ in 0..12 {
+            until(&p, 40, "a betting window", |s| s["betting"]["open"] == true).await;
+            let (status, body) = p
+                .post(
+                    "/api/play/boxes",
+                    r#"{"boxes": [{"box": 1, "main": 1000}]}"#,
+                )
+                .await;
+            assert_eq!(status, 200, "{body}");
+            let r = serde_json::from_str::<Value>(&body).expect("json")["round"]
+                .as_u64()
+                .expect("round");
+            let (s, _) = play_boxes_until_result(&p, r).await;
+            let main = s["view"]["last_result"]["bets"]
+                .as_array()
+                .and_then(|b| {
+                    b.iter()
+                        .find(|b| b["player"] == "mia" && b["seat"] == 1 && b["kind"] == "main")
+                })
+                .cloned()
+                .expect("box 1's main bet settled");
+            let (staked, returned) = (
+                main["staked"].as_i64().expect("staked"),
+                main["returned"].as_i64().expect("returned"),
+            );
+            if returned > staked {
+                win = Some((r, returned));
+                break;
+            }
+        }
+        let (won_round, returned) = win.expect("box 1 won within twelve rounds");
+        let s = until(&p, 40, "the next betting window", |s| {
+            s["betting"]["open"] == true
+        })
+        .await;
+        assert_eq!(
+            s["betting"]["let_it_play"],
+            serde_json::json!([{"box": 1, "main": returned}]),
+            "{s}"
+        );
+        let before = s["balance"].as_i64().expect("balance");
+        // Box 2 did not win: refused whole.
+        assert_eq!(
+            boxes_refused(
+                &p,
+                r#"{"boxes": [{"box": 1, "let_it_play": true}, {"box": 2, "let_it_play": true}]}"#
+            )
+            .await,
+            (409, "let_it_play_no_win".to_string())
+        );
+        let (status, body) = p
+            .post(
+                "/api/play/boxes",
+                r#"{"boxes": [{"box": 1, "let_it_play": true}]}"#,
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let placed: Value = serde_json::from_str(&body).expect("json");
+        let r = placed["round"].as_u64().expect("round");
+        assert_eq!(r, won_round + 1);
+        assert_eq!(
+            placed["balance"],
+            before - returned,
+            "the whole return is staked again: {placed}"
+        );
+        let tx = format!("table-1:{r}:1:main@mia.1:debit");
+        assert_eq!(placed["txs"], serde_json::json!([tx]));
+        assert_eq!(
+            ledger_rows(
+                &db,
+                &format!("SELECT amount FROM wallet_ledger WHERE tx_id = '{tx}'")
+            )
+            .await,
+            returned
+        );
+        let (s, _) = play_boxes_until_result(&p, r).await;
+        let staked = s["view"]["last_result"]["bets"]
+            .as_array()
+            .and_then(|b| {
+                b.iter()
+                    .find(|b| b["player"] == "mia" && b["seat"] == 1 && b["kind"] == "main")
+            })
+            .map(|b| b["staked"].clone())
+            .expect("settled");
+        assert_eq!(
+            staked, returned,
+            "the engine staked the return (the player only hits and stands)"
+        );
+
+        sleep(Duration::from_millis(2500)).await;
+        let balance = state(&p).await["balance"].as_i64().expect("balance");
+        assert!(p.terminate(), "clean stop");
+        assert_eq!(balance, by_the_log(&db, 50_000, "player = 'mia'").await);
+        assert_eq!(
+            ledger_rows(&db, "SELECT balance FROM players WHERE id = 'mia'").await,
+            balance
+        );
         no_open_stakes(&db).await;
     })
     .await

@@ -426,6 +426,15 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
             "last_bet": last_bet(&snap, seat, &me),
             "my_behind": behind_mine,
             "my_boxes": snap.betting.players.iter().find(|p| p.player == me).map(|p| p.boxes.clone()),
+            "let_it_play": if common && app.variant.betting.let_it_play_max > 0 {
+                bets::let_it_play_wins(&snap, &me, w.round)
+                    .iter()
+                    .filter(|(_, amount)| *amount <= app.variant.betting.let_it_play_max)
+                    .map(|(b, amount)| json!({"box": b, "main": amount}))
+                    .collect::<Vec<_>>()
+            } else {
+                Vec::new()
+            },
             "behind_seats": behind_seats,
         }),
         None => json!({"open": false, "closed": play.remote.betting_closed()}),

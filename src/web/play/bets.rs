@@ -599,11 +599,66 @@ pub struct BoxBet {
     /// The box, from 1 (`GET /api/play/state` `game.boxes`).
     #[serde(rename = "box")]
     number: SeatId,
-    /// The main bet, minor units.
+    /// The main bet, minor units (none with `let_it_play`).
+    #[serde(default)]
     main: i64,
     /// The game's special bets by name, minor units.
     #[serde(default)]
     side: BTreeMap<String, i64>,
+    /// "Let it play" (`betting.let_it_play_max`): the main bet is everything the box's main
+    /// bet returned last round, which it must have won; that return is debited again.
+    #[serde(default)]
+    let_it_play: bool,
+}
+
+/// The boxes `me` may let play in the window of `round`, with what each would stake: the
+/// main bets that won in the round just settled and what they returned (the engine
+/// remembers the same, `last_wins`).
+pub(super) fn let_it_play_wins(
+    snap: &crate::table::Snapshot,
+    me: &str,
+    round: u64,
+) -> Vec<(SeatId, i64)> {
+    snap.last_result
+        .iter()
+        .filter(|r| r.round + 1 == round && !r.cancelled)
+        .flat_map(|r| &r.bets)
+        .filter(|b| {
+            b.player.as_deref() == Some(me)
+                && b.kind == crate::engine::BetKind::Main
+                && b.returned > b.staked
+        })
+        .map(|b| (b.seat, b.returned))
+        .collect()
+}
+
+/// What "Let it play" stakes on box `number` for `me` in the window of `round`: what the
+/// box's main bet returned in the round just settled (the engine's `last_wins`, from the
+/// same settlement: credited then, debited again now). Refused `no_let_it_play` where the
+/// game has none, `let_it_play_no_win` when the box did not win last round.
+fn let_it_play(app: &AppState, me: &str, number: SeatId, round: u64) -> Result<i64, PlayError> {
+    let max = app.variant.betting.let_it_play_max;
+    if max == 0 {
+        return Err(PlayError::conflict(
+            "no_let_it_play",
+            "this game has no Let it play",
+        ));
+    }
+    let won = let_it_play_wins(&app.table.snapshot(), me, round)
+        .into_iter()
+        .find(|(b, _)| *b == number)
+        .map(|(_, w)| w);
+    match won {
+        None => Err(PlayError::conflict(
+            "let_it_play_no_win",
+            format!("box {number} did not win last round: Let it play needs a win"),
+        )),
+        Some(w) if w > max => Err(PlayError::conflict(
+            "let_it_play_over_limit",
+            format!("Let it play would bet {w} on box {number}, over its limit {max}"),
+        )),
+        Some(w) => Ok(w),
+    }
 }
 
 /// A common draw's bets (`POST /api/play/boxes`).
@@ -620,7 +675,7 @@ pub struct BoxesBody {
     responses(
         (status = 200, description = "`{\"ok\", \"round\", \"tx\", \"txs\", \"balance\"}`", body = Object),
         (status = 400, description = "Not a bet (`malformed`)", body = crate::web::api::ErrorBody),
-        (status = 409, description = "`betting_closed` (with `closed`), `not_common_draw`, `insufficient_funds`", body = crate::web::api::ErrorBody),
+        (status = 409, description = "`betting_closed` (with `closed`), `not_common_draw`, `insufficient_funds`, `no_let_it_play`, `let_it_play_no_win` (the box did not win last round), `let_it_play_over_limit`", body = crate::web::api::ErrorBody),
         (status = 422, description = "`box_out_of_range`, `invalid_bet`, `unknown_side_bet`", body = crate::web::api::ErrorBody)))]
 pub async fn boxes(
     State(app): State<AppState>,
@@ -660,17 +715,31 @@ pub async fn boxes(
                 "amounts cannot be negative",
             ));
         }
+        if x.let_it_play && x.main != 0 {
+            return Err(PlayError::unprocessable(
+                "invalid_bet",
+                format!(
+                    "box {}: Let it play bets the box's last return, not a main bet",
+                    x.number
+                ),
+            ));
+        }
         let side = side_bets(&app, &x.side)?;
         bets.push(SeatBets {
             seat: x.number,
             main: x.main,
             side,
+            let_it_play: x.let_it_play,
             ..SeatBets::default()
         });
     }
     bets.sort_by_key(|x| x.seat);
     let _money = play.money.lock().await;
     let window = open_window(&app, &play)?;
+    // The engine stakes the box's last return; the wallet debits exactly that.
+    for x in bets.iter_mut().filter(|x| x.let_it_play) {
+        x.main = let_it_play(&app, &me, x.seat, window.round)?;
+    }
     play.remote.join_unseated(&me);
     let mut before = Vec::new();
     for n in 1..=count {
