@@ -73,7 +73,12 @@ function addChip(c) {
   else if (kind === "side") plan.side[a] = (plan.side[a] || 0) + c;
   else if (kind === "behind") { plan.behind = Number(a); stake += c; }
   else if (kind === "bside") plan.bside[a] = (plan.bside[a] || 0) + c;
-  else if (kind === "box") { const x = plan.boxes[a] || (plan.boxes[a] = { main: 0, side: {} }); if (b) x.side[b] = (x.side[b] || 0) + c; else x.main += c; }
+  else if (kind === "box") {
+    const x = plan.boxes[a] || (plan.boxes[a] = { main: 0, side: {} });
+    // A chip on a box riding "Let it play" starts an ordinary main bet instead.
+    if (!b && x.let_it_play) { x.let_it_play = false; x.main = 0; }
+    if (b) x.side[b] = (x.side[b] || 0) + c; else x.main += c;
+  }
   render();
 }
 
@@ -112,12 +117,16 @@ function bettingControls(s, out) {
       boxes.push(el("div", { class: "row box", "data-box": n },
         targetButton("Box " + n + (x.main ? " " + money(x.main) : ""), "box:" + n),
         special ? targetButton(special + (x.side[special] ? " " + money(x.side[special]) : ""), "box:" + n + ":" + special) : null,
-        others.length ? el("span", { class: "others" }, others.join(", ")) : null));
+        others.length ? el("span", { class: "others" }, others.join(", ")) : null,
+        // "Let it play": the box won last round; its whole return rides as the main bet.
+        ...(s.betting.let_it_play || []).filter(l => l.box === n).map(l => button((x.let_it_play ? "✓ " : "") + "Let it play " + money(l.main), () => {
+          plan.boxes[n] = x.let_it_play ? { main: 0, side: x.side } : { main: l.main, side: x.side, let_it_play: true }; render();
+        }, { class: "target" + (x.let_it_play ? " on" : ""), "data-let-it-play": n }))));
     }
     out.push(el("div", { class: "boxes", id: "boxes" }, boxes));
     out.push(chipsRow(s, s.balance));
     const total = sum(plan.boxes);
-    const list = Object.entries(plan.boxes).filter(([, x]) => x.main > 0).map(([n, x]) => ({ box: Number(n), main: x.main, side: sideMap(x.side) }));
+    const list = Object.entries(plan.boxes).filter(([, x]) => x.main > 0).map(([n, x]) => x.let_it_play ? { box: Number(n), let_it_play: true, side: sideMap(x.side) } : { box: Number(n), main: x.main, side: sideMap(x.side) });
     out.push(el("div", { class: "row" },
       button("Bet " + money(total), () => act("/api/play/boxes", { boxes: list }), { id: "place-boxes", disabled: busy || !list.length ? "" : null }),
       s.betting.my_boxes ? button("Withdraw", () => act("/api/play/boxes", { boxes: [] }), { id: "withdraw" }) : null));
@@ -152,7 +161,9 @@ function bettingControls(s, out) {
   out.push(chipsRow(s, s.balance + (s.betting.my_bet || 0)));
   const row = [];
   if (s.seat) {
-    row.push(button("Bet " + money(plan.main + sum(plan.side)), () => act("/api/play/bet", { main: plan.main, side: sideMap(plan.side) }), { id: "place", disabled: busy || plan.main < s.limits.min ? "" : null }));
+    // On two seats (Deluxe) the bet goes on the lowest; the table mirrors it on the other
+    // (or splits it evenly when the balance is short) and both seats show it below.
+    row.push(button("Bet " + money(plan.main + sum(plan.side)), () => act("/api/play/bet", { seat: s.seat, main: plan.main, side: sideMap(plan.side) }), { id: "place", disabled: busy || plan.main < s.limits.min ? "" : null }));
     if (s.betting.my_bet) row.push(button("Withdraw", () => act("/api/play/bet", { main: 0 }), { id: "withdraw" }));
     // A manual re-bet of the round just played where the game has no automatic one.
     const last = s.betting.last_bet;
@@ -170,6 +181,7 @@ function bettingControls(s, out) {
   const mine = [];
   if (s.betting.my_bet) mine.push("Your bet: " + money(s.betting.my_bet) + (s.betting.my_side || []).map(([n, a]) => " + " + n + " " + money(a)).join("")
     + (s.betting.my_rebet ? (s.betting.my_rebet.clipped ? " (re-bet, clipped to your balance)" : " (re-bet)") : ""));
+  if ((s.betting.my_seats || []).length > 1) mine.push(s.betting.my_seats.map(x => "Seat " + x.seat + ": " + (x.main ? money(x.main) : "no bet")).join(" · "));
   for (const b of s.betting.my_behind || []) mine.push("Behind seat " + b.seat + ": " + money(b.bet.main) + (b.bet.follow_double ? " (follows doubles)" : ""));
   out.push(el("div", { class: "row", id: "my-bet" }, mine.length ? mine.join(" · ") : "No bet yet"));
 }
@@ -179,10 +191,12 @@ const NAMES = { hit: "Hit", stand: "Stand", double: "Double", split: "Split", su
 function turnControls(s, out) {
   s.turns.forEach((t, i) => {
     const where = s.game.common_draw ? "Box " + t.seat + (t.hand ? " hand " + (t.hand + 1) : "") + (t.kind === "insurance" ? ": insurance? " : ": ")
-      : t.behind ? "Behind seat " + t.seat + ": insurance? " : (t.kind === "insurance" ? "Insurance? " : "Your hand: ");
+      : t.behind ? "Behind seat " + t.seat + ": insurance? "
+      : (t.kind === "insurance" ? "Seat " + t.seat + ": insurance? " : "Your hand, seat " + t.seat + ": ");
     const timer = t.remaining_ms === null ? "" : left(t.remaining_ms) + " s";
     out.push(el("div", { class: "row countdown", id: i ? null : "turn", "data-seat": t.seat }, where, el("strong", { id: i ? null : "turn-left" }, timer)));
-    const body = (a) => Object.assign({ action: a }, s.game.common_draw ? { box: t.seat } : t.behind ? { seat: t.seat } : {});
+    // The decision names its seat: a player on two seats answers for the one the turn is on.
+    const body = (a) => Object.assign({ action: a }, s.game.common_draw ? { box: t.seat } : { seat: t.seat });
     out.push(el("div", { class: "row actions", id: i ? null : "actions", "data-seat": t.seat, "data-behind": t.behind ? "true" : null },
       t.allowed.filter(a => NAMES[a]).map(a => button(NAMES[a], () => act("/api/play/decision", body(a)), { "data-action": a }))));
   });
@@ -194,7 +208,7 @@ function controls() {
   out.push(el("div", { class: "who" },
     el("strong", { id: "player-name" }, s.name || s.player), " · balance ",
     el("strong", { id: "balance" }, money(s.balance)),
-    s.seat ? " · seat " + s.seat : ""));
+    (s.seats || []).length > 1 ? " · seats " + s.seats.join(", ") : s.seat ? " · seat " + s.seat : ""));
   const atTable = s.seat || s.unseated;
   if (!atTable) {
     if (!s.game.common_draw) {
@@ -205,6 +219,10 @@ function controls() {
       out.push(el("div", { class: "row" }, button(s.game.common_draw ? "Join the table" : "Bet behind players", () => act("/api/play/join", {}), { id: "join-unseated" })));
     }
   } else if (s.betting.open) {
+    // A second seat, where the game lets a player hold two (Deluxe).
+    if (s.seat && (s.seats || []).length < (s.game.seats_per_player || 1) && s.free_seats.length) {
+      out.push(el("div", { class: "row", id: "join-second" }, "Second seat:", s.free_seats.map(n => button("Seat " + n, () => act("/api/play/join", { seat: n }), { "data-seat": n }))));
+    }
     bettingControls(s, out);
   } else if (s.turns && s.turns.length) {
     turnControls(s, out);
@@ -215,7 +233,9 @@ function controls() {
   const r = s.view.last_result;
   if (r && atTable) {
     // The seat's hands, and every bet of the player's own (behind seats, boxes).
-    const parts = s.seat ? (r.hands || []).filter(h => h.seat === s.seat && !h.player).map(h => h.outcome.replace("_", " ") + " " + money(h.returned)) : [];
+    const mySeats = s.seats || [];
+    const parts = (r.hands || []).filter(h => mySeats.includes(h.seat) && !h.player)
+      .map(h => (mySeats.length > 1 ? "seat " + h.seat + " " : "") + h.outcome.replace("_", " ") + " " + money(h.returned));
     for (const b of (r.bets || []).filter(b => b.player === s.player)) {
       // A side bet's kind is {"side": NAME}; main and insurance are plain names.
       const kind = typeof b.kind === "string" ? b.kind.replace("_", " ") : String(b.kind.side);

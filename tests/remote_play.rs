@@ -1006,34 +1006,7 @@ async fn a_multihand_player_bets_three_boxes_decides_each_hand_and_is_paid_exact
                 format!("table-1:{r}:3:main@mia.1:debit"),
             ]
         );
-        let mut decided = 0;
-        for _ in 0..2400 {
-            let s = state(&p).await;
-            if s["view"]["last_result"]["round"] == round {
-                break;
-            }
-            for t in s["turns"].as_array().cloned().unwrap_or_default() {
-                let b = t["seat"].as_u64().expect("box");
-                let action = if t["kind"] == "insurance" {
-                    "no_insurance"
-                } else {
-                    let total = s["hands"]
-                        .as_array()
-                        .and_then(|h| h.iter().find(|h| h["seat"] == b && h["hand"] == t["hand"]))
-                        .and_then(|h| h["total"].as_u64())
-                        .unwrap_or(0);
-                    if total >= 15 { "stand" } else { "hit" }
-                };
-                let (status, body) = p
-                    .post("/api/play/decision", &format!(r#"{{"action": "{action}", "box": {b}}}"#))
-                    .await;
-                assert!(status == 200 || status == 409, "{body}");
-                if status == 200 && t["kind"] == "decision" {
-                    decided += 1;
-                }
-            }
-            sleep(Duration::from_millis(50)).await;
-        }
+        let (_, decided) = play_boxes_until_result(&p, r).await;
         assert!(decided >= 1, "the player decided on the boxes");
         until(&p, 30, "the result", |s| s["view"]["last_result"]["round"] == round).await;
         // A box out of range in a decision is not a turn of hers.
@@ -1251,6 +1224,295 @@ async fn ultimate_rebets_the_previous_bet_in_each_window_clipped_to_the_balance(
         let balance = s["balance"].as_i64().expect("balance");
         assert!(p.terminate(), "clean stop");
         assert_eq!(balance, by_the_log(&db, 50_000 - withdrawn, "seat = 4 AND player = ''").await);
+        no_open_stakes(&db).await;
+    })
+    .await
+    .expect("bounded");
+}
+
+/// Plays round `r` standing on every hand (declining insurance), naming the seat of each
+/// turn: the seats decided on.
+async fn stand_on_each_seat(p: &proc::Proc, r: u64) -> std::collections::BTreeSet<u64> {
+    let mut decided = std::collections::BTreeSet::new();
+    for _ in 0..1200 {
+        let s = state(p).await;
+        if s["view"]["last_result"]["round"] == r {
+            return decided;
+        }
+        let action = stand(&s);
+        if !action.is_empty() {
+            let seat = s["turn"]["seat"].as_u64().expect("the turn says its seat");
+            let (status, body) = p
+                .post(
+                    "/api/play/decision",
+                    &format!(r#"{{"action": "{action}", "seat": {seat}}}"#),
+                )
+                .await;
+            assert!(status == 200 || status == 409, "{body}");
+            if status == 200 && action == "stand" {
+                decided.insert(seat);
+            }
+        }
+        sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no result for round {r}: {}", state(p).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deluxe_player_on_two_seats_has_each_bet_mirrored_or_split_evenly_and_decides_each_seat()
+{
+    timeout(Duration::from_secs(300), async {
+        let (_dir, db, p) = one_player("deluxe", "Dee").await;
+        assert_eq!(state(&p).await["game"]["seats_per_player"], 2);
+        for seat in [4, 5] {
+            let (status, body) = p.post("/api/play/join", &format!(r#"{{"seat": {seat}}}"#)).await;
+            assert_eq!(status, 200, "{body}");
+        }
+        // "A player can occupy up to two open seats".
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 6}"#).await;
+        assert_eq!((status, code_of(&body).as_str()), (409, "already_seated"), "{body}");
+        let s = until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+        assert_eq!(s["seats"], serde_json::json!([4, 5]), "{s}");
+        let (status, body) = p.post("/api/play/bet", r#"{"seat": 6, "main": 1000}"#).await;
+        assert_eq!((status, code_of(&body).as_str()), (409, "not_your_seat"), "{body}");
+
+        // 1000 on seat 4, the balance covers both: mirrored on seat 5.
+        let (status, body) = p.post("/api/play/bet", r#"{"seat": 4, "main": 1000}"#).await;
+        assert_eq!(status, 200, "{body}");
+        let placed: Value = serde_json::from_str(&body).expect("json");
+        assert_eq!(placed["second_seat"], "mirrored", "{placed}");
+        assert_eq!(placed["seat_plays"], serde_json::json!({"4": 1000, "5": 1000}));
+        assert_eq!(placed["balance"], 50_000 - 2_000, "{placed}");
+        let r1 = placed["round"].as_u64().expect("round");
+        let txs: Vec<&str> = placed["txs"].as_array().expect("txs").iter().filter_map(Value::as_str).collect();
+        assert_eq!(
+            txs,
+            [format!("table-1:{r1}:4:main.1:debit"), format!("table-1:{r1}:5:main.1:debit")],
+            "one debit per seat line"
+        );
+        let mut decided = stand_on_each_seat(&p, r1).await;
+        let staked = |r: u64, seat: u64| {
+            format!("SELECT COALESCE(SUM(staked), 0) FROM settlements WHERE round = {r} AND seat = {seat} AND player = '' AND kind = 'main'")
+        };
+        assert_eq!(ledger_rows(&db, &staked(r1, 4)).await, 1000);
+        assert_eq!(ledger_rows(&db, &staked(r1, 5)).await, 1000);
+
+        // 30000 on seat 5 with about 500.00 left: both seats would need 60000, so the plays
+        // are split evenly, 15000 a seat.
+        until(&p, 40, "the next betting window", |s| s["betting"]["open"] == true).await;
+        let before = state(&p).await["balance"].as_i64().expect("balance");
+        assert!((30_000..60_000).contains(&before), "{before}");
+        let (status, body) = p.post("/api/play/bet", r#"{"seat": 5, "main": 30000}"#).await;
+        assert_eq!(status, 200, "{body}");
+        let placed: Value = serde_json::from_str(&body).expect("json");
+        assert_eq!(placed["second_seat"], "split_evenly", "{placed}");
+        assert_eq!(placed["seat_plays"], serde_json::json!({"4": 15000, "5": 15000}));
+        assert_eq!(placed["balance"], before - 30_000, "{placed}");
+        let r2 = placed["round"].as_u64().expect("round");
+        decided.extend(stand_on_each_seat(&p, r2).await);
+        assert_eq!(ledger_rows(&db, &staked(r2, 4)).await, 15_000);
+        assert_eq!(ledger_rows(&db, &staked(r2, 5)).await, 15_000);
+
+        // Decisions on each seat (a natural or the dealer's takes a seat's turn away).
+        for _ in 0..6 {
+            if decided.len() == 2 {
+                break;
+            }
+            until(&p, 40, "the next betting window", |s| s["betting"]["open"] == true).await;
+            let (status, body) = p.post("/api/play/bet", r#"{"seat": 5, "main": 1000}"#).await;
+            assert_eq!(status, 200, "{body}");
+            let r = serde_json::from_str::<Value>(&body).expect("json")["round"].as_u64().expect("round");
+            decided.extend(stand_on_each_seat(&p, r).await);
+        }
+        assert_eq!(decided, [4, 5].into_iter().collect(), "a decision on each seat");
+
+        sleep(Duration::from_millis(2500)).await;
+        let balance = state(&p).await["balance"].as_i64().expect("balance");
+        // Leaving frees both seats.
+        let (status, body) = p.post("/api/play/leave", "{}").await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(state(&p).await["seats"], serde_json::json!([]));
+        assert!(p.terminate(), "clean stop");
+        assert_eq!(balance, by_the_log(&db, 50_000, "seat IN (4, 5) AND player = ''").await);
+        assert_eq!(ledger_rows(&db, "SELECT balance FROM players WHERE id = 'dee'").await, balance);
+        no_open_stakes(&db).await;
+    })
+    .await
+    .expect("bounded");
+}
+
+/// Hits each of the player's boxes below 15 and stands from 15 (declining insurance) until
+/// round `r`'s result is shown: the state then, and how many decisions the table took.
+async fn play_boxes_until_result(p: &proc::Proc, r: u64) -> (Value, usize) {
+    let mut decided = 0;
+    for _ in 0..2400 {
+        let s = state(p).await;
+        if s["view"]["last_result"]["round"] == r {
+            return (s, decided);
+        }
+        for t in s["turns"].as_array().cloned().unwrap_or_default() {
+            let b = t["seat"].as_u64().expect("box");
+            let action = if t["kind"] == "insurance" {
+                "no_insurance"
+            } else {
+                let total = s["hands"]
+                    .as_array()
+                    .and_then(|h| h.iter().find(|h| h["seat"] == b && h["hand"] == t["hand"]))
+                    .and_then(|h| h["total"].as_u64())
+                    .unwrap_or(0);
+                if total >= 15 {
+                    "stand"
+                } else {
+                    "hit"
+                }
+            };
+            let (status, body) = p
+                .post(
+                    "/api/play/decision",
+                    &format!(r#"{{"action": "{action}", "box": {b}}}"#),
+                )
+                .await;
+            assert!(status == 200 || status == 409, "{body}");
+            if status == 200 && t["kind"] == "decision" {
+                decided += 1;
+            }
+        }
+        sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no result for round {r}: {}", state(p).await);
+}
+
+/// Posts `body` to `POST /api/play/boxes`: the status and the error's code.
+async fn boxes_refused(p: &proc::Proc, body: &str) -> (u16, String) {
+    let (status, body) = p.post("/api/play/boxes", body).await;
+    (status, code_of(&body))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multihand_box_that_won_lets_its_whole_return_play_and_exactly_that_is_debited() {
+    timeout(Duration::from_secs(300), async {
+        let (_dir, db, p) = one_player("multihand", "Mia").await;
+        let (status, body) = p.post("/api/play/join", "{}").await;
+        assert_eq!(status, 200, "{body}");
+        until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+        // No win last round: refused, nothing taken.
+        assert_eq!(
+            boxes_refused(&p, r#"{"boxes": [{"box": 1, "let_it_play": true}]}"#).await,
+            (409, "let_it_play_no_win".to_string())
+        );
+        assert_eq!(
+            boxes_refused(
+                &p,
+                r#"{"boxes": [{"box": 1, "main": 1000, "let_it_play": true}]}"#
+            )
+            .await,
+            (422, "invalid_bet".to_string())
+        );
+        assert_eq!(state(&p).await["balance"], 50_000);
+        assert_eq!(
+            ledger_rows(&db, "SELECT COUNT(*) FROM wallet_journal").await,
+            0
+        );
+
+        // Bet box 1 until it wins (bounded rounds).
+        let mut win = None;
+        for _ in 0..12 {
+            until(&p, 40, "a betting window", |s| s["betting"]["open"] == true).await;
+            let (status, body) = p
+                .post(
+                    "/api/play/boxes",
+                    r#"{"boxes": [{"box": 1, "main": 1000}]}"#,
+                )
+                .await;
+            assert_eq!(status, 200, "{body}");
+            let r = serde_json::from_str::<Value>(&body).expect("json")["round"]
+                .as_u64()
+                .expect("round");
+            let (s, _) = play_boxes_until_result(&p, r).await;
+            let main = s["view"]["last_result"]["bets"]
+                .as_array()
+                .and_then(|b| {
+                    b.iter()
+                        .find(|b| b["player"] == "mia" && b["seat"] == 1 && b["kind"] == "main")
+                })
+                .cloned()
+                .expect("box 1's main bet settled");
+            let (staked, returned) = (
+                main["staked"].as_i64().expect("staked"),
+                main["returned"].as_i64().expect("returned"),
+            );
+            if returned > staked {
+                win = Some((r, returned));
+                break;
+            }
+        }
+        let (won_round, returned) = win.expect("box 1 won within twelve rounds");
+        let s = until(&p, 40, "the next betting window", |s| {
+            s["betting"]["open"] == true
+        })
+        .await;
+        assert_eq!(
+            s["betting"]["let_it_play"],
+            serde_json::json!([{"box": 1, "main": returned}]),
+            "{s}"
+        );
+        let before = s["balance"].as_i64().expect("balance");
+        // Box 2 did not win: refused whole.
+        assert_eq!(
+            boxes_refused(
+                &p,
+                r#"{"boxes": [{"box": 1, "let_it_play": true}, {"box": 2, "let_it_play": true}]}"#
+            )
+            .await,
+            (409, "let_it_play_no_win".to_string())
+        );
+        let (status, body) = p
+            .post(
+                "/api/play/boxes",
+                r#"{"boxes": [{"box": 1, "let_it_play": true}]}"#,
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let placed: Value = serde_json::from_str(&body).expect("json");
+        let r = placed["round"].as_u64().expect("round");
+        assert_eq!(r, won_round + 1);
+        assert_eq!(
+            placed["balance"],
+            before - returned,
+            "the whole return is staked again: {placed}"
+        );
+        let tx = format!("table-1:{r}:1:main@mia.1:debit");
+        assert_eq!(placed["txs"], serde_json::json!([tx]));
+        assert_eq!(
+            ledger_rows(
+                &db,
+                &format!("SELECT amount FROM wallet_ledger WHERE tx_id = '{tx}'")
+            )
+            .await,
+            returned
+        );
+        let (s, _) = play_boxes_until_result(&p, r).await;
+        let staked = s["view"]["last_result"]["bets"]
+            .as_array()
+            .and_then(|b| {
+                b.iter()
+                    .find(|b| b["player"] == "mia" && b["seat"] == 1 && b["kind"] == "main")
+            })
+            .map(|b| b["staked"].clone())
+            .expect("settled");
+        assert_eq!(
+            staked, returned,
+            "the engine staked the return (the player only hits and stands)"
+        );
+
+        sleep(Duration::from_millis(2500)).await;
+        let balance = state(&p).await["balance"].as_i64().expect("balance");
+        assert!(p.terminate(), "clean stop");
+        assert_eq!(balance, by_the_log(&db, 50_000, "player = 'mia'").await);
+        assert_eq!(
+            ledger_rows(&db, "SELECT balance FROM players WHERE id = 'mia'").await,
+            balance
+        );
         no_open_stakes(&db).await;
     })
     .await

@@ -296,7 +296,7 @@ impl RemoteSeats {
         }
     }
 
-    /// Frees `player`'s seat (recorded first; memory follows even if the store fails, and
+    /// Frees `player`'s seats, every one (recorded first; memory follows even if the store fails, and
     /// the next start holds the seat again).
     pub async fn leave(&self, player: &str) -> Result<(), SeatError> {
         let result = match &self.pool {
@@ -354,13 +354,20 @@ impl RemoteSeats {
         self.touch();
     }
 
-    /// The seat `player` holds.
+    /// The (lowest) seat `player` holds.
     pub fn seat_of(&self, player: &str) -> Option<SeatId> {
+        self.seats_of(player).first().copied()
+    }
+
+    /// The seats `player` holds, lowest first (two where the variant lets a player hold
+    /// two, `betting.seats_per_player`).
+    pub fn seats_of(&self, player: &str) -> Vec<SeatId> {
         self.lock()
             .seats
             .iter()
-            .find(|(_, p)| *p == player)
+            .filter(|(_, p)| *p == player)
             .map(|(s, _)| *s)
+            .collect()
     }
 
     /// Who holds each seat.

@@ -297,7 +297,7 @@ fn turns(app: &AppState, play: &Play, me: &str, snap: &Snapshot) -> Vec<Turn> {
             seat,
             hand,
             allowed,
-        } if play.remote.seat_of(me) == Some(*seat) && allowed.contains(&Action::AutoPlay) => {
+        } if play.remote.seats_of(me).contains(seat) && allowed.contains(&Action::AutoPlay) => {
             let mut allowed = allowed.clone();
             allowed.retain(|a| *a != Action::AutoPlay);
             allowed.insert(0, Action::Hit);
@@ -311,8 +311,13 @@ fn turns(app: &AppState, play: &Play, me: &str, snap: &Snapshot) -> Vec<Turn> {
             });
         }
         Expectation::InsuranceAnswers { behind, .. } => {
-            let mine = play.remote.seat_of(me);
-            if let Some(seat) = mine.filter(|s| snap.insurance_seats.first() == Some(s)) {
+            let mine = play.remote.seats_of(me);
+            if let Some(seat) = snap
+                .insurance_seats
+                .first()
+                .filter(|s| mine.contains(s))
+                .copied()
+            {
                 out.push(Turn {
                     kind: "insurance",
                     seat,
@@ -402,7 +407,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
         .collect();
     let behind_seats: Vec<Value> = window_bets
         .iter()
-        .filter(|b| b.main > 0 && Some(b.seat) != seat)
+        .filter(|b| b.main > 0 && seats.get(&b.seat) != Some(&me))
         .map(|b| json!({"seat": b.seat, "main": b.main, "remote": seats.contains_key(&b.seat)}))
         .collect();
     let betting = match play.remote.betting().filter(|_| snap.betting.open) {
@@ -413,10 +418,23 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
             "remaining_ms": remaining_ms(w.deadline),
             "my_bet": seat.and_then(|s| window_bets.iter().find(|b| b.seat == s)).map(|b| b.main),
             "my_side": seat.and_then(|s| window_bets.iter().find(|b| b.seat == s)).map(|b| b.side.clone()),
+            "my_seats": play.remote.seats_of(&me).iter().map(|s| json!({
+                "seat": s,
+                "main": window_bets.iter().find(|b| b.seat == *s).map(|b| b.main),
+            })).collect::<Vec<_>>(),
             "my_rebet": rebet_of(&play, seat, w.round),
             "last_bet": last_bet(&snap, seat, &me),
             "my_behind": behind_mine,
             "my_boxes": snap.betting.players.iter().find(|p| p.player == me).map(|p| p.boxes.clone()),
+            "let_it_play": if common && app.variant.betting.let_it_play_max > 0 {
+                bets::let_it_play_wins(&snap, &me, w.round)
+                    .iter()
+                    .filter(|(_, amount)| *amount <= app.variant.betting.let_it_play_max)
+                    .map(|(b, amount)| json!({"box": b, "main": amount}))
+                    .collect::<Vec<_>>()
+            } else {
+                Vec::new()
+            },
             "behind_seats": behind_seats,
         }),
         None => json!({"open": false, "closed": play.remote.betting_closed()}),
@@ -450,6 +468,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
         "name": who.map(|p| p.name).unwrap_or_default(),
         "balance": balance,
         "seat": seat,
+        "seats": play.remote.seats_of(&me),
         "unseated": play.remote.is_unseated(&me),
         "free_seats": free,
         "game": {
@@ -458,6 +477,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
             "boxes": if common { app.variant.deal.seats } else { 0 },
             "side_bets": side_bets,
             "auto_rebet": app.variant.funds.auto_rebet && !common,
+            "seats_per_player": if common { 0 } else { app.variant.betting.seats_per_player },
         },
         "betting": betting,
         "turn": turns.first().map(Turn::to_json),
@@ -486,7 +506,7 @@ pub struct JoinBody {
     responses(
         (status = 200, description = "`{\"ok\": true, \"seat\": N|null}`", body = Object),
         (status = 400, description = "Not a join request (`malformed`)", body = super::api::ErrorBody),
-        (status = 409, description = "`seat_unavailable`, `seat_taken`, `already_seated`, `no_seats` (a common draw)", body = super::api::ErrorBody)))]
+        (status = 409, description = "`seat_unavailable`, `seat_taken`, `already_seated` (the player holds `betting.seats_per_player` seats already), `no_seats` (a common draw)", body = super::api::ErrorBody)))]
 pub async fn join(
     State(app): State<AppState>,
     headers: HeaderMap,
@@ -515,13 +535,17 @@ pub async fn join(
             ),
         ));
     }
-    if let Some(old) = play.remote.seat_of(&me) {
-        if old != seat {
-            return Err(PlayError::conflict(
-                "already_seated",
-                format!("you hold seat {old}: leave it first"),
-            ));
-        }
+    let held = play.remote.seats_of(&me);
+    let most = usize::from(app.variant.betting.seats_per_player.max(1));
+    if !held.contains(&seat) && held.len() >= most {
+        let list: Vec<String> = held.iter().map(ToString::to_string).collect();
+        return Err(PlayError::conflict(
+            "already_seated",
+            format!(
+                "you hold seat(s) {} and this game lets a player hold {most}: leave first",
+                list.join(", ")
+            ),
+        ));
     }
     play.remote.join(seat, &me).await.map_err(|e| match e {
         crate::table::remote::SeatError::Store(m) => {
@@ -535,7 +559,7 @@ pub async fn join(
 }
 
 /// Whether `me` has a stake in the open window or the round in play.
-fn has_stake(snap: &Snapshot, me: &str, seat: Option<SeatId>) -> bool {
+fn has_stake(snap: &Snapshot, me: &str, seats: &[SeatId]) -> bool {
     let in_play = !snap.round.settled && snap.round.number > 0;
     let at_seat = |s: SeatId| {
         snap.betting.bets.iter().any(|b| b.seat == s)
@@ -545,25 +569,26 @@ fn has_stake(snap: &Snapshot, me: &str, seat: Option<SeatId>) -> bool {
         bets.iter()
             .any(|b| b.behind.iter().any(|bb| bb.player == me))
     };
-    seat.is_some_and(at_seat)
+    seats.iter().copied().any(at_seat)
         || behind(&snap.betting.bets)
         || (in_play && behind(&snap.round.bets))
         || snap.betting.players.iter().any(|p| p.player == me)
         || (in_play && snap.common.hands.iter().any(|h| h.player == me))
 }
 
-/// `POST /api/play/leave` (refused while the player has a stake in play).
+/// `POST /api/play/leave`: frees every seat the player holds (refused while the player
+/// has a stake in play).
 #[utoipa::path(post, path = "/api/play/leave", tag = "players",
     responses(
         (status = 200, description = "`{\"ok\": true}`", body = Object),
         (status = 409, description = "`no_seat`, or a stake in play (`seat_in_play`)", body = super::api::ErrorBody)))]
 pub async fn leave(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, PlayError> {
     let (play, me) = player(&app, &headers).await?;
-    let seat = play.remote.seat_of(&me);
-    if seat.is_none() && !play.remote.is_unseated(&me) {
+    let seats = play.remote.seats_of(&me);
+    if seats.is_empty() && !play.remote.is_unseated(&me) {
         return Err(PlayError::conflict("no_seat", "you are not at the table"));
     }
-    if has_stake(&app.table.snapshot(), &me, seat) {
+    if has_stake(&app.table.snapshot(), &me, &seats) {
         return Err(PlayError::conflict(
             "seat_in_play",
             "you have a bet in play: leave after the round",

@@ -262,6 +262,12 @@ impl Variant {
                 "must be between 0 (off) and the largest bet",
             );
         }
+        if !(1..=2).contains(&self.betting.seats_per_player) {
+            return bad(
+                "betting.seats_per_player",
+                "a player holds one seat, or two (the engine takes at most two)",
+            );
+        }
         if self.betting.play_behind && self.deal.mode == DealMode::CommonDraw {
             return bad(
                 "betting.play_behind",

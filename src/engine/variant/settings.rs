@@ -308,6 +308,14 @@ pub struct BettingRules {
     /// (stake and win, special bets excluded) as its main bet, up to this amount. 0: off.
     #[serde(default)]
     pub let_it_play_max: Amount,
+    /// How many seats one remote player may hold (Deluxe: "A player can occupy up to two
+    /// open seats"; the engine takes at most two, with the same main bet on both).
+    #[serde(default = "one_seat")]
+    pub seats_per_player: u8,
+}
+
+fn one_seat() -> u8 {
+    1
 }
 
 impl Default for BettingRules {
@@ -316,6 +324,7 @@ impl Default for BettingRules {
             side_bets_without_main: SideWithoutMain::Never,
             play_behind: false,
             let_it_play_max: 0,
+            seats_per_player: 1,
         }
     }
 }

@@ -103,26 +103,38 @@ impl Table {
 
     /// A seat's bets replace its last. Bets behind the seat stay unless the new bet names
     /// its own; a withdrawal takes them off too (no seated bet, nothing to follow).
-    pub(super) fn on_place_bet(&mut self, mut bet: SeatBets) -> Result<Option<u64>, BetError> {
+    pub(super) fn on_place_bet(&mut self, bet: SeatBets) -> Result<Option<u64>, BetError> {
+        self.on_place_bets(vec![bet])
+    }
+
+    /// Several seats' bets at once, as `on_place_bet` each, judged as one window: a player
+    /// on two seats changes both seat plays together (the engine holds them equal).
+    pub(super) fn on_place_bets(&mut self, new: Vec<SeatBets>) -> Result<Option<u64>, BetError> {
         self.window_open()?;
-        let withdraw = bet.main == 0 && bet.side.is_empty() && bet.behind.is_empty();
-        let mut bets = Vec::with_capacity(self.betting.bets.len() + 1);
+        let withdraw = |b: &SeatBets| b.main == 0 && b.side.is_empty() && b.behind.is_empty();
+        let all_withdrawn = new.iter().all(withdraw);
+        let mut bets = Vec::with_capacity(self.betting.bets.len() + new.len());
         for b in &self.betting.bets {
-            if b.seat == bet.seat {
-                if bet.behind.is_empty() {
-                    bet.behind = b.behind.clone();
-                }
-            } else {
+            if !new.iter().any(|n| n.seat == b.seat) {
                 bets.push(b.clone());
             }
         }
-        if !withdraw {
+        for mut bet in new {
+            // A withdrawal takes the bets behind the seat off too.
+            if withdraw(&bet) {
+                continue;
+            }
+            if bet.behind.is_empty() {
+                if let Some(b) = self.betting.bets.iter().find(|b| b.seat == bet.seat) {
+                    bet.behind = b.behind.clone();
+                }
+            }
             bets.push(bet);
-            bets.sort_by_key(|b| b.seat);
         }
+        bets.sort_by_key(|b| b.seat);
         let players = self.betting.players.clone();
         let round = self.take_window(bets, players)?;
-        Ok(round.filter(|_| !withdraw))
+        Ok(round.filter(|_| !all_withdrawn))
     }
 
     /// One player's bet behind `seat` replaces their last there; a main bet of 0 (and no

@@ -40,6 +40,14 @@ pub enum Command {
         /// which the players' dispute tokens are bound to.
         reply: oneshot::Sender<Result<Option<u64>, BetError>>,
     },
+    /// Place (or replace) several seats' bets at once, judged as one window (a player's
+    /// two seats); each as `PlaceBet`'s.
+    PlaceBets {
+        /// The seats' bets.
+        bets: Vec<SeatBets>,
+        /// The answer, as `PlaceBet`'s (`None` when every one is a withdrawal).
+        reply: oneshot::Sender<Result<Option<u64>, BetError>>,
+    },
     /// Place (or replace) one player's bet behind `seat`; a main bet of 0 withdraws it.
     /// The seat's own bet must be in the window already.
     PlaceBehind {

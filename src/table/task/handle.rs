@@ -83,6 +83,15 @@ impl TableHandle {
         rx.await.map_err(|_| SubmitError::Stopped)?
     }
 
+    /// Places several seats' bets at once, judged as one window (a player's two seats,
+    /// whose main bets the engine holds equal); answered as `place_bet` (`None` when every
+    /// one is a withdrawal).
+    pub async fn place_bets(&self, bets: Vec<SeatBets>) -> Result<Option<u64>, BetError> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::PlaceBets { bets, reply }).await?;
+        rx.await.map_err(|_| SubmitError::Stopped)?
+    }
+
     /// Places (or with a main bet of 0 withdraws) one player's bet behind `seat`, whose
     /// own bet must be in the window; answered as `place_bet`.
     pub async fn place_behind(

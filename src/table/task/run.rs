@@ -205,6 +205,9 @@ impl Table {
             Command::PlaceBet { bet, reply } => {
                 let _ = reply.send(self.on_place_bet(bet));
             }
+            Command::PlaceBets { bets, reply } => {
+                let _ = reply.send(self.on_place_bets(bets));
+            }
             Command::PlaceBehind { seat, bet, reply } => {
                 let _ = reply.send(self.on_place_behind(seat, bet));
             }

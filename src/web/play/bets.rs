@@ -2,7 +2,10 @@
 //! the bet placed, every debit rolled back if the table refuses it (`replace_stakes`).
 
 use super::{common_draw, parse, player, seat_of, PlayError};
+use crate::engine::variant::SecondSeat;
 use crate::engine::{BehindBet, PlayerBets, SeatBets, SeatId};
+use crate::play::funds::seat_plays;
+use crate::play::rules::FundsRefusal;
 use crate::play::Play;
 use crate::table::remote::Window;
 use crate::table::BetError;
@@ -84,7 +87,8 @@ fn lines_of(
 
 /// What a bet puts on the table.
 enum Target {
-    Seat(SeatBets),
+    /// A player's seats (one, or two placed together: the engine holds them equal).
+    Seats(Vec<SeatBets>),
     Behind(SeatId, BehindBet),
     Boxes(PlayerBets),
 }
@@ -93,14 +97,17 @@ impl Target {
     /// Places it (`on`) or takes it off.
     async fn put(&self, app: &AppState, on: bool) -> Result<Option<u64>, BetError> {
         match self {
-            Target::Seat(b) if on => app.table.place_bet(b.clone()).await,
-            Target::Seat(b) => {
-                let off = SeatBets {
-                    seat: b.seat,
-                    player: b.player.clone(),
-                    ..SeatBets::default()
-                };
-                app.table.place_bet(off).await
+            Target::Seats(b) if on => app.table.place_bets(b.clone()).await,
+            Target::Seats(b) => {
+                let off = b
+                    .iter()
+                    .map(|b| SeatBets {
+                        seat: b.seat,
+                        player: b.player.clone(),
+                        ..SeatBets::default()
+                    })
+                    .collect();
+                app.table.place_bets(off).await
             }
             Target::Behind(seat, b) if on => app.table.place_behind(*seat, b.clone()).await,
             Target::Behind(seat, b) => {
@@ -214,22 +221,37 @@ async fn placed(
     round: Option<u64>,
     debited: &[Entry],
 ) -> Result<Response, PlayError> {
+    Ok(Json(placed_json(play, me, round, debited).await?).into_response())
+}
+
+/// `placed`'s answer as JSON, for answers that add to it.
+async fn placed_json(
+    play: &Play,
+    me: &str,
+    round: Option<u64>,
+    debited: &[Entry],
+) -> Result<serde_json::Value, PlayError> {
     let balance = play.wallet.balance(me).await?;
     let txs: Vec<String> = debited.iter().map(|e| e.tx.to_string()).collect();
-    Ok(Json(json!({
+    Ok(json!({
         "ok": true,
         "round": round.filter(|_| !debited.is_empty()),
         "tx": txs.first(),
         "txs": txs,
         "balance": balance,
     }))
-    .into_response())
 }
 
 /// A bet on the player's seat (`POST /api/play/bet`).
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BetBody {
+    /// Which of the player's seats (absent: their lowest). A player on two seats
+    /// (`betting.seats_per_player`) bets on both: with `funds.second_seat =
+    /// "mirror_or_split"` the main bet is mirrored on the other seat, or the extra split
+    /// evenly when the balance is short; 0 withdraws both seats' bets.
+    #[serde(default)]
+    seat: Option<SeatId>,
     /// The main bet, minor units (0 withdraws the seat's bets).
     main: i64,
     /// Side bets by the game's names (`GET /api/play/state` `game.side_bets`), minor units.
@@ -259,7 +281,17 @@ pub async fn bet(
             "this game is a common draw: bet on boxes (POST /api/play/boxes)",
         ));
     }
-    let seat = seat_of(&play, &me)?;
+    let mine = play.remote.seats_of(&me);
+    let seat = match b.seat {
+        None => seat_of(&play, &me)?,
+        Some(s) if mine.contains(&s) => s,
+        Some(s) => {
+            return Err(PlayError::conflict(
+                "not_your_seat",
+                format!("you do not hold seat {s}"),
+            ))
+        }
+    };
     if b.main < 0 {
         return Err(PlayError::unprocessable(
             "invalid_bet",
@@ -269,10 +301,86 @@ pub async fn bet(
     let side = side_bets(&app, &b.side)?;
     let _money = play.money.lock().await;
     let window = open_window(&app, &play)?;
-    play.mark_seat_bet(seat, window.round, None);
-    let debited = on_seat(&app, &play, &me, seat, &window, b.main, side, true).await?;
-    placed(&play, &me, Some(window.round), &debited).await
+    let Some(&other) = mine.iter().find(|s| **s != seat) else {
+        play.mark_seat_bet(seat, window.round, None);
+        let debited = on_seat(&app, &play, &me, seat, &window, b.main, side, true).await?;
+        return placed(&play, &me, Some(window.round), &debited).await;
+    };
+    let (plays, how) = second_seat(&app, &play, &me, &window, (seat, other), b.main, &side).await?;
+    for (s, _, _) in &plays {
+        play.mark_seat_bet(*s, window.round, None);
+    }
+    let by_seat: BTreeMap<String, i64> =
+        plays.iter().map(|(s, m, _)| (s.to_string(), *m)).collect();
+    let debited = on_seats(&app, &play, &me, &window, plays, true).await?;
+    let mut answer = placed_json(&play, &me, Some(window.round), &debited).await?;
+    // How the second seat's rule applied, and what each seat carries now.
+    answer["second_seat"] = json!(how);
+    answer["seat_plays"] = json!(by_seat);
+    Ok(Json(answer).into_response())
 }
+
+/// What a bet of `main` (and `side`) on `seat` puts on a player's two seats (`seat` and
+/// `other`): Deluxe's "additional seat plays on one occupied seat ... mirrored to the
+/// other occupied seat if their coin balance allows ... evenly split" (`play::funds::
+/// seat_plays` with the balance and the two seats' stakes in the window, which the bet
+/// replaces). A lower bet lowers both; 0 withdraws both. The other seat keeps its side
+/// bets. Answers each seat's (seat, main, side) and how the rule applied.
+#[allow(clippy::too_many_arguments)]
+async fn second_seat(
+    app: &AppState,
+    play: &Play,
+    me: &str,
+    window: &Window,
+    (seat, other): (SeatId, SeatId),
+    main: i64,
+    side: &[(String, i64)],
+) -> Result<(SeatPlays, Option<&'static str>), PlayError> {
+    let snap = app.table.snapshot();
+    let now = snap.betting.bets.iter().find(|b| b.seat == other);
+    let other_main = now.map_or(0, |b| b.main);
+    let other_side = now.map(|b| b.side.clone()).unwrap_or_default();
+    if main == 0 {
+        return Ok((vec![(seat, 0, side.to_vec()), (other, 0, Vec::new())], None));
+    }
+    let mirror = app.variant.funds.second_seat == SecondSeat::MirrorOrSplit;
+    let (play_each, how) = if !mirror || main <= other_main {
+        (main, (main != other_main).then_some("mirrored"))
+    } else {
+        let mut refunded = 0;
+        for s in [seat, other] {
+            refunded += play
+                .journal
+                .open_stakes_of(window.round, s, &Owner::Seat)
+                .await?
+                .iter()
+                .map(|e| e.amount)
+                .sum::<i64>();
+        }
+        let sides: i64 = side.iter().chain(&other_side).map(|(_, a)| *a).sum();
+        let available = play.wallet.balance(me).await? + refunded - sides;
+        match seat_plays(&app.variant.funds, available.max(0), main, other_main) {
+            Ok((p, how)) => (p, Some(how)),
+            Err(FundsRefusal::InsufficientFunds { needed, available }) => {
+                return Err(WalletError::InsufficientFunds {
+                    balance: available,
+                    amount: needed,
+                }
+                .into())
+            }
+        }
+    };
+    Ok((
+        vec![
+            (seat, play_each, side.to_vec()),
+            (other, play_each, other_side),
+        ],
+        how,
+    ))
+}
+
+/// A player's seats' bets: (seat, main, side) each.
+type SeatPlays = Vec<(SeatId, i64, Vec<(String, i64)>)>;
 
 /// Puts `main` and `side` on `me`'s `seat` in `window` in place of the seat's bet there
 /// (the caller holds `play.money`): the one path of a seat bet, the player's own
@@ -290,40 +398,65 @@ pub(super) async fn on_seat(
     side: Vec<(String, i64)>,
     by_player: bool,
 ) -> Result<Vec<Entry>, PlayError> {
-    let before = play
-        .journal
-        .open_stakes_of(window.round, seat, &Owner::Seat)
-        .await?;
-    // Players behind the seat: taken off with the seated bet, put back after it.
-    let behind: Vec<BehindBet> = app
-        .table
-        .snapshot()
-        .betting
-        .bets
-        .iter()
-        .find(|x| x.seat == seat)
-        .map(|x| x.behind.clone())
-        .unwrap_or_default();
-    let lines = if main == 0 && side.is_empty() {
-        Vec::new()
-    } else {
-        lines_of(seat, &Owner::Seat, main, &side)
-    };
-    let target = Target::Seat(SeatBets {
-        seat,
-        main,
-        side,
-        player: Some(me.to_string()),
-        ..SeatBets::default()
-    });
-    play.remote.set_bet(seat, false);
+    on_seats(app, play, me, window, vec![(seat, main, side)], by_player).await
+}
+
+/// `on_seat` for several of `me`'s seats at once (a player's two seats, which the engine
+/// holds to the same main bet): every seat's old stakes are replaced by the new lines, the
+/// bets placed together, all refused together.
+async fn on_seats(
+    app: &AppState,
+    play: &Play,
+    me: &str,
+    window: &Window,
+    seats: SeatPlays,
+    by_player: bool,
+) -> Result<Vec<Entry>, PlayError> {
+    let mut before = Vec::new();
+    let mut behind: Vec<(SeatId, Vec<BehindBet>)> = Vec::new();
+    let mut lines = Vec::new();
+    let mut bets = Vec::new();
+    let snap = app.table.snapshot();
+    for (seat, main, side) in seats {
+        before.extend(
+            play.journal
+                .open_stakes_of(window.round, seat, &Owner::Seat)
+                .await?,
+        );
+        // Players behind the seat: taken off with the seated bet, put back after it.
+        let on_it = snap
+            .betting
+            .bets
+            .iter()
+            .find(|x| x.seat == seat)
+            .map(|x| x.behind.clone())
+            .unwrap_or_default();
+        behind.push((seat, on_it));
+        if main != 0 || !side.is_empty() {
+            lines.extend(lines_of(seat, &Owner::Seat, main, &side));
+        }
+        bets.push(SeatBets {
+            seat,
+            main,
+            side,
+            player: Some(me.to_string()),
+            ..SeatBets::default()
+        });
+        play.remote.set_bet(seat, false);
+    }
+    let target = Target::Seats(bets.clone());
     let debited = replace_stakes(app, play, me, window.round, before, lines, &target).await?;
     if !debited.is_empty() {
-        play.remote.set_bet(seat, by_player);
-        for bb in behind {
-            // A bet behind that no longer fits stays off; its stake comes back when the
-            // round opens without it (`play::run_reconciler`).
-            let _ = app.table.place_behind(seat, bb).await;
+        for (b, (seat, on_it)) in bets.iter().zip(behind) {
+            if b.main == 0 && b.side.is_empty() {
+                continue;
+            }
+            play.remote.set_bet(seat, by_player);
+            for bb in on_it {
+                // A bet behind that no longer fits stays off; its stake comes back when the
+                // round opens without it (`play::run_reconciler`).
+                let _ = app.table.place_behind(seat, bb).await;
+            }
         }
     }
     Ok(debited)
@@ -466,11 +599,66 @@ pub struct BoxBet {
     /// The box, from 1 (`GET /api/play/state` `game.boxes`).
     #[serde(rename = "box")]
     number: SeatId,
-    /// The main bet, minor units.
+    /// The main bet, minor units (none with `let_it_play`).
+    #[serde(default)]
     main: i64,
     /// The game's special bets by name, minor units.
     #[serde(default)]
     side: BTreeMap<String, i64>,
+    /// "Let it play" (`betting.let_it_play_max`): the main bet is everything the box's main
+    /// bet returned last round, which it must have won; that return is debited again.
+    #[serde(default)]
+    let_it_play: bool,
+}
+
+/// The boxes `me` may let play in the window of `round`, with what each would stake: the
+/// main bets that won in the round just settled and what they returned (the engine
+/// remembers the same, `last_wins`).
+pub(super) fn let_it_play_wins(
+    snap: &crate::table::Snapshot,
+    me: &str,
+    round: u64,
+) -> Vec<(SeatId, i64)> {
+    snap.last_result
+        .iter()
+        .filter(|r| r.round + 1 == round && !r.cancelled)
+        .flat_map(|r| &r.bets)
+        .filter(|b| {
+            b.player.as_deref() == Some(me)
+                && b.kind == crate::engine::BetKind::Main
+                && b.returned > b.staked
+        })
+        .map(|b| (b.seat, b.returned))
+        .collect()
+}
+
+/// What "Let it play" stakes on box `number` for `me` in the window of `round`: what the
+/// box's main bet returned in the round just settled (the engine's `last_wins`, from the
+/// same settlement: credited then, debited again now). Refused `no_let_it_play` where the
+/// game has none, `let_it_play_no_win` when the box did not win last round.
+fn let_it_play(app: &AppState, me: &str, number: SeatId, round: u64) -> Result<i64, PlayError> {
+    let max = app.variant.betting.let_it_play_max;
+    if max == 0 {
+        return Err(PlayError::conflict(
+            "no_let_it_play",
+            "this game has no Let it play",
+        ));
+    }
+    let won = let_it_play_wins(&app.table.snapshot(), me, round)
+        .into_iter()
+        .find(|(b, _)| *b == number)
+        .map(|(_, w)| w);
+    match won {
+        None => Err(PlayError::conflict(
+            "let_it_play_no_win",
+            format!("box {number} did not win last round: Let it play needs a win"),
+        )),
+        Some(w) if w > max => Err(PlayError::conflict(
+            "let_it_play_over_limit",
+            format!("Let it play would bet {w} on box {number}, over its limit {max}"),
+        )),
+        Some(w) => Ok(w),
+    }
 }
 
 /// A common draw's bets (`POST /api/play/boxes`).
@@ -487,7 +675,7 @@ pub struct BoxesBody {
     responses(
         (status = 200, description = "`{\"ok\", \"round\", \"tx\", \"txs\", \"balance\"}`", body = Object),
         (status = 400, description = "Not a bet (`malformed`)", body = crate::web::api::ErrorBody),
-        (status = 409, description = "`betting_closed` (with `closed`), `not_common_draw`, `insufficient_funds`", body = crate::web::api::ErrorBody),
+        (status = 409, description = "`betting_closed` (with `closed`), `not_common_draw`, `insufficient_funds`, `no_let_it_play`, `let_it_play_no_win` (the box did not win last round), `let_it_play_over_limit`", body = crate::web::api::ErrorBody),
         (status = 422, description = "`box_out_of_range`, `invalid_bet`, `unknown_side_bet`", body = crate::web::api::ErrorBody)))]
 pub async fn boxes(
     State(app): State<AppState>,
@@ -527,17 +715,31 @@ pub async fn boxes(
                 "amounts cannot be negative",
             ));
         }
+        if x.let_it_play && x.main != 0 {
+            return Err(PlayError::unprocessable(
+                "invalid_bet",
+                format!(
+                    "box {}: Let it play bets the box's last return, not a main bet",
+                    x.number
+                ),
+            ));
+        }
         let side = side_bets(&app, &x.side)?;
         bets.push(SeatBets {
             seat: x.number,
             main: x.main,
             side,
+            let_it_play: x.let_it_play,
             ..SeatBets::default()
         });
     }
     bets.sort_by_key(|x| x.seat);
     let _money = play.money.lock().await;
     let window = open_window(&app, &play)?;
+    // The engine stakes the box's last return; the wallet debits exactly that.
+    for x in bets.iter_mut().filter(|x| x.let_it_play) {
+        x.main = let_it_play(&app, &me, x.seat, window.round)?;
+    }
     play.remote.join_unseated(&me);
     let mut before = Vec::new();
     for n in 1..=count {

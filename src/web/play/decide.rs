@@ -26,7 +26,9 @@ pub struct DecisionBody {
     /// `hit`, `stand`, `double`, `split`, `surrender`, `insurance`, `no_insurance`, `even_money`.
     #[schema(schema_with = crate::web::openapi::action_schema)]
     action: Action,
-    /// The seat played behind (its insurance question); absent: the player's own seat.
+    /// The seat the decision is for: one of the player's own seats (a player may hold two,
+    /// `betting.seats_per_player`; the turn says its seat), or a seat played behind (its
+    /// insurance question); absent: the player's own seat the table asks about.
     #[serde(default)]
     seat: Option<SeatId>,
     /// A common draw's box (absent: the first the table asks about).
@@ -75,7 +77,8 @@ pub async fn decision(
         if common {
             d.number.map_or(true, |n| n == t.seat)
         } else if let Some(s) = d.seat {
-            t.behind && t.seat == s
+            // A seated player cannot play behind their own seat: the seat names one turn.
+            t.seat == s
         } else {
             !t.behind
         }
