@@ -89,6 +89,12 @@ impl fmt::Display for Expectation {
             Expectation::InsuranceAnswers { seats: s, behind } if behind.is_empty() => {
                 write!(f, "insurance answers from seat(s) {}", seats(s))
             }
+            // Every seat has answered: only players behind are left.
+            Expectation::InsuranceAnswers { seats: s, behind } if s.is_empty() => write!(
+                f,
+                "insurance answers from {} player(s) behind",
+                behind.len()
+            ),
             Expectation::InsuranceAnswers { seats: s, behind } => write!(
                 f,
                 "insurance answers from seat(s) {} and {} player(s) behind",
@@ -381,5 +387,31 @@ impl Engine {
             .iter()
             .find_map(|s| s.bonus.get(table.table()))
             .map(Vec::as_slice)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Expectation;
+
+    #[test]
+    fn insurance_owed_only_by_players_behind_names_no_seats() {
+        let behind = vec![("alice".to_string(), 2)];
+        let only_behind = Expectation::InsuranceAnswers {
+            seats: Vec::new(),
+            behind: behind.clone(),
+        };
+        assert_eq!(
+            only_behind.to_string(),
+            "insurance answers from 1 player(s) behind"
+        );
+        let both = Expectation::InsuranceAnswers {
+            seats: vec![3],
+            behind,
+        };
+        assert_eq!(
+            both.to_string(),
+            "insurance answers from seat(s) 3 and 1 player(s) behind"
+        );
     }
 }
