@@ -32,15 +32,20 @@ async fn start(sim: &SimShoe, dir: &std::path::Path) -> Running {
     run
 }
 
-/// A request with the dealer's session cookie.
-async fn call(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
-    let cookie = SESSIONS
+/// The dealer's session cookie at the service on `addr`.
+fn session_of(addr: SocketAddr) -> String {
+    SESSIONS
         .lock()
         .expect("sessions")
         .iter()
         .find(|(a, _)| *a == addr)
         .map(|(_, c)| c.clone())
-        .expect("a session for this service");
+        .expect("a session for this service")
+}
+
+/// A request with the dealer's session cookie.
+async fn call(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
+    let cookie = session_of(addr);
     let reply = request_with(
         &addr.to_string(),
         method,
@@ -270,13 +275,7 @@ async fn refusals_before_any_handler_have_the_one_error_shape() {
 /// Sends the head of a `POST path` declaring a `len`-byte JSON body with the dealer's
 /// session, and only its first bytes; answers the 413's JSON body.
 async fn oversize_post(addr: SocketAddr, path: &str, len: usize) -> Value {
-    let cookie = SESSIONS
-        .lock()
-        .expect("sessions")
-        .iter()
-        .find(|(a, _)| *a == addr)
-        .map(|(_, c)| c.clone())
-        .expect("a session for this service");
+    let cookie = session_of(addr);
     let mut tcp = tokio::net::TcpStream::connect(addr).await.expect("tcp");
     let head = format!(
         "POST {path} HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\nContent-Type: application/json\r\nContent-Length: {len}\r\n\r\n{{\"seat\": 1, "

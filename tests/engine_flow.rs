@@ -16,17 +16,20 @@ fn card(code: &str) -> Input {
     Input::Card(code.parse().expect("card"))
 }
 
+/// Main bets only, seat by seat (or box by box).
+fn seat_bets(seats: &[(u8, i64)]) -> Vec<SeatBets> {
+    seats
+        .iter()
+        .map(|&(seat, main)| SeatBets {
+            seat,
+            main,
+            ..SeatBets::default()
+        })
+        .collect()
+}
+
 fn bets(seats: &[(u8, i64)]) -> Input {
-    Input::Bets(
-        seats
-            .iter()
-            .map(|&(seat, main)| SeatBets {
-                seat,
-                main,
-                ..SeatBets::default()
-            })
-            .collect(),
-    )
+    Input::Bets(seat_bets(seats))
 }
 
 fn decide(seat: u8, action: Action) -> Input {
@@ -283,14 +286,7 @@ fn a_common_draws_player_hands_hold_the_box_cards_then_what_each_drew() {
     let mut e = engine("multihand");
     let boxes = |player: &str, on: &[(u8, i64)]| croupier::engine::PlayerBets {
         player: player.into(),
-        boxes: on
-            .iter()
-            .map(|&(seat, main)| SeatBets {
-                seat,
-                main,
-                ..SeatBets::default()
-            })
-            .collect(),
+        boxes: seat_bets(on),
     };
     apply(
         &mut e,

@@ -13,16 +13,7 @@ fn croupier() -> Command {
 
 #[test]
 fn paytables_json_gives_each_line_and_the_rtp() {
-    let out = croupier()
-        .args(["paytables", "--variant", "ultimate", "--json"])
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let v = json_of(&["paytables", "--variant", "ultimate", "--json"]);
     let bets = v[0]["bets"].as_array().expect("bets");
     let names: Vec<&str> = bets.iter().filter_map(|b| b["bet"].as_str()).collect();
     assert_eq!(names, ["21+3", "insurance"]);
@@ -85,21 +76,21 @@ fn check_variant_warns_about_a_losing_pay_table_and_a_wrong_rtp() {
     // `no_shipped_bet_returns_the_stake_or_more_and_declared_rtps_hold` checks each.
 }
 
-/// `croupier simulate ARGS --json`'s report, less its timing (the only part a seed does not
-/// decide).
-fn simulate_json(args: &[&str]) -> Value {
-    let out = croupier()
-        .arg("simulate")
-        .args(args)
-        .arg("--json")
-        .output()
-        .expect("runs");
+/// `croupier ARGS`'s JSON answer; the command must succeed.
+fn json_of(args: &[&str]) -> Value {
+    let out = croupier().args(args).output().expect("runs");
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+/// `croupier simulate ARGS --json`'s report, less its timing (the only part a seed does not
+/// decide).
+fn simulate_json(args: &[&str]) -> Value {
+    let mut v = json_of(&[&["simulate"], args, &["--json"]].concat());
     v["seconds"] = Value::Null;
     v["rounds_per_second"] = Value::Null;
     v

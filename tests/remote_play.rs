@@ -825,6 +825,34 @@ async fn by_the_log(db: &Path, opening: i64, filter: &str) -> i64 {
     opening - staked + returned
 }
 
+/// `player`'s balance as shown is what the log says (an opening of 500.00, the settlement
+/// rows `filter` picks) and what the embedded ledger holds.
+async fn balance_is_the_logs(db: &Path, player: &str, balance: i64, filter: &str) {
+    assert_eq!(
+        balance,
+        by_the_log(db, 50_000, filter).await,
+        "{player} by the log"
+    );
+    assert_eq!(
+        ledger_rows(
+            db,
+            &format!("SELECT balance FROM players WHERE id = '{player}'")
+        )
+        .await,
+        balance,
+        "{player} in the ledger"
+    );
+}
+
+/// How many ledger rows carry transaction id `tx`.
+async fn ledger_count(db: &Path, tx: &str) -> i64 {
+    ledger_rows(
+        db,
+        &format!("SELECT COUNT(*) FROM wallet_ledger WHERE tx_id = '{tx}'"),
+    )
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bet_behind_follows_the_seated_double_with_its_pair_bet_and_balances_to_the_log() {
     timeout(Duration::from_secs(300), async {
@@ -948,11 +976,10 @@ async fn a_bet_behind_follows_the_seated_double_with_its_pair_bet_and_balances_t
             ledger_rows(&db, &format!("SELECT staked FROM settlements WHERE round = {r} AND seat = 4 AND player = 'ben' AND kind = 'pair'")).await,
             100
         );
-        assert_eq!(ben_balance, by_the_log(&db, 50_000, "player = 'ben'").await);
-        assert_eq!(ann_balance, by_the_log(&db, 50_000, "seat = 4 AND player = ''").await);
-        assert_eq!(ledger_rows(&db, "SELECT balance FROM players WHERE id = 'ben'").await, ben_balance);
+        balance_is_the_logs(&db, "ben", ben_balance, "player = 'ben'").await;
+        balance_is_the_logs(&db, "ann", ann_balance, "seat = 4 AND player = ''").await;
         assert_eq!(
-            ledger_rows(&db, &format!("SELECT COUNT(*) FROM wallet_ledger WHERE tx_id = 'table-1:{r}:4:behind-settle@ben:credit'")).await,
+            ledger_count(&db, &format!("table-1:{r}:4:behind-settle@ben:credit")).await,
             1,
             "Ben is credited once, apart from Ann"
         );
@@ -1020,11 +1047,10 @@ async fn a_multihand_player_bets_three_boxes_decides_each_hand_and_is_paid_exact
             6_000,
             "three boxes' main bets"
         );
-        assert_eq!(balance, by_the_log(&db, 50_000, "player = 'mia'").await);
-        assert_eq!(ledger_rows(&db, "SELECT balance FROM players WHERE id = 'mia'").await, balance);
+        balance_is_the_logs(&db, "mia", balance, "player = 'mia'").await;
         for b in 1..=3 {
             assert_eq!(
-                ledger_rows(&db, &format!("SELECT COUNT(*) FROM wallet_ledger WHERE tx_id = 'table-1:{r}:{b}:settle@mia:credit'")).await,
+                ledger_count(&db, &format!("table-1:{r}:{b}:settle@mia:credit")).await,
                 1,
                 "box {b} credited once"
             );
@@ -1333,8 +1359,7 @@ async fn a_deluxe_player_on_two_seats_has_each_bet_mirrored_or_split_evenly_and_
         assert_eq!(status, 200, "{body}");
         assert_eq!(state(&p).await["seats"], serde_json::json!([]));
         assert!(p.terminate(), "clean stop");
-        assert_eq!(balance, by_the_log(&db, 50_000, "seat IN (4, 5) AND player = ''").await);
-        assert_eq!(ledger_rows(&db, "SELECT balance FROM players WHERE id = 'dee'").await, balance);
+        balance_is_the_logs(&db, "dee", balance, "seat IN (4, 5) AND player = ''").await;
         no_open_stakes(&db).await;
     })
     .await
@@ -1508,11 +1533,7 @@ async fn a_multihand_box_that_won_lets_its_whole_return_play_and_exactly_that_is
         sleep(Duration::from_millis(2500)).await;
         let balance = state(&p).await["balance"].as_i64().expect("balance");
         assert!(p.terminate(), "clean stop");
-        assert_eq!(balance, by_the_log(&db, 50_000, "player = 'mia'").await);
-        assert_eq!(
-            ledger_rows(&db, "SELECT balance FROM players WHERE id = 'mia'").await,
-            balance
-        );
+        balance_is_the_logs(&db, "mia", balance, "player = 'mia'").await;
         no_open_stakes(&db).await;
     })
     .await
