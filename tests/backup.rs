@@ -30,9 +30,10 @@ async fn backup_of_a_live_table_verifies_and_tampering_is_caught() {
         .replace("pace_ms = 400", "pace_ms = 5");
     std::fs::write(&cfg, text).expect("config");
     let live = proc::spawn(&cfg, &dir.path().join("croupier.log")).await;
-    // Let the demo deal until a few rounds are in the log.
+    // Let the demo deal until a few rounds are in the log (most of the test's 10 s on a
+    // quiet machine; up to a minute under a full parallel test run).
     let mut settled = 0;
-    for _ in 0..200 {
+    for _ in 0..1200 {
         tokio::time::sleep(Duration::from_millis(50)).await;
         settled = live.get("/api/status").await["rounds_settled"]
             .as_u64()
