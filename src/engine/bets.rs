@@ -1,7 +1,7 @@
 //! Bets on a seat-by-seat round: seated players' main and side bets, bets behind, and the
 //! two-seat rule, all checked before the round opens.
 
-use super::io::{Code, Event, PlayerId, Rejection, SeatBets};
+use super::io::{Code, EventSink, PlayerId, Rejection, SeatBets};
 use super::state::{reject, BehindPlay, Bonus, Engine, Hand, HandState, Insurance, SeatPlay};
 use super::variant::{DealMode, SideWithoutMain};
 use crate::money::Amount;
@@ -14,7 +14,7 @@ impl Engine {
     pub(super) fn on_bets(
         &mut self,
         bets: &[SeatBets],
-        events: &mut Vec<Event>,
+        events: &mut impl EventSink,
     ) -> Result<(), Rejection> {
         self.check_bets_open()?;
         // Bets equal to those the round's seats were built from pass validation again

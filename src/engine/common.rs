@@ -11,7 +11,7 @@
 //! `Tick` inputs; a step's deadline is the last tick's time plus the timer.
 
 use super::hand::total;
-use super::io::{Action, Code, Event, Place, PlayerBets, PlayerId, Rejection, SeatId};
+use super::io::{Action, Code, Event, EventSink, Place, PlayerBets, PlayerId, Rejection, SeatId};
 use super::rules::{
     after_card, dealer_rules_draw, double_hand, hand_depends_on_dealer, initial_deal_target,
     may_double, may_split, may_surrender, player_natural, side_bets_need_second_card, split_hand,
@@ -220,7 +220,7 @@ impl Engine {
     pub(crate) fn on_player_bets(
         &mut self,
         bets: &[PlayerBets],
-        events: &mut Vec<Event>,
+        events: &mut impl EventSink,
     ) -> Result<(), Rejection> {
         self.check_bets_open()?;
         if bets.is_empty() {
@@ -345,7 +345,7 @@ impl Engine {
     pub(crate) fn common_card(
         &mut self,
         card: Card,
-        events: &mut Vec<Event>,
+        events: &mut impl EventSink,
     ) -> Result<(), Rejection> {
         match self.phase {
             Phase::Dealing(step) => {
@@ -417,7 +417,7 @@ impl Engine {
         }
     }
 
-    fn common_initial_deal_done(&mut self, events: &mut Vec<Event>) {
+    fn common_initial_deal_done(&mut self, events: &mut impl EventSink) {
         let v = &*self.variant;
         let up = self.round.dealer[0];
         let offer = v.insurance.offered && up.rank == Rank::Ace;
@@ -449,14 +449,14 @@ impl Engine {
         }
     }
 
-    fn common_begin_play(&mut self, events: &mut Vec<Event>) {
+    fn common_begin_play(&mut self, events: &mut impl EventSink) {
         if !self.peek(events) {
             self.open_step(events);
         }
     }
 
     /// Opens the next decision step, or moves on to the card or the dealer.
-    fn open_step(&mut self, events: &mut Vec<Event>) {
+    fn open_step(&mut self, events: &mut impl EventSink) {
         self.common.undecided = self.mark_step();
         if self.common.undecided > 0 {
             self.common.deadline = self.common.now + self.timer_ms();
@@ -472,7 +472,7 @@ impl Engine {
     }
 
     /// After a decision: once no hand owes one, the step closes.
-    fn close_step_if_decided(&mut self, events: &mut Vec<Event>) {
+    fn close_step_if_decided(&mut self, events: &mut impl EventSink) {
         if self.common_pending_decisions() == 0 {
             self.open_step(events);
         }
@@ -485,7 +485,7 @@ impl Engine {
         player: &str,
         seat: SeatId,
         action: Action,
-        events: &mut Vec<Event>,
+        events: &mut impl EventSink,
     ) -> Result<(), Rejection> {
         let Some(pi) = self.player_index(player) else {
             return reject(
@@ -580,7 +580,7 @@ impl Engine {
         pi: usize,
         bi: usize,
         action: Action,
-        events: &mut Vec<Event>,
+        events: &mut impl EventSink,
     ) -> Result<(), Rejection> {
         let v = &*self.variant;
         let p = &self.common.players[pi];
@@ -631,7 +631,7 @@ impl Engine {
         Ok(())
     }
 
-    fn common_close_insurance(&mut self, events: &mut Vec<Event>) {
+    fn common_close_insurance(&mut self, events: &mut impl EventSink) {
         for sp in self
             .common
             .players
@@ -648,7 +648,7 @@ impl Engine {
 
     // ----- time -------------------------------------------------------------------------
 
-    pub(crate) fn on_tick(&mut self, now_ms: u64, events: &mut Vec<Event>) {
+    pub(crate) fn on_tick(&mut self, now_ms: u64, events: &mut impl EventSink) {
         // The clock only moves forward: a late tick changes nothing.
         self.common.now = self.common.now.max(now_ms);
         if self.common.now < self.common.deadline {
@@ -662,7 +662,7 @@ impl Engine {
     }
 
     /// The decision timer ran out: the two-strike rule, then the automatic actions.
-    fn decision_timeout(&mut self, events: &mut Vec<Event>) {
+    fn decision_timeout(&mut self, events: &mut impl EventSink) {
         let v = &*self.variant;
         let hit_on_timeout = v.timers.as_ref().is_some_and(|t| t.hit_on_timeout);
         events.push(Event::DecisionTimeout);

@@ -232,6 +232,53 @@ impl fmt::Display for Place {
     }
 }
 
+/// Where the engine puts the events an input causes: a `Vec<Event>` for the table, which
+/// logs and publishes them, or [`NoEvents`] for a caller that reads only the engine's state
+/// (the simulator: building and dropping each event is a sixth of a round's work there).
+pub trait EventSink {
+    /// Appends one event.
+    fn push(&mut self, event: Event);
+    /// How many events it holds (a rejected input truncates back to this mark).
+    fn len(&self) -> usize;
+    /// Whether it holds none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Drops the events after the first `len`.
+    fn truncate(&mut self, len: usize);
+}
+
+impl EventSink for Vec<Event> {
+    #[inline]
+    fn push(&mut self, event: Event) {
+        Vec::push(self, event);
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    #[inline]
+    fn truncate(&mut self, len: usize) {
+        Vec::truncate(self, len);
+    }
+}
+
+/// An event sink that keeps nothing: the engine's state changes exactly as with a
+/// `Vec<Event>`, and no event is built.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoEvents;
+
+impl EventSink for NoEvents {
+    #[inline]
+    fn push(&mut self, _event: Event) {}
+    #[inline]
+    fn len(&self) -> usize {
+        0
+    }
+    #[inline]
+    fn truncate(&mut self, _len: usize) {}
+}
+
 /// What happened as a result of an accepted input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

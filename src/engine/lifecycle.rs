@@ -3,7 +3,7 @@
 //! every outcome is known, and the two corrections (a voided card, a cancelled round).
 
 use super::hand::is_natural_cards;
-use super::io::{Code, Event, Outcome, Rejection, SeatId};
+use super::io::{Code, Event, EventSink, Outcome, Rejection, SeatId};
 use super::settle::{settle, settle_into};
 use super::shoe::ShoeStage;
 use super::state::{reject, Bonus, Engine, Phase};
@@ -11,7 +11,7 @@ use super::variant::DealMode;
 use crate::cards::Card;
 
 impl Engine {
-    pub(super) fn on_shuffle(&mut self, events: &mut Vec<Event>) -> Result<(), Rejection> {
+    pub(super) fn on_shuffle(&mut self, events: &mut impl EventSink) -> Result<(), Rejection> {
         if self.phase != Phase::Idle {
             return reject(
                 Code::ActionNotAllowed,
@@ -28,7 +28,7 @@ impl Engine {
         Ok(())
     }
 
-    pub(super) fn on_cut_card(&mut self, events: &mut Vec<Event>) -> Result<(), Rejection> {
+    pub(super) fn on_cut_card(&mut self, events: &mut impl EventSink) -> Result<(), Rejection> {
         if !self.variant.shoe.cut_card {
             return reject(Code::CardNotExpected, "this game's shoe has no cut card");
         }
@@ -69,7 +69,7 @@ impl Engine {
 
     /// Opens a round whose bets are accepted: a fresh shoe where the game takes one, the
     /// next round number, an empty dealer hand, the initial deal.
-    pub(crate) fn open_round(&mut self, events: &mut Vec<Event>) {
+    pub(crate) fn open_round(&mut self, events: &mut impl EventSink) {
         if self.variant.shoe.new_shoe_every_round {
             self.shoe.shuffle(&self.variant.shoe);
             events.push(Event::ShoeShuffled {
@@ -93,7 +93,7 @@ impl Engine {
         &mut self,
         seat: SeatId,
         multiplier: u32,
-        events: &mut Vec<Event>,
+        events: &mut impl EventSink,
     ) -> Result<(), Rejection> {
         let in_play = matches!(
             self.phase,
@@ -133,7 +133,11 @@ impl Engine {
 
     /// A card taken out of play: out of the shoe, onto the burn pile, into no hand. Inside a
     /// round it is listed with the round's burned cards.
-    pub(super) fn on_void(&mut self, card: Card, events: &mut Vec<Event>) -> Result<(), Rejection> {
+    pub(super) fn on_void(
+        &mut self,
+        card: Card,
+        events: &mut impl EventSink,
+    ) -> Result<(), Rejection> {
         self.check_in_shoe(card)?;
         self.shoe.discard(card);
         if self.phase != Phase::Idle {
@@ -145,7 +149,7 @@ impl Engine {
 
     /// Cancels the round in play, or the last settled one (once, before the next opens):
     /// every stake comes back.
-    pub(super) fn on_cancel(&mut self, events: &mut Vec<Event>) -> Result<(), Rejection> {
+    pub(super) fn on_cancel(&mut self, events: &mut impl EventSink) -> Result<(), Rejection> {
         if self.round.number == 0 {
             return reject(Code::ActionNotAllowed, "there is no round to cancel");
         }
@@ -193,7 +197,7 @@ impl Engine {
 
     /// The dealer's peek where the variant peeks on this up card. Returns true when the
     /// dealer has a natural and the round has settled (or waits for its bonus games).
-    pub(crate) fn peek(&mut self, events: &mut Vec<Event>) -> bool {
+    pub(crate) fn peek(&mut self, events: &mut impl EventSink) -> bool {
         let v = &self.variant;
         let up = self.round.dealer[0];
         if v.deal.dealer_cards == 2 && v.deal.peek_on.iter().any(|u| u.matches(up)) {
@@ -208,7 +212,7 @@ impl Engine {
         false
     }
 
-    pub(crate) fn settle_when_ready(&mut self, events: &mut Vec<Event>) {
+    pub(crate) fn settle_when_ready(&mut self, events: &mut impl EventSink) {
         if self
             .round
             .seats

@@ -28,8 +28,8 @@ pub use common::{OpenDecision, PlayerHand};
 pub use expect::{ActiveHand, Expectation, HandInPlay, Step};
 pub use hand::{is_natural_cards, total, Total};
 pub use io::{
-    Action, BehindBet, BetKind, BetResult, Code, Event, HandResult, Input, Outcome, Place,
-    PlayerBets, Rejection, RoundResult, SeatBets, SeatId,
+    Action, BehindBet, BetKind, BetResult, Code, Event, EventSink, HandResult, Input, NoEvents,
+    Outcome, Place, PlayerBets, Rejection, RoundResult, SeatBets, SeatId,
 };
 pub use settle::{SettledBet, SettledHand, SettledKind, SettlementSink};
 pub use shoe::{Shoe, ShoeStage};
@@ -45,6 +45,16 @@ impl Engine {
     /// Applies one input. On success the events it caused are appended to `events`; on
     /// rejection nothing changes (and nothing is appended).
     pub fn apply(&mut self, input: &Input, events: &mut Vec<Event>) -> Result<(), Rejection> {
+        self.apply_to(input, events)
+    }
+
+    /// `apply` into any event sink: the same code, the same state; [`NoEvents`] builds no
+    /// events (the simulator, which reads the state).
+    pub fn apply_to(
+        &mut self,
+        input: &Input,
+        events: &mut impl EventSink,
+    ) -> Result<(), Rejection> {
         let mark = events.len();
         let common = self.variant.deal.mode == DealMode::CommonDraw;
         let result = match (input, common) {

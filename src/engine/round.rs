@@ -7,7 +7,7 @@
 //! kept only if the whole input is accepted.
 
 use super::hand::{natural_still_possible, total};
-use super::io::{Action, Code, Event, Place, PlayerId, Rejection, SeatId};
+use super::io::{Action, Code, Event, EventSink, Place, PlayerId, Rejection, SeatId};
 use super::rules::{
     after_card, dealer_rules_draw, double_hand, hand_depends_on_dealer, initial_deal_len,
     initial_deal_target, may_double, may_split, may_surrender, player_natural,
@@ -35,7 +35,11 @@ fn deciding(h: &Hand) -> bool {
 }
 
 impl Engine {
-    pub(super) fn on_card(&mut self, card: Card, events: &mut Vec<Event>) -> Result<(), Rejection> {
+    pub(super) fn on_card(
+        &mut self,
+        card: Card,
+        events: &mut impl EventSink,
+    ) -> Result<(), Rejection> {
         if self.phase == Phase::Idle {
             match self.shoe.stage() {
                 ShoeStage::Finished => {
@@ -115,7 +119,7 @@ impl Engine {
         })
     }
 
-    pub(super) fn deal_initial(&mut self, step: u8, card: Card, events: &mut Vec<Event>) {
+    pub(super) fn deal_initial(&mut self, step: u8, card: Card, events: &mut impl EventSink) {
         let n = self.round.seats.len();
         let s = usize::from(step);
         let to = self.deal_target_at(step).unwrap_or(Place::Dealer);
@@ -136,7 +140,7 @@ impl Engine {
         }
     }
 
-    pub(super) fn initial_deal_done(&mut self, events: &mut Vec<Event>) {
+    pub(super) fn initial_deal_done(&mut self, events: &mut impl EventSink) {
         let v = &*self.variant;
         let up = self.round.dealer[0];
         let ace_up = up.rank == Rank::Ace;
@@ -174,7 +178,13 @@ impl Engine {
 
     /// A card for the active hand: the second card after a split, the double's card, or a
     /// hit.
-    pub(super) fn take_card(&mut self, seat: u8, hand: u8, card: Card, events: &mut Vec<Event>) {
+    pub(super) fn take_card(
+        &mut self,
+        seat: u8,
+        hand: u8,
+        card: Card,
+        events: &mut impl EventSink,
+    ) {
         let v = &*self.variant;
         let sp = &mut self.round.seats[usize::from(seat)];
         let seat_id = sp.seat;
@@ -205,11 +215,11 @@ impl Engine {
 
     /// Runs `then` after closing insurance, on a copy kept only if both succeed and the
     /// round is still in play after the peek.
-    pub(super) fn closing_insurance(
+    pub(super) fn closing_insurance<E: EventSink>(
         &mut self,
         code_if_round_ends: Code,
-        events: &mut Vec<Event>,
-        then: impl FnOnce(&mut Engine, &mut Vec<Event>) -> Result<(), Rejection>,
+        events: &mut E,
+        then: impl FnOnce(&mut Engine, &mut E) -> Result<(), Rejection>,
     ) -> Result<(), Rejection> {
         let mut next = self.clone();
         next.close_insurance(events);
@@ -279,7 +289,7 @@ impl Engine {
         &mut self,
         seat: SeatId,
         action: Action,
-        events: &mut Vec<Event>,
+        events: &mut impl EventSink,
     ) -> Result<(), Rejection> {
         let (i, answer) = self.insurance_answer(seat, action)?;
         let sp = &mut self.round.seats[i];
@@ -312,7 +322,7 @@ impl Engine {
         player: &str,
         seat: SeatId,
         action: Action,
-        events: &mut Vec<Event>,
+        events: &mut impl EventSink,
     ) -> Result<(), Rejection> {
         let found = self
             .round
@@ -371,7 +381,7 @@ impl Engine {
         Ok(())
     }
 
-    pub(super) fn close_insurance(&mut self, events: &mut Vec<Event>) {
+    pub(super) fn close_insurance(&mut self, events: &mut impl EventSink) {
         for s in &mut self.round.seats {
             if s.insurance == Insurance::Pending {
                 s.insurance = Insurance::Declined;
@@ -387,7 +397,7 @@ impl Engine {
     }
 
     /// After the initial deal and insurance: the peek, then the first hand to act.
-    pub(super) fn begin_play(&mut self, events: &mut Vec<Event>) {
+    pub(super) fn begin_play(&mut self, events: &mut impl EventSink) {
         if !self.peek(events) {
             self.activate_from(0, 0, events);
         }
@@ -397,7 +407,7 @@ impl Engine {
         &mut self,
         seat: SeatId,
         action: Action,
-        events: &mut Vec<Event>,
+        events: &mut impl EventSink,
     ) -> Result<(), Rejection> {
         match self.phase {
             Phase::Insurance if action.is_insurance_answer() => {
@@ -435,7 +445,7 @@ impl Engine {
         si: u8,
         hi: u8,
         action: Action,
-        events: &mut Vec<Event>,
+        events: &mut impl EventSink,
     ) -> Result<(), Rejection> {
         let seat = self.round.seats[usize::from(si)].seat;
         // Only the decision asked for is checked; the whole list is built for the message.
@@ -536,11 +546,11 @@ impl Engine {
 
     /// Moves on from a hand that is done: the next hand of the seat, the next seat, or the
     /// dealer.
-    pub(super) fn advance(&mut self, seat: u8, hand: u8, events: &mut Vec<Event>) {
+    pub(super) fn advance(&mut self, seat: u8, hand: u8, events: &mut impl EventSink) {
         self.activate_from(usize::from(seat), usize::from(hand) + 1, events);
     }
 
-    pub(super) fn activate_from(&mut self, seat: usize, hand: usize, events: &mut Vec<Event>) {
+    pub(super) fn activate_from(&mut self, seat: usize, hand: usize, events: &mut impl EventSink) {
         let mut from_hand = hand;
         for (si, sp) in self.round.seats.iter().enumerate().skip(seat) {
             for (hi, h) in sp.hands.iter().enumerate().skip(from_hand) {

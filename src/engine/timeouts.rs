@@ -9,7 +9,7 @@
 //! that opens a wait, and once at the deadline. A card or a decision for the hand answers
 //! the wait; the time in between never reaches the engine.
 
-use super::io::{Action, Event, PlayerId};
+use super::io::{Action, Event, EventSink, PlayerId};
 use super::state::{Engine, HandState, Insurance, Phase};
 use super::variant::{DealMode, OnTimeout};
 
@@ -118,7 +118,7 @@ impl Engine {
 
     /// A tick in a seat-by-seat round: the clock moves forward (never back); a wait whose
     /// deadline it reaches ends with the variant's rule.
-    pub(super) fn on_seat_tick(&mut self, now_ms: u64, events: &mut Vec<Event>) {
+    pub(super) fn on_seat_tick(&mut self, now_ms: u64, events: &mut impl EventSink) {
         self.common.now = self.common.now.max(now_ms);
         if self.common.now < self.common.deadline {
             return;
@@ -134,7 +134,7 @@ impl Engine {
 
     /// `timeouts.insurance = "decline"`: every timed seat and player behind that has not
     /// answered declines; insurance closes once nobody else owes an answer.
-    fn insurance_timeout(&mut self, events: &mut Vec<Event>) {
+    fn insurance_timeout(&mut self, events: &mut impl EventSink) {
         events.push(Event::DecisionTimeout);
         for sp in &mut self.round.seats {
             if sp.timer_ms > 0 && sp.insurance == Insurance::Pending {
@@ -164,7 +164,7 @@ impl Engine {
 
     /// A timed decision ran out: the resume window first where the variant has one, then
     /// `timeouts.decision` (or `timeouts.after_resume`).
-    fn seat_timeout(&mut self, si: u8, hi: u8, events: &mut Vec<Event>) {
+    fn seat_timeout(&mut self, si: u8, hi: u8, events: &mut impl EventSink) {
         events.push(Event::DecisionTimeout);
         let rules = self.variant.timeouts;
         let sp = &mut self.round.seats[usize::from(si)];

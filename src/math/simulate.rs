@@ -18,7 +18,7 @@ use crate::cards::{Card, Rank, Suit};
 use crate::engine::variant::DealMode;
 use crate::engine::Action;
 use crate::engine::{
-    BetKind, Engine, Event, Input, Outcome, RoundResult, SeatBets, SettledBet, SettledHand,
+    BetKind, Engine, Input, NoEvents, Outcome, RoundResult, SeatBets, SettledBet, SettledHand,
     SettledKind, SettlementSink, Step, Variant,
 };
 use crate::money::Amount;
@@ -420,7 +420,6 @@ fn play(
     let mut in_round = false;
     let mut deck = Deck::new(variant);
     let mut rng = Rng::new(seed);
-    let mut events: Vec<Event> = Vec::with_capacity(64);
     let fresh_every_round = variant.shoe.new_shoe_every_round;
     let mut reported = 0;
     // The inputs are built once and refilled in place: an `Input` owns heap data in some
@@ -480,20 +479,17 @@ fn play(
                 "the round waits for players behind or a common draw, which simulate does not play",
             )),
         };
-        if let Err(e) = engine.apply(sent, &mut events) {
+        // The simulator reads the engine's state, never its events: none are built.
+        if let Err(e) = engine.apply_to(sent, &mut NoEvents) {
             return Err(refused(&tally, sent.clone(), &e.to_string()));
         }
-        // Events pile up over a round and are dropped once it settles.
         if in_round && !engine.round_in_progress() {
             in_round = false;
             tally.settle(&engine, &slots);
-            events.clear();
             if tally.rounds - reported >= 1 << 14 {
                 progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
                 reported = tally.rounds;
             }
-        } else if events.len() >= 48 {
-            events.clear();
         }
     }
     progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
