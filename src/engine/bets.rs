@@ -190,7 +190,7 @@ impl Engine {
             }
             let mut hands = SmallVec::new();
             hands.push(Hand {
-                cards: SmallVec::new(),
+                cards: Default::default(),
                 stake: b.main,
                 doubles: 0,
                 from_split: false,

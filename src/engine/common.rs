@@ -10,7 +10,6 @@
 //! then goes to every hand that asked for one; if none did, it is burned. Time enters only as
 //! `Tick` inputs; a step's deadline is the last tick's time plus the timer.
 
-use super::hand::total;
 use super::io::{Action, Code, Event, EventSink, Place, PlayerBets, PlayerId, Rejection, SeatId};
 use super::rules::{
     after_card, dealer_rules_draw, double_hand, hand_depends_on_dealer, initial_deal_target,
@@ -162,7 +161,7 @@ impl Engine {
                     player: p.id.to_string(),
                     seat: sp.seat,
                     hand: hi as u8,
-                    total: total(&h.cards, v.hand.ace).best,
+                    total: h.cards.total(v.hand.ace).best,
                     allowed,
                 });
             }
@@ -186,7 +185,7 @@ impl Engine {
                         // At most 4 hands a box (validated variant).
                         hand: hi as u8,
                         cards: h.cards.to_vec(),
-                        total: total(&h.cards, ace).best,
+                        total: h.cards.total(ace).best,
                         stake: h.stake,
                         live: matches!(h.state, HandState::Live | HandState::AwaitingDoubleCard),
                     });
@@ -432,7 +431,7 @@ impl Engine {
                 if h.state == HandState::NoBet {
                     continue;
                 }
-                if total(&h.cards, v.hand.ace).best == 21 {
+                if h.cards.total(v.hand.ace).best == 21 {
                     h.state = HandState::Stood;
                 }
                 if offer {
@@ -693,7 +692,7 @@ impl Engine {
                     h.strikes += 1;
                     continue;
                 }
-                let t = total(&h.cards, v.hand.ace);
+                let t = h.cards.total(v.hand.ace);
                 let hit = hit_on_timeout && ((!t.soft && t.best < 12) || (t.soft && t.best < 17));
                 h.strikes = 0;
                 let action = if hit {
@@ -733,7 +732,7 @@ impl Engine {
         }
         let natural_open = !self.round.peeked_clear
             && d.len() < v.hand.natural.cards()
-            && super::hand::natural_still_possible(d);
+            && d.natural_still_possible();
         self.common
             .players
             .iter()

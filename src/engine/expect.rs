@@ -1,6 +1,5 @@
 //! What the round expects next — the dealer panel shows exactly this.
 
-use super::hand::total;
 use super::io::{Action, Place, SeatId};
 use super::shoe::ShoeStage;
 use super::state::{Bonus, Engine, HandState, Insurance, Phase};
@@ -373,7 +372,7 @@ impl Engine {
     pub fn hand_total(&self, seat: SeatId, hand: u8) -> Option<u8> {
         let sp = self.round.seats.iter().find(|s| s.seat == seat)?;
         let h = sp.hands.get(usize::from(hand))?;
-        Some(total(&h.cards, self.variant.hand.ace).best)
+        Some(h.cards.total(self.variant.hand.ace).best)
     }
 
     /// The multipliers `seat`'s pending bonus game can draw.

@@ -2,6 +2,7 @@
 
 use super::variant::{AceValue, Natural};
 use crate::cards::{Card, Rank};
+use smallvec::SmallVec;
 
 /// A hand's total as the table reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +55,92 @@ pub fn natural_still_possible(cards: &[Card]) -> bool {
             .all(|c| c.rank == Rank::Ace || c.rank.is_ten_value())
 }
 
+/// A hand's cards (a player's or the dealer's) with running counts kept as each card
+/// arrives — the hard total, the aces, the ten-values — so the total and the natural checks
+/// that the rules ask after every card cost the same whatever the hand's length (the
+/// simulator asks them several times a card). Reads as a slice of cards.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Cards {
+    cards: SmallVec<[Card; 8]>,
+    /// Points with every ace as 1.
+    hard: u16,
+    aces: u8,
+    tens: u8,
+}
+
+impl Cards {
+    /// Adds a card.
+    #[inline]
+    pub fn push(&mut self, c: Card) {
+        self.cards.push(c);
+        self.hard += u16::from(c.rank.points());
+        self.aces += u8::from(c.rank == Rank::Ace);
+        self.tens += u8::from(c.rank.is_ten_value());
+    }
+
+    /// Takes the last card off.
+    pub fn pop(&mut self) -> Option<Card> {
+        let c = self.cards.pop()?;
+        self.hard -= u16::from(c.rank.points());
+        self.aces -= u8::from(c.rank == Rank::Ace);
+        self.tens -= u8::from(c.rank.is_ten_value());
+        Some(c)
+    }
+
+    /// Removes every card.
+    pub fn clear(&mut self) {
+        self.cards.clear();
+        (self.hard, self.aces, self.tens) = (0, 0, 0);
+    }
+
+    /// The total under the variant's ace rule: `total(self, ace)`, from the counts.
+    #[inline]
+    pub fn total(&self, ace: AceValue) -> Total {
+        let soft = ace == AceValue::OneOrEleven && self.aces > 0 && self.hard + 10 <= 21;
+        let best = if soft { self.hard + 10 } else { self.hard };
+        Total {
+            best: u8::try_from(best).unwrap_or(u8::MAX),
+            soft,
+        }
+    }
+
+    /// `natural_still_possible(self)`, from the counts.
+    #[inline]
+    pub fn natural_still_possible(&self) -> bool {
+        self.aces <= 1 && usize::from(self.aces) + usize::from(self.tens) == self.cards.len()
+    }
+
+    /// `is_natural_cards(self, natural)`, from the counts.
+    #[inline]
+    pub fn is_natural(&self, natural: Natural) -> bool {
+        self.cards.len() == natural.cards() && self.aces == 1 && self.natural_still_possible()
+    }
+}
+
+impl std::ops::Deref for Cards {
+    type Target = [Card];
+    #[inline]
+    fn deref(&self) -> &[Card] {
+        &self.cards
+    }
+}
+
+impl Extend<Card> for Cards {
+    fn extend<I: IntoIterator<Item = Card>>(&mut self, iter: I) {
+        for c in iter {
+            self.push(c);
+        }
+    }
+}
+
+impl FromIterator<Card> for Cards {
+    fn from_iter<I: IntoIterator<Item = Card>>(iter: I) -> Cards {
+        let mut cards = Cards::default();
+        cards.extend(iter);
+        cards
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,6 +177,37 @@ mod tests {
         );
         let t = total(&cards(&["KS", "QH", "2C"]), AceValue::OneOrEleven);
         assert!(t.is_bust() && t.best == 22);
+    }
+
+    #[test]
+    fn running_counts_agree_with_the_cards() {
+        let deck: Vec<Card> = (0..52).filter_map(Card::from_index).collect();
+        // Every hand of up to four cards drawn in a fixed stride through the deck.
+        for start in 0..52 {
+            let mut c = Cards::default();
+            let mut held = Vec::new();
+            for k in 0..5 {
+                let card = deck[(start + k * 17) % 52];
+                c.push(card);
+                held.push(card);
+                for ace in [AceValue::OneOrEleven, AceValue::One] {
+                    assert_eq!(c.total(ace), total(&held, ace));
+                }
+                assert_eq!(c.natural_still_possible(), natural_still_possible(&held));
+                for n in [Natural::Blackjack, Natural::Caribbean21] {
+                    assert_eq!(c.is_natural(n), is_natural_cards(&held, n));
+                }
+                assert_eq!(&*c, &held[..]);
+            }
+            held.pop();
+            c.pop();
+            assert_eq!(
+                c.total(AceValue::OneOrEleven),
+                total(&held, AceValue::OneOrEleven)
+            );
+            c.clear();
+            assert_eq!(c, Cards::default());
+        }
     }
 
     #[test]

@@ -2,7 +2,6 @@
 //! between rounds, opening a round, the dealer's peek, bonus-game outcomes, settling when
 //! every outcome is known, and the two corrections (a voided card, a cancelled round).
 
-use super::hand::is_natural_cards;
 use super::io::{Code, Event, EventSink, Outcome, Rejection, SeatId};
 use super::settle::{settle, settle_into};
 use super::shoe::ShoeStage;
@@ -201,7 +200,7 @@ impl Engine {
         let v = &self.variant;
         let up = self.round.dealer[0];
         if v.deal.dealer_cards == 2 && v.deal.peek_on.iter().any(|u| u.matches(up)) {
-            let natural = is_natural_cards(&self.round.dealer, v.hand.natural);
+            let natural = self.round.dealer.is_natural(v.hand.natural);
             events.push(Event::DealerPeeked { natural });
             if natural {
                 self.settle_when_ready(events);

@@ -6,7 +6,6 @@
 //! closing insurance implicitly, which peeks and may end the round — runs on a copy that is
 //! kept only if the whole input is accepted.
 
-use super::hand::{natural_still_possible, total};
 use super::io::{Action, Code, Event, EventSink, Place, PlayerId, Rejection, SeatId};
 use super::rules::{
     after_card, dealer_rules_draw, double_hand, hand_depends_on_dealer, initial_deal_len,
@@ -150,7 +149,7 @@ impl Engine {
             if hand.state == HandState::NoBet {
                 continue;
             }
-            if total(&hand.cards, v.hand.ace).best == 21 {
+            if hand.cards.total(v.hand.ace).best == 21 {
                 hand.state = HandState::Stood;
             }
             if offer {
@@ -199,7 +198,7 @@ impl Engine {
             },
         });
         h.state = after_card(v, h, h.state);
-        if sp.auto_play && h.state == HandState::Live && total(&h.cards, v.hand.ace).best > 11 {
+        if sp.auto_play && h.state == HandState::Live && h.cards.total(v.hand.ace).best > 11 {
             h.state = HandState::Stood;
         }
         // A card answers the player (a hit, a split hand's second card): the resume
@@ -481,7 +480,7 @@ impl Engine {
         match action {
             Action::AutoPlay => {
                 sp.auto_play = true;
-                if total(&h.cards, self.variant.hand.ace).best > 11 {
+                if h.cards.total(self.variant.hand.ace).best > 11 {
                     h.state = HandState::Stood;
                     self.advance(si, hi, events);
                 }
@@ -591,7 +590,7 @@ impl Engine {
         let d = &self.round.dealer;
         !self.round.peeked_clear
             && d.len() < self.variant.hand.natural.cards()
-            && natural_still_possible(d)
+            && d.natural_still_possible()
     }
 
     /// Whether the dealer draws another card: the dealer's rules allow it and something

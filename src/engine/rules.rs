@@ -2,7 +2,7 @@
 //! what a card does to a hand, when the dealer draws, naturals and Charlies. Pure functions
 //! of the variant and the cards.
 
-use super::hand::{is_natural_cards, total, Total};
+use super::hand::{Cards, Total};
 use super::io::{Place, SeatId};
 use super::state::{Hand, HandState};
 use super::variant::{DoubleOn, Soft17, SplitPairs, SurrenderWhen, Variant};
@@ -25,7 +25,7 @@ pub(crate) fn split_hand(hands: &mut SmallVec<[Hand; 2]>, hi: usize, main: Amoun
     let second = h.cards.pop().unwrap_or(h.cards[0]);
     h.from_split = true;
     h.split_aces = aces;
-    let mut cards = SmallVec::new();
+    let mut cards = Cards::default();
     cards.push(second);
     let new = Hand {
         cards,
@@ -76,13 +76,13 @@ pub(crate) fn initial_deal_len(n: usize, dealer_cards: u8) -> usize {
 
 /// A player natural: the variant's natural, not after a split or a double.
 pub(crate) fn player_natural(v: &Variant, h: &Hand) -> bool {
-    !h.from_split && h.doubles == 0 && is_natural_cards(&h.cards, v.hand.natural)
+    !h.from_split && h.doubles == 0 && h.cards.is_natural(v.hand.natural)
 }
 
 /// A Charlie: the variant's Charlie count of cards, not over 21.
 pub(crate) fn charlie(v: &Variant, h: &Hand) -> bool {
     let c = usize::from(v.hand.charlie);
-    c != 0 && h.cards.len() >= c && !total(&h.cards, v.hand.ace).is_bust()
+    c != 0 && h.cards.len() >= c && !h.cards.total(v.hand.ace).is_bust()
 }
 
 /// Whether the hand's result still depends on cards the dealer has yet to draw.
@@ -102,18 +102,18 @@ pub(crate) fn side_bets_need_second_card(v: &Variant, side: &[(u8, Amount)]) -> 
 }
 
 /// Whether the dealer's rules let the dealer draw to these cards.
-pub(crate) fn dealer_rules_draw(v: &Variant, dealer: &[Card]) -> bool {
+pub(crate) fn dealer_rules_draw(v: &Variant, dealer: &Cards) -> bool {
     if v.dealer.max_cards != 0 && dealer.len() >= usize::from(v.dealer.max_cards) {
         return false;
     }
-    let t: Total = total(dealer, v.hand.ace);
+    let t: Total = dealer.total(v.hand.ace);
     t.best < 17 || (t.best == 17 && t.soft && v.dealer.soft_17 == Soft17::Hit)
 }
 
 /// Whether the hand may double now.
 pub(crate) fn may_double(v: &Variant, h: &Hand) -> bool {
     // The total only where the rule reads it: this runs for every decision offered.
-    let best = || total(&h.cards, v.hand.ace).best;
+    let best = || h.cards.total(v.hand.ace).best;
     let two = h.cards.len() == 2;
     let shape = match v.double.on {
         _ if h.from_split && v.double.after_split_any_total => two,
@@ -153,7 +153,7 @@ pub(crate) fn may_surrender(v: &Variant, h: &Hand, hands: usize, up: Card) -> bo
 
 /// The state a hand is in after taking a card (`was` is its state before).
 pub(crate) fn after_card(v: &Variant, h: &Hand, was: HandState) -> HandState {
-    let t = total(&h.cards, v.hand.ace);
+    let t = h.cards.total(v.hand.ace);
     let n = h.cards.len();
     if t.is_bust() {
         HandState::Bust

@@ -3,6 +3,7 @@
 //! (`round.rs` seat by seat, `common.rs` the common draw), the hand rules (`rules.rs`) and
 //! settlement (`settle.rs`) stand on these types; this module imports none of them.
 
+use super::hand::Cards;
 use super::io::{Code, PlayerId, Rejection, SeatId};
 use super::shoe::Shoe;
 use super::sidebets::HardSix;
@@ -55,7 +56,7 @@ pub(crate) enum HandState {
 /// One player hand.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Hand {
-    pub cards: SmallVec<[Card; 6]>,
+    pub cards: Cards,
     /// Everything staked on this hand: its initial stake plus doubles.
     pub stake: Amount,
     pub doubles: u8,
@@ -149,7 +150,7 @@ impl SeatPlay {
 pub(crate) struct Round {
     pub number: u64,
     pub seats: Vec<SeatPlay>,
-    pub dealer: SmallVec<[Card; 8]>,
+    pub dealer: Cards,
     /// The dealer peeked and has no natural.
     pub peeked_clear: bool,
     /// The round was cancelled (it cannot be cancelled twice).
