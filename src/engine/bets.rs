@@ -2,7 +2,9 @@
 //! two-seat rule, all checked before the round opens.
 
 use super::io::{Code, EventSink, PlayerId, Rejection, SeatBets};
-use super::state::{reject, BehindPlay, Bonus, Engine, Hand, HandState, Insurance, SeatPlay};
+use super::state::{
+    reject, BehindPlay, Bonus, Engine, Hand, HandState, Handled, Insurance, SeatPlay,
+};
 use super::variant::{DealMode, SideWithoutMain};
 use crate::money::Amount;
 use smallvec::SmallVec;
@@ -11,11 +13,8 @@ use smallvec::SmallVec;
 const MAX_TIMER_MS: u64 = 300_000;
 
 impl Engine {
-    pub(super) fn on_bets(
-        &mut self,
-        bets: &[SeatBets],
-        events: &mut impl EventSink,
-    ) -> Result<(), Rejection> {
+    #[inline(never)]
+    pub(super) fn on_bets(&mut self, bets: &[SeatBets], events: &mut impl EventSink) -> Handled {
         self.check_bets_open()?;
         // Bets equal to those the round's seats were built from pass validation again
         // (it reads only the bets and the variant): the seats are reset in place.
@@ -71,11 +70,7 @@ impl Engine {
     }
 
     /// Checks the bets and fills `seats` (cleared first) with the round's seats.
-    pub(crate) fn validate_bets(
-        &self,
-        bets: &[SeatBets],
-        seats: &mut Vec<SeatPlay>,
-    ) -> Result<(), Rejection> {
+    pub(crate) fn validate_bets(&self, bets: &[SeatBets], seats: &mut Vec<SeatPlay>) -> Handled {
         let v = &self.variant;
         if bets.is_empty() {
             return reject(Code::InvalidBet, "no bets: a round needs at least one seat");

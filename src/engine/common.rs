@@ -15,7 +15,9 @@ use super::rules::{
     after_card, dealer_rules_draw, double_hand, hand_depends_on_dealer, initial_deal_target,
     may_double, may_split, may_surrender, player_natural, side_bets_need_second_card, split_hand,
 };
-use super::state::{reject, Engine, Hand, HandState, Insurance, Phase, PlayerPlay, SeatPlay};
+use super::state::{
+    reject, Engine, Hand, HandState, Handled, Insurance, Phase, PlayerPlay, SeatPlay,
+};
 use crate::cards::{Card, Rank};
 use crate::money::Amount;
 use smallvec::SmallVec;
@@ -216,11 +218,12 @@ impl Engine {
 
     // ----- betting ----------------------------------------------------------------------
 
+    #[inline(never)]
     pub(crate) fn on_player_bets(
         &mut self,
         bets: &[PlayerBets],
         events: &mut impl EventSink,
-    ) -> Result<(), Rejection> {
+    ) -> Handled {
         self.check_bets_open()?;
         if bets.is_empty() {
             return reject(
@@ -341,11 +344,7 @@ impl Engine {
         })
     }
 
-    pub(crate) fn common_card(
-        &mut self,
-        card: Card,
-        events: &mut impl EventSink,
-    ) -> Result<(), Rejection> {
+    pub(crate) fn common_card(&mut self, card: Card, events: &mut impl EventSink) -> Handled {
         match self.phase {
             Phase::Dealing(step) => {
                 let to = self.common_deal_target(step).unwrap_or(Place::Dealer);
@@ -479,13 +478,14 @@ impl Engine {
 
     // ----- decisions --------------------------------------------------------------------
 
+    #[inline(never)]
     pub(crate) fn on_player_decision(
         &mut self,
         player: &str,
         seat: SeatId,
         action: Action,
         events: &mut impl EventSink,
-    ) -> Result<(), Rejection> {
+    ) -> Handled {
         let Some(pi) = self.player_index(player) else {
             return reject(
                 Code::NotYourTurn,
@@ -580,7 +580,7 @@ impl Engine {
         bi: usize,
         action: Action,
         events: &mut impl EventSink,
-    ) -> Result<(), Rejection> {
+    ) -> Handled {
         let v = &*self.variant;
         let p = &self.common.players[pi];
         let sp = &p.boxes[bi];
@@ -647,6 +647,7 @@ impl Engine {
 
     // ----- time -------------------------------------------------------------------------
 
+    #[inline(never)]
     pub(crate) fn on_tick(&mut self, now_ms: u64, events: &mut impl EventSink) {
         // The clock only moves forward: a late tick changes nothing.
         self.common.now = self.common.now.max(now_ms);

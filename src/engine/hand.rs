@@ -2,7 +2,6 @@
 
 use super::variant::{AceValue, Natural};
 use crate::cards::{Card, Rank};
-use smallvec::SmallVec;
 
 /// A hand's total as the table reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,24 +54,66 @@ pub fn natural_still_possible(cards: &[Card]) -> bool {
             .all(|c| c.rank == Rank::Ace || c.rank.is_ten_value())
 }
 
+/// The most cards a hand can hold. A hand (or the dealer) takes a card only while its
+/// total is below 21 with every ace counted as 1 at least, and every card counts at least
+/// 1, so no hand holds more than 21 cards; 24 leaves room.
+const MAX_CARDS: usize = 24;
+
 /// A hand's cards (a player's or the dealer's) with running counts kept as each card
 /// arrives — the hard total, the aces, the ten-values — so the total and the natural checks
 /// that the rules ask after every card cost the same whatever the hand's length (the
-/// simulator asks them several times a card). Reads as a slice of cards.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// simulator asks them several times a card). Held inline (see `MAX_CARDS`): reading a
+/// card is an index, not a check of where the cards live. Reads as a slice of cards.
+#[derive(Clone)]
 pub(crate) struct Cards {
-    cards: SmallVec<[Card; 8]>,
-    /// Points with every ace as 1.
+    cards: [Card; MAX_CARDS],
+    len: u8,
+    /// Points with every ace as 1 (cards past `MAX_CARDS`, which the rules never deal,
+    /// would still count here: totals stay right).
     hard: u16,
     aces: u8,
     tens: u8,
+}
+
+impl Default for Cards {
+    fn default() -> Cards {
+        Cards {
+            cards: [Card::new(Rank::Ace, crate::cards::Suit::Spades); MAX_CARDS],
+            len: 0,
+            hard: 0,
+            aces: 0,
+            tens: 0,
+        }
+    }
+}
+
+impl PartialEq for Cards {
+    /// The same cards in the same order (the counts follow from them).
+    fn eq(&self, other: &Cards) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Cards {}
+
+impl std::fmt::Debug for Cards {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 impl Cards {
     /// Adds a card.
     #[inline]
     pub fn push(&mut self, c: Card) {
-        self.cards.push(c);
+        if let Some(slot) = self.cards.get_mut(usize::from(self.len)) {
+            *slot = c;
+            self.len += 1;
+        }
+        debug_assert!(
+            usize::from(self.len) < MAX_CARDS,
+            "a hand never holds this many cards"
+        );
         self.hard += u16::from(c.rank.points());
         self.aces += u8::from(c.rank == Rank::Ace);
         self.tens += u8::from(c.rank.is_ten_value());
@@ -80,7 +121,9 @@ impl Cards {
 
     /// Takes the last card off.
     pub fn pop(&mut self) -> Option<Card> {
-        let c = self.cards.pop()?;
+        let last = usize::from(self.len).checked_sub(1)?;
+        let c = self.cards[last];
+        self.len -= 1;
         self.hard -= u16::from(c.rank.points());
         self.aces -= u8::from(c.rank == Rank::Ace);
         self.tens -= u8::from(c.rank.is_ten_value());
@@ -89,8 +132,7 @@ impl Cards {
 
     /// Removes every card.
     pub fn clear(&mut self) {
-        self.cards.clear();
-        (self.hard, self.aces, self.tens) = (0, 0, 0);
+        (self.len, self.hard, self.aces, self.tens) = (0, 0, 0, 0);
     }
 
     /// The total under the variant's ace rule: `total(self, ace)`, from the counts.
@@ -107,13 +149,13 @@ impl Cards {
     /// `natural_still_possible(self)`, from the counts.
     #[inline]
     pub fn natural_still_possible(&self) -> bool {
-        self.aces <= 1 && usize::from(self.aces) + usize::from(self.tens) == self.cards.len()
+        self.aces <= 1 && self.aces + self.tens == self.len
     }
 
     /// `is_natural_cards(self, natural)`, from the counts.
     #[inline]
     pub fn is_natural(&self, natural: Natural) -> bool {
-        self.cards.len() == natural.cards() && self.aces == 1 && self.natural_still_possible()
+        usize::from(self.len) == natural.cards() && self.aces == 1 && self.natural_still_possible()
     }
 }
 
@@ -121,7 +163,7 @@ impl std::ops::Deref for Cards {
     type Target = [Card];
     #[inline]
     fn deref(&self) -> &[Card] {
-        &self.cards
+        &self.cards[..usize::from(self.len)]
     }
 }
 

@@ -246,6 +246,12 @@ pub trait EventSink {
     }
     /// Drops the events after the first `len`.
     fn truncate(&mut self, len: usize);
+    /// Appends the event `make` builds, where building it costs more than the event (a
+    /// sink that keeps nothing never calls it).
+    #[inline]
+    fn push_with(&mut self, make: impl FnOnce() -> Event) {
+        self.push(make());
+    }
 }
 
 impl EventSink for Vec<Event> {
@@ -271,6 +277,8 @@ pub struct NoEvents;
 impl EventSink for NoEvents {
     #[inline]
     fn push(&mut self, _event: Event) {}
+    #[inline]
+    fn push_with(&mut self, _make: impl FnOnce() -> Event) {}
     #[inline]
     fn len(&self) -> usize {
         0

@@ -5,12 +5,13 @@
 use super::io::{Code, Event, EventSink, Outcome, Rejection, SeatId};
 use super::settle::{settle, settle_into};
 use super::shoe::ShoeStage;
-use super::state::{reject, Bonus, Engine, Phase};
+use super::state::{reject, Bonus, Engine, Handled, Phase};
 use super::variant::DealMode;
 use crate::cards::Card;
 
 impl Engine {
-    pub(super) fn on_shuffle(&mut self, events: &mut impl EventSink) -> Result<(), Rejection> {
+    #[inline(never)]
+    pub(super) fn on_shuffle(&mut self, events: &mut impl EventSink) -> Handled {
         if self.phase != Phase::Idle {
             return reject(
                 Code::ActionNotAllowed,
@@ -27,7 +28,8 @@ impl Engine {
         Ok(())
     }
 
-    pub(super) fn on_cut_card(&mut self, events: &mut impl EventSink) -> Result<(), Rejection> {
+    #[inline(never)]
+    pub(super) fn on_cut_card(&mut self, events: &mut impl EventSink) -> Handled {
         if !self.variant.shoe.cut_card {
             return reject(Code::CardNotExpected, "this game's shoe has no cut card");
         }
@@ -49,7 +51,7 @@ impl Engine {
     }
 
     /// Refuses bets unless a round may open now.
-    pub(crate) fn check_bets_open(&self) -> Result<(), Rejection> {
+    pub(crate) fn check_bets_open(&self) -> Handled {
         if self.phase != Phase::Idle {
             return reject(Code::ActionNotAllowed, "a round is already in progress");
         }
@@ -88,12 +90,13 @@ impl Engine {
         });
     }
 
+    #[inline(never)]
     pub(super) fn on_bonus(
         &mut self,
         seat: SeatId,
         multiplier: u32,
         events: &mut impl EventSink,
-    ) -> Result<(), Rejection> {
+    ) -> Handled {
         let in_play = matches!(
             self.phase,
             Phase::Insurance | Phase::Playing { .. } | Phase::Dealer | Phase::AwaitingBonus
@@ -132,11 +135,8 @@ impl Engine {
 
     /// A card taken out of play: out of the shoe, onto the burn pile, into no hand. Inside a
     /// round it is listed with the round's burned cards.
-    pub(super) fn on_void(
-        &mut self,
-        card: Card,
-        events: &mut impl EventSink,
-    ) -> Result<(), Rejection> {
+    #[inline(never)]
+    pub(super) fn on_void(&mut self, card: Card, events: &mut impl EventSink) -> Handled {
         self.check_in_shoe(card)?;
         self.shoe.discard(card);
         if self.phase != Phase::Idle {
@@ -148,7 +148,8 @@ impl Engine {
 
     /// Cancels the round in play, or the last settled one (once, before the next opens):
     /// every stake comes back.
-    pub(super) fn on_cancel(&mut self, events: &mut impl EventSink) -> Result<(), Rejection> {
+    #[inline(never)]
+    pub(super) fn on_cancel(&mut self, events: &mut impl EventSink) -> Handled {
         if self.round.number == 0 {
             return reject(Code::ActionNotAllowed, "there is no round to cancel");
         }
@@ -182,16 +183,24 @@ impl Engine {
         Ok(())
     }
 
-    pub(super) fn check_in_shoe(&self, card: Card) -> Result<(), Rejection> {
-        self.shoe.check(card).map_err(|e| {
-            Rejection::new(
-                Code::ImpossibleCard,
-                format!(
-                    "{card}: {} already out of a {}-deck shoe",
-                    e.out, self.variant.shoe.decks
-                ),
-            )
-        })
+    #[inline]
+    pub(super) fn check_in_shoe(&self, card: Card) -> Handled {
+        match self.shoe.check(card) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.impossible_card(card, e.out)),
+        }
+    }
+
+    /// The rejection of a card the shoe can no longer hold (`out` copies already out).
+    #[cold]
+    fn impossible_card(&self, card: Card, out: u8) -> Box<Rejection> {
+        Box::new(Rejection::new(
+            Code::ImpossibleCard,
+            format!(
+                "{card}: {out} already out of a {}-deck shoe",
+                self.variant.shoe.decks
+            ),
+        ))
     }
 
     /// The dealer's peek where the variant peeks on this up card. Returns true when the

@@ -50,14 +50,30 @@ impl Engine {
 
     /// `apply` into any event sink: the same code, the same state; [`NoEvents`] builds no
     /// events (the simulator, which reads the state).
+    #[inline]
     pub fn apply_to(
         &mut self,
         input: &Input,
         events: &mut impl EventSink,
     ) -> Result<(), Rejection> {
         let mark = events.len();
+        let result = self.dispatch(input, events);
+        match result {
+            Ok(()) => Ok(()),
+            Err(rejection) => {
+                events.truncate(mark);
+                Err(*rejection)
+            }
+        }
+    }
+
+    /// The handler for the input. Kept small and inlined into the caller, with each handler
+    /// a call of its own: an input costs a branch and a call, not the frame of one
+    /// function holding every handler.
+    #[inline]
+    fn dispatch(&mut self, input: &Input, events: &mut impl EventSink) -> state::Handled {
         let common = self.variant.deal.mode == DealMode::CommonDraw;
-        let result = match (input, common) {
+        match (input, common) {
             (Input::Bets(bets), false) => self.on_bets(bets, events),
             (Input::Decision { seat, action }, false) => self.on_decision(*seat, *action, events),
             (Input::PlayerBets(bets), true) => self.on_player_bets(bets, events),
@@ -99,10 +115,6 @@ impl Engine {
             }
             (Input::Void(card), _) => self.on_void(*card, events),
             (Input::CancelRound, _) => self.on_cancel(events),
-        };
-        if result.is_err() {
-            events.truncate(mark);
         }
-        result
     }
 }

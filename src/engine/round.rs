@@ -14,7 +14,7 @@ use super::rules::{
 };
 use super::shoe::ShoeStage;
 use super::sidebets;
-use super::state::{reject, Bonus, Engine, Hand, HandState, Insurance, Phase, SeatPlay};
+use super::state::{reject, Bonus, Engine, Hand, HandState, Handled, Insurance, Phase, SeatPlay};
 use super::variant::DealMode;
 use crate::cards::{Card, Rank};
 use smallvec::SmallVec;
@@ -34,11 +34,8 @@ fn deciding(h: &Hand) -> bool {
 }
 
 impl Engine {
-    pub(super) fn on_card(
-        &mut self,
-        card: Card,
-        events: &mut impl EventSink,
-    ) -> Result<(), Rejection> {
+    #[inline(never)]
+    pub(super) fn on_card(&mut self, card: Card, events: &mut impl EventSink) -> Handled {
         if self.phase == Phase::Idle {
             match self.shoe.stage() {
                 ShoeStage::Finished => {
@@ -121,7 +118,10 @@ impl Engine {
     pub(super) fn deal_initial(&mut self, step: u8, card: Card, events: &mut impl EventSink) {
         let n = self.round.seats.len();
         let s = usize::from(step);
-        let to = self.deal_target_at(step).unwrap_or(Place::Dealer);
+        events.push_with(|| Event::CardDealt {
+            card,
+            to: self.deal_target_at(step).unwrap_or(Place::Dealer),
+        });
         if s < n {
             self.round.seats[s].hands[0].cards.push(card);
         } else if s == n || s > 2 * n {
@@ -130,7 +130,6 @@ impl Engine {
             self.round.seats[s - n - 1].hands[0].cards.push(card);
         }
         self.shoe.take(card);
-        events.push(Event::CardDealt { card, to });
         let next = step + 1;
         if usize::from(next) < initial_deal_len(n, self.variant.deal.dealer_cards) {
             self.phase = Phase::Dealing(next);
@@ -218,8 +217,8 @@ impl Engine {
         &mut self,
         code_if_round_ends: Code,
         events: &mut E,
-        then: impl FnOnce(&mut Engine, &mut E) -> Result<(), Rejection>,
-    ) -> Result<(), Rejection> {
+        then: impl FnOnce(&mut Engine, &mut E) -> Handled,
+    ) -> Handled {
         let mut next = self.clone();
         next.close_insurance(events);
         if next.phase == Phase::Idle || next.phase == Phase::AwaitingBonus {
@@ -289,7 +288,7 @@ impl Engine {
         seat: SeatId,
         action: Action,
         events: &mut impl EventSink,
-    ) -> Result<(), Rejection> {
+    ) -> Handled {
         let (i, answer) = self.insurance_answer(seat, action)?;
         let sp = &mut self.round.seats[i];
         sp.insurance = answer;
@@ -316,13 +315,14 @@ impl Engine {
     }
 
     /// A player behind a seat answers insurance, independently of the seated player.
+    #[inline(never)]
     pub(crate) fn on_behind_decision(
         &mut self,
         player: &str,
         seat: SeatId,
         action: Action,
         events: &mut impl EventSink,
-    ) -> Result<(), Rejection> {
+    ) -> Handled {
         let found = self
             .round
             .seats
@@ -402,12 +402,13 @@ impl Engine {
         }
     }
 
+    #[inline(never)]
     pub(super) fn on_decision(
         &mut self,
         seat: SeatId,
         action: Action,
         events: &mut impl EventSink,
-    ) -> Result<(), Rejection> {
+    ) -> Handled {
         match self.phase {
             Phase::Insurance if action.is_insurance_answer() => {
                 self.answer_insurance(seat, action, events)
@@ -445,7 +446,7 @@ impl Engine {
         hi: u8,
         action: Action,
         events: &mut impl EventSink,
-    ) -> Result<(), Rejection> {
+    ) -> Handled {
         let seat = self.round.seats[usize::from(si)].seat;
         // Only the decision asked for is checked; the whole list is built for the message.
         if !self.may_take(si, hi, action) {

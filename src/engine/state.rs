@@ -253,10 +253,18 @@ pub(crate) struct CommonRound {
     pub last_wins: std::collections::BTreeMap<(PlayerId, SeatId), Amount>,
 }
 
-/// A rejection with this code and message.
-pub(crate) fn reject<T>(code: Code, message: impl Into<String>) -> Result<T, Rejection> {
-    Err(Rejection::new(code, message))
+/// A rejection with this code and message (as a `Rejection`, or boxed for a `Handled`).
+pub(crate) fn reject<T, E: From<Rejection>>(
+    code: Code,
+    message: impl Into<String>,
+) -> Result<T, E> {
+    Err(Rejection::new(code, message).into())
 }
+
+/// What an input's handler returns: the rejection boxed, so that the accepted case — every
+/// input but a mistake — passes back one register, not the rejection's 32 bytes (the
+/// simulator applies millions of inputs a second).
+pub(crate) type Handled = Result<(), Box<Rejection>>;
 
 impl Engine {
     /// An engine for `variant`, starting on a freshly shuffled, already burned shoe.

@@ -118,6 +118,7 @@ impl Engine {
 
     /// A tick in a seat-by-seat round: the clock moves forward (never back); a wait whose
     /// deadline it reaches ends with the variant's rule.
+    #[inline(never)]
     pub(super) fn on_seat_tick(&mut self, now_ms: u64, events: &mut impl EventSink) {
         self.common.now = self.common.now.max(now_ms);
         if self.common.now < self.common.deadline {
