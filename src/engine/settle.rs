@@ -21,14 +21,23 @@ pub(crate) struct Dealer {
 
 impl Dealer {
     /// Reads the dealer's final cards.
+    #[inline]
     pub fn read(v: &Variant, cards: &[crate::cards::Card]) -> Dealer {
         let t = total(cards, v.hand.ace);
         Dealer {
             total: t.best,
             bust: t.is_bust(),
-            natural: is_natural_cards(cards, v.hand.natural),
+            natural: may_be_natural(t.best) && is_natural_cards(cards, v.hand.natural),
         }
     }
+}
+
+/// Whether cards of best total `best` can be a natural at all: one ace and ten-values
+/// total 11 (two cards, an ace worth 1) or 21 under either ace rule. A settlement reads
+/// every hand's total anyway; this spares `is_natural_cards`' passes over the cards of
+/// nearly every hand that is none.
+fn may_be_natural(best: u8) -> bool {
+    matches!(best, 11 | 21)
 }
 
 /// Settles the engine's round. Call only when every card is out and every bonus drawn.
@@ -76,6 +85,16 @@ fn settle_each(engine: &Engine, dealer: &Dealer, sink: &mut impl SettlementSink)
     for sp in &round.seats {
         settle_seat(v, sp, None, &round.dealer, dealer, sink);
     }
+    if !engine.common.players.is_empty() {
+        settle_common(engine, dealer, sink);
+    }
+}
+
+/// The common draw's boxes, player by player (out of the seat-by-seat rounds' way).
+#[inline(never)]
+fn settle_common(engine: &Engine, dealer: &Dealer, sink: &mut impl SettlementSink) {
+    let v = &*engine.variant;
+    let round = &engine.round;
     for player in &engine.common.players {
         for sp in &player.boxes {
             settle_seat(v, sp, Some(&player.id), &round.dealer, dealer, sink);
@@ -86,6 +105,10 @@ fn settle_each(engine: &Engine, dealer: &Dealer, sink: &mut impl SettlementSink)
 /// Settles the engine's round into `sink`, hand by hand and bet by bet, in the order of
 /// the `RoundSettled` record (`RoundResult::hands`, `RoundResult::bets`), from the same
 /// code: what a caller that needs no record (the simulator) reads instead of one.
+///
+/// Kept out of line: the simulator's round loop calls it once a round, and inlined there it
+/// only crowds that loop's registers.
+#[inline(never)]
 pub(crate) fn settle_with(engine: &Engine, sink: &mut impl SettlementSink) {
     let dealer = Dealer::read(&engine.variant, &engine.round.dealer);
     settle_each(engine, &dealer, sink);
@@ -251,6 +274,9 @@ impl SettledKind<'_> {
 }
 
 /// Settles one seat (or one player's box): its hands, main bet, insurance and side bets.
+/// Inlined into the seat loop: a seat with a main bet alone (the simulator's every round)
+/// then costs its hands and one test for everything else.
+#[inline]
 fn settle_seat(
     v: &Variant,
     sp: &SeatPlay,
@@ -261,13 +287,6 @@ fn settle_seat(
 ) {
     let mut main_staked = 0;
     let mut main_returned = 0;
-    let bet = |kind, staked, returned| SettledBet {
-        player,
-        seat: sp.seat,
-        kind,
-        staked,
-        returned,
-    };
     for (hi, h) in sp.hands.iter().enumerate() {
         if h.state == HandState::NoBet {
             continue;
@@ -288,8 +307,38 @@ fn settle_seat(
         });
     }
     if sp.main > 0 {
-        w.bet(&bet(SettledKind::Main, main_staked, main_returned));
+        w.bet(&SettledBet {
+            player,
+            seat: sp.seat,
+            kind: SettledKind::Main,
+            staked: main_staked,
+            returned: main_returned,
+        });
     }
+    if matches!(sp.insurance, Insurance::Bought(_)) || !sp.side.is_empty() || !sp.behind.is_empty()
+    {
+        settle_extras(v, sp, player, dealer_cards, dealer, w);
+    }
+}
+
+/// A seat's (or box's) bets besides the main bet, in the record's order: insurance, side
+/// bets, then the bets behind it.
+#[inline(never)]
+fn settle_extras(
+    v: &Variant,
+    sp: &SeatPlay,
+    player: Option<&PlayerId>,
+    dealer_cards: &[Card],
+    dealer: &Dealer,
+    w: &mut impl SettlementSink,
+) {
+    let bet = |kind, staked, returned| SettledBet {
+        player,
+        seat: sp.seat,
+        kind,
+        staked,
+        returned,
+    };
     if let Insurance::Bought(stake) = sp.insurance {
         let returned = if dealer.natural {
             v.insurance.won(stake)
@@ -386,7 +435,11 @@ fn settle_behind(
 }
 
 /// One hand's outcome and everything paid back on it. `original` is the seat's first hand,
-/// the one carrying the original bet (for "original bets only").
+/// the one carrying the original bet (for "original bets only"). Inlined into the seat's
+/// hand loop: a hand only its total and the dealer's decide (no natural on either side, no
+/// Charlie in the variant: nearly every hand) reads no more than that; the rest of the
+/// rules wait out of line in `natural_or_charlie`.
+#[inline(always)]
 pub(crate) fn hand_outcome(
     v: &Variant,
     h: &Hand,
@@ -405,13 +458,30 @@ pub(crate) fn hand_outcome(
         HandState::Bust => return (Outcome::Bust, 0),
         _ => {}
     }
+    let best = total(&h.cards, v.hand.ace).best;
+    if dealer.natural || v.hand.charlie != 0 || may_be_natural(best) {
+        return natural_or_charlie(v, h, best, original, main, dealer);
+    }
+    by_totals(v, h, best, dealer)
+}
+
+/// `hand_outcome` where a natural (the hand's or the dealer's) or a Charlie may decide;
+/// `best` is the hand's total.
+#[inline(never)]
+fn natural_or_charlie(
+    v: &Variant,
+    h: &Hand,
+    best: u8,
+    original: bool,
+    main: Amount,
+    dealer: &Dealer,
+) -> (Outcome, Amount) {
     let natural_outcome = match v.hand.natural {
         super::variant::Natural::Blackjack => Outcome::Blackjack,
         super::variant::Natural::Caribbean21 => Outcome::Caribbean21,
     };
-    let ht = total(&h.cards, v.hand.ace);
     let charlie = v.hand.charlie != 0 && h.cards.len() >= usize::from(v.hand.charlie);
-    if player_natural(v, h) {
+    if may_be_natural(best) && player_natural(v, h) {
         return if dealer.natural {
             (Outcome::Push, h.stake)
         } else {
@@ -434,15 +504,53 @@ pub(crate) fn hand_outcome(
     if charlie {
         return (Outcome::Charlie, 2 * h.stake);
     }
+    by_totals(v, h, best, dealer)
+}
+
+/// A standing hand of total `best` against a dealer without a natural, no Charlie
+/// counting: the totals decide.
+#[inline(always)]
+fn by_totals(v: &Variant, h: &Hand, best: u8, dealer: &Dealer) -> (Outcome, Amount) {
     if dealer.bust {
         return (Outcome::Win, 2 * h.stake);
     }
-    match ht.best.cmp(&dealer.total) {
+    match best.cmp(&dealer.total) {
         Ordering::Greater => (Outcome::Win, 2 * h.stake),
         Ordering::Less => (Outcome::Lose, 0),
         Ordering::Equal => match v.settlement.ties {
             Ties::Push => (Outcome::Push, h.stake),
             Ties::Lose => (Outcome::Lose, 0),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::variant::{AceValue, Natural};
+
+    /// `may_be_natural` only ever turns away cards that are no natural: every two- and
+    /// three-card hand, under both ace rules and both naturals.
+    #[test]
+    fn may_be_natural_keeps_every_natural() {
+        let deck: Vec<Card> = (0..52).filter_map(Card::from_index).collect();
+        for ace in [AceValue::OneOrEleven, AceValue::One] {
+            for natural in [Natural::Blackjack, Natural::Caribbean21] {
+                for a in &deck {
+                    for b in &deck {
+                        let two = [*a, *b];
+                        if is_natural_cards(&two, natural) {
+                            assert!(may_be_natural(total(&two, ace).best), "{two:?}");
+                        }
+                        for c in deck.iter().step_by(3) {
+                            let three = [*a, *b, *c];
+                            if is_natural_cards(&three, natural) {
+                                assert!(may_be_natural(total(&three, ace).best), "{three:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
