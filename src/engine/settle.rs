@@ -1,7 +1,7 @@
 //! Settlement: every hand's outcome against the dealer and every bet's return, in integer
 //! minor units (fractions rounded down, see `money`).
 
-use super::hand::{is_natural_cards, total};
+use super::hand::{total, Cards};
 use super::io::{BetKind, BetResult, HandResult, Outcome, PlayerId, RoundResult};
 use super::rules::player_natural;
 use super::sidebets::{self, SideBetCards};
@@ -22,12 +22,12 @@ pub(crate) struct Dealer {
 impl Dealer {
     /// Reads the dealer's final cards.
     #[inline]
-    pub fn read(v: &Variant, cards: &[crate::cards::Card]) -> Dealer {
-        let t = total(cards, v.hand.ace);
+    pub fn read(v: &Variant, cards: &Cards) -> Dealer {
+        let t = cards.total(v.hand.ace);
         Dealer {
             total: t.best,
             bust: t.is_bust(),
-            natural: may_be_natural(t.best) && is_natural_cards(cards, v.hand.natural),
+            natural: cards.is_natural(v.hand.natural),
         }
     }
 }
@@ -458,7 +458,7 @@ pub(crate) fn hand_outcome(
         HandState::Bust => return (Outcome::Bust, 0),
         _ => {}
     }
-    let best = total(&h.cards, v.hand.ace).best;
+    let best = h.cards.total(v.hand.ace).best;
     if dealer.natural || v.hand.charlie != 0 || may_be_natural(best) {
         return natural_or_charlie(v, h, best, original, main, dealer);
     }
@@ -527,6 +527,7 @@ fn by_totals(v: &Variant, h: &Hand, best: u8, dealer: &Dealer) -> (Outcome, Amou
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::hand::is_natural_cards;
     use crate::engine::variant::{AceValue, Natural};
 
     /// `may_be_natural` only ever turns away cards that are no natural: every two- and
