@@ -34,8 +34,55 @@ fn deciding(h: &Hand) -> bool {
 }
 
 impl Engine {
+    /// A card out of the shoe. The three cases of nearly every card — the initial deal, a
+    /// hand's card, the dealer's — are handled here; the rest (burns, the common draw,
+    /// closing insurance, refusals) in `other_card`.
     #[inline(never)]
     pub(super) fn on_card(&mut self, card: Card, events: &mut impl EventSink) -> Handled {
+        let seats = self.variant.deal.mode != DealMode::CommonDraw;
+        match self.phase {
+            // Only a seat-by-seat round plays hands in turn.
+            Phase::Playing { seat, hand } => {
+                self.check_in_shoe(card)?;
+                self.take_card(seat, hand, card, events);
+                Ok(())
+            }
+            Phase::Dealing(step) if seats => {
+                self.check_in_shoe(card)?;
+                self.deal_initial(step, card, events);
+                Ok(())
+            }
+            Phase::Dealer if seats => {
+                self.check_in_shoe(card)?;
+                self.dealer_card(card, events);
+                Ok(())
+            }
+            _ => self.other_card(card, events),
+        }
+    }
+
+    /// A dealer's card in a seat-by-seat round.
+    fn dealer_card(&mut self, card: Card, events: &mut impl EventSink) {
+        self.round.dealer.push(card);
+        self.shoe.take(card);
+        events.push(Event::CardDealt {
+            card,
+            to: Place::Dealer,
+        });
+        let draws = if self.round.dealer_plays_for_hands {
+            dealer_rules_draw(&self.variant, &self.round.dealer)
+        } else {
+            self.dealer_must_draw()
+        };
+        debug_assert_eq!(draws, self.dealer_must_draw());
+        if !draws {
+            self.settle_when_ready(events);
+        }
+    }
+
+    /// Every card `on_card` does not handle itself.
+    #[inline(never)]
+    fn other_card(&mut self, card: Card, events: &mut impl EventSink) -> Handled {
         if self.phase == Phase::Idle {
             match self.shoe.stage() {
                 ShoeStage::Finished => {
@@ -80,21 +127,7 @@ impl Engine {
                 Ok(())
             }
             Phase::Dealer => {
-                self.round.dealer.push(card);
-                self.shoe.take(card);
-                events.push(Event::CardDealt {
-                    card,
-                    to: Place::Dealer,
-                });
-                let draws = if self.round.dealer_plays_for_hands {
-                    dealer_rules_draw(&self.variant, &self.round.dealer)
-                } else {
-                    self.dealer_must_draw()
-                };
-                debug_assert_eq!(draws, self.dealer_must_draw());
-                if !draws {
-                    self.settle_when_ready(events);
-                }
+                self.dealer_card(card, events);
                 Ok(())
             }
             Phase::AwaitingBonus => reject(

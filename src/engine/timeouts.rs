@@ -85,7 +85,12 @@ impl Engine {
     }
 
     /// The hand now active may owe a timed decision: its timer starts at the last tick.
+    #[inline]
     pub(super) fn arm_decision(&mut self, si: usize, hi: usize) {
+        // Untimed seats (every seat the dealer plays for a player at the table) first.
+        if self.round.seats.get(si).is_none_or(|sp| sp.timer_ms == 0) {
+            return;
+        }
         let (Ok(si), Ok(hi)) = (u8::try_from(si), u8::try_from(hi)) else {
             return;
         };
