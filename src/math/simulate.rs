@@ -279,6 +279,7 @@ struct RoundSink<'a> {
 }
 
 impl SettlementSink for RoundSink<'_> {
+    #[inline]
     fn hand(&mut self, h: &SettledHand<'_>) {
         let t = &mut *self.tally;
         self.hands += 1;
@@ -290,6 +291,7 @@ impl SettlementSink for RoundSink<'_> {
         }
     }
 
+    #[inline]
     fn bet(&mut self, b: &SettledBet<'_>) {
         let t = &mut *self.tally;
         match b.kind {
