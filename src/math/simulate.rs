@@ -25,6 +25,7 @@ use crate::money::Amount;
 use crate::sim::Rng;
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
+use std::num::NonZeroU64;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -278,6 +279,7 @@ struct RoundSink<'a> {
 }
 
 impl SettlementSink for RoundSink<'_> {
+    #[inline]
     fn hand(&mut self, h: &SettledHand<'_>) {
         let t = &mut *self.tally;
         self.hands += 1;
@@ -289,6 +291,7 @@ impl SettlementSink for RoundSink<'_> {
         }
     }
 
+    #[inline]
     fn bet(&mut self, b: &SettledBet<'_>) {
         let t = &mut *self.tally;
         match b.kind {
@@ -324,39 +327,65 @@ pub(super) struct Deck {
     /// Cards dealt before the cut card comes out (shoes with a cut card).
     cut_at: Option<usize>,
     cut_out: bool,
+    /// Where the next card needs more than a draw: the cut card's place while it is still
+    /// in the shoe, else the shoe's end (one comparison a card on the hot path).
+    stop: usize,
 }
 
 impl Deck {
     pub(super) fn new(v: &Variant) -> Deck {
         let n = usize::from(v.shoe.decks) * 52;
-        Deck {
+        let mut deck = Deck {
             cards: (0..n).filter_map(|i| Card::from_index(i % 52)).collect(),
             dealt: 0,
             // Like the table simulator: the cut card three quarters into the shoe.
             cut_at: v.shoe.cut_card.then_some(n - n / 4),
             cut_out: false,
-        }
+            stop: 0,
+        };
+        deck.reset();
+        deck
     }
 
     pub(super) fn reset(&mut self) {
         self.dealt = 0;
         self.cut_out = false;
+        self.stop = self
+            .cut_at
+            .map_or(self.cards.len(), |at| at.min(self.cards.len()));
     }
 
     /// The next thing out of the shoe: the cut card when it is due, else a card.
+    #[inline]
     pub(super) fn next(&mut self, rng: &mut Rng) -> Option<Out> {
+        if self.dealt >= self.stop {
+            return self.at_stop(rng);
+        }
+        self.draw(rng).map(Out::Card)
+    }
+
+    /// The cut card if it is due, else a card if any is left.
+    #[cold]
+    fn at_stop(&mut self, rng: &mut Rng) -> Option<Out> {
+        self.stop = self.cards.len();
         if !self.cut_out && self.cut_at.is_some_and(|at| self.dealt >= at) {
             self.cut_out = true;
             return Some(Out::CutCard);
         }
-        let n = self.cards.len();
-        if self.dealt >= n {
-            return None;
-        }
-        let j = self.dealt + rng.below(n - self.dealt);
-        self.cards.swap(self.dealt, j);
+        self.draw(rng).map(Out::Card)
+    }
+
+    /// A card drawn uniformly from those not dealt yet (one Fisher–Yates step, the draw
+    /// `Rng::below` makes), or `None` once the shoe is empty.
+    #[inline]
+    fn draw(&mut self, rng: &mut Rng) -> Option<Card> {
+        let rest = self.cards.get_mut(self.dealt..)?;
+        let left = NonZeroU64::new(rest.len() as u64)?;
+        // `below(left)` without its guard against zero (`left` is not).
+        let j = (rng.next_u64() % left) as usize;
+        rest.swap(0, j);
         self.dealt += 1;
-        Some(Out::Card(self.cards[self.dealt - 1]))
+        Some(rest[0])
     }
 }
 
@@ -434,9 +463,28 @@ fn play(
         multiplier: 1,
     };
     let (cut, shuffle) = (Input::CutCard, Input::Shuffle);
-    while tally.rounds < rounds {
+    // Tallies the round the engine has just finished and reports progress now and then;
+    // whether that was the last round.
+    let mut round_over = |tally: &mut Tally, engine: &Engine| {
+        tally.settle(engine, &slots);
+        if tally.rounds - reported >= 1 << 14 {
+            progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
+            reported = tally.rounds;
+        }
+        tally.rounds >= rounds
+    };
+    if rounds == 0 {
+        return Ok(tally);
+    }
+    loop {
         let sent = match engine.step() {
+            // A round is over exactly when the engine next waits for bets or for a shuffle
+            // (burn cards only follow a shuffle): it is tallied there rather than checked
+            // for after every input.
             Step::Bets => {
+                if in_round && round_over(&mut tally, &engine) {
+                    break;
+                }
                 if fresh_every_round {
                     deck.reset();
                 }
@@ -444,6 +492,10 @@ fn play(
                 &bets
             }
             Step::Shuffle => {
+                if in_round && round_over(&mut tally, &engine) {
+                    break;
+                }
+                in_round = false;
                 deck.reset();
                 &shuffle
             }
@@ -451,9 +503,10 @@ fn play(
             Step::Insurance(seat) => set_decision(&mut decision, seat, Action::NoInsurance),
             Step::Decision => {
                 // One decision at a time asked of the engine, not its whole list.
-                let may = |a| engine.may_decide(a);
                 let choice = engine.hand_in_play().map(|h| {
-                    let action = strategy.decide_with(h.up, h.cards, h.from_split, h.doubles, may);
+                    let may = |a| engine.may_decide(a);
+                    let action =
+                        strategy.decide_in_play(h.up, h.cards, h.from_split, h.doubles, may);
                     (h.seat, action)
                 });
                 match choice {
@@ -482,14 +535,6 @@ fn play(
         // The simulator reads the engine's state, never its events: none are built.
         if let Err(e) = engine.apply_to(sent, &mut NoEvents) {
             return Err(refused(&tally, sent.clone(), &e.to_string()));
-        }
-        if in_round && !engine.round_in_progress() {
-            in_round = false;
-            tally.settle(&engine, &slots);
-            if tally.rounds - reported >= 1 << 14 {
-                progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
-                reported = tally.rounds;
-            }
         }
     }
     progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);

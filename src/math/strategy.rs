@@ -66,6 +66,12 @@ pub struct Strategy {
     table: Vec<u16>,
     /// Whether splitting beats playing the pair on: [up][a][b][from_split].
     split: Vec<bool>,
+    /// A two-card hand's whole answer, by `two_key` (the ranks of the up card and the
+    /// hand's two cards, from a split; no doubles yet): `SPLIT` first where splitting is
+    /// preferred, then the hand's packed preferences (the hit-below-17 fallback where the
+    /// derivation never reached it). Most decisions are on two cards: this skips the
+    /// hand's sums, the big table's index and even the ranks' point values.
+    two: Box<[u16; TWO_KEYS]>,
     /// The expected return per unit of initial bet under this strategy on an infinite
     /// deck (1.0 = 100 %), never insuring.
     pub infinite_deck_rtp: f64,
@@ -86,6 +92,16 @@ fn index(up: u8, s: &State) -> usize {
     i * 2 + usize::from(s.nat)
 }
 
+/// Keys of `Strategy::two`: rank numbers (1–13) fit 4 bits each.
+const TWO_KEYS: usize = 1 << 13;
+
+fn two_key(up: Rank, a: Rank, b: Rank, from_split: bool) -> usize {
+    usize::from(up.number()) << 9
+        | usize::from(a.number()) << 5
+        | usize::from(b.number()) << 1
+        | usize::from(from_split)
+}
+
 fn split_index(up: u8, a: u8, b: u8, from_split: bool) -> usize {
     ((usize::from(up - 1) * 10 + usize::from(a - 1)) * 10 + usize::from(b - 1)) * 2
         + usize::from(from_split)
@@ -96,6 +112,8 @@ const STAND: u16 = 1;
 const HIT: u16 = 2;
 const DOUBLE: u16 = 3;
 const SURRENDER: u16 = 4;
+/// Only in `Strategy::two`: split the pair (before any other preference).
+const SPLIT: u16 = 5;
 
 /// Reads the variant's rules for the derivation.
 struct Rules<'a> {
@@ -430,9 +448,30 @@ impl Strategy {
                 }
             }
         }
+        // Every two-card hand's answer, read from the two tables above exactly as the
+        // general lookup (`preferences`) reads them.
+        let mut two = Box::new([0u16; TWO_KEYS]);
+        for up in Rank::ALL {
+            for a in Rank::ALL {
+                for b in Rank::ALL {
+                    for from_split in [false, true] {
+                        let (u, x, y) = (up.points(), a.points(), b.points());
+                        let s = two_cards(x, y, from_split);
+                        let packed = or_fallback(table[index(u, &s)], s.hard);
+                        two[two_key(up, a, b, from_split)] =
+                            if split[split_index(u, x, y, from_split)] {
+                                SPLIT | (packed << 3)
+                            } else {
+                                packed
+                            };
+                    }
+                }
+            }
+        }
         Strategy {
             table,
             split,
+            two,
             infinite_deck_rtp: 1.0 + rtp,
         }
     }
@@ -461,6 +500,33 @@ impl Strategy {
         doubles: u8,
         may: impl Fn(Action) -> bool,
     ) -> Option<Action> {
+        walk(self.preferences(up, cards, from_split, doubles), may, true)
+    }
+
+    /// `decide_with` for a hand the engine says owes a decision now (`Step::Decision`):
+    /// such a hand may always stand, so `may` is asked only about the actions a rule can
+    /// refuse (double, split, surrender). The simulator's hot path.
+    #[inline]
+    pub fn decide_in_play(
+        &self,
+        up: Card,
+        cards: &[Card],
+        from_split: bool,
+        doubles: u8,
+        may: impl Fn(Action) -> bool,
+    ) -> Option<Action> {
+        let packed = match (cards, doubles) {
+            ([a, b], 0) => self.two[two_key(up.rank, a.rank, b.rank, from_split)],
+            _ => self.preferences(up, cards, from_split, doubles),
+        };
+        walk(packed, may, false)
+    }
+
+    /// The hand's packed preferences, `SPLIT` first where splitting the pair is preferred.
+    fn preferences(&self, up: Card, cards: &[Card], from_split: bool, doubles: u8) -> u16 {
+        if let ([a, b], 0) = (cards, doubles) {
+            return self.two[two_key(up.rank, a.rank, b.rank, from_split)];
+        }
         let up = up.rank.points();
         let mut hard = 0u8;
         let mut aces = 0u8;
@@ -472,12 +538,6 @@ impl Strategy {
             nat &= c.rank == Rank::Ace || v == 10;
         }
         nat &= aces <= 1;
-        if cards.len() == 2 {
-            let (a, b) = (cards[0].rank.points(), cards[1].rank.points());
-            if self.split[split_index(up, a, b, from_split)] && may(Action::Split) {
-                return Some(Action::Split);
-            }
-        }
         let s = State {
             hard,
             ace: aces > 0,
@@ -487,25 +547,46 @@ impl Strategy {
             split_aces: false,
             nat,
         };
-        let mut packed = self.table[index(up, &s)];
-        if packed == 0 {
-            // A hand the derivation never reached (more cards than it indexes): hit below 17.
-            packed = if hard < 17 { HIT } else { STAND };
-        }
-        while packed != 0 {
-            let action = match packed & 7 {
-                HIT => return None,
-                STAND => Action::Stand,
-                DOUBLE => Action::Double,
-                _ => Action::Surrender,
-            };
-            if may(action) {
-                return Some(action);
+        let packed = or_fallback(self.table[index(up, &s)], hard);
+        match cards {
+            // A pair after a double (rules that double on any cards): still a pair.
+            [a, b] if self.split[split_index(up, a.rank.points(), b.rank.points(), from_split)] => {
+                SPLIT | (packed << 3)
             }
-            packed >>= 3;
+            _ => packed,
         }
-        Some(Action::Stand)
     }
+}
+
+/// `packed`, or for a hand the derivation never reached (more cards than it indexes):
+/// hit below 17.
+fn or_fallback(packed: u16, hard: u8) -> u16 {
+    match packed {
+        0 if hard < 17 => HIT,
+        0 => STAND,
+        _ => packed,
+    }
+}
+
+/// The first of the packed preferences that is a hit (`None`) or that `may` allows
+/// (`ask_stand` false: standing is allowed without asking); a stand if none is.
+#[inline]
+fn walk(mut packed: u16, may: impl Fn(Action) -> bool, ask_stand: bool) -> Option<Action> {
+    while packed != 0 {
+        let action = match packed & 7 {
+            HIT => return None,
+            STAND if !ask_stand => return Some(Action::Stand),
+            STAND => Action::Stand,
+            DOUBLE => Action::Double,
+            SPLIT => Action::Split,
+            _ => Action::Surrender,
+        };
+        if may(action) {
+            return Some(action);
+        }
+        packed >>= 3;
+    }
+    Some(Action::Stand)
 }
 
 #[cfg(test)]
@@ -601,6 +682,60 @@ mod tests {
             only_stand, None,
             "16 v 10 hits when surrender is not allowed"
         );
+    }
+
+    /// The hot path's answer (`decide_in_play`: the two-card table, standing without
+    /// asking) is `decide_with`'s whenever standing is allowed, as it is for every hand
+    /// that owes a decision: every up card and two-card hand, three- and four-card hands,
+    /// after a split or a double, whatever else the engine allows.
+    #[test]
+    fn decide_in_play_agrees_with_decide_with() {
+        use std::cell::Cell;
+        use Rank::{Ace, Three, Two};
+        let refusable = [Action::Double, Action::Split, Action::Surrender];
+        for stem in ["ultimate", "deluxe", "infor6", "caribbean21"] {
+            let s = Strategy::derive(&variant(stem));
+            for up in Rank::ALL {
+                for a in Rank::ALL {
+                    for b in Rank::ALL {
+                        for extra in [&[][..], &[card(Two)], &[card(Ace), card(Three)]] {
+                            let mut cards = vec![card(a), card(b)];
+                            cards.extend_from_slice(extra);
+                            for (from_split, doubles) in [(false, 0), (true, 0), (false, 1)] {
+                                for mask in 0..8u8 {
+                                    let may = |x: Action| {
+                                        x == Action::Stand
+                                            || refusable
+                                                .iter()
+                                                .enumerate()
+                                                .any(|(i, r)| *r == x && mask & (1 << i) != 0)
+                                    };
+                                    let asked_stand = Cell::new(false);
+                                    let fast = s.decide_in_play(
+                                        card(up),
+                                        &cards,
+                                        from_split,
+                                        doubles,
+                                        |x| {
+                                            asked_stand
+                                                .set(asked_stand.get() || x == Action::Stand);
+                                            may(x)
+                                        },
+                                    );
+                                    let slow =
+                                        s.decide_with(card(up), &cards, from_split, doubles, may);
+                                    assert_eq!(
+                                        fast, slow,
+                                        "{stem} {up:?} {cards:?} {from_split} {doubles} {mask}"
+                                    );
+                                    assert!(!asked_stand.get(), "standing is not asked");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Infinite-deck figures land where the game's rules put them: a standard game near
