@@ -814,6 +814,7 @@ pub fn render(r: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Event;
     use crate::math::paytable::variant_tables;
 
     fn variant(stem: &str) -> Variant {
