@@ -12,13 +12,40 @@ use smallvec::SmallVec;
 /// The longest decision timer a seat's bets may carry, ms (five minutes).
 const MAX_TIMER_MS: u64 = 300_000;
 
+/// `a == b`, the plain fields first: a seat without side bets, bets behind or a named
+/// player (every simulated round) is compared without walking its lists.
+fn same_bets(a: &[SeatBets], b: &[SeatBets]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            // Every field named: a field added to `SeatBets` must be added here.
+            let SeatBets {
+                seat,
+                main,
+                side,
+                player,
+                behind,
+                let_it_play,
+                timer_ms,
+            } = x;
+            *seat == y.seat
+                && *main == y.main
+                && *timer_ms == y.timer_ms
+                && *let_it_play == y.let_it_play
+                && side.len() == y.side.len()
+                && behind.len() == y.behind.len()
+                && (side.is_empty() || *side == y.side)
+                && (behind.is_empty() || *behind == y.behind)
+                && *player == y.player
+        })
+}
+
 impl Engine {
     #[inline(never)]
     pub(super) fn on_bets(&mut self, bets: &[SeatBets], events: &mut impl EventSink) -> Handled {
         self.check_bets_open()?;
         // Bets equal to those the round's seats were built from pass validation again
         // (it reads only the bets and the variant): the seats are reset in place.
-        if !self.last_bets.0.is_empty() && self.last_bets.0 == bets {
+        if !self.last_bets.0.is_empty() && same_bets(&self.last_bets.0, bets) {
             self.reopen_seats();
             #[cfg(debug_assertions)]
             {

@@ -198,6 +198,7 @@ pub struct HandInPlay<'a> {
 impl Engine {
     /// The hand in play when it waits for a decision (`Step::Decision`), without its list
     /// of allowed decisions (see `active_hand` for the list).
+    #[inline]
     pub fn hand_in_play(&self) -> Option<HandInPlay<'_>> {
         let Phase::Playing { seat, hand } = self.phase else {
             return None;
@@ -223,6 +224,7 @@ impl Engine {
     }
 
     /// What a seat-by-seat round waits for next, without allocating.
+    #[inline]
     pub fn step(&self) -> Step {
         if self.variant.deal.mode == super::variant::DealMode::CommonDraw {
             return Step::Other;

@@ -73,48 +73,44 @@ impl Engine {
     #[inline]
     fn dispatch(&mut self, input: &Input, events: &mut impl EventSink) -> state::Handled {
         let common = self.variant.deal.mode == DealMode::CommonDraw;
-        match (input, common) {
-            (Input::Bets(bets), false) => self.on_bets(bets, events),
-            (Input::Decision { seat, action }, false) => self.on_decision(*seat, *action, events),
-            (Input::PlayerBets(bets), true) => self.on_player_bets(bets, events),
-            (
-                Input::PlayerDecision {
-                    player,
-                    seat,
-                    action,
-                },
-                true,
-            ) => self.on_player_decision(player, *seat, *action, events),
-            (Input::Bets(_) | Input::Decision { .. }, true) => reject(
+        // One match on the input, the commonest first (nearly every input is a card).
+        match input {
+            Input::Card(card) => self.on_card(*card, events),
+            Input::Decision { seat, action } if !common => self.on_decision(*seat, *action, events),
+            Input::Bets(bets) if !common => self.on_bets(bets, events),
+            Input::Bets(_) | Input::Decision { .. } => reject(
                 Code::ActionNotAllowed,
                 "this game is a common draw: bets and decisions come from players",
             ),
-            (
-                Input::PlayerDecision {
-                    player,
-                    seat,
-                    action,
-                },
-                false,
-            ) => self.on_behind_decision(player, *seat, *action, events),
-            (Input::PlayerBets(_), false) => reject(
+            Input::PlayerBets(bets) if common => self.on_player_bets(bets, events),
+            Input::PlayerBets(_) => reject(
                 Code::ActionNotAllowed,
                 "this game is played seat by seat: bets come from seats",
             ),
-            (Input::Card(card), _) => self.on_card(*card, events),
-            (Input::CutCard, _) => self.on_cut_card(events),
-            (Input::Bonus { seat, multiplier }, _) => self.on_bonus(*seat, *multiplier, events),
-            (Input::Shuffle, _) => self.on_shuffle(events),
-            (Input::Tick { now_ms }, true) => {
-                self.on_tick(*now_ms, events);
+            Input::PlayerDecision {
+                player,
+                seat,
+                action,
+            } => {
+                if common {
+                    self.on_player_decision(player, *seat, *action, events)
+                } else {
+                    self.on_behind_decision(player, *seat, *action, events)
+                }
+            }
+            Input::CutCard => self.on_cut_card(events),
+            Input::Bonus { seat, multiplier } => self.on_bonus(*seat, *multiplier, events),
+            Input::Shuffle => self.on_shuffle(events),
+            Input::Tick { now_ms } => {
+                if common {
+                    self.on_tick(*now_ms, events);
+                } else {
+                    self.on_seat_tick(*now_ms, events);
+                }
                 Ok(())
             }
-            (Input::Tick { now_ms }, false) => {
-                self.on_seat_tick(*now_ms, events);
-                Ok(())
-            }
-            (Input::Void(card), _) => self.on_void(*card, events),
-            (Input::CancelRound, _) => self.on_cancel(events),
+            Input::Void(card) => self.on_void(*card, events),
+            Input::CancelRound => self.on_cancel(events),
         }
     }
 }

@@ -171,6 +171,7 @@ impl Engine {
         }
     }
 
+    #[inline(never)]
     pub(super) fn initial_deal_done(&mut self, events: &mut impl EventSink) {
         let v = &*self.variant;
         let up = self.round.dealer[0];
