@@ -14,29 +14,41 @@ const MAX_TIMER_MS: u64 = 300_000;
 
 /// `a == b`, the plain fields first: a seat without side bets, bets behind or a named
 /// player (every simulated round) is compared without walking its lists.
+#[inline]
 fn same_bets(a: &[SeatBets], b: &[SeatBets]) -> bool {
-    a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| {
-            // Every field named: a field added to `SeatBets` must be added here.
-            let SeatBets {
-                seat,
-                main,
-                side,
-                player,
-                behind,
-                let_it_play,
-                timer_ms,
-            } = x;
-            *seat == y.seat
-                && *main == y.main
-                && *timer_ms == y.timer_ms
-                && *let_it_play == y.let_it_play
-                && side.len() == y.side.len()
-                && behind.len() == y.behind.len()
-                && (side.is_empty() || *side == y.side)
-                && (behind.is_empty() || *behind == y.behind)
-                && *player == y.player
-        })
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_seat_bets(x, y))
+}
+
+#[inline]
+fn same_seat_bets(x: &SeatBets, y: &SeatBets) -> bool {
+    // Every field named: a field added to `SeatBets` must be added here.
+    let SeatBets {
+        seat,
+        main,
+        side,
+        player,
+        behind,
+        let_it_play,
+        timer_ms,
+    } = x;
+    let plain = *seat == y.seat
+        && *main == y.main
+        && *timer_ms == y.timer_ms
+        && *let_it_play == y.let_it_play
+        && side.len() == y.side.len()
+        && behind.len() == y.behind.len();
+    if !plain {
+        return false;
+    }
+    let lists = !side.is_empty() || !behind.is_empty() || player.is_some() || y.player.is_some();
+    !lists || same_lists(x, y)
+}
+
+/// The whole comparison, for seats with lists or a named player.
+#[cold]
+#[inline(never)]
+fn same_lists(x: &SeatBets, y: &SeatBets) -> bool {
+    x == y
 }
 
 impl Engine {
@@ -210,7 +222,7 @@ impl Engine {
                     );
                 }
             }
-            let mut hands = SmallVec::new();
+            let mut hands = super::state::Hands::new();
             hands.push(Hand {
                 cards: Default::default(),
                 stake: b.main,

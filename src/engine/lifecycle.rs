@@ -205,6 +205,7 @@ impl Engine {
 
     /// The dealer's peek where the variant peeks on this up card. Returns true when the
     /// dealer has a natural and the round has settled (or waits for its bonus games).
+    #[inline]
     pub(crate) fn peek(&mut self, events: &mut impl EventSink) -> bool {
         let v = &self.variant;
         let up = self.round.dealer[0];
@@ -220,6 +221,7 @@ impl Engine {
         false
     }
 
+    #[inline(never)]
     pub(crate) fn settle_when_ready(&mut self, events: &mut impl EventSink) {
         if self
             .round

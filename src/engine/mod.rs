@@ -36,6 +36,7 @@ pub use shoe::{Shoe, ShoeStage};
 pub use state::Engine;
 pub use variant::{Variant, VariantError};
 
+use crate::cards::Card;
 use state::reject;
 use variant::DealMode;
 
@@ -58,6 +59,38 @@ impl Engine {
     ) -> Result<(), Rejection> {
         let mark = events.len();
         let result = self.dispatch(input, events);
+        Self::finish(result, mark, events)
+    }
+
+    /// `apply_to(&Input::Card(card), events)` without building the input: the simulator,
+    /// which deals millions of cards a second, calls the card's handler directly.
+    #[inline]
+    pub fn card_to(&mut self, card: Card, events: &mut impl EventSink) -> Result<(), Rejection> {
+        let mark = events.len();
+        let result = self.on_card(card, events);
+        Self::finish(result, mark, events)
+    }
+
+    /// `apply_to(&Input::Decision { seat, action }, events)` without building the input.
+    #[inline]
+    pub fn decision_to(
+        &mut self,
+        seat: SeatId,
+        action: Action,
+        events: &mut impl EventSink,
+    ) -> Result<(), Rejection> {
+        let mark = events.len();
+        let result = self.seat_decision(seat, action, events);
+        Self::finish(result, mark, events)
+    }
+
+    /// A handler's result as the API gives it; a rejection drops the events since `mark`.
+    #[inline]
+    fn finish(
+        result: state::Handled,
+        mark: usize,
+        events: &mut impl EventSink,
+    ) -> Result<(), Rejection> {
         match result {
             Ok(()) => Ok(()),
             Err(rejection) => {
@@ -65,6 +98,23 @@ impl Engine {
                 Err(*rejection)
             }
         }
+    }
+
+    /// A seated player's decision (refused in a common draw, where players decide).
+    #[inline]
+    fn seat_decision(
+        &mut self,
+        seat: SeatId,
+        action: Action,
+        events: &mut impl EventSink,
+    ) -> state::Handled {
+        if self.variant.deal.mode == DealMode::CommonDraw {
+            return reject(
+                Code::ActionNotAllowed,
+                "this game is a common draw: bets and decisions come from players",
+            );
+        }
+        self.on_decision(seat, action, events)
     }
 
     /// The handler for the input. Kept small and inlined into the caller, with each handler
@@ -76,9 +126,9 @@ impl Engine {
         // One match on the input, the commonest first (nearly every input is a card).
         match input {
             Input::Card(card) => self.on_card(*card, events),
-            Input::Decision { seat, action } if !common => self.on_decision(*seat, *action, events),
+            Input::Decision { seat, action } => self.seat_decision(*seat, *action, events),
             Input::Bets(bets) if !common => self.on_bets(bets, events),
-            Input::Bets(_) | Input::Decision { .. } => reject(
+            Input::Bets(_) => reject(
                 Code::ActionNotAllowed,
                 "this game is a common draw: bets and decisions come from players",
             ),

@@ -586,8 +586,9 @@ impl Engine {
 
     pub(super) fn activate_from(&mut self, seat: usize, hand: usize, events: &mut impl EventSink) {
         let mut from_hand = hand;
-        for (si, sp) in self.round.seats.iter().enumerate().skip(seat) {
-            for (hi, h) in sp.hands.iter().enumerate().skip(from_hand) {
+        for si in seat..self.round.seats.len() {
+            let hands = &self.round.seats[si].hands;
+            for (hi, h) in hands.iter().enumerate().skip(from_hand) {
                 if h.state == HandState::Live {
                     // Indices fit: at most 16 seats and 4 hands (validated variant).
                     self.phase = Phase::Playing {
@@ -600,17 +601,25 @@ impl Engine {
             }
             from_hand = 0;
         }
-        if self.dealer_must_draw() {
+        // The players' hands are final now: whether one of them waits for the dealer
+        // whatever the dealer's cards is known once. If one does, the dealer draws as the
+        // dealer's rules say (what `dealer_must_draw` would find, without its other checks).
+        let v = &*self.variant;
+        let plays_for_hands = v.dealer.always_draws
+            || self
+                .round
+                .seats
+                .iter()
+                .any(|sp| sp.hands.iter().any(|h| hand_depends_on_dealer(v, h, false)));
+        let draws = if plays_for_hands {
+            dealer_rules_draw(v, &self.round.dealer)
+        } else {
+            self.dealer_must_draw()
+        };
+        debug_assert_eq!(draws, self.dealer_must_draw());
+        if draws {
             self.phase = Phase::Dealer;
-            // The players' hands are final now: whether one of them waits for the dealer
-            // whatever the dealer's cards is known once.
-            let v = &*self.variant;
-            self.round.dealer_plays_for_hands = v.dealer.always_draws
-                || self
-                    .round
-                    .seats
-                    .iter()
-                    .any(|sp| sp.hands.iter().any(|h| hand_depends_on_dealer(v, h, false)));
+            self.round.dealer_plays_for_hands = plays_for_hands;
         } else {
             self.settle_when_ready(events);
         }

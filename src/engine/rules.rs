@@ -4,11 +4,10 @@
 
 use super::hand::{Cards, Total};
 use super::io::{Place, SeatId};
-use super::state::{Hand, HandState};
+use super::state::{Hand, HandState, Hands};
 use super::variant::{DoubleOn, Soft17, SplitPairs, SurrenderWhen, Variant};
 use crate::cards::{Card, Rank};
 use crate::money::Amount;
-use smallvec::SmallVec;
 
 /// Doubles a hand: another initial stake, and its one card is due.
 pub(crate) fn double_hand(h: &mut Hand, main: Amount) {
@@ -19,7 +18,12 @@ pub(crate) fn double_hand(h: &mut Hand, main: Amount) {
 
 /// Splits `hands[hi]` (two cards): the second card leads a new hand right after it, staked
 /// like the original; both wait for their second card (split aces take only that one).
-pub(crate) fn split_hand(hands: &mut SmallVec<[Hand; 2]>, hi: usize, main: Amount) {
+pub(crate) fn split_hand(hands: &mut Hands, hi: usize, main: Amount) {
+    // `may_split` allows a split only below `split.max_hands`, at most 4: never full here.
+    debug_assert!(!hands.is_full(), "a split beyond four hands");
+    if hands.is_full() {
+        return;
+    }
     let h = &mut hands[hi];
     let aces = h.cards[0].rank == Rank::Ace && h.cards[1].rank == Rank::Ace;
     let second = h.cards.pop().unwrap_or(h.cards[0]);

@@ -71,6 +71,10 @@ pub(crate) struct Hand {
     pub in_step: bool,
 }
 
+/// A seat's hands: at most four (a validated variant's `split.max_hands`), held inline
+/// so that reaching the hand in play is an index, not a check of where the hands live.
+pub(crate) type Hands = arrayvec::ArrayVec<Hand, 4>;
+
 /// A seat's insurance situation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Insurance {
@@ -102,7 +106,8 @@ pub(crate) struct SeatPlay {
     pub main: Amount,
     /// Side bets: (index into the variant's side bets, stake).
     pub side: SmallVec<[(u8, Amount); 2]>,
-    pub hands: SmallVec<[Hand; 2]>,
+    /// At most four (`split.max_hands`, validated), held inline.
+    pub hands: Hands,
     pub insurance: Insurance,
     pub bonus: Bonus,
     /// The seated player, where known.

@@ -14,12 +14,12 @@
 
 pub use super::common_draw::CommonOptions;
 use super::strategy::Strategy;
-use crate::cards::{Card, Rank, Suit};
+use crate::cards::Card;
 use crate::engine::variant::DealMode;
 use crate::engine::Action;
 use crate::engine::{
-    BetKind, Engine, Input, NoEvents, Outcome, RoundResult, SeatBets, SettledBet, SettledHand,
-    SettledKind, SettlementSink, Step, Variant,
+    BetKind, Engine, Input, NoEvents, Outcome, RoundResult, SeatBets, SeatId, SettledBet,
+    SettledHand, SettledKind, SettlementSink, Step, Variant,
 };
 use crate::money::Amount;
 use crate::sim::Rng;
@@ -451,18 +451,6 @@ fn play(
     let mut rng = Rng::new(seed);
     let fresh_every_round = variant.shoe.new_shoe_every_round;
     let mut reported = 0;
-    // The inputs are built once and refilled in place: an `Input` owns heap data in some
-    // of its variants, so one built per input would cost a drop per input.
-    let mut card = Input::Card(Card::new(Rank::Ace, Suit::Spades));
-    let mut decision = Input::Decision {
-        seat: 1,
-        action: Action::Stand,
-    };
-    let mut bonus = Input::Bonus {
-        seat: 1,
-        multiplier: 1,
-    };
-    let (cut, shuffle) = (Input::CutCard, Input::Shuffle);
     // Tallies the round the engine has just finished and reports progress now and then;
     // whether that was the last round.
     let mut round_over = |tally: &mut Tally, engine: &Engine| {
@@ -476,8 +464,21 @@ fn play(
     if rounds == 0 {
         return Ok(tally);
     }
+    // The simulator reads the engine's state, never its events: none are built. Cards and
+    // decisions go straight to their handlers (`Engine::card_to`, `decision_to`); the
+    // rest as inputs.
+    let input = |engine: &mut Engine, tally: &Tally, input: &Input| {
+        engine
+            .apply_to(input, &mut NoEvents)
+            .map_err(|e| refused(tally, input.clone(), &e.to_string()))
+    };
+    let decide = |engine: &mut Engine, tally: &Tally, seat: SeatId, action: Action| {
+        engine
+            .decision_to(seat, action, &mut NoEvents)
+            .map_err(|e| refused(tally, Input::Decision { seat, action }, &e.to_string()))
+    };
     loop {
-        let sent = match engine.step() {
+        match engine.step() {
             // A round is over exactly when the engine next waits for bets or for a shuffle
             // (burn cards only follow a shuffle): it is tallied there rather than checked
             // for after every input.
@@ -489,7 +490,7 @@ fn play(
                     deck.reset();
                 }
                 in_round = true;
-                &bets
+                input(&mut engine, &tally, &bets)?;
             }
             Step::Shuffle => {
                 if in_round && round_over(&mut tally, &engine) {
@@ -497,10 +498,10 @@ fn play(
                 }
                 in_round = false;
                 deck.reset();
-                &shuffle
+                input(&mut engine, &tally, &Input::Shuffle)?;
             }
-            Step::Card => deal(&mut deck, &mut rng, &tally, &mut card, &cut)?,
-            Step::Insurance(seat) => set_decision(&mut decision, seat, Action::NoInsurance),
+            Step::Card => deal(&mut engine, &mut deck, &mut rng, &tally)?,
+            Step::Insurance(seat) => decide(&mut engine, &tally, seat, Action::NoInsurance)?,
             Step::Decision => {
                 // One decision at a time asked of the engine, not its whole list.
                 let choice = engine.hand_in_play().map(|h| {
@@ -510,65 +511,47 @@ fn play(
                     (h.seat, action)
                 });
                 match choice {
-                    Some((seat, Some(action))) => set_decision(&mut decision, seat, action),
-                    _ => deal(&mut deck, &mut rng, &tally, &mut card, &cut)?,
+                    Some((seat, Some(action))) => decide(&mut engine, &tally, seat, action)?,
+                    _ => deal(&mut engine, &mut deck, &mut rng, &tally)?,
                 }
             }
             Step::Bonus(seat) => {
                 let options = engine.bonus_multipliers(seat).unwrap_or(&[]);
-                let drawn = options.get(rng.below(options.len())).copied().unwrap_or(1);
-                if let Input::Bonus {
-                    seat: s,
-                    multiplier,
-                } = &mut bonus
-                {
-                    (*s, *multiplier) = (seat, drawn);
-                }
-                &bonus
+                let multiplier = options.get(rng.below(options.len())).copied().unwrap_or(1);
+                input(&mut engine, &tally, &Input::Bonus { seat, multiplier })?;
             }
             Step::Other => return Err(refused(
                 &tally,
                 Input::Shuffle,
                 "the round waits for players behind or a common draw, which simulate does not play",
             )),
-        };
-        // The simulator reads the engine's state, never its events: none are built.
-        if let Err(e) = engine.apply_to(sent, &mut NoEvents) {
-            return Err(refused(&tally, sent.clone(), &e.to_string()));
         }
     }
     progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
     Ok(tally)
 }
 
-/// Refills the decision input.
-fn set_decision(decision: &mut Input, seat: u8, action: Action) -> &Input {
-    if let Input::Decision { seat: s, action: a } = decision {
-        (*s, *a) = (seat, action);
-    }
-    decision
-}
-
-/// The next card (refilled into `card`) or the cut card out of the shoe.
-fn deal<'a>(
+/// Deals the next card (or the cut card) out of the shoe to the engine.
+#[inline(always)]
+fn deal(
+    engine: &mut Engine,
     deck: &mut Deck,
     rng: &mut Rng,
     tally: &Tally,
-    card: &'a mut Input,
-    cut: &'a Input,
-) -> Result<&'a Input, SimError> {
+) -> Result<(), SimError> {
     match deck.next(rng) {
-        Some(Out::Card(c)) => {
-            if let Input::Card(slot) = card {
-                *slot = c;
-            }
-            Ok(card)
-        }
-        Some(Out::CutCard) => Ok(cut),
+        Some(Out::Card(c)) => engine
+            .card_to(c, &mut NoEvents)
+            .map_err(|e| refused(tally, Input::Card(c), &e.to_string())),
+        Some(Out::CutCard) => engine
+            .apply_to(&Input::CutCard, &mut NoEvents)
+            .map_err(|e| refused(tally, Input::CutCard, &e.to_string())),
         None => Err(refused(tally, Input::Shuffle, "the shoe ran out of cards")),
     }
 }
 
+#[cold]
+#[inline(never)]
 pub(super) fn refused(tally: &Tally, input: Input, why: &str) -> SimError {
     SimError::Refused {
         round: tally.rounds + 1,
