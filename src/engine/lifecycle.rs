@@ -51,6 +51,7 @@ impl Engine {
     }
 
     /// Refuses bets unless a round may open now.
+    #[inline]
     pub(crate) fn check_bets_open(&self) -> Handled {
         if self.phase != Phase::Idle {
             return reject(Code::ActionNotAllowed, "a round is already in progress");
@@ -209,7 +210,9 @@ impl Engine {
     pub(crate) fn peek(&mut self, events: &mut impl EventSink) -> bool {
         let v = &self.variant;
         let up = self.round.dealer[0];
-        if v.deal.dealer_cards == 2 && v.deal.peek_on.iter().any(|u| u.matches(up)) {
+        // `v.deal.dealer_cards == 2 && v.deal.peek_on.iter().any(|u| u.matches(up))`, read
+        // once when the engine was made.
+        if self.peek_ranks & 1 << up.rank.number() != 0 {
             let natural = self.round.dealer.is_natural(v.hand.natural);
             events.push(Event::DealerPeeked { natural });
             if natural {

@@ -183,6 +183,9 @@ pub struct Engine {
     /// The bets that opened the current (or last) round, while its seats were built from
     /// them (not part of the state).
     pub(crate) last_bets: LastBets,
+    /// The up cards the dealer peeks on, by rank number (bit `n` for rank `n`): the
+    /// variant's `deal.peek_on` read once (not part of the state).
+    pub(crate) peek_ranks: u16,
     /// Whether a settlement produces its `RoundSettled` record (a setting of the caller,
     /// not part of the state; see `set_settlement_records`).
     pub(crate) settlement_records: bool,
@@ -274,7 +277,15 @@ pub(crate) type Handled = Result<(), Box<Rejection>>;
 impl Engine {
     /// An engine for `variant`, starting on a freshly shuffled, already burned shoe.
     pub fn new(variant: Arc<Variant>) -> Engine {
+        let peek_ranks = crate::cards::Rank::ALL
+            .iter()
+            .filter(|r| {
+                let up = Card::new(**r, crate::cards::Suit::Spades);
+                variant.deal.dealer_cards == 2 && variant.deal.peek_on.iter().any(|u| u.matches(up))
+            })
+            .fold(0u16, |bits, r| bits | 1 << r.number());
         Engine {
+            peek_ranks,
             shoe: Shoe::ready(&variant.shoe),
             variant,
             round: Round::default(),
