@@ -40,8 +40,10 @@ use crate::cards::Card;
 use state::reject;
 use variant::DealMode;
 
-/// The one entry point: each input goes to the handler for its kind of round (`round.rs`
-/// seat by seat, `common.rs` the common draw) or to what both share (`lifecycle.rs`).
+/// The one entry point, `apply`: each input goes to the handler for its kind of round
+/// (`round.rs` seat by seat, `common.rs` the common draw) or to what both share
+/// (`lifecycle.rs`). `card_to` and `decision_to` are two of its arms, callable without an
+/// `Input` (the simulator).
 impl Engine {
     /// Applies one input. On success the events it caused are appended to `events`; on
     /// rejection nothing changes (and nothing is appended).
