@@ -6,10 +6,11 @@
 
 mod common;
 
+use common::bets;
 use common::table_input as input;
 
 use croupier::cards::Card;
-use croupier::engine::{Action, Expectation, Input, Outcome, Place, SeatBets};
+use croupier::engine::{Action, Expectation, Input, Outcome, Place};
 use croupier::store::{Reader, Record, Source};
 use croupier::table::dispute::{Origin, Resolution};
 use croupier::table::{
@@ -38,19 +39,6 @@ async fn open_with_commands(
     let (mut table, handle, rx) = common::recover_table(dir).await;
     table.set_disputes(settings);
     (table, handle, rx)
-}
-
-fn bets(seats: &[(u8, i64)]) -> Input {
-    Input::Bets(
-        seats
-            .iter()
-            .map(|&(seat, main)| SeatBets {
-                seat,
-                main,
-                ..SeatBets::default()
-            })
-            .collect(),
-    )
 }
 
 async fn shoe(t: &mut Table, cards: &[&str]) {

@@ -1,9 +1,10 @@
 //! The engine step by step: what it expects after every input (what the dealer panel will
 //! show), and the lifecycle of the shoe.
 
-use croupier::engine::{
-    variant::Variant, Action, Code, Engine, Event, Expectation, Input, Place, SeatBets,
-};
+mod common;
+
+use common::{bets, seat_bets};
+use croupier::engine::{variant::Variant, Action, Code, Engine, Event, Expectation, Input, Place};
 use std::sync::Arc;
 
 fn engine(stem: &str) -> Engine {
@@ -14,22 +15,6 @@ fn engine(stem: &str) -> Engine {
 
 fn card(code: &str) -> Input {
     Input::Card(code.parse().expect("card"))
-}
-
-/// Main bets only, seat by seat (or box by box).
-fn seat_bets(seats: &[(u8, i64)]) -> Vec<SeatBets> {
-    seats
-        .iter()
-        .map(|&(seat, main)| SeatBets {
-            seat,
-            main,
-            ..SeatBets::default()
-        })
-        .collect()
-}
-
-fn bets(seats: &[(u8, i64)]) -> Input {
-    Input::Bets(seat_bets(seats))
 }
 
 fn decide(seat: u8, action: Action) -> Input {

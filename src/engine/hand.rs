@@ -27,6 +27,13 @@ pub fn total(cards: &[Card], ace: AceValue) -> Total {
         hard += u32::from(c.rank.points());
         has_ace |= c.rank == Rank::Ace;
     }
+    best_total(hard, has_ace, ace)
+}
+
+/// The total of cards worth `hard` with every ace as 1: an ace counts 11 where that does
+/// not bust and the variant lets it.
+#[inline]
+fn best_total(hard: u32, has_ace: bool, ace: AceValue) -> Total {
     let soft = ace == AceValue::OneOrEleven && has_ace && hard + 10 <= 21;
     let best = if soft { hard + 10 } else { hard };
     Total {
@@ -138,12 +145,7 @@ impl Cards {
     /// The total under the variant's ace rule: `total(self, ace)`, from the counts.
     #[inline]
     pub fn total(&self, ace: AceValue) -> Total {
-        let soft = ace == AceValue::OneOrEleven && self.aces > 0 && self.hard + 10 <= 21;
-        let best = if soft { self.hard + 10 } else { self.hard };
-        Total {
-            best: u8::try_from(best).unwrap_or(u8::MAX),
-            soft,
-        }
+        best_total(u32::from(self.hard), self.aces > 0, ace)
     }
 
     /// `natural_still_possible(self)`, from the counts.
@@ -172,14 +174,6 @@ impl Extend<Card> for Cards {
         for c in iter {
             self.push(c);
         }
-    }
-}
-
-impl FromIterator<Card> for Cards {
-    fn from_iter<I: IntoIterator<Item = Card>>(iter: I) -> Cards {
-        let mut cards = Cards::default();
-        cards.extend(iter);
-        cards
     }
 }
 

@@ -111,10 +111,7 @@ impl Engine {
         events: &mut impl EventSink,
     ) -> state::Handled {
         if self.variant.deal.mode == DealMode::CommonDraw {
-            return reject(
-                Code::ActionNotAllowed,
-                "this game is a common draw: bets and decisions come from players",
-            );
+            return not_seat_by_seat();
         }
         self.on_decision(seat, action, events)
     }
@@ -130,10 +127,7 @@ impl Engine {
             Input::Card(card) => self.on_card(*card, events),
             Input::Decision { seat, action } => self.seat_decision(*seat, *action, events),
             Input::Bets(bets) if !common => self.on_bets(bets, events),
-            Input::Bets(_) => reject(
-                Code::ActionNotAllowed,
-                "this game is a common draw: bets and decisions come from players",
-            ),
+            Input::Bets(_) => not_seat_by_seat(),
             Input::PlayerBets(bets) if common => self.on_player_bets(bets, events),
             Input::PlayerBets(_) => reject(
                 Code::ActionNotAllowed,
@@ -165,4 +159,12 @@ impl Engine {
             Input::CancelRound => self.on_cancel(events),
         }
     }
+}
+
+/// The refusal of a seat's bets or decision in a common draw.
+fn not_seat_by_seat() -> state::Handled {
+    reject(
+        Code::ActionNotAllowed,
+        "this game is a common draw: bets and decisions come from players",
+    )
 }

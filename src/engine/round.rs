@@ -113,23 +113,13 @@ impl Engine {
             return self.common_card(card, events);
         }
         match self.phase {
-            Phase::Dealing(step) => {
-                self.deal_initial(step, card, events);
-                Ok(())
-            }
             Phase::Insurance => {
                 self.closing_insurance(Code::CardNotExpected, events, |next, events| {
                     next.on_card(card, events)
                 })
             }
-            Phase::Playing { seat, hand } => {
-                self.take_card(seat, hand, card, events);
-                Ok(())
-            }
-            Phase::Dealer => {
-                self.dealer_card(card, events);
-                Ok(())
-            }
+            // `on_card` deals these itself in a seat-by-seat round: never reached.
+            Phase::Dealing(_) | Phase::Playing { .. } | Phase::Dealer => self.on_card(card, events),
             Phase::AwaitingBonus => reject(
                 Code::CardNotExpected,
                 format!("{card}: every card is out; the round waits for bonus-game outcomes"),

@@ -32,14 +32,6 @@ impl Dealer {
     }
 }
 
-/// Whether cards of best total `best` can be a natural at all: one ace and ten-values
-/// total 11 (two cards, an ace worth 1) or 21 under either ace rule. A settlement reads
-/// every hand's total anyway; this spares `is_natural_cards`' passes over the cards of
-/// nearly every hand that is none.
-fn may_be_natural(best: u8) -> bool {
-    matches!(best, 11 | 21)
-}
-
 /// Settles the engine's round. Call only when every card is out and every bonus drawn.
 pub(crate) fn settle(engine: &Engine) -> RoundResult {
     let mut out = RoundResult::default();
@@ -459,7 +451,7 @@ pub(crate) fn hand_outcome(
         _ => {}
     }
     let best = h.cards.total(v.hand.ace).best;
-    if dealer.natural || v.hand.charlie != 0 || may_be_natural(best) {
+    if dealer.natural || v.hand.charlie != 0 || player_natural(v, h) {
         return natural_or_charlie(v, h, best, original, main, dealer);
     }
     by_totals(v, h, best, dealer)
@@ -481,7 +473,7 @@ fn natural_or_charlie(
         super::variant::Natural::Caribbean21 => Outcome::Caribbean21,
     };
     let charlie = v.hand.charlie != 0 && h.cards.len() >= usize::from(v.hand.charlie);
-    if may_be_natural(best) && player_natural(v, h) {
+    if player_natural(v, h) {
         return if dealer.natural {
             (Outcome::Push, h.stake)
         } else {
@@ -521,37 +513,5 @@ fn by_totals(v: &Variant, h: &Hand, best: u8, dealer: &Dealer) -> (Outcome, Amou
             Ties::Push => (Outcome::Push, h.stake),
             Ties::Lose => (Outcome::Lose, 0),
         },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::hand::is_natural_cards;
-    use crate::engine::variant::{AceValue, Natural};
-
-    /// `may_be_natural` only ever turns away cards that are no natural: every two- and
-    /// three-card hand, under both ace rules and both naturals.
-    #[test]
-    fn may_be_natural_keeps_every_natural() {
-        let deck: Vec<Card> = (0..52).filter_map(Card::from_index).collect();
-        for ace in [AceValue::OneOrEleven, AceValue::One] {
-            for natural in [Natural::Blackjack, Natural::Caribbean21] {
-                for a in &deck {
-                    for b in &deck {
-                        let two = [*a, *b];
-                        if is_natural_cards(&two, natural) {
-                            assert!(may_be_natural(total(&two, ace).best), "{two:?}");
-                        }
-                        for c in deck.iter().step_by(3) {
-                            let three = [*a, *b, *c];
-                            if is_natural_cards(&three, natural) {
-                                assert!(may_be_natural(total(&three, ace).best), "{three:?}");
-                            }
-                        }
-                    }
-                }
-            }
-        }
     }
 }

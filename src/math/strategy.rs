@@ -515,18 +515,22 @@ impl Strategy {
         doubles: u8,
         may: impl Fn(Action) -> bool,
     ) -> Option<Action> {
-        let packed = match (cards, doubles) {
-            ([a, b], 0) => self.two[two_key(up.rank, a.rank, b.rank, from_split)],
-            _ => self.preferences(up, cards, from_split, doubles),
-        };
-        walk(packed, may, false)
+        walk(self.preferences(up, cards, from_split, doubles), may, false)
     }
 
-    /// The hand's packed preferences, `SPLIT` first where splitting the pair is preferred.
+    /// The hand's packed preferences, `SPLIT` first where splitting the pair is preferred:
+    /// a two-card hand's from its table, inline; any other's out of line.
+    #[inline]
     fn preferences(&self, up: Card, cards: &[Card], from_split: bool, doubles: u8) -> u16 {
-        if let ([a, b], 0) = (cards, doubles) {
-            return self.two[two_key(up.rank, a.rank, b.rank, from_split)];
+        match (cards, doubles) {
+            ([a, b], 0) => self.two[two_key(up.rank, a.rank, b.rank, from_split)],
+            _ => self.longer_preferences(up, cards, from_split, doubles),
         }
+    }
+
+    /// `preferences` for a hand of three cards or more, or after a double.
+    #[inline(never)]
+    fn longer_preferences(&self, up: Card, cards: &[Card], from_split: bool, doubles: u8) -> u16 {
         let up = up.rank.points();
         let mut hard = 0u8;
         let mut aces = 0u8;

@@ -3,12 +3,29 @@
 //! through the table's input channel or its HTTP API.
 #![allow(dead_code)]
 
-use croupier::engine::{Engine, Event, Input, RoundResult, Variant};
+use croupier::engine::{Engine, Event, Input, RoundResult, SeatBets, Variant};
 use croupier::sim::{Style, TableSim};
 use croupier::table::TableConfig;
 use croupier_drivers::ShoeItem;
 use std::path::Path;
 use std::sync::Arc;
+
+/// Main bets only, seat by seat (or box by box).
+pub fn seat_bets(seats: &[(u8, i64)]) -> Vec<SeatBets> {
+    seats
+        .iter()
+        .map(|&(seat, main)| SeatBets {
+            seat,
+            main,
+            ..SeatBets::default()
+        })
+        .collect()
+}
+
+/// A round's main bets, seat by seat.
+pub fn bets(seats: &[(u8, i64)]) -> Input {
+    Input::Bets(seat_bets(seats))
+}
 
 /// The built-in variant `stem`.
 pub fn variant(stem: &str) -> Arc<Variant> {
