@@ -71,27 +71,14 @@ const MAX_CARDS: usize = 24;
 /// that the rules ask after every card cost the same whatever the hand's length (the
 /// simulator asks them several times a card). Held inline (see `MAX_CARDS`): reading a
 /// card is an index, not a check of where the cards live. Reads as a slice of cards.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub(crate) struct Cards {
-    cards: [Card; MAX_CARDS],
-    len: u8,
+    cards: arrayvec::ArrayVec<Card, MAX_CARDS>,
     /// Points with every ace as 1 (cards past `MAX_CARDS`, which the rules never deal,
     /// would still count here: totals stay right).
     hard: u16,
     aces: u8,
     tens: u8,
-}
-
-impl Default for Cards {
-    fn default() -> Cards {
-        Cards {
-            cards: [Card::new(Rank::Ace, crate::cards::Suit::Spades); MAX_CARDS],
-            len: 0,
-            hard: 0,
-            aces: 0,
-            tens: 0,
-        }
-    }
 }
 
 impl PartialEq for Cards {
@@ -113,14 +100,8 @@ impl Cards {
     /// Adds a card.
     #[inline]
     pub fn push(&mut self, c: Card) {
-        if let Some(slot) = self.cards.get_mut(usize::from(self.len)) {
-            *slot = c;
-            self.len += 1;
-        }
-        debug_assert!(
-            usize::from(self.len) < MAX_CARDS,
-            "a hand never holds this many cards"
-        );
+        let held = self.cards.try_push(c);
+        debug_assert!(held.is_ok(), "a hand never holds this many cards");
         self.hard += u16::from(c.rank.points());
         self.aces += u8::from(c.rank == Rank::Ace);
         self.tens += u8::from(c.rank.is_ten_value());
@@ -128,9 +109,7 @@ impl Cards {
 
     /// Takes the last card off.
     pub fn pop(&mut self) -> Option<Card> {
-        let last = usize::from(self.len).checked_sub(1)?;
-        let c = self.cards[last];
-        self.len -= 1;
+        let c = self.cards.pop()?;
         self.hard -= u16::from(c.rank.points());
         self.aces -= u8::from(c.rank == Rank::Ace);
         self.tens -= u8::from(c.rank.is_ten_value());
@@ -139,7 +118,8 @@ impl Cards {
 
     /// Removes every card.
     pub fn clear(&mut self) {
-        (self.len, self.hard, self.aces, self.tens) = (0, 0, 0, 0);
+        self.cards.clear();
+        (self.hard, self.aces, self.tens) = (0, 0, 0);
     }
 
     /// The total under the variant's ace rule: `total(self, ace)`, from the counts.
@@ -151,13 +131,13 @@ impl Cards {
     /// `natural_still_possible(self)`, from the counts.
     #[inline]
     pub fn natural_still_possible(&self) -> bool {
-        self.aces <= 1 && self.aces + self.tens == self.len
+        self.aces <= 1 && usize::from(self.aces + self.tens) == self.cards.len()
     }
 
     /// `is_natural_cards(self, natural)`, from the counts.
     #[inline]
     pub fn is_natural(&self, natural: Natural) -> bool {
-        usize::from(self.len) == natural.cards() && self.aces == 1 && self.natural_still_possible()
+        self.cards.len() == natural.cards() && self.aces == 1 && self.natural_still_possible()
     }
 }
 
@@ -165,7 +145,7 @@ impl std::ops::Deref for Cards {
     type Target = [Card];
     #[inline]
     fn deref(&self) -> &[Card] {
-        &self.cards[..usize::from(self.len)]
+        &self.cards
     }
 }
 
