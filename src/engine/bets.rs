@@ -58,14 +58,7 @@ impl Engine {
         // Bets equal to those the round's seats were built from pass validation again
         // (it reads only the bets and the variant): the seats are reset in place.
         if !self.last_bets.0.is_empty() && same_bets(&self.last_bets.0, bets) {
-            self.reopen_seats();
-            #[cfg(debug_assertions)]
-            {
-                let mut fresh = Vec::new();
-                debug_assert!(self.validate_bets(bets, &mut fresh).is_ok());
-                debug_assert_eq!(fresh, self.round.seats, "seats reset in place");
-            }
-            self.open_round(events);
+            self.reopen_with_last_bets(events);
             return Ok(());
         }
         let mut seats = std::mem::take(&mut self.spare_seats);
@@ -78,6 +71,36 @@ impl Engine {
         self.last_bets.0 = bets.to_vec();
         self.open_round(events);
         Ok(())
+    }
+
+    /// The last round's bets again: what `on_bets` does with bets equal to the last
+    /// round's, without building or comparing them (the simulator bets the same every
+    /// round). Refused before any round has been bet.
+    #[inline(never)]
+    pub(super) fn on_rebet(&mut self, events: &mut impl EventSink) -> Handled {
+        self.check_bets_open()?;
+        if self.last_bets.0.is_empty() {
+            return reject(
+                Code::InvalidBet,
+                "no bets to repeat: no round has been bet yet",
+            );
+        }
+        self.reopen_with_last_bets(events);
+        Ok(())
+    }
+
+    /// Opens a round on the seats of the last one, reset in place: bets equal to those the
+    /// seats were built from pass validation again (it reads only the bets and the
+    /// variant).
+    fn reopen_with_last_bets(&mut self, events: &mut impl EventSink) {
+        self.reopen_seats();
+        #[cfg(debug_assertions)]
+        {
+            let mut fresh = Vec::new();
+            debug_assert!(self.validate_bets(&self.last_bets.0, &mut fresh).is_ok());
+            debug_assert_eq!(fresh, self.round.seats, "seats reset in place");
+        }
+        self.open_round(events);
     }
 
     /// Returns the last round's seats to what `validate_bets` builds from the same bets:

@@ -65,12 +65,17 @@ impl Engine {
     }
 
     /// `apply_to(&Input::Card(card), events)` without building the input: the simulator,
-    /// which deals millions of cards a second, calls the card's handler directly.
+    /// which deals millions of cards a second, calls the card's handler directly. The
+    /// typed entry points box their rejection, so an accepted input returns in a register.
     #[inline]
-    pub fn card_to(&mut self, card: Card, events: &mut impl EventSink) -> Result<(), Rejection> {
+    pub fn card_to(
+        &mut self,
+        card: Card,
+        events: &mut impl EventSink,
+    ) -> Result<(), Box<Rejection>> {
         let mark = events.len();
         let result = self.on_card(card, events);
-        Self::finish(result, mark, events)
+        Self::finish_boxed(result, mark, events)
     }
 
     /// `apply_to(&Input::Decision { seat, action }, events)` without building the input.
@@ -80,10 +85,25 @@ impl Engine {
         seat: SeatId,
         action: Action,
         events: &mut impl EventSink,
-    ) -> Result<(), Rejection> {
+    ) -> Result<(), Box<Rejection>> {
         let mark = events.len();
         let result = self.seat_decision(seat, action, events);
-        Self::finish(result, mark, events)
+        Self::finish_boxed(result, mark, events)
+    }
+
+    /// `apply_to(&Input::Bets(bets), events)` with the bets the last round opened with,
+    /// without building or comparing them: the simulator bets the same every round. Refused
+    /// (`invalid_bet`) before any round has been bet; otherwise accepted or refused exactly
+    /// as those bets would be.
+    #[inline]
+    pub fn rebet_to(&mut self, events: &mut impl EventSink) -> Result<(), Box<Rejection>> {
+        let mark = events.len();
+        let result = if self.variant.deal.mode == DealMode::CommonDraw {
+            not_seat_by_seat()
+        } else {
+            self.on_rebet(events)
+        };
+        Self::finish_boxed(result, mark, events)
     }
 
     /// A handler's result as the API gives it; a rejection drops the events since `mark`.
@@ -100,6 +120,19 @@ impl Engine {
                 Err(*rejection)
             }
         }
+    }
+
+    /// `finish` for the typed entry points: the rejection stays boxed.
+    #[inline]
+    fn finish_boxed(
+        result: state::Handled,
+        mark: usize,
+        events: &mut impl EventSink,
+    ) -> state::Handled {
+        if result.is_err() {
+            events.truncate(mark);
+        }
+        result
     }
 
     /// A seated player's decision (refused in a common draw, where players decide).

@@ -193,15 +193,11 @@ pub struct Engine {
 
 /// The bets the round's seats were validated and built from: the same bets again (the
 /// simulator's every round) reopen those seats in place instead of validating and building
-/// them anew. A clone starts without any: it is a shortcut, not state.
-#[derive(Debug, Default)]
+/// them anew, and `Engine::rebet_to` repeats them. Not part of the state (equality ignores
+/// it), but a clone keeps it: the copy an implicit close of insurance works on replaces the
+/// engine, and a rebet after that round must still find the bets.
+#[derive(Debug, Default, Clone)]
 pub(crate) struct LastBets(pub Vec<super::io::SeatBets>);
-
-impl Clone for LastBets {
-    fn clone(&self) -> LastBets {
-        LastBets::default()
-    }
-}
 
 /// A record to settle the next round into. A clone starts without one: it is a buffer,
 /// not state.

@@ -425,6 +425,17 @@ fn play(
     rounds: u64,
     progress: &AtomicU64,
 ) -> Result<Tally, SimError> {
+    play_rounds(variant, strategy, seed, rounds, progress).map_err(|e| *e)
+}
+
+/// `play`, its refusal boxed: each step of the round loop passes back one register.
+fn play_rounds(
+    variant: &Arc<Variant>,
+    strategy: &Strategy,
+    seed: u64,
+    rounds: u64,
+    progress: &AtomicU64,
+) -> Result<Tally, Box<SimError>> {
     let (main, side) = stakes(variant);
     let side_names: Vec<String> = side.iter().map(|(n, _)| n.clone()).collect();
     // Each of the variant's side bets by index: its tally, if the simulator bets on it.
@@ -470,12 +481,7 @@ fn play(
     let input = |engine: &mut Engine, tally: &Tally, input: &Input| {
         engine
             .apply_to(input, &mut NoEvents)
-            .map_err(|e| refused(tally, input.clone(), &e.to_string()))
-    };
-    let decide = |engine: &mut Engine, tally: &Tally, seat: SeatId, action: Action| {
-        engine
-            .decision_to(seat, action, &mut NoEvents)
-            .map_err(|e| refused(tally, Input::Decision { seat, action }, &e.to_string()))
+            .map_err(|e| refusal(tally, input.clone(), &e.to_string()))
     };
     loop {
         match engine.step() {
@@ -489,8 +495,15 @@ fn play(
                 if fresh_every_round {
                     deck.reset();
                 }
+                // The same bets every round: after the first, the engine repeats them.
+                if in_round || tally.rounds > 0 {
+                    engine
+                        .rebet_to(&mut NoEvents)
+                        .map_err(|e| refusal(&tally, bets.clone(), &e.to_string()))?;
+                } else {
+                    input(&mut engine, &tally, &bets)?;
+                }
                 in_round = true;
-                input(&mut engine, &tally, &bets)?;
             }
             Step::Shuffle => {
                 if in_round && round_over(&mut tally, &engine) {
@@ -520,7 +533,7 @@ fn play(
                 let multiplier = options.get(rng.below(options.len())).copied().unwrap_or(1);
                 input(&mut engine, &tally, &Input::Bonus { seat, multiplier })?;
             }
-            Step::Other => return Err(refused(
+            Step::Other => return Err(refusal(
                 &tally,
                 Input::Shuffle,
                 "the round waits for players behind or a common draw, which simulate does not play",
@@ -531,6 +544,19 @@ fn play(
     Ok(tally)
 }
 
+/// Sends a decision to the engine.
+#[inline(always)]
+fn decide(
+    engine: &mut Engine,
+    tally: &Tally,
+    seat: SeatId,
+    action: Action,
+) -> Result<(), Box<SimError>> {
+    engine
+        .decision_to(seat, action, &mut NoEvents)
+        .map_err(|e| refusal(tally, Input::Decision { seat, action }, &e.to_string()))
+}
+
 /// Deals the next card (or the cut card) out of the shoe to the engine.
 #[inline(always)]
 fn deal(
@@ -538,16 +564,23 @@ fn deal(
     deck: &mut Deck,
     rng: &mut Rng,
     tally: &Tally,
-) -> Result<(), SimError> {
+) -> Result<(), Box<SimError>> {
     match deck.next(rng) {
         Some(Out::Card(c)) => engine
             .card_to(c, &mut NoEvents)
-            .map_err(|e| refused(tally, Input::Card(c), &e.to_string())),
+            .map_err(|e| refusal(tally, Input::Card(c), &e.to_string())),
         Some(Out::CutCard) => engine
             .apply_to(&Input::CutCard, &mut NoEvents)
-            .map_err(|e| refused(tally, Input::CutCard, &e.to_string())),
-        None => Err(refused(tally, Input::Shuffle, "the shoe ran out of cards")),
+            .map_err(|e| refusal(tally, Input::CutCard, &e.to_string())),
+        None => Err(refusal(tally, Input::Shuffle, "the shoe ran out of cards")),
     }
+}
+
+/// `refused`, boxed.
+#[cold]
+#[inline(never)]
+fn refusal(tally: &Tally, input: Input, why: &str) -> Box<SimError> {
+    Box::new(refused(tally, input, why))
 }
 
 #[cold]
