@@ -346,12 +346,12 @@ fn a_common_draws_player_hands_hold_the_box_cards_then_what_each_drew() {
     assert_eq!((max1.cards.len(), max1.live), (2, false));
 }
 
-/// `Engine::rebet_to` is `Bets` with the bets the last round opened with: at every point
+/// `Engine::repeat_bets_to` is `Bets` with the bets the last round opened with: at every point
 /// of a session — between rounds of every shape, mid-round, at a finished shoe — it gives
 /// the same result, code, events and state as sending those bets; before any round has
 /// been bet it is refused, changing nothing; a common draw refuses it.
 #[test]
-fn a_rebet_is_the_last_rounds_bets_sent_again() {
+fn repeated_bets_are_the_last_rounds_bets_sent_again() {
     use croupier::sim::{Style, TableSim};
     for stem in ["ultimate", "deluxe", "caribbean21", "infor6"] {
         let v = Arc::new(Variant::built_in(stem).expect("shipped").expect("valid"));
@@ -359,31 +359,37 @@ fn a_rebet_is_the_last_rounds_bets_sent_again() {
         let fresh = live.clone();
         let mut first = live.clone();
         let refused = first
-            .rebet_to(&mut Vec::new())
+            .repeat_bets_to(&mut Vec::new())
             .expect_err("nothing to repeat yet");
         assert_eq!(refused.code, Code::InvalidBet, "{stem}");
-        assert!(first == fresh, "{stem}: a refused rebet changed the engine");
+        assert!(
+            first == fresh,
+            "{stem}: a refused repeat changed the engine"
+        );
         let mut sim = TableSim::new(Arc::clone(&v), 17, Style::Random);
         let mut last = None;
         let (mut repeated, mut refusals) = (0, 0);
         while repeated < 150 {
             if let Some(bets) = &last {
-                let (mut sent, mut rebet) = (live.clone(), live.clone());
+                let (mut sent, mut repeat) = (live.clone(), live.clone());
                 let (mut a, mut b) = (Vec::new(), Vec::new());
                 let by_bets = sent.apply(&Input::Bets(Vec::clone(bets)), &mut a);
-                let by_rebet = rebet.rebet_to(&mut b);
+                let by_repeat = repeat.repeat_bets_to(&mut b);
                 assert_eq!(
                     by_bets.as_ref().map_err(|r| r.code),
-                    by_rebet.as_ref().map_err(|r| r.code),
+                    by_repeat.as_ref().map_err(|r| r.code),
                     "{stem}"
                 );
                 assert_eq!(a, b, "{stem}");
-                assert!(sent == rebet, "{stem}: a rebet left another state");
-                match by_rebet {
+                assert!(sent == repeat, "{stem}: a repeat left another state");
+                match by_repeat {
                     Ok(()) => repeated += 1,
                     Err(_) => {
                         refusals += 1;
-                        assert!(rebet == live, "{stem}: a refused rebet changed the engine");
+                        assert!(
+                            repeat == live,
+                            "{stem}: a refused repeat changed the engine"
+                        );
                     }
                 }
             }
@@ -394,11 +400,11 @@ fn a_rebet_is_the_last_rounds_bets_sent_again() {
             live.apply(&input, &mut Vec::new())
                 .unwrap_or_else(|r| panic!("{stem}: {input:?} refused: {r}"));
         }
-        assert!(refusals > repeated, "{stem}: mid-round rebets were tried");
+        assert!(refusals > repeated, "{stem}: mid-round repeats were tried");
     }
     let mut common = engine("multihand");
     let refused = common
-        .rebet_to(&mut Vec::new())
+        .repeat_bets_to(&mut Vec::new())
         .expect_err("a common draw's bets come from players");
     assert_eq!(refused.code, Code::ActionNotAllowed);
 }

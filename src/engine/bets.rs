@@ -77,7 +77,7 @@ impl Engine {
     /// round's, without building or comparing them (the simulator bets the same every
     /// round). Refused before any round has been bet.
     #[inline(never)]
-    pub(super) fn on_rebet(&mut self, events: &mut impl EventSink) -> Handled {
+    pub(super) fn on_repeat_bets(&mut self, events: &mut impl EventSink) -> Handled {
         self.check_bets_open()?;
         if self.last_bets.0.is_empty() {
             return reject(

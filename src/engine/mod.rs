@@ -93,15 +93,16 @@ impl Engine {
 
     /// `apply_to(&Input::Bets(bets), events)` with the bets the last round opened with,
     /// without building or comparing them: the simulator bets the same every round. Refused
-    /// (`invalid_bet`) before any round has been bet; otherwise accepted or refused exactly
-    /// as those bets would be.
+    /// (`invalid_bet`) before any round has been bet, and in a common draw
+    /// (`action_not_allowed`: players bet there); otherwise accepted or refused exactly as
+    /// those bets would be.
     #[inline]
-    pub fn rebet_to(&mut self, events: &mut impl EventSink) -> Result<(), Box<Rejection>> {
+    pub fn repeat_bets_to(&mut self, events: &mut impl EventSink) -> Result<(), Box<Rejection>> {
         let mark = events.len();
         let result = if self.variant.deal.mode == DealMode::CommonDraw {
             not_seat_by_seat()
         } else {
-            self.on_rebet(events)
+            self.on_repeat_bets(events)
         };
         Self::finish_boxed(result, mark, events)
     }

@@ -514,7 +514,7 @@ fn by_totals(v: &Variant, h: &Hand, bust: bool, best: u8, dealer: &Dealer) -> (O
     // Stakes returned: 2 on a win, 1 on a push, none otherwise.
     let pays = 2 * usize::from(win) + usize::from(push);
     (
-        OUTCOMES[pays | 3 * usize::from(bust)],
+        OUTCOMES[pays | (3 * usize::from(bust))],
         pays as Amount * h.stake,
     )
 }

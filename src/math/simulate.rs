@@ -6,7 +6,8 @@
 //! bet and every side bet of the variant each round, decisions from the strategy derived
 //! for the variant (`strategy.rs`), never insurance, bonus-game multipliers drawn with
 //! equal chances. It sends exactly what the engine says it waits for (`Engine::step`, which
-//! does not allocate) and reads each round's settlement from the engine once it is over
+//! does not allocate; after the first round the same bets through
+//! `Engine::repeat_bets_to`) and reads each round's settlement from the engine once it is over
 //! (`Engine::settle_with`, the code that writes the table's settlement record, which the
 //! simulator switches off), so every payout is the table's own. Thread `t` plays its share of the rounds from a seed derived from
 //! (`seed`, `t`); the tallies are integers summed in thread order, so a run is determined
@@ -496,7 +497,7 @@ fn play_rounds(
                 // The same bets every round: after the first, the engine repeats them.
                 if in_round || tally.rounds > 0 {
                     engine
-                        .rebet_to(&mut NoEvents)
+                        .repeat_bets_to(&mut NoEvents)
                         .map_err(|e| refusal(&tally, bets.clone(), &e.to_string()))?;
                 } else {
                     input(&mut engine, &tally, &bets)?;
