@@ -193,9 +193,9 @@ pub struct Engine {
 
 /// The bets the round's seats were validated and built from: the same bets again (the
 /// simulator's every round) reopen those seats in place instead of validating and building
-/// them anew, and `Engine::repeat_bets_to` repeats them. Not part of the state (equality ignores
-/// it), but a clone keeps it: the copy an implicit close of insurance works on replaces the
-/// engine, and repeating the bets after that round must still find them.
+/// them anew, and `Engine::repeat_bets_to` repeats them. Not part of the state (equality
+/// ignores it), but a clone keeps it: the copy an implicit close of insurance works on
+/// replaces the engine, and repeating the bets after that round must still find them.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct LastBets(pub Vec<super::io::SeatBets>);
 
