@@ -346,10 +346,10 @@ fn a_common_draws_player_hands_hold_the_box_cards_then_what_each_drew() {
     assert_eq!((max1.cards.len(), max1.live), (2, false));
 }
 
-/// `Engine::repeat_bets_to` is `Bets` with the bets the last round opened with: at every point
-/// of a session — between rounds of every shape, mid-round, at a finished shoe — it gives
-/// the same result, code, events and state as sending those bets; before any round has
-/// been bet it is refused, changing nothing; a common draw refuses it.
+/// `Engine::repeat_bets_to` is `Bets` with the bets the last round opened with: at every
+/// point of a session — between rounds of every shape, mid-round, at a finished shoe — it
+/// gives the same result, code, events and state as sending those bets; before any round
+/// has been bet it is refused, changing nothing; a common draw refuses it.
 #[test]
 fn repeated_bets_are_the_last_rounds_bets_sent_again() {
     use croupier::sim::{Style, TableSim};

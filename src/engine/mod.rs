@@ -42,8 +42,8 @@ use variant::DealMode;
 
 /// The one entry point, `apply`: each input goes to the handler for its kind of round
 /// (`round.rs` seat by seat, `common.rs` the common draw) or to what both share
-/// (`lifecycle.rs`). `card_to` and `decision_to` are two of its arms, callable without an
-/// `Input` (the simulator).
+/// (`lifecycle.rs`). `card_to`, `decision_to` and `repeat_bets_to` are three of its arms,
+/// callable without an `Input` (the simulator).
 impl Engine {
     /// Applies one input. On success the events it caused are appended to `events`; on
     /// rejection nothing changes (and nothing is appended).
@@ -114,16 +114,10 @@ impl Engine {
         mark: usize,
         events: &mut impl EventSink,
     ) -> Result<(), Rejection> {
-        match result {
-            Ok(()) => Ok(()),
-            Err(rejection) => {
-                events.truncate(mark);
-                Err(*rejection)
-            }
-        }
+        Self::finish_boxed(result, mark, events).map_err(|rejection| *rejection)
     }
 
-    /// `finish` for the typed entry points: the rejection stays boxed.
+    /// `finish` with the rejection left boxed (the typed entry points).
     #[inline]
     fn finish_boxed(
         result: state::Handled,
