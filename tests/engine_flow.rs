@@ -408,3 +408,95 @@ fn repeated_bets_are_the_last_rounds_bets_sent_again() {
         .expect_err("a common draw's bets come from players");
     assert_eq!(refused.code, Code::ActionNotAllowed);
 }
+
+/// A scripted shoe for `Engine::deal_from`: what it hands out, in order, and how much of it
+/// was taken.
+struct Scripted {
+    items: Vec<croupier::engine::Dealt>,
+    taken: usize,
+}
+
+impl croupier::engine::CardSource for Scripted {
+    fn next_dealt(&mut self) -> Option<croupier::engine::Dealt> {
+        let item = self.items.get(self.taken).copied();
+        self.taken += usize::from(item.is_some());
+        item
+    }
+}
+
+/// `Engine::deal_from` is `apply` of each card (and the cut card) for as long as `step()`
+/// says a card is due: at every point of random sessions in five variants (burns, every
+/// shape of round, a cut card, cards the shoe no longer holds) it takes the same items out
+/// of the shoe, stops at the same step, refuses the same input with the same rejection, and
+/// leaves the same state and events; with the shoe empty it stops at `Step::Card`.
+#[test]
+fn dealing_from_a_shoe_is_applying_each_card_while_one_is_due() {
+    use croupier::engine::{Dealt, Step};
+    use croupier::sim::{Rng, Style, TableSim};
+    let (mut stops, mut refused, mut dry) = (0, 0, 0);
+    for stem in ["ultimate", "deluxe", "caribbean21", "infor6", "multihand"] {
+        let v = Arc::new(Variant::built_in(stem).expect("shipped").expect("valid"));
+        let mut live = Engine::new(Arc::clone(&v));
+        let mut sim = TableSim::new(Arc::clone(&v), 29, Style::Random);
+        let mut rng = Rng::new(41);
+        for _ in 0..400 {
+            // Any of the 52 cards (some no longer in the shoe), now and then the cut card,
+            // and sometimes too few for what is due.
+            let len = rng.below(9);
+            let items: Vec<Dealt> = (0..len)
+                .map(|_| match rng.below(40) {
+                    0 => Dealt::CutCard,
+                    _ => {
+                        Dealt::Card(croupier::cards::Card::from_index(rng.below(52)).expect("card"))
+                    }
+                })
+                .collect();
+            let (mut by_deal, mut by_apply) = (live.clone(), live.clone());
+            let mut source = Scripted {
+                items: items.clone(),
+                taken: 0,
+            };
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let dealt = by_deal.deal_from(&mut source, &mut a);
+            // The same by hand: apply while a card is due.
+            let mut taken = 0;
+            let expected = loop {
+                let step = by_apply.step();
+                if step != Step::Card {
+                    break Ok(step);
+                }
+                let Some(item) = items.get(taken).copied() else {
+                    break Ok(Step::Card);
+                };
+                taken += 1;
+                if let Err(rejection) = by_apply.apply(&item.input(), &mut b) {
+                    break Err((item.input(), rejection));
+                }
+            };
+            match (&dealt, &expected) {
+                (Ok(step), Ok(want)) => {
+                    assert_eq!(step, want, "{stem}");
+                    stops += 1;
+                    dry += usize::from(*step == Step::Card);
+                }
+                (Err(got), Err((input, rejection))) => {
+                    assert_eq!(&got.input, input, "{stem}");
+                    assert_eq!(&got.rejection, rejection, "{stem}");
+                    refused += 1;
+                }
+                _ => panic!("{stem}: deal_from gave {dealt:?}, applying gave {expected:?}"),
+            }
+            assert_eq!(source.taken, taken, "{stem}: items taken");
+            assert_eq!(a, b, "{stem}: events");
+            assert!(by_deal == by_apply, "{stem}: deal_from left another state");
+            // Move the session on.
+            let input = sim.next_input(&live);
+            live.apply(&input, &mut Vec::new())
+                .unwrap_or_else(|r| panic!("{stem}: {input:?} refused: {r}"));
+        }
+    }
+    assert!(
+        stops > 0 && refused > 0 && dry > 0,
+        "{stops} {refused} {dry}"
+    );
+}

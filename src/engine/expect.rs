@@ -243,8 +243,7 @@ impl Engine {
                 .find(|s| s.insurance == Insurance::Pending)
                 .map_or(Step::Other, |s| Step::Insurance(s.seat)),
             Phase::Playing { seat, hand } => {
-                let h = &self.round.seats[usize::from(seat)].hands[usize::from(hand)];
-                if h.cards.len() < 2 || h.state == HandState::AwaitingDoubleCard {
+                if self.hand_waits_for_card(seat, hand) {
                     Step::Card
                 } else {
                     Step::Decision
@@ -258,6 +257,14 @@ impl Engine {
                 .map_or(Step::Other, |s| Step::Bonus(s.seat)),
             Phase::Deciding | Phase::Drawing => Step::Other,
         }
+    }
+
+    /// Whether the hand in play (seat and hand index) waits for a card (a split hand's
+    /// second card, a double's) rather than a decision.
+    #[inline]
+    pub(super) fn hand_waits_for_card(&self, seat: u8, hand: u8) -> bool {
+        let h = &self.round.seats[usize::from(seat)].hands[usize::from(hand)];
+        h.cards.len() < 2 || h.state == HandState::AwaitingDoubleCard
     }
 
     /// The hand in play when it waits for a decision (`Step::Decision`).

@@ -20,6 +20,7 @@ mod rules;
 mod settle;
 mod shoe;
 pub mod sidebets;
+mod source;
 mod state;
 mod timeouts;
 pub mod variant;
@@ -33,6 +34,7 @@ pub use io::{
 };
 pub use settle::{SettledBet, SettledHand, SettledKind, SettlementSink};
 pub use shoe::{Shoe, ShoeStage};
+pub use source::{CardSource, DealRefused, Dealt};
 pub use state::Engine;
 pub use variant::{Variant, VariantError};
 

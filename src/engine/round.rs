@@ -62,7 +62,8 @@ impl Engine {
     }
 
     /// A dealer's card in a seat-by-seat round.
-    fn dealer_card(&mut self, card: Card, events: &mut impl EventSink) {
+    #[inline]
+    pub(super) fn dealer_card(&mut self, card: Card, events: &mut impl EventSink) {
         self.round.dealer.push(card);
         self.shoe.take(card);
         events.push(Event::CardDealt {
@@ -138,6 +139,7 @@ impl Engine {
         })
     }
 
+    #[inline]
     pub(super) fn deal_initial(&mut self, step: u8, card: Card, events: &mut impl EventSink) {
         let n = self.round.seats.len();
         let s = usize::from(step);

@@ -17,9 +17,7 @@
 //! Shuffles, seeds and threads are the seat games' (`simulate::run_threads`): a run is
 //! determined by its seed and thread count.
 
-use super::simulate::{
-    refused, report, run_threads, Config, Deck, Out, Report, Shape, SimError, Tally,
-};
+use super::simulate::{refused, report, run_threads, Config, Deck, Report, Shape, SimError, Tally};
 use super::strategy::Strategy;
 use crate::cards::Card;
 use crate::engine::{
@@ -198,8 +196,7 @@ fn play(
             | Expectation::DealerCard
             | Expectation::DrawCard { .. } => {
                 owned = match deck.next(&mut rng) {
-                    Some(Out::Card(c)) => Input::Card(c),
-                    Some(Out::CutCard) => Input::CutCard,
+                    Some(dealt) => dealt.input(),
                     None => return Err(refused(&tally, Input::Shuffle, "the shoe ran out")),
                 };
                 &owned

@@ -19,8 +19,8 @@ use crate::cards::Card;
 use crate::engine::variant::DealMode;
 use crate::engine::Action;
 use crate::engine::{
-    BetKind, Engine, Input, NoEvents, Outcome, RoundResult, SeatBets, SeatId, SettledBet,
-    SettledHand, SettledKind, SettlementSink, Step, Variant,
+    BetKind, CardSource, Dealt, Engine, Input, NoEvents, Outcome, RoundResult, SeatBets, SeatId,
+    SettledBet, SettledHand, SettledKind, SettlementSink, Step, Variant,
 };
 use crate::money::Amount;
 use crate::sim::Rng;
@@ -356,22 +356,22 @@ impl Deck {
 
     /// The next thing out of the shoe: the cut card when it is due, else a card.
     #[inline]
-    pub(super) fn next(&mut self, rng: &mut Rng) -> Option<Out> {
+    pub(super) fn next(&mut self, rng: &mut Rng) -> Option<Dealt> {
         if self.dealt >= self.stop {
             return self.at_stop(rng);
         }
-        self.draw(rng).map(Out::Card)
+        self.draw(rng).map(Dealt::Card)
     }
 
     /// The cut card if it is due, else a card if any is left.
     #[cold]
-    fn at_stop(&mut self, rng: &mut Rng) -> Option<Out> {
+    fn at_stop(&mut self, rng: &mut Rng) -> Option<Dealt> {
         self.stop = self.cards.len();
         if !self.cut_out && self.cut_at.is_some_and(|at| self.dealt >= at) {
             self.cut_out = true;
-            return Some(Out::CutCard);
+            return Some(Dealt::CutCard);
         }
-        self.draw(rng).map(Out::Card)
+        self.draw(rng).map(Dealt::Card)
     }
 
     /// A card drawn uniformly from those not dealt yet (one Fisher–Yates step, the draw
@@ -388,11 +388,17 @@ impl Deck {
     }
 }
 
-/// What comes out of the shoe.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Out {
-    CutCard,
-    Card(Card),
+/// The deck and its generator: the shoe the engine deals from (`Engine::deal_from`).
+struct DeckShoe<'a> {
+    deck: &'a mut Deck,
+    rng: &'a mut Rng,
+}
+
+impl CardSource for DeckShoe<'_> {
+    #[inline(always)]
+    fn next_dealt(&mut self) -> Option<Dealt> {
+        self.deck.next(self.rng)
+    }
 }
 
 /// The stake of each bet: 100 minor units for the main bet (so 3:2 and half-bet costs are
@@ -483,7 +489,15 @@ fn play_rounds(
             .map_err(|e| refusal(tally, input.clone(), &e.to_string()))
     };
     loop {
-        match engine.step() {
+        // Every card the engine waits for is dealt here, up to what it waits for next.
+        let shoe = &mut DeckShoe {
+            deck: &mut deck,
+            rng: &mut rng,
+        };
+        let step = engine
+            .deal_from(shoe, &mut NoEvents)
+            .map_err(|e| refusal(&tally, e.input, &e.rejection.to_string()))?;
+        match step {
             // A round is over exactly when the engine next waits for bets or for a shuffle
             // (burn cards only follow a shuffle): it is tallied there rather than checked
             // for after every input.
@@ -512,7 +526,7 @@ fn play_rounds(
                 deck.reset();
                 input(&mut engine, &tally, &Input::Shuffle)?;
             }
-            Step::Card => deal(&mut engine, &mut deck, &mut rng, &tally)?,
+            Step::Card => return Err(refusal(&tally, Input::Shuffle, "the shoe ran out of cards")),
             Step::Insurance(seat) => decide(&mut engine, &tally, seat, Action::NoInsurance)?,
             Step::Decision => {
                 // One decision at a time asked of the engine, not its whole list.
@@ -524,7 +538,7 @@ fn play_rounds(
                 });
                 match choice {
                     Some((seat, Some(action))) => decide(&mut engine, &tally, seat, action)?,
-                    _ => deal(&mut engine, &mut deck, &mut rng, &tally)?,
+                    _ => hit(&mut engine, &mut deck, &mut rng, &tally)?,
                 }
             }
             Step::Bonus(seat) => {
@@ -556,19 +570,19 @@ fn decide(
         .map_err(|e| refusal(tally, Input::Decision { seat, action }, &e.to_string()))
 }
 
-/// Deals the next card (or the cut card) out of the shoe to the engine.
+/// Deals the next card (or the cut card) out of the shoe to the hand in play, as a hit.
 #[inline(always)]
-fn deal(
+fn hit(
     engine: &mut Engine,
     deck: &mut Deck,
     rng: &mut Rng,
     tally: &Tally,
 ) -> Result<(), Box<SimError>> {
     match deck.next(rng) {
-        Some(Out::Card(c)) => engine
+        Some(Dealt::Card(c)) => engine
             .card_to(c, &mut NoEvents)
             .map_err(|e| refusal(tally, Input::Card(c), &e.to_string())),
-        Some(Out::CutCard) => engine
+        Some(Dealt::CutCard) => engine
             .apply_to(&Input::CutCard, &mut NoEvents)
             .map_err(|e| refusal(tally, Input::CutCard, &e.to_string())),
         None => Err(refusal(tally, Input::Shuffle, "the shoe ran out of cards")),
