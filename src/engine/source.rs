@@ -60,23 +60,31 @@ impl Engine {
         source: &mut impl CardSource,
         events: &mut impl EventSink,
     ) -> Result<Step, Box<DealRefused>> {
+        // The variant is the engine's for life.
+        let seats = self.variant.deal.mode != DealMode::CommonDraw;
         loop {
             // The three cases of nearly every card go straight to the handler `on_card`
             // would pick, the phase read once a card; the rest through `step` and
             // `on_card` themselves. Each handler checks the card before it changes
             // anything, so a refused card leaves nothing to undo.
-            let seats = self.variant.deal.mode != DealMode::CommonDraw;
             match self.phase {
-                Phase::Dealing(step) if seats => match source.next_dealt() {
-                    Some(Dealt::Card(card)) => {
-                        self.check_in_shoe(card)
-                            .map_err(|r| refused(Dealt::Card(card), *r))?;
-                        self.deal_initial(step, card, events);
-                    }
-                    other => {
-                        if let Some(step) = self.deal_other(other, events)? {
-                            return Ok(step);
+                // The initial deal card after card, its next step read where it is set.
+                Phase::Dealing(mut step) if seats => loop {
+                    match source.next_dealt() {
+                        Some(Dealt::Card(card)) => {
+                            self.check_in_shoe(card)
+                                .map_err(|r| refused(Dealt::Card(card), *r))?;
+                            self.deal_initial(step, card, events);
                         }
+                        other => {
+                            if let Some(step) = self.deal_other(other, events)? {
+                                return Ok(step);
+                            }
+                        }
+                    }
+                    match self.phase {
+                        Phase::Dealing(next) => step = next,
+                        _ => break,
                     }
                 },
                 Phase::Dealer if seats => match source.next_dealt() {
