@@ -99,7 +99,11 @@ impl Engine {
                         }
                     }
                 },
-                Phase::Playing { seat, hand } if seats && self.hand_waits_for_card(seat, hand) => {
+                // A hand that owes a decision is `step()`'s `Decision`, read here.
+                Phase::Playing { seat, hand } if seats => {
+                    if !self.hand_waits_for_card(seat, hand) {
+                        return Ok(Step::Decision);
+                    }
                     match source.next_dealt() {
                         Some(Dealt::Card(card)) => {
                             self.check_in_shoe(card)
