@@ -193,6 +193,12 @@ pub struct HandInPlay<'a> {
     pub doubles: u8,
     /// The dealer's up card.
     pub up: Card,
+    /// Its points with every ace counted as 1, as the engine keeps them.
+    pub hard: u16,
+    /// Its aces.
+    pub aces: u8,
+    /// Its ten-values.
+    pub tens: u8,
 }
 
 impl Engine {
@@ -211,6 +217,9 @@ impl Engine {
             from_split: h.from_split,
             doubles: h.doubles,
             up: *self.round.dealer.first()?,
+            hard: h.cards.hard_points(),
+            aces: h.cards.aces(),
+            tens: h.cards.tens(),
         })
     }
 

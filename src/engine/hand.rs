@@ -128,6 +128,24 @@ impl Cards {
         best_total(u32::from(self.hard), self.aces > 0, ace)
     }
 
+    /// Points with every ace counted as 1.
+    #[inline]
+    pub fn hard_points(&self) -> u16 {
+        self.hard
+    }
+
+    /// The aces among the cards.
+    #[inline]
+    pub fn aces(&self) -> u8 {
+        self.aces
+    }
+
+    /// The ten-values among the cards.
+    #[inline]
+    pub fn tens(&self) -> u8 {
+        self.tens
+    }
+
     /// `natural_still_possible(self)`, from the counts.
     #[inline]
     pub fn natural_still_possible(&self) -> bool {

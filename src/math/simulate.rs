@@ -532,9 +532,7 @@ fn play_rounds(
                 // One decision at a time asked of the engine, not its whole list.
                 let choice = engine.hand_in_play().map(|h| {
                     let may = |a| engine.may_decide(a);
-                    let action =
-                        strategy.decide_in_play(h.up, h.cards, h.from_split, h.doubles, may);
-                    (h.seat, action)
+                    (h.seat, strategy.decide_in_play(&h, may))
                 });
                 match choice {
                     Some((seat, Some(action))) => decide(&mut engine, &tally, seat, action)?,
@@ -981,9 +979,11 @@ mod tests {
     }
 
     /// The hot path's one-at-a-time questions (`hand_in_play`, `may_decide`) answer what
-    /// `active_hand` and its list say, in every variant a seat plays, at every decision.
+    /// `active_hand` and its list say, and the counts `hand_in_play` carries are its
+    /// cards', in every variant a seat plays, at every decision.
     #[test]
     fn one_decision_at_a_time_agrees_with_the_allowed_list() {
+        use crate::cards::Rank;
         use crate::sim::{Style, TableSim};
         for (stem, _) in crate::engine::variant::BUILT_IN {
             let v = Arc::new(variant(stem));
@@ -1013,6 +1013,28 @@ mod tests {
                             active.up
                         ),
                         "{stem}"
+                    );
+                    // The counts the engine keeps are its cards'.
+                    let hard: u32 = active
+                        .cards
+                        .iter()
+                        .map(|c| u32::from(c.rank.points()))
+                        .sum();
+                    let aces = active.cards.iter().filter(|c| c.rank == Rank::Ace).count();
+                    let tens = active
+                        .cards
+                        .iter()
+                        .filter(|c| c.rank.is_ten_value())
+                        .count();
+                    assert_eq!(
+                        (
+                            u32::from(lean.hard),
+                            usize::from(lean.aces),
+                            usize::from(lean.tens)
+                        ),
+                        (hard, aces, tens),
+                        "{stem} {:?}",
+                        active.cards
                     );
                     for a in Action::ALL.into_iter().chain([Action::Hit]) {
                         assert_eq!(

@@ -23,7 +23,7 @@ use crate::cards::{Card, Rank};
 use crate::engine::variant::{
     AceValue, DoubleOn, NaturalTakes, Soft17, SplitPairs, SurrenderWhen, Ties, UpCard, Variant,
 };
-use crate::engine::Action;
+use crate::engine::{Action, HandInPlay};
 use std::collections::HashMap;
 
 /// Infinite-deck probability of a card value (1 = ace, 10 = any ten-value).
@@ -503,19 +503,29 @@ impl Strategy {
         walk(self.preferences(up, cards, from_split, doubles), may, true)
     }
 
-    /// `decide_with` for a hand the engine says owes a decision now (`Step::Decision`):
-    /// such a hand may always stand, so `may` is asked only about the actions a rule can
-    /// refuse (double, split, surrender). The simulator's hot path.
+    /// `decide_with` for the hand the engine says owes a decision now (`Step::Decision`,
+    /// `Engine::hand_in_play`): such a hand may always stand, so `may` is asked only about
+    /// the actions a rule can refuse (double, split, surrender); a longer hand is read
+    /// from the counts the engine keeps rather than from its cards. The simulator's hot
+    /// path.
     #[inline]
     pub fn decide_in_play(
         &self,
-        up: Card,
-        cards: &[Card],
-        from_split: bool,
-        doubles: u8,
+        h: &HandInPlay<'_>,
         may: impl Fn(Action) -> bool,
     ) -> Option<Action> {
-        walk(self.preferences(up, cards, from_split, doubles), may, false)
+        let packed = match (h.cards, h.doubles) {
+            ([a, b], 0) => self.two[two_key(h.up.rank, a.rank, b.rank, h.from_split)],
+            _ => {
+                let counts = Counts {
+                    hard: u8::try_from(h.hard).unwrap_or(u8::MAX),
+                    aces: h.aces,
+                    natural_shape: h.aces <= 1 && usize::from(h.aces + h.tens) == h.cards.len(),
+                };
+                self.longer_preferences(h.up, h.cards, counts, h.from_split, h.doubles)
+            }
+        };
+        walk(packed, may, false)
     }
 
     /// The hand's packed preferences, `SPLIT` first where splitting the pair is preferred:
@@ -524,40 +534,67 @@ impl Strategy {
     fn preferences(&self, up: Card, cards: &[Card], from_split: bool, doubles: u8) -> u16 {
         match (cards, doubles) {
             ([a, b], 0) => self.two[two_key(up.rank, a.rank, b.rank, from_split)],
-            _ => self.longer_preferences(up, cards, from_split, doubles),
+            _ => self.longer_preferences(up, cards, Counts::of(cards), from_split, doubles),
         }
     }
 
-    /// `preferences` for a hand of three cards or more, or after a double.
+    /// `preferences` for a hand of three cards or more, or after a double, with its
+    /// counts.
     #[inline(never)]
-    fn longer_preferences(&self, up: Card, cards: &[Card], from_split: bool, doubles: u8) -> u16 {
+    fn longer_preferences(
+        &self,
+        up: Card,
+        cards: &[Card],
+        counts: Counts,
+        from_split: bool,
+        doubles: u8,
+    ) -> u16 {
         let up = up.rank.points();
-        let mut hard = 0u8;
-        let mut aces = 0u8;
-        let mut nat = !from_split && doubles == 0;
-        for c in cards {
-            let v = c.rank.points();
-            hard = hard.saturating_add(v);
-            aces += u8::from(c.rank == Rank::Ace);
-            nat &= c.rank == Rank::Ace || v == 10;
-        }
-        nat &= aces <= 1;
         let s = State {
-            hard,
-            ace: aces > 0,
+            hard: counts.hard,
+            ace: counts.aces > 0,
             cards: u8::try_from(cards.len()).unwrap_or(u8::MAX),
             doubles,
             split: from_split,
             split_aces: false,
-            nat,
+            nat: !from_split && doubles == 0 && counts.natural_shape,
         };
-        let packed = or_fallback(self.table[index(up, &s)], hard);
+        let packed = or_fallback(self.table[index(up, &s)], counts.hard);
         match cards {
             // A pair after a double (rules that double on any cards): still a pair.
             [a, b] if self.split[split_index(up, a.rank.points(), b.rank.points(), from_split)] => {
                 SPLIT | (packed << 3)
             }
             _ => packed,
+        }
+    }
+}
+
+/// What `longer_preferences` reads of a hand besides its length.
+struct Counts {
+    /// Points with every ace as 1, at most 255.
+    hard: u8,
+    aces: u8,
+    /// Only ten-values and at most one ace.
+    natural_shape: bool,
+}
+
+impl Counts {
+    /// Counted from the cards.
+    fn of(cards: &[Card]) -> Counts {
+        let mut hard = 0u8;
+        let mut aces = 0u8;
+        let mut tens_or_aces = true;
+        for c in cards {
+            let v = c.rank.points();
+            hard = hard.saturating_add(v);
+            aces += u8::from(c.rank == Rank::Ace);
+            tens_or_aces &= c.rank == Rank::Ace || v == 10;
+        }
+        Counts {
+            hard,
+            aces,
+            natural_shape: tens_or_aces && aces <= 1,
         }
     }
 }
@@ -715,17 +752,26 @@ mod tests {
                                                 .any(|(i, r)| *r == x && mask & (1 << i) != 0)
                                     };
                                     let asked_stand = Cell::new(false);
-                                    let fast = s.decide_in_play(
-                                        card(up),
-                                        &cards,
+                                    let aces = cards.iter().filter(|c| c.rank == Ace).count();
+                                    let tens =
+                                        cards.iter().filter(|c| c.rank.is_ten_value()).count();
+                                    let hand = HandInPlay {
+                                        seat: 1,
+                                        cards: &cards,
                                         from_split,
                                         doubles,
-                                        |x| {
-                                            asked_stand
-                                                .set(asked_stand.get() || x == Action::Stand);
-                                            may(x)
-                                        },
-                                    );
+                                        up: card(up),
+                                        hard: cards
+                                            .iter()
+                                            .map(|c| u16::from(c.rank.points()))
+                                            .sum(),
+                                        aces: u8::try_from(aces).expect("few"),
+                                        tens: u8::try_from(tens).expect("few"),
+                                    };
+                                    let fast = s.decide_in_play(&hand, |x| {
+                                        asked_stand.set(asked_stand.get() || x == Action::Stand);
+                                        may(x)
+                                    });
                                     let slow =
                                         s.decide_with(card(up), &cards, from_split, doubles, may);
                                     assert_eq!(
