@@ -212,15 +212,19 @@ impl Engine {
         let up = self.round.dealer[0];
         // `v.deal.dealer_cards == 2 && v.deal.peek_on.iter().any(|u| u.matches(up))`, read
         // once when the engine was made.
-        if self.peek_ranks & 1 << up.rank.number() != 0 {
-            let natural = self.round.dealer.is_natural(v.hand.natural);
+        let peeks = self.peek_ranks & 1 << up.rank.number() != 0;
+        // Whether the dealer peeks is as random as the up card: the common case (no
+        // natural) selects rather than branches on it. `&` evaluates both sides; the
+        // natural is read from counts, harmless where the dealer does not peek.
+        let natural = peeks & self.round.dealer.is_natural(v.hand.natural);
+        if peeks {
             events.push(Event::DealerPeeked { natural });
-            if natural {
-                self.settle_when_ready(events);
-                return true;
-            }
-            self.round.peeked_clear = true;
         }
+        if natural {
+            self.settle_when_ready(events);
+            return true;
+        }
+        self.round.peeked_clear |= peeks;
         false
     }
 
