@@ -428,12 +428,13 @@ impl croupier::engine::CardSource for Scripted {
 /// says a card is due: at every point of random sessions in five variants (burns, every
 /// shape of round, a cut card, cards the shoe no longer holds) it takes the same items out
 /// of the shoe, stops at the same step, refuses the same input with the same rejection, and
-/// leaves the same state and events; with the shoe empty it stops at `Step::Card`.
+/// leaves the same state and events; with the shoe empty it stops at `Step::Card`. And
+/// `Engine::hit_from` is `apply` of the shoe's next item, in any phase.
 #[test]
 fn dealing_from_a_shoe_is_applying_each_card_while_one_is_due() {
     use croupier::engine::{Dealt, Step};
     use croupier::sim::{Rng, Style, TableSim};
-    let (mut stops, mut refused, mut dry) = (0, 0, 0);
+    let (mut stops, mut refused, mut dry, mut hits_refused) = (0, 0, 0, 0);
     for stem in ["ultimate", "deluxe", "caribbean21", "infor6", "multihand"] {
         let v = Arc::new(Variant::built_in(stem).expect("shipped").expect("valid"));
         let mut live = Engine::new(Arc::clone(&v));
@@ -489,6 +490,28 @@ fn dealing_from_a_shoe_is_applying_each_card_while_one_is_due() {
             assert_eq!(source.taken, taken, "{stem}: items taken");
             assert_eq!(a, b, "{stem}: events");
             assert!(by_deal == by_apply, "{stem}: deal_from left another state");
+            // A hit is `apply` of the first item, whatever the phase.
+            let (mut by_hit, mut by_card) = (live.clone(), live.clone());
+            let mut source = Scripted {
+                items: items.clone(),
+                taken: 0,
+            };
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let hit = by_hit.hit_from(&mut source, &mut a);
+            match items.first() {
+                None => assert_eq!(hit, Ok(false), "{stem}: nothing to hit from"),
+                Some(item) => match by_card.apply(&item.input(), &mut b) {
+                    Ok(()) => assert_eq!(hit, Ok(true), "{stem}"),
+                    Err(rejection) => {
+                        let got = hit.expect_err("refused by apply");
+                        assert_eq!((&got.input, &got.rejection), (&item.input(), &rejection));
+                        hits_refused += 1;
+                    }
+                },
+            }
+            assert_eq!(source.taken, items.len().min(1), "{stem}: items taken");
+            assert_eq!(a, b, "{stem}: events");
+            assert!(by_hit == by_card, "{stem}: hit_from left another state");
             // Move the session on.
             let input = sim.next_input(&live);
             live.apply(&input, &mut Vec::new())
@@ -496,7 +519,7 @@ fn dealing_from_a_shoe_is_applying_each_card_while_one_is_due() {
         }
     }
     assert!(
-        stops > 0 && refused > 0 && dry > 0,
-        "{stops} {refused} {dry}"
+        stops > 0 && refused > 0 && dry > 0 && hits_refused > 0,
+        "{stops} {refused} {dry} {hits_refused}"
     );
 }

@@ -130,6 +130,29 @@ impl Engine {
         }
     }
 
+    /// The hand in play hits: the next card out of `source` goes to it, as `card_to` would
+    /// give it (in any other phase the card is `card_to`'s; the cut card is the cut card,
+    /// and the hand has not hit then). `Ok(false)` when the source is empty. What is due
+    /// next, `deal_from` deals.
+    #[inline]
+    pub fn hit_from(
+        &mut self,
+        source: &mut impl CardSource,
+        events: &mut impl EventSink,
+    ) -> Result<bool, Box<DealRefused>> {
+        let seats = self.variant.deal.mode != DealMode::CommonDraw;
+        let dealt = source.next_dealt();
+        match (self.phase, dealt) {
+            (Phase::Playing { seat, hand }, Some(Dealt::Card(card))) if seats => {
+                self.check_in_shoe(card)
+                    .map_err(|r| refused(Dealt::Card(card), *r))?;
+                self.take_card(seat, hand, card, events);
+                Ok(true)
+            }
+            _ => Ok(self.deal_other(dealt, events)?.is_none()),
+        }
+    }
+
     /// What `deal_from` does not deal itself: the cut card, a card through `on_card`.
     /// `Some(Step::Card)` when the source is empty: the deal stops there.
     #[inline(never)]

@@ -526,7 +526,7 @@ fn play_rounds(
                 deck.reset();
                 input(&mut engine, &tally, &Input::Shuffle)?;
             }
-            Step::Card => return Err(refusal(&tally, Input::Shuffle, "the shoe ran out of cards")),
+            Step::Card => return Err(shoe_ran_out(&tally)),
             Step::Insurance(seat) => decide(&mut engine, &tally, seat, Action::NoInsurance)?,
             Step::Decision => {
                 // One decision at a time asked of the engine, not its whole list.
@@ -536,7 +536,18 @@ fn play_rounds(
                 });
                 match choice {
                     Some((seat, Some(action))) => decide(&mut engine, &tally, seat, action)?,
-                    _ => hit(&mut engine, &mut deck, &mut rng, &tally)?,
+                    _ => {
+                        let shoe = &mut DeckShoe {
+                            deck: &mut deck,
+                            rng: &mut rng,
+                        };
+                        let hit = engine
+                            .hit_from(shoe, &mut NoEvents)
+                            .map_err(|e| refusal(&tally, e.input, &e.rejection.to_string()))?;
+                        if !hit {
+                            return Err(shoe_ran_out(&tally));
+                        }
+                    }
                 }
             }
             Step::Bonus(seat) => {
@@ -568,23 +579,11 @@ fn decide(
         .map_err(|e| refusal(tally, Input::Decision { seat, action }, &e.to_string()))
 }
 
-/// Deals the next card (or the cut card) out of the shoe to the hand in play, as a hit.
-#[inline(always)]
-fn hit(
-    engine: &mut Engine,
-    deck: &mut Deck,
-    rng: &mut Rng,
-    tally: &Tally,
-) -> Result<(), Box<SimError>> {
-    match deck.next(rng) {
-        Some(Dealt::Card(c)) => engine
-            .card_to(c, &mut NoEvents)
-            .map_err(|e| refusal(tally, Input::Card(c), &e.to_string())),
-        Some(Dealt::CutCard) => engine
-            .apply_to(&Input::CutCard, &mut NoEvents)
-            .map_err(|e| refusal(tally, Input::CutCard, &e.to_string())),
-        None => Err(refusal(tally, Input::Shuffle, "the shoe ran out of cards")),
-    }
+/// The refusal of a round the shoe has too few cards for.
+#[cold]
+#[inline(never)]
+fn shoe_ran_out(tally: &Tally) -> Box<SimError> {
+    refusal(tally, Input::Shuffle, "the shoe ran out of cards")
 }
 
 /// `refused`, boxed.
