@@ -5,13 +5,15 @@
 //! random order without shuffling cards that are never dealt), and plays one seat: the main
 //! bet and every side bet of the variant each round, decisions from the strategy derived
 //! for the variant (`strategy.rs`), never insurance, bonus-game multipliers drawn with
-//! equal chances. It sends exactly what the engine says it waits for (`Engine::step`,
-//! which does not allocate; after the first round the same bets through
-//! `Engine::repeat_bets_to`) and reads each round's settlement from the engine once it is
-//! over (`Engine::settle_with`, the code that writes the table's settlement record, which
-//! the simulator switches off), so every payout is the table's own. Thread `t` plays its
-//! share of the rounds from a seed derived from (`seed`, `t`); the tallies are integers
-//! summed in thread order, so a run is determined by its seed and thread count.
+//! equal chances. It sends exactly what the engine says it waits for: every card the
+//! engine waits for it deals itself from the thread's shoe (`Engine::deal_from`, which
+//! returns what it waits for next without allocating; a hit through `Engine::hit_from`),
+//! after the first round the same bets through `Engine::repeat_bets_to`; and it reads
+//! each round's settlement from the engine once it is over (`Engine::settle_with`, the
+//! code that writes the table's settlement record, which the simulator switches off), so
+//! every payout is the table's own. Thread `t` plays its share of the rounds from a seed
+//! derived from (`seed`, `t`); the tallies are integers summed in thread order, so a run
+//! is determined by its seed and thread count.
 
 pub use super::common_draw::CommonOptions;
 use super::strategy::Strategy;
@@ -480,9 +482,9 @@ fn play_rounds(
     if rounds == 0 {
         return Ok(tally);
     }
-    // The simulator reads the engine's state, never its events: none are built. Cards and
-    // decisions go straight to their handlers (`Engine::card_to`, `decision_to`); the
-    // rest as inputs.
+    // The simulator reads the engine's state, never its events: none are built. The engine
+    // deals its cards from the deck itself (`Engine::deal_from`, `hit_from`), decisions go
+    // straight to their handler (`Engine::decision_to`), the rest as inputs.
     let input = |engine: &mut Engine, tally: &Tally, input: &Input| {
         engine
             .apply_to(input, &mut NoEvents)
