@@ -201,6 +201,15 @@ pub struct HandInPlay<'a> {
     pub tens: u8,
 }
 
+impl HandInPlay<'_> {
+    /// Only ten-values and at most one ace so far (a natural's shape): the engine's
+    /// `Cards::natural_still_possible`, from the counts carried here.
+    #[inline]
+    pub fn natural_shape(&self) -> bool {
+        self.aces <= 1 && usize::from(self.aces + self.tens) == self.cards.len()
+    }
+}
+
 impl Engine {
     /// The hand in play when it waits for a decision (`Step::Decision`), without its list
     /// of allowed decisions (see `active_hand` for the list).

