@@ -46,6 +46,10 @@ pub enum ServiceError {
     /// The TLS certificate or key could not be used.
     #[error("http.tls: {0}")]
     Tls(#[from] crate::web::tls::TlsError),
+    /// `[publish]`'s credential or TLS files cannot be used (missing, exposed, two
+    /// credentials at once).
+    #[error("publish: {0}")]
+    Broker(#[from] crate::broker::ConnectError),
 }
 
 /// At shutdown, the shoe's events are still forwarded until it has been quiet this long.
@@ -187,6 +191,11 @@ pub async fn run_with_clock(
         Some(t) => Some(crate::web::tls::server_config(&t.cert, &t.key)?),
         None => None,
     };
+    // A credential readable by others, or a URL user beside a credentials file, is a
+    // configuration error too: refused now, not retried for ever in the background.
+    if let Some(publish) = &config.publish {
+        crate::broker::connect::client_options(&publish.broker_options(&id))?;
+    }
     // 1. The store: integrity check, migrations, hash chain. Nothing is published before.
     let opened = match Store::open_as(
         &config.store.path,
@@ -608,7 +617,7 @@ fn start_publisher(
     trust: Option<&Arc<crate::trust::TableKeys>>,
 ) -> Option<(Arc<crate::publish::PublishStatus>, JoinHandle<()>)> {
     let publish = config.publish.clone()?;
-    info!(table = %config.table.id, url = %publish.nats_url, "publishing to the broker");
+    info!(table = %config.table.id, url = %crate::broker::redact(&publish.nats_url), "publishing to the broker");
     let info = crate::publish::outbox::TableInfo {
         id: config.table.id.clone(),
         name: config.table.name.clone(),

@@ -39,11 +39,41 @@ fn load_config(path: Option<&Path>) -> Result<TableConfig, ExitCode> {
     .map_err(fail)
 }
 
+/// `croupier table-key`: the table's public key as a line of `table-keys.toml`.
+pub fn table_key(config: Option<PathBuf>, db: Option<PathBuf>) -> ExitCode {
+    let config = match load_config(config.as_deref()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let db = db.unwrap_or(config.store.path.clone());
+    let path = croupier::trust::keys::path_for(&db);
+    match croupier::trust::TableKeys::load(&path) {
+        Ok(keys) => {
+            println!(
+                "{} = \"{}\"",
+                toml::Value::String(config.table.id.clone()),
+                keys.public_hex()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(format!(
+            "{e} (the table makes its key at its first start: start it once)"
+        )),
+    }
+}
+
 /// `croupier check-config [FILE]`.
 pub fn check_config(file: Option<&Path>) -> ExitCode {
     match load_config(file) {
         Ok(c) => {
             let name = file.map_or("<built-in>".to_string(), |p| p.display().to_string());
+            if let Some(publish) = &c.publish {
+                if let Err(e) =
+                    croupier::broker::connect::client_options(&publish.broker_options(&c.table.id))
+                {
+                    return fail(format!("{name}: publish: {e}"));
+                }
+            }
             println!(
                 "{name}: ok (table {}, variant {}, {} shoe, http {})",
                 c.table.id,
@@ -145,7 +175,7 @@ pub async fn relay_command(config: croupier::relay::RelayConfig) -> ExitCode {
 /// `croupier floor`.
 pub async fn floor_command(config: croupier::floor::FloorConfig) -> ExitCode {
     init_logs();
-    let nats = config.nats.clone();
+    let nats = croupier::broker::redact(&config.broker.url);
     let announce = move |addr: Option<std::net::SocketAddr>| {
         // The first stdout line: scripts and tests wait for it (and read the address).
         let mut out = std::io::stdout();

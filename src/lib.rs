@@ -28,6 +28,7 @@ pub mod relay;
 pub mod replay;
 pub mod sim;
 pub mod store;
+pub mod studio;
 pub mod systemd;
 pub mod table;
 pub mod trust;

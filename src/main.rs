@@ -110,15 +110,18 @@ enum Command {
     /// NATS JetStream (`[publish]` in table.toml). Stateless: run as many as needed behind
     /// a load balancer. Stops cleanly on SIGTERM or Ctrl-C.
     Relay {
-        /// The broker: one or more comma-separated NATS URLs.
-        #[arg(long)]
-        nats: String,
+        #[command(flatten)]
+        broker: BrokerArgs,
         /// Listen address (port 0: any free port).
         #[arg(long, default_value = "127.0.0.1:8090")]
         bind: String,
-        /// A NATS credentials file (`.creds`).
+        /// The tables' pinned public keys (`croupier studio nats-config` writes it): only
+        /// these tables are served, and only what each signed. Read again when it changes.
         #[arg(long)]
-        credentials: Option<PathBuf>,
+        table_keys: PathBuf,
+        /// The public streams' prefix (`[publish] public_stream`).
+        #[arg(long, default_value = croupier::broker::subjects::DEFAULT_PUBLIC_STREAM)]
+        public_stream: String,
         /// The key-value bucket the tables put their views in (`[publish] bucket`).
         #[arg(long, default_value = croupier::broker::subjects::DEFAULT_BUCKET)]
         bucket: String,
@@ -131,15 +134,11 @@ enum Command {
     /// `[publish]`) into PostgreSQL, each table's hash chain checked on the way in (a break
     /// or a gap raises a floor alarm). Stops cleanly on SIGTERM or Ctrl-C.
     Floor {
-        /// The broker: one or more comma-separated NATS URLs.
-        #[arg(long)]
-        nats: String,
+        #[command(flatten)]
+        broker: BrokerArgs,
         /// The floor's database: `postgres://USER@HOST:PORT/DB` (migrated at start).
         #[arg(long)]
         database: String,
-        /// A NATS credentials file (`.creds`).
-        #[arg(long)]
-        credentials: Option<PathBuf>,
         /// The tables' log stream prefix (`[publish] log_stream`).
         #[arg(long, default_value = croupier::broker::subjects::DEFAULT_LOG_STREAM)]
         log_stream: String,
@@ -156,6 +155,21 @@ enum Command {
         /// dispute commands are signed with it.
         #[arg(long)]
         floor_key: Option<PathBuf>,
+    },
+    /// The studio's broker: generated permissions and credentials, and its streams.
+    Studio {
+        #[command(subcommand)]
+        command: StudioCommand,
+    },
+    /// Prints the table's Ed25519 public key (`ID = "HEX"`, a line of the relays'
+    /// `table-keys.toml`), read from the key file beside its database. Never the secret.
+    TableKey {
+        /// The table configuration naming the database and table (default: built-in).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The database file, instead of the config's store.path.
+        #[arg(long)]
+        db: Option<PathBuf>,
     },
     /// Adds a pit-page supervisor to the floor's database (or sets their secret): the
     /// secret is read from the first line of stdin.
@@ -256,6 +270,116 @@ enum Command {
         #[arg(long, global = true)]
         db: Option<PathBuf>,
     },
+}
+
+#[derive(Subcommand)]
+enum StudioCommand {
+    /// Writes the broker's configuration for a studio into --out: nats-server.conf (which
+    /// includes auth.conf: one nkey user per party, each with only its own grants), one
+    /// credential per party in credentials/ (mode 0600), table-keys.toml (the keys the
+    /// relays pin) and studio.toml. Run it again with the full list to add a table:
+    /// existing credentials are kept. Then: nats-server --signal reload.
+    NatsConfig {
+        /// Every table's id, comma-separated.
+        #[arg(long, value_delimiter = ',', required = true)]
+        tables: Vec<String>,
+        /// The studio directory to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// A table's public key to pin for the relays: ID=HEX (from `croupier table-key`
+        /// on that table); repeat for each table.
+        #[arg(long = "table-key", value_parser = parse_table_key)]
+        table_keys: Vec<(String, String)>,
+        /// Where the broker listens.
+        #[arg(long, default_value = "0.0.0.0:4222")]
+        listen: String,
+        /// The broker's JetStream store directory.
+        #[arg(long, default_value = "/var/lib/nats")]
+        store_dir: PathBuf,
+        /// The broker's TLS certificate (PEM), with --tls-key: clients then need the CA.
+        #[arg(long, requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// The broker's TLS key (PEM).
+        #[arg(long, requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
+        /// Require every client to present a certificate signed by this CA (PEM).
+        #[arg(long, requires = "tls_cert")]
+        verify_clients_ca: Option<PathBuf>,
+        /// The public streams' prefix (`[publish] public_stream`).
+        #[arg(long, default_value = croupier::broker::subjects::DEFAULT_PUBLIC_STREAM)]
+        public_stream: String,
+        /// The log streams' prefix (`[publish] log_stream`).
+        #[arg(long, default_value = croupier::broker::subjects::DEFAULT_LOG_STREAM)]
+        log_stream: String,
+        /// The views' bucket (`[publish] bucket`).
+        #[arg(long, default_value = croupier::broker::subjects::DEFAULT_BUCKET)]
+        bucket: String,
+        /// The floor's durable consumer name (`croupier floor --consumer`).
+        #[arg(long, default_value = croupier::floor::DEFAULT_CONSUMER)]
+        floor_consumer: String,
+        /// Replicas of the streams `provision` creates (3 on a cluster).
+        #[arg(long, default_value_t = 1)]
+        replicas: usize,
+        /// Hours the public streams keep messages.
+        #[arg(long, default_value_t = 24)]
+        public_max_age_hours: u32,
+    },
+    /// Creates the tables' streams and the bucket that are missing, with the admin's
+    /// credential (--dir's credentials/admin.nk): tables may not create streams.
+    Provision {
+        /// The studio directory `nats-config` wrote.
+        #[arg(long)]
+        dir: PathBuf,
+        #[command(flatten)]
+        broker: BrokerArgs,
+    },
+}
+
+fn parse_table_key(s: &str) -> Result<(String, String), String> {
+    let (id, key) = s.split_once('=').ok_or_else(|| format!("{s:?}: ID=HEX"))?;
+    let key = key.trim().trim_matches('"');
+    croupier::trust::attest::verifying_key(key).map_err(|e| e.to_string())?;
+    // `croupier table-key` prints `"ID" = "HEX"`: taken as it is.
+    Ok((id.trim().trim_matches('"').to_string(), key.to_string()))
+}
+
+/// How a studio party (relay, floor) reaches the broker.
+#[derive(clap::Args)]
+struct BrokerArgs {
+    /// The broker: one or more comma-separated NATS URLs (`user:password@` is used, and
+    /// never logged).
+    #[arg(long)]
+    nats: String,
+    /// The party's NATS credential: an nkey seed file (`croupier studio nats-config`
+    /// writes one per party) or a `.creds` file; mode 0600.
+    #[arg(long)]
+    credentials: Option<PathBuf>,
+    /// The CA that signed the broker's certificate (PEM): TLS is then required.
+    #[arg(long)]
+    tls_ca: Option<PathBuf>,
+    /// A client certificate (PEM) for a broker that verifies clients, with --tls-key.
+    #[arg(long, requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The client certificate's key (PEM).
+    #[arg(long, requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// The prefix of the party's reply subjects (default: `_INBOX.relay` or
+    /// `_INBOX.floor`, the ones the generated grants allow).
+    #[arg(long)]
+    inbox_prefix: Option<String>,
+}
+
+impl BrokerArgs {
+    fn options(self, default_inbox: &str) -> croupier::broker::BrokerOptions {
+        croupier::broker::BrokerOptions {
+            url: self.nats,
+            credentials: self.credentials,
+            tls_ca: self.tls_ca,
+            tls_cert: self.tls_cert,
+            tls_key: self.tls_key,
+            inbox_prefix: Some(self.inbox_prefix.unwrap_or_else(|| default_inbox.into())),
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -425,30 +549,31 @@ fn main() -> ExitCode {
             with_runtime(commands::run_command(config, bind, init))
         }
         Command::Relay {
-            nats,
+            broker,
             bind,
-            credentials,
+            table_keys,
+            public_stream,
             bucket,
             ring,
         } => with_runtime(commands::relay_command(croupier::relay::RelayConfig {
-            nats,
+            broker: broker.options(croupier::broker::connect::RELAY_INBOX),
             bind,
-            credentials,
+            table_keys,
+            public_stream,
             bucket,
             ring,
         })),
         Command::Floor {
-            nats,
+            broker,
             database,
-            credentials,
             log_stream,
             consumer,
             bind,
             bucket,
             floor_key,
         } => {
-            let mut config = croupier::floor::FloorConfig::new(&nats, &database);
-            config.credentials = credentials;
+            let mut config = croupier::floor::FloorConfig::new(&broker.nats, &database);
+            config.broker = broker.options(croupier::broker::connect::FLOOR_INBOX);
             config.log_stream = log_stream;
             config.consumer = consumer;
             config.bind = bind;
@@ -461,6 +586,8 @@ fn main() -> ExitCode {
             }
             with_runtime(commands::floor_command(config))
         }
+        Command::Studio { command } => studio_command(command),
+        Command::TableKey { config, db } => commands::table_key(config, db),
         Command::FloorUser {
             database,
             badge,
@@ -798,5 +925,78 @@ fn simulate_command(
             ExitCode::SUCCESS
         }
         Err(e) => fail(format!("{}: {e}", variant.name)),
+    }
+}
+
+fn studio_command(command: StudioCommand) -> ExitCode {
+    match command {
+        StudioCommand::NatsConfig {
+            tables,
+            out,
+            table_keys,
+            listen,
+            store_dir,
+            tls_cert,
+            tls_key,
+            verify_clients_ca,
+            public_stream,
+            log_stream,
+            bucket,
+            floor_consumer,
+            replicas,
+            public_max_age_hours,
+        } => {
+            let tls = match (tls_cert, tls_key) {
+                (Some(cert), Some(key)) => Some(croupier::studio::ServerTls {
+                    cert,
+                    key,
+                    verify_clients_ca,
+                }),
+                _ => None,
+            };
+            let spec = croupier::studio::StudioSpec {
+                tables,
+                listen,
+                store_dir,
+                public_stream,
+                log_stream,
+                bucket,
+                floor_consumer,
+                replicas,
+                public_max_age_hours,
+                tls,
+            };
+            match croupier::studio::nats_config(&spec, &out, &table_keys) {
+                Ok(done) => {
+                    println!("wrote {}", out.join("nats-server.conf").display());
+                    for (party, public, new) in &done.parties {
+                        println!(
+                            "  {party:<16} {public}  {} ({})",
+                            croupier::studio::credential_path(&out, party).display(),
+                            if *new { "new" } else { "kept" }
+                        );
+                    }
+                    for t in &done.unpinned {
+                        eprintln!("croupier: table {t} has no pinned key yet: the relays will not serve it (run `croupier table-key` on it, then again with --table-key {t}=HEX)");
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(e),
+            }
+        }
+        StudioCommand::Provision { dir, broker } => {
+            let options = broker.options("_INBOX.admin");
+            with_runtime(async move {
+                match croupier::studio::provision(&dir, &options).await {
+                    Ok(streams) => {
+                        for (name, created) in streams {
+                            println!("{name}: {}", if created { "created" } else { "exists" });
+                        }
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(e),
+                }
+            })
+        }
     }
 }

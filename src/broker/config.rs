@@ -11,9 +11,25 @@ use std::path::PathBuf;
 pub struct PublishSection {
     /// The broker, e.g. `nats://nats.studio:4222` (several, comma-separated, for a cluster).
     pub nats_url: String,
-    /// A NATS credentials file (`.creds`: the user's JWT and nkey seed); absent: none.
+    /// The table's NATS credential: an nkey seed file (as `croupier studio nats-config`
+    /// writes) or a `.creds` file (JWT and nkey seed), mode 0600; absent: none (or a user
+    /// and password in `nats_url`, never both).
     #[serde(default)]
     pub credentials: Option<PathBuf>,
+    /// The CA that signed the broker's certificate (PEM): the connection is then TLS
+    /// only.
+    #[serde(default)]
+    pub tls_ca: Option<PathBuf>,
+    /// A client certificate (PEM) for a broker that verifies clients, with `tls_key`.
+    #[serde(default)]
+    pub tls_cert: Option<PathBuf>,
+    /// The client certificate's key (PEM).
+    #[serde(default)]
+    pub tls_key: Option<PathBuf>,
+    /// The table's reply subjects' prefix; default `_INBOX.table.<id>`, the one the
+    /// generated grants allow this table alone.
+    #[serde(default)]
+    pub inbox_prefix: Option<String>,
     /// The public streams' name prefix: table `T` publishes to stream `<prefix>_T`.
     #[serde(default = "default_public_stream")]
     pub public_stream: String,
@@ -66,6 +82,33 @@ fn default_max_lag() -> u64 {
 }
 
 impl PublishSection {
+    /// How table `id` connects to the broker.
+    pub fn broker_options(&self, id: &str) -> super::BrokerOptions {
+        super::BrokerOptions {
+            url: self.nats_url.clone(),
+            credentials: self.credentials.clone(),
+            tls_ca: self.tls_ca.clone(),
+            tls_cert: self.tls_cert.clone(),
+            tls_key: self.tls_key.clone(),
+            inbox_prefix: Some(
+                self.inbox_prefix
+                    .clone()
+                    .unwrap_or_else(|| super::connect::table_inbox(id)),
+            ),
+        }
+    }
+
+    /// The streams' names and retention.
+    pub fn stream_names(&self) -> super::streams::StreamNames {
+        super::streams::StreamNames {
+            public_stream: self.public_stream.clone(),
+            log_stream: self.log_stream.clone(),
+            bucket: self.bucket.clone(),
+            replicas: self.replicas,
+            public_max_age_hours: self.public_max_age_hours,
+        }
+    }
+
     /// Why the section cannot be used (names the broker would refuse).
     pub fn validate(&self) -> Result<(), String> {
         if self.nats_url.trim().is_empty() {
@@ -88,6 +131,20 @@ impl PublishSection {
         }
         if self.public_stream == self.log_stream {
             return Err("publish.public_stream and publish.log_stream must differ".into());
+        }
+        if self.tls_cert.is_some() != self.tls_key.is_some() {
+            return Err("publish.tls_cert and publish.tls_key go together".into());
+        }
+        if let Some(prefix) = &self.inbox_prefix {
+            if prefix.is_empty()
+                || prefix.split('.').any(|t| {
+                    t.is_empty() || t.contains(|c: char| c.is_whitespace() || c == '*' || c == '>')
+                })
+            {
+                return Err(format!(
+                    "publish.inbox_prefix {prefix:?}: dot-separated tokens without wildcards"
+                ));
+            }
         }
         if !(1..=5).contains(&self.replicas) {
             return Err(format!("publish.replicas {}: 1 to 5", self.replicas));

@@ -33,6 +33,14 @@ pub fn stream(prefix: &str, table: &str) -> String {
 pub const HEADER_ID: &str = "Croupier-Id";
 /// Header: the table.
 pub const HEADER_TABLE: &str = "Croupier-Table";
+/// Header: the table's Ed25519 signature of the payload (`trust::wire`), on every public
+/// message and bucket snapshot.
+pub const HEADER_SIG: &str = "Croupier-Sig";
+
+/// The subject of `table`'s value in `bucket`.
+pub fn bucket_key(bucket: &str, table: &str) -> String {
+    format!("$KV.{bucket}.{table}")
+}
 
 /// The default public stream prefix.
 pub const DEFAULT_PUBLIC_STREAM: &str = "CROUPIER_PUBLIC";

@@ -22,7 +22,6 @@ pub mod pit;
 pub mod report;
 
 use crate::broker::subjects;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use db::FloorDb;
@@ -31,10 +30,8 @@ pub use ingest::{IngestConfig, IngestStats};
 /// `croupier floor`'s settings.
 #[derive(Debug, Clone)]
 pub struct FloorConfig {
-    /// The broker: one or more comma-separated NATS URLs.
-    pub nats: String,
-    /// A NATS credentials file.
-    pub credentials: Option<PathBuf>,
+    /// The broker: URLs, credential, TLS, inbox prefix.
+    pub broker: crate::broker::BrokerOptions,
     /// The floor's database, `postgres://…`.
     pub database: String,
     /// The tables' log stream prefix.
@@ -55,8 +52,11 @@ impl FloorConfig {
     /// The defaults for `nats` and `database`.
     pub fn new(nats: &str, database: &str) -> FloorConfig {
         FloorConfig {
-            nats: nats.to_string(),
-            credentials: None,
+            broker: crate::broker::BrokerOptions {
+                url: nats.to_string(),
+                inbox_prefix: Some(crate::broker::connect::FLOOR_INBOX.into()),
+                ..Default::default()
+            },
             database: database.to_string(),
             log_stream: subjects::DEFAULT_LOG_STREAM.to_string(),
             consumer: DEFAULT_CONSUMER.to_string(),
@@ -102,12 +102,7 @@ pub async fn run(
     started: impl FnOnce(Option<std::net::SocketAddr>),
 ) -> Result<(), FloorError> {
     let db = FloorDb::open(&config.database, config.connections).await?;
-    let client = crate::broker::connect(
-        &config.nats,
-        config.credentials.as_deref(),
-        "croupier floor",
-    )
-    .await?;
+    let client = crate::broker::connect(&config.broker, "croupier floor").await?;
     let js = async_nats::jetstream::new(client);
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let wait = move |mut rx: tokio::sync::watch::Receiver<bool>| async move {

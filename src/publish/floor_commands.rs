@@ -142,8 +142,7 @@ pub fn start(
         let mut backoff = Duration::from_millis(250);
         let client = loop {
             match crate::broker::connect(
-                &config.nats_url,
-                config.credentials.as_deref(),
+                &config.broker_options(&table),
                 &format!("croupier table {table} floor commands"),
             )
             .await

@@ -11,13 +11,14 @@
 //! the network failed in between.
 
 use super::fold::PublicFold;
-use super::subjects::{self, HEADER_ID, HEADER_TABLE};
+use super::subjects::{self, HEADER_ID, HEADER_SIG, HEADER_TABLE};
 use super::{PublishSection, PublishState, PublishStatus};
 use crate::engine::Variant;
 use crate::store::outbox::{OutboxDb, Progress, StoredRow};
 use crate::table::{DisputeSettings, Snapshot, TableHandle};
+use crate::trust::{wire, TableKeys};
 use crate::web::feed::{encode, Body};
-use async_nats::jetstream::{self, kv, stream, Context};
+use async_nats::jetstream::{self, stream, Context};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,6 +32,9 @@ const BATCH: u32 = 256;
 const IDLE: Duration = Duration::from_secs(1);
 /// The longest pause between two passes after a failure.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// How far back from the public stream's end the publisher looks for its own last
+/// message, past messages it did not sign (someone else wrote to its subject).
+const FOREIGN_SCAN: u64 = 1_000;
 
 /// The table being published.
 #[derive(Clone)]
@@ -87,6 +91,12 @@ async fn run(
     status: Arc<PublishStatus>,
 ) {
     let id = info.id.clone();
+    // The relays serve only what the table signs: unsigned, nothing would be served.
+    let Some(keys) = info.trust.clone() else {
+        status.set_state(PublishState::Failed);
+        error!(table = %id, "publisher stopped: the table has no key, and relays serve only what a table signs");
+        return;
+    };
     let db = loop {
         match OutboxDb::open(&path, &id).await {
             Ok(db) => break db,
@@ -103,12 +113,8 @@ async fn run(
     }
     let mut backoff = Duration::from_millis(250);
     let client = loop {
-        match crate::broker::connect(
-            &config.nats_url,
-            config.credentials.as_deref(),
-            &format!("croupier table {id}"),
-        )
-        .await
+        match crate::broker::connect(&config.broker_options(&id), &format!("croupier table {id}"))
+            .await
         {
             Ok(client) => break client,
             Err(e) => {
@@ -120,12 +126,13 @@ async fn run(
             }
         }
     };
-    info!(table = %id, url = %config.nats_url, "publisher connected");
+    info!(table = %id, url = %crate::broker::redact(&config.nats_url), "publisher connected");
     status.set_client(client.clone());
     let js = jetstream::new(client);
     let mut publisher = Publisher {
         config,
         info,
+        keys,
         db,
         status: Arc::clone(&status),
         fold: None,
@@ -156,6 +163,7 @@ async fn run(
 struct Publisher {
     config: PublishSection,
     info: TableInfo,
+    keys: Arc<TableKeys>,
     db: OutboxDb,
     status: Arc<PublishStatus>,
     fold: Option<PublicFold>,
@@ -168,8 +176,11 @@ struct Held {
     log: u64,
     /// The last public message's id.
     public: (u64, u32),
-    /// Its number (the public stream's last sequence).
+    /// Its number.
     n: u64,
+    /// The public stream's last sequence: `n`, unless someone else wrote to the table's
+    /// subject (the messages it did not sign are skipped, by the relays too).
+    public_seq: u64,
 }
 
 impl Publisher {
@@ -183,8 +194,10 @@ impl Publisher {
         let id = self.info.id.clone();
         let log_stream = self.ensure_stream(js, false).await?;
         let public_stream = self.ensure_stream(js, true).await?;
-        let bucket = self.ensure_bucket(js).await?;
-        let mut held = held(&log_stream, &public_stream).await?;
+        self.ensure_bucket(js).await?;
+        let bucket_subject = subjects::bucket_key(&self.config.bucket, &id);
+        let saved = self.db.progress().await?;
+        let mut held = held(&log_stream, &public_stream, &self.keys, &id, saved).await?;
         // Re-fold to the first row whose messages may be missing.
         let start = held.log.min(held.public.0.saturating_sub(1));
         if self.fold.as_ref().map_or(true, |f| f.seq() > start) {
@@ -254,17 +267,21 @@ impl Publisher {
                     let n = next.n + 1;
                     let at_ms = u64::try_from(r.row.at_ms).unwrap_or(0);
                     let key = format!("{}.{}", d.seq, d.sub);
+                    let text = d.text(n, at_ms);
+                    let sig = wire::sign(&self.keys, wire::PUBLIC, &id, text.as_bytes());
                     let message = jetstream::message::PublishMessage::build()
-                        .payload(d.text(n, at_ms).into())
+                        .payload(text.into())
                         .message_id(format!("{id}:{key}"))
-                        .expected_last_sequence(n - 1)
+                        .expected_last_sequence(next.public_seq)
                         .header(HEADER_ID, key.as_str())
-                        .header(HEADER_TABLE, id.as_str());
+                        .header(HEADER_TABLE, id.as_str())
+                        .header(HEADER_SIG, sig.as_str());
                     let ack = js
                         .send_publish(public_subject.clone(), message)
                         .await
                         .map_err(broker)?;
-                    pending.push((n, ack));
+                    next.public_seq += 1;
+                    pending.push((next.public_seq, ack));
                     next.public = d.key();
                     next.n = n;
                 }
@@ -293,7 +310,17 @@ impl Publisher {
                     u64::try_from(at_ms).unwrap_or(0),
                     Body::View { view, resync: true },
                 );
-                bucket.put(&id, text.into()).await.map_err(broker)?;
+                // Published with its signature (a relay seeds its feed only from a value
+                // the table signed), on the key-value subject itself.
+                let sig = wire::sign(&self.keys, wire::SNAPSHOT, &id, text.as_bytes());
+                let message = jetstream::message::PublishMessage::build()
+                    .payload(text.into())
+                    .header(HEADER_SIG, sig.as_str());
+                js.send_publish(bucket_subject.clone(), message)
+                    .await
+                    .map_err(broker)?
+                    .await
+                    .map_err(broker)?;
             }
             self.db
                 .save(Progress {
@@ -305,78 +332,106 @@ impl Publisher {
         }
     }
 
+    /// The table's stream, created when missing (on a studio broker the admin creates
+    /// it: `croupier studio provision`, the table may only read its description).
     async fn ensure_stream(&self, js: &Context, public: bool) -> Result<stream::Stream, PassError> {
-        let id = &self.info.id;
-        let (prefix, subject, max_age) = if public {
-            (
-                &self.config.public_stream,
-                subjects::public(id),
-                Duration::from_secs(u64::from(self.config.public_max_age_hours) * 3600),
-            )
+        let names = self.config.stream_names();
+        let config = if public {
+            names.public(&self.info.id)
         } else {
-            (&self.config.log_stream, subjects::log(id), Duration::ZERO)
+            names.log(&self.info.id)
         };
-        js.get_or_create_stream(stream::Config {
-            name: subjects::stream(prefix, id),
-            subjects: vec![subject],
-            max_age,
-            num_replicas: self.config.replicas,
-            storage: stream::StorageType::File,
-            discard: stream::DiscardPolicy::Old,
-            duplicate_window: Duration::from_secs(120),
-            allow_direct: true,
-            ..Default::default()
-        })
-        .await
-        .map_err(broker)
+        get_or_create(js, config).await
     }
 
-    /// The bucket, created when missing. Its stream is created here with the key-value
-    /// conventions (`KV_<bucket>`, `$KV.<bucket>.>`, one value per key, rollups, no
-    /// deletes) rather than by `create_key_value`, which first asks for the account's
-    /// information in a form nats-server 2.9 does not answer.
-    async fn ensure_bucket(&self, js: &Context) -> Result<kv::Store, PassError> {
-        let bucket = &self.config.bucket;
-        if let Ok(store) = js.get_key_value(bucket).await {
-            return Ok(store);
-        }
-        js.get_or_create_stream(stream::Config {
-            name: format!("KV_{bucket}"),
-            description: Some("croupier: the latest public view of every table".into()),
-            subjects: vec![format!("$KV.{bucket}.>")],
-            max_messages_per_subject: 1,
-            storage: stream::StorageType::File,
-            num_replicas: self.config.replicas,
-            allow_rollup: true,
-            deny_delete: true,
-            allow_direct: true,
-            discard: stream::DiscardPolicy::New,
-            ..Default::default()
-        })
-        .await
-        .map_err(broker)?;
-        js.get_key_value(bucket).await.map_err(broker)
+    /// The bucket's stream, created when missing (likewise).
+    async fn ensure_bucket(&self, js: &Context) -> Result<stream::Stream, PassError> {
+        get_or_create(js, self.config.stream_names().bucket()).await
     }
 }
 
-/// What the two streams hold.
-async fn held(log: &stream::Stream, public: &stream::Stream) -> Result<Held, PassError> {
+/// The stream, created only when the broker says it does not exist.
+async fn get_or_create(js: &Context, config: stream::Config) -> Result<stream::Stream, PassError> {
+    match js.get_stream(&config.name).await {
+        Ok(stream) => Ok(stream),
+        Err(e)
+            if matches!(e.kind(), jetstream::context::GetStreamErrorKind::JetStream(ref j)
+                if j.error_code() == jetstream::ErrorCode::STREAM_NOT_FOUND) =>
+        {
+            let name = config.name.clone();
+            js.create_stream(config).await.map_err(|e| {
+                broker(format!(
+                    "stream {name} is missing and cannot be created ({e}); on a studio broker, create it with `croupier studio provision`"
+                ))
+            })
+        }
+        Err(e) => Err(broker(format!("stream {}: {e}", config.name))),
+    }
+}
+
+/// What the two streams hold. The public stream's last message of this table's is the
+/// last one it signed: messages on its subject it did not sign are passed over (up to
+/// [`FOREIGN_SCAN`] of them); when the stream keeps none of the table's (its retention
+/// dropped them), the progress saved with the last acknowledgement says where it stands.
+async fn held(
+    log: &stream::Stream,
+    public: &stream::Stream,
+    keys: &TableKeys,
+    table: &str,
+    saved: Progress,
+) -> Result<Held, PassError> {
     let log_last = log.get_info().await.map_err(broker)?.state.last_sequence;
-    let n = public.get_info().await.map_err(broker)?.state.last_sequence;
-    let public_id = if n == 0 {
-        (0, 0)
-    } else {
-        let last = public.get_raw_message(n).await.map_err(broker)?;
-        last.headers
-            .get(HEADER_ID)
-            .and_then(|v| crate::web::feed::parse_id(v.as_str()))
-            .ok_or_else(|| broker(format!("public message {n} has no {HEADER_ID} header")))?
-    };
+    let state = public.get_info().await.map_err(broker)?.state;
+    let last = state.last_sequence;
+    let key = crate::trust::attest::verifying_key(&keys.public_hex()).map_err(broker)?;
+    let lowest = state
+        .first_sequence
+        .max(1)
+        .max(last.saturating_sub(FOREIGN_SCAN - 1));
+    let mut seq = last;
+    while seq >= lowest && seq > 0 {
+        match public.get_raw_message(seq).await {
+            Ok(m) => {
+                let signed = m.headers.get(HEADER_SIG).is_some_and(|sig| {
+                    wire::verify(&key, wire::PUBLIC, table, &m.payload, sig.as_str())
+                });
+                let id = m
+                    .headers
+                    .get(HEADER_ID)
+                    .and_then(|v| crate::web::feed::parse_id(v.as_str()));
+                let n = serde_json::from_slice::<Numbered>(&m.payload).ok();
+                if let (true, Some(id), Some(n)) = (signed, id, n) {
+                    return Ok(Held {
+                        log: log_last,
+                        public: id,
+                        n: n.n,
+                        public_seq: last,
+                    });
+                }
+                warn!(table, seq, "publisher: a message on the table's public subject it did not sign; passed over");
+            }
+            Err(e) if e.kind() == stream::RawMessageErrorKind::NoMessageFound => {}
+            Err(e) => return Err(broker(e)),
+        }
+        seq -= 1;
+    }
+    if last > 0 && lowest > state.first_sequence.max(1) {
+        return Err(broker(format!(
+            "none of the public stream's last {FOREIGN_SCAN} messages is this table's"
+        )));
+    }
     Ok(Held {
         log: log_last,
-        public: public_id,
-        n,
+        public: if last == 0 { (0, 0) } else { saved.public_id },
+        n: if last == 0 { 0 } else { saved.public_n },
+        public_seq: last,
     })
+}
+
+/// A public message's number.
+#[derive(serde::Deserialize)]
+struct Numbered {
+    n: u64,
 }
 
 /// A log row on `croupier.<table>.log`: `{"table", "seq", "at_ms", "kind", "hash",

@@ -9,15 +9,17 @@
 //! | `GET /ws/public?table=ID[&after=ID]` | the public feed over WebSocket (the table's fan-out code) |
 //! | `GET /sse/public?table=ID[&after=ID]` | the same as server-sent events (`Last-Event-ID` too) |
 //! | `GET /api/tables` | the lobby: every publishing table, its game, state and round |
+//! | `GET /api/table-key?table=ID` | the table's pinned Ed25519 key, to check its signed results |
 //! | `GET /ui/{file}` | the page's scripts and styles |
 //! | `GET /healthz` | 200 while the process answers |
-//! | `GET /readyz` | 200 once connected to the broker and watching the bucket; 503 with reasons |
-//! | `GET /metrics` | Prometheus: broker connection, tables, per table messages, last `n`, viewers |
+//! | `GET /readyz` | 200 once connected to the broker and watching the bucket; 503 with reasons; messages refused and unpinned tables |
+//! | `GET /metrics` | Prometheus: broker connection, tables, per table messages, last `n`, viewers, refused |
 //!
 //! - `tables`: discovery (the key-value bucket) and one follower per table.
 
 pub mod tables;
 
+use crate::broker::BrokerOptions;
 use crate::metrics::{Exposition, Stream, CONTENT_TYPE};
 use crate::web::api::ApiError;
 use crate::web::feed::parse_id;
@@ -39,12 +41,15 @@ use tracing::{info, warn};
 /// `croupier relay`'s settings.
 #[derive(Debug, Clone)]
 pub struct RelayConfig {
-    /// The broker (one or more comma-separated NATS URLs).
-    pub nats: String,
+    /// The broker: URLs, credential, TLS, inbox prefix (default
+    /// `broker::connect::RELAY_INBOX`).
+    pub broker: BrokerOptions,
     /// Listen address.
     pub bind: String,
-    /// A NATS credentials file.
-    pub credentials: Option<PathBuf>,
+    /// The tables' pinned public keys (`trust::pinned`): only these tables are served.
+    pub table_keys: PathBuf,
+    /// The public streams' prefix (`[publish] public_stream`).
+    pub public_stream: String,
     /// The key-value bucket the tables put their views in.
     pub bucket: String,
     /// Messages kept per table for viewers that resume (older ids are read from the
@@ -66,6 +71,12 @@ pub enum RelayError {
     /// Serving HTTP failed.
     #[error("http: {0}")]
     Http(std::io::Error),
+    /// The pinned keys cannot be read.
+    #[error(transparent)]
+    Keys(#[from] crate::trust::pinned::PinnedError),
+    /// The broker options cannot be used.
+    #[error(transparent)]
+    Broker(#[from] crate::broker::ConnectError),
 }
 
 #[derive(Clone)]
@@ -82,6 +93,18 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
     started: impl FnOnce(SocketAddr),
 ) -> Result<(), RelayError> {
+    let mut config = config;
+    if config.broker.inbox_prefix.is_none() {
+        config.broker.inbox_prefix = Some(crate::broker::connect::RELAY_INBOX.into());
+    }
+    // Unusable keys or credentials stop the relay before it listens.
+    let tables = Tables::new(
+        config.ring,
+        &config.public_stream,
+        &config.bucket,
+        config.table_keys.clone(),
+    )?;
+    crate::broker::connect::client_options(&config.broker)?;
     let listener = tokio::net::TcpListener::bind(&config.bind)
         .await
         .map_err(|source| RelayError::Bind {
@@ -90,7 +113,7 @@ pub async fn run(
         })?;
     let addr = listener.local_addr().map_err(RelayError::Http)?;
     let relay = Relay {
-        tables: Tables::new(config.ring),
+        tables,
         client: Arc::new(OnceLock::new()),
     };
     let connecting = tokio::spawn(connect(config.clone(), relay.clone()));
@@ -103,11 +126,12 @@ pub async fn run(
         .route("/ws/public", get(ws))
         .route("/sse/public", get(sse))
         .route("/api/tables", get(lobby))
+        .route("/api/table-key", get(table_key))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .with_state(relay);
-    info!(%addr, nats = %config.nats, "relay serving http://{addr}/");
+    info!(%addr, nats = %crate::broker::redact(&config.broker.url), "relay serving http://{addr}/");
     started(addr);
     // The table's connection-level limits at their defaults: header-read and idle
     // timeout, a connection cap (viewers leave it once upgraded).
@@ -130,13 +154,7 @@ pub async fn run(
 async fn connect(config: RelayConfig, relay: Relay) {
     let mut backoff = std::time::Duration::from_millis(250);
     let client = loop {
-        match crate::broker::connect(
-            &config.nats,
-            config.credentials.as_deref(),
-            "croupier relay",
-        )
-        .await
-        {
+        match crate::broker::connect(&config.broker, "croupier relay").await {
             Ok(client) => break client,
             Err(e) => {
                 warn!(error = %e, "relay: the broker is unreachable; trying again");
@@ -145,7 +163,7 @@ async fn connect(config: RelayConfig, relay: Relay) {
             }
         }
     };
-    info!(nats = %config.nats, "relay connected");
+    info!(nats = %crate::broker::redact(&config.broker.url), "relay connected");
     let _ = relay.client.set(client.clone());
     tables::discover(jetstream::new(client), config.bucket, relay.tables).await;
 }
@@ -187,6 +205,24 @@ async fn lobby(State(relay): State<Relay>) -> Response {
     Json(relay.tables.lobby()).into_response()
 }
 
+/// `?table=ID`.
+#[derive(Deserialize)]
+struct KeyQuery {
+    table: String,
+}
+
+/// `GET /api/table-key?table=ID`: the key the operator pinned for the table, as the
+/// table's own `/api/table-key` answers it (`{"table", "alg", "key"}`).
+async fn table_key(State(relay): State<Relay>, Query(q): Query<KeyQuery>) -> Response {
+    match relay.tables.pinned_key(&q.table) {
+        Some(key) => Json(serde_json::json!({"table": q.table, "alg": "ed25519", "key": key}))
+            .into_response(),
+        None => {
+            ApiError::NotFound(format!("no key is pinned for table {:?}", q.table)).into_response()
+        }
+    }
+}
+
 /// `/readyz`'s answer on a relay.
 #[derive(Debug, Serialize)]
 struct Readiness {
@@ -194,6 +230,13 @@ struct Readiness {
     /// `broker` (not connected), `bucket` (not watching the tables' bucket).
     reasons: Vec<&'static str>,
     tables: usize,
+    /// Messages from the broker not served, per table and reason (`unsigned`,
+    /// `malformed`, `stale`, `gap`): someone else wrote to a table's subject, or messages
+    /// were lost. Reported, not a readiness reason: forged messages must not take the
+    /// relays out of service.
+    refused: std::collections::BTreeMap<String, std::collections::BTreeMap<&'static str, u64>>,
+    /// Tables publishing with no pinned key: not served.
+    unpinned: Vec<String>,
 }
 
 fn connected(relay: &Relay) -> bool {
@@ -215,6 +258,8 @@ async fn readyz(State(relay): State<Relay>) -> Response {
         ready: reasons.is_empty(),
         reasons,
         tables: relay.tables.lobby().len(),
+        refused: relay.tables.refused(),
+        unpinned: relay.tables.unpinned(),
     };
     let status = if r.ready {
         StatusCode::OK
@@ -286,6 +331,25 @@ async fn metrics(State(relay): State<Relay>) -> Response {
             m.lagged_count(crate::metrics::Feed::Public),
         );
     }
+    out.family(
+        "croupier_relay_refused_total",
+        "counter",
+        "Messages from the broker not served, per table and reason (unsigned, malformed, stale, gap).",
+    );
+    for (table, reasons) in relay.tables.refused() {
+        for (reason, count) in reasons {
+            out.sample(
+                "croupier_relay_refused_total",
+                &[("table", &table), ("reason", reason)],
+                count,
+            );
+        }
+    }
+    out.gauge(
+        "croupier_relay_unpinned_tables",
+        "Tables publishing whose key is not pinned (not served).",
+        relay.tables.unpinned().len(),
+    );
     let p = crate::process::ProcessFigures::read();
     out.gauge(
         "croupier_process_resident_memory_bytes",

@@ -8,24 +8,38 @@
 //! gets it numbered so, and the relayed messages start right after it (the stream's
 //! messages up to it only fill the ring): never a jump, never an older state after it.
 //!
+//! A relay serves only what a table signed (issue #30): each table's key is pinned by the
+//! operator (`--table-keys`, `trust::pinned`); a table without one is not served. Every
+//! stream message and the bucket's snapshot must carry the table's signature of its
+//! bytes (`trust::wire`); one that does not verify, does not parse, or repeats a number
+//! already served is refused — counted per table and reason (`/metrics`, `/readyz`),
+//! logged the first time — and the feed goes on with the next message. A signed message
+//! that jumps ahead (messages lost on the broker) is served as an announced resync. The
+//! stream's sequence is not the messages' `n` once someone else wrote to a table's
+//! subject, so the relay keeps its own place in the stream.
+//!
 //! A relay holds nothing a restart loses: a table's feed starts from the last messages of
 //! its stream (`--ring`, 4,096 by default), so a viewer whose last id is among them resumes
 //! on any relay from memory; an older id is looked up in the stream and what follows it
 //! is read from there (up to [`HISTORY`] messages; beyond, or once the stream no longer
 //! keeps it, a resync view, as on the table).
 
-use crate::broker::subjects;
+use crate::broker::subjects::{self, HEADER_ID, HEADER_SIG};
 use crate::engine::RoundResult;
 use crate::metrics::Metrics;
 use crate::table::TableState;
+use crate::trust::pinned::PinnedKeys;
+use crate::trust::wire;
 use crate::web::fanout::Fanout;
 use crate::web::feed::{Message, PublicFeed, Relayed};
 use crate::web::streams::PublicSource;
 use crate::web::view::PublicView;
 use async_nats::jetstream::{self, consumer, Context};
+use ed25519_dalek::VerifyingKey;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -77,12 +91,73 @@ pub struct LobbyEntry {
     pub n: u64,
 }
 
+/// Why a message from the broker was not served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Refusal {
+    /// No signature, or one that does not verify with the table's pinned key.
+    Unsigned,
+    /// Signed, but not a public message this relay can read.
+    Malformed,
+    /// A number already served (a replayed message).
+    Stale,
+    /// Signed and later than the next: messages were lost on the broker; served as a
+    /// resync.
+    Gap,
+}
+
+impl Refusal {
+    /// Its label in `/metrics` and `/readyz`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Refusal::Unsigned => "unsigned",
+            Refusal::Malformed => "malformed",
+            Refusal::Stale => "stale",
+            Refusal::Gap => "gap",
+        }
+    }
+}
+
 /// One relayed table.
 pub struct RelayedTable {
     source: PublicSource,
+    /// Its pinned key (replaced when the keys file changes).
+    key: RwLock<VerifyingKey>,
     received: AtomicU64,
+    /// The stream sequence of the last message read (not `n`: see the module's docs).
+    stream_seq: AtomicU64,
     /// Its public stream, once found.
     stream: Mutex<Option<jetstream::stream::Stream>>,
+    /// Messages not served, by reason.
+    refused: Mutex<BTreeMap<Refusal, u64>>,
+}
+
+impl RelayedTable {
+    fn key(&self) -> VerifyingKey {
+        *self.key.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counts a refusal; logs the first of each reason.
+    fn refuse(&self, table: &str, why: Refusal, stream_seq: u64, detail: &str) {
+        let mut refused = self.refused.lock().unwrap_or_else(|e| e.into_inner());
+        let count = refused.entry(why).or_insert(0);
+        *count += 1;
+        if *count == 1 {
+            warn!(table, reason = why.label(), stream_seq, detail, "relay: a message on the table's public stream is not served (logged once per table and reason; see /metrics)");
+        }
+    }
+
+    /// Whether `payload` carries the table's signature in `headers` (domain `domain`).
+    fn signed(
+        &self,
+        table: &str,
+        domain: &str,
+        payload: &[u8],
+        headers: Option<&async_nats::HeaderMap>,
+    ) -> bool {
+        headers
+            .and_then(|h| h.get(HEADER_SIG))
+            .is_some_and(|sig| wire::verify(&self.key(), domain, table, payload, sig.as_str()))
+    }
 }
 
 /// Every table the relay serves.
@@ -91,15 +166,99 @@ pub struct Tables {
     inner: Arc<RwLock<BTreeMap<String, Arc<RelayedTable>>>>,
     watching: Arc<AtomicBool>,
     ring: usize,
+    /// The public streams' prefix (`[publish] public_stream`).
+    public_stream: String,
+    /// The bucket.
+    bucket: String,
+    /// The operator's keys file and what it said when last read.
+    keys_file: PathBuf,
+    keys: Arc<RwLock<(Option<std::time::SystemTime>, PinnedKeys)>>,
+    /// Tables publishing in the bucket that have no pinned key (not served).
+    unpinned: Arc<Mutex<BTreeSet<String>>>,
 }
 
 impl Tables {
-    /// No table yet; each table's feed will keep its last `ring` messages.
-    pub fn new(ring: usize) -> Tables {
-        Tables {
+    /// No table yet; each table's feed will keep its last `ring` messages; tables are
+    /// served with the keys in `keys_file` (read now: a relay with no usable keys file
+    /// does not start).
+    pub fn new(
+        ring: usize,
+        public_stream: &str,
+        bucket: &str,
+        keys_file: PathBuf,
+    ) -> Result<Tables, crate::trust::pinned::PinnedError> {
+        let modified = std::fs::metadata(&keys_file)
+            .and_then(|m| m.modified())
+            .ok();
+        let keys = PinnedKeys::load(&keys_file)?;
+        Ok(Tables {
             inner: Arc::default(),
             watching: Arc::default(),
             ring: ring.max(1),
+            public_stream: public_stream.to_string(),
+            bucket: bucket.to_string(),
+            keys_file,
+            keys: Arc::new(RwLock::new((modified, keys))),
+            unpinned: Arc::default(),
+        })
+    }
+
+    /// `table`'s pinned key (hex), for `GET /api/table-key`.
+    pub fn pinned_key(&self, table: &str) -> Option<String> {
+        let keys = self.keys.read().unwrap_or_else(|e| e.into_inner());
+        keys.1.get(table).map(|k| hex::encode(k.as_bytes()))
+    }
+
+    /// Tables in the bucket that have no pinned key.
+    pub fn unpinned(&self) -> Vec<String> {
+        self.unpinned
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    /// Per table, the messages not served, by reason.
+    pub fn refused(&self) -> BTreeMap<String, BTreeMap<&'static str, u64>> {
+        self.read()
+            .iter()
+            .map(|(id, t)| {
+                let refused = t.refused.lock().unwrap_or_else(|e| e.into_inner());
+                (
+                    id.clone(),
+                    refused.iter().map(|(r, n)| (r.label(), *n)).collect(),
+                )
+            })
+            .filter(|(_, r): &(String, BTreeMap<&'static str, u64>)| !r.is_empty())
+            .collect()
+    }
+
+    /// Reads the keys file again if it changed since; returns whether it did. A file
+    /// that no longer reads keeps the keys in use (and says so).
+    fn reload_keys(&self) -> bool {
+        let modified = std::fs::metadata(&self.keys_file)
+            .and_then(|m| m.modified())
+            .ok();
+        if modified == self.keys.read().unwrap_or_else(|e| e.into_inner()).0 {
+            return false;
+        }
+        match PinnedKeys::load(&self.keys_file) {
+            Ok(keys) => {
+                for (id, t) in self.read().iter() {
+                    if let Some(k) = keys.get(id) {
+                        *t.key.write().unwrap_or_else(|e| e.into_inner()) = *k;
+                    }
+                }
+                *self.keys.write().unwrap_or_else(|e| e.into_inner()) = (modified, keys);
+                info!(file = %self.keys_file.display(), "relay: the table keys were read again");
+                true
+            }
+            Err(e) => {
+                warn!(error = %e, "relay: the table keys file changed but cannot be used; keeping the keys in use");
+                self.keys.write().unwrap_or_else(|e| e.into_inner()).0 = modified;
+                false
+            }
         }
     }
 
@@ -124,7 +283,7 @@ impl Tables {
         let Some(stream) = stream else {
             return Vec::new();
         };
-        match read_history(&stream, after, oldest).await {
+        match read_history(&stream, table, &t, after, oldest).await {
             Ok(history) => history,
             Err(e) => {
                 tracing::debug!(table, ?after, error = %e, "no history from the stream: a resync");
@@ -133,7 +292,7 @@ impl Tables {
         }
     }
 
-    /// What serves `table`'s public routes, if it publishes.
+    /// What serves `table`'s public routes, if it publishes and its key is pinned.
     pub fn source(&self, table: &str) -> Option<PublicSource> {
         self.read().get(table).map(|t| t.source.clone())
     }
@@ -185,21 +344,37 @@ impl Tables {
             .collect()
     }
 
-    /// Starts following `table` unless it already is; `snapshot` (the bucket's value: the
-    /// view after the message with that id and number) seeds what a resync sends before
-    /// the stream has been read, and where the relayed messages start.
-    fn ensure(&self, js: &Context, table: &str, snapshot: Option<Snapshot>) {
+    /// Starts following `table` unless it already is, if its key is pinned (else it is
+    /// listed as unpinned and not served). The bucket's value for it, if the table signed
+    /// it, seeds what a resync sends before the stream has been read, and where the
+    /// relayed messages start.
+    async fn ensure(&self, js: &Context, table: &str) {
         if self.read().contains_key(table) {
             return;
         }
-        let mut map = self.inner.write().unwrap_or_else(|e| e.into_inner());
-        if map.contains_key(table) {
+        let key = {
+            let keys = self.keys.read().unwrap_or_else(|e| e.into_inner());
+            keys.1.get(table).copied()
+        };
+        let Some(key) = key else {
+            if self
+                .unpinned
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(table.to_string())
+            {
+                warn!(
+                    table,
+                    "relay: a table publishes but its key is not pinned (--table-keys): not served"
+                );
+            }
             return;
-        }
+        };
+        self.unpinned
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(table);
         let feed = PublicFeed::with_ring(self.ring);
-        if let Some(s) = snapshot {
-            feed.seed(s.view, s.id, s.n);
-        }
         let metrics = Arc::new(Metrics::default());
         let fanout = Fanout::start(&feed, &metrics, Fanout::shards_for_this_machine());
         let relayed = Arc::new(RelayedTable {
@@ -208,17 +383,73 @@ impl Tables {
                 fanout: Some(fanout),
                 metrics,
             },
+            key: RwLock::new(key),
             received: AtomicU64::new(0),
+            stream_seq: AtomicU64::new(0),
             stream: Mutex::new(None),
+            refused: Mutex::default(),
         });
+        if let Some(s) = signed_snapshot(js, &self.bucket, table, &relayed).await {
+            relayed.source.feed.seed(s.view, s.id, s.n);
+        }
+        let mut map = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        if map.contains_key(table) {
+            return;
+        }
         map.insert(table.to_string(), Arc::clone(&relayed));
+        drop(map);
         info!(table, "relaying");
-        tokio::spawn(follow(js.clone(), table.to_string(), relayed, self.ring));
+        tokio::spawn(follow(
+            js.clone(),
+            table.to_string(),
+            subjects::stream(&self.public_stream, table),
+            relayed,
+            self.ring,
+        ));
     }
 }
 
-/// Watches the bucket for publishing tables, for ever.
+/// The bucket's value for `table`, if the table signed it.
+async fn signed_snapshot(
+    js: &Context,
+    bucket: &str,
+    table: &str,
+    relayed: &RelayedTable,
+) -> Option<Snapshot> {
+    let stream = js.get_stream_no_info(format!("KV_{bucket}")).await.ok()?;
+    let m = stream
+        .direct_get_last_for_subject(subjects::bucket_key(bucket, table))
+        .await
+        .ok()?;
+    if !relayed.signed(table, wire::SNAPSHOT, &m.payload, Some(&m.headers)) {
+        relayed.refuse(table, Refusal::Unsigned, 0, "the bucket's snapshot");
+        return None;
+    }
+    let m: Incoming = serde_json::from_slice(&m.payload).ok()?;
+    Some(Snapshot {
+        id: (m.seq, m.sub),
+        n: m.n,
+        view: m.view?,
+    })
+}
+
+/// Watches the bucket for publishing tables, for ever; reads the keys file again when it
+/// changes (a table pinned later is served from then on).
 pub async fn discover(js: Context, bucket: String, tables: Tables) {
+    let rekey = {
+        let (js, tables) = (js.clone(), tables.clone());
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                if tables.reload_keys() {
+                    for table in tables.unpinned() {
+                        tables.ensure(&js, &table).await;
+                    }
+                }
+            }
+        })
+    };
+    let _stop_rekey = AbortOnDrop(rekey);
     loop {
         match watch(&js, &bucket, &tables).await {
             Ok(()) => warn!(bucket, "the bucket's watch ended; watching again"),
@@ -240,24 +471,31 @@ async fn watch(js: &Context, bucket: &str, tables: &Tables) -> Result<(), String
         if entry.operation != jetstream::kv::Operation::Put {
             continue;
         }
-        let snapshot = serde_json::from_slice::<Incoming>(&entry.value)
-            .ok()
-            .and_then(|m| {
-                Some(Snapshot {
-                    id: (m.seq, m.sub),
-                    n: m.n,
-                    view: m.view?,
-                })
-            });
-        tables.ensure(js, &entry.key, snapshot);
+        // The value itself is not trusted here: `ensure` reads it with its signature.
+        tables.ensure(js, &entry.key).await;
     }
     Ok(())
 }
 
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Follows `table`'s public stream into its feed, for ever.
-async fn follow(js: Context, table: String, relayed: Arc<RelayedTable>, ring: usize) {
+async fn follow(
+    js: Context,
+    table: String,
+    stream: String,
+    relayed: Arc<RelayedTable>,
+    ring: usize,
+) {
     loop {
-        if let Err(e) = follow_once(&js, &table, &relayed, ring).await {
+        if let Err(e) = follow_once(&js, &table, &stream, &relayed, ring).await {
             warn!(table, error = %e, "following the public stream failed; resuming");
         }
         tokio::time::sleep(RETRY).await;
@@ -267,15 +505,14 @@ async fn follow(js: Context, table: String, relayed: Arc<RelayedTable>, ring: us
 async fn follow_once(
     js: &Context,
     table: &str,
+    stream_name: &str,
     relayed: &RelayedTable,
     ring: usize,
 ) -> Result<(), String> {
-    let subject = subjects::public(table);
-    let name = js
-        .stream_by_subject(subject.clone())
+    let stream = js
+        .get_stream(stream_name)
         .await
         .map_err(|e| e.to_string())?;
-    let stream = js.get_stream(name).await.map_err(|e| e.to_string())?;
     let state = stream.get_info().await.map_err(|e| e.to_string())?.state;
     *relayed.stream.lock().unwrap_or_else(|e| e.into_inner()) = Some(stream.clone());
     let feed = &relayed.source.feed;
@@ -283,14 +520,16 @@ async fn follow_once(
     // `seeded`: the feed holds only the bucket's view, after message `n`; the stream's
     // messages up to it fill the ring (sent to no one), the ones after it are relayed.
     let (start, seeded) = match feed.last() {
-        Some((_, n)) if feed.oldest().is_some() => (n + 1, None),
-        Some((_, n)) => (tail.min(n + 1), Some(n)),
+        Some(_) if feed.oldest().is_some() => {
+            (relayed.stream_seq.load(Ordering::Relaxed) + 1, None)
+        }
+        Some((_, n)) => (tail, Some(n)),
         None => (tail, None),
     };
     let start = start.max(state.first_sequence).max(1);
     let consumer = stream
         .create_consumer(consumer::pull::OrderedConfig {
-            filter_subject: subject,
+            filter_subject: subjects::public(table),
             deliver_policy: consumer::DeliverPolicy::ByStartSequence {
                 start_sequence: start,
             },
@@ -303,7 +542,24 @@ async fn follow_once(
     while let Some(message) = messages.next().await {
         let message = message.map_err(|e| e.to_string())?;
         relayed.received.fetch_add(1, Ordering::Relaxed);
-        let r = parse(&message.payload)?;
+        let seq = message.info().map_or(0, |i| i.stream_sequence);
+        relayed.stream_seq.store(seq, Ordering::Relaxed);
+        if !relayed.signed(
+            table,
+            wire::PUBLIC,
+            &message.payload,
+            message.headers.as_ref(),
+        ) {
+            relayed.refuse(table, Refusal::Unsigned, seq, "no valid signature");
+            continue;
+        }
+        let r = match parse(&message.payload) {
+            Ok(r) => r,
+            Err(e) => {
+                relayed.refuse(table, Refusal::Malformed, seq, &e);
+                continue;
+            }
+        };
         match seeded {
             Some(seed) if r.n <= seed => {
                 early.push(Arc::new(Message::new(r.seq, r.sub, r.kind, r.text)));
@@ -311,7 +567,17 @@ async fn follow_once(
                     warn!(table, n = seed, "the stream's message does not match the bucket's view: the ring starts after it");
                 }
             }
-            _ => feed.relay(r),
+            _ => {
+                let last = feed.last().map_or(0, |(_, n)| n);
+                if last > 0 && r.n <= last {
+                    relayed.refuse(table, Refusal::Stale, seq, "a number already served");
+                    continue;
+                }
+                if last > 0 && r.n > last + 1 {
+                    relayed.refuse(table, Refusal::Gap, seq, "messages missing: a resync");
+                }
+                feed.relay(r);
+            }
         }
     }
     Err("the stream's consumer ended".into())
@@ -338,11 +604,35 @@ fn parse(payload: &[u8]) -> Result<Relayed, String> {
     })
 }
 
+/// The table's signed message at stream sequence `seq`, if it is one.
+async fn signed_at(
+    stream: &jetstream::stream::Stream,
+    table: &str,
+    relayed: &RelayedTable,
+    seq: u64,
+) -> Result<Option<Relayed>, String> {
+    let m = match stream.get_raw_message(seq).await {
+        Ok(m) => m,
+        Err(e) if e.kind() == jetstream::stream::RawMessageErrorKind::NoMessageFound => {
+            return Ok(None)
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    if !relayed.signed(table, wire::PUBLIC, &m.payload, Some(&m.headers))
+        || m.headers.get(HEADER_ID).is_none()
+    {
+        return Ok(None);
+    }
+    Ok(parse(&m.payload).ok())
+}
+
 /// The stream's messages after the one with id `after`, up to the ring's oldest (`n` =
-/// `oldest`, included). The id is found by bisection over the stream's sequence (= `n`,
-/// ids grow with it).
+/// `oldest`, included). The id is found by bisection over the stream's sequence (ids
+/// grow with it); a message the table did not sign is stepped over.
 async fn read_history(
     stream: &jetstream::stream::Stream,
+    table: &str,
+    relayed: &RelayedTable,
     after: (u64, u32),
     oldest: u64,
 ) -> Result<Vec<Arc<Message>>, String> {
@@ -353,40 +643,56 @@ async fn read_history(
         .state
         .first_sequence
         .max(1);
-    let id_at = |n: u64| async move {
-        let m = stream.get_raw_message(n).await.map_err(|e| e.to_string())?;
-        m.headers
-            .get(subjects::HEADER_ID)
-            .and_then(|v| crate::web::feed::parse_id(v.as_str()))
-            .ok_or_else(|| format!("message {n} has no {} header", subjects::HEADER_ID))
-    };
-    let (mut lo, mut hi) = (first, oldest.saturating_sub(1));
+    let (mut lo, mut hi) = (first, relayed.stream_seq.load(Ordering::Relaxed));
     let mut found = None;
-    while lo <= hi {
+    'search: while lo <= hi {
         let mid = lo + (hi - lo) / 2;
-        match id_at(mid).await?.cmp(&after) {
+        // The first of the table's own messages at or after `mid`.
+        let mut probe = mid;
+        let r = loop {
+            if probe > hi {
+                hi = mid.saturating_sub(1);
+                if mid == 0 {
+                    break 'search;
+                }
+                continue 'search;
+            }
+            if let Some(r) = signed_at(stream, table, relayed, probe).await? {
+                break r;
+            }
+            probe += 1;
+        };
+        match (r.seq, r.sub).cmp(&after) {
             std::cmp::Ordering::Equal => {
-                found = Some(mid);
+                found = Some((probe, r.n));
                 break;
             }
-            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Less => lo = probe + 1,
             std::cmp::Ordering::Greater if mid == 0 => break,
             std::cmp::Ordering::Greater => hi = mid - 1,
         }
     }
-    let n = found.ok_or("the id is not in the stream")?;
-    if oldest - n - 1 > HISTORY {
+    let (at, n) = found.ok_or("the id is not in the stream")?;
+    if oldest.saturating_sub(n + 1) > HISTORY {
         return Err(format!("{} messages back", oldest - n - 1));
     }
     // Through the ring's oldest message itself: the feed resumes after an id it holds.
     let mut out = Vec::new();
-    for seq in n + 1..=oldest {
-        let m = stream
-            .get_raw_message(seq)
-            .await
-            .map_err(|e| e.to_string())?;
-        let r = parse(&m.payload)?;
-        out.push(Arc::new(Message::new(r.seq, r.sub, r.kind, r.text)));
+    let mut seq = at + 1;
+    let mut next = n + 1;
+    while next <= oldest {
+        if seq > relayed.stream_seq.load(Ordering::Relaxed) {
+            return Err("the stream ended before the ring's oldest message".into());
+        }
+        if let Some(r) = signed_at(stream, table, relayed, seq).await? {
+            if r.n == next {
+                out.push(Arc::new(Message::new(r.seq, r.sub, r.kind, r.text)));
+                next += 1;
+            } else if r.n > next {
+                return Err(format!("message {next} is not in the stream"));
+            }
+        }
+        seq += 1;
     }
     Ok(out)
 }

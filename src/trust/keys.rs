@@ -65,6 +65,15 @@ impl TableKeys {
         }
     }
 
+    /// Reads the key file at `path` (never creating it).
+    pub fn load(path: &Path) -> Result<TableKeys, KeyError> {
+        let text = std::fs::read_to_string(path).map_err(|source| KeyError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        parse(path, &text)
+    }
+
     /// Reads the key file at `path`, creating it (0600) with fresh keys when there is none.
     pub fn load_or_create(path: &Path) -> Result<TableKeys, KeyError> {
         match std::fs::read_to_string(path) {

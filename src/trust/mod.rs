@@ -1,13 +1,17 @@
 //! What a remote player can check without trusting the studio (issue #21 items 1–3): the
 //! sealed hole card ([`seal`]), the signed round results with the log head they end at
 //! ([`attest`]), the table's keys ([`keys`]) and the checker of a saved public history
-//! behind `croupier verify-results` ([`verify`]). Every encoding is defined in the file
+//! behind `croupier verify-results` ([`verify`]); and on the studio's broker (issue #30),
+//! the signature of every message the table publishes ([`wire`]) and the keys the
+//! operator pinned for the relays ([`pinned`]). Every encoding is defined in the file
 //! that makes it, and in the README ("What a player can verify").
 
 pub mod attest;
 pub mod keys;
+pub mod pinned;
 pub mod seal;
 pub mod verify;
+pub mod wire;
 
 pub use attest::{Signed, Statement};
 pub use keys::TableKeys;

@@ -1,0 +1,340 @@
+//! Connecting to the broker as one party of the studio: its servers, its credential (a
+//! `.creds` file, an nkey seed file, or a user and password in the URL — never two of
+//! them, never silently none), TLS with the studio's CA (and a client certificate where
+//! the broker asks for one), and the party's private inbox prefix, so that nobody can
+//! subscribe to another party's replies (`croupier studio nats-config` grants each party
+//! only its own prefix).
+//!
+//! No secret is ever written to a log: [`redact`] hides a URL's user information, and the
+//! errors here name files, never their contents.
+
+use async_nats::{Client, ConnectOptions, ServerAddr};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How one party reaches the broker.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BrokerOptions {
+    /// One or more comma-separated NATS URLs (`nats://` or `tls://`; `user:password@`
+    /// allowed, the same on every URL).
+    pub url: String,
+    /// A credential file: a `.creds` file (JWT and nkey seed) or an nkey seed file (what
+    /// `croupier studio nats-config` writes). Must not be readable by group or others.
+    pub credentials: Option<PathBuf>,
+    /// The CA that signed the broker's certificate: TLS is then required.
+    pub tls_ca: Option<PathBuf>,
+    /// A client certificate (PEM), for a broker that verifies clients; with `tls_key`.
+    pub tls_cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM).
+    pub tls_key: Option<PathBuf>,
+    /// The prefix of this party's reply subjects (`_INBOX.<party>`); `None`: the client's
+    /// default `_INBOX`, which only an unrestricted user may subscribe to.
+    pub inbox_prefix: Option<String>,
+}
+
+/// The inbox prefix of table `id` (the grants of `croupier studio nats-config` match it).
+pub fn table_inbox(id: &str) -> String {
+    format!("_INBOX.table.{id}")
+}
+
+/// The relays' inbox prefix.
+pub const RELAY_INBOX: &str = "_INBOX.relay";
+/// The floor's inbox prefix.
+pub const FLOOR_INBOX: &str = "_INBOX.floor";
+
+/// Connecting to the broker failed, or the options cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// The credential file could not be read.
+    #[error("cannot read the NATS credentials {path}: {source}")]
+    Credentials {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The credential file is readable by group or others.
+    #[error(
+        "the NATS credentials {path} are readable by others (mode {mode:o}): chmod 600 {path}"
+    )]
+    CredentialsExposed {
+        /// The file.
+        path: String,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// The credential file holds neither a `.creds` JWT nor an nkey seed.
+    #[error("the NATS credentials {path} are neither a .creds file nor a user nkey seed (SU…)")]
+    CredentialsFormat {
+        /// The file.
+        path: String,
+    },
+    /// Two credentials were given, or the URLs disagree on theirs.
+    #[error("{0}")]
+    Ambiguous(String),
+    /// A server address is not a NATS URL.
+    #[error("bad NATS URL {url:?}: {source}")]
+    Url {
+        /// The address (redacted).
+        url: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The TLS options are incomplete.
+    #[error("{0}")]
+    Tls(String),
+    /// No server answered (or one refused the credentials).
+    #[error("cannot connect to NATS at {url}: {source}")]
+    Connect {
+        /// The addresses (redacted).
+        url: String,
+        /// Why.
+        source: async_nats::ConnectError,
+    },
+}
+
+/// `url` (one or more comma-separated NATS URLs) with every password replaced by `***`:
+/// what logs, errors and start-up lines show.
+pub fn redact(url: &str) -> String {
+    url.split(',')
+        .map(|one| {
+            let one = one.trim();
+            let (scheme, rest) = match one.find("://") {
+                Some(i) => (&one[..i + 3], &one[i + 3..]),
+                None => ("", one),
+            };
+            match rest.rfind('@') {
+                Some(at) => {
+                    let user = &rest[..at];
+                    let host = &rest[at + 1..];
+                    match user.split_once(':') {
+                        Some((name, _)) => format!("{scheme}{name}:***@{host}"),
+                        // A token alone: all of it is the secret.
+                        None => format!("{scheme}***@{host}"),
+                    }
+                }
+                None => one.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Reads a secret file, refusing one that group or others may read (as `ssh` refuses a
+/// private key).
+pub fn read_private(path: &Path) -> Result<String, ConnectError> {
+    use std::os::unix::fs::PermissionsExt;
+    let shown = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|source| ConnectError::Credentials {
+        path: shown.clone(),
+        source,
+    })?;
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return Err(ConnectError::CredentialsExposed { path: shown, mode });
+    }
+    std::fs::read_to_string(path).map_err(|source| ConnectError::Credentials {
+        path: shown,
+        source,
+    })
+}
+
+/// The client options a credential file gives.
+fn credential_options(path: &Path) -> Result<ConnectOptions, ConnectError> {
+    let text = read_private(path)?;
+    let shown = path.display().to_string();
+    if text.contains("BEGIN NATS USER JWT") {
+        return ConnectOptions::with_credentials(&text).map_err(|source| {
+            ConnectError::Credentials {
+                path: shown,
+                source,
+            }
+        });
+    }
+    let seed = text
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("SU"))
+        .ok_or(ConnectError::CredentialsFormat {
+            path: shown.clone(),
+        })?;
+    // The seed must decode: a typo is reported here, not as a refused connection.
+    nkeys::KeyPair::from_seed(seed).map_err(|_| ConnectError::CredentialsFormat { path: shown })?;
+    Ok(ConnectOptions::with_nkey(seed.to_string()))
+}
+
+/// The servers, and the user information they carry (the same on all, or none).
+fn servers(url: &str) -> Result<(Vec<ServerAddr>, Option<(String, String)>), ConnectError> {
+    let mut addrs = Vec::new();
+    let mut users = Vec::new();
+    for one in url.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let addr: ServerAddr = one.parse().map_err(|source| ConnectError::Url {
+            url: redact(one),
+            source,
+        })?;
+        let user = addr.username().filter(|u| !u.is_empty()).map(|u| {
+            (
+                percent_decode(u),
+                addr.password().map(percent_decode).unwrap_or_default(),
+            )
+        });
+        users.push(user);
+        addrs.push(addr);
+    }
+    if addrs.is_empty() {
+        return Err(ConnectError::Ambiguous("no NATS URL given".into()));
+    }
+    let first = users[0].clone();
+    if users.iter().any(|u| *u != first) {
+        return Err(ConnectError::Ambiguous(format!(
+            "the NATS URLs {} carry different credentials: give the same user on every URL, or none and a credentials file",
+            redact(url)
+        )));
+    }
+    Ok((addrs, first))
+}
+
+/// `%XX` escapes in a URL's user or password.
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The client options for `options`, and the servers; nothing is connected yet.
+pub fn client_options(
+    options: &BrokerOptions,
+) -> Result<(ConnectOptions, Vec<ServerAddr>), ConnectError> {
+    let (addrs, user) = servers(&options.url)?;
+    let mut client = match (&options.credentials, user) {
+        (Some(_), Some(_)) => {
+            return Err(ConnectError::Ambiguous(format!(
+                "both a credentials file and a user in the NATS URL {}: give one",
+                redact(&options.url)
+            )))
+        }
+        (Some(path), None) => credential_options(path)?,
+        (None, Some((user, password))) if password.is_empty() => ConnectOptions::new().token(user),
+        (None, Some((user, password))) => ConnectOptions::new().user_and_password(user, password),
+        (None, None) => ConnectOptions::new(),
+    };
+    match (&options.tls_cert, &options.tls_key) {
+        (Some(cert), Some(key)) => {
+            client = client.add_client_certificate(cert.clone(), key.clone());
+        }
+        (None, None) => {}
+        _ => {
+            return Err(ConnectError::Tls(
+                "a client certificate needs both its certificate and its key".into(),
+            ))
+        }
+    }
+    for path in [&options.tls_ca, &options.tls_cert, &options.tls_key]
+        .into_iter()
+        .flatten()
+    {
+        if !path.is_file() {
+            return Err(ConnectError::Tls(format!(
+                "the TLS file {} does not exist",
+                path.display()
+            )));
+        }
+    }
+    if let Some(ca) = &options.tls_ca {
+        client = client.add_root_certificates(ca.clone()).require_tls(true);
+    } else if addrs.iter().any(ServerAddr::tls_required) {
+        client = client.require_tls(true);
+    }
+    if let Some(prefix) = &options.inbox_prefix {
+        client = client.custom_inbox_prefix(prefix);
+    }
+    Ok((client, addrs))
+}
+
+/// Connects as `name`. Once connected the client reconnects by itself, for ever.
+pub async fn connect(options: &BrokerOptions, name: &str) -> Result<Client, ConnectError> {
+    let (client, addrs) = client_options(options)?;
+    client
+        .name(name)
+        .connection_timeout(Duration::from_secs(3))
+        .max_reconnects(None)
+        // A broker that comes back is tried again within a second, not after the
+        // client's default back-off of up to several seconds.
+        .reconnect_delay_callback(|attempts| {
+            Duration::from_millis(100 * u64::try_from(attempts.min(10)).unwrap_or(10))
+        })
+        .connect(addrs)
+        .await
+        .map_err(|source| ConnectError::Connect {
+            url: redact(&options.url),
+            source,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn passwords_and_tokens_never_show() {
+        assert_eq!(
+            redact("nats://tbla:tbla-pw@10.0.0.5:4222"),
+            "nats://tbla:***@10.0.0.5:4222"
+        );
+        assert_eq!(
+            redact("nats://s3cret@a:4222, tls://u:p@b:4222,nats://c:4222"),
+            "nats://***@a:4222,tls://u:***@b:4222,nats://c:4222"
+        );
+        assert_eq!(redact("127.0.0.1:4222"), "127.0.0.1:4222");
+    }
+
+    #[test]
+    fn a_url_user_is_used_and_two_credentials_are_refused() {
+        let (_, user) = servers("nats://tbla:tbla%40pw@h:4222,nats://tbla:tbla%40pw@g:4222")
+            .expect("same user");
+        assert_eq!(user, Some(("tbla".into(), "tbla@pw".into())));
+        let e = servers("nats://a:b@h:4222,nats://g:4222").expect_err("mixed");
+        assert!(e.to_string().contains("different credentials"), "{e}");
+        assert!(!e.to_string().contains(":b@"), "redacted: {e}");
+        let dir = tempfile::tempdir().expect("dir");
+        let creds = dir.path().join("t.nk");
+        std::fs::write(&creds, nkeys::KeyPair::new_user().seed().expect("seed")).expect("w");
+        std::fs::set_permissions(&creds, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let both = BrokerOptions {
+            url: "nats://u:p@h:4222".into(),
+            credentials: Some(creds.clone()),
+            ..Default::default()
+        };
+        let e = client_options(&both)
+            .map(|_| ())
+            .expect_err("two credentials");
+        assert!(e.to_string().contains("give one"), "{e}");
+        let seed_only = BrokerOptions {
+            url: "nats://h:4222".into(),
+            credentials: Some(creds.clone()),
+            ..Default::default()
+        };
+        assert!(client_options(&seed_only).is_ok());
+        std::fs::set_permissions(&creds, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        let e = client_options(&seed_only).map(|_| ()).expect_err("exposed");
+        assert!(e.to_string().contains("chmod 600"), "{e}");
+        std::fs::write(&creds, "hello").expect("w");
+        std::fs::set_permissions(&creds, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let e = client_options(&seed_only).map(|_| ()).expect_err("format");
+        assert!(e.to_string().contains("neither"), "{e}");
+        assert!(!e.to_string().contains("hello"), "never the contents: {e}");
+    }
+}

@@ -1,0 +1,442 @@
+//! `croupier studio`: the broker's side of a studio deployment, generated rather than
+//! written by hand (issue #30).
+//!
+//! - `nats-config` writes, into one directory: `nats-server.conf` (listen address,
+//!   JetStream store, TLS) which includes `auth.conf` (one nkey user per party with only
+//!   its own grants, `grants`), one credential per party under `credentials/` (an nkey
+//!   seed, mode 0600: `table-<id>.nk`, `relay.nk`, `floor.nk`, `admin.nk`),
+//!   `table-keys.toml` (the tables' pinned public keys, for the relays) and `studio.toml`
+//!   (what it was generated from). Run again with the full list of tables to add one:
+//!   existing credentials are kept, so only the new table's is new; the broker takes the
+//!   new grants with `nats-server --signal reload`.
+//! - `provision` creates the tables' streams and the bucket with the admin's credential:
+//!   the tables themselves may not create streams (a table that could would be able to
+//!   capture another table's subjects).
+//!
+//! - `grants`: who may do what, subject by subject.
+
+pub mod grants;
+
+use crate::broker::streams::StreamNames;
+use crate::trust::pinned::PinnedKeys;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// What a studio directory was generated from (`studio.toml`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudioSpec {
+    /// The tables' ids.
+    pub tables: Vec<String>,
+    /// Where the broker listens (`host:port`).
+    pub listen: String,
+    /// The broker's JetStream store.
+    pub store_dir: PathBuf,
+    /// The public streams' prefix.
+    pub public_stream: String,
+    /// The log streams' prefix.
+    pub log_stream: String,
+    /// The views' bucket.
+    pub bucket: String,
+    /// The floor's durable consumer name.
+    pub floor_consumer: String,
+    /// Replicas of the streams `provision` creates.
+    pub replicas: usize,
+    /// Hours the public streams keep messages.
+    pub public_max_age_hours: u32,
+    /// The broker's TLS, if any.
+    #[serde(default)]
+    pub tls: Option<ServerTls>,
+}
+
+/// The broker's certificate, and the CA its clients' certificates must chain to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerTls {
+    /// The server certificate (PEM).
+    pub cert: PathBuf,
+    /// Its key (PEM).
+    pub key: PathBuf,
+    /// The CA (PEM) that signed the clients' certificates; with it every client must
+    /// present one.
+    #[serde(default)]
+    pub verify_clients_ca: Option<PathBuf>,
+}
+
+impl StudioSpec {
+    /// The streams' names.
+    pub fn names(&self) -> StreamNames {
+        StreamNames {
+            public_stream: self.public_stream.clone(),
+            log_stream: self.log_stream.clone(),
+            bucket: self.bucket.clone(),
+            replicas: self.replicas,
+            public_max_age_hours: self.public_max_age_hours,
+        }
+    }
+
+    /// Why the spec cannot be used.
+    pub fn validate(&self) -> Result<(), StudioError> {
+        if self.tables.is_empty() {
+            return Err(StudioError::Spec(
+                "no table given (--tables ID[,ID…])".into(),
+            ));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for id in &self.tables {
+            if id.is_empty()
+                || !id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            {
+                return Err(StudioError::Spec(format!(
+                    "table id {id:?}: letters, digits, '-' and '_' only (it is a subject token)"
+                )));
+            }
+            if !seen.insert(id) {
+                return Err(StudioError::Spec(format!("table {id:?} is listed twice")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `croupier studio` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StudioError {
+    /// The request does not make sense.
+    #[error("{0}")]
+    Spec(String),
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A key or seed is not what it should be.
+    #[error("{0}")]
+    Key(String),
+    /// The broker refused or failed.
+    #[error("broker: {0}")]
+    Broker(String),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StudioError + '_ {
+    move |source| StudioError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// One party's credential file in `dir`.
+pub fn credential_path(dir: &Path, party: &str) -> PathBuf {
+    dir.join("credentials").join(format!("{party}.nk"))
+}
+
+/// The party name of table `id`.
+pub fn table_party(id: &str) -> String {
+    format!("table-{id}")
+}
+
+/// The party's nkey: read from its credential file, or made (and written, 0600).
+fn party_key(dir: &Path, party: &str) -> Result<(nkeys::KeyPair, bool), StudioError> {
+    let path = credential_path(dir, party);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let seed = text
+                .lines()
+                .map(str::trim)
+                .find(|l| l.starts_with("SU"))
+                .ok_or_else(|| {
+                    StudioError::Key(format!("{}: no user nkey seed", path.display()))
+                })?;
+            let pair = nkeys::KeyPair::from_seed(seed)
+                .map_err(|e| StudioError::Key(format!("{}: {e}", path.display())))?;
+            Ok((pair, false))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let pair = nkeys::KeyPair::new_user();
+            let seed = pair
+                .seed()
+                .map_err(|e| StudioError::Key(format!("a new nkey: {e}")))?;
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(io(parent))?;
+            }
+            let mut f = crate::store::private_file(&path).map_err(io(&path))?;
+            use std::io::Write;
+            f.write_all(format!("{seed}\n").as_bytes())
+                .and_then(|()| f.sync_all())
+                .map_err(io(&path))?;
+            Ok((pair, true))
+        }
+        Err(e) => Err(io(&path)(e)),
+    }
+}
+
+/// A string in the server configuration's syntax.
+fn quoted(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+fn list(items: &[String]) -> String {
+    let items: Vec<String> = items.iter().map(|s| quoted(s)).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// The `auth.conf` text: one nkey user per party.
+fn auth_conf(users: &[(String, String, grants::Grants)]) -> String {
+    let mut out = String::from(
+        "# Generated by `croupier studio nats-config`: one nkey user per party, each with\n\
+         # only its own grants. Edit the studio (run the command again), not this file.\n\
+         authorization {\n  users = [\n",
+    );
+    for (party, public, g) in users {
+        out.push_str(&format!(
+            "    # {party}\n    {{\n      nkey: {}\n      permissions: {{\n        publish: {{ allow: {} }}\n        subscribe: {{ allow: {} }}\n",
+            quoted(public),
+            list(&g.publish),
+            list(&g.subscribe)
+        ));
+        if g.allow_responses {
+            out.push_str("        allow_responses: true\n");
+        }
+        out.push_str("      }\n    }\n");
+    }
+    out.push_str("  ]\n}\n");
+    out
+}
+
+/// The `nats-server.conf` text.
+fn server_conf(spec: &StudioSpec) -> String {
+    let (host, port) = spec
+        .listen
+        .rsplit_once(':')
+        .unwrap_or((spec.listen.as_str(), "4222"));
+    let mut out = format!(
+        "# Generated by `croupier studio nats-config`. Start: nats-server -c nats-server.conf\n\
+         # Reload after regenerating: nats-server --signal reload (or systemctl reload)\n\
+         host: {}\nport: {port}\n\
+         jetstream {{\n  store_dir: {}\n}}\n",
+        quoted(host),
+        quoted(&spec.store_dir.display().to_string())
+    );
+    if let Some(tls) = &spec.tls {
+        out.push_str(&format!(
+            "tls {{\n  cert_file: {}\n  key_file: {}\n",
+            quoted(&tls.cert.display().to_string()),
+            quoted(&tls.key.display().to_string())
+        ));
+        if let Some(ca) = &tls.verify_clients_ca {
+            out.push_str(&format!(
+                "  ca_file: {}\n  verify: true\n",
+                quoted(&ca.display().to_string())
+            ));
+        }
+        out.push_str("  timeout: 2\n}\n");
+    }
+    out.push_str("include \"auth.conf\"\n");
+    out
+}
+
+/// What `nats-config` did.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    /// Each party with its public nkey and whether its credential is new.
+    pub parties: Vec<(String, String, bool)>,
+    /// Tables with no pinned key yet (the relays will not serve them until pinned).
+    pub unpinned: Vec<String>,
+}
+
+/// Writes the studio directory `dir` for `spec`, pinning `keys` (`table → hex`) beside
+/// any already in `table-keys.toml`.
+pub fn nats_config(
+    spec: &StudioSpec,
+    dir: &Path,
+    keys: &[(String, String)],
+) -> Result<Generated, StudioError> {
+    spec.validate()?;
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let names = spec.names();
+    let mut users = Vec::new();
+    let mut parties = Vec::new();
+    let mut add = |party: String, g: grants::Grants| -> Result<(), StudioError> {
+        let (pair, new) = party_key(dir, &party)?;
+        parties.push((party.clone(), pair.public_key(), new));
+        users.push((party, pair.public_key(), g));
+        Ok(())
+    };
+    for id in &spec.tables {
+        add(table_party(id), grants::table(&names, id))?;
+    }
+    add("relay".into(), grants::relay(&names, &spec.tables))?;
+    add(
+        "floor".into(),
+        grants::floor(&names, &spec.tables, &spec.floor_consumer),
+    )?;
+    add("admin".into(), grants::admin())?;
+
+    let keys_path = dir.join("table-keys.toml");
+    let mut pinned = match std::fs::metadata(&keys_path) {
+        Ok(_) => PinnedKeys::load(&keys_path).map_err(|e| StudioError::Key(e.to_string()))?,
+        Err(_) => PinnedKeys::default(),
+    };
+    for (table, hex_key) in keys {
+        if !spec.tables.contains(table) {
+            return Err(StudioError::Spec(format!(
+                "--table-key names {table:?}, which is not in --tables"
+            )));
+        }
+        let key = crate::trust::attest::verifying_key(hex_key)
+            .map_err(|e| StudioError::Key(format!("table {table}: {e}")))?;
+        pinned.insert(table, key);
+    }
+    let unpinned = spec
+        .tables
+        .iter()
+        .filter(|t| pinned.get(t).is_none())
+        .cloned()
+        .collect();
+
+    write(&dir.join("auth.conf"), &auth_conf(&users))?;
+    write(&dir.join("nats-server.conf"), &server_conf(spec))?;
+    write(&keys_path, &pinned.to_text())?;
+    let spec_text = toml::to_string(spec).map_err(|e| StudioError::Spec(e.to_string()))?;
+    write(
+        &dir.join("studio.toml"),
+        &format!(
+            "# What `croupier studio nats-config` generated this directory from.\n{spec_text}"
+        ),
+    )?;
+    Ok(Generated { parties, unpinned })
+}
+
+/// Writes `text` to `path` through a temporary file and a rename (a reloading broker
+/// never reads half a file).
+fn write(path: &Path, text: &str) -> Result<(), StudioError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".new");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, text).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io(path))
+}
+
+/// Reads `dir/studio.toml`.
+pub fn load_spec(dir: &Path) -> Result<StudioSpec, StudioError> {
+    let path = dir.join("studio.toml");
+    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+    toml::from_str(&text).map_err(|e| StudioError::Spec(format!("{}: {e}", path.display())))
+}
+
+/// Creates every table's two streams and the bucket that are missing, as the admin
+/// (`credentials/admin.nk` in `dir`); `broker` names the servers and TLS. Returns each
+/// stream's name and whether it was created now.
+pub async fn provision(
+    dir: &Path,
+    broker: &crate::broker::BrokerOptions,
+) -> Result<Vec<(String, bool)>, StudioError> {
+    let spec = load_spec(dir)?;
+    let mut options = broker.clone();
+    if options.credentials.is_none() {
+        options.credentials = Some(credential_path(dir, "admin"));
+    }
+    let client = crate::broker::connect(&options, "croupier studio provision")
+        .await
+        .map_err(|e| StudioError::Broker(e.to_string()))?;
+    let js = async_nats::jetstream::new(client);
+    let names = spec.names();
+    let mut configs = vec![names.bucket()];
+    for id in &spec.tables {
+        configs.push(names.public(id));
+        configs.push(names.log(id));
+    }
+    let mut out = Vec::new();
+    for config in configs {
+        let name = config.name.clone();
+        let created = match js.get_stream(&name).await {
+            Ok(_) => false,
+            Err(_) => {
+                js.create_stream(config)
+                    .await
+                    .map_err(|e| StudioError::Broker(format!("creating {name}: {e}")))?;
+                true
+            }
+        };
+        out.push((name, created));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn spec(tables: &[&str]) -> StudioSpec {
+        StudioSpec {
+            tables: tables.iter().map(|s| s.to_string()).collect(),
+            listen: "127.0.0.1:4333".into(),
+            store_dir: "/tmp/js".into(),
+            public_stream: "CROUPIER_PUBLIC".into(),
+            log_stream: "CROUPIER_LOG".into(),
+            bucket: "croupier_tables".into(),
+            floor_consumer: "croupier_floor".into(),
+            replicas: 1,
+            public_max_age_hours: 24,
+            tls: None,
+        }
+    }
+
+    #[test]
+    fn regenerating_keeps_every_credential_and_adds_the_new_tables() {
+        let dir = tempfile::tempdir().expect("dir");
+        let key = crate::trust::TableKeys::from_secrets([3; 32], [0; 32]).public_hex();
+        let first = nats_config(
+            &spec(&["t1", "t2"]),
+            dir.path(),
+            &[("t1".into(), key.clone())],
+        )
+        .expect("generated");
+        assert_eq!(first.parties.len(), 5);
+        assert!(first.parties.iter().all(|p| p.2), "all new");
+        assert_eq!(first.unpinned, vec!["t2".to_string()]);
+        for party in ["table-t1", "table-t2", "relay", "floor", "admin"] {
+            let mode = std::fs::metadata(credential_path(dir.path(), party))
+                .expect("credential")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600, "{party}");
+        }
+        let again = nats_config(&spec(&["t1", "t2", "t3"]), dir.path(), &[]).expect("again");
+        let new: Vec<_> = again
+            .parties
+            .iter()
+            .filter(|p| p.2)
+            .map(|p| p.0.as_str())
+            .collect();
+        assert_eq!(
+            new,
+            vec!["table-t3"],
+            "only the new table's credential is new"
+        );
+        for p in &first.parties {
+            assert!(
+                again.parties.iter().any(|q| q.0 == p.0 && q.1 == p.1),
+                "{} kept",
+                p.0
+            );
+        }
+        let pinned = PinnedKeys::load(&dir.path().join("table-keys.toml")).expect("keys");
+        assert!(pinned.get("t1").is_some(), "t1 stays pinned");
+        let auth = std::fs::read_to_string(dir.path().join("auth.conf")).expect("auth");
+        assert_eq!(auth.matches("nkey:").count(), 6);
+        assert!(
+            !auth.contains("SU"),
+            "no seed in the server's configuration"
+        );
+        assert_eq!(load_spec(dir.path()).expect("spec").tables.len(), 3);
+        let e = nats_config(&spec(&["t.1"]), dir.path(), &[]).expect_err("bad id");
+        assert!(e.to_string().contains("subject token"), "{e}");
+    }
+}
