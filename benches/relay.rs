@@ -62,12 +62,21 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, bin: &std::path::Path) {
     let dir = tempfile::tempdir().expect("tempdir");
     let broker = nats::Nats::start(bin, dir.path());
     let (mut table, table_addr) = start_table(dir.path(), pace_ms, &broker.url());
+    // The relay serves only what the table signs, with its key pinned (made at its start).
+    let key = croupier::trust::TableKeys::load(&croupier::trust::keys::path_for(
+        &dir.path().join("croupier.db"),
+    ))
+    .expect("the table's key");
+    let keys = dir.path().join("table-keys.toml");
+    std::fs::write(&keys, format!("table-1 = \"{}\"\n", key.public_hex())).expect("keys");
     let (mut relay, relay_addr) = start(&[
         "relay".as_ref(),
         "--nats".as_ref(),
         broker.url().as_ref(),
         "--bind".as_ref(),
         "127.0.0.1:0".as_ref(),
+        "--table-keys".as_ref(),
+        keys.as_os_str(),
     ]);
     let (table_pid, relay_pid) = (table.id(), relay.id());
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -325,7 +325,15 @@ impl Studio {
     /// A relay with more arguments, once it lists every table.
     async fn relay_with(&self, name: &str, extra: &[&str]) -> Proc {
         let log = self.dir.join(format!("{name}.log"));
-        let relay = announced(spawn_relay(&self.nats.url(), &log, extra)).await;
+        let keys = self.dir.join("table-keys.toml");
+        studio_table::pin_keys(
+            &keys,
+            self.tables.iter().map(|t| (t.id.as_str(), t.db.as_path())),
+        );
+        let keys = keys.display().to_string();
+        let mut args = vec!["--table-keys", keys.as_str()];
+        args.extend_from_slice(extra);
+        let relay = announced(spawn_relay(&self.nats.url(), &log, &args)).await;
         for t in &self.tables {
             let started = Instant::now();
             while lobby(&relay.addr, &t.id).await.is_none() {
@@ -742,7 +750,15 @@ async fn viewers_of_a_relay_just_started_get_the_state_at_their_number_then_what
         let now = studio.tables[0].seq().await;
         studio.tables[0].wait_rows(now + 30).await;
         let log = studio.dir.join("fresh.log");
-        let relay = announced(spawn_relay(&studio.nats.url(), &log, &["--ring", "8"])).await;
+        let keys = studio.dir.join("table-keys.toml");
+        studio_table::pin_keys(&keys, [("alpha", studio.tables[0].db.as_path())]);
+        let keys = keys.display().to_string();
+        let relay = announced(spawn_relay(
+            &studio.nats.url(),
+            &log,
+            &["--ring", "8", "--table-keys", &keys],
+        ))
+        .await;
         // Viewers from the first moment the relay knows the table, while it may not have
         // read the stream yet: the first ones join on the bucket's view, and what follows
         // must follow it, whenever the stream is read.

@@ -384,6 +384,9 @@ async fn held(
     let state = public.get_info().await.map_err(broker)?.state;
     let last = state.last_sequence;
     let key = crate::trust::attest::verifying_key(&keys.public_hex()).map_err(broker)?;
+    // The log stream is written by this table alone: shorter than what was acknowledged,
+    // the broker lost its store, and what it holds now is where publishing resumes.
+    let lost = log_last < saved.log_seq;
     let lowest = state
         .first_sequence
         .max(1)
@@ -400,15 +403,24 @@ async fn held(
                     .get(HEADER_ID)
                     .and_then(|v| crate::web::feed::parse_id(v.as_str()));
                 let n = serde_json::from_slice::<Numbered>(&m.payload).ok();
-                if let (true, Some(id), Some(n)) = (signed, id, n) {
-                    return Ok(Held {
-                        log: log_last,
-                        public: id,
-                        n: n.n,
-                        public_seq: last,
-                    });
+                match (signed, id, n) {
+                    // Its own last message: at or after what it saved as acknowledged (a
+                    // copy of an older one, replayed onto its subject, is not).
+                    (true, Some(id), Some(n)) if lost || id >= saved.public_id => {
+                        return Ok(Held {
+                            log: log_last,
+                            public: id,
+                            n: n.n,
+                            public_seq: last,
+                        });
+                    }
+                    (true, Some(_), Some(_)) => {
+                        warn!(table, seq, "publisher: a replayed copy of an older message on the table's public subject; passed over");
+                    }
+                    _ => {
+                        warn!(table, seq, "publisher: a message on the table's public subject it did not sign; passed over");
+                    }
                 }
-                warn!(table, seq, "publisher: a message on the table's public subject it did not sign; passed over");
             }
             Err(e) if e.kind() == stream::RawMessageErrorKind::NoMessageFound => {}
             Err(e) => return Err(broker(e)),
@@ -420,10 +432,11 @@ async fn held(
             "none of the public stream's last {FOREIGN_SCAN} messages is this table's"
         )));
     }
+    let from_saved = last > 0 && !lost;
     Ok(Held {
         log: log_last,
-        public: if last == 0 { (0, 0) } else { saved.public_id },
-        n: if last == 0 { 0 } else { saved.public_n },
+        public: if from_saved { saved.public_id } else { (0, 0) },
+        n: if from_saved { saved.public_n } else { 0 },
         public_seq: last,
     })
 }

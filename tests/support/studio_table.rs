@@ -40,6 +40,19 @@ pub fn table_config(dir: &Path, id: &str, nats: &str, demo: bool) -> PathBuf {
     path
 }
 
+/// Writes a relays' keys file at `path` pinning each table's public key, read from the key
+/// file beside its database (the table makes it at its first start).
+pub fn pin_keys<'a>(path: &Path, tables: impl IntoIterator<Item = (&'a str, &'a Path)>) {
+    let mut pinned = croupier::trust::pinned::PinnedKeys::default();
+    for (id, db) in tables {
+        let keys = croupier::trust::TableKeys::load(&croupier::trust::keys::path_for(db))
+            .expect("the table's key file");
+        let key = croupier::trust::attest::verifying_key(&keys.public_hex()).expect("key");
+        pinned.insert(id, key);
+    }
+    std::fs::write(path, pinned.to_text()).expect("write the keys file");
+}
+
 impl Table {
     /// Table `id` under `dir`, publishing to `nats`; not started.
     pub fn new(dir: &Path, id: &str, nats: &str) -> Table {
