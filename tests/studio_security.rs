@@ -34,6 +34,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::time::{sleep, timeout};
 
+/// The last lines of a log file.
+fn tail(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(30)..].join("\n")
+}
+
 /// A `croupier` command run to its end; its stdout.
 fn croupier(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
@@ -341,7 +348,7 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
         ];
         provision.extend(tls_flags.iter().cloned());
         let out = croupier(&provision.iter().map(String::as_str).collect::<Vec<_>>());
-        assert_eq!(out.matches("created").count(), 7, "{out}");
+        assert_eq!(out.matches("created").count(), 10, "{out}");
 
         // The tables, each with its own credential, over TLS.
         let mut tables: Vec<Proc> = Vec::new();
@@ -604,6 +611,104 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
             .expect("get")
             .expect("t2's view");
         assert!(!String::from_utf8_lossy(&value).contains("forged"));
+
+        // What permissions cannot stop inside one account: a push consumer delivering one
+        // stream into another table's log subject (the relay may create consumers on
+        // the public streams), and a JetStream answer pointed at another table's public
+        // subject. Such messages land in t2's streams; nothing signed by t2 is among
+        // them, so t2's publisher passes over them and publishes every row, the relays
+        // serve t2's own messages only, and the floor keeps t2's rows whole.
+        let injector = relay_js
+            .get_stream_no_info("CROUPIER_PUBLIC_t1")
+            .await
+            .expect("handle")
+            .create_consumer(consumer::push::Config {
+                deliver_subject: "croupier.t2.log".into(),
+                deliver_policy: consumer::DeliverPolicy::New,
+                ack_policy: consumer::AckPolicy::None,
+                ..Default::default()
+            })
+            .await;
+        assert!(injector.is_ok(), "the relay may create consumers on public streams");
+        // JetStream's answers pointed at t2's subjects, while t2 publishes.
+        for _ in 0..30 {
+            relay
+                .publish_with_reply(
+                    "$JS.API.STREAM.INFO.CROUPIER_PUBLIC_t1",
+                    "croupier.t2.log",
+                    "".into(),
+                )
+                .await
+                .expect("sent");
+            t1.publish_with_reply(
+                "$JS.API.STREAM.INFO.CROUPIER_PUBLIC_t1",
+                "croupier.t2.public",
+                "".into(),
+            )
+            .await
+            .expect("sent");
+            sleep(Duration::from_millis(100)).await;
+        }
+        t1.flush().await.expect("flush");
+        relay.flush().await.expect("flush");
+        // The injection lands: t2's log stream holds more messages than t2 has rows.
+        let started = Instant::now();
+        let acked = loop {
+            let (_, t2_ready) = get(&tables[1].addr, "/readyz").await;
+            let acked = t2_ready["publish"]["acked"].as_u64().expect("acked");
+            let mut log = admin_js.get_stream("CROUPIER_LOG_t2").await.expect("t2's log");
+            let held = log.info().await.expect("info").state.last_sequence;
+            if held > acked + 10 {
+                break acked;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the injection reached t2's log stream: {held} messages for {acked} rows"
+            );
+            sleep(Duration::from_millis(200)).await;
+        };
+        // t2 publishes on, past the foreign messages.
+        let started = Instant::now();
+        let goal = acked + 10;
+        loop {
+            let (_, r) = get(&tables[1].addr, "/readyz").await;
+            assert_ne!(r["publish"]["state"], "failed", "{r}");
+            if r["publish"]["acked"].as_u64() >= Some(goal) {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "t2 publishes past the injected messages: {r}"
+            );
+            sleep(Duration::from_millis(200)).await;
+        }
+        drop(injector);
+        // The floor holds t2's rows 1..goal, each once, all verified: the junk is alarmed
+        // as unreadable, never stored as a row.
+        let started = Instant::now();
+        loop {
+            let rows: Vec<(i64, String)> = sqlx::query_as(
+                "SELECT seq, verified FROM floor_events WHERE table_id = 't2' AND seq <= $1 ORDER BY seq",
+            )
+            .bind(goal as i64)
+            .fetch_all(&pool)
+            .await
+            .expect("rows");
+            if rows.len() as u64 == goal {
+                assert!(
+                    rows.iter().enumerate().all(|(i, (seq, v))| *seq == i as i64 + 1 && v == "ok"),
+                    "t2's rows on the floor are whole"
+                );
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the floor has {} of t2's first {goal} rows; its log ends:\n{}",
+                rows.len(),
+                tail(&dir.join("floor.log"))
+            );
+            sleep(Duration::from_millis(200)).await;
+        }
 
         // Through all of it, the studio went on: the viewers got consecutive messages.
         for relay in &relays {

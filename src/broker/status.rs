@@ -51,6 +51,8 @@ pub struct PublishStatus {
     /// The broker connection, once made: a lost link is reported at once, not only when
     /// the next acknowledgement times out.
     client: std::sync::OnceLock<async_nats::Client>,
+    /// Why publishing stopped for good (until the operator acts and restarts).
+    stopped: std::sync::Mutex<Option<String>>,
 }
 
 impl PublishStatus {
@@ -79,6 +81,20 @@ impl PublishStatus {
 
     pub(crate) fn set_client(&self, client: async_nats::Client) {
         let _ = self.client.set(client);
+    }
+
+    /// Why publishing stopped (state `failed`), if it did.
+    pub fn stopped(&self) -> Option<String> {
+        self.stopped
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Publishing stops for good, for `why`.
+    pub(crate) fn stop(&self, why: String) {
+        self.set_state(PublishState::Failed);
+        *self.stopped.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
     }
 
     pub(crate) fn set_state(&self, state: PublishState) {

@@ -3,7 +3,7 @@
 //! `croupier studio provision` (the admin creates them where the tables may not).
 
 use super::subjects;
-use async_nats::jetstream::stream;
+use async_nats::jetstream::{consumer, stream};
 use std::time::Duration;
 
 /// The names and retention the streams are made with (`[publish]`'s, or the studio's).
@@ -93,6 +93,20 @@ fn table_stream(
         // Nobody deletes a message or purges a table's stream, whatever their grants.
         deny_delete: true,
         deny_purge: true,
+        ..Default::default()
+    }
+}
+
+/// The floor's durable consumer on a table's log stream (`croupier floor` creates it where
+/// it may; on a studio broker `croupier studio provision` does, so the floor needs no
+/// grant to create consumers).
+pub fn floor_consumer(name: &str) -> consumer::pull::Config {
+    consumer::pull::Config {
+        durable_name: Some(name.to_string()),
+        description: Some("croupier floor: every log row into PostgreSQL".into()),
+        ack_policy: consumer::AckPolicy::All,
+        ack_wait: Duration::from_secs(30),
+        max_ack_pending: 20_000,
         ..Default::default()
     }
 }

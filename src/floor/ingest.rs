@@ -159,20 +159,15 @@ async fn pass(
 ) -> Result<(), PassError> {
     let stream = js.get_stream(stream_name).await.map_err(broker)?;
     let consumer: consumer::PullConsumer = stream
-        .get_or_create_consumer(
-            durable,
-            consumer::pull::Config {
-                durable_name: Some(durable.to_string()),
-                description: Some("croupier floor: every log row into PostgreSQL".into()),
-                ack_policy: consumer::AckPolicy::All,
-                ack_wait: Duration::from_secs(30),
-                max_ack_pending: 20_000,
-                ..Default::default()
-            },
-        )
+        .get_or_create_consumer(durable, crate::broker::streams::floor_consumer(durable))
         .await
         .map_err(broker)?;
     let mut head = db.head(table).await?;
+    // The stream sequence of the last message handled. Not the row's `seq`: a stream
+    // may hold messages nobody meant for it (any client with a JetStream grant can point
+    // an API answer at any subject), so the two drift apart; until the first batch the
+    // row's `seq` is the lower bound.
+    let mut stream_head = head.seq;
     *backoff = Duration::from_millis(250);
     loop {
         let mut messages = Vec::with_capacity(BATCH);
@@ -204,12 +199,13 @@ async fn pass(
         let first = messages[0].info().map_err(broker)?.stream_sequence;
         // Delivered earlier but never acknowledged (lost in a crash or an outage): read
         // them from the stream itself, so a consumer's hole is not taken for a gap.
-        let mut bodies = fill_hole(&stream, head.seq, first).await?;
+        let mut bodies = fill_hole(&stream, stream_head, first).await?;
         for m in &messages {
             let seq = m.info().map_err(broker)?.stream_sequence;
             bodies.push((seq, m.payload.to_vec()));
         }
-        let (batch, to) = check(table, head, &bodies);
+        let (batch, to) = check(table, head, stream_head, &bodies);
+        stream_head = stream_head.max(bodies.last().map_or(0, |(seq, _)| *seq));
         if to != head || !batch.alarms.is_empty() {
             db.commit(table, head, to, &batch).await?;
             stats
@@ -249,14 +245,15 @@ async fn fill_hole(
 }
 
 /// Checks message bodies (with their stream sequence) against `head`: the batch to
-/// commit and the new head.
-pub fn check(table: &str, mut head: Head, bodies: &[(u64, Vec<u8>)]) -> (Batch, Head) {
+/// commit and the new head. Messages at or below `seen` (a stream sequence) were looked at
+/// before: an unreadable one among them is not alarmed again.
+pub fn check(table: &str, mut head: Head, seen: u64, bodies: &[(u64, Vec<u8>)]) -> (Batch, Head) {
     let mut batch = Batch::default();
     for (stream_seq, body) in bodies {
         let row: WireRow = match chain::parse(body) {
             Ok(r) => r,
             Err(why) => {
-                if *stream_seq > head.seq {
+                if *stream_seq > seen {
                     batch.alarms.push(Alarm {
                         seq: *stream_seq,
                         kind: "unreadable",

@@ -65,6 +65,12 @@ enum PassError {
     /// A committed row does not replay: the log cannot be followed.
     #[error("the log does not replay: {0}")]
     Replay(String),
+    /// The broker holds another history under this table's id.
+    #[error("{0}")]
+    Fork(String),
+    /// A message the table did not send reached its stream while it published.
+    #[error("{0}")]
+    Raced(String),
 }
 
 fn broker(e: impl std::fmt::Display) -> PassError {
@@ -93,7 +99,7 @@ async fn run(
     let id = info.id.clone();
     // The relays serve only what the table signs: unsigned, nothing would be served.
     let Some(keys) = info.trust.clone() else {
-        status.set_state(PublishState::Failed);
+        status.stop("the table has no key: relays serve only what a table signs".into());
         error!(table = %id, "publisher stopped: the table has no key, and relays serve only what a table signs");
         return;
     };
@@ -142,9 +148,22 @@ async fn run(
         status.set_state(PublishState::Connecting);
         match publisher.pass(&js, &mut commits, &mut backoff).await {
             Err(PassError::Replay(why)) => {
-                status.set_state(PublishState::Failed);
+                status.stop(format!("the log does not replay: {why}"));
                 error!(table = %id, %why, "publisher stopped: the log cannot be followed");
                 return;
+            }
+            Err(PassError::Fork(why)) => {
+                // Never published over: the operator decides (a restored table, a
+                // second table configured with this id).
+                status.stop(why.clone());
+                error!(table = %id, %why, "publisher stopped: the broker holds another history of this table");
+                return;
+            }
+            Err(PassError::Raced(why)) => {
+                // Not a broker failure: a message the table did not send reached its
+                // stream (see `scan_own`). Start again at once from what the broker holds.
+                warn!(table = %id, %why, "publisher: a foreign message reached the table's stream; resuming after it");
+                publisher.fold = None;
             }
             Err(e) => {
                 status.set_state(PublishState::Disconnected);
@@ -172,8 +191,11 @@ struct Publisher {
 /// What the broker holds for the table.
 #[derive(Debug, Clone, Copy)]
 struct Held {
-    /// The last row on the log stream.
+    /// The table's last row on the log stream.
     log: u64,
+    /// The log stream's last sequence: `log`, unless something else reached the table's
+    /// log subject (passed over, as the floor's chain check does).
+    log_seq: u64,
     /// The last public message's id.
     public: (u64, u32),
     /// Its number.
@@ -197,7 +219,7 @@ impl Publisher {
         self.ensure_bucket(js).await?;
         let bucket_subject = subjects::bucket_key(&self.config.bucket, &id);
         let saved = self.db.progress().await?;
-        let mut held = held(&log_stream, &public_stream, &self.keys, &id, saved).await?;
+        let mut held = self.held(&log_stream, &public_stream, saved).await?;
         // Re-fold to the first row whose messages may be missing.
         let start = held.log.min(held.public.0.saturating_sub(1));
         if self.fold.as_ref().map_or(true, |f| f.seq() > start) {
@@ -245,19 +267,32 @@ impl Publisher {
             // costs one round trip, and `Nats-Expected-Last-Sequence` keeps it in order.
             let mut pending = Vec::new();
             let mut next = held;
+            // The first message of a batch expects the stream's last sequence; each later
+            // one expects the message before it by id, so that once one is refused (a
+            // foreign message got in between) every later one is refused too, and none is
+            // stored after a hole.
+            let (mut log_prev, mut public_prev): (Option<String>, Option<String>) = (None, None);
             for r in &rows {
                 let drafts = fold.row(&r.row).map_err(PassError::Replay)?;
                 if r.row.seq > next.log {
+                    let text = log_json(&id, r);
+                    let sig = wire::sign(&self.keys, wire::LOG, &id, text.as_bytes());
+                    let msg_id = format!("{id}:{}", r.row.seq);
                     let message = jetstream::message::PublishMessage::build()
-                        .payload(log_json(&id, r).into())
-                        .message_id(format!("{id}:{}", r.row.seq))
-                        .expected_last_sequence(r.row.seq - 1)
-                        .header(HEADER_TABLE, id.as_str());
+                        .payload(text.into())
+                        .message_id(msg_id.as_str())
+                        .header(HEADER_TABLE, id.as_str())
+                        .header(HEADER_SIG, sig.as_str());
+                    let message = match log_prev.replace(msg_id) {
+                        Some(prev) => message.expected_last_message_id(prev),
+                        None => message.expected_last_sequence(next.log_seq),
+                    };
                     let ack = js
                         .send_publish(log_subject.clone(), message)
                         .await
                         .map_err(broker)?;
-                    pending.push((r.row.seq, ack));
+                    next.log_seq += 1;
+                    pending.push((next.log_seq, ack));
                     next.log = r.row.seq;
                 }
                 for d in &drafts {
@@ -269,13 +304,17 @@ impl Publisher {
                     let key = format!("{}.{}", d.seq, d.sub);
                     let text = d.text(n, at_ms);
                     let sig = wire::sign(&self.keys, wire::PUBLIC, &id, text.as_bytes());
+                    let msg_id = format!("{id}:{key}");
                     let message = jetstream::message::PublishMessage::build()
                         .payload(text.into())
-                        .message_id(format!("{id}:{key}"))
-                        .expected_last_sequence(next.public_seq)
+                        .message_id(msg_id.as_str())
                         .header(HEADER_ID, key.as_str())
                         .header(HEADER_TABLE, id.as_str())
                         .header(HEADER_SIG, sig.as_str());
+                    let message = match public_prev.replace(msg_id) {
+                        Some(prev) => message.expected_last_message_id(prev),
+                        None => message.expected_last_sequence(next.public_seq),
+                    };
                     let ack = js
                         .send_publish(public_subject.clone(), message)
                         .await
@@ -288,7 +327,20 @@ impl Publisher {
             }
             let sent = pending.len() as u64;
             for (expected, ack) in pending {
-                let ack = ack.await.map_err(broker)?;
+                let ack = match ack.await {
+                    Ok(ack) => ack,
+                    // Something else reached the stream between two of its messages.
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            jetstream::context::PublishErrorKind::WrongLastSequence
+                                | jetstream::context::PublishErrorKind::WrongLastMessageId
+                        ) =>
+                    {
+                        return Err(PassError::Raced(e.to_string()))
+                    }
+                    Err(e) => return Err(broker(e)),
+                };
                 if ack.sequence != expected {
                     return Err(broker(format!(
                         "stream {} stored sequence {} where {expected} was expected",
@@ -369,82 +421,169 @@ async fn get_or_create(js: &Context, config: stream::Config) -> Result<stream::S
     }
 }
 
-/// What the two streams hold. The public stream's last message of this table's is the
-/// last one it signed: messages on its subject it did not sign are passed over (up to
-/// [`FOREIGN_SCAN`] of them); when the stream keeps none of the table's (its retention
-/// dropped them), the progress saved with the last acknowledgement says where it stands.
-async fn held(
-    log: &stream::Stream,
-    public: &stream::Stream,
-    keys: &TableKeys,
+/// The newest message at the end of `stream` that `own` accepts (the table's own: signed
+/// with its key), scanning back past up to [`FOREIGN_SCAN`] others — messages someone
+/// else put on the table's subject, or JetStream's answers a client pointed there (any
+/// client with a JetStream grant can name any reply subject). `fresh` tells a message
+/// from now (at or after what was saved as acknowledged) from a replayed copy of an
+/// older one. Returns the fresh message, else (when the scan reached the stream's first
+/// message) the newest own one at all, and the stream's last sequence.
+async fn scan_own<T>(
+    stream: &stream::Stream,
     table: &str,
-    saved: Progress,
-) -> Result<Held, PassError> {
-    let log_last = log.get_info().await.map_err(broker)?.state.last_sequence;
-    let state = public.get_info().await.map_err(broker)?.state;
+    own: impl Fn(&jetstream::message::StreamMessage) -> Option<T>,
+    fresh: impl Fn(&T) -> bool,
+) -> Result<Scanned<T>, PassError> {
+    let state = stream.get_info().await.map_err(broker)?.state;
     let last = state.last_sequence;
-    let key = crate::trust::attest::verifying_key(&keys.public_hex()).map_err(broker)?;
-    // The log stream is written by this table alone: shorter than what was acknowledged,
-    // the broker lost its store, and what it holds now is where publishing resumes.
-    let lost = log_last < saved.log_seq;
-    let lowest = state
-        .first_sequence
-        .max(1)
-        .max(last.saturating_sub(FOREIGN_SCAN - 1));
+    let first = state.first_sequence.max(1);
+    let lowest = first.max(last.saturating_sub(FOREIGN_SCAN - 1));
+    let mut newest = None;
     let mut seq = last;
     while seq >= lowest && seq > 0 {
-        match public.get_raw_message(seq).await {
-            Ok(m) => {
-                let signed = m.headers.get(HEADER_SIG).is_some_and(|sig| {
-                    wire::verify(&key, wire::PUBLIC, table, &m.payload, sig.as_str())
-                });
-                let id = m
-                    .headers
-                    .get(HEADER_ID)
-                    .and_then(|v| crate::web::feed::parse_id(v.as_str()));
-                let n = serde_json::from_slice::<Numbered>(&m.payload).ok();
-                match (signed, id, n) {
-                    // Its own last message: at or after what it saved as acknowledged (a
-                    // copy of an older one, replayed onto its subject, is not).
-                    (true, Some(id), Some(n)) if lost || id >= saved.public_id => {
-                        return Ok(Held {
-                            log: log_last,
-                            public: id,
-                            n: n.n,
-                            public_seq: last,
-                        });
-                    }
-                    (true, Some(_), Some(_)) => {
-                        warn!(table, seq, "publisher: a replayed copy of an older message on the table's public subject; passed over");
-                    }
-                    _ => {
-                        warn!(table, seq, "publisher: a message on the table's public subject it did not sign; passed over");
-                    }
+        match stream.get_raw_message(seq).await {
+            Ok(m) => match own(&m) {
+                Some(t) if fresh(&t) => {
+                    return Ok(Scanned {
+                        fresh: Some(t),
+                        any: None,
+                        last,
+                        whole: true,
+                    })
                 }
-            }
+                Some(t) => {
+                    warn!(table, stream = %stream.cached_info().config.name, seq, "publisher: a copy of an older message of the table's; passed over");
+                    newest.get_or_insert(t);
+                }
+                None => {
+                    warn!(table, stream = %stream.cached_info().config.name, seq, "publisher: a message the table did not sign; passed over");
+                }
+            },
             Err(e) if e.kind() == stream::RawMessageErrorKind::NoMessageFound => {}
             Err(e) => return Err(broker(e)),
         }
         seq -= 1;
     }
-    if last > 0 && lowest > state.first_sequence.max(1) {
-        return Err(broker(format!(
-            "none of the public stream's last {FOREIGN_SCAN} messages is this table's"
-        )));
-    }
-    let from_saved = last > 0 && !lost;
-    Ok(Held {
-        log: log_last,
-        public: if from_saved { saved.public_id } else { (0, 0) },
-        n: if from_saved { saved.public_n } else { 0 },
-        public_seq: last,
+    Ok(Scanned {
+        fresh: None,
+        any: newest,
+        last,
+        whole: lowest <= first,
     })
+}
+
+/// What [`scan_own`] found.
+struct Scanned<T> {
+    fresh: Option<T>,
+    any: Option<T>,
+    last: u64,
+    /// Whether every message of the stream was looked at.
+    whole: bool,
+}
+
+/// A log message's row: its `seq` and chain hash.
+#[derive(serde::Deserialize)]
+struct LoggedRow {
+    seq: u64,
+    hash: String,
 }
 
 /// A public message's number.
 #[derive(serde::Deserialize)]
 struct Numbered {
     n: u64,
+}
+
+impl Publisher {
+    /// What the two streams hold of this table's: the last row and public message it
+    /// signed (see [`scan_own`]). The log's last row must be the table's own row at that
+    /// `seq` (same chain hash): anything else is another history under this table's id
+    /// (a restored database, a second table with the same id), and nothing is published.
+    /// When the broker lost its store (the log stream holds less than was acknowledged),
+    /// what it holds now is where publishing resumes.
+    async fn held(
+        &self,
+        log: &stream::Stream,
+        public: &stream::Stream,
+        saved: Progress,
+    ) -> Result<Held, PassError> {
+        let table = self.info.id.as_str();
+        let key = crate::trust::attest::verifying_key(&self.keys.public_hex()).map_err(broker)?;
+        let signed = |domain: &str, m: &jetstream::message::StreamMessage| {
+            m.headers
+                .get(HEADER_SIG)
+                .is_some_and(|sig| wire::verify(&key, domain, table, &m.payload, sig.as_str()))
+        };
+        let rows = scan_own(
+            log,
+            table,
+            |m| {
+                signed(wire::LOG, m)
+                    .then(|| serde_json::from_slice::<LoggedRow>(&m.payload).ok())
+                    .flatten()
+            },
+            |r| r.seq >= saved.log_seq,
+        )
+        .await?;
+        let (row, lost) = match (rows.fresh, rows.any) {
+            (Some(r), _) => (Some(r), false),
+            (None, any) if rows.whole => (any, true),
+            (None, _) => {
+                return Err(broker(format!(
+                    "none of the log stream's last {FOREIGN_SCAN} messages is this table's"
+                )))
+            }
+        };
+        if let Some(r) = &row {
+            let ours = self.db.rows_after(r.seq - 1, 1).await?;
+            let same = ours
+                .first()
+                .is_some_and(|o| o.row.seq == r.seq && o.hash == r.hash);
+            if !same {
+                return Err(PassError::Fork(format!(
+                    "the broker holds row {} of table {table} with hash {}, which is not this table's log: another history under this id",
+                    r.seq, r.hash
+                )));
+            }
+        }
+        let messages = scan_own(
+            public,
+            table,
+            |m| {
+                if !signed(wire::PUBLIC, m) {
+                    return None;
+                }
+                let id = m
+                    .headers
+                    .get(HEADER_ID)
+                    .and_then(|v| crate::web::feed::parse_id(v.as_str()))?;
+                let n = serde_json::from_slice::<Numbered>(&m.payload).ok()?;
+                Some((id, n.n))
+            },
+            |(id, _)| lost || *id >= saved.public_id,
+        )
+        .await?;
+        let (public_id, n) = match (messages.fresh, messages.any) {
+            (Some(m), _) => m,
+            (None, Some(m)) if lost => m,
+            (None, _) if messages.whole && (lost || messages.last == 0) => ((0, 0), 0),
+            // Its own messages expired (the public stream's retention): the saved
+            // progress says where it stands.
+            (None, _) if messages.whole => (saved.public_id, saved.public_n),
+            (None, _) => {
+                return Err(broker(format!(
+                    "none of the public stream's last {FOREIGN_SCAN} messages is this table's"
+                )))
+            }
+        };
+        Ok(Held {
+            log: row.map_or(0, |r| r.seq),
+            log_seq: rows.last,
+            public: public_id,
+            n,
+            public_seq: messages.last,
+        })
+    }
 }
 
 /// A log row on `croupier.<table>.log`: `{"table", "seq", "at_ms", "kind", "hash",

@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | table `T` | publish its two subjects and its bucket key; read its own streams' and the bucket's description and its own streams' messages; receive on its private inbox and its floor subject; answer the floor's requests | create, change, delete or purge any stream; touch another table's anything |
 //! | relays | read every table's public stream (an ordered consumer each) and the bucket (a watch, each table's last value); receive on `_INBOX.relay` | read any log stream; subscribe to any other inbox; delete or change any consumer or stream |
-//! | floor | list stream names; one durable consumer per table log stream (create, read, fetch, acknowledge); read the bucket's values; send floor commands; receive on `_INBOX.floor` | anything of the public streams; create or change streams |
+//! | floor | list stream names; its durable consumer on each table's log stream (made by `provision`: read, fetch, acknowledge); read the bucket's values; send floor commands; receive on `_INBOX.floor` | anything of the public streams; create consumers, or create or change streams |
 //! | admin | everything (provisioning, operations) | — |
 
 use crate::broker::streams::StreamNames;
@@ -92,10 +92,9 @@ pub fn floor(names: &StreamNames, tables: &[String], consumer: &str) -> Grants {
         publish.extend([
             format!("{API}.STREAM.INFO.{log}"),
             format!("{API}.STREAM.MSG.GET.{log}"),
+            // Its consumer is made by `croupier studio provision`: a party that may create
+            // consumers may create push consumers, which deliver wherever they are told.
             format!("{API}.CONSUMER.INFO.{log}.{consumer}"),
-            format!("{API}.CONSUMER.CREATE.{log}.{consumer}"),
-            format!("{API}.CONSUMER.CREATE.{log}.{consumer}.>"),
-            format!("{API}.CONSUMER.DURABLE.CREATE.{log}.{consumer}"),
             format!("{API}.CONSUMER.MSG.NEXT.{log}.{consumer}"),
             format!("$JS.ACK.{log}.{consumer}.>"),
             format!(

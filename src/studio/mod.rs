@@ -329,9 +329,9 @@ pub fn load_spec(dir: &Path) -> Result<StudioSpec, StudioError> {
     toml::from_str(&text).map_err(|e| StudioError::Spec(format!("{}: {e}", path.display())))
 }
 
-/// Creates every table's two streams and the bucket that are missing, as the admin
-/// (`credentials/admin.nk` in `dir`); `broker` names the servers and TLS. Returns each
-/// stream's name and whether it was created now.
+/// Creates every table's two streams, the floor's consumer on each log stream and the
+/// bucket, where missing, as the admin (`credentials/admin.nk` in `dir`); `broker` names
+/// the servers and TLS. Returns what it made sure of and whether it was created now.
 pub async fn provision(
     dir: &Path,
     broker: &crate::broker::BrokerOptions,
@@ -354,16 +354,31 @@ pub async fn provision(
     let mut out = Vec::new();
     for config in configs {
         let name = config.name.clone();
-        let created = match js.get_stream(&name).await {
-            Ok(_) => false,
+        let is_log = name.starts_with(&format!("{}_", spec.log_stream));
+        let (stream, created) = match js.get_stream(&name).await {
+            Ok(s) => (s, false),
             Err(_) => {
-                js.create_stream(config)
+                let s = js
+                    .create_stream(config)
                     .await
                     .map_err(|e| StudioError::Broker(format!("creating {name}: {e}")))?;
-                true
+                (s, true)
             }
         };
-        out.push((name, created));
+        out.push((name.clone(), created));
+        if is_log {
+            // The floor's consumer, so the floor needs no grant to create consumers.
+            let consumer = &spec.floor_consumer;
+            let created = stream.consumer_info(consumer).await.is_err();
+            stream
+                .get_or_create_consumer::<async_nats::jetstream::consumer::pull::Config>(
+                    consumer,
+                    crate::broker::streams::floor_consumer(consumer),
+                )
+                .await
+                .map_err(|e| StudioError::Broker(format!("the floor's consumer on {name}: {e}")))?;
+            out.push((format!("{name} consumer {consumer}"), created));
+        }
     }
     Ok(out)
 }

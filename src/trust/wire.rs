@@ -6,6 +6,7 @@
 //! ```text
 //! sig = Ed25519(table key, domain || table || "\n" || payload)   (128 hex digits)
 //! domain = "croupier-public/1\n"     a message on croupier.<table>.public
+//!        | "croupier-log/1\n"        a row on croupier.<table>.log
 //!        | "croupier-snapshot/1\n"   the table's value in the bucket
 //! ```
 //!
@@ -14,14 +15,19 @@
 //! of the table's own older message is caught by its number (`n`), which is inside the
 //! payload: the relay serves only the next one.
 //!
-//! The relay checks against a key pinned by the operator (`super::pinned`), never one a
-//! message offers.
+//! The relay (and the publisher itself, resuming) checks against a key pinned by the
+//! operator (`super::pinned`), never one a message offers. Positions on the broker prove
+//! nothing: any client with a JetStream grant can point an API answer at any subject, so
+//! a stream may hold messages nobody meant for it, and only the signature says whose a
+//! message is.
 
 use super::keys::TableKeys;
 use ed25519_dalek::{Signature, Verifier, VerifyingKey};
 
 /// The domain of a public stream message.
 pub const PUBLIC: &str = "croupier-public/1\n";
+/// The domain of a log row.
+pub const LOG: &str = "croupier-log/1\n";
 /// The domain of a bucket snapshot.
 pub const SNAPSHOT: &str = "croupier-snapshot/1\n";
 

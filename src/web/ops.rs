@@ -68,6 +68,9 @@ pub enum Reason {
     TableLoop,
     /// The broker publisher lags.
     PublishLag,
+    /// The broker publisher stopped: the broker holds another history of this table (or
+    /// the table has no key, or its log does not replay); `publish.stopped` says which.
+    PublishStopped,
 }
 
 /// The broker publisher in `/readyz`.
@@ -79,6 +82,10 @@ pub struct PublishReport {
     pub acked: u64,
     /// Committed rows not yet acknowledged.
     pub lag: u64,
+    /// Why publishing stopped (`failed`): the broker holds another history of this table,
+    /// the table has no key, the log does not replay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 /// Adds the publisher to `r`: a lag while the broker is not taking rows, or beyond
@@ -93,10 +100,16 @@ pub fn with_publish(
         r.reasons.push("publish_lag");
         r.ready = false;
     }
+    let stopped = status.stopped();
+    if stopped.is_some() {
+        r.reasons.push("publish_stopped");
+        r.ready = false;
+    }
     r.publish = Some(PublishReport {
         state: status.state().label(),
         acked: status.acked(),
         lag: status.lag(committed),
+        stopped,
     });
     r
 }
