@@ -163,8 +163,11 @@ fn credential_options(path: &Path) -> Result<ConnectOptions, ConnectError> {
     Ok(ConnectOptions::with_nkey(seed.to_string()))
 }
 
+/// A user and password (a token alone: the password is empty).
+type UserInfo = (String, String);
+
 /// The servers, and the user information they carry (the same on all, or none).
-fn servers(url: &str) -> Result<(Vec<ServerAddr>, Option<(String, String)>), ConnectError> {
+fn servers(url: &str) -> Result<(Vec<ServerAddr>, Option<UserInfo>), ConnectError> {
     let mut addrs = Vec::new();
     let mut users = Vec::new();
     for one in url.split(',').map(str::trim).filter(|s| !s.is_empty()) {
