@@ -53,6 +53,12 @@ window.publicLog = [];
 // On a relay (`croupier relay`) the page is /public?table=ID and so is its socket.
 const table = new URLSearchParams(location.search).get("table");
 const query = () => [table ? "table=" + encodeURIComponent(table) : "", lastId ? "after=" + lastId : ""].filter(Boolean).join("&");
+// The key to check results with, from the host that serves the page: a relay answers from
+// the keys its operator pinned, a table with its own (it ignores `?table=`).
+fetch("/api/table-key" + (table ? "?table=" + encodeURIComponent(table) : ""))
+  .then((r) => (r.ok ? r.json() : null))
+  .then((k) => { if (k && k.key) { trust.pin(k.key); render(); } })
+  .catch(() => {});
 // Every message goes through here (tests feed altered copies to see the alarm).
 window.publicOnMessage = (m) => {
   trust.message(m);

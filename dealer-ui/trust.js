@@ -32,15 +32,25 @@
 
   // The checker the page feeds every public message to; `onChange` re-renders.
   function Checker(onChange) {
-    this.key = null;            // the table key the views carry
+    this.key = null;            // the table key: pinned from the server, else the views'
+    this.pinned = false;        // whether `key` came from /api/table-key
     this.commitments = {};      // round -> the commitment first published
     this.seals = {};            // round -> "sealed" | "verified" | "mismatch"
     this.sigs = {};             // round -> "verified" | "invalid" | "unsigned"
     this.alarms = [];           // what cannot happen unless something is wrong
+    this.lastRound = null;      // the last round a result settled, since a resync
     this.onChange = onChange;
     this.available = !!subtle;
     this.queue = Promise.resolve();
   }
+  // The key the serving host vouches for (a table's own, or the one a relay's operator
+  // pinned): views that name another key raise an alarm rather than replace it.
+  Checker.prototype.pin = function (key) {
+    if (!key) return;
+    if (this.key && this.key !== key) this.alarm("the table key changed");
+    this.key = key;
+    this.pinned = true;
+  };
   Checker.prototype.alarm = function (text) {
     if (!this.alarms.includes(text)) this.alarms.push(text);
   };
@@ -57,6 +67,16 @@
     return this.queue;
   };
   Checker.prototype.check = async function (m) {
+    // A resync: messages were skipped, so no result is claimed missing across it.
+    if (m.type === "view" && m.resync) this.lastRound = null;
+    if (m.type === "result" && m.result) {
+      const r = m.result.round;
+      if (this.lastRound !== null && r > this.lastRound + 1) {
+        const from = this.lastRound + 1, to = r - 1;
+        this.alarm((from === to ? "round " + from : "rounds " + from + "\u2013" + to) + ": no result was published");
+      }
+      if (this.lastRound === null || r > this.lastRound) this.lastRound = r;
+    }
     if (m.type === "view" && m.view) {
       const v = m.view;
       if (v.table_key) {
@@ -83,6 +103,11 @@
       if (!st || st.round !== round || JSON.stringify(st.result) !== JSON.stringify(m.result)) {
         this.sigs[round] = "invalid";
         this.alarm("round " + round + ": the result's signature does not verify");
+        return;
+      }
+      if (!st.seal && this.commitments[round]) {
+        this.sigs[round] = "invalid";
+        this.alarm("round " + round + ": the hole card was committed, and the signed result opens no seal");
         return;
       }
       if (st.seal) {

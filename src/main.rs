@@ -726,6 +726,9 @@ fn verify_results(file: &std::path::Path, key: Option<&str>) -> ExitCode {
         .heads
         .map_or("none".to_string(), |(a, b)| format!("seq {a} to {b}"));
     let key = report.key.as_deref().unwrap_or("unknown");
+    for n in &report.notes {
+        println!("note: {n}");
+    }
     if report.ok() {
         println!(
             "verified: {} signed results, {} sealed cards opened, log heads {heads}, table key {key}",

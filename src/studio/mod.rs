@@ -446,10 +446,15 @@ mod tests {
         assert!(pinned.get("t1").is_some(), "t1 stays pinned");
         let auth = std::fs::read_to_string(dir.path().join("auth.conf")).expect("auth");
         assert_eq!(auth.matches("nkey:").count(), 6);
-        assert!(
-            !auth.contains("SU"),
-            "no seed in the server's configuration"
-        );
+        for p in &again.parties {
+            let seed = std::fs::read_to_string(credential_path(dir.path(), &p.0)).expect("seed");
+            assert!(seed.trim().starts_with("SU"), "{}: a user seed", p.0);
+            assert!(
+                !auth.contains(seed.trim()),
+                "no seed in the server's configuration"
+            );
+            assert!(auth.contains(&p.1), "{}'s public key is", p.0);
+        }
         assert_eq!(load_spec(dir.path()).expect("spec").tables.len(), 3);
         let e = nats_config(&spec(&["t.1"]), dir.path(), &[]).expect_err("bad id");
         assert!(e.to_string().contains("subject token"), "{e}");

@@ -2,9 +2,18 @@
 //! commitment to it; at the reveal, the card and the nonce that open the commitment.
 //!
 //! ```text
-//! nonce      = HMAC-SHA256(seal secret, "croupier-seal-nonce/1\n" table "\n" round "\n" position)
+//! nonce      = HMAC-SHA256(seal secret, "croupier-seal-nonce/2\n" table "\n" round "\n" position "\n" salt)
 //! commitment = SHA-256("croupier-seal/1\n" table "\n" round "\n" position "\n" card "\n" hex(nonce))
 //! ```
+//!
+//! `salt` is the chain hash (hex) of the log row that opened the round: a round number
+//! played again on another timeline — a database restored from a backup, a table started
+//! anew beside its old key file — opens at a row with another hash (every row's hash
+//! covers its time and all before it), so its nonce is new, and a viewer who saved the
+//! first timeline's reveals learns nothing about the second's face-down cards. (Without a
+//! known opening row — no log — the version-1 nonce `"croupier-seal-nonce/1\n" table "\n"
+//! round "\n" position` is used.) A verifier needs none of this: the reveal carries the
+//! nonce.
 //!
 //! Everything is UTF-8 text: `round` in decimal, `card` in the feed's notation (`"TD"`,
 //! `"AS"`), `hex` lowercase (64 digits), no trailing newline; the commitment is published
@@ -38,14 +47,26 @@ pub struct Seal {
     pub nonce: Option<String>,
 }
 
-/// The nonce of (`table`, `round`, `position`).
-pub fn nonce(keys: &TableKeys, table: &str, round: u64, position: &str) -> [u8; 32] {
+/// The nonce of (`table`, `round`, `position`) for the round opened at the row with chain
+/// hash `salt`.
+pub fn nonce(
+    keys: &TableKeys,
+    table: &str,
+    round: u64,
+    position: &str,
+    salt: Option<&str>,
+) -> [u8; 32] {
     // HMAC zero-pads a key shorter than its block: padding here gives the same MAC through
     // the infallible fixed-size constructor.
     let mut block = [0u8; 64];
     block[..32].copy_from_slice(keys.seal_secret());
     let mut m = <Hmac<Sha256> as hmac::digest::KeyInit>::new(&block.into());
-    m.update(format!("croupier-seal-nonce/1\n{table}\n{round}\n{position}").as_bytes());
+    match salt {
+        Some(salt) => m.update(
+            format!("croupier-seal-nonce/2\n{table}\n{round}\n{position}\n{salt}").as_bytes(),
+        ),
+        None => m.update(format!("croupier-seal-nonce/1\n{table}\n{round}\n{position}").as_bytes()),
+    }
     m.finalize().into_bytes().into()
 }
 
@@ -61,10 +82,17 @@ pub fn commitment(table: &str, round: u64, position: &str, card: Card, nonce_hex
     )))
 }
 
-/// The seal of the dealer's face-down `card` in `round`: the commitment, and the card with
-/// its nonce when `revealed`.
-pub fn seal_hole(keys: &TableKeys, table: &str, round: u64, card: Card, revealed: bool) -> Seal {
-    let nonce = hex::encode(nonce(keys, table, round, HOLE));
+/// The seal of the dealer's face-down `card` in `round` (opened at the row with chain hash
+/// `salt`): the commitment, and the card with its nonce when `revealed`.
+pub fn seal_hole(
+    keys: &TableKeys,
+    table: &str,
+    round: u64,
+    salt: Option<&str>,
+    card: Card,
+    revealed: bool,
+) -> Seal {
+    let nonce = hex::encode(nonce(keys, table, round, HOLE, salt));
     Seal {
         position: HOLE.to_string(),
         commitment: commitment(table, round, HOLE, card, &nonce),
@@ -115,9 +143,9 @@ mod tests {
     #[test]
     fn a_reveal_opens_its_commitment_and_nothing_else() {
         let card: Card = "QS".parse().expect("card");
-        let hidden = seal_hole(&keys(), "t1", 4, card, false);
+        let hidden = seal_hole(&keys(), "t1", 4, Some("ab"), card, false);
         assert_eq!(hidden.card, None);
-        let open = seal_hole(&keys(), "t1", 4, card, true);
+        let open = seal_hole(&keys(), "t1", 4, Some("ab"), card, true);
         assert_eq!(open.commitment, hidden.commitment);
         assert_eq!(check(&open, "t1", 4), Ok(true));
         assert_eq!(check(&hidden, "t1", 4), Ok(false));
@@ -132,10 +160,40 @@ mod tests {
             &TableKeys::from_secrets([7; 32], [8; 32]),
             "t1",
             4,
+            Some("ab"),
             card,
             true,
         );
         assert_ne!(other.commitment, open.commitment);
+        // The same round opened at another row (another timeline): another nonce, and
+        // the first timeline's reveal says nothing about the second's card.
+        let again = seal_hole(&keys(), "t1", 4, Some("cd"), card, true);
+        assert_ne!(again.nonce, open.nonce);
+        let deck: Vec<Card> = "A23456789TJQK"
+            .chars()
+            .flat_map(|r| {
+                "CDHS"
+                    .chars()
+                    .filter_map(move |s| format!("{r}{s}").parse::<Card>().ok())
+            })
+            .collect();
+        assert_eq!(deck.len(), 52);
+        let guessed = deck
+            .iter()
+            .filter(|c| {
+                commitment(
+                    "t1",
+                    4,
+                    HOLE,
+                    **c,
+                    open.nonce.as_deref().unwrap_or_default(),
+                ) == again.commitment
+            })
+            .count();
+        assert_eq!(
+            guessed, 0,
+            "the old nonce opens no card of the new commitment"
+        );
     }
 
     #[test]

@@ -13,7 +13,14 @@
 //! - the log heads the statements name never go back: each result's head is beyond the
 //!   last one (the same head again is a repeated message), and round numbers never go
 //!   below the last settled round (a resolution re-settles the last round itself). A log
-//!   cut back and played on from there shows as a head or a round going backwards.
+//!   cut back and played on from there shows as a head or a round going backwards;
+//! - a round whose hole card was committed has a signed result that opens it: a result
+//!   signed with no seal, or a committed round older than the last result left unopened,
+//!   is a problem;
+//! - no result is missing: every round between the first and the last result seen has
+//!   one (a `resync` view in between says the viewer skipped messages: no gap is claimed
+//!   across it);
+//! - the same signed result again (a viewer that reconnected) is counted once and noted.
 
 use super::attest::{self, Signed, Statement};
 use super::seal::{self, Seal};
@@ -34,6 +41,8 @@ pub struct Report {
     pub heads: Option<(u64, u64)>,
     /// Every problem, with its line.
     pub problems: Vec<String>,
+    /// What is worth knowing but is no problem (a result received again).
+    pub notes: Vec<String>,
 }
 
 impl Report {
@@ -47,6 +56,9 @@ impl Report {
 struct Line {
     #[serde(rename = "type")]
     kind: String,
+    /// A view sent after the viewer missed messages.
+    #[serde(default)]
+    resync: bool,
     #[serde(default)]
     view: Option<ViewPart>,
     #[serde(default)]
@@ -79,6 +91,14 @@ struct Checker {
     /// Rounds whose commitment was seen while the card lay face down.
     hidden: std::collections::BTreeSet<u64>,
     last: Option<(u64, String, u64)>,
+    /// Signed results already counted: (head seq, head hash, round) → their first line.
+    counted: BTreeMap<(u64, String, u64), usize>,
+    /// Rounds whose seal a view or a signed result opened.
+    opened: std::collections::BTreeSet<u64>,
+    /// Rounds with a result since the last resync (or the start), and the first of them.
+    settled: std::collections::BTreeSet<u64>,
+    /// Rounds settled before the last resync: no gap is claimed below it.
+    resynced_at: Option<u64>,
 }
 
 /// Checks the saved history `text`, with `key` (hex) if given.
@@ -90,6 +110,10 @@ pub fn verify_history(text: &str, key: Option<&str>) -> Report {
         commitments: BTreeMap::new(),
         hidden: Default::default(),
         last: None,
+        counted: BTreeMap::new(),
+        opened: Default::default(),
+        settled: Default::default(),
+        resynced_at: None,
     };
     if let Some(k) = key {
         c.set_key(0, k);
@@ -106,6 +130,7 @@ pub fn verify_history(text: &str, key: Option<&str>) -> Report {
             Err(e) => c.problem(line_no, format!("not a public message: {e}")),
         }
     }
+    c.finish();
     if c.report.results == 0 && c.report.problems.is_empty() {
         c.report
             .problems
@@ -136,7 +161,51 @@ impl Checker {
         }
     }
 
+    /// After the last line: missing results and committed cards never opened.
+    fn finish(&mut self) {
+        let Some(&last) = self.settled.iter().next_back() else {
+            return;
+        };
+        let mut missing = Vec::new();
+        let mut expected = *self.settled.iter().next().unwrap_or(&last);
+        for &round in &self.settled {
+            if round > expected {
+                missing.push((expected, round - 1));
+            }
+            expected = round + 1;
+        }
+        for (from, to) in missing {
+            let rounds = if from == to {
+                format!("round {from} has")
+            } else {
+                format!("rounds {from} to {to} have")
+            };
+            self.report
+                .problems
+                .push(format!("{rounds} no result: missing from the history"));
+        }
+        let unopened: Vec<u64> = self
+            .commitments
+            .keys()
+            .copied()
+            .filter(|r| *r < last && !self.opened.contains(r))
+            .filter(|r| self.resynced_at.map_or(true, |at| *r > at) || self.settled.contains(r))
+            .collect();
+        for round in unopened {
+            self.report.problems.push(format!(
+                "round {round}: its hole card was committed and never opened by a signed result"
+            ));
+        }
+    }
+
     fn line(&mut self, n: usize, line: Line) {
+        if line.kind == "view" && line.resync {
+            // Messages were skipped here: no result is claimed missing across it.
+            if let Some(&last) = self.settled.iter().next_back() {
+                self.resynced_at = Some(last);
+                self.settled.clear();
+            }
+        }
         match line.kind.as_str() {
             "view" => {
                 if let Some(view) = line.view {
@@ -181,7 +250,9 @@ impl Checker {
             let round = view.round.number;
             self.commitment(n, round, &s.commitment);
             match seal::check(s, &view.table, round) {
-                Ok(true) => {}
+                Ok(true) => {
+                    self.opened.insert(round);
+                }
                 Ok(false) => {
                     self.hidden.insert(round);
                 }
@@ -222,10 +293,30 @@ impl Checker {
             return;
         }
         self.table(n, &statement.table);
-        if let Some(s) = &statement.seal {
-            self.signed_seal(n, &statement, s);
+        let id = (
+            statement.head.seq,
+            statement.head.hash.clone(),
+            statement.round,
+        );
+        if let Some(first) = self.counted.get(&id) {
+            self.report.notes.push(format!(
+                "line {n}: round {round}'s result again (first on line {first}): counted once"
+            ));
+            return;
+        }
+        self.counted.insert(id, n);
+        match &statement.seal {
+            Some(s) => self.signed_seal(n, &statement, s),
+            None if self.commitments.contains_key(&round) => self.problem(
+                n,
+                format!(
+                    "round {round}'s hole card was committed, and its signed result opens no seal"
+                ),
+            ),
+            None => {}
         }
         self.head(n, &statement);
+        self.settled.insert(round);
         self.report.results += 1;
     }
 
@@ -250,6 +341,7 @@ impl Checker {
             );
             return;
         }
+        self.opened.insert(round);
         if self.hidden.contains(&round) {
             self.report.seals += 1;
         }
@@ -308,8 +400,9 @@ mod tests {
     /// A view of `round` with its sealed card (hidden or opened) and a signed result line.
     fn round_lines(keys: &TableKeys, round: u64, seq: u64, hash: &str) -> Vec<String> {
         let hole = "9H".parse().expect("card");
-        let hidden = crate::trust::seal::seal_hole(keys, "t1", round, hole, false);
-        let opened = crate::trust::seal::seal_hole(keys, "t1", round, hole, true);
+        let salt = format!("{round:02}");
+        let hidden = crate::trust::seal::seal_hole(keys, "t1", round, Some(&salt), hole, false);
+        let opened = crate::trust::seal::seal_hole(keys, "t1", round, Some(&salt), hole, true);
         let view = |seal: &Seal| {
             json!({"type": "view", "view": {"table": "t1", "table_key": keys.public_hex(),
                    "round": {"number": round, "seal": seal}}})
@@ -358,9 +451,12 @@ mod tests {
         assert!(report.ok(), "{:?}", report.problems);
         assert_eq!((report.results, report.seals), (3, 3));
         assert_eq!(report.heads, Some((10, 30)));
-        // The same messages again (a viewer that reconnected) are fine.
-        let again = [good.clone(), good[6..].to_vec()].concat();
-        assert!(verify_history(&again.join("\n"), None).ok());
+        // The same messages again (a viewer that reconnected) are fine, counted once.
+        let again = [good.clone(), good[6..].to_vec(), good[6..].to_vec()].concat();
+        let report = verify_history(&again.join("\n"), None);
+        assert!(report.ok(), "{report:?}");
+        assert_eq!(report.results, 3, "a repeated result is counted once");
+        assert_eq!(report.notes.len(), 2, "{report:?}");
         // Round 3 again at a lower head: the log was cut back and played on.
         let cut = [good.clone(), round_lines(&k, 3, 25, "dd")].concat();
         let report = verify_history(&cut.join("\n"), None);
@@ -398,5 +494,87 @@ mod tests {
         );
         // Nothing to verify is not a success.
         assert!(!verify_history("", None).ok());
+    }
+
+    #[test]
+    fn a_result_dropped_or_a_seal_left_unopened_is_caught() {
+        let k = keys();
+        let rounds: Vec<Vec<String>> = (1..=5)
+            .map(|r| round_lines(&k, r, r * 10, &format!("{r:02}")))
+            .collect();
+        // Round 3's result dropped from the middle.
+        let dropped: Vec<String> = rounds
+            .iter()
+            .enumerate()
+            .flat_map(|(i, l)| if i == 2 { l[..2].to_vec() } else { l.clone() })
+            .collect();
+        let report = verify_history(&dropped.join("\n"), None);
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| p.contains("round 3 has no result")),
+            "{report:?}"
+        );
+        // Round 4's hole card committed, its reveal and result gone: never opened (and
+        // its result missing).
+        let unopened: Vec<String> = rounds
+            .iter()
+            .enumerate()
+            .flat_map(|(i, l)| if i == 3 { l[..1].to_vec() } else { l.clone() })
+            .collect();
+        let report = verify_history(&unopened.join("\n"), None);
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| p.contains("round 4: its hole card was committed and never opened")),
+            "{report:?}"
+        );
+        // A result signed without its seal for a committed round.
+        let hole = "9H".parse().expect("card");
+        let result = RoundResult {
+            round: 6,
+            shoe: 1,
+            dealer_cards: vec!["TS".parse().expect("card"), hole],
+            dealer_total: 19,
+            dealer_natural: false,
+            hands: Vec::new(),
+            bets: Vec::new(),
+            burned: Vec::new(),
+            cancelled: false,
+        };
+        let committed = crate::trust::seal::seal_hole(&k, "t1", 6, Some("06"), hole, false);
+        let view = json!({"type": "view", "view": {"table": "t1", "table_key": k.public_hex(),
+                          "round": {"number": 6, "seal": committed}}})
+        .to_string();
+        let signed = sign(
+            &k,
+            &Statement {
+                v: 1,
+                table: "t1".into(),
+                round: 6,
+                result: result.clone(),
+                seal: None,
+                head: Head {
+                    seq: 60,
+                    hash: "66".into(),
+                },
+            },
+        );
+        let line = json!({"type": "result", "result": result, "signed": signed}).to_string();
+        let all: Vec<String> = [rounds.concat(), vec![view, line]].concat();
+        let report = verify_history(&all.join("\n"), None);
+        assert!(
+            report.problems.iter().any(|p| p.contains("opens no seal")),
+            "{report:?}"
+        );
+        // Across a resync view (the viewer skipped messages) no gap is claimed.
+        let resync = json!({"type": "view", "resync": true, "view": {"table": "t1",
+                            "table_key": k.public_hex(), "round": {"number": 5}}})
+        .to_string();
+        let skipped: Vec<String> = [rounds[0].clone(), vec![resync], rounds[4].clone()].concat();
+        let report = verify_history(&skipped.join("\n"), None);
+        assert!(report.ok(), "{report:?}");
     }
 }

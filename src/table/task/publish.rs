@@ -208,6 +208,7 @@ impl Table {
             keys,
             &self.id,
             round.number,
+            self.round_salts.get(&round.number).map(String::as_str),
             card,
             !round.hole_hidden,
         ))
@@ -233,7 +234,14 @@ impl Table {
             })
             .map(|result| {
                 let seal = result.dealer_cards.get(1).filter(|_| hole).map(|&card| {
-                    crate::trust::seal::seal_hole(keys, &self.id, result.round, card, true)
+                    crate::trust::seal::seal_hole(
+                        keys,
+                        &self.id,
+                        result.round,
+                        self.round_salts.get(&result.round).map(String::as_str),
+                        card,
+                        true,
+                    )
                 });
                 let statement = crate::trust::Statement {
                     v: 1,

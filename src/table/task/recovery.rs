@@ -176,6 +176,7 @@ impl Table {
             spill: None,
             shoes: Default::default(),
             trust: None,
+            round_salts: Default::default(),
             clock: Arc::new(crate::table::clock::TableClock::new()),
             clock_seen: 0,
             countdown_len: None,
@@ -221,6 +222,7 @@ impl Table {
                 .map_err(|r| format!("the engine refuses {input:?}: {r}"))?;
         }
         let events = std::mem::take(&mut self.events);
+        self.salt_rounds(&events, &row.hash);
         self.absorb(row.seq, &row.record, &events);
         self.events = events;
         if let Some(why) = &self.broken {
@@ -247,6 +249,21 @@ impl Table {
             self.next_base = before;
         }
         result
+    }
+
+    /// Keeps, for each round `events` opened, the chain hash of the row that opened it
+    /// (`hash`): its seal's salt. The same in live play (the hash the store just chained)
+    /// and in recovery (the stored row's).
+    pub(super) fn salt_rounds(&mut self, events: &[Event], hash: &str) {
+        for event in events {
+            if let Event::RoundOpened { round } = event {
+                self.round_salts.insert(*round, hash.to_string());
+                // A resolution re-settles a recent round; older salts are never needed.
+                while self.round_salts.len() > 64 {
+                    self.round_salts.pop_first();
+                }
+            }
+        }
     }
 
     /// Updates everything but the engine after a durable record: the same for live play

@@ -308,6 +308,9 @@ impl Table {
                     self.metrics.rounds_settled(settled as u64);
                 }
                 let events = std::mem::take(&mut self.events);
+                if let Some(hash) = self.store.as_ref().map(|s| s.head_hash()) {
+                    self.salt_rounds(&events, &hash);
+                }
                 self.absorb(seq, &record, &events);
                 self.sync_remote(seq, &events);
                 self.publish(seq, record, &events);

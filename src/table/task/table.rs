@@ -72,6 +72,10 @@ pub struct Table {
     pub(super) shoes: super::shoe_watch::ShoeWatch,
     /// The keys that seal the face-down card and sign results (`crate::trust`).
     pub(super) trust: Option<Arc<crate::trust::TableKeys>>,
+    /// Per recent round, the chain hash of the row that opened it: the salt of its seal's
+    /// nonce (`trust::seal::nonce`), so a round number played again on another timeline
+    /// (a restored database) never gets a nonce a viewer has already seen revealed.
+    pub(super) round_salts: std::collections::BTreeMap<u64, String>,
     /// The table's clock (`table::clock`): countdowns and decision timers run on it.
     pub(super) clock: Arc<crate::table::clock::TableClock>,
     /// The latest table time the log holds (a tick, a countdown's opening): the clock
