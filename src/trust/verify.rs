@@ -397,6 +397,30 @@ mod tests {
         TableKeys::from_secrets([4; 32], [5; 32])
     }
 
+    /// Round `round`'s result: the dealer's ten and `hole`.
+    fn result_of(round: u64, hole: crate::cards::Card) -> RoundResult {
+        RoundResult {
+            round,
+            shoe: 1,
+            dealer_cards: vec!["TS".parse().expect("card"), hole],
+            dealer_total: 19,
+            dealer_natural: false,
+            hands: Vec::new(),
+            bets: Vec::new(),
+            burned: Vec::new(),
+            cancelled: false,
+        }
+    }
+
+    /// `rounds`' lines, round `i`'s cut to its first `n`.
+    fn cut(rounds: &[Vec<String>], i: usize, n: usize) -> Vec<String> {
+        rounds
+            .iter()
+            .enumerate()
+            .flat_map(|(j, l)| if j == i { l[..n].to_vec() } else { l.clone() })
+            .collect()
+    }
+
     /// A view of `round` with its sealed card (hidden or opened) and a signed result line.
     fn round_lines(keys: &TableKeys, round: u64, seq: u64, hash: &str) -> Vec<String> {
         let hole = "9H".parse().expect("card");
@@ -408,17 +432,7 @@ mod tests {
                    "round": {"number": round, "seal": seal}}})
             .to_string()
         };
-        let result = RoundResult {
-            round,
-            shoe: 1,
-            dealer_cards: vec!["TS".parse().expect("card"), hole],
-            dealer_total: 19,
-            dealer_natural: false,
-            hands: Vec::new(),
-            bets: Vec::new(),
-            burned: Vec::new(),
-            cancelled: false,
-        };
+        let result = result_of(round, hole);
         let signed = sign(
             keys,
             &Statement {
@@ -503,11 +517,7 @@ mod tests {
             .map(|r| round_lines(&k, r, r * 10, &format!("{r:02}")))
             .collect();
         // Round 3's result dropped from the middle.
-        let dropped: Vec<String> = rounds
-            .iter()
-            .enumerate()
-            .flat_map(|(i, l)| if i == 2 { l[..2].to_vec() } else { l.clone() })
-            .collect();
+        let dropped = cut(&rounds, 2, 2);
         let report = verify_history(&dropped.join("\n"), None);
         assert!(
             report
@@ -518,11 +528,7 @@ mod tests {
         );
         // Round 4's hole card committed, its reveal and result gone: never opened (and
         // its result missing).
-        let unopened: Vec<String> = rounds
-            .iter()
-            .enumerate()
-            .flat_map(|(i, l)| if i == 3 { l[..1].to_vec() } else { l.clone() })
-            .collect();
+        let unopened = cut(&rounds, 3, 1);
         let report = verify_history(&unopened.join("\n"), None);
         assert!(
             report
@@ -533,17 +539,7 @@ mod tests {
         );
         // A result signed without its seal for a committed round.
         let hole = "9H".parse().expect("card");
-        let result = RoundResult {
-            round: 6,
-            shoe: 1,
-            dealer_cards: vec!["TS".parse().expect("card"), hole],
-            dealer_total: 19,
-            dealer_natural: false,
-            hands: Vec::new(),
-            bets: Vec::new(),
-            burned: Vec::new(),
-            cancelled: false,
-        };
+        let result = result_of(6, hole);
         let committed = crate::trust::seal::seal_hole(&k, "t1", 6, Some("06"), hole, false);
         let view = json!({"type": "view", "view": {"table": "t1", "table_key": k.public_hex(),
                           "round": {"number": 6, "seal": committed}}})
