@@ -903,6 +903,73 @@ async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served
     .expect("bounded");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_and_password_in_the_url_are_used_and_never_logged() {
+    timeout(Duration::from_secs(120), async {
+        let Some(bin) = nats::nats_server() else {
+            return;
+        };
+        let dir = tempfile::tempdir().expect("tempdir");
+        let port = free_port();
+        let store = dir.path().join("js");
+        let mut server = Command::new(&bin)
+            .args([
+                "-js",
+                "-a",
+                "127.0.0.1",
+                "--user",
+                "tbla",
+                "--pass",
+                "tbla-pw",
+                "-p",
+            ])
+            .arg(port.to_string())
+            .arg("-sd")
+            .arg(&store)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nats-server");
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "nats-server listens"
+            );
+            sleep(Duration::from_millis(20)).await;
+        }
+        let url = format!("nats://tbla:tbla-pw@127.0.0.1:{port}");
+        let cfg = table_config(dir.path(), "t1", &url, "");
+        let log = dir.path().join("t1.log");
+        let table = announced(proc::spawn_raw(&cfg, &log)).await;
+        // The broker requires the user: the table publishes only if it used it.
+        let started = Instant::now();
+        loop {
+            let (_, r) = get(&table.addr, "/readyz").await;
+            if r["publish"]["state"] == "publishing" && r["publish"]["acked"].as_u64() > Some(5) {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the table publishes with the URL's user: {r}"
+            );
+            sleep(Duration::from_millis(200)).await;
+        }
+        assert!(table.terminate(), "stops cleanly");
+        let text = std::fs::read_to_string(&log).expect("log");
+        assert!(
+            text.contains("tbla:***@127.0.0.1"),
+            "shown redacted: {text}"
+        );
+        assert!(!text.contains("tbla-pw"), "the password is logged: {text}");
+        let _ = server.kill();
+        let _ = server.wait();
+    })
+    .await
+    .expect("bounded");
+}
+
 #[test]
 fn a_password_in_the_url_is_never_logged_and_an_exposed_credential_stops_the_table() {
     let dir = tempfile::tempdir().expect("tempdir");

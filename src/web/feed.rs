@@ -382,6 +382,11 @@ impl PublicFeed {
         tokio::spawn(async move {
             loop {
                 tokio::select! {
+                    // Deltas first: a snapshot replaces the last one at once, while the
+                    // deltas of the rows before it may still be queued; taking the
+                    // snapshot first would number a later row's view before an earlier
+                    // row's result (issue #32: the "silent gap" under load).
+                    biased;
                     update = sub.next() => match update {
                         Some(Update::Delta(d)) => {
                             let settled = d.events.iter().filter_map(|e| match e {
@@ -418,6 +423,10 @@ impl PublicFeed {
     }
 
     fn push(&self, ring: &mut Ring, seq: u64, body: Body<'_>) {
+        // Ids only ever grow with `n`: a viewer's fan-out sends nothing at or below the
+        // last id it queued, and resumes after an id by finding it in the ring. A message
+        // about an earlier row than the last one numbered takes that row's id space.
+        let seq = seq.max(ring.seq);
         if seq == ring.seq && ring.n > 0 {
             ring.sub += 1;
         } else {
@@ -595,6 +604,22 @@ mod tests {
 
     fn json(m: &Message) -> serde_json::Value {
         serde_json::from_str(m.text.as_str()).expect("json")
+    }
+
+    #[test]
+    fn ids_grow_with_n_even_for_a_message_about_an_earlier_row() {
+        let feed = PublicFeed::with_ring(8);
+        feed.on_final(101, 1);
+        // A late row's message (its delta read after a later snapshot): numbered after,
+        // so its id must come after too, or a viewer's fan-out drops it as already sent.
+        feed.on_final(100, 1);
+        feed.on_final(101, 2);
+        feed.on_final(102, 3);
+        let keys: Vec<_> = feed.lock().messages.iter().map(|m| m.key()).collect();
+        assert_eq!(keys.len(), 4);
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
+        // Resuming after any of them finds exactly what follows.
+        assert_eq!(feed.missed(Some(keys[1])).len(), 2);
     }
 
     #[test]
