@@ -100,9 +100,20 @@ async fn shutdown_signal() {
             Err(_) => std::future::pending::<()>().await,
         }
     };
+    // SIGHUP (a closed terminal, `systemctl reload`, a habit) must not kill a live table:
+    // nothing is reloaded while running, which the log says each time.
+    let hangup = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
+            while s.recv().await.is_some() {
+                tracing::warn!("SIGHUP received: nothing is reloaded while running (restart to apply a changed configuration); going on");
+            }
+        }
+        std::future::pending::<()>().await
+    };
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         () = term => {}
+        () = hangup => {}
     }
     if let Some(n) = croupier::systemd::Notifier::from_env() {
         let _ = n.stopping();

@@ -528,7 +528,20 @@ enum AlarmCommand {
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().command {
+    let cli = Cli::parse();
+    if !matches!(
+        cli.command,
+        Command::Run { .. } | Command::Relay { .. } | Command::Floor { .. } | Command::SimShoe(_)
+    ) {
+        // A one-shot command whose reader went away (`croupier paytables | head`) ends
+        // quietly, as any Unix tool does, instead of panicking on the next write. The
+        // services keep SIGPIPE ignored: a viewer's closed socket is an error to handle.
+        // SAFETY: restoring a signal's default disposition, before any thread exists.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
+    match cli.command {
         Command::Replay { file, variants } => replay_command(&file, variants.as_deref()),
         Command::CheckVariant { files } => check_variants(&files),
         Command::Paytables { variant, json } => paytables_command(variant.as_deref(), json),
