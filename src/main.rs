@@ -533,13 +533,7 @@ fn main() -> ExitCode {
         cli.command,
         Command::Run { .. } | Command::Relay { .. } | Command::Floor { .. } | Command::SimShoe(_)
     ) {
-        // A one-shot command whose reader went away (`croupier paytables | head`) ends
-        // quietly, as any Unix tool does, instead of panicking on the next write. The
-        // services keep SIGPIPE ignored: a viewer's closed socket is an error to handle.
-        // SAFETY: restoring a signal's default disposition, before any thread exists.
-        unsafe {
-            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-        }
+        exit_quietly_on_a_closed_pipe();
     }
     match cli.command {
         Command::Replay { file, variants } => replay_command(&file, variants.as_deref()),
@@ -1015,4 +1009,25 @@ fn studio_command(command: StudioCommand) -> ExitCode {
             })
         }
     }
+}
+
+/// A one-shot command whose reader went away (`croupier paytables | head`) has done its
+/// job: it exits 0 without a word, as `recall` does, instead of panicking on the next
+/// `println!` (the standard library ignores SIGPIPE, so the write fails with EPIPE and
+/// `println!` panics). The services are left alone: there a closed socket is an error to
+/// handle, never a reason to exit.
+fn exit_quietly_on_a_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
 }
