@@ -743,8 +743,12 @@ fn verify_results(file: &std::path::Path, key: Option<&str>) -> ExitCode {
         );
         ExitCode::SUCCESS
     } else {
-        for p in &report.problems {
-            println!("FAILED {p}");
+        for (p, more) in grouped(&report.problems) {
+            match more {
+                0 => println!("FAILED {p}"),
+                1 => println!("FAILED {p} (and 1 more like it)"),
+                n => println!("FAILED {p} (and {n} more like it)"),
+            }
         }
         println!(
             "{} problems; {} signed results verified, {} sealed cards opened, table key {key}",
@@ -754,6 +758,36 @@ fn verify_results(file: &std::path::Path, key: Option<&str>) -> ExitCode {
         );
         ExitCode::from(1)
     }
+}
+
+/// Problems alike but for their numbers (line, round) told once, with how many more lines
+/// had one like it (a wrong `--key` fails every view and result alike).
+fn grouped(problems: &[String]) -> Vec<(&str, usize)> {
+    let text = |p: &str| -> String {
+        let mut shape = String::with_capacity(p.len());
+        for c in p.chars() {
+            if c.is_ascii_digit() {
+                if !shape.ends_with('#') {
+                    shape.push('#');
+                }
+            } else {
+                shape.push(c);
+            }
+        }
+        shape
+    };
+    let mut out: Vec<(&str, usize)> = Vec::new();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for p in problems {
+        match seen.get(&text(p)) {
+            Some(&i) => out[i].1 += 1,
+            None => {
+                seen.insert(text(p), out.len());
+                out.push((p.as_str(), 0));
+            }
+        }
+    }
+    out
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {

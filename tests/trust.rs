@@ -181,14 +181,24 @@ async fn a_saved_history_verifies_and_every_tampering_is_caught() {
             )),
             "{out}"
         );
+        // Another table's key (a real one): every view names another key and no
+        // signature verifies.
+        let other = croupier::trust::TableKeys::from_secrets([9; 32], [9; 32]).public_hex();
         let pinned = croupier(
-            &["verify-results", "-", "--key", &"ab".repeat(32)],
+            &["verify-results", "-", "--key", &other],
             Some(&lines.join("\n")),
         );
         assert_eq!(
             pinned.status.code(),
             Some(1),
             "another key is refused: {}",
+            text(&pinned)
+        );
+        // Said once per kind of problem, not once per line of the history.
+        let failed = text(&pinned).matches("FAILED").count();
+        assert!(
+            (1..=4).contains(&failed),
+            "{failed} FAILED lines: {}",
             text(&pinned)
         );
 
