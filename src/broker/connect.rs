@@ -197,23 +197,11 @@ fn servers(url: &str) -> Result<(Vec<ServerAddr>, Option<UserInfo>), ConnectErro
     Ok((addrs, first))
 }
 
-/// `%XX` escapes in a URL's user or password.
+/// A URL's user or password as written, `%XX` escapes decoded.
 fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// The client options for `options`, and the servers; nothing is connected yet.

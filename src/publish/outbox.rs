@@ -434,7 +434,8 @@ async fn scan_own<T>(
     own: impl Fn(&jetstream::message::StreamMessage) -> Option<T>,
     fresh: impl Fn(&T) -> bool,
 ) -> Result<Scanned<T>, PassError> {
-    let state = stream.get_info().await.map_err(broker)?.state;
+    // The description `get_stream` fetched at the start of this pass.
+    let state = &stream.cached_info().state;
     let last = state.last_sequence;
     let first = state.first_sequence.max(1);
     let lowest = first.max(last.saturating_sub(FOREIGN_SCAN - 1));
@@ -508,7 +509,7 @@ impl Publisher {
         saved: Progress,
     ) -> Result<Held, PassError> {
         let table = self.info.id.as_str();
-        let key = crate::trust::attest::verifying_key(&self.keys.public_hex()).map_err(broker)?;
+        let key = self.keys.verifying_key();
         let signed = |domain: &str, m: &jetstream::message::StreamMessage| {
             m.headers
                 .get(HEADER_SIG)

@@ -509,11 +509,12 @@ async fn follow_once(
     relayed: &RelayedTable,
     ring: usize,
 ) -> Result<(), String> {
+    // `get_stream` brings the stream's description: no second request for it.
     let stream = js
         .get_stream(stream_name)
         .await
         .map_err(|e| e.to_string())?;
-    let state = stream.get_info().await.map_err(|e| e.to_string())?.state;
+    let state = stream.cached_info().state.clone();
     *relayed.stream.lock().unwrap_or_else(|e| e.into_inner()) = Some(stream.clone());
     let feed = &relayed.source.feed;
     let tail = state.last_sequence.saturating_sub(ring as u64 - 1);

@@ -118,6 +118,11 @@ impl TableKeys {
         parse(path, &text)
     }
 
+    /// The public key.
+    pub fn verifying_key(&self) -> ed25519_dalek::VerifyingKey {
+        self.signing.verifying_key()
+    }
+
     /// The public key, 32 bytes as 64 lowercase hex digits.
     pub fn public_hex(&self) -> String {
         hex::encode(self.signing.verifying_key().as_bytes())
