@@ -19,15 +19,30 @@ let socket = null;
 let clock = null;
 const CLOCK_POLL_MS = 30000;
 
+// Why the broker publisher stopped (readyz `publish.stopped`), null while it runs: the
+// table plays on, but remote players and the floor see nothing until the operator acts.
+let publishStopped = null;
+
 async function pollClock() {
   try {
     const res = await fetch("/readyz", { cache: "no-store" });
-    const next = (await res.json()).clock || null;
-    const changed = JSON.stringify(next) !== JSON.stringify(clock);
+    const ready = await res.json();
+    const next = ready.clock || null;
+    const stopped = (ready.publish && ready.publish.stopped) || null;
+    const changed = JSON.stringify(next) !== JSON.stringify(clock) || stopped !== publishStopped;
     clock = next;
+    publishStopped = stopped;
     window.clockStatus = clock;
     if (changed) render();
   } catch (e) { /* keep the last known state; the socket shows the connection */ }
+}
+
+function publishBanner() {
+  if (!publishStopped) return null;
+  return el("div", { id: "publish-stopped", class: "publish-stopped", role: "alert" },
+    el("strong", {}, "Not published: "),
+    "remote players and the floor see nothing of this table. The table plays on. Call the operator. ",
+    el("span", { class: "why" }, publishStopped));
 }
 window.pollClock = pollClock;
 
@@ -327,6 +342,7 @@ function render() {
         remoteStrip(v),
         renderSeats(t, v.limits.seats, active, seatExtra)),
       el("aside", {}, actionsPanel(v), tableControls(v))),
+    publishBanner(),
     shoeAlert(v),
     v.dispute || window.Dispute.form.raising ? window.Dispute.overlay(v, post, render, me) : alarmOverlay(v),
     toast ? el("div", { class: "toast", id: "toast", role: "alert" }, toast) : null,

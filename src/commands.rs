@@ -62,6 +62,40 @@ pub fn table_key(config: Option<PathBuf>, db: Option<PathBuf>) -> ExitCode {
     }
 }
 
+/// `croupier timeline continue`.
+pub async fn timeline_continue(config: Option<PathBuf>, db: Option<PathBuf>) -> ExitCode {
+    use croupier::publish::branch::{continue_timeline, Outcome};
+    let config = match load_config(config.as_deref()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let db = db.unwrap_or(config.store.path.clone());
+    match continue_timeline(&config, &db).await {
+        Ok(Outcome::Continued {
+            seq,
+            id,
+            superseded,
+            common_seq,
+            public_offset,
+        }) => {
+            println!(
+                "table {}: timeline {id} begins at row {seq}. At the next start the log is published after row {common_seq}, the last row the broker's history shares with it; the broker's rows {}..={} (timeline {}) stay there, superseded. Public ids go on from {}.",
+                config.table.id,
+                common_seq + 1,
+                superseded.seq,
+                if superseded.timeline.is_empty() { "from before timelines" } else { superseded.timeline.as_str() },
+                common_seq + 1 + public_offset,
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(Outcome::NothingToContinue(why)) => {
+            println!("table {}: {why}", config.table.id);
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
 /// `croupier check-config [FILE]`.
 pub fn check_config(file: Option<&Path>) -> ExitCode {
     match load_config(file) {

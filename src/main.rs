@@ -161,6 +161,11 @@ enum Command {
         #[command(subcommand)]
         command: StudioCommand,
     },
+    /// The table's timelines (ARCHITECTURE.md, "Timelines").
+    Timeline {
+        #[command(subcommand)]
+        command: TimelineCommand,
+    },
     /// Prints the table's Ed25519 public key (`ID = "HEX"`, a line of the relays'
     /// `table-keys.toml`), read from the key file beside its database. Never the secret.
     TableKey {
@@ -332,6 +337,25 @@ enum StudioCommand {
         dir: PathBuf,
         #[command(flatten)]
         broker: BrokerArgs,
+    },
+}
+
+/// `croupier timeline …`.
+#[derive(Subcommand)]
+enum TimelineCommand {
+    /// Keeps this table's log although the broker holds another history of the table (a
+    /// restored database whose lost rows were published; a second table that published
+    /// under this id): run with the table stopped. A new timeline begins in the log; at
+    /// the next start the log is published after the last row both share, and the
+    /// broker's other history stays there, superseded. Exit 0 when a timeline began or
+    /// there was nothing to continue over (it says which), 2 on an error.
+    Continue {
+        /// The table configuration (default: built-in).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The database file, instead of the config's store.path.
+        #[arg(long)]
+        db: Option<PathBuf>,
     },
 }
 
@@ -595,6 +619,9 @@ fn main() -> ExitCode {
         }
         Command::Studio { command } => studio_command(command),
         Command::TableKey { config, db } => commands::table_key(config, db),
+        Command::Timeline {
+            command: TimelineCommand::Continue { config, db },
+        } => with_runtime(commands::timeline_continue(config, db)),
         Command::FloorUser {
             database,
             badge,

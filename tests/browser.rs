@@ -210,6 +210,39 @@ async fn clock_badge(panel: &Page, addr: SocketAddr) {
     panel.wait_for(&shown(synced), STEP).await;
 }
 
+/// The panel says when the broker publisher stopped (`/readyz` `publish.stopped`, issue
+/// #31): a banner with the reason while it is so (a stub in the page answers `/readyz`
+/// as a restored table's does), none once `/readyz` says nothing of it.
+async fn publish_banner(panel: &Page) {
+    let stub = "(async () => { const real = window.fetch; \
+         window.fetch = async (u, o) => String(u).endsWith('/readyz') \
+           ? new Response(JSON.stringify({ready: false, reasons: ['publish_stopped'], \
+               clock: window.clockStatus, publish: {state: 'failed', stopped: 'timeline_fork: the broker holds another history of table table-1'}}), \
+               {status: 503, headers: {'content-type': 'application/json'}}) \
+           : real(u, o); \
+         try { await window.pollClock(); } finally { window.fetch = real; } return true; })()";
+    assert!(
+        panel
+            .eval("!document.querySelector('#publish-stopped')")
+            .await
+            == serde_json::json!(true)
+    );
+    assert_eq!(panel.eval(stub).await, serde_json::json!(true));
+    panel
+        .wait_for(
+            "document.querySelector('#publish-stopped') && document.querySelector('#publish-stopped').innerText.includes('timeline_fork') && document.querySelector('#publish-stopped').innerText.includes('Call the operator')",
+            STEP,
+        )
+        .await;
+    assert_eq!(
+        panel.eval("window.pollClock().then(() => true)").await,
+        serde_json::json!(true)
+    );
+    panel
+        .wait_for("!document.querySelector('#publish-stopped')", STEP)
+        .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deluxe_round_from_the_panel_with_the_hole_card_hidden_and_a_reconnect() {
     if !chromium_present() {
@@ -278,6 +311,7 @@ async fn a_deluxe_round_from_the_panel_with_the_hole_card_hidden_and_a_reconnect
         panel.wait_for("document.querySelector('#conn.live')", STEP).await;
         assert_eq!(panel.text("#user").await, "Browser dealer \u{b7} dealer");
         clock_badge(&panel, run.addr).await;
+        publish_banner(&panel).await;
 
         // Betting: opened by a tap, bets from the API (limits checked), closed by a tap.
         panel.tap("#open-betting").await;

@@ -261,17 +261,34 @@ async fn rows_cut_off_the_end_of_the_log_are_caught_by_the_anchor() {
         let cfg = config_file(dir.path(), &sim.path(), "deluxe");
         let p = spawn(&cfg, &dir.path().join("croupier.log")).await;
         assert!(!p.announce.contains("OUT OF SERVICE"), "{}", p.announce);
-        // The backup's 12 rows, then the QS read while the database was missing, taken
-        // into the log held for a supervisor.
+        // The backup's 12 rows, the new timeline a restore begins (row 13), then the QS
+        // read while the database was missing, taken into the log held for a supervisor.
         let mut status = p.get("/api/status").await;
         for _ in 0..100 {
-            if status["seq"] == 13 {
+            if status["seq"] == 14 {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
             status = p.get("/api/status").await;
         }
-        assert_eq!(status["seq"], 13, "{status}");
+        assert_eq!(status["seq"], 14, "{status}");
+        let log = croupier::store::Reader::open(&db)
+            .await
+            .expect("reader")
+            .log("t1")
+            .await
+            .expect("log");
+        assert!(
+            matches!(
+                &log[12].record,
+                croupier::store::Record::Timeline {
+                    cause: croupier::store::TimelineCause::Restored { backup_seq: 12, .. },
+                    ..
+                }
+            ),
+            "{:?}",
+            log[12].record
+        );
         assert_eq!(
             status["alarm"]["held"],
             serde_json::json!(["QS"]),

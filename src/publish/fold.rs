@@ -59,6 +59,12 @@ impl Draft {
 
     /// The message's text as number `n`, published at `at_ms`.
     pub fn text(&self, n: u64, at_ms: u64) -> String {
+        self.text_as(self.key(), n, at_ms)
+    }
+
+    /// The message's text with id `id` (a branch's ids are offset: `Lineage::branch_at`)
+    /// as number `n`, published at `at_ms`.
+    pub fn text_as(&self, id: (u64, u32), n: u64, at_ms: u64) -> String {
         let body = match &self.what {
             What::View(view) => Body::View {
                 view,
@@ -71,7 +77,7 @@ impl Draft {
             },
             What::Final(round) => Body::Final { round: *round },
         };
-        encode(self.seq, self.sub, n, at_ms, body)
+        encode(id.0, id.1, n, at_ms, body)
     }
 }
 

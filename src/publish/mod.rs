@@ -15,6 +15,7 @@
 //! as before; the publisher follows the committed log at its own pace, so a broker that is
 //! down only makes the publisher lag (`/readyz` reason `publish_lag`), never the table.
 
+pub mod branch;
 pub mod floor_commands;
 pub mod fold;
 pub mod outbox;

@@ -15,6 +15,7 @@ use super::subjects::{self, HEADER_ID, HEADER_SIG, HEADER_TABLE};
 use super::{PublishSection, PublishState, PublishStatus};
 use crate::engine::Variant;
 use crate::store::outbox::{OutboxDb, Progress, StoredRow};
+use crate::store::timeline::Lineage;
 use crate::table::{DisputeSettings, Snapshot, TableHandle};
 use crate::trust::{wire, TableKeys};
 use crate::web::feed::{encode, Body};
@@ -142,6 +143,7 @@ async fn run(
         db,
         status: Arc::clone(&status),
         fold: None,
+        lineage: Lineage::default(),
     };
     let mut backoff = Duration::from_millis(250);
     loop {
@@ -186,6 +188,9 @@ struct Publisher {
     db: OutboxDb,
     status: Arc<PublishStatus>,
     fold: Option<PublicFold>,
+    /// The log's timelines, read at the start of each pass (a new one only begins while
+    /// the table is stopped: a restore, `croupier timeline continue`).
+    lineage: Lineage,
 }
 
 /// What the broker holds for the table.
@@ -196,10 +201,15 @@ struct Held {
     /// The log stream's last sequence: `log`, unless something else reached the table's
     /// log subject (passed over, as the floor's chain check does).
     log_seq: u64,
-    /// The last public message's id.
+    /// The last public message's id, in row terms (its row and index among the row's
+    /// messages; published ids add the branch's offset: [`Lineage::branch_at`]).
     public: (u64, u32),
     /// Its number.
     n: u64,
+    /// A branch begins: the public stream's viewers must be sent the whole state at the
+    /// common row before anything of the branch (the superseded history's state is not
+    /// this log's).
+    resync_due: bool,
     /// The public stream's last sequence: `n`, unless someone else wrote to the table's
     /// subject (the messages it did not sign are skipped, by the relays too).
     public_seq: u64,
@@ -219,9 +229,17 @@ impl Publisher {
         self.ensure_bucket(js).await?;
         let bucket_subject = subjects::bucket_key(&self.config.bucket, &id);
         let saved = self.db.progress().await?;
+        self.lineage = self.db.lineage().await?;
         let mut held = self.held(&log_stream, &public_stream, saved).await?;
         // Re-fold to the first row whose messages may be missing.
-        let start = held.log.min(held.public.0.saturating_sub(1));
+        // (A row's messages may be published in part: its drafts are made again, unless
+        // the position is past all of them, as a branch's resync view is.)
+        let public_row = if held.public.1 == u32::MAX {
+            held.public.0
+        } else {
+            held.public.0.saturating_sub(1)
+        };
+        let start = held.log.min(public_row);
         if self.fold.as_ref().map_or(true, |f| f.seq() > start) {
             let fold = PublicFold::new(
                 &id,
@@ -246,6 +264,9 @@ impl Publisher {
             }
         }
         info!(table = %id, log = held.log, public = ?held.public, n = held.n, "publisher: resuming after what the broker holds");
+        if held.resync_due {
+            held = self.begin_branch(js, held).await?;
+        }
         self.status.set_acked(held.log, held.n);
         self.status.set_state(PublishState::Publishing);
         *backoff = Duration::from_millis(250);
@@ -274,10 +295,18 @@ impl Publisher {
             let (mut log_prev, mut public_prev): (Option<String>, Option<String>) = (None, None);
             for r in &rows {
                 let drafts = fold.row(&r.row).map_err(PassError::Replay)?;
-                if r.row.seq > next.log {
-                    let text = log_json(&id, r);
+                let seq = r.row.seq;
+                let branch = self.lineage.branch_at(seq);
+                let offset = branch.as_ref().map_or(0, |b| b.public_offset);
+                if seq > next.log {
+                    let timeline = self.lineage.timeline_at(seq);
+                    let on = branch.as_ref().map_or("", |b| b.id);
+                    let text = log_json(&id, r, timeline, on);
                     let sig = wire::sign(&self.keys, wire::LOG, &id, text.as_bytes());
-                    let msg_id = format!("{id}:{}", r.row.seq);
+                    // Unique across histories: a branch republishes row numbers the
+                    // superseded history used, within the broker's duplicate window too.
+                    let msg_id =
+                        format!("{id}:{}:{seq}", if on.is_empty() { timeline } else { on });
                     let message = jetstream::message::PublishMessage::build()
                         .payload(text.into())
                         .message_id(msg_id.as_str())
@@ -301,8 +330,9 @@ impl Publisher {
                     }
                     let n = next.n + 1;
                     let at_ms = u64::try_from(r.row.at_ms).unwrap_or(0);
-                    let key = format!("{}.{}", d.seq, d.sub);
-                    let text = d.text(n, at_ms);
+                    let published = (d.seq + offset, d.sub);
+                    let key = format!("{}.{}", published.0, published.1);
+                    let text = d.text_as(published, n, at_ms);
                     let sig = wire::sign(&self.keys, wire::PUBLIC, &id, text.as_bytes());
                     let msg_id = format!("{id}:{key}");
                     let message = jetstream::message::PublishMessage::build()
@@ -353,11 +383,12 @@ impl Publisher {
             self.status.set_acked(held.log, held.n);
             // The late joiners' snapshot and the progress row follow every batch.
             let fold = self.fold.as_ref().ok_or_else(|| broker("no fold"))?;
+            let public_id = self.published_id(held.public);
             if let Some(view) = fold.view() {
                 let at_ms = rows.last().map_or(0, |r| r.row.at_ms);
                 let text = encode(
-                    held.public.0,
-                    held.public.1,
+                    public_id.0,
+                    public_id.1,
                     held.n,
                     u64::try_from(at_ms).unwrap_or(0),
                     Body::View { view, resync: true },
@@ -377,11 +408,76 @@ impl Publisher {
             self.db
                 .save(Progress {
                     log_seq: held.log,
-                    public_id: held.public,
+                    public_id,
                     public_n: held.n,
                 })
                 .await?;
         }
+    }
+
+    /// A public message's id as published: `key` (row terms) plus its branch's offset.
+    fn published_id(&self, key: (u64, u32)) -> (u64, u32) {
+        let offset = self.lineage.branch_at(key.0).map_or(0, |b| b.public_offset);
+        (key.0 + offset, key.1)
+    }
+
+    /// The start of a branch on the public stream: a resync view of the state at the
+    /// common row, so every viewer and relay replaces what it holds of the superseded
+    /// history before the branch's messages follow. Its id sorts after the superseded
+    /// history's last message and before the branch's first.
+    async fn begin_branch(&mut self, js: &Context, mut held: Held) -> Result<Held, PassError> {
+        let id = self.info.id.clone();
+        let Some(branch) = self.lineage.last_branch() else {
+            return Ok(held);
+        };
+        let (common, offset) = (branch.common_seq, branch.public_offset);
+        let fold = self.fold.as_ref().ok_or_else(|| broker("no fold"))?;
+        if fold.seq() != common {
+            return Err(PassError::Replay(format!(
+                "the branch begins after row {common}, the log was followed to row {}",
+                fold.seq()
+            )));
+        }
+        let Some(view) = fold.view() else {
+            held.resync_due = false;
+            return Ok(held);
+        };
+        let key = (common, u32::MAX);
+        let published = (common + offset, u32::MAX);
+        let n = held.n + 1;
+        let text = encode(
+            published.0,
+            published.1,
+            n,
+            u64::try_from(crate::store::now_ms()).unwrap_or(0),
+            Body::View { view, resync: true },
+        );
+        let sig = wire::sign(&self.keys, wire::PUBLIC, &id, text.as_bytes());
+        let header_id = format!("{}.{}", published.0, published.1);
+        let message = jetstream::message::PublishMessage::build()
+            .payload(text.into())
+            .message_id(format!("{id}:{}:{header_id}", branch.id).as_str())
+            .header(HEADER_ID, header_id.as_str())
+            .header(HEADER_TABLE, id.as_str())
+            .header(HEADER_SIG, sig.as_str())
+            .expected_last_sequence(held.public_seq);
+        let ack = js
+            .send_publish(subjects::public(&id), message)
+            .await
+            .map_err(broker)?
+            .await
+            .map_err(|e| match e.kind() {
+                jetstream::context::PublishErrorKind::WrongLastSequence => {
+                    PassError::Raced(e.to_string())
+                }
+                _ => broker(e),
+            })?;
+        warn!(table = %id, branch = branch.id, common, superseded = branch.superseded.seq, n, "publisher: a new branch begins after the common row; viewers are sent its state");
+        held.public = key;
+        held.n = n;
+        held.public_seq = ack.sequence;
+        held.resync_due = false;
+        Ok(held)
     }
 
     /// The table's stream, created when missing (on a studio broker the admin creates
@@ -482,11 +578,15 @@ struct Scanned<T> {
     whole: bool,
 }
 
-/// A log message's row: its `seq` and chain hash.
+/// A log message's row: its `seq`, chain hash and timeline.
 #[derive(serde::Deserialize)]
 struct LoggedRow {
+    table: String,
     seq: u64,
     hash: String,
+    /// Absent in rows published before timelines existed.
+    #[serde(default)]
+    timeline: String,
 }
 
 /// A public message's number.
@@ -495,11 +595,21 @@ struct Numbered {
     n: u64,
 }
 
+/// What the broker's last own row says of this log.
+enum Standing {
+    /// The log holds it: publishing goes on after it.
+    Holds,
+    /// The log's newest branch supersedes it: publishing goes on after the common row.
+    Superseded,
+}
+
 impl Publisher {
     /// What the two streams hold of this table's: the last row and public message it
     /// signed (see [`scan_own`]). The log's last row must be the table's own row at that
-    /// `seq` (same chain hash): anything else is another history under this table's id
-    /// (a restored database, a second table with the same id), and nothing is published.
+    /// `seq` (same chain hash), or the very row the log's newest branch supersedes (the
+    /// operator's `croupier timeline continue`): anything else is another history under
+    /// this table's id (a restored database, a second table with the same id), and
+    /// nothing is published. So is a newest row of this table's signed by another key.
     /// When the broker lost its store (the log stream holds less than was acknowledged),
     /// what it holds now is where publishing resumes.
     async fn held(
@@ -515,17 +625,29 @@ impl Publisher {
                 .get(HEADER_SIG)
                 .is_some_and(|sig| wire::verify(&key, domain, table, &m.payload, sig.as_str()))
         };
+        // A well-formed row of this table's signed with another key: another table
+        // publishes under this id (or this table's key was replaced).
+        let foreign = std::sync::Mutex::new(None);
         let rows = scan_own(
             log,
             table,
             |m| {
-                signed(wire::LOG, m)
-                    .then(|| serde_json::from_slice::<LoggedRow>(&m.payload).ok())
-                    .flatten()
+                let row = serde_json::from_slice::<LoggedRow>(&m.payload)
+                    .ok()
+                    .filter(|r| r.table == table)?;
+                if signed(wire::LOG, m) {
+                    return Some(row);
+                }
+                if m.headers.get(HEADER_SIG).is_some() {
+                    let mut f = foreign.lock().unwrap_or_else(|e| e.into_inner());
+                    f.get_or_insert((row.seq, row.timeline));
+                }
+                None
             },
             |r| r.seq >= saved.log_seq,
         )
         .await?;
+        let foreign = foreign.into_inner().unwrap_or_else(|e| e.into_inner());
         let (row, lost) = match (rows.fresh, rows.any) {
             (Some(r), _) => (Some(r), false),
             (None, any) if rows.whole => (any, true),
@@ -535,16 +657,24 @@ impl Publisher {
                 )))
             }
         };
+        if let (Some((seq, timeline)), true) = (&foreign, row.is_none()) {
+            return Err(PassError::Fork(format!(
+                "timeline_foreign: the broker holds rows of table {table} signed with another key (row {seq}, timeline {timeline}): another table publishes under this id, or this table's key was replaced. Nothing is published; give one of the tables another id"
+            )));
+        }
+        let mut position = row.as_ref().map_or(0, |r| r.seq);
+        let mut branching = false;
         if let Some(r) = &row {
-            let ours = self.db.rows_after(r.seq - 1, 1).await?;
-            let same = ours
-                .first()
-                .is_some_and(|o| o.row.seq == r.seq && o.hash == r.hash);
-            if !same {
-                return Err(PassError::Fork(format!(
-                    "the broker holds row {} of table {table} with hash {}, which is not this table's log: another history under this id",
-                    r.seq, r.hash
-                )));
+            match self.standing(r).await? {
+                Standing::Holds => {}
+                Standing::Superseded => {
+                    let branch = self
+                        .lineage
+                        .last_branch()
+                        .ok_or_else(|| broker("no branch"))?;
+                    position = branch.common_seq;
+                    branching = true;
+                }
             }
         }
         let messages = scan_own(
@@ -577,26 +707,82 @@ impl Publisher {
                 )))
             }
         };
+        let (public, resync_due) = self.public_position(public_id, branching);
         Ok(Held {
-            log: row.map_or(0, |r| r.seq),
+            log: position,
             log_seq: rows.last,
-            public: public_id,
+            public,
             n,
+            resync_due,
             public_seq: messages.last,
         })
+    }
+
+    /// Whether this log holds the broker's last own row `r`, or its newest branch
+    /// supersedes it; otherwise the broker holds another history ([`PassError::Fork`]).
+    async fn standing(&self, r: &LoggedRow) -> Result<Standing, PassError> {
+        let table = self.info.id.as_str();
+        let ours = self.db.rows_after(r.seq - 1, 1).await?;
+        if ours
+            .first()
+            .is_some_and(|o| o.row.seq == r.seq && o.hash == r.hash)
+        {
+            return Ok(Standing::Holds);
+        }
+        if let Some(b) = self.lineage.last_branch() {
+            if b.superseded.seq == r.seq && b.superseded.hash == r.hash {
+                return Ok(Standing::Superseded);
+            }
+        }
+        let last = self.db.last_seq().await?;
+        let why = if r.seq > last {
+            format!(
+                "it holds row {} and this log ends at row {last} (a restored or cut-back database)",
+                r.seq
+            )
+        } else {
+            format!(
+                "its row {} (hash {}) is not this log's row {}",
+                r.seq, r.hash, r.seq
+            )
+        };
+        Err(PassError::Fork(format!(
+            "timeline_fork: the broker holds another history of table {table}: {why}. Nothing is published. If this log is the one to keep, stop the table and run `croupier timeline continue` (the broker's history is kept, marked superseded)"
+        )))
+    }
+
+    /// The public stream's position in row terms from its last own message's id, and
+    /// whether a branch's resync view is still due: a message published before the
+    /// log's newest branch began puts the position back to the branch's common row.
+    fn public_position(&self, id: (u64, u32), branching: bool) -> ((u64, u32), bool) {
+        let Some(branch) = self.lineage.last_branch() else {
+            return (id, false);
+        };
+        let first_of_branch = (branch.common_seq + branch.public_offset, u32::MAX);
+        if !branching && id >= first_of_branch {
+            return ((id.0 - branch.public_offset, id.1), false);
+        }
+        if id >= first_of_branch {
+            // The resync view went out; nothing of the branch's rows yet.
+            return ((branch.common_seq, u32::MAX), false);
+        }
+        ((branch.common_seq, u32::MAX), true)
     }
 }
 
 /// A log row on `croupier.<table>.log`: `{"table", "seq", "at_ms", "kind", "hash",
-/// "record"}`, the record exactly as stored.
-fn log_json(table: &str, r: &StoredRow) -> String {
+/// "timeline", "branch", "record"}`, the record exactly as stored; `timeline` is the
+/// timeline the row belongs to, `branch` the continue it is published on ("" before any).
+fn log_json(table: &str, r: &StoredRow, timeline: &str, branch: &str) -> String {
     format!(
-        r#"{{"table":{},"seq":{},"at_ms":{},"kind":{},"hash":"{}","record":{}}}"#,
+        r#"{{"table":{},"seq":{},"at_ms":{},"kind":{},"hash":"{}","timeline":{},"branch":{},"record":{}}}"#,
         serde_json::Value::from(table),
         r.row.seq,
         r.row.at_ms,
         serde_json::Value::from(r.kind.as_str()),
         r.hash,
+        serde_json::Value::from(timeline),
+        serde_json::Value::from(branch),
         r.payload
     )
 }

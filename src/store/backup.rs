@@ -56,6 +56,20 @@ pub async fn backup(live: &Path, copy: &Path) -> Result<Verified, StoreError> {
     sqlx::query("PRAGMA journal_mode = DELETE")
         .execute(&mut conn)
         .await?;
+    // The copy, never the live database, says it is a backup: a table that opens it
+    // later was restored, and begins a new timeline (`store/timeline.rs`).
+    let marked = sqlx::query(
+        "INSERT INTO backup_marker (id, taken_ms, seq) \
+         VALUES (1, ?, (SELECT COALESCE(MAX(seq), 0) FROM events))",
+    )
+    .bind(super::now_ms())
+    .execute(&mut conn)
+    .await;
+    if let Err(e) = marked {
+        // A database no table of this version has opened yet has no marker table; a
+        // restore of it is then not told apart (the publisher's hash check still is).
+        tracing::warn!(error = %e, "the backup could not be marked as one");
+    }
     conn.close().await?;
     let verified = verify(copy).await?;
     anchor_copy(copy, &verified).await?;

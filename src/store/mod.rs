@@ -21,12 +21,14 @@ mod projections;
 mod reader;
 mod record;
 pub mod spill;
+pub mod timeline;
 
 pub use backup::{backup, verify, Verified};
 use checkpoint::{checkpointer, AbortOnDrop};
 use projections::project;
 pub use reader::{DisputeRow, Reader, RecalledRound};
-pub use record::{Record, Source};
+pub use record::{BrokerHead, Record, Source, TimelineCause};
+pub use timeline::Timeline;
 
 use crate::engine::{Event, Input};
 use nix::fcntl::{Flock, FlockArg};
@@ -144,6 +146,9 @@ pub enum StoreError {
     /// The anchor file could not be read or written.
     #[error(transparent)]
     Anchor(#[from] anchor::AnchorError),
+    /// The operating system's random generator failed (a new timeline needs an id).
+    #[error("no random id can be made: {0}")]
+    Random(String),
     /// A query failed.
     #[error("database error: {0}")]
     Sql(#[from] sqlx::Error),
@@ -189,7 +194,7 @@ pub fn chain_hash(prev: &[u8; 32], seq: u64, at_ms: i64, kind: &str, payload: &s
     h.finalize().into()
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
@@ -238,6 +243,10 @@ pub struct Store {
     last_seq: u64,
     /// The log head outside the database (`anchor.rs`); `None` if it cannot be written.
     anchor: Option<anchor::Anchor>,
+    /// The timeline the log is on (`timeline.rs`).
+    timeline: Timeline,
+    /// The database's first timeline.
+    first_timeline: String,
 }
 
 /// What [`Store::open`] found.
@@ -324,33 +333,45 @@ impl Store {
         drop(conn);
         sqlx::migrate!("src/store/migrations").run(&pool).await?;
         let mut conn = pool.acquire().await?;
-        let recorded: Option<String> =
-            sqlx::query_scalar("SELECT variant FROM tables WHERE id = ?")
+        let recorded: Option<(String, Option<String>)> =
+            sqlx::query_as("SELECT variant, timeline FROM tables WHERE id = ?")
                 .bind(table)
                 .fetch_optional(&mut *conn)
                 .await?;
-        match recorded {
-            Some(recorded) if recorded != variant => {
+        let first_timeline = match recorded {
+            Some((recorded, _)) if recorded != variant => {
                 return Err(StoreError::VariantChanged {
                     table: table.to_string(),
                     recorded,
                     configured: variant.to_string(),
                 })
             }
-            Some(_) => {}
+            Some((_, Some(timeline))) => timeline,
+            Some((_, None)) => {
+                let id = timeline::new_id()?;
+                sqlx::query("UPDATE tables SET timeline = ? WHERE id = ?")
+                    .bind(&id)
+                    .bind(table)
+                    .execute(&mut *conn)
+                    .await?;
+                id
+            }
             None => {
+                let id = timeline::new_id()?;
                 sqlx::query(
-                    "INSERT INTO tables (id, name, variant, created_ms) VALUES (?, ?, ?, ?)",
+                    "INSERT INTO tables (id, name, variant, created_ms, timeline) VALUES (?, ?, ?, ?, ?)",
                 )
                 .bind(table)
                 .bind(name)
                 .bind(variant)
                 .bind(now_ms())
+                .bind(&id)
                 .execute(&mut *conn)
                 .await?;
+                id
             }
-        }
-        let (log, last_hash) = read_log(&mut conn, table).await?;
+        };
+        let (mut log, last_hash) = read_log(&mut conn, table).await?;
         let last_seq = log.last().map_or(0, |r| r.seq);
         if let Some(head) = anchored {
             check_anchor(&mut conn, table, last_seq, &head).await?;
@@ -367,20 +388,70 @@ impl Store {
             }
         };
         let checkpointer = AbortOnDrop(tokio::spawn(checkpointer(path.to_path_buf())));
-        Ok(Opened {
-            store: Store {
-                conn,
-                pool,
-                checkpointer,
-                _lock: lock,
-                path: path.to_path_buf(),
-                table: table.to_string(),
-                last_hash,
-                last_seq,
-                anchor,
-            },
-            log,
-        })
+        let timeline = Timeline::of(&first_timeline, &log);
+        let mut store = Store {
+            conn,
+            pool,
+            checkpointer,
+            _lock: lock,
+            path: path.to_path_buf(),
+            table: table.to_string(),
+            last_hash,
+            last_seq,
+            anchor,
+            timeline,
+            first_timeline,
+        };
+        if store.begin_restored_timeline(&log).await? {
+            log = store.reload().await?;
+        }
+        Ok(Opened { store, log })
+    }
+
+    /// A database with a backup's marker was restored from that backup: its history
+    /// begins a new timeline (a `timeline` row) before anything else is written, and the
+    /// marker goes. A crash between the two finds the row already written for the same
+    /// backup and only removes the marker. Returns whether a row was written.
+    async fn begin_restored_timeline(&mut self, log: &[LogRow]) -> Result<bool, StoreError> {
+        let marker: Option<(i64, i64)> =
+            sqlx::query_as("SELECT taken_ms, seq FROM backup_marker WHERE id = 1")
+                .fetch_optional(&mut *self.conn)
+                .await?;
+        let Some((backup_ms, backup_seq)) = marker else {
+            return Ok(false);
+        };
+        let backup_seq = u64::try_from(backup_seq).unwrap_or(0);
+        let cause = TimelineCause::Restored {
+            backup_ms,
+            backup_seq,
+        };
+        let already = log
+            .last()
+            .is_some_and(|r| matches!(&r.record, Record::Timeline { cause: c, .. } if *c == cause));
+        if !already {
+            let record = Record::Timeline {
+                id: timeline::new_id()?,
+                parent: self.timeline.id.clone(),
+                cause,
+            };
+            let seq = self.append(&record, &[], 0).await?;
+            tracing::warn!(
+                table = %self.table,
+                seq,
+                backup_seq,
+                timeline = %self.timeline.id,
+                "this database was restored from a backup: a new timeline begins"
+            );
+        }
+        sqlx::query("DELETE FROM backup_marker")
+            .execute(&mut *self.conn)
+            .await?;
+        Ok(!already)
+    }
+
+    /// The timeline the log is on.
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
     }
 
     /// The database file.
@@ -453,7 +524,7 @@ impl Store {
             // Most cards: one statement, atomic and durable on its own (autocommit), one
             // round trip to SQLite's thread instead of three.
             insert.execute(&mut *self.conn).await?;
-            self.committed(seq, hash);
+            self.committed(seq, hash, record);
             return Ok(seq);
         }
         let mut tx = self.conn.begin().await?;
@@ -478,14 +549,15 @@ impl Store {
             }
         }
         tx.commit().await?;
-        self.committed(seq, hash);
+        self.committed(seq, hash, record);
         Ok(seq)
     }
 
     /// After a commit: the writer's position and the anchor follow the log's new head.
-    fn committed(&mut self, seq: u64, hash: [u8; 32]) {
+    fn committed(&mut self, seq: u64, hash: [u8; 32], record: &Record) {
         self.last_seq = seq;
         self.last_hash = hash;
+        self.timeline.follow(seq, record);
         if let Some(a) = &mut self.anchor {
             if let Err(e) = a.set(&head(&self.table, seq, &hash)) {
                 tracing::warn!(error = %e, "the anchor could not follow the log head");
@@ -505,6 +577,7 @@ impl Store {
         let (log, last_hash) = read_log(&mut self.conn, &self.table).await?;
         self.last_seq = log.last().map_or(0, |r| r.seq);
         self.last_hash = last_hash;
+        self.timeline = Timeline::of(&self.first_timeline, &log);
         Ok(log)
     }
 

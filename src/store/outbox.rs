@@ -65,6 +65,36 @@ impl OutboxDb {
         })
     }
 
+    /// The log's timelines (`store/timeline.rs`): the first, and every `timeline` row.
+    pub async fn lineage(&self) -> Result<super::timeline::Lineage, StoreError> {
+        let first: Option<String> = sqlx::query_scalar("SELECT timeline FROM tables WHERE id = ?")
+            .bind(&self.table)
+            .fetch_optional(&self.read)
+            .await?
+            .flatten();
+        let rows = sqlx::query(
+            "SELECT seq, payload FROM events WHERE table_id = ? AND kind = 'timeline' ORDER BY seq",
+        )
+        .bind(&self.table)
+        .fetch_all(&self.read)
+        .await?;
+        let mut changes = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let seq: i64 = r.try_get("seq")?;
+            let payload: String = r.try_get("payload")?;
+            let seq = u64::try_from(seq).unwrap_or(0);
+            let record: Record = serde_json::from_str(&payload).map_err(|e| StoreError::Chain {
+                seq,
+                why: format!("unreadable payload: {e}"),
+            })?;
+            changes.push((seq, record));
+        }
+        Ok(super::timeline::Lineage::new(
+            first.as_deref().unwrap_or_default(),
+            changes,
+        ))
+    }
+
     /// Up to `limit` committed rows after `seq`, in order.
     pub async fn rows_after(&self, seq: u64, limit: u32) -> Result<Vec<StoredRow>, StoreError> {
         let rows = sqlx::query(

@@ -151,11 +151,62 @@ pub enum Record {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         alarms: Vec<String>,
     },
+    /// A new timeline of the table's history begins at this row (`store/timeline.rs`):
+    /// the history may differ from what others saw under the previous one. Replay passes
+    /// over it; everything outside the table that names rows or rounds names them with
+    /// the timeline.
+    Timeline {
+        /// The new timeline's id (32 lowercase hex, random).
+        id: String,
+        /// The timeline it follows.
+        parent: String,
+        /// Why it began.
+        cause: TimelineCause,
+    },
+}
+
+/// Why a new timeline began.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "cause")]
+pub enum TimelineCause {
+    /// The database was restored from a backup: whatever the table wrote after the backup
+    /// was taken is not in this log, and others may have seen it.
+    Restored {
+        /// When the backup was taken (Unix ms).
+        backup_ms: i64,
+        /// The log's last row in the backup.
+        backup_seq: u64,
+    },
+    /// The operator continued on this log although the broker holds another history of
+    /// the table (`croupier timeline continue`): that history is kept there, superseded.
+    Continued {
+        /// The broker's last row of the other history: its timeline, sequence number and
+        /// chain hash.
+        superseded: BrokerHead,
+        /// The last row the broker holds that this log holds too (0: none): publishing
+        /// goes on after it.
+        common_seq: u64,
+        /// Added to a row's sequence number in the ids of the public messages published
+        /// for it from now on, so that they sort after every public message of the
+        /// superseded history (relays, viewers and resumers take ids as growing).
+        public_offset: u64,
+    },
+}
+
+/// A row as the broker holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokerHead {
+    /// The timeline it was published under (empty: published before timelines existed).
+    pub timeline: String,
+    /// Its sequence number.
+    pub seq: u64,
+    /// Its chain hash (hex).
+    pub hash: String,
 }
 
 impl Record {
     /// The `kind` column: `input`, `alarm`, `held`, `clear`, `dispute`, `resolve`,
-    /// `final`, `recovered` or `countdown`.
+    /// `final`, `recovered`, `countdown` or `timeline`.
     pub fn kind(&self) -> &'static str {
         match self {
             Record::Input { .. } => "input",
@@ -167,6 +218,7 @@ impl Record {
             Record::Final { .. } => "final",
             Record::Recovered { .. } => "recovered",
             Record::Countdown { .. } => "countdown",
+            Record::Timeline { .. } => "timeline",
         }
     }
 }
@@ -236,6 +288,22 @@ impl fmt::Display for Record {
             Record::Alarm {
                 reason, expected, ..
             } => write!(f, "ALARM: {reason} — {expected}"),
+            Record::Timeline { id, parent, cause } => match cause {
+                TimelineCause::Restored { backup_seq, .. } => write!(
+                    f,
+                    "NEW TIMELINE {id}: restored from a backup at row {backup_seq} (was {parent})"
+                ),
+                TimelineCause::Continued {
+                    superseded,
+                    common_seq,
+                    ..
+                } => write!(
+                    f,
+                    "NEW TIMELINE {id}: continued by the operator after row {common_seq}; the \
+                     broker's history to its row {} is superseded (was {parent})",
+                    superseded.seq
+                ),
+            },
             Record::Held { item } => write!(f, "held while locked: {item}"),
             Record::Clear { reason, voided, by } => {
                 write!(f, "alarm cleared: {reason}")?;

@@ -361,6 +361,8 @@ impl Table {
             }
             Record::Resolve { .. } => {}
             Record::Countdown { .. } => {}
+            // A new identity for the history, nothing for the round.
+            Record::Timeline { .. } => {}
             Record::Final { round } => {
                 if self.unfinal == Some(*round) {
                     self.unfinal = None;
