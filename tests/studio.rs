@@ -969,3 +969,64 @@ async fn a_restored_table_publishes_nothing_until_the_operator_continues_its_tim
     .await
     .expect("bounded");
 }
+
+/// A second table configured with an id that already publishes (its own database and
+/// key) publishes nothing and says why; the first table's history on the broker is
+/// untouched (issue #31).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_table_with_the_same_id_publishes_nothing() {
+    timeout(Duration::from_secs(180), async {
+        let Some(studio) = Studio::start(&["alpha"]).await else {
+            return;
+        };
+        let now = studio.tables[0].seq().await;
+        studio.tables[0].wait_rows(now + 20).await;
+        let twin_dir = studio.dir.join("twin");
+        std::fs::create_dir_all(&twin_dir).expect("dir");
+        let mut twin = Table::new(&twin_dir, "alpha", &studio.nats.url());
+        twin.start(true).await;
+        let started = Instant::now();
+        let ready = loop {
+            let (status, r) = get(&twin.addr(), "/readyz").await;
+            if r["reasons"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|x| x == "publish_stopped"))
+            {
+                assert_eq!(status, 503, "{r}");
+                break r;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "publish_stopped: {r}"
+            );
+            sleep(Duration::from_millis(200)).await;
+        };
+        let stopped = ready["publish"]["stopped"].as_str().expect("why");
+        assert!(stopped.starts_with("timeline_foreign"), "{stopped}");
+        twin.wait_rows(10).await;
+        // Every row on the broker is the first table's own.
+        let nats = async_nats::connect(studio.nats.url()).await.expect("nats");
+        let js = async_nats::jetstream::new(nats);
+        let mut s = js
+            .get_stream("CROUPIER_LOG_alpha")
+            .await
+            .expect("log stream");
+        let last = s.info().await.expect("info").state.last_sequence;
+        let reader = Reader::open(&studio.tables[0].db).await.expect("reader");
+        let log = reader.log("alpha").await.expect("log");
+        for seq in 1..=last {
+            let m = s.get_raw_message(seq).await.expect("message");
+            let row: Value = serde_json::from_slice(&m.payload).expect("json");
+            let i = row["seq"].as_u64().expect("seq") as usize - 1;
+            assert_eq!(
+                row["hash"].as_str(),
+                Some(log[i].hash.as_str()),
+                "row {} on the broker is the first table's",
+                i + 1
+            );
+        }
+        twin.stop();
+    })
+    .await
+    .expect("bounded");
+}

@@ -648,6 +648,13 @@ impl Publisher {
         )
         .await?;
         let foreign = foreign.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let (Some((seq, timeline)), true) =
+            (&foreign, rows.fresh.is_none() && rows.any.is_none())
+        {
+            return Err(PassError::Fork(format!(
+                "timeline_foreign: the broker holds rows of table {table} signed with another key (row {seq}, timeline {timeline}): another table publishes under this id, or this table's key was replaced. Nothing is published; give one of the tables another id"
+            )));
+        }
         let (row, lost) = match (rows.fresh, rows.any) {
             (Some(r), _) => (Some(r), false),
             (None, any) if rows.whole => (any, true),
@@ -657,11 +664,6 @@ impl Publisher {
                 )))
             }
         };
-        if let (Some((seq, timeline)), true) = (&foreign, row.is_none()) {
-            return Err(PassError::Fork(format!(
-                "timeline_foreign: the broker holds rows of table {table} signed with another key (row {seq}, timeline {timeline}): another table publishes under this id, or this table's key was replaced. Nothing is published; give one of the tables another id"
-            )));
-        }
         let mut position = row.as_ref().map_or(0, |r| r.seq);
         let mut branching = false;
         if let Some(r) = &row {
