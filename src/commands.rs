@@ -125,32 +125,44 @@ pub fn check_config(file: Option<&Path>) -> ExitCode {
     }
 }
 
-async fn shutdown_signal() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
+/// What ends a service: SIGTERM or Ctrl-C. The handlers are installed when this is
+/// called, not when the future is first polled: a signal that arrives while the service
+/// starts (before its server awaits this) would otherwise meet the default action, and a
+/// SIGHUP would kill the table it must not stop.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let term = signal(SignalKind::terminate());
     // SIGHUP (a closed terminal, `systemctl reload`, a habit) must not kill a live table:
     // nothing is reloaded while running, which the log says each time.
-    let hangup = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
-            while s.recv().await.is_some() {
-                tracing::warn!("SIGHUP received: nothing is reloaded while running (restart to apply a changed configuration); going on");
-            }
-        }
-        std::future::pending::<()>().await
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = term => {}
-        () = hangup => {}
+    let hangup = signal(SignalKind::hangup());
+    if let Err(e) = &hangup {
+        tracing::warn!(error = %e, "SIGHUP cannot be handled: it would stop the service");
     }
-    if let Some(n) = croupier::systemd::Notifier::from_env() {
-        let _ = n.stopping();
+    async move {
+        let term = async {
+            match term {
+                Ok(mut s) => {
+                    s.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        let hangup = async {
+            if let Ok(mut s) = hangup {
+                while s.recv().await.is_some() {
+                    tracing::warn!("SIGHUP received: nothing is reloaded while running (restart to apply a changed configuration); going on");
+                }
+            }
+            std::future::pending::<()>().await
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            () = term => {}
+            () = hangup => {}
+        }
+        if let Some(n) = croupier::systemd::Notifier::from_env() {
+            let _ = n.stopping();
+        }
     }
 }
 
