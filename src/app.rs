@@ -242,6 +242,10 @@ pub async fn run_with_clock(
                 Demo::fresh_shoe(&variant, decks, config.shoe.sim.penetration, &mut rng)
             })
     });
+    let timeline = opened
+        .as_ref()
+        .ok()
+        .map(|(store, _)| store.timeline().clone());
     let (mut table, handle, commands, recovered) = Table::recover(
         &id,
         &config.table.name,
@@ -376,6 +380,7 @@ pub async fn run_with_clock(
                 &variant,
                 auth.as_ref(),
                 remote,
+                timeline.as_ref(),
                 &handle,
                 &mut tasks,
             )
@@ -546,6 +551,7 @@ async fn start_play(
     variant: &crate::engine::Variant,
     auth: Option<&crate::auth::Auth>,
     remote: Arc<crate::table::remote::RemoteSeats>,
+    timeline: Option<&crate::store::Timeline>,
     handle: &TableHandle,
     tasks: &mut Vec<JoinHandle<()>>,
 ) -> Option<Arc<crate::play::Play>> {
@@ -566,6 +572,9 @@ async fn start_play(
         demo_seats,
     );
     play.launch_hours = config.play.launch_hours;
+    if let Some(timeline) = timeline {
+        play.journal.on_timeline(timeline);
+    }
     if let Some(section) = &config.play.http_wallet {
         match crate::wallet::http::HttpWallet::new(section) {
             Ok(w) => play.wallet = Arc::new(w),

@@ -155,6 +155,11 @@ enum Command {
         /// dispute commands are signed with it.
         #[arg(long)]
         floor_key: Option<PathBuf>,
+        /// A `stall` floor alarm when a table's stream holds rows the floor has not taken
+        /// for this long (a broken consumer, a failing database, a recreated stream it
+        /// cannot follow).
+        #[arg(long, default_value_t = 60)]
+        stall_seconds: u64,
     },
     /// The studio's broker: generated permissions and credentials, and its streams.
     Studio {
@@ -602,8 +607,10 @@ fn main() -> ExitCode {
             bind,
             bucket,
             floor_key,
+            stall_seconds,
         } => {
             let mut config = croupier::floor::FloorConfig::new(&broker.nats, &database);
+            config.stall = std::time::Duration::from_secs(stall_seconds);
             config.broker = broker.options(croupier::broker::connect::FLOOR_INBOX);
             config.log_stream = log_stream;
             config.consumer = consumer;

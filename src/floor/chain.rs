@@ -26,6 +26,8 @@ pub struct WireRow {
     pub hash: [u8; 32],
     /// The record's text exactly as published.
     pub payload: String,
+    /// The branch it was published on (`""` before any `croupier timeline continue`).
+    pub branch: String,
 }
 
 #[derive(Deserialize)]
@@ -37,6 +39,8 @@ struct Wire<'a> {
     hash: String,
     #[serde(borrow)]
     record: &'a RawValue,
+    #[serde(default)]
+    branch: String,
 }
 
 /// Parses a message body; `Err` says what is wrong with it.
@@ -53,6 +57,7 @@ pub fn parse(body: &[u8]) -> Result<WireRow, String> {
         kind: w.kind,
         hash,
         payload: w.record.get().to_string(),
+        branch: w.branch,
     })
 }
 
@@ -87,7 +92,10 @@ pub struct Alarm {
     /// The row it is about.
     pub seq: u64,
     /// `chain_break`, `gap`, `conflict` (a row published again with other content),
-    /// `unreadable` (not a log row) or `misfiled` (a row of another table).
+    /// `unreadable` (not a log row), `misfiled` (a row of another table), `timeline` (a
+    /// new branch supersedes rows the floor held), `fork` (a new branch that does not
+    /// follow from the row it says it continues) or `stall` (the stream holds rows the
+    /// floor has not taken for longer than `--stall-seconds`).
     pub kind: &'static str,
     /// For people.
     pub detail: String,
@@ -167,6 +175,7 @@ mod tests {
                     kind: "held".into(),
                     hash,
                     payload,
+                    branch: String::new(),
                 }
             })
             .collect()

@@ -2,8 +2,10 @@
 //! (`src/floor/migrations/`), each table's chain head, and the batch commit.
 
 use super::chain::{Alarm, Head, WireRow};
+use super::ingest::Position;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::Row;
+use std::collections::HashMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The floor's database failed.
@@ -30,6 +32,22 @@ pub struct Batch {
     pub alarms: Vec<Alarm>,
     /// The last card's time among them, if any.
     pub last_card_ms: Option<i64>,
+    /// The branches they begin.
+    pub branches: Vec<BranchStart>,
+}
+
+/// A branch a batch begins (`croupier timeline continue` on the table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BranchStart {
+    /// Its id.
+    pub branch: String,
+    /// The branch it leaves.
+    pub parent: String,
+    /// The last row both share.
+    pub common_seq: u64,
+    /// The parent's last row the floor held: rows after `common_seq` up to it are
+    /// superseded.
+    pub superseded_seq: u64,
 }
 
 /// The floor's database.
@@ -65,8 +83,9 @@ impl FloorDb {
         &self.pool
     }
 
-    /// The head of `table`'s chain, registering the table when new.
-    pub async fn head(&self, table: &str) -> Result<Head, DbError> {
+    /// Where `table`'s ingest stands (registering the table on first sight): its head,
+    /// the branch it is on and the branches it left.
+    pub async fn position(&self, table: &str) -> Result<Position, DbError> {
         let now = now_ms();
         sqlx::query(
             "INSERT INTO floor_tables (table_id, first_ms, ingested_ms) VALUES ($1, $2, $2) \
@@ -76,25 +95,78 @@ impl FloorDb {
         .bind(now)
         .execute(&self.pool)
         .await?;
-        let row = sqlx::query("SELECT head_seq, head_hash FROM floor_tables WHERE table_id = $1")
-            .bind(table)
-            .fetch_one(&self.pool)
-            .await?;
+        let row =
+            sqlx::query("SELECT head_seq, head_hash, branch FROM floor_tables WHERE table_id = $1")
+                .bind(table)
+                .fetch_one(&self.pool)
+                .await?;
         let hash: Vec<u8> = row.try_get("head_hash")?;
-        Ok(Head {
-            seq: u64::try_from(row.try_get::<i64, _>("head_seq")?).unwrap_or(0),
-            hash: hash.try_into().unwrap_or([0; 32]),
+        let branch: String = row.try_get("branch")?;
+        let left: Vec<String> = sqlx::query_scalar(
+            "SELECT parent FROM floor_branches WHERE table_id = $1 \
+             UNION SELECT branch FROM floor_branches WHERE table_id = $1",
+        )
+        .bind(table)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(Position {
+            head: Head {
+                seq: u64::try_from(row.try_get::<i64, _>("head_seq")?).unwrap_or(0),
+                hash: hash.try_into().unwrap_or([0; 32]),
+            },
+            left: left.into_iter().filter(|b| *b != branch).collect(),
+            branch,
         })
     }
 
+    /// The hashes of `table`'s rows `seqs` in its history as it stands (`floor_history`).
+    pub async fn history_hashes(
+        &self,
+        table: &str,
+        seqs: &[u64],
+    ) -> Result<HashMap<u64, [u8; 32]>, DbError> {
+        if seqs.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let seqs: Vec<i64> = seqs.iter().map(|s| int(*s)).collect();
+        let rows = sqlx::query(
+            "SELECT seq, hash FROM floor_history WHERE table_id = $1 AND seq = ANY($2)",
+        )
+        .bind(table)
+        .bind(&seqs)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out = HashMap::new();
+        for r in rows {
+            let hash: Vec<u8> = r.try_get("hash")?;
+            if let Ok(hash) = <[u8; 32]>::try_from(hash) {
+                out.insert(
+                    u64::try_from(r.try_get::<i64, _>("seq")?).unwrap_or(0),
+                    hash,
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    /// Raises one alarm on its own (a stall: no rows move).
+    pub async fn raise(&self, table: &str, alarm: &Alarm) -> Result<(), DbError> {
+        insert_alarm(table, alarm, now_ms())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Commits `batch` for `table` in one transaction, moving its head from `from` to
-    /// `to`: the rows (idempotent on (table, seq)), the alarms, the head. Nothing is
-    /// written if the head is no longer `from`.
+    /// `to` (and the stream position to `stream_seq`): the branches begun, the rows
+    /// (idempotent on (table, branch, seq)), the alarms, the head. Nothing is written if
+    /// the head is no longer `from`.
     pub async fn commit(
         &self,
         table: &str,
         from: Head,
-        to: Head,
+        to: &Position,
+        stream_seq: u64,
         batch: &Batch,
     ) -> Result<(), DbError> {
         let now = now_ms();
@@ -102,24 +174,42 @@ impl FloorDb {
         let moved = sqlx::query(
             "UPDATE floor_tables SET head_seq = $2, head_hash = $3, ingested_ms = $5, \
              head_at_ms = GREATEST(head_at_ms, $6), \
-             last_card_ms = GREATEST(last_card_ms, $7) \
+             last_card_ms = GREATEST(last_card_ms, $7), branch = $8, stream_seq = $9 \
              WHERE table_id = $1 AND head_seq = $4",
         )
         .bind(table)
-        .bind(int(to.seq))
-        .bind(&to.hash[..])
+        .bind(int(to.head.seq))
+        .bind(&to.head.hash[..])
         .bind(int(from.seq))
         .bind(now)
         .bind(batch.rows.last().map_or(0, |(r, _)| r.at_ms))
         .bind(batch.last_card_ms)
+        .bind(&to.branch)
+        .bind(int(stream_seq))
         .execute(&mut *tx)
         .await?;
         if moved.rows_affected() != 1 {
             return Err(DbError::HeadMoved(table.to_string()));
         }
+        for b in &batch.branches {
+            sqlx::query(
+                "INSERT INTO floor_branches (table_id, branch, parent, common_seq, \
+                 superseded_seq, began_ms) VALUES ($1, $2, $3, $4, $5, $6) \
+                 ON CONFLICT (table_id, branch) DO NOTHING",
+            )
+            .bind(table)
+            .bind(&b.branch)
+            .bind(&b.parent)
+            .bind(int(b.common_seq))
+            .bind(int(b.superseded_seq))
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
         if !batch.rows.is_empty() {
             let n = batch.rows.len();
-            let (mut seq, mut kind, mut at, mut hash, mut payload, mut verified) = (
+            let (mut seq, mut kind, mut at, mut hash, mut payload, mut verified, mut branch) = (
+                Vec::with_capacity(n),
                 Vec::with_capacity(n),
                 Vec::with_capacity(n),
                 Vec::with_capacity(n),
@@ -134,14 +224,16 @@ impl FloorDb {
                 hash.push(&r.hash[..]);
                 payload.push(r.payload.as_str());
                 verified.push(*v);
+                branch.push(r.branch.as_str());
             }
             // One statement per batch: the arrays are unnested server-side.
             sqlx::query(
                 "INSERT INTO floor_events (table_id, seq, kind, at_ms, hash, payload, verified, \
-                 ingested_ms) SELECT $1, u.seq, u.kind, u.at_ms, u.hash, u.payload, u.verified, $8 \
+                 ingested_ms, branch) SELECT $1, u.seq, u.kind, u.at_ms, u.hash, u.payload, \
+                 u.verified, $8, u.branch \
                  FROM UNNEST($2::bigint[], $3::text[], $4::bigint[], $5::bytea[], $6::text[], \
-                 $7::text[]) AS u(seq, kind, at_ms, hash, payload, verified) \
-                 ON CONFLICT (table_id, seq) DO NOTHING",
+                 $7::text[], $9::text[]) AS u(seq, kind, at_ms, hash, payload, verified, branch) \
+                 ON CONFLICT (table_id, branch, seq) DO NOTHING",
             )
             .bind(table)
             .bind(&seq)
@@ -151,23 +243,31 @@ impl FloorDb {
             .bind(&payload)
             .bind(&verified)
             .bind(now)
+            .bind(&branch)
             .execute(&mut *tx)
             .await?;
         }
         for a in &batch.alarms {
-            sqlx::query(
-                "INSERT INTO floor_alarms (table_id, seq, kind, detail, raised_ms) \
-                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (table_id, seq, kind) DO NOTHING",
-            )
-            .bind(table)
-            .bind(int(a.seq))
-            .bind(a.kind)
-            .bind(&a.detail)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+            insert_alarm(table, a, now).execute(&mut *tx).await?;
         }
         tx.commit().await?;
         Ok(())
     }
+}
+
+/// The statement that raises `alarm` for `table` (once per table, row and kind).
+fn insert_alarm<'q>(
+    table: &'q str,
+    alarm: &'q Alarm,
+    now: i64,
+) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
+    sqlx::query(
+        "INSERT INTO floor_alarms (table_id, seq, kind, detail, raised_ms) \
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (table_id, seq, kind) DO NOTHING",
+    )
+    .bind(table)
+    .bind(int(alarm.seq))
+    .bind(alarm.kind)
+    .bind(&alarm.detail)
+    .bind(now)
 }

@@ -18,12 +18,12 @@
 //! hold are a gap.
 
 use super::chain::{self, Alarm, Finding, Head, WireRow};
-use super::db::{Batch, DbError, FloorDb};
+use super::db::{Batch, BranchStart, DbError, FloorDb};
 use crate::engine::Input;
 use crate::store::Record;
 use async_nats::jetstream::{self, consumer, stream::Stream, Context};
 use futures::StreamExt;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,6 +46,8 @@ pub struct IngestConfig {
     pub log_stream: String,
     /// The durable consumer's name on every table's log stream.
     pub consumer: String,
+    /// How long the stream may hold rows the floor has not taken before a `stall` alarm.
+    pub stall: Duration,
 }
 
 /// Counters the floor reports (and the benchmark reads).
@@ -98,6 +100,7 @@ pub async fn run(
                         name.clone(),
                         table,
                         Arc::clone(&stats),
+                        config.stall,
                     ));
                     followers.insert(name, task);
                 }
@@ -134,10 +137,26 @@ async fn follow(
     stream: String,
     table: String,
     stats: Arc<IngestStats>,
+    stall: Duration,
 ) {
     let mut backoff = Duration::from_millis(250);
+    let taken = Arc::new(AtomicU64::new(0));
+    let _watch = AbortOnDrop(tokio::spawn(watch_stall(
+        js.clone(),
+        db.clone(),
+        stream.clone(),
+        table.clone(),
+        Arc::clone(&taken),
+        stall,
+        Arc::clone(&stats),
+    )));
     loop {
-        match pass(&js, &db, &durable, &stream, &table, &stats, &mut backoff).await {
+        let followed = Followed {
+            durable: &durable,
+            stream: &stream,
+            table: &table,
+        };
+        match pass(&js, &db, &followed, &stats, &mut backoff, &taken).await {
             Ok(()) => return,
             Err(e) => {
                 warn!(%table, error = %e, "floor: ingest pass failed; starting again from the database's head");
@@ -148,26 +167,42 @@ async fn follow(
     }
 }
 
+/// Which table a pass follows: its stream and the durable consumer's name.
+struct Followed<'a> {
+    durable: &'a str,
+    stream: &'a str,
+    table: &'a str,
+}
+
 async fn pass(
     js: &Context,
     db: &FloorDb,
-    durable: &str,
-    stream_name: &str,
-    table: &str,
+    followed: &Followed<'_>,
     stats: &IngestStats,
     backoff: &mut Duration,
+    taken: &AtomicU64,
 ) -> Result<(), PassError> {
+    let Followed {
+        durable,
+        stream: stream_name,
+        table,
+    } = *followed;
     let stream = js.get_stream(stream_name).await.map_err(broker)?;
     let consumer: consumer::PullConsumer = stream
         .get_or_create_consumer(durable, crate::broker::streams::floor_consumer(durable))
         .await
         .map_err(broker)?;
-    let mut head = db.head(table).await?;
+    let mut at = db.position(table).await?;
+    // What the floor took before: the consumer's acknowledged floor.
+    taken.store(
+        consumer.cached_info().ack_floor.stream_sequence,
+        Ordering::Relaxed,
+    );
     // The stream sequence of the last message handled. Not the row's `seq`: a stream
     // may hold messages nobody meant for it (any client with a JetStream grant can point
-    // an API answer at any subject), so the two drift apart; until the first batch the
-    // row's `seq` is the lower bound.
-    let mut stream_head = head.seq;
+    // an API answer at any subject), and a branch publishes row numbers again, so the
+    // two drift apart; until the first batch the row's `seq` is the lower bound.
+    let mut stream_head = at.head.seq;
     *backoff = Duration::from_millis(250);
     loop {
         let mut messages = Vec::with_capacity(BATCH);
@@ -193,6 +228,22 @@ async fn pass(
                 messages.push(m.map_err(broker)?);
             }
             if messages.is_empty() {
+                // Nothing delivered: the stream may have been deleted and made again
+                // (a broker that lost its store), which leaves this consumer delivering
+                // nothing for ever. A consumer that is gone starts a new pass, which
+                // makes it again on the new stream.
+                let mut fresh = js.get_stream(stream_name).await.map_err(broker)?;
+                let (created, last) = {
+                    let info = fresh.info().await.map_err(broker)?;
+                    (info.created, info.state.last_sequence)
+                };
+                if created != stream.cached_info().created {
+                    return Err(broker(format!("stream {stream_name} was made again")));
+                }
+                consumer_alive(&fresh, durable).await?;
+                if last <= stream_head {
+                    taken.store(last, Ordering::Relaxed);
+                }
                 continue;
             }
         }
@@ -204,10 +255,15 @@ async fn pass(
             let seq = m.info().map_err(broker)?.stream_sequence;
             bodies.push((seq, m.payload.to_vec()));
         }
-        let (batch, to) = check(table, head, stream_head, &bodies);
+        let held = db
+            .history_hashes(table, &branch_points(&at, &bodies))
+            .await?;
+        let from = at.clone();
+        let (batch, to) = check(table, at.clone(), stream_head, &bodies, &held);
         stream_head = stream_head.max(bodies.last().map_or(0, |(seq, _)| *seq));
-        if to != head || !batch.alarms.is_empty() {
-            db.commit(table, head, to, &batch).await?;
+        if to.head != from.head || !batch.alarms.is_empty() {
+            db.commit(table, from.head, &to, stream_head, &batch)
+                .await?;
             stats
                 .rows
                 .fetch_add(batch.rows.len() as u64, Ordering::Relaxed);
@@ -217,12 +273,88 @@ async fn pass(
             for a in &batch.alarms {
                 warn!(%table, seq = a.seq, kind = a.kind, detail = %a.detail, "FLOOR ALARM");
             }
-            head = to;
+            at = to;
         }
+        taken.store(stream_head, Ordering::Relaxed);
         // Only now, after the commit: one acknowledgement covers every earlier message.
         if let Some(last) = messages.last() {
             last.ack().await.map_err(broker)?;
         }
+    }
+}
+
+/// Whether the durable consumer still exists on `stream`.
+async fn consumer_alive(stream: &Stream, durable: &str) -> Result<(), PassError> {
+    stream
+        .consumer_info(durable)
+        .await
+        .map(|_| ())
+        .map_err(|e| broker(format!("the consumer {durable}: {e}")))
+}
+
+/// A table's stall watch, beside its passes: when the stream holds messages after the
+/// last one the floor took and that has not moved for the configured time — a consumer
+/// that delivers nothing, a pass that keeps failing, a database that blocks the commit —
+/// a `stall` alarm, once per episode (logged first: the database may be what stalls).
+async fn watch_stall(
+    js: Context,
+    db: FloorDb,
+    stream_name: String,
+    table: String,
+    taken: Arc<AtomicU64>,
+    stall: Duration,
+    stats: Arc<IngestStats>,
+) {
+    let every = (stall / 4).clamp(Duration::from_millis(250), Duration::from_secs(5));
+    let mut last_taken = taken.load(Ordering::Relaxed);
+    let mut since = std::time::Instant::now();
+    let mut raised = false;
+    loop {
+        tokio::time::sleep(every).await;
+        let now_taken = taken.load(Ordering::Relaxed);
+        if now_taken != last_taken {
+            (last_taken, since, raised) = (now_taken, std::time::Instant::now(), false);
+            continue;
+        }
+        let on_broker = match js.get_stream(&stream_name).await {
+            Ok(mut s) => s.info().await.map(|i| i.state.last_sequence).unwrap_or(0),
+            Err(_) => 0,
+        };
+        if on_broker <= now_taken {
+            (since, raised) = (std::time::Instant::now(), false);
+            continue;
+        }
+        if raised || since.elapsed() < stall {
+            continue;
+        }
+        // Numbered by the stream position it stalled at (reading the table's head could
+        // wait on the very lock that stalls the ingest).
+        let alarm = Alarm {
+            seq: now_taken,
+            kind: "stall",
+            detail: format!(
+                "table {table}: the broker holds {} message(s) after the last one the floor took, which has not moved for {} s",
+                on_broker - now_taken,
+                since.elapsed().as_secs()
+            ),
+        };
+        warn!(%table, seq = now_taken, kind = alarm.kind, detail = %alarm.detail, "FLOOR ALARM");
+        match db.raise(&table, &alarm).await {
+            Ok(()) => {
+                stats.alarms.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(e) => warn!(%table, error = %e, "floor: the stall alarm cannot be written"),
+        }
+        raised = true;
+    }
+}
+
+/// Aborts the task when dropped (a follower's stall watch ends with it).
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -244,11 +376,37 @@ async fn fill_hole(
     Ok(out)
 }
 
-/// Checks message bodies (with their stream sequence) against `head`: the batch to
-/// commit and the new head. Messages at or below `seen` (a stream sequence) were looked at
+/// Where a table's ingest stands: its head, the branch the head is on, and the branches
+/// the table left (their rows, arriving late, are superseded and passed over).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Position {
+    /// The last row held on the current branch.
+    pub head: Head,
+    /// The current branch (`""` before any `croupier timeline continue`).
+    pub branch: String,
+    /// Branches the table left.
+    pub left: HashSet<String>,
+}
+
+/// Checks message bodies (with their stream sequence) against `at`: the batch to commit
+/// and the new position. Messages at or below `seen` (a stream sequence) were looked at
 /// before: an unreadable one among them is not alarmed again.
-pub fn check(table: &str, mut head: Head, seen: u64, bodies: &[(u64, Vec<u8>)]) -> (Batch, Head) {
+///
+/// A row on a branch the floor has not seen begins that branch: it must follow from the
+/// row before it on the history the floor holds (`held`: those rows' hashes, read from
+/// the database, for rows before this batch), and the rows after that one on the old
+/// branch are superseded — kept as published, out of the table's history — with a
+/// `timeline` alarm; one that does not follow is a `fork`.
+pub fn check(
+    table: &str,
+    mut at: Position,
+    seen: u64,
+    bodies: &[(u64, Vec<u8>)],
+    held: &HashMap<u64, [u8; 32]>,
+) -> (Batch, Position) {
     let mut batch = Batch::default();
+    // The hashes of rows taken in this batch, by row: a branch may begin after one.
+    let mut taken: HashMap<u64, [u8; 32]> = HashMap::new();
     for (stream_seq, body) in bodies {
         let row: WireRow = match chain::parse(body) {
             Ok(r) => r,
@@ -274,10 +432,83 @@ pub fn check(table: &str, mut head: Head, seen: u64, bodies: &[(u64, Vec<u8>)]) 
             });
             continue;
         }
-        let Some((finding, next)) = chain::check(head, &row) else {
+        let begins = row.branch != at.branch && !at.left.contains(&row.branch);
+        let (finding, next) = if row.branch == at.branch {
+            let Some(checked) = chain::check(at.head, &row) else {
+                continue;
+            };
+            checked
+        } else if at.left.contains(&row.branch) {
+            // A superseded branch's row delivered again.
             continue;
+        } else {
+            let common = row.seq.saturating_sub(1);
+            let prev = if common == 0 {
+                Some([0u8; 32])
+            } else {
+                taken.get(&common).or_else(|| held.get(&common)).copied()
+            };
+            let finding = match prev {
+                Some(prev) => {
+                    let expected = crate::store::chain_hash(
+                        &prev,
+                        row.seq,
+                        row.at_ms,
+                        &row.kind,
+                        &row.payload,
+                    );
+                    if expected == row.hash {
+                        Finding::Ok
+                    } else {
+                        Finding::Break
+                    }
+                }
+                None => Finding::Gap {
+                    from: common,
+                    to: common,
+                },
+            };
+            let superseded = at.head.seq;
+            batch.alarms.push(if finding == Finding::Break {
+                Alarm {
+                    seq: row.seq,
+                    kind: "fork",
+                    detail: format!(
+                        "table {table}: branch {:?} begins at row {} but does not follow from row {common} of the history the floor holds (branch {:?}): another history under this id",
+                        row.branch, row.seq, at.branch
+                    ),
+                }
+            } else {
+                Alarm {
+                    seq: row.seq,
+                    kind: "timeline",
+                    detail: format!(
+                        "table {table}: a new timeline (branch {:?}) continues after row {common}; rows {}..={superseded} of branch {:?} are superseded (kept)",
+                        row.branch,
+                        common + 1,
+                        at.branch
+                    ),
+                }
+            });
+            batch.branches.push(BranchStart {
+                branch: row.branch.clone(),
+                parent: at.branch.clone(),
+                common_seq: common,
+                superseded_seq: superseded,
+            });
+            taken.retain(|seq, _| *seq <= common);
+            at.left
+                .insert(std::mem::replace(&mut at.branch, row.branch.clone()));
+            let next = Head {
+                seq: row.seq,
+                hash: row.hash,
+            };
+            (finding, next)
         };
-        if let Some(a) = chain::alarm(&row, &finding) {
+        // A branch that does not follow raised its `fork` alarm above.
+        if let Some(a) =
+            chain::alarm(&row, &finding).filter(|_| !(begins && finding == Finding::Break))
+        {
             batch.alarms.push(a);
         }
         if is_card(&row) {
@@ -288,10 +519,24 @@ pub fn check(table: &str, mut head: Head, seen: u64, bodies: &[(u64, Vec<u8>)]) 
             Finding::Break => "break",
             Finding::Gap { .. } => "gap",
         };
+        taken.insert(row.seq, row.hash);
         batch.rows.push((row, verdict));
-        head = next;
+        at.head = next;
     }
-    (batch, head)
+    (batch, at)
+}
+
+/// The rows of `bodies` that may begin a branch the floor has not seen: the row before
+/// each, whose hash the check needs from the database.
+fn branch_points(at: &Position, bodies: &[(u64, Vec<u8>)]) -> Vec<u64> {
+    let mut seen = HashSet::new();
+    bodies
+        .iter()
+        .filter_map(|(_, b)| chain::parse(b).ok())
+        .filter(|r| r.branch != at.branch && !at.left.contains(&r.branch) && r.seq > 1)
+        .filter(|r| seen.insert(r.branch.clone()))
+        .map(|r| r.seq - 1)
+        .collect()
 }
 
 fn is_card(row: &WireRow) -> bool {
@@ -303,4 +548,101 @@ fn is_card(row: &WireRow) -> bool {
                 ..
             })
         )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::chain_hash;
+
+    /// Rows `from..=to` of a log whose row `from - 1` has hash `prev`, published on
+    /// `branch`, as message bodies; and the last row's hash.
+    fn rows(
+        prev: [u8; 32],
+        from: u64,
+        to: u64,
+        branch: &str,
+        salt: &str,
+    ) -> (Vec<Vec<u8>>, Vec<[u8; 32]>) {
+        let mut prev = prev;
+        let mut bodies = Vec::new();
+        let mut hashes = Vec::new();
+        for seq in from..=to {
+            let payload = format!(r#"{{"kind":"held","item":"{seq}{salt}"}}"#);
+            let hash = chain_hash(&prev, seq, 1000 + seq as i64, "held", &payload);
+            bodies.push(
+                format!(
+                    r#"{{"table":"t1","seq":{seq},"at_ms":{},"kind":"held","hash":"{}","timeline":"x","branch":"{branch}","record":{payload}}}"#,
+                    1000 + seq,
+                    hex::encode(hash)
+                )
+                .into_bytes(),
+            );
+            hashes.push(hash);
+            prev = hash;
+        }
+        (bodies, hashes)
+    }
+
+    fn numbered(bodies: Vec<Vec<u8>>, first: u64) -> Vec<(u64, Vec<u8>)> {
+        bodies
+            .into_iter()
+            .zip(first..)
+            .map(|(b, s)| (s, b))
+            .collect()
+    }
+
+    #[test]
+    fn a_branch_supersedes_the_rows_after_the_common_one_and_a_stray_one_is_a_fork() {
+        let (old, old_hashes) = rows([0; 32], 1, 6, "", "H");
+        let (batch, at) = check(
+            "t1",
+            Position::default(),
+            0,
+            &numbered(old, 1),
+            &HashMap::new(),
+        );
+        assert!(batch.alarms.is_empty());
+        assert_eq!((at.head.seq, at.branch.as_str()), (6, ""));
+        // The restored log shares rows 1..=3, then continues as branch "b".
+        let (new, new_hashes) = rows(old_hashes[2], 4, 8, "b", "S");
+        // Row 3's hash comes from the database here (not in this batch).
+        let held = HashMap::from([(3, old_hashes[2])]);
+        assert_eq!(branch_points(&at, &numbered(new.clone(), 7)), vec![3]);
+        let (batch, at) = check("t1", at, 6, &numbered(new, 7), &held);
+        let kinds: Vec<&str> = batch.alarms.iter().map(|a| a.kind).collect();
+        assert_eq!(kinds, ["timeline"], "{:?}", batch.alarms);
+        assert!(
+            batch.alarms[0].detail.contains("rows 4..=6"),
+            "{}",
+            batch.alarms[0].detail
+        );
+        assert_eq!(batch.branches.len(), 1);
+        assert_eq!(
+            (
+                batch.branches[0].common_seq,
+                batch.branches[0].superseded_seq
+            ),
+            (3, 6)
+        );
+        assert!(batch.rows.iter().all(|(_, v)| *v == "ok"));
+        assert_eq!(
+            (at.head.seq, at.head.hash, at.branch.as_str()),
+            (8, new_hashes[4], "b")
+        );
+        assert!(at.left.contains(""));
+        // A superseded row delivered again is passed over.
+        let (late, _) = rows(old_hashes[4], 6, 6, "", "H");
+        let (batch, same) = check("t1", at.clone(), 12, &numbered(late, 6), &HashMap::new());
+        assert!(batch.rows.is_empty() && batch.alarms.is_empty());
+        assert_eq!(same, at);
+        // A branch that does not follow from the history held: a fork, stored as published.
+        let (stray, _) = rows([7; 32], 5, 5, "c", "Z");
+        let held = HashMap::from([(4, new_hashes[0])]);
+        let (batch, at) = check("t1", at, 12, &numbered(stray, 13), &held);
+        let kinds: Vec<&str> = batch.alarms.iter().map(|a| a.kind).collect();
+        assert_eq!(kinds, ["fork"]);
+        assert_eq!(batch.rows[0].1, "break");
+        assert_eq!(at.branch, "c");
+    }
 }

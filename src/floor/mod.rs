@@ -46,6 +46,9 @@ pub struct FloorConfig {
     pub bucket: String,
     /// The key shared with the tables for dispute commands (`--floor-key`).
     pub floor_key: Option<Vec<u8>>,
+    /// How long a table's stream may hold rows the floor has not taken before a `stall`
+    /// alarm (`--stall-seconds`).
+    pub stall: std::time::Duration,
 }
 
 impl FloorConfig {
@@ -64,6 +67,7 @@ impl FloorConfig {
             bind: None,
             bucket: subjects::DEFAULT_BUCKET.to_string(),
             floor_key: None,
+            stall: std::time::Duration::from_secs(60),
         }
     }
 }
@@ -144,6 +148,7 @@ pub async fn run(
         IngestConfig {
             log_stream: config.log_stream,
             consumer: config.consumer,
+            stall: config.stall,
         },
         stats,
         wait(stopped),

@@ -191,12 +191,12 @@ async fn tables(State(pit): State<Arc<Pit>>, headers: HeaderMap) -> Response {
         return r;
     }
     let rows = match sqlx::query(
-        "SELECT t.table_id, t.head_seq, t.head_at_ms, t.last_card_ms, t.ingested_ms, \
+        "SELECT t.table_id, t.head_seq, t.stream_seq, t.head_at_ms, t.last_card_ms, t.ingested_ms, \
          (SELECT count(*) FROM floor_alarms a WHERE a.table_id = t.table_id) AS alarms, \
          o.disputes, o.first_dispute \
          FROM floor_tables t CROSS JOIN LATERAL (SELECT count(*) AS disputes, \
-          min(d.seq) AS first_dispute FROM floor_events d WHERE d.table_id = t.table_id \
-          AND d.kind = 'dispute' AND NOT EXISTS (SELECT 1 FROM floor_events r \
+          min(d.seq) AS first_dispute FROM floor_history d WHERE d.table_id = t.table_id \
+          AND d.kind = 'dispute' AND NOT EXISTS (SELECT 1 FROM floor_history r \
           WHERE r.table_id = d.table_id AND r.kind = 'resolve' \
           AND (r.payload::jsonb->>'dispute')::bigint = d.seq)) o \
          ORDER BY t.table_id",
@@ -211,6 +211,7 @@ async fn tables(State(pit): State<Arc<Pit>>, headers: HeaderMap) -> Response {
     for r in rows {
         let table: String = r.get("table_id");
         let head: i64 = r.get("head_seq");
+        let stream_seq: i64 = r.get("stream_seq");
         let view = view(&pit, &table).await;
         // Rows on the broker the floor does not hold yet.
         let on_broker = match pit
@@ -234,16 +235,18 @@ async fn tables(State(pit): State<Arc<Pit>>, headers: HeaderMap) -> Response {
             "last_card_ms": r.get::<Option<i64>, _>("last_card_ms"),
             "last_row_ms": r.get::<i64, _>("head_at_ms"),
             "ingested_ms": r.get::<i64, _>("ingested_ms"),
-            "lag_rows": on_broker.map(|b| b.saturating_sub(u64::try_from(head).unwrap_or(0))),
+            // Messages, not rows: a branch publishes row numbers again.
+            "lag_rows": on_broker.map(|b| b.saturating_sub(u64::try_from(stream_seq.max(head)).unwrap_or(0))),
         }));
     }
     Json(Value::Array(out)).into_response()
 }
 
-/// Every row the floor holds for `table`, from row 1.
+/// `table`'s history as the floor holds it, from row 1: along its current branch, without
+/// the rows a branch superseded (`floor_history`).
 async fn log(pit: &Pit, table: &str) -> Result<Vec<LogRow>, Response> {
     let rows = sqlx::query(
-        "SELECT seq, at_ms, hash, payload FROM floor_events WHERE table_id = $1 ORDER BY seq",
+        "SELECT seq, at_ms, hash, payload FROM floor_history WHERE table_id = $1 ORDER BY seq",
     )
     .bind(table)
     .fetch_all(pit.db.pool())

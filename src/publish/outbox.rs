@@ -665,7 +665,6 @@ impl Publisher {
             }
         };
         let mut position = row.as_ref().map_or(0, |r| r.seq);
-        let mut branching = false;
         if let Some(r) = &row {
             match self.standing(r).await? {
                 Standing::Holds => {}
@@ -675,7 +674,6 @@ impl Publisher {
                         .last_branch()
                         .ok_or_else(|| broker("no branch"))?;
                     position = branch.common_seq;
-                    branching = true;
                 }
             }
         }
@@ -709,7 +707,7 @@ impl Publisher {
                 )))
             }
         };
-        let (public, resync_due) = self.public_position(public_id, branching);
+        let (public, resync_due) = self.public_position(public_id);
         Ok(Held {
             log: position,
             log_seq: rows.last,
@@ -754,21 +752,26 @@ impl Publisher {
     }
 
     /// The public stream's position in row terms from its last own message's id, and
-    /// whether a branch's resync view is still due: a message published before the
-    /// log's newest branch began puts the position back to the branch's common row.
-    fn public_position(&self, id: (u64, u32), branching: bool) -> ((u64, u32), bool) {
-        let Some(branch) = self.lineage.last_branch() else {
+    /// whether a branch's resync view is still due: a message of the superseded history
+    /// after the newest branch's common row puts the position back to that row, with a
+    /// resync first. (A stream behind the common row — one the broker lost and that is
+    /// being filled again — goes on from where it is.)
+    fn public_position(&self, id: (u64, u32)) -> ((u64, u32), bool) {
+        let Some(newest) = self.lineage.last_branch() else {
             return (id, false);
         };
-        let first_of_branch = (branch.common_seq + branch.public_offset, u32::MAX);
-        if !branching && id >= first_of_branch {
-            return ((id.0 - branch.public_offset, id.1), false);
+        let branches = self.lineage.branches_newest_first();
+        let on = branches
+            .iter()
+            .position(|b| id >= (b.common_seq + b.public_offset, u32::MAX));
+        let row = match on {
+            Some(i) => (id.0 - branches[i].public_offset, id.1),
+            None => id,
+        };
+        if on == Some(0) || row.0 <= newest.common_seq {
+            return (row, false);
         }
-        if id >= first_of_branch {
-            // The resync view went out; nothing of the branch's rows yet.
-            return ((branch.common_seq, u32::MAX), false);
-        }
-        ((branch.common_seq, u32::MAX), true)
+        ((newest.common_seq, u32::MAX), true)
     }
 }
 

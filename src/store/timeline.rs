@@ -120,6 +120,11 @@ impl Lineage {
         self.branches().next_back()
     }
 
+    /// Every branch, the newest first.
+    pub fn branches_newest_first(&self) -> Vec<Branch<'_>> {
+        self.branches().rev().collect()
+    }
+
     fn branches(&self) -> impl DoubleEndedIterator<Item = Branch<'_>> {
         self.changes
             .iter()

@@ -19,6 +19,10 @@ use tracing::{info, warn};
 pub struct Journal {
     pool: SqlitePool,
     table: String,
+    /// The table part of the ids of new transactions: the table's id on its first
+    /// timeline, `<id>~<timeline>` on a later one (`on_timeline`), so a round number
+    /// played again after a restore never reuses an id the wallet already applied.
+    tx_table: String,
     /// `[disputes] window_seconds = 0`: a settled round is final at once (no `final` row).
     final_when_settled: bool,
 }
@@ -63,8 +67,16 @@ impl Journal {
         Journal {
             pool,
             table: table.to_string(),
+            tx_table: table.to_string(),
             final_when_settled,
         }
+    }
+
+    /// New transactions are the table's on `timeline` (`store/timeline.rs`): their ids
+    /// carry it after the first timeline. Journalled ones keep the ids they were sent
+    /// with.
+    pub fn on_timeline(&mut self, timeline: &crate::store::Timeline) {
+        self.tx_table = tx_table(&self.table, timeline);
     }
 
     /// The id of the next debit of `line` (`main`, `double`, `split`, `insurance`, a side
@@ -85,7 +97,7 @@ impl Journal {
         .await
         .map_err(db)?;
         Ok(TxId {
-            table: self.table.clone(),
+            table: self.tx_table.clone(),
             round,
             seat,
             line: format!("{line}.{}", n + 1),
@@ -188,7 +200,7 @@ impl Journal {
     /// The open (pending or committed) debits, oldest first.
     async fn open_entries(&self) -> Result<Vec<Entry>, WalletError> {
         let rows = sqlx::query(
-            "SELECT player_id, round, seat, line, amount FROM wallet_journal \
+            "SELECT player_id, round, seat, line, amount, tx_id FROM wallet_journal \
              WHERE table_id = ? AND state IN ('pending', 'committed') ORDER BY round, seat, at_ms, tx_id",
         )
         .bind(&self.table)
@@ -201,7 +213,13 @@ impl Journal {
                 player: r.get(0),
                 amount: r.get(4),
                 tx: TxId {
-                    table: self.table.clone(),
+                    // The id it was sent with: its timeline's, whatever the current one.
+                    table: r
+                        .get::<String, _>(5)
+                        .split(':')
+                        .next()
+                        .unwrap_or(&self.table)
+                        .to_string(),
                     round: u64::try_from(r.get::<i64, _>(1)).unwrap_or(0),
                     seat: u8::try_from(r.get::<i64, _>(2)).unwrap_or(0),
                     line: r.get(3),
@@ -310,7 +328,7 @@ impl Journal {
                 continue;
             };
             let credit = WalletRequest {
-                tx: TxId::settlement_of(&self.table, round, seat, &owner),
+                tx: TxId::settlement_of(&self.tx_table, round, seat, &owner),
                 player,
                 amount: returned,
             };
@@ -322,6 +340,17 @@ impl Journal {
             info!(tx = %credit.tx, returned, "wallet: round settled");
         }
         Ok(done)
+    }
+}
+
+/// The table part of transaction ids on `timeline`: the table's id on its first
+/// timeline (the ids journals and wallets already hold keep their form), `<id>~<first
+/// eight hex digits of the timeline>` on every later one.
+pub fn tx_table(table: &str, timeline: &crate::store::Timeline) -> String {
+    if timeline.epoch == 0 {
+        table.to_string()
+    } else {
+        format!("{table}~{}", timeline.short())
     }
 }
 
@@ -358,6 +387,38 @@ mod tests {
         };
         j.debit(l, &e).await.expect("debit");
         e
+    }
+
+    #[tokio::test]
+    async fn on_a_later_timeline_new_ids_carry_it_and_journalled_ones_keep_theirs() {
+        let (_d, pool, l, mut j) = setup().await;
+        // Staked on the first timeline: the plain form.
+        let before = stake(&j, &l, 1, "main", 1_000).await;
+        assert_eq!(before.tx.to_string(), "t:1:4:main.1:debit");
+        // The database restored: round 1 plays again on a new timeline.
+        j.on_timeline(&crate::store::Timeline {
+            id: "3fa9c2d1aabbccddeeff001122334455".into(),
+            epoch: 1,
+            from_seq: 9,
+        });
+        let again = j.next_debit(2, 4, "main").await.expect("id");
+        assert_eq!(again.to_string(), "t~3fa9c2d1:2:4:main.1:debit");
+        // The journalled debit keeps the id it was sent with (its rollback must match).
+        let open = j.open_stakes(1, 4, "main").await.expect("open");
+        assert_eq!(open, vec![before.clone()]);
+        // Its round settles on the new timeline: the credit is the new timeline's.
+        let run = |sql: &'static str| sqlx::query(sql).execute(&pool);
+        run("INSERT INTO rounds (table_id, round, shoe, opened_seq, settled_seq, final_seq) VALUES ('t', 1, 1, 5, 20, 21)").await.expect("round");
+        run("INSERT INTO bets (table_id, round, line, seat, player, kind, amount) VALUES ('t', 1, 1, 4, '', 'main', 1000)").await.expect("bet");
+        run("INSERT INTO settlements (table_id, round, line, seat, player, kind, staked, returned, detail) VALUES ('t', 1, 1, 4, '', 'main', 1000, 2000, '{}')").await.expect("settled");
+        assert_eq!(j.reconcile(&l, false).await.map(|r| r.settled), Ok(1));
+        let credited: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM wallet_ledger WHERE tx_id = 't~3fa9c2d1:1:4:settle:credit'",
+        )
+        .fetch_one(&pool)
+        .await
+        .expect("count");
+        assert_eq!(credited, 1);
     }
 
     #[tokio::test]

@@ -65,6 +65,14 @@ impl Nats {
         }
     }
 
+    /// SIGKILL, the store deleted, started again empty on the same port: a broker that
+    /// lost its store.
+    pub fn wipe(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.store);
+        self.restart();
+    }
+
     /// Starts it (again) on the same port and store; returns once it accepts connections.
     pub fn restart(&mut self) {
         self.kill();
