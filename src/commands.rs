@@ -79,7 +79,7 @@ pub async fn timeline_continue(config: Option<PathBuf>, db: Option<PathBuf>) -> 
             public_offset,
         }) => {
             println!(
-                "table {}: timeline {id} begins at row {seq}. At the next start the log is published after row {common_seq}, the last row the broker's history shares with it; the broker's rows {}..={} (timeline {}) stay there, superseded. Public ids go on from {}.",
+                "table {}: timeline {id} begins at row {seq}. At the next start the log is published after row {common_seq}, the last row the broker's history shares with it; the broker's rows {}..={} (timeline {}) stay there, superseded. Public ids go on from {}. `croupier timeline lost` lists the wallet movements of the superseded rows, which this log does not know.",
                 config.table.id,
                 common_seq + 1,
                 superseded.seq,
@@ -94,6 +94,67 @@ pub async fn timeline_continue(config: Option<PathBuf>, db: Option<PathBuf>) -> 
         }
         Err(e) => fail(e),
     }
+}
+
+/// `croupier timeline lost`.
+pub async fn timeline_lost(config: Option<PathBuf>, db: Option<PathBuf>, json: bool) -> ExitCode {
+    let config = match load_config(config.as_deref()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let db = db.unwrap_or(config.store.path.clone());
+    let lost = match croupier::publish::branch::lost_tail(&config, &db).await {
+        Ok(lost) => lost,
+        Err(e) => return fail(e),
+    };
+    if json {
+        match serde_json::to_string_pretty(&lost) {
+            Ok(text) => println!("{text}"),
+            Err(e) => return fail(e),
+        }
+        return ExitCode::SUCCESS;
+    }
+    let money = config.table.currency();
+    println!(
+        "table {}: the broker's superseded rows {}..={} (this log continued as timeline {}): wallet movements this log does not know",
+        config.table.id,
+        lost.common_seq + 1,
+        lost.last_seq,
+        lost.timeline
+    );
+    if lost.moves.is_empty() {
+        println!("no player's money moved in them");
+        return ExitCode::SUCCESS;
+    }
+    let mut totals: std::collections::BTreeMap<&str, (i64, i64)> =
+        std::collections::BTreeMap::new();
+    for m in &lost.moves {
+        println!(
+            "round {:>5}  seat {:>2}  {:<16} staked {:>12}  returned {:>12}  {}",
+            m.round,
+            m.seat,
+            m.player,
+            money.format(m.staked),
+            money.format(m.returned),
+            if m.settled {
+                "settled"
+            } else {
+                "not settled (its stake may have been rolled back)"
+            }
+        );
+        let t = totals.entry(m.player.as_str()).or_default();
+        t.0 += m.staked;
+        t.1 += m.returned;
+    }
+    for (player, (staked, returned)) in totals {
+        println!(
+            "{player}: staked {}, returned {}, net to the player {}",
+            money.format(staked),
+            money.format(returned),
+            money.format(returned - staked)
+        );
+    }
+    ExitCode::SUCCESS
 }
 
 /// `croupier check-config [FILE]`.

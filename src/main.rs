@@ -362,6 +362,22 @@ enum TimelineCommand {
         #[arg(long)]
         db: Option<PathBuf>,
     },
+    /// Lists the wallet movements of the rounds a restore lost, which the restored log
+    /// does not know: read from the rows the broker keeps of the superseded history
+    /// (after `croupier timeline continue`), by round, seat and player, with each
+    /// player's totals — for the operator to reconcile with the wallet. Read-only; the
+    /// table may be running. Exit 0, 2 on an error.
+    Lost {
+        /// The table configuration (default: built-in).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The database file, instead of the config's store.path.
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn parse_table_key(s: &str) -> Result<(String, String), String> {
@@ -629,6 +645,9 @@ fn main() -> ExitCode {
         Command::Timeline {
             command: TimelineCommand::Continue { config, db },
         } => with_runtime(commands::timeline_continue(config, db)),
+        Command::Timeline {
+            command: TimelineCommand::Lost { config, db, json },
+        } => with_runtime(commands::timeline_lost(config, db, json)),
         Command::FloorUser {
             database,
             badge,

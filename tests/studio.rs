@@ -895,6 +895,15 @@ async fn a_restored_table_publishes_nothing_until_the_operator_continues_its_tim
         let again = common::croupier(&["timeline", "continue", "--config", &idle], None);
         assert!(again.status.success() && common::text(&again).contains("already continues"), "{}", common::text(&again));
 
+        // What the lost rows moved in the wallet, read back from the broker's superseded
+        // rows in chain order (the folding itself: `publish::branch` unit tests).
+        let lost = common::croupier(&["timeline", "lost", "--config", &idle, "--json"], None);
+        assert!(lost.status.success(), "{}", common::text(&lost));
+        let lost: Value = serde_json::from_slice(&lost.stdout).expect("json");
+        assert_eq!(lost["common_seq"].as_u64(), Some(backed), "{lost}");
+        assert_eq!(lost["last_seq"].as_u64(), Some(lost_head), "{lost}");
+        assert!(lost["moves"].is_array(), "{lost}");
+
         // The new timeline deals and is published; the relay's viewer follows.
         table.start(true).await;
         let now = table.seq().await;
