@@ -39,6 +39,8 @@
     this.sigs = {};             // round -> "verified" | "invalid" | "unsigned"
     this.alarms = [];           // what cannot happen unless something is wrong
     this.lastRound = null;      // the last round a result settled, since a resync
+    this.timeline = null;       // the table's timeline after its first: {id, epoch, from_seq}
+    this.changes = [];          // each timeline change seen (a restore): told, not an alarm
     this.onChange = onChange;
     this.available = !!subtle;
     this.queue = Promise.resolve();
@@ -60,6 +62,20 @@
     this.commitments[round] = c;
     return true;
   };
+  // A view or a signed statement names the table's timeline (absent on its first). A
+  // newer one is a restore or an operator's continue: said as such, and the round checks
+  // start over (round numbers are played again); an older one cannot happen.
+  Checker.prototype.onTimeline = function (t) {
+    const id = t ? t.id : null, epoch = t ? t.epoch : 0;
+    const current = this.timeline ? this.timeline.id : null, currentEpoch = this.timeline ? this.timeline.epoch : 0;
+    if (id === current) return true;
+    if (epoch <= currentEpoch) { this.alarm("the table's timeline went back"); return false; }
+    this.changes.push("the table's history was restored or continued at its row " + t.from_seq +
+      ": rounds after it are played again, and checked anew");
+    this.timeline = t;
+    this.commitments = {}; this.seals = {}; this.sigs = {}; this.lastRound = null;
+    return true;
+  };
   // Messages are checked one after another, in arrival order.
   Checker.prototype.message = function (m) {
     if (!this.available) return;
@@ -67,6 +83,7 @@
     return this.queue;
   };
   Checker.prototype.check = async function (m) {
+    if (m.type === "view" && m.view && !this.onTimeline(m.view.timeline || null)) return;
     // A resync: messages were skipped, so no result is claimed missing across it.
     if (m.type === "view" && m.resync) this.lastRound = null;
     if (m.type === "result" && m.result) {
@@ -105,6 +122,7 @@
         this.alarm("round " + round + ": the result's signature does not verify");
         return;
       }
+      if (!this.onTimeline(st.timeline || null)) { this.sigs[round] = "invalid"; return; }
       if (!st.seal && this.commitments[round]) {
         this.sigs[round] = "invalid";
         this.alarm("round " + round + ": the hole card was committed, and the signed result opens no seal");
@@ -149,11 +167,15 @@
     return window.Table.el("span", { class: "sig " + state, "data-sig": state }, " " + text);
   }
 
-  // The banner shown while any check failed.
+  // The banner shown while any check failed; else, after a timeline change, a notice.
   function alarmBanner(checker) {
     const el = window.Table.el;
-    return checker.alarms.length ? el("div", { id: "trust-alarm", class: "trust-alarm", role: "alert" },
-      el("strong", {}, "\u26A0 Verification failed: "), checker.alarms.join("; ")) : null;
+    if (checker.alarms.length) {
+      return el("div", { id: "trust-alarm", class: "trust-alarm", role: "alert" },
+        el("strong", {}, "\u26A0 Verification failed: "), checker.alarms.join("; "));
+    }
+    return checker.changes.length ? el("div", { id: "trust-timeline", class: "trust-timeline", role: "status" },
+      el("strong", {}, "Table history restored: "), checker.changes[checker.changes.length - 1]) : null;
   }
 
   window.Trust = { Checker, commitment, verifySigned, sealBadge, sigBadge, alarmBanner };

@@ -236,7 +236,9 @@ enum Command {
     SimShoe(croupier_drivers::sim::SimShoeArgs),
     /// Checks a saved public history (the public messages, one JSON object per line):
     /// signatures, sealed hole cards, and log heads that never go back. Exit 0: all good;
-    /// 1: something is wrong (every problem is listed); 2: the file cannot be read.
+    /// 1: something is wrong (every problem is listed); 2: the file cannot be read; 3:
+    /// nothing is wrong, but the history spans a change of the table's timeline (a
+    /// restore: the rounds after it were played again), each change listed.
     VerifyResults {
         /// The saved messages (`-` for stdin).
         file: PathBuf,
@@ -789,12 +791,25 @@ fn verify_results(file: &std::path::Path, key: Option<&str>) -> ExitCode {
     for n in &report.notes {
         println!("note: {n}");
     }
+    for t in &report.timelines {
+        println!("TIMELINE CHANGE {t}");
+    }
     if report.ok() {
         println!(
-            "verified: {} signed results, {} sealed cards opened, log heads {heads}, table key {key}",
-            report.results, report.seals
+            "verified: {} signed results, {} sealed cards opened, log heads {heads}, table key {key}{}",
+            report.results,
+            report.seals,
+            match report.timelines.len() {
+                0 => String::new(),
+                1 => ", across 1 timeline change".to_string(),
+                n => format!(", across {n} timeline changes"),
+            }
         );
-        ExitCode::SUCCESS
+        if report.timelines.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(3)
+        }
     } else {
         for (p, more) in grouped(&report.problems) {
             match more {

@@ -129,6 +129,26 @@ async fn the_public_page_shows_verified_seals_and_signatures_and_alarms_on_tampe
         public
             .wait_for("document.querySelector('#trust-alarm').innerText.includes('signature does not verify') && document.querySelector('[data-sig=\"invalid\"]')", STEP)
             .await;
+        // A restore (issue #31): a view naming a newer timeline is told as such — a notice,
+        // no alarm, the round checks started over —; one going back to the first is an alarm.
+        assert_eq!(
+            public
+                .eval(
+                    "(async () => { const c = new window.Trust.Checker(() => {});
+                      const v = JSON.parse(JSON.stringify(window.publicLog.find(m => m.type === 'view')));
+                      await c.check(v);
+                      const r = JSON.parse(JSON.stringify(v));
+                      r.view.timeline = {id: 'r'.repeat(32), epoch: 1, from_seq: 5};
+                      await c.check(r);
+                      const banner = window.Trust.alarmBanner(c);
+                      const told = c.alarms.length === 0 && c.changes.length === 1 && banner.id === 'trust-timeline'
+                        && banner.textContent.includes('row 5');
+                      await c.check(v);
+                      return [told, c.alarms.includes(\"the table's timeline went back\")]; })()",
+                )
+                .await,
+            json!([true, true])
+        );
         browser.close().await;
         run.stop().await;
     })

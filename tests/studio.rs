@@ -953,6 +953,14 @@ async fn a_restored_table_publishes_nothing_until_the_operator_continues_its_tim
         }
         let (_, relay_ready) = get(&relay.addr, "/readyz").await;
         assert_eq!(relay_ready["refused"]["alpha"], Value::Null, "nothing refused: {relay_ready}");
+        // What the viewer saved checks out, across the restore, which it names: not a cut
+        // log, and not nothing (exit 3).
+        let saved = studio.dir.join("viewer-history.jsonl");
+        std::fs::write(&saved, viewer.messages().join("\n")).expect("save");
+        let checked = common::croupier(&["verify-results", saved.to_str().expect("utf-8")], None);
+        let said = common::text(&checked);
+        assert_eq!(checked.status.code(), Some(3), "{said}");
+        assert!(said.contains("TIMELINE CHANGE") && !said.contains("FAILED"), "{said}");
 
         // The broker keeps both histories: the superseded rows under the old timeline,
         // then the restored log's rows after the common one, marked with their branch.

@@ -20,7 +20,7 @@ use super::record::{Record, TimelineCause};
 use super::LogRow;
 
 /// A timeline of a table's history.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Timeline {
     /// Its id: 32 lowercase hex digits, random.
     pub id: String,

@@ -359,6 +359,9 @@ pub struct Snapshot {
     /// The table's public key (Ed25519, hex) that signs its results (`trust`).
     #[serde(default)]
     pub table_key: Option<String>,
+    /// The timeline the log is on, after its first (`store/timeline.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<crate::store::Timeline>,
     /// Remote play (`[play] enabled`): seats, countdown, decision timer, a card asked for;
     /// `None` without remote play.
     #[serde(default)]

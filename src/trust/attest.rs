@@ -10,7 +10,7 @@
 //! signed = {"payload": "<statement JSON text>", "sig": "<128 hex>"}
 //! sig    = Ed25519(table key, "croupier-result/1\n" || payload)
 //! statement = {"v": 1, "table", "round", "result": RoundResult, "seal": Seal | null,
-//!              "head": {"seq", "hash"}}
+//!              "head": {"seq", "hash"}, "timeline"?: {"id", "epoch", "from_seq"}}
 //! ```
 
 use super::keys::TableKeys;
@@ -46,6 +46,11 @@ pub struct Statement {
     pub seal: Option<Seal>,
     /// The log's head after the row that settled the round.
     pub head: Head,
+    /// The timeline the log is on, after its first (`store/timeline.rs`): signed, so a
+    /// history across a restore is told from a cut log (`super::verify`). Absent on the
+    /// first timeline, so those statements read as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<crate::store::Timeline>,
 }
 
 /// A statement's text and its signature, as the result message carries them.
@@ -131,6 +136,7 @@ mod tests {
                 seq: 40,
                 hash: "ab".repeat(32),
             },
+            timeline: None,
         }
     }
 

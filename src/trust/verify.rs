@@ -20,10 +20,16 @@
 //! - no result is missing: every round between the first and the last result seen has
 //!   one (a `resync` view in between says the viewer skipped messages: no gap is claimed
 //!   across it);
-//! - the same signed result again (a viewer that reconnected) is counted once and noted.
+//! - the same signed result again (a viewer that reconnected) is counted once and noted;
+//! - a change of the table's timeline (views and signed statements name it after the
+//!   first: a restore, an operator's `croupier timeline continue`) is reported as one —
+//!   round numbers and heads start over on the new timeline, and are checked within it —
+//!   not as a cut log, and not as nothing: [`Report::timelines`]. A timeline that goes
+//!   back to an earlier one is a problem.
 
 use super::attest::{self, Signed, Statement};
 use super::seal::{self, Seal};
+use crate::store::Timeline;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -43,6 +49,8 @@ pub struct Report {
     pub problems: Vec<String>,
     /// What is worth knowing but is no problem (a result received again).
     pub notes: Vec<String>,
+    /// Each change of the table's timeline the history spans, with its line.
+    pub timelines: Vec<String>,
 }
 
 impl Report {
@@ -73,6 +81,8 @@ struct ViewPart {
     #[serde(default)]
     table_key: Option<String>,
     round: RoundPart,
+    #[serde(default)]
+    timeline: Option<Timeline>,
 }
 
 #[derive(Deserialize)]
@@ -99,6 +109,8 @@ struct Checker {
     settled: std::collections::BTreeSet<u64>,
     /// Rounds settled before the last resync: no gap is claimed below it.
     resynced_at: Option<u64>,
+    /// The timeline the history is on (`None`: the table's first).
+    timeline: Option<Timeline>,
 }
 
 /// Checks the saved history `text`, with `key` (hex) if given.
@@ -114,6 +126,7 @@ pub fn verify_history(text: &str, key: Option<&str>) -> Report {
         opened: Default::default(),
         settled: Default::default(),
         resynced_at: None,
+        timeline: None,
     };
     if let Some(k) = key {
         c.set_key(0, k);
@@ -159,6 +172,68 @@ impl Checker {
                 Err(e) => self.problem(line, e.to_string()),
             },
         }
+    }
+
+    /// A view or a signed statement names timeline `next` (`None`: the first): a change
+    /// closes the checks of the timeline before — its missing results; its committed
+    /// cards never opened are noted, the new timeline having superseded their rounds —
+    /// and starts the round checks again.
+    fn on_timeline(&mut self, n: usize, next: Option<&Timeline>) {
+        let epoch = |t: Option<&Timeline>| t.map_or(0, |t| t.epoch);
+        let id = |t: Option<&Timeline>| t.map(|t| t.id.clone());
+        if id(next) == id(self.timeline.as_ref()) {
+            return;
+        }
+        if epoch(next) <= epoch(self.timeline.as_ref()) {
+            self.problem(
+                n,
+                format!(
+                    "the timeline went back: {} after {} (epoch {} after {})",
+                    id(next).unwrap_or_else(|| "the first".into()),
+                    id(self.timeline.as_ref()).unwrap_or_else(|| "the first".into()),
+                    epoch(next),
+                    epoch(self.timeline.as_ref())
+                ),
+            );
+            return;
+        }
+        let before = self.problems_before_change();
+        self.report.notes.extend(before);
+        let Some(t) = next else {
+            return;
+        };
+        self.report.timelines.push(format!(
+            "line {n}: the table's log began timeline {} (epoch {}) at its row {}: a restore from a backup or an operator's `croupier timeline continue`. Its rounds are checked on their own; what the earlier timeline showed after row {} was superseded",
+            t.id,
+            t.epoch,
+            t.from_seq,
+            t.from_seq.saturating_sub(1)
+        ));
+        self.timeline = Some(t.clone());
+        self.commitments.clear();
+        self.hidden.clear();
+        self.opened.clear();
+        self.settled.clear();
+        self.resynced_at = None;
+        self.last = None;
+    }
+
+    /// At a timeline change: the earlier timeline's missing results stay problems; its
+    /// rounds committed and never opened are returned as notes (superseded).
+    fn problems_before_change(&mut self) -> Vec<String> {
+        let before = self.report.problems.len();
+        self.finish();
+        let mut notes = Vec::new();
+        let mut kept = Vec::new();
+        for p in self.report.problems.drain(before..) {
+            if p.contains("never opened") {
+                notes.push(format!("{p} (its timeline was superseded)"));
+            } else {
+                kept.push(p);
+            }
+        }
+        self.report.problems.extend(kept);
+        notes
     }
 
     /// After the last line: missing results and committed cards never opened.
@@ -243,6 +318,7 @@ impl Checker {
 
     fn view(&mut self, n: usize, view: ViewPart) {
         self.table(n, &view.table);
+        self.on_timeline(n, view.timeline.as_ref());
         if let Some(k) = &view.table_key {
             self.set_key(n, k);
         }
@@ -293,6 +369,7 @@ impl Checker {
             return;
         }
         self.table(n, &statement.table);
+        self.on_timeline(n, statement.timeline.as_ref());
         let id = (
             statement.head.seq,
             statement.head.hash.clone(),
@@ -423,14 +500,30 @@ mod tests {
 
     /// A view of `round` with its sealed card (hidden or opened) and a signed result line.
     fn round_lines(keys: &TableKeys, round: u64, seq: u64, hash: &str) -> Vec<String> {
-        let hole = "9H".parse().expect("card");
-        let salt = format!("{round:02}");
+        round_lines_on(keys, round, seq, hash, None)
+    }
+
+    /// [`round_lines`] on `timeline` (`None`: the first), whose hole card differs.
+    fn round_lines_on(
+        keys: &TableKeys,
+        round: u64,
+        seq: u64,
+        hash: &str,
+        timeline: Option<&Timeline>,
+    ) -> Vec<String> {
+        let hole = if timeline.is_some() { "8C" } else { "9H" }
+            .parse()
+            .expect("card");
+        let salt = format!("{round:02}{hash}");
         let hidden = crate::trust::seal::seal_hole(keys, "t1", round, Some(&salt), hole, false);
         let opened = crate::trust::seal::seal_hole(keys, "t1", round, Some(&salt), hole, true);
         let view = |seal: &Seal| {
-            json!({"type": "view", "view": {"table": "t1", "table_key": keys.public_hex(),
-                   "round": {"number": round, "seal": seal}}})
-            .to_string()
+            let mut v = json!({"type": "view", "view": {"table": "t1", "table_key": keys.public_hex(),
+                   "round": {"number": round, "seal": seal}}});
+            if let Some(t) = timeline {
+                v["view"]["timeline"] = json!(t);
+            }
+            v.to_string()
         };
         let result = result_of(round, hole);
         let signed = sign(
@@ -445,6 +538,7 @@ mod tests {
                     seq,
                     hash: hash.into(),
                 },
+                timeline: timeline.cloned(),
             },
         );
         vec![
@@ -452,6 +546,64 @@ mod tests {
             view(&opened),
             json!({"type": "result", "result": result, "signed": signed}).to_string(),
         ]
+    }
+
+    #[test]
+    fn a_timeline_change_is_reported_as_one_and_checked_on_its_own() {
+        let k = keys();
+        let first: Vec<String> = [(1, 10, "aa"), (2, 20, "bb"), (3, 30, "cc")]
+            .iter()
+            .flat_map(|&(r, s, h)| round_lines(&k, r, s, h))
+            .collect();
+        // Restored from a backup taken at row 24: round 3 is played again (another hole
+        // card, another commitment) at lower heads, on timeline `r`.
+        let restored = Timeline {
+            id: "r".repeat(32),
+            epoch: 1,
+            from_seq: 25,
+        };
+        let second: Vec<String> = [(3, 28, "dd"), (4, 38, "ee")]
+            .iter()
+            .flat_map(|&(r, s, h)| round_lines_on(&k, r, s, h, Some(&restored)))
+            .collect();
+        let history = [first.clone(), second.clone()].concat();
+        let report = verify_history(&history.join("\n"), None);
+        assert!(report.ok(), "not tampering: {:?}", report.problems);
+        assert_eq!(report.timelines.len(), 1, "{report:?}");
+        assert!(report.timelines[0].contains("at its row 25"), "{report:?}");
+        assert_eq!(report.results, 5);
+        // Heads are still checked within the new timeline.
+        let cut = [
+            history.clone(),
+            round_lines_on(&k, 4, 30, "ff", Some(&restored)),
+        ]
+        .concat();
+        let report = verify_history(&cut.join("\n"), None);
+        assert!(
+            report.problems.iter().any(|p| p.contains("truncated log")),
+            "{report:?}"
+        );
+        // Back to the first timeline after the restore: a problem.
+        let back = [history, round_lines(&k, 5, 50, "gg")].concat();
+        let report = verify_history(&back.join("\n"), None);
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| p.contains("timeline went back")),
+            "{report:?}"
+        );
+        // The same lines without the timeline: a cut log, as before.
+        let unmarked: Vec<String> = [(3, 28, "dd"), (4, 38, "ee")]
+            .iter()
+            .flat_map(|&(r, s, h)| round_lines(&k, r, s, h))
+            .collect();
+        let report = verify_history(&[first, unmarked].concat().join("\n"), None);
+        assert!(
+            report.problems.iter().any(|p| p.contains("truncated log")),
+            "{report:?}"
+        );
+        assert!(report.timelines.is_empty());
     }
 
     #[test]
@@ -556,6 +708,7 @@ mod tests {
                     seq: 60,
                     hash: "66".into(),
                 },
+                timeline: None,
             },
         );
         let line = json!({"type": "result", "result": result, "signed": signed}).to_string();

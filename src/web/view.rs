@@ -85,6 +85,11 @@ pub struct PublicView {
     /// The table's Ed25519 public key (hex) that signs its results (`crate::trust`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table_key: Option<String>,
+    /// The timeline the table's log is on, after its first (a restore, an operator's
+    /// `croupier timeline continue`): round numbers start over from where it began, and
+    /// viewers' checks take the change as one, not as a cut log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<crate::store::Timeline>,
 }
 
 /// The public view of `s`: a pure function that copies only what may be shown.
@@ -109,6 +114,7 @@ pub fn public_view(s: &Snapshot) -> PublicView {
         last_result: s.last_result.clone(),
         provisional: s.provisional,
         table_key: s.table_key.clone(),
+        timeline: s.timeline.clone(),
     }
 }
 

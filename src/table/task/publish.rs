@@ -165,6 +165,7 @@ impl Table {
             provisional: self.provisional(),
             shoe_integrity: self.shoes.last.clone(),
             table_key: self.trust.as_ref().map(|k| k.public_hex()),
+            timeline: self.timeline.clone(),
             remote: self.remote.as_ref().map(|r| r.view()),
         })
     }
@@ -253,6 +254,7 @@ impl Table {
                         seq,
                         hash: hash.to_string(),
                     },
+                    timeline: self.timeline.clone(),
                 };
                 crate::trust::attest::sign(keys, &statement)
             })

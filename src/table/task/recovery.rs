@@ -70,6 +70,7 @@ impl Table {
             provisional: None,
             shoe_integrity: None,
             table_key: None,
+            timeline: None,
             remote: None,
         });
         let (snapshot_tx, snapshot_rx) = watch::channel(placeholder);
@@ -177,6 +178,7 @@ impl Table {
             shoes: Default::default(),
             trust: None,
             round_salts: Default::default(),
+            timeline: None,
             clock: Arc::new(crate::table::clock::TableClock::new()),
             clock_seen: 0,
             countdown_len: None,
@@ -362,7 +364,14 @@ impl Table {
             Record::Resolve { .. } => {}
             Record::Countdown { .. } => {}
             // A new identity for the history, nothing for the round.
-            Record::Timeline { .. } => {}
+            Record::Timeline { id, .. } => {
+                let epoch = self.timeline.as_ref().map_or(0, |t| t.epoch) + 1;
+                self.timeline = Some(crate::store::Timeline {
+                    id: id.clone(),
+                    epoch,
+                    from_seq: seq,
+                });
+            }
             Record::Final { round } => {
                 if self.unfinal == Some(*round) {
                     self.unfinal = None;

@@ -76,6 +76,10 @@ pub struct Table {
     /// nonce (`trust::seal::nonce`), so a round number played again on another timeline
     /// (a restored database) never gets a nonce a viewer has already seen revealed.
     pub(super) round_salts: std::collections::BTreeMap<u64, String>,
+    /// The timeline the log is on after its first (`store/timeline.rs`), from the last
+    /// `timeline` row replayed; `None` on the first. Views and signed results name it, so
+    /// a viewer's checks tell a restore from a cut log.
+    pub(super) timeline: Option<crate::store::Timeline>,
     /// The table's clock (`table::clock`): countdowns and decision timers run on it.
     pub(super) clock: Arc<crate::table::clock::TableClock>,
     /// The latest table time the log holds (a tick, a countdown's opening): the clock
