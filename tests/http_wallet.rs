@@ -274,3 +274,81 @@ async fn a_server_that_is_down_refuses_the_bet_and_the_journal_settles_it_when_b
         0
     );
 }
+
+/// Issue #31: a database restored from a backup plays its round numbers again. The
+/// restored table is on a new timeline, and its wallet ids carry it: the round's stake is
+/// really taken from the wallet again, where the id the lost round used would have been
+/// answered from the lost round's record (no money taken) — the defect this closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_restore_the_same_round_number_is_a_new_transaction_at_the_wallet() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Arc::new(Server::default());
+    server
+        .balances
+        .lock()
+        .expect("lock")
+        .insert("alice".into(), 10_000);
+    let url = start(Arc::clone(&server)).await;
+    let w = adapter(dir.path(), &url, SECRET);
+    let db = dir.path().join("t.db");
+    let copy = dir.path().join("backup.db");
+    drop(
+        croupier::store::Store::open(&db, "t", "t", "deluxe")
+            .await
+            .expect("store"),
+    );
+    croupier::store::backup(&db, &copy).await.expect("backup");
+    // After the backup: round 1's stake, which the restore will lose.
+    let pool = croupier::auth::open_pool(&db).await.expect("pool");
+    let journal = Journal::new(pool.clone(), "t", false);
+    let lost = Entry {
+        tx: journal.next_debit(1, 4, "main").await.expect("id"),
+        player: "alice".into(),
+        amount: 1_000,
+    };
+    assert_eq!(journal.debit(&w, &lost).await, Ok(9_000));
+    pool.close().await;
+    // The restore: the backup and its anchor over the live files.
+    for ext in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{ext}", db.display()));
+    }
+    std::fs::copy(&copy, &db).expect("restore");
+    std::fs::copy(
+        croupier::store::anchor::path_for(&copy),
+        croupier::store::anchor::path_for(&db),
+    )
+    .expect("anchor");
+    let opened = croupier::store::Store::open(&db, "t", "t", "deluxe")
+        .await
+        .expect("store");
+    let timeline = opened.store.timeline().clone();
+    assert_eq!(timeline.epoch, 1, "a restore begins a new timeline");
+    drop(opened);
+    let pool = croupier::auth::open_pool(&db).await.expect("pool");
+    let mut journal = Journal::new(pool.clone(), "t", false);
+    // Without the timeline, round 1's stake would get the lost one's id, and the wallet
+    // would answer it from the lost round's record: no money taken.
+    let stale = journal.next_debit(1, 4, "main").await.expect("id");
+    assert_eq!(stale, lost.tx, "the restored journal forgot the lost debit");
+    journal.on_timeline(&timeline);
+    let again = Entry {
+        tx: journal.next_debit(1, 4, "main").await.expect("id"),
+        player: "alice".into(),
+        amount: 1_000,
+    };
+    assert_eq!(
+        again.tx.to_string(),
+        format!("t~{}:1:4:main.1:debit", &timeline.id[..8])
+    );
+    assert_eq!(journal.debit(&w, &again).await, Ok(8_000), "taken again");
+    let applied = server.applied.lock().expect("lock").clone();
+    assert_eq!(
+        applied.get(&lost.tx.to_string()),
+        Some(&("debit".into(), 1_000))
+    );
+    assert_eq!(
+        applied.get(&again.tx.to_string()),
+        Some(&("debit".into(), 1_000))
+    );
+    pool.close().await;
+}
