@@ -911,6 +911,19 @@ async fn the_floor_follows_a_restored_table_a_wiped_broker_and_alarms_a_stall() 
             croupier::store::anchor::path_for(&t.db),
         )
         .expect("restore the anchor");
+        // Started, it refuses to publish over the floor's history, and says so: the floor
+        // raises a `fork` alarm before the operator acts.
+        t.start(false).await;
+        let started = Instant::now();
+        while !alarm_kinds(&pool, "pit-r").await.contains(&"fork".to_string()) {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "a fork alarm; log: {}",
+                std::fs::read_to_string(&floor_log).unwrap_or_default()
+            );
+            sleep(Duration::from_millis(200)).await;
+        }
+        t.stop();
         let idle = t.idle.display().to_string();
         let out = common::croupier(&["timeline", "continue", "--config", &idle], None);
         assert!(out.status.success(), "{}", common::text(&out));
@@ -919,7 +932,11 @@ async fn the_floor_follows_a_restored_table_a_wiped_broker_and_alarms_a_stall() 
         t.wait_rows(now + 20).await;
         settle_on_the_floor(&mut t, &pool, &floor_log).await;
         let kinds = alarm_kinds(&pool, "pit-r").await;
-        assert_eq!(kinds, ["timeline"], "one alarm says the history branched");
+        assert_eq!(
+            kinds,
+            ["fork", "timeline"],
+            "the restored table's refusal, then the branch"
+        );
         let superseded: i64 = sqlx::query_scalar(
             "SELECT count(*) FROM floor_events WHERE table_id = 'pit-r' AND branch = '' AND seq > $1",
         )
@@ -946,7 +963,11 @@ async fn the_floor_follows_a_restored_table_a_wiped_broker_and_alarms_a_stall() 
         let now = t.rows().await.len();
         t.wait_rows(now + 15).await;
         settle_on_the_floor(&mut t, &pool, &floor_log).await;
-        assert_eq!(alarm_kinds(&pool, "pit-r").await, ["timeline"], "nothing else alarmed");
+        assert_eq!(
+            alarm_kinds(&pool, "pit-r").await,
+            ["fork", "timeline"],
+            "nothing else alarmed"
+        );
 
         // The floor's commits blocked: the stream holds rows it cannot take.
         let mut lock = pool.begin().await.expect("tx");

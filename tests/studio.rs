@@ -826,11 +826,18 @@ async fn a_restored_table_publishes_nothing_until_the_operator_continues_its_tim
         table.stop();
         let nats = async_nats::connect(studio.nats.url()).await.expect("nats");
         let js = async_nats::jetstream::new(nats);
+        // The log stream's last row (a fork notice is not one).
         let last_row = |js: async_nats::jetstream::Context| async move {
             let mut s = js.get_stream("CROUPIER_LOG_alpha").await.expect("log stream");
-            let last = s.info().await.expect("info").state.last_sequence;
-            let m = s.get_raw_message(last).await.expect("last");
-            serde_json::from_slice::<Value>(&m.payload).expect("json")
+            let mut seq = s.info().await.expect("info").state.last_sequence;
+            loop {
+                let m = s.get_raw_message(seq).await.expect("message");
+                let v = serde_json::from_slice::<Value>(&m.payload).expect("json");
+                if v.get("seq").is_some() {
+                    return v;
+                }
+                seq -= 1;
+            }
         };
         let started = Instant::now();
         while last_row(js.clone()).await["seq"] != table.seq().await {
@@ -878,6 +885,13 @@ async fn a_restored_table_publishes_nothing_until_the_operator_continues_its_tim
         assert!(stopped.contains("croupier timeline continue"), "{stopped}");
         sleep(Duration::from_secs(2)).await;
         assert_eq!(last_row(js.clone()).await, broker_head, "nothing published over the broker's history");
+        // It said so on its log subject, signed, for the floor (a notice, not a row).
+        let mut s = js.get_stream("CROUPIER_LOG_alpha").await.expect("log stream");
+        let last = s.info().await.expect("info").state.last_sequence;
+        let notice = s.get_raw_message(last).await.expect("notice");
+        let notice: Value = serde_json::from_slice(&notice.payload).expect("json");
+        assert_eq!(notice["notice"], "fork", "{notice}");
+        assert!(notice["detail"].as_str().is_some_and(|d| d.starts_with("timeline_fork")), "{notice}");
         table.stop();
 
         // The operator keeps the restored log.
@@ -1031,9 +1045,21 @@ async fn a_second_table_with_the_same_id_publishes_nothing() {
         let last = s.info().await.expect("info").state.last_sequence;
         let reader = Reader::open(&studio.tables[0].db).await.expect("reader");
         let log = reader.log("alpha").await.expect("log");
+        let mut notices = 0;
         for seq in 1..=last {
             let m = s.get_raw_message(seq).await.expect("message");
             let row: Value = serde_json::from_slice(&m.payload).expect("json");
+            if row["notice"] == "fork" {
+                // The twin's word that it stopped, for the floor: not a row.
+                assert!(
+                    row["detail"]
+                        .as_str()
+                        .is_some_and(|d| d.starts_with("timeline_foreign")),
+                    "{row}"
+                );
+                notices += 1;
+                continue;
+            }
             let i = row["seq"].as_u64().expect("seq") as usize - 1;
             assert_eq!(
                 row["hash"].as_str(),
@@ -1042,6 +1068,7 @@ async fn a_second_table_with_the_same_id_publishes_nothing() {
                 i + 1
             );
         }
+        assert_eq!(notices, 1, "the twin said it stopped");
         twin.stop();
     })
     .await

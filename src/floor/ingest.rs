@@ -412,10 +412,17 @@ pub fn check(
             Ok(r) => r,
             Err(why) => {
                 if *stream_seq > seen {
-                    batch.alarms.push(Alarm {
-                        seq: *stream_seq,
-                        kind: "unreadable",
-                        detail: format!("table {table}: message {stream_seq}: {why}"),
+                    batch.alarms.push(match fork_notice(table, body) {
+                        Some(detail) => Alarm {
+                            seq: *stream_seq,
+                            kind: "fork",
+                            detail: format!("table {table} stopped publishing: {detail}"),
+                        },
+                        None => Alarm {
+                            seq: *stream_seq,
+                            kind: "unreadable",
+                            detail: format!("table {table}: message {stream_seq}: {why}"),
+                        },
                     });
                 }
                 continue;
@@ -524,6 +531,20 @@ pub fn check(
         at.head = next;
     }
     (batch, at)
+}
+
+/// The detail of a table's notice that its publisher stopped over another history
+/// (`publish::outbox`, `{"table", "notice": "fork", "detail"}`), if `body` is one for
+/// `table`.
+fn fork_notice(table: &str, body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Notice {
+        table: String,
+        notice: String,
+        detail: String,
+    }
+    let n: Notice = serde_json::from_slice(body).ok()?;
+    (n.table == table && n.notice == "fork").then_some(n.detail)
 }
 
 /// The rows of `bodies` that may begin a branch the floor has not seen: the row before

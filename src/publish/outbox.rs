@@ -159,6 +159,7 @@ async fn run(
                 // second table configured with this id).
                 status.stop(why.clone());
                 error!(table = %id, %why, "publisher stopped: the broker holds another history of this table");
+                publisher.announce_fork(&js, &why).await;
                 return;
             }
             Err(PassError::Raced(why)) => {
@@ -412,6 +413,30 @@ impl Publisher {
                     public_n: held.n,
                 })
                 .await?;
+        }
+    }
+
+    /// Says on the table's log subject, signed, that publishing stopped over another
+    /// history (`{"table", "notice": "fork", "detail"}`): not a row — nothing follows from
+    /// it — but the floor raises a `fork` alarm on it, so the divergence is seen there
+    /// before the operator acts. Best effort: the stop stands whatever the broker answers.
+    async fn announce_fork(&self, js: &Context, why: &str) {
+        let id = self.info.id.as_str();
+        let text = serde_json::json!({"table": id, "notice": "fork", "detail": why}).to_string();
+        let sig = wire::sign(&self.keys, wire::LOG, id, text.as_bytes());
+        let digest = hex::encode(&<sha2::Sha256 as sha2::Digest>::digest(why.as_bytes())[..8]);
+        let message = jetstream::message::PublishMessage::build()
+            .payload(text.into())
+            .message_id(format!("{id}:fork:{digest}").as_str())
+            .header(HEADER_TABLE, id)
+            .header(HEADER_SIG, sig.as_str());
+        match js.send_publish(subjects::log(id), message).await {
+            Ok(ack) => {
+                if let Err(e) = ack.await {
+                    warn!(table = %id, error = %e, "publisher: the fork notice was not stored");
+                }
+            }
+            Err(e) => warn!(table = %id, error = %e, "publisher: the fork notice was not sent"),
         }
     }
 
