@@ -332,17 +332,18 @@ async fn a_phone_player_bets_behind_with_follow_double_and_a_pair_bet() {
         let db = dir.path().join("croupier.db");
         let pool = croupier::auth::open_pool(&db).await.expect("pool");
         let r = i64::try_from(round).expect("round");
+        let tx = common::tx_table(&db).await;
         let follow: Option<i64> = sqlx::query_scalar(
             "SELECT amount FROM wallet_ledger WHERE tx_id = ? AND player_id = 'ben' AND kind = 'debit'",
         )
-        .bind(format!("table-1:{round}:4:behind-double@ben.1:debit"))
+        .bind(format!("{tx}:{round}:4:behind-double@ben.1:debit"))
         .fetch_optional(&pool)
         .await
         .expect("ledger");
         let main: i64 = sqlx::query_scalar(
             "SELECT amount FROM wallet_ledger WHERE tx_id = ? AND kind = 'debit'",
         )
-        .bind(format!("table-1:{round}:4:behind-main@ben.1:debit"))
+        .bind(format!("{tx}:{round}:4:behind-main@ben.1:debit"))
         .fetch_one(&pool)
         .await
         .expect("behind main");

@@ -136,7 +136,13 @@ async fn a_player_joins_bets_decides_and_is_paid_once() {
         let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
         // The page is served; the API wants the player's token, not a staff login.
         let (status, body) = {
-            let page = croupier::web::client::request(&p.addr, "GET", "/play", None, Duration::from_secs(5));
+            let page = croupier::web::client::request(
+                &p.addr,
+                "GET",
+                "/play",
+                None,
+                Duration::from_secs(5),
+            );
             page.await.expect("page")
         };
         assert_eq!(status, 200);
@@ -146,7 +152,11 @@ async fn a_player_joins_bets_decides_and_is_paid_once() {
         as_player(&mut p, &token);
         let s = state(&p).await;
         assert_eq!(s["balance"], 50_000);
-        assert_eq!(s["free_seats"], serde_json::json!([4, 5, 6, 7]), "the demo holds 1-3");
+        assert_eq!(
+            s["free_seats"],
+            serde_json::json!([4, 5, 6, 7]),
+            "the demo holds 1-3"
+        );
         let (status, body) = p.post("/api/play/join", r#"{"seat": 2}"#).await;
         assert_eq!(status, 409, "{body}");
         let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
@@ -160,7 +170,10 @@ async fn a_player_joins_bets_decides_and_is_paid_once() {
         assert_eq!(placed["balance"], 47_500);
         let round = placed["round"].as_u64().expect("round");
         // Every remote player has bet: the window closes, the round opens with the bet.
-        let s = until(&p, 10, "the round opens", |s| s["betting"]["open"] == false && s["view"]["round"]["number"] == round).await;
+        let s = until(&p, 10, "the round opens", |s| {
+            s["betting"]["open"] == false && s["view"]["round"]["number"] == round
+        })
+        .await;
         let closed = s["betting"]["closed"].clone();
         assert_eq!(closed["round"], round);
         // A bet now is late: refused with the close's log position and time.
@@ -170,7 +183,11 @@ async fn a_player_joins_bets_decides_and_is_paid_once() {
         assert_eq!(late["error"]["code"], "betting_closed");
         assert_eq!(late["error"]["closed"], closed);
         assert!(closed["seq"].as_u64() > Some(0));
-        assert_eq!(state(&p).await["balance"], 47_500, "a refused bet takes nothing");
+        assert_eq!(
+            state(&p).await["balance"],
+            47_500,
+            "a refused bet takes nothing"
+        );
 
         // Answer what the table asks of seat 4 until the round is settled.
         for _ in 0..600 {
@@ -179,8 +196,17 @@ async fn a_player_joins_bets_decides_and_is_paid_once() {
                 break;
             }
             if let Some(kind) = s["turn"]["kind"].as_str() {
-                let action = if kind == "insurance" { "no_insurance" } else { "stand" };
-                let (status, body) = p.post("/api/play/decision", &format!(r#"{{"action": "{action}"}}"#)).await;
+                let action = if kind == "insurance" {
+                    "no_insurance"
+                } else {
+                    "stand"
+                };
+                let (status, body) = p
+                    .post(
+                        "/api/play/decision",
+                        &format!(r#"{{"action": "{action}"}}"#),
+                    )
+                    .await;
                 assert!(status == 200 || status == 409, "{body}");
             }
             sleep(Duration::from_millis(100)).await;
@@ -197,13 +223,29 @@ async fn a_player_joins_bets_decides_and_is_paid_once() {
             .sum();
         // Credited once the result is final (1 s), and only once.
         let expected = 47_500 + returned;
-        until(&p, 10, "the returns are credited", |s| s["balance"] == expected).await;
+        until(&p, 10, "the returns are credited", |s| {
+            s["balance"] == expected
+        })
+        .await;
         sleep(Duration::from_millis(1500)).await;
         assert_eq!(state(&p).await["balance"], expected);
         assert!(p.terminate(), "clean stop");
-        let credits = ledger_rows(&db, &format!("SELECT COUNT(*) FROM wallet_ledger WHERE tx_id = 'table-1:{round}:4:settle:credit'")).await;
+        let tx = common::tx_table(&db).await;
+        let credits = ledger_rows(
+            &db,
+            &format!(
+                "SELECT COUNT(*) FROM wallet_ledger WHERE tx_id = '{tx}:{round}:4:settle:credit'"
+            ),
+        )
+        .await;
         assert_eq!(credits, 1);
-        let (ok, text) = croupier(&["player", "balance", "alice", "--config", &cfg.display().to_string()]);
+        let (ok, text) = croupier(&[
+            "player",
+            "balance",
+            "alice",
+            "--config",
+            &cfg.display().to_string(),
+        ]);
         let written = croupier::currency::Currency::euro().format(expected);
         assert!(ok && text.contains(&format!("alice: {written}")), "{text}");
     })
@@ -963,8 +1005,9 @@ async fn a_bet_behind_follows_the_seated_double_with_its_pair_bet_and_balances_t
         assert!(p.terminate(), "clean stop");
         let r = round.as_u64().expect("round");
         // The follow was debited when Ann doubled, from Ben.
+        let tx = common::tx_table(&db).await;
         let follow = ledger_rows(&db, &format!(
-            "SELECT amount FROM wallet_ledger WHERE tx_id = 'table-1:{r}:4:behind-double@ben.1:debit' AND player_id = 'ben'"
+            "SELECT amount FROM wallet_ledger WHERE tx_id = '{tx}:{r}:4:behind-double@ben.1:debit' AND player_id = 'ben'"
         )).await;
         assert_eq!(follow, 500);
         // The log stakes it: Ben's main line behind seat 4 is 500 + 500.
@@ -979,7 +1022,7 @@ async fn a_bet_behind_follows_the_seated_double_with_its_pair_bet_and_balances_t
         balance_is_the_logs(&db, "ben", ben_balance, "player = 'ben'").await;
         balance_is_the_logs(&db, "ann", ann_balance, "seat = 4 AND player = ''").await;
         assert_eq!(
-            ledger_count(&db, &format!("table-1:{r}:4:behind-settle@ben:credit")).await,
+            ledger_count(&db, &format!("{tx}:{r}:4:behind-settle@ben:credit")).await,
             1,
             "Ben is credited once, apart from Ann"
         );
@@ -1023,14 +1066,15 @@ async fn a_multihand_player_bets_three_boxes_decides_each_hand_and_is_paid_exact
         assert_eq!(placed["balance"], 50_000 - 6_100, "{placed}");
         let round = placed["round"].clone();
         let r = round.as_u64().expect("round");
+        let tx = common::tx_table(&db).await;
         let txs: Vec<&str> = placed["txs"].as_array().expect("txs").iter().filter_map(Value::as_str).collect();
         assert_eq!(
             txs,
             [
-                format!("table-1:{r}:1:main@mia.1:debit"),
-                format!("table-1:{r}:1:side-21+3@mia.1:debit"),
-                format!("table-1:{r}:2:main@mia.1:debit"),
-                format!("table-1:{r}:3:main@mia.1:debit"),
+                format!("{tx}:{r}:1:main@mia.1:debit"),
+                format!("{tx}:{r}:1:side-21+3@mia.1:debit"),
+                format!("{tx}:{r}:2:main@mia.1:debit"),
+                format!("{tx}:{r}:3:main@mia.1:debit"),
             ]
         );
         let (_, decided) = play_boxes_until_result(&p, r).await;
@@ -1050,7 +1094,7 @@ async fn a_multihand_player_bets_three_boxes_decides_each_hand_and_is_paid_exact
         balance_is_the_logs(&db, "mia", balance, "player = 'mia'").await;
         for b in 1..=3 {
             assert_eq!(
-                ledger_count(&db, &format!("table-1:{r}:{b}:settle@mia:credit")).await,
+                ledger_count(&db, &format!("{tx}:{r}:{b}:settle@mia:credit")).await,
                 1,
                 "box {b} credited once"
             );
@@ -1082,9 +1126,10 @@ async fn an_ultimate_player_bets_21_plus_3_by_its_name_and_is_paid_exactly() {
         let placed: Value = serde_json::from_str(&body).expect("json");
         let r = placed["round"].as_u64().expect("round");
         assert_eq!(placed["balance"], 48_500);
+        let tx = common::tx_table(&db).await;
         assert_eq!(placed["txs"], serde_json::json!([
-            format!("table-1:{r}:4:main.1:debit"),
-            format!("table-1:{r}:4:side-21+3.1:debit"),
+            format!("{tx}:{r}:4:main.1:debit"),
+            format!("{tx}:{r}:4:side-21+3.1:debit"),
         ]));
         stand_until_result(&p, r).await;
         // Ultimate re-bets the round's bet in the next window (`funds.auto_rebet`, once the
@@ -1310,10 +1355,11 @@ async fn a_deluxe_player_on_two_seats_has_each_bet_mirrored_or_split_evenly_and_
         assert_eq!(placed["seat_plays"], serde_json::json!({"4": 1000, "5": 1000}));
         assert_eq!(placed["balance"], 50_000 - 2_000, "{placed}");
         let r1 = placed["round"].as_u64().expect("round");
+        let tx = common::tx_table(&db).await;
         let txs: Vec<&str> = placed["txs"].as_array().expect("txs").iter().filter_map(Value::as_str).collect();
         assert_eq!(
             txs,
-            [format!("table-1:{r1}:4:main.1:debit"), format!("table-1:{r1}:5:main.1:debit")],
+            [format!("{tx}:{r1}:4:main.1:debit"), format!("{tx}:{r1}:5:main.1:debit")],
             "one debit per seat line"
         );
         let mut decided = stand_on_each_seat(&p, r1).await;
@@ -1506,7 +1552,8 @@ async fn a_multihand_box_that_won_lets_its_whole_return_play_and_exactly_that_is
             before - returned,
             "the whole return is staked again: {placed}"
         );
-        let tx = format!("table-1:{r}:1:main@mia.1:debit");
+        let tx = common::tx_table(&db).await;
+        let tx = format!("{tx}:{r}:1:main@mia.1:debit");
         assert_eq!(placed["txs"], serde_json::json!([tx]));
         assert_eq!(
             ledger_rows(

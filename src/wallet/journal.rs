@@ -19,9 +19,9 @@ use tracing::{info, warn};
 pub struct Journal {
     pool: SqlitePool,
     table: String,
-    /// The table part of the ids of new transactions: the table's id on its first
-    /// timeline, `<id>~<timeline>` on a later one (`on_timeline`), so a round number
-    /// played again after a restore never reuses an id the wallet already applied.
+    /// The table part of the ids of new transactions: `<id>~<timeline>` (`on_timeline`;
+    /// the plain id until it is called), so a round number played again after a restore
+    /// never reuses an id the wallet already applied.
     tx_table: String,
     /// `[disputes] window_seconds = 0`: a settled round is final at once (no `final` row).
     final_when_settled: bool,
@@ -73,8 +73,7 @@ impl Journal {
     }
 
     /// New transactions are the table's on `timeline` (`store/timeline.rs`): their ids
-    /// carry it after the first timeline. Journalled ones keep the ids they were sent
-    /// with.
+    /// carry it. Journalled ones keep the ids they were sent with.
     pub fn on_timeline(&mut self, timeline: &crate::store::Timeline) {
         self.tx_table = tx_table(&self.table, timeline);
     }
@@ -343,15 +342,11 @@ impl Journal {
     }
 }
 
-/// The table part of transaction ids on `timeline`: the table's id on its first
-/// timeline (the ids journals and wallets already hold keep their form), `<id>~<first
-/// eight hex digits of the timeline>` on every later one.
+/// The table part of transaction ids on `timeline`: `<id>~<first eight hex digits of the
+/// timeline>`. Every timeline's own — a restored database's, and a second table's that
+/// was given an id already in use — so no two histories share an id at the wallet.
 pub fn tx_table(table: &str, timeline: &crate::store::Timeline) -> String {
-    if timeline.epoch == 0 {
-        table.to_string()
-    } else {
-        format!("{table}~{}", timeline.short())
-    }
+    format!("{table}~{}", timeline.short())
 }
 
 #[cfg(test)]

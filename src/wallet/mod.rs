@@ -39,8 +39,9 @@ impl TxKind {
 }
 
 /// A transaction id: `<table>:<round>:<seat>:<line>:<kind>`, the table part carrying the
-/// table's timeline after its first (`t1~3fa9c2d1`: `journal::tx_table`), so round numbers
-/// played again after a restore never meet the ids of the rounds lost. The line names the bet line
+/// table's timeline (`t1~3fa9c2d1`: `journal::tx_table`), so round numbers played again
+/// after a restore — or by a second table given the same id — never meet another
+/// history's ids. The line names the bet line
 /// and which attempt it is (`main.1`, `double.1`, `settle`): the same stake asked twice gets
 /// the same id, a new stake a new one. Lines that are not the seat's own player's carry
 /// their owner (`Owner`): `behind-main@bob.1` (bob behind the seat), `main@bob.1` (bob's
@@ -49,7 +50,7 @@ impl TxKind {
 /// are escaped (`side_line`), so no two lines' ids can meet.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TxId {
-    /// The table, with its timeline after the first (`journal::tx_table`).
+    /// The table, with its timeline (`journal::tx_table`).
     pub table: String,
     /// The round.
     pub round: u64,

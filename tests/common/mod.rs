@@ -183,6 +183,18 @@ pub fn no_demo_play_config(
     path
 }
 
+/// The table part of the wallet transaction ids of the table in `db` (its only table), on
+/// its current first timeline: `<id>~<eight hex digits>` (`wallet::journal::tx_table`).
+pub async fn tx_table(db: &Path) -> String {
+    let pool = croupier::auth::open_pool(db).await.expect("pool");
+    let (id, timeline): (String, String) = sqlx::query_as("SELECT id, timeline FROM tables")
+        .fetch_one(&pool)
+        .await
+        .expect("the table's row");
+    pool.close().await;
+    format!("{id}~{}", &timeline[..8])
+}
+
 /// `croupier player add` on `cfg`: the token of the local launch link it prints.
 pub fn launch_token(cfg: &Path, name: &str, balance: &str) -> String {
     let out = croupier(
