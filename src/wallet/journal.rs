@@ -150,7 +150,8 @@ impl Journal {
         )
         .bind(entry.tx.to_string())
         .bind(&entry.player)
-        .bind(&entry.tx.table)
+        // The table's id, not the id's table part (which carries the timeline).
+        .bind(&self.table)
         .bind(i64::try_from(entry.tx.round).unwrap_or(i64::MAX))
         .bind(i64::from(entry.tx.seat))
         .bind(&entry.tx.line)
@@ -398,6 +399,14 @@ mod tests {
         });
         let again = j.next_debit(2, 4, "main").await.expect("id");
         assert_eq!(again.to_string(), "t~3fa9c2d1:2:4:main.1:debit");
+        // Journalled under the table, found again by its round and seat.
+        let entry = Entry {
+            tx: again.clone(),
+            player: "alice".into(),
+            amount: 500,
+        };
+        j.debit(&l, &entry).await.expect("debit");
+        assert_eq!(j.open_stakes(2, 4, "main").await.expect("open"), vec![entry]);
         // The journalled debit keeps the id it was sent with (its rollback must match).
         let open = j.open_stakes(1, 4, "main").await.expect("open");
         assert_eq!(open, vec![before.clone()]);
