@@ -406,7 +406,10 @@ mod tests {
             amount: 500,
         };
         j.debit(&l, &entry).await.expect("debit");
-        assert_eq!(j.open_stakes(2, 4, "main").await.expect("open"), vec![entry]);
+        assert_eq!(
+            j.open_stakes(2, 4, "main").await.expect("open"),
+            vec![entry]
+        );
         // The journalled debit keeps the id it was sent with (its rollback must match).
         let open = j.open_stakes(1, 4, "main").await.expect("open");
         assert_eq!(open, vec![before.clone()]);
