@@ -155,6 +155,17 @@ async fn a_supervisor_uses_the_pit_page() {
         STEP,
     )
     .await;
+    // The list follows the table: the demo deals on, and new rounds appear without a tap.
+    let shown = page
+        .eval("document.querySelectorAll('#rounds .round').length")
+        .await
+        .as_u64()
+        .expect("count");
+    page.wait_for(
+        &format!("document.querySelectorAll('#rounds .round').length > {shown}"),
+        STEP,
+    )
+    .await;
 
     // The shift report (the default shift: the last eight hours) and its CSV link.
     page.tap("#report button").await;
