@@ -240,6 +240,7 @@ async fn refusals_before_any_handler_have_the_one_error_shape() {
         let addr = run.addr;
         for (method, path, body, status, want) in [
             ("GET", "/api/results?last=-1", None, 400, "malformed"),
+            ("GET", "/api/results?last=1001", None, 400, "malformed"),
             ("GET", "/api/rounds?last=x", None, 400, "malformed"),
             ("GET", "/api/status?after=-2", None, 400, "malformed"),
             ("GET", "/ws/public?after=1", None, 400, "malformed"),

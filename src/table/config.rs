@@ -397,17 +397,49 @@ impl Default for DemoSection {
 }
 
 /// A configuration problem, located in its file.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}:{column}: {message}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     /// The file (or `<built-in>`).
     pub file: String,
-    /// 1-based line.
+    /// 1-based line (0: the file as a whole, which could not be read).
     pub line: usize,
-    /// 1-based column.
+    /// 1-based column (0 with line 0).
     pub column: usize,
     /// What is wrong.
     pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            0 => write!(f, "{}: {}", self.file, self.message),
+            line => write!(f, "{}:{line}:{}: {}", self.file, self.column, self.message),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The dotted key set on `line` (1-based) of `text` — `store.path` for `path = …` under
+/// `[store]` — if that line sets one.
+fn key_at(text: &str, line: usize) -> Option<String> {
+    let mut section = String::new();
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim();
+        if let Some(name) = t.strip_prefix('[').and_then(|t| t.split(']').next()) {
+            section = name.trim_matches(|c| c == '[' || c == ' ').to_string();
+        }
+        if i + 1 == line {
+            let (key, _) = t.split_once('=')?;
+            let key = key.trim();
+            return Some(if section.is_empty() {
+                key.to_string()
+            } else {
+                format!("{section}.{key}")
+            });
+        }
+    }
+    None
 }
 
 /// 1-based line and column of byte `offset` in `text`.
@@ -454,8 +486,8 @@ impl TableConfig {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
             file: file.clone(),
-            line: 1,
-            column: 1,
+            line: 0,
+            column: 0,
             message: format!("cannot read: {e}"),
         })?;
         TableConfig::parse(&file, &text)
@@ -471,7 +503,12 @@ impl TableConfig {
         };
         let config: TableConfig = toml::from_str(text).map_err(|e| {
             let pos = e.span().map_or((1, 1), |s| line_col(text, s.start));
-            at(pos, e.message().trim().to_string())
+            let message = e.message().trim();
+            // A value of the wrong type names its key, as the semantic checks do.
+            match key_at(text, pos.0).filter(|k| !message.contains(k.as_str())) {
+                Some(key) => at(pos, format!("{key}: {message}")),
+                None => at(pos, message.to_string()),
+            }
         })?;
         let id = &config.table.id;
         if id.is_empty()
@@ -630,6 +667,18 @@ mod tests {
             assert_eq!(e.line, line, "{e}");
             assert!(e.message.starts_with(key), "{e}");
         }
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_names_its_key_and_an_unreadable_file_no_position() {
+        let text = DEFAULT_TOML.replace("path = \"data/croupier.db\"", "path = 42");
+        let e = TableConfig::parse("t.toml", &text).expect_err("a number for a path");
+        assert!(e.message.starts_with("store.path: "), "{e}");
+        let e = TableConfig::load(Path::new("/nonexistent/table.toml")).expect_err("missing");
+        assert_eq!(
+            e.to_string(),
+            "/nonexistent/table.toml: cannot read: No such file or directory (os error 2)"
+        );
     }
 
     #[test]

@@ -482,6 +482,7 @@ pub async fn alarm(State(app): State<AppState>) -> Response {
 #[into_params(parameter_in = Query)]
 pub struct ResultsQuery {
     /// How many (default 10, at most 1000).
+    #[param(maximum = 1000)]
     last: Option<usize>,
 }
 
@@ -489,7 +490,7 @@ pub struct ResultsQuery {
 #[utoipa::path(get, path = "/api/results", tag = "public", params(ResultsQuery),
     responses(
         (status = 200, description = "The last N settlements, oldest first", body = [super::openapi::SettledResult]),
-        (status = 400, description = "Not a count", body = ErrorBody),
+        (status = 400, description = "Not a count, or more than 1000", body = ErrorBody),
         (status = 503, description = "The store cannot be read", body = ErrorBody)))]
 pub async fn results(
     State(app): State<AppState>,
@@ -504,7 +505,13 @@ pub async fn results(
         .results(&table)
         .await
         .map_err(|e| ApiError::Unavailable(e.to_string()))?;
-    let n = q.last.unwrap_or(10).min(1000);
+    let n = q.last.unwrap_or(10);
+    if n > 1000 {
+        // Past the documented maximum: said, not quietly cut to it.
+        return Err(ApiError::Malformed(format!(
+            "last={n}: at most 1000 results are served"
+        )));
+    }
     let from = all.len().saturating_sub(n);
     Ok(Json(&all[from..]).into_response())
 }
