@@ -292,11 +292,15 @@ async fn after_a_restore_the_same_round_number_is_a_new_transaction_at_the_walle
     let w = adapter(dir.path(), &url, SECRET);
     let db = dir.path().join("t.db");
     let copy = dir.path().join("backup.db");
-    drop(
-        croupier::store::Store::open(&db, "t", "t", "deluxe")
-            .await
-            .expect("store"),
-    );
+    // Closed, not just dropped: its connections must be gone before the files are
+    // replaced below, as a stopped service's are.
+    croupier::store::Store::open(&db, "t", "t", "deluxe")
+        .await
+        .expect("store")
+        .store
+        .close()
+        .await
+        .expect("close");
     croupier::store::backup(&db, &copy).await.expect("backup");
     // After the backup: round 1's stake, which the restore will lose.
     let pool = croupier::auth::open_pool(&db).await.expect("pool");
@@ -323,7 +327,7 @@ async fn after_a_restore_the_same_round_number_is_a_new_transaction_at_the_walle
         .expect("store");
     let timeline = opened.store.timeline().clone();
     assert_eq!(timeline.epoch, 1, "a restore begins a new timeline");
-    drop(opened);
+    opened.store.close().await.expect("close");
     let pool = croupier::auth::open_pool(&db).await.expect("pool");
     let mut journal = Journal::new(pool.clone(), "t", false);
     // Without the timeline, round 1's stake would get the lost one's id, and the wallet
