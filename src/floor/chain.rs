@@ -10,6 +10,7 @@
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::collections::HashSet;
 
 /// One published row, as the floor stores it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +69,18 @@ pub struct Head {
     pub seq: u64,
     /// Its published hash.
     pub hash: [u8; 32],
+}
+
+/// Where a table's ingest stands: its head, the branch the head is on, and the branches
+/// the table left (their rows, arriving late, are superseded and passed over).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Position {
+    /// The last row held on the current branch.
+    pub head: Head,
+    /// The current branch (`""` before any `croupier timeline continue`).
+    pub branch: String,
+    /// Branches the table left.
+    pub left: HashSet<String>,
 }
 
 /// What the check found about one row.

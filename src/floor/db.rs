@@ -1,8 +1,7 @@
 //! The floor's PostgreSQL database (sqlx, runtime queries): its migrations
 //! (`src/floor/migrations/`), each table's chain head, and the batch commit.
 
-use super::chain::{Alarm, Head, WireRow};
-use super::ingest::Position;
+use super::chain::{Alarm, Head, Position, WireRow};
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::Row;
 use std::collections::HashMap;

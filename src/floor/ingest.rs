@@ -17,7 +17,7 @@
 //! sequence numbers are read straight from the stream, and only rows the stream does not
 //! hold are a gap.
 
-use super::chain::{self, Alarm, Finding, Head, WireRow};
+use super::chain::{self, Alarm, Finding, Head, Position, WireRow};
 use super::db::{Batch, BranchStart, DbError, FloorDb};
 use crate::engine::Input;
 use crate::store::Record;
@@ -374,18 +374,6 @@ async fn fill_hole(
         }
     }
     Ok(out)
-}
-
-/// Where a table's ingest stands: its head, the branch the head is on, and the branches
-/// the table left (their rows, arriving late, are superseded and passed over).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Position {
-    /// The last row held on the current branch.
-    pub head: Head,
-    /// The current branch (`""` before any `croupier timeline continue`).
-    pub branch: String,
-    /// Branches the table left.
-    pub left: HashSet<String>,
 }
 
 /// Checks message bodies (with their stream sequence) against `at`: the batch to commit

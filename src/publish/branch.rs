@@ -11,6 +11,7 @@
 //! the superseded history's. Nothing on the broker is deleted: the superseded rows stay,
 //! each marked by its own `timeline`/`branch` fields, and the new ones say theirs.
 
+use super::outbox::LoggedRow;
 use super::subjects::{HEADER_ID, HEADER_SIG};
 use crate::store::{timeline, BrokerHead, Record, Store, TimelineCause};
 use crate::table::TableConfig;
@@ -36,16 +37,6 @@ pub enum Outcome {
     },
     /// The broker holds nothing this log lacks: there is nothing to continue over.
     NothingToContinue(String),
-}
-
-/// A row the table signed on its log stream.
-#[derive(serde::Deserialize)]
-struct Row {
-    table: String,
-    seq: u64,
-    hash: String,
-    #[serde(default)]
-    timeline: String,
 }
 
 /// A log message in full (`publish::outbox::log_json`), the record's text kept as sent.
@@ -112,7 +103,7 @@ pub async fn continue_timeline(
     let mut seq = state.last_sequence;
     while seq >= state.first_sequence.max(1) {
         if let Some(row) = own(&log, seq, wire::LOG, id, &key).await? {
-            if let Ok(row) = serde_json::from_slice::<Row>(&row.payload) {
+            if let Ok(row) = serde_json::from_slice::<LoggedRow>(&row.payload) {
                 if row.table == id {
                     if ours.get(&row.seq) == Some(&row.hash) {
                         common = row.seq;

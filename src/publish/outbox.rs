@@ -603,15 +603,15 @@ struct Scanned<T> {
     whole: bool,
 }
 
-/// A log message's row: its `seq`, chain hash and timeline.
+/// A log message's row: its `seq`, chain hash and timeline (`branch.rs` reads it too).
 #[derive(serde::Deserialize)]
-struct LoggedRow {
-    table: String,
-    seq: u64,
-    hash: String,
+pub(super) struct LoggedRow {
+    pub(super) table: String,
+    pub(super) seq: u64,
+    pub(super) hash: String,
     /// Absent in rows published before timelines existed.
     #[serde(default)]
-    timeline: String,
+    pub(super) timeline: String,
 }
 
 /// A public message's number.
@@ -652,6 +652,7 @@ impl Publisher {
         };
         // A well-formed row of this table's signed with another key: another table
         // publishes under this id (or this table's key was replaced).
+        // A Mutex, not a RefCell: the scan awaits, and the pass must stay Send.
         let foreign = std::sync::Mutex::new(None);
         let rows = scan_own(
             log,
@@ -664,8 +665,10 @@ impl Publisher {
                     return Some(row);
                 }
                 if m.headers.get(HEADER_SIG).is_some() {
-                    let mut f = foreign.lock().unwrap_or_else(|e| e.into_inner());
-                    f.get_or_insert((row.seq, row.timeline));
+                    foreign
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get_or_insert((row.seq, row.timeline));
                 }
                 None
             },

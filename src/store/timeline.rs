@@ -151,16 +151,6 @@ pub fn new_id() -> Result<String, super::StoreError> {
     Ok(hex::encode(bytes))
 }
 
-/// The `timeline` rows of `log` with their sequence numbers, oldest first.
-pub fn changes(log: &[LogRow]) -> impl Iterator<Item = (u64, &str, &str, &TimelineCause)> {
-    log.iter().filter_map(|r| match &r.record {
-        Record::Timeline { id, parent, cause } => {
-            Some((r.seq, id.as_str(), parent.as_str(), cause))
-        }
-        _ => None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,7 +188,6 @@ mod tests {
         ];
         let t = Timeline::of("aa", &log);
         assert_eq!((t.id.as_str(), t.epoch, t.from_seq), ("cc", 2, 4));
-        assert_eq!(changes(&log).count(), 2);
     }
 
     #[test]
