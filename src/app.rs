@@ -26,6 +26,11 @@ pub enum ServiceError {
     /// Another `croupier run` holds the database (or `--init` found one there).
     #[error("{0}")]
     InUse(String),
+    /// A new table's database cannot be created where `store.path` says (an existing
+    /// table's unusable database starts the table out of service instead, with the
+    /// reason on its panel).
+    #[error("store: {0}")]
+    NewStore(String),
     /// The HTTP address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -197,6 +202,17 @@ pub async fn run_with_clock(
         crate::broker::connect::client_options(&publish.broker_options(&id))?;
     }
     // 1. The store: integrity check, migrations, hash chain. Nothing is published before.
+    // A table with no database yet: one that cannot be made is a mistake in the
+    // configuration, not a table to serve out of service (there is nothing to recover).
+    // (An empty file or an anchor without its database is a lost table: out of service.)
+    let new_table = config.store.init
+        || !config.store.path.exists()
+            && !crate::store::anchor::path_for(&config.store.path).exists();
+    if new_table {
+        if let Err(e) = crate::store::check_writable(&config.store.path) {
+            return Err(ServiceError::NewStore(e.to_string()));
+        }
+    }
     let opened = match Store::open_as(
         &config.store.path,
         &id,
@@ -211,6 +227,7 @@ pub async fn run_with_clock(
         Err(e @ StoreError::InUse { .. }) => return Err(ServiceError::InUse(e.to_string())),
         // `--init` asked for a new table where one is: nothing to serve, and nothing touched.
         Err(e @ StoreError::InitExisting { .. }) => return Err(ServiceError::InUse(e.to_string())),
+        Err(e) if new_table => return Err(ServiceError::NewStore(e.to_string())),
         other => other.map(|o| (o.store, o.log)).map_err(|e| e.to_string()),
     };
     if let Err(reason) = &opened {

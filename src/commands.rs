@@ -162,6 +162,9 @@ pub fn check_config(file: Option<&Path>) -> ExitCode {
     match load_config(file) {
         Ok(c) => {
             let name = file.map_or("<built-in>".to_string(), |p| p.display().to_string());
+            if let Err(e) = croupier::store::check_writable(&c.store.path) {
+                return fail(format!("{name}: store.path: {e}"));
+            }
             if let Some(publish) = &c.publish {
                 if let Err(e) =
                     croupier::broker::connect::client_options(&publish.broker_options(&c.table.id))

@@ -124,3 +124,71 @@ fn alarm_clear_says_when_no_service_answers() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot reach the table service"));
 }
+
+#[test]
+fn a_new_table_whose_database_cannot_be_created_is_refused_by_check_config_and_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A regular file where the database's directory would go: nobody, root included,
+    // can create the database under it.
+    std::fs::write(dir.path().join("blocker"), "not a directory").expect("write");
+    let text = croupier::table::config::DEFAULT_TOML
+        .replace(
+            "path = \"data/croupier.db\"",
+            "path = \"blocker/data/croupier.db\"",
+        )
+        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"");
+    assert!(
+        text.contains("blocker/data"),
+        "the default names its store path"
+    );
+    std::fs::write(dir.path().join("table.toml"), &text).expect("write");
+    let out = croupier(dir.path(), &["check-config", "table.toml"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "check-config refuses: {err}");
+    assert!(
+        err.contains("store.path") && err.contains("blocker"),
+        "names the key and the path: {err}"
+    );
+    // `run` ends at once with the reason instead of serving an out-of-service table.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["run", "--config", "table.toml"])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("croupier runs");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("run served a table that has no database instead of ending");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut err)
+        .expect("read");
+    assert!(!status.success(), "run refuses: {err}");
+    assert!(err.contains("blocker"), "says why: {err}");
+    assert!(!dir.path().join("blocker").is_dir());
+    // The same file with a usable path passes.
+    std::fs::write(
+        dir.path().join("table.toml"),
+        text.replace("blocker/data", "data"),
+    )
+    .expect("write");
+    let out = croupier(dir.path(), &["check-config", "table.toml"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !dir.path().join("data").exists(),
+        "check-config creates nothing"
+    );
+}
