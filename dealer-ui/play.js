@@ -236,7 +236,7 @@ function controls() {
     const mySeats = s.seats || [];
     const parts = (r.hands || []).filter(h => mySeats.includes(h.seat) && !h.player)
       .map(h => (mySeats.length > 1 ? "seat " + h.seat + " " : "") + h.outcome.replace("_", " ") + " " + money(h.returned));
-    for (const b of (r.bets || []).filter(b => b.player === s.player)) {
+    for (const b of (r.bets || []).filter(b => b.player === s.public_name)) {
       // A side bet's kind is {"side": NAME}; main and insurance are plain names.
       const kind = typeof b.kind === "string" ? b.kind.replace("_", " ") : String(b.kind.side);
       parts.push((s.game.common_draw ? "box " : "behind ") + b.seat + " " + kind + " " + money(b.returned));

@@ -456,6 +456,25 @@ enum PlayerCommand {
         /// The player id.
         id: String,
     },
+    /// Ends a player's sessions at once: every one of the player's, or one link.
+    Revoke {
+        /// The player id (every live session of theirs).
+        #[arg(required_unless_present = "link", conflicts_with = "link")]
+        id: Option<String>,
+        /// One launch link (or its token) instead.
+        #[arg(long)]
+        link: Option<String>,
+    },
+    /// Disables a player: every session ends, and none opens until `enable`.
+    Disable {
+        /// The player id.
+        id: String,
+    },
+    /// Enables a disabled player again (new launch links work; revoked ones stay revoked).
+    Enable {
+        /// The player id.
+        id: String,
+    },
     /// Prints a new launch link.
     Link {
         /// The player id.
@@ -734,6 +753,12 @@ fn main() -> ExitCode {
                 PlayerCommand::Add { name, balance, id } => PlayerAction::Add { id, name, balance },
                 PlayerCommand::Credit { id, amount } => PlayerAction::Credit { id, amount },
                 PlayerCommand::Balance { id } => PlayerAction::Balance { id },
+                PlayerCommand::Revoke { id, link } => PlayerAction::Revoke { id, link },
+                PlayerCommand::Disable { id } => PlayerAction::Disabled { id, disabled: true },
+                PlayerCommand::Enable { id } => PlayerAction::Disabled {
+                    id,
+                    disabled: false,
+                },
                 PlayerCommand::Link { id } => PlayerAction::Link { id },
                 PlayerCommand::PlatformKey => PlayerAction::PlatformKey,
             };

@@ -31,6 +31,20 @@ pub enum PlayerAction {
         /// The player.
         id: String,
     },
+    /// End sessions: every one of a player's, or one link.
+    Revoke {
+        /// The player.
+        id: Option<String>,
+        /// One launch link or token.
+        link: Option<String>,
+    },
+    /// Disable (or enable) a player.
+    Disabled {
+        /// The player.
+        id: String,
+        /// Disable (`true`) or enable.
+        disabled: bool,
+    },
     /// A new launch link.
     Link {
         /// The player.
@@ -134,6 +148,44 @@ pub async fn player(
             }
             Err(e) => fail(e),
         },
+        PlayerAction::Revoke { id, link } => {
+            use croupier::play::sessions::{revoke_player, revoke_token};
+            match (id, link) {
+                (_, Some(link)) => match revoke_token(&pool, &link).await {
+                    Ok(true) => {
+                        println!("the link is revoked");
+                        ExitCode::SUCCESS
+                    }
+                    Ok(false) => fail("no live session has that link (already revoked, or not of this table's database)"),
+                    Err(e) => fail(e),
+                },
+                (Some(id), None) => match ledger.player(&id).await {
+                    Ok(Some(_)) => match revoke_player(&pool, &id).await {
+                        Ok(n) => {
+                            println!("{id}: {n} session(s) revoked");
+                            ExitCode::SUCCESS
+                        }
+                        Err(e) => fail(e),
+                    },
+                    Ok(None) => fail(format!("unknown player {id:?}")),
+                    Err(e) => fail(e),
+                },
+                (None, None) => fail("name a player or --link"),
+            }
+        }
+        PlayerAction::Disabled { id, disabled } => {
+            match croupier::play::sessions::set_disabled(&pool, &id, disabled).await {
+                Ok(n) if disabled => {
+                    println!("{id}: disabled; {n} session(s) revoked");
+                    ExitCode::SUCCESS
+                }
+                Ok(_) => {
+                    println!("{id}: enabled (give them a new link: croupier player link {id})");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(e),
+            }
+        }
         PlayerAction::PlatformKey => {
             match croupier::play::sessions::new_platform_key(&pool).await {
                 Ok(key) => {

@@ -214,6 +214,39 @@ async fn a_player_joins_bets_decides_and_is_paid_once() {
         let s = state(&p).await;
         let result = &s["view"]["last_result"];
         assert_eq!(result["round"], round, "{s}");
+        // Anonymous viewers never see the platform's player id: the public view, the
+        // results and their signed statements name the player by the table's pseudonym.
+        let public_name = s["public_name"].as_str().expect("public name").to_string();
+        assert!(public_name.starts_with("player-"), "{public_name}");
+        let seat4 = s["view"]["round"]["bets"]
+            .as_array()
+            .expect("bets")
+            .iter()
+            .find(|b| b["seat"] == 4)
+            .cloned()
+            .expect("seat 4's bet");
+        assert_eq!(seat4["player"], public_name.as_str(), "{s}");
+        for path in ["/api/public", "/api/results?last=5"] {
+            let (status, body) =
+                croupier::web::client::request(&p.addr, "GET", path, None, Duration::from_secs(5))
+                    .await
+                    .expect("public route");
+            assert_eq!(status, 200, "{path}: {body}");
+            assert!(
+                !body.contains("alice"),
+                "{path} shows the player id: {body}"
+            );
+        }
+        let (_, body) = croupier::web::client::request(
+            &p.addr,
+            "GET",
+            "/api/public",
+            None,
+            Duration::from_secs(5),
+        )
+        .await
+        .expect("public view");
+        assert!(body.contains(&public_name), "{body}");
         let returned: i64 = result["hands"]
             .as_array()
             .expect("hands")
@@ -355,6 +388,20 @@ async fn the_platform_opens_sessions_and_a_short_balance_refuses_the_bet_whole()
         assert_eq!(
             serde_json::from_str::<Value>(&body).expect("json")["balance"],
             500
+        );
+        // A replacement the balance cannot cover (40.00 with 25.00 + 5.00) is refused and
+        // changes nothing: the standing bet and its stake stay.
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 4000}"#).await;
+        assert_eq!(status, 409, "{body}");
+        assert_eq!(code_of(&body), "insufficient_funds");
+        let s = state(&p).await;
+        assert_eq!(s["betting"]["my_bet"], 2500, "the bet stands: {s}");
+        assert_eq!(s["balance"], 500);
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 3000}"#).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).expect("json")["balance"],
+            0
         );
         assert!(p.terminate(), "clean stop");
     })
@@ -1582,6 +1629,103 @@ async fn a_multihand_box_that_won_lets_its_whole_return_play_and_exactly_that_is
         assert!(p.terminate(), "clean stop");
         balance_is_the_logs(&db, "mia", balance, "player = 'mia'").await;
         no_open_stakes(&db).await;
+    })
+    .await
+    .expect("bounded");
+}
+
+/// The status of the player's state with `token`.
+async fn status_as(p: &mut proc::Proc, token: &str) -> u16 {
+    as_player(p, token);
+    p.send("GET", "/api/play/state", None).await.0
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_link_or_a_disabled_player_is_refused_on_the_next_request() {
+    timeout(Duration::from_secs(120), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = config(dir.path());
+        let c = cfg.display().to_string();
+        let first = add_player(&cfg, "Alice", "50.00");
+        let (ok, link) = croupier(&["player", "link", "alice", "--config", &c]);
+        assert!(ok, "{link}");
+        let second = link
+            .trim()
+            .rsplit_once("#t=")
+            .expect("a link")
+            .1
+            .to_string();
+        let (ok, key) = croupier(&["player", "platform-key", "--config", &c]);
+        assert!(ok, "{key}");
+        let key = key.trim().to_string();
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        assert_eq!(status_as(&mut p, &first).await, 200);
+        assert_eq!(status_as(&mut p, &second).await, 200);
+        // One link, by the CLI: that token is refused on its next request, on every
+        // route; the other link goes on.
+        let (ok, text) = croupier(&["player", "revoke", "--link", &link, "--config", &c]);
+        assert!(ok, "{text}");
+        assert_eq!(status_as(&mut p, &second).await, 401);
+        let (status, _) = p.post("/api/play/join", r#"{"seat": 5}"#).await;
+        assert_eq!(status, 401, "refused on a write route too");
+        assert_eq!(status_as(&mut p, &first).await, 200);
+        // Every session of the player, by the platform's API.
+        p.headers = vec![("Authorization".into(), format!("Bearer {key}"))];
+        let (status, body) = p
+            .post("/api/play/sessions/revoke", r#"{"player": "alice"}"#)
+            .await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).expect("json")["revoked"],
+            1
+        );
+        assert_eq!(status_as(&mut p, &first).await, 401);
+        // A new session works until the player is disabled; then none opens.
+        p.headers = vec![("Authorization".into(), format!("Bearer {key}"))];
+        let (status, body) = p.post("/api/play/sessions", r#"{"player": "alice"}"#).await;
+        assert_eq!(status, 200, "{body}");
+        let third = serde_json::from_str::<Value>(&body).expect("json")["token"]
+            .as_str()
+            .expect("token")
+            .to_string();
+        assert_eq!(status_as(&mut p, &third).await, 200);
+        let (ok, text) = croupier(&["player", "disable", "alice", "--config", &c]);
+        assert!(ok && text.contains("1 session(s) revoked"), "{text}");
+        assert_eq!(status_as(&mut p, &third).await, 401);
+        p.headers = vec![("Authorization".into(), format!("Bearer {key}"))];
+        let (status, body) = p.post("/api/play/sessions", r#"{"player": "alice"}"#).await;
+        assert_eq!(
+            (status, code_of(&body).as_str()),
+            (403, "player_disabled"),
+            "{body}"
+        );
+        let (ok, text) = croupier(&["player", "link", "alice", "--config", &c]);
+        assert!(!ok && text.contains("disabled"), "{text}");
+        // Enabled again, by the platform: a new link works, the revoked ones stay revoked.
+        let (status, body) = p
+            .post(
+                "/api/play/players/disable",
+                r#"{"player": "alice", "disabled": false}"#,
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let (ok, link) = croupier(&["player", "link", "alice", "--config", &c]);
+        assert!(ok, "{link}");
+        let fourth = link
+            .trim()
+            .rsplit_once("#t=")
+            .expect("a link")
+            .1
+            .to_string();
+        assert_eq!(status_as(&mut p, &fourth).await, 200);
+        assert_eq!(status_as(&mut p, &first).await, 401);
+        assert_eq!(status_as(&mut p, &third).await, 401);
+        // A player's token is not the platform's.
+        let (status, _) = p
+            .post("/api/play/sessions/revoke", r#"{"player": "alice"}"#)
+            .await;
+        assert_eq!(status, 401);
+        assert!(p.terminate(), "clean stop");
     })
     .await
     .expect("bounded");

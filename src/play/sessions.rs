@@ -6,15 +6,30 @@
 use sha2::{Digest, Sha256};
 use sqlx::{Row, SqlitePool};
 
-/// Opens a session for `player` at `table` lasting `hours`; answers the token.
+/// Why a session was not opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The player is disabled (`croupier player enable` lifts it).
+    #[error("player {0:?} is disabled")]
+    Disabled(String),
+    /// The database or the random number generator failed.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Opens a session for `player` at `table` lasting `hours`; answers the token. A disabled
+/// player gets none.
 pub async fn open(
     pool: &SqlitePool,
     player: &str,
     table: &str,
     hours: u64,
-) -> Result<String, String> {
+) -> Result<String, OpenError> {
+    if is_disabled(pool, player).await.map_err(OpenError::Failed)? == Some(true) {
+        return Err(OpenError::Disabled(player.to_string()));
+    }
     let mut raw = [0u8; 32];
-    getrandom::fill(&mut raw).map_err(|e| format!("random: {e}"))?;
+    getrandom::fill(&mut raw).map_err(|e| OpenError::Failed(format!("random: {e}")))?;
     let token = hex::encode(raw);
     let now = crate::wallet::now_ms();
     let life = i64::try_from(hours.saturating_mul(3_600_000)).unwrap_or(i64::MAX);
@@ -29,14 +44,17 @@ pub async fn open(
     .bind(now.saturating_add(life))
     .execute(pool)
     .await
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| OpenError::Failed(e.to_string()))?;
     Ok(token)
 }
 
-/// The player a live token belongs to at `table`.
+/// The player a live token belongs to at `table`: not expired, not revoked, its player
+/// not disabled. Asked on every request, so a revocation holds from the next one.
 pub async fn player(pool: &SqlitePool, token: &str, table: &str) -> Option<String> {
     let row = sqlx::query(
-        "SELECT player_id FROM player_sessions WHERE token_hash = ? AND table_id = ? AND expires_ms > ?",
+        "SELECT s.player_id FROM player_sessions s JOIN players p ON p.id = s.player_id \
+         WHERE s.token_hash = ? AND s.table_id = ? AND s.expires_ms > ? \
+         AND s.revoked_ms IS NULL AND p.disabled_ms IS NULL",
     )
     .bind(Sha256::digest(token.as_bytes()).to_vec())
     .bind(table)
@@ -45,6 +63,79 @@ pub async fn player(pool: &SqlitePool, token: &str, table: &str) -> Option<Strin
     .await
     .ok()??;
     row.try_get(0).ok()
+}
+
+/// The token in `link_or_token`: a launch link (`…/play#t=TOKEN`) or the bare token.
+pub fn token_of(link_or_token: &str) -> &str {
+    let s = link_or_token.trim();
+    s.rsplit_once("#t=").map_or(s, |(_, t)| t)
+}
+
+/// Revokes one launch token (a link or the bare token, at any table of this database);
+/// answers whether a live one was revoked.
+pub async fn revoke_token(pool: &SqlitePool, link_or_token: &str) -> Result<bool, String> {
+    let token = token_of(link_or_token);
+    let done = sqlx::query(
+        "UPDATE player_sessions SET revoked_ms = ? WHERE token_hash = ? AND revoked_ms IS NULL",
+    )
+    .bind(crate::wallet::now_ms())
+    .bind(Sha256::digest(token.as_bytes()).to_vec())
+    .execute(pool)
+    .await
+    .map_err(|e| e.to_string())?;
+    Ok(done.rows_affected() > 0)
+}
+
+/// Revokes every live session of `player`; answers how many.
+pub async fn revoke_player(pool: &SqlitePool, player: &str) -> Result<u64, String> {
+    let now = crate::wallet::now_ms();
+    let done = sqlx::query(
+        "UPDATE player_sessions SET revoked_ms = ? \
+         WHERE player_id = ? AND revoked_ms IS NULL AND expires_ms > ?",
+    )
+    .bind(now)
+    .bind(player)
+    .bind(now)
+    .execute(pool)
+    .await
+    .map_err(|e| e.to_string())?;
+    Ok(done.rows_affected())
+}
+
+/// Disables `player` (every session revoked, no new one opened) or enables them again;
+/// answers the sessions revoked. `Err` for an unknown player.
+pub async fn set_disabled(pool: &SqlitePool, player: &str, disabled: bool) -> Result<u64, String> {
+    let now = crate::wallet::now_ms();
+    // Disabling keeps the first time it was disabled; enabling clears it.
+    let done = sqlx::query(
+        "UPDATE players SET disabled_ms = CASE WHEN ? THEN COALESCE(disabled_ms, ?) END \
+         WHERE id = ?",
+    )
+    .bind(disabled)
+    .bind(now)
+    .bind(player)
+    .execute(pool)
+    .await
+    .map_err(|e| e.to_string())?;
+    if done.rows_affected() == 0 {
+        return Err(format!("unknown player {player:?}"));
+    }
+    if disabled {
+        revoke_player(pool, player).await
+    } else {
+        Ok(0)
+    }
+}
+
+/// Whether `player` is disabled (`None`: no such player).
+pub async fn is_disabled(pool: &SqlitePool, player: &str) -> Result<Option<bool>, String> {
+    let row: Option<Option<i64>> =
+        sqlx::query_scalar("SELECT disabled_ms FROM players WHERE id = ?")
+            .bind(player)
+            .fetch_optional(pool)
+            .await
+            .map_err(|e| e.to_string())?;
+    Ok(row.map(|d| d.is_some()))
 }
 
 /// The launch link for `token` under `base` (`http://host:port`).

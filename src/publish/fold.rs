@@ -146,7 +146,9 @@ impl PublicFold {
         for e in &events {
             if let Event::RoundSettled(result) = e {
                 let provisional = snapshot.provisional == Some(result.round);
-                what.push(What::Result((**result).clone(), provisional, signed.next()));
+                let mut public = (**result).clone();
+                snapshot.pseudonyms.result(&mut public);
+                what.push(What::Result(public, provisional, signed.next()));
             }
         }
         if let Record::Final { round } = &row.record {

@@ -366,6 +366,10 @@ pub struct Snapshot {
     /// `None` without remote play.
     #[serde(default)]
     pub remote: Option<RemoteView>,
+    /// How players are named in everything public (`trust::pseudonym`): the public view
+    /// and feed never carry the platform's player ids. Never serialized.
+    #[serde(skip)]
+    pub pseudonyms: crate::trust::Pseudonyms,
 }
 
 /// An open dispute, as the dealer and the supervisor see it.

@@ -9,10 +9,12 @@
 pub mod attest;
 pub mod keys;
 pub mod pinned;
+pub mod pseudonym;
 pub mod seal;
 pub mod verify;
 pub mod wire;
 
 pub use attest::{Signed, Statement};
 pub use keys::TableKeys;
+pub use pseudonym::Pseudonyms;
 pub use seal::Seal;

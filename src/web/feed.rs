@@ -379,6 +379,7 @@ impl PublicFeed {
         let mut sub = table.subscribe();
         let mut watch = table.watch();
         let me = feed.clone();
+        let handle = table.clone();
         tokio::spawn(async move {
             loop {
                 tokio::select! {
@@ -395,7 +396,10 @@ impl PublicFeed {
                             });
                             for (i, result) in settled.enumerate() {
                                 let provisional = d.provisional == Some(result.round);
-                                me.on_result(d.seq, result, provisional, d.signed.get(i));
+                                // Public: players by their public names, as the view.
+                                let mut public = (**result).clone();
+                                handle.snapshot().pseudonyms.result(&mut public);
+                                me.on_result(d.seq, &public, provisional, d.signed.get(i));
                             }
                             if let crate::store::Record::Final { round } = &d.record {
                                 me.on_final(d.seq, *round);

@@ -222,6 +222,18 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
             PLATFORM,
             post(play::open_session),
         ),
+        r(
+            "/api/play/sessions/revoke",
+            "POST",
+            PLATFORM,
+            post(play::revoke_sessions),
+        ),
+        r(
+            "/api/play/players/disable",
+            "POST",
+            PLATFORM,
+            post(play::disable_player),
+        ),
         r("/api/me", "GET", DEALER, get(auth::me)),
         r("/ws/dealer", "GET", DEALER, get(streams::dealer)),
         r("/api/view", "GET", DEALER, get(api::view)),

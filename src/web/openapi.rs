@@ -85,6 +85,8 @@ request changes nothing. Any other `/api/...` path answers 404 `not_found`.";
         super::play::bets::boxes,
         super::play::decide::decision,
         super::play::open_session,
+        super::play::revoke_sessions,
+        super::play::disable_player,
     ),
     components(schemas(ErrorBody, super::ops::Reason)),
     modifiers(&Access)

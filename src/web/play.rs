@@ -149,6 +149,8 @@ pub struct SessionBody {
     responses(
         (status = 200, description = "`{\"player\", \"token\", \"launch\": \"/play#t=TOKEN\"}`", body = Object),
         (status = 400, description = "Not a session request (`malformed`)", body = super::api::ErrorBody),
+        (status = 401, description = "Not the platform's credential (`unauthenticated`)", body = super::api::ErrorBody),
+        (status = 403, description = "The player is disabled (`player_disabled`)", body = super::api::ErrorBody),
         (status = 422, description = "Not a valid player id (`invalid_player`)", body = super::api::ErrorBody),
         (status = 503, description = "The database did not answer", body = super::api::ErrorBody)))]
 pub async fn open_session(
@@ -156,16 +158,7 @@ pub async fn open_session(
     headers: HeaderMap,
     body: String,
 ) -> Result<Response, PlayError> {
-    let Some(play) = app.play.clone() else {
-        return Err(no_remote_play());
-    };
-    if !crate::play::sessions::is_platform(&play.pool, bearer(&headers)).await {
-        return Err(PlayError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthenticated",
-            "the platform's credential is needed",
-        ));
-    }
+    let play = platform(&app, &headers).await?;
     let b: SessionBody = parse(&body, r#"{"player": ID, "name": "..."}"#)?;
     if play.ledger.player(&b.player).await?.is_none() {
         let name = b.name.clone().unwrap_or_else(|| b.player.clone());
@@ -176,13 +169,121 @@ pub async fn open_session(
     }
     let token = crate::play::sessions::open(&play.pool, &b.player, &play.table, play.launch_hours)
         .await
-        .map_err(|e| PlayError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", e))?;
+        .map_err(|e| match e {
+            crate::play::sessions::OpenError::Disabled(_) => {
+                PlayError::new(StatusCode::FORBIDDEN, "player_disabled", e.to_string())
+            }
+            crate::play::sessions::OpenError::Failed(e) => {
+                PlayError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", e)
+            }
+        })?;
     Ok(Json(json!({
         "player": b.player,
         "token": token,
         "launch": crate::play::sessions::link("", &token),
     }))
     .into_response())
+}
+
+/// The platform's credential, or 401.
+async fn platform(app: &AppState, headers: &HeaderMap) -> Result<Arc<Play>, PlayError> {
+    let Some(play) = app.play.clone() else {
+        return Err(no_remote_play());
+    };
+    if !crate::play::sessions::is_platform(&play.pool, bearer(headers)).await {
+        return Err(PlayError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthenticated",
+            "the platform's credential is needed",
+        ));
+    }
+    Ok(play)
+}
+
+/// What to revoke (`POST /api/play/sessions/revoke`): exactly one of the two.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RevokeBody {
+    /// Every live session of this player.
+    #[serde(default)]
+    player: Option<String>,
+    /// One launch token (or its launch link).
+    #[serde(default)]
+    token: Option<String>,
+}
+
+/// `POST /api/play/sessions/revoke` (the platform's credential): ends one launch link
+/// (`{"token": T}`) or every session of a player (`{"player": ID}`) at once: the next
+/// request with a revoked token, on any player route, is 401. Bets already on the table
+/// stay and are settled; the seat's timers play its hands.
+#[utoipa::path(post, path = "/api/play/sessions/revoke", tag = "players", request_body = RevokeBody,
+    responses(
+        (status = 200, description = "`{\"revoked\": N}`: the live sessions ended", body = Object),
+        (status = 400, description = "Not one of `player`, `token` (`malformed`)", body = super::api::ErrorBody),
+        (status = 401, description = "Not the platform's credential (`unauthenticated`)", body = super::api::ErrorBody),
+        (status = 503, description = "The database did not answer", body = super::api::ErrorBody)))]
+pub async fn revoke_sessions(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<Response, PlayError> {
+    let play = platform(&app, &headers).await?;
+    let b: RevokeBody = parse(&body, r#"{"player": ID} or {"token": TOKEN}"#)?;
+    let unavailable = |e| PlayError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", e);
+    let revoked = match (&b.player, &b.token) {
+        (Some(p), None) => crate::play::sessions::revoke_player(&play.pool, p)
+            .await
+            .map_err(unavailable)?,
+        (None, Some(t)) => u64::from(
+            crate::play::sessions::revoke_token(&play.pool, t)
+                .await
+                .map_err(unavailable)?,
+        ),
+        _ => {
+            return Err(PlayError::new(
+                StatusCode::BAD_REQUEST,
+                "malformed",
+                "name exactly one of \"player\" and \"token\"",
+            ))
+        }
+    };
+    tracing::warn!(player = ?b.player, by_token = b.token.is_some(), revoked, "players' sessions revoked by the platform");
+    Ok(Json(json!({ "revoked": revoked })).into_response())
+}
+
+/// A player disabled or enabled (`POST /api/play/players/disable`).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DisableBody {
+    /// The player.
+    player: String,
+    /// `true` disables (every session revoked, none opened), `false` enables again.
+    disabled: bool,
+}
+
+/// `POST /api/play/players/disable` (the platform's credential): a disabled player's
+/// sessions end at once and no new one opens (`player_disabled`) until enabled again.
+#[utoipa::path(post, path = "/api/play/players/disable", tag = "players", request_body = DisableBody,
+    responses(
+        (status = 200, description = "`{\"player\", \"disabled\", \"revoked\": N}`", body = Object),
+        (status = 400, description = "Not a request (`malformed`)", body = super::api::ErrorBody),
+        (status = 401, description = "Not the platform's credential (`unauthenticated`)", body = super::api::ErrorBody),
+        (status = 404, description = "No such player (`unknown_player`)", body = super::api::ErrorBody)))]
+pub async fn disable_player(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<Response, PlayError> {
+    let play = platform(&app, &headers).await?;
+    let b: DisableBody = parse(&body, r#"{"player": ID, "disabled": true}"#)?;
+    let revoked = crate::play::sessions::set_disabled(&play.pool, &b.player, b.disabled)
+        .await
+        .map_err(|e| PlayError::new(StatusCode::NOT_FOUND, "unknown_player", e))?;
+    tracing::warn!(player = %b.player, disabled = b.disabled, revoked, "player disabled/enabled by the platform");
+    Ok(
+        Json(json!({ "player": b.player, "disabled": b.disabled, "revoked": revoked }))
+            .into_response(),
+    )
 }
 
 /// The player behind the request's bearer token.
@@ -465,6 +566,8 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
         .collect();
     Ok(Json(json!({
         "player": me,
+        // How `view` (and every public page) names this player: never the platform's id.
+        "public_name": snap.pseudonyms.name(&me),
         "name": who.map(|p| p.name).unwrap_or_default(),
         "balance": balance,
         "seat": seat,

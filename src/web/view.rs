@@ -94,6 +94,19 @@ pub struct PublicView {
 
 /// The public view of `s`: a pure function that copies only what may be shown.
 pub fn public_view(s: &Snapshot) -> PublicView {
+    let names = &s.pseudonyms;
+    let mut betting = s.betting.clone();
+    betting.bets.iter_mut().for_each(|b| names.seat_bets(b));
+    betting
+        .players
+        .iter_mut()
+        .for_each(|p| names.player_bets(p));
+    let mut round = public_round(&s.round);
+    round.bets.iter_mut().for_each(|b| names.seat_bets(b));
+    let last_result = s.last_result.clone().map(|mut r| {
+        names.result(&mut r);
+        r
+    });
     PublicView {
         table: s.table.clone(),
         name: s.name.clone(),
@@ -101,7 +114,7 @@ pub fn public_view(s: &Snapshot) -> PublicView {
         currency: s.currency.clone(),
         seq: s.seq,
         state: s.state,
-        betting: s.betting.clone(),
+        betting,
         shoe: PublicShoe {
             number: s.shoe.number,
             dealt: s.shoe.dealt,
@@ -109,9 +122,9 @@ pub fn public_view(s: &Snapshot) -> PublicView {
             remaining: s.shoe.remaining,
             cut_seen: s.shoe.cut_seen,
         },
-        round: public_round(&s.round),
+        round,
         rounds_settled: s.rounds_settled,
-        last_result: s.last_result.clone(),
+        last_result,
         provisional: s.provisional,
         table_key: s.table_key.clone(),
         timeline: s.timeline.clone(),

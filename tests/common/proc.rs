@@ -126,7 +126,8 @@ impl Proc {
         self.headers = vec![("Cookie".into(), reply.session_cookie().expect("cookie"))];
     }
 
-    async fn send(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+    /// Any request; returns status and body.
+    pub async fn send(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
         let headers: Vec<(&str, &str)> = self
             .headers
             .iter()

@@ -167,6 +167,7 @@ impl Table {
             table_key: self.trust.as_ref().map(|k| k.public_hex()),
             timeline: self.timeline.clone(),
             remote: self.remote.as_ref().map(|r| r.view()),
+            pseudonyms: self.pseudonyms(),
         })
     }
 
@@ -195,6 +196,14 @@ impl Table {
             && expectation != Expectation::DealerCard;
         round.seal = self.seal(&round, engine);
         round
+    }
+
+    /// How players are named in public: by the table key's pseudonyms.
+    pub(super) fn pseudonyms(&self) -> crate::trust::Pseudonyms {
+        self.trust
+            .as_deref()
+            .map(crate::trust::Pseudonyms::of_table)
+            .unwrap_or_default()
     }
 
     /// The seal of `round`'s face-down card: in a game with a hole card, the dealer's
@@ -227,6 +236,7 @@ impl Table {
             return Vec::new();
         };
         let hole = self.engine.variant().deal.dealer_cards == 2;
+        let names = crate::trust::Pseudonyms::of_table(keys);
         events
             .iter()
             .filter_map(|e| match e {
@@ -244,11 +254,14 @@ impl Table {
                         true,
                     )
                 });
+                // The statement is public: players by their public names.
+                let mut public = (**result).clone();
+                names.result(&mut public);
                 let statement = crate::trust::Statement {
                     v: 1,
                     table: self.id.clone(),
                     round: result.round,
-                    result: (**result).clone(),
+                    result: public,
                     seal,
                     head: crate::trust::attest::Head {
                         seq,

@@ -72,6 +72,7 @@ impl Table {
             table_key: None,
             timeline: None,
             remote: None,
+            pseudonyms: Default::default(),
         });
         let (snapshot_tx, snapshot_rx) = watch::channel(placeholder);
         let (deltas, _) = broadcast::channel(DELTA_BUFFER);

@@ -156,11 +156,34 @@ pub(super) fn open_window(app: &AppState, play: &Play) -> Result<Window, PlayErr
     }
 }
 
+/// Refuses (`insufficient_funds`) a replacement of `before` by `lines` that the balance,
+/// with `before`'s stakes back, cannot cover, before anything is touched: a refused change
+/// leaves the standing bet and its stakes as they were.
+async fn affordable(
+    play: &Play,
+    me: &str,
+    before: &[Entry],
+    lines: &[(SeatId, String, i64)],
+) -> Result<(), PlayError> {
+    let amount: i64 = lines.iter().map(|(_, _, a)| *a).sum();
+    if lines.is_empty() || before.is_empty() {
+        // Nothing stands to be lost: a first bet refused at its debit leaves nothing.
+        return Ok(());
+    }
+    let balance = play.wallet.balance(me).await? + before.iter().map(|e| e.amount).sum::<i64>();
+    if balance < amount {
+        return Err(WalletError::InsufficientFunds { balance, amount }.into());
+    }
+    Ok(())
+}
+
 /// Replaces `before` (the stakes of the bet being replaced) by `lines`: the old bet
 /// leaves the table before its stakes go back (were the window to close in between, the
 /// round would hold a stake the wallet no longer has); each new line is debited, then
 /// the bet placed; a refusal anywhere rolls back what was debited and leaves nothing of
-/// the bet on the table. No lines: a withdrawal.
+/// the bet on the table. No lines: a withdrawal. The caller has checked the change is
+/// `affordable`, so a refusal here is the wallet's own (a balance spent elsewhere in
+/// between, an outage): the player's stakes are all back and the seat is empty.
 async fn replace_stakes(
     app: &AppState,
     play: &Play,
@@ -302,17 +325,18 @@ pub async fn bet(
     let _money = play.money.lock().await;
     let window = open_window(&app, &play)?;
     let Some(&other) = mine.iter().find(|s| **s != seat) else {
-        play.mark_seat_bet(seat, window.round, None);
         let debited = on_seat(&app, &play, &me, seat, &window, b.main, side, true).await?;
+        play.mark_seat_bet(seat, window.round, None);
         return placed(&play, &me, Some(window.round), &debited).await;
     };
     let (plays, how) = second_seat(&app, &play, &me, &window, (seat, other), b.main, &side).await?;
-    for (s, _, _) in &plays {
-        play.mark_seat_bet(*s, window.round, None);
-    }
     let by_seat: BTreeMap<String, i64> =
         plays.iter().map(|(s, m, _)| (s.to_string(), *m)).collect();
+    let seats: Vec<SeatId> = plays.iter().map(|(s, _, _)| *s).collect();
     let debited = on_seats(&app, &play, &me, &window, plays, true).await?;
+    for s in seats {
+        play.mark_seat_bet(s, window.round, None);
+    }
     let mut answer = placed_json(&play, &me, Some(window.round), &debited).await?;
     // How the second seat's rule applied, and what each seat carries now.
     answer["second_seat"] = json!(how);
@@ -442,7 +466,10 @@ async fn on_seats(
             player: Some(me.to_string()),
             ..SeatBets::default()
         });
-        play.remote.set_bet(seat, false);
+    }
+    affordable(play, me, &before, &lines).await?;
+    for b in &bets {
+        play.remote.set_bet(b.seat, false);
     }
     let target = Target::Seats(bets.clone());
     let debited = replace_stakes(app, play, me, window.round, before, lines, &target).await?;
@@ -585,6 +612,7 @@ pub async fn behind(
     } else {
         lines_of(b.seat, &owner, b.main, &side)
     };
+    affordable(&play, &me, &before, &lines).await?;
     let debited = replace_stakes(&app, &play, &me, window.round, before, lines, &target).await?;
     if play.remote.seat_of(&me).is_none() {
         play.remote.set_player_bet(&me, !debited.is_empty());
@@ -767,7 +795,7 @@ pub async fn boxes(
             x.side = kept;
         }
     }
-    let lines = bets
+    let lines: Vec<_> = bets
         .iter()
         .flat_map(|x| lines_of(x.seat, &owner, x.main, &x.side))
         .collect();
@@ -775,6 +803,7 @@ pub async fn boxes(
         player: me.clone(),
         boxes: bets,
     });
+    affordable(&play, &me, &before, &lines).await?;
     let debited = replace_stakes(&app, &play, &me, window.round, before, lines, &target).await?;
     play.remote.set_player_bet(&me, !debited.is_empty());
     placed(&play, &me, Some(window.round), &debited).await
