@@ -88,7 +88,7 @@ impl Engine {
     #[inline]
     pub(super) fn arm_decision(&mut self, si: usize, hi: usize) {
         // Untimed seats (every seat the dealer plays for a player at the table) first.
-        if !self.round.seats.get(si).is_some_and(|sp| sp.timer_ms > 0) {
+        if self.round.seats.get(si).is_none_or(|sp| sp.timer_ms == 0) {
             return;
         }
         let (Ok(si), Ok(hi)) = (u8::try_from(si), u8::try_from(hi)) else {

@@ -324,7 +324,7 @@ async fn rounds(
     };
     let mut found: Vec<&FloorRound> = all
         .iter()
-        .filter(|r| q.round.map_or(true, |n| r.round == n))
+        .filter(|r| q.round.is_none_or(|n| r.round == n))
         .filter(|r| report::matches(r, q.card.as_deref(), q.player.as_deref()))
         .collect();
     let last = q.last.unwrap_or(50);

@@ -100,7 +100,7 @@ pub fn matches(round: &FloorRound, card: Option<&str>, player: Option<&str>) -> 
     let Some(result) = &round.result else {
         return card.is_none() && player.is_none();
     };
-    let card_ok = card.map_or(true, |c| {
+    let card_ok = card.is_none_or(|c| {
         let c = c.to_ascii_uppercase();
         result
             .dealer_cards
@@ -109,7 +109,7 @@ pub fn matches(round: &FloorRound, card: Option<&str>, player: Option<&str>) -> 
             .chain(result.burned.iter())
             .any(|x| x.to_string() == c)
     });
-    let player_ok = player.map_or(true, |p| {
+    let player_ok = player.is_none_or(|p| {
         result
             .bets
             .iter()

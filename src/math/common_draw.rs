@@ -221,7 +221,7 @@ fn play(
                 Event::RoundSettled(r) => {
                     tally.settle_result(&r, &names);
                     engine.recycle(r);
-                    if tally.rounds % 4096 == 0 {
+                    if tally.rounds.is_multiple_of(4096) {
                         progress.fetch_add(tally.rounds - reported, Ordering::Relaxed);
                         reported = tally.rounds;
                     }

@@ -241,7 +241,7 @@ impl Publisher {
             held.public.0.saturating_sub(1)
         };
         let start = held.log.min(public_row);
-        if self.fold.as_ref().map_or(true, |f| f.seq() > start) {
+        if self.fold.as_ref().is_none_or(|f| f.seq() > start) {
             let fold = PublicFold::new(
                 &id,
                 &self.info.name,

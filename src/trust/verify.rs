@@ -264,7 +264,7 @@ impl Checker {
             .keys()
             .copied()
             .filter(|r| *r < last && !self.opened.contains(r))
-            .filter(|r| self.resynced_at.map_or(true, |at| *r > at) || self.settled.contains(r))
+            .filter(|r| self.resynced_at.is_none_or(|at| *r > at) || self.settled.contains(r))
             .collect();
         for round in unopened {
             self.report.problems.push(format!(
@@ -456,7 +456,7 @@ impl Checker {
         let first = self.report.heads.map_or(head.0, |(f, _)| f);
         let last = self.last.as_ref().map_or(head.0, |l| l.0.max(head.0));
         self.report.heads = Some((first, last));
-        if self.last.as_ref().map_or(true, |l| head.0 >= l.0) {
+        if self.last.as_ref().is_none_or(|l| head.0 >= l.0) {
             self.last = Some(head);
         }
     }

@@ -275,7 +275,7 @@ async fn public_socket(
                         }
                     }
                     // Live messages the backlog already covered are skipped.
-                    batch.retain(|m| !last.is_some_and(|l| (m.seq, m.sub) <= l));
+                    batch.retain(|m| last.is_none_or(|l| (m.seq, m.sub) > l));
                     if send_all(&mut socket, batch, &mut last).await.is_err() {
                         return;
                     }

@@ -75,7 +75,7 @@ pub async fn decision(
     let common = common_draw(&app);
     let pick = all.iter().find(|t| {
         if common {
-            d.number.map_or(true, |n| n == t.seat)
+            d.number.is_none_or(|n| n == t.seat)
         } else if let Some(s) = d.seat {
             // A seated player cannot play behind their own seat: the seat names one turn.
             t.seat == s
