@@ -117,6 +117,18 @@ const MATRIX: &[(&str, &str, &str, Access)] = &[
     ("POST", "/api/play/boxes", "/api/play/boxes", PL),
     ("POST", "/api/play/decision", "/api/play/decision", PL),
     ("POST", "/api/play/sessions", "/api/play/sessions", PF),
+    (
+        "POST",
+        "/api/play/sessions/revoke",
+        "/api/play/sessions/revoke",
+        PF,
+    ),
+    (
+        "POST",
+        "/api/play/players/disable",
+        "/api/play/players/disable",
+        PF,
+    ),
     ("GET", "/api/me", "/api/me", D),
     ("GET", "/ws/dealer", "/ws/dealer", D),
     ("GET", "/api/view", "/api/view", D),
@@ -421,6 +433,81 @@ async fn guessing_tells_no_badges_locks_out_only_the_guesser_and_throttles_its_a
         let (status, v) = login_from(addr, guesser, badge, secret).await;
         assert_eq!((status, code(&v)), (429, "too_many_attempts"), "{v}");
         assert_eq!(login_from(addr, "127.0.0.1", badge, secret).await.0, 200);
+        run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failures_from_many_addresses_cannot_lock_a_supervisor_out_of_the_table() {
+    timeout(Duration::from_secs(120), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sim = SimShoe::start(SimConfig::default()).expect("pty");
+        let config = common::config(dir.path(), &sim.path(), "deluxe");
+        running::add_users(&config.store.path).await;
+        let run = running::start(config).await;
+        let addr = run.addr;
+        let (badge, secret) = running::user(Role::Supervisor);
+        // The table's terminal: the supervisor has logged in from it.
+        assert_eq!(login_from(addr, "127.0.0.1", badge, secret).await.0, 200);
+        // Three guessers, three failures each (nine in all): each locks itself out only;
+        // the supervisor logs in from the terminal and from a fresh address alike.
+        for g in 1..=3 {
+            let from = format!("127.0.1.{g}");
+            let mut last = 0;
+            for pin in ["9991", "9992", "9993"] {
+                last = login_from(addr, &from, badge, pin).await.0;
+            }
+            assert_eq!(last, 423, "{from} locked itself out");
+            assert_eq!(
+                login_from(addr, &from, badge, secret).await.0,
+                423,
+                "{from}"
+            );
+        }
+        assert_eq!(
+            login_from(addr, "127.0.2.1", badge, secret).await.0,
+            200,
+            "fresh address"
+        );
+        assert_eq!(
+            login_from(addr, "127.0.0.1", badge, secret).await.0,
+            200,
+            "the terminal"
+        );
+        // Guessing spread over many addresses is capped per badge: after ten failures in a
+        // lockout length, every address that never logged into it is locked out (so a
+        // botnet gets ten guesses per five minutes), the table's terminals are not. An
+        // unknown badge answers the same way.
+        for target in [badge, "nobody"] {
+            let mut answers = Vec::new();
+            for n in 1..=12 {
+                let (status, _) = login_from(addr, &format!("127.0.3.{n}"), target, "9999").await;
+                answers.push(status);
+            }
+            assert_eq!(
+                answers,
+                [401, 401, 401, 401, 401, 401, 401, 401, 401, 423, 423, 423],
+                "{target}"
+            );
+            let (status, v) = login_from(addr, "127.0.4.1", target, "1357").await;
+            assert_eq!(
+                (status, code(&v)),
+                (423, "account_locked"),
+                "{target}: a fresh address"
+            );
+        }
+        assert_eq!(
+            login_from(addr, "127.0.4.2", badge, secret).await.0,
+            423,
+            "fresh: capped"
+        );
+        assert_eq!(
+            login_from(addr, "127.0.0.1", badge, secret).await.0,
+            200,
+            "the terminal"
+        );
         run.stop().await;
     })
     .await

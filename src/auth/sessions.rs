@@ -126,7 +126,7 @@ impl Auth {
         if found.is_none() {
             let left = self
                 .throttle()
-                .unknown_locked(badge, self.clock().monotonic());
+                .locked_for(badge, ip, self.clock().monotonic());
             if let Some(left) = left {
                 audit::append_now(
                     self.pool(),
@@ -140,10 +140,14 @@ impl Auth {
                 });
             }
         }
-        // A locked account is refused before its secret is even checked — from the
-        // addresses whose failures locked it.
+        // A locked account is refused before its secret is even checked — for the
+        // addresses the lock applies to (`throttle.rs`).
         if let Some(s) = &found {
-            if self.locked(s.id, s.user.locked_until_ms) && self.throttle().lock_applies(s.id, ip) {
+            if self.locked(s.id, s.user.locked_until_ms)
+                && self
+                    .throttle()
+                    .lock_applies(badge, ip, self.clock().monotonic())
+            {
                 let until = audit::rfc3339(s.user.locked_until_ms.unwrap_or(0));
                 audit::append_now(
                     self.pool(),
@@ -183,7 +187,7 @@ impl Auth {
             let mut throttle = self.throttle();
             throttle.peer_failed(ip, now, lockout);
             return Err(
-                match throttle.unknown_failed(badge, now, cfg.max_failed_attempts, lockout) {
+                match throttle.failed(badge, ip, now, cfg.max_failed_attempts, lockout) {
                     Some(left) => {
                         drop(throttle);
                         LoginError::Locked {
@@ -205,7 +209,11 @@ impl Auth {
             .await?;
         let mut failed: i64 = row.try_get("failed_attempts")?;
         let locked_until: Option<i64> = row.try_get("locked_until_ms")?;
-        if self.locked(stored.id, locked_until) && self.throttle().lock_applies(stored.id, ip) {
+        if self.locked(stored.id, locked_until)
+            && self
+                .throttle()
+                .lock_applies(badge, ip, self.clock().monotonic())
+        {
             audit::append(
                 &mut tx,
                 &AuditEntry::new(&actor, actions::LOGIN_LOCKED)
@@ -230,16 +238,32 @@ impl Auth {
                 "wrong secret"
             };
             failed += 1;
-            let lock = !stored.user.disabled && failed >= i64::from(cfg.max_failed_attempts);
+            // Whether this address is now locked out of the badge: its own failures, or
+            // the badge's across addresses (`throttle.rs`).
+            let lock = {
+                let mut throttle = self.throttle();
+                throttle.peer_failed(ip, self.clock().monotonic(), lockout);
+                let locked = throttle.failed(
+                    badge,
+                    ip,
+                    self.clock().monotonic(),
+                    cfg.max_failed_attempts,
+                    lockout,
+                );
+                !stored.user.disabled && locked.is_some()
+            };
             // The wall time is for the record; the lockout's length runs on monotonic time.
             let until = lock.then(|| {
                 now.saturating_add(
                     i64::try_from(cfg.lockout_seconds.saturating_mul(1000)).unwrap_or(i64::MAX),
                 )
             });
+            // A lock in force for other addresses stays recorded.
+            let stored_until =
+                until.or(locked_until.filter(|_| self.locked(stored.id, locked_until)));
             sqlx::query("UPDATE users SET failed_attempts = ?, locked_until_ms = ? WHERE id = ?")
                 .bind(failed)
-                .bind(until)
+                .bind(stored_until)
                 .bind(stored.id)
                 .execute(&mut *tx)
                 .await?;
@@ -262,11 +286,6 @@ impl Auth {
             };
             audit::append(&mut tx, &entry).await?;
             tx.commit().await?;
-            {
-                let mut throttle = self.throttle();
-                throttle.culprit(stored.id, ip);
-                throttle.peer_failed(ip, self.clock().monotonic(), lockout);
-            }
             if let Some(until) = until {
                 let lengths = self.lengths();
                 self.timers()
@@ -295,7 +314,7 @@ impl Auth {
             .bind(stored.id)
             .execute(&mut *tx)
             .await?;
-        self.throttle().succeeded(stored.id);
+        self.throttle().succeeded(badge, ip);
         // Housekeeping: sessions past a deadline (monotonic) go when someone logs in.
         let swept = self.timers().sweep(self.clock().monotonic());
         for old in &swept {

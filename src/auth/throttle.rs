@@ -1,17 +1,25 @@
-//! Login throttles beside an account's own lockout (`users.failed_attempts`), in memory:
+//! Login throttles beside an account's stored lockout (`users.failed_attempts`,
+//! `locked_until_ms`), in memory. Lockout must stop guessing without becoming a weapon
+//! (issue #32 item 6: failures from many addresses locked a supervisor out everywhere):
 //!
-//! - **Per source address**: [`PEER_FAILURES`] failed logins from one address within the
-//!   lockout length block that address for the lockout length (429 `too_many_attempts`),
-//!   before any account is looked at, so one machine cannot guess on and on.
-//! - **An account's lockout applies to the addresses that caused it**: a guesser elsewhere
-//!   on the network who locks a supervisor's account does not lock the supervisor out at
-//!   the table's own terminal. Failures from [`SPREAD`] or more addresses lock the account
-//!   everywhere; after a restart (nothing known) a stored lockout applies everywhere too.
-//! - **Unknown badges lock like real ones**: the third failure on a badge nobody has is
-//!   answered 423 as for an account, so the answers do not tell which badges exist.
+//! - **Per badge and address**: `auth.max_failed_attempts` (3) failures on a badge from one
+//!   address lock that badge *for that address* for `auth.lockout_seconds` (423).
+//! - **Per badge, across addresses**: [`ACCOUNT_FAILURES`] failures on a badge within the
+//!   lockout length, from any addresses, lock it for every address that has not logged into
+//!   it since the service started ("trusted": the table's own terminals). So a guesser with
+//!   many addresses gets at most [`ACCOUNT_FAILURES`] guesses per lockout length, and the
+//!   supervisor at the table still logs in.
+//! - **Per source address**: [`PEER_FAILURES`] failed logins from one address, on any
+//!   badges, within the lockout length block that address (429 `too_many_attempts`) before
+//!   any account is looked at.
+//! - **Unknown badges lock like real ones** (the same counts), so the answers do not tell
+//!   which badges exist.
+//! - After a restart nothing is known: an account's stored lockout then holds for every
+//!   address until it runs out (or `croupier user unlock`).
 //!
-//! Maps are bounded ([`MAX_ENTRIES`]); past the bound the oldest knowledge is dropped,
-//! which only ever makes a throttle forget, never lock someone out.
+//! Maps are bounded ([`MAX_ENTRIES`]); past the bound, entries whose lock has run out go
+//! first, and only then is the map cleared — which only ever makes a throttle forget,
+//! never lock someone out.
 
 use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
@@ -20,10 +28,11 @@ use std::time::Duration;
 /// Failed logins from one address, within one lockout length, that block it.
 pub const PEER_FAILURES: u32 = 20;
 
-/// Distinct failing addresses from which an account's lockout applies to every address.
-pub const SPREAD: usize = 3;
+/// Failed logins on one badge, from any addresses within one lockout length, that lock it
+/// for every address it has not been logged into from.
+pub const ACCOUNT_FAILURES: u32 = 10;
 
-/// How many addresses and unknown badges are remembered.
+/// How many addresses, (badge, address) pairs and badges are remembered.
 const MAX_ENTRIES: usize = 4096;
 
 #[derive(Debug, Clone, Copy)]
@@ -63,11 +72,15 @@ impl Count {
 #[derive(Debug, Default)]
 pub struct Throttle {
     peers: HashMap<IpAddr, Count>,
-    unknown: HashMap<String, Count>,
-    culprits: HashMap<i64, HashSet<IpAddr>>,
+    pairs: HashMap<(String, IpAddr), Count>,
+    badges: HashMap<String, Count>,
+    trusted: HashMap<String, HashSet<IpAddr>>,
 }
 
-fn bounded<K, V>(map: &mut HashMap<K, V>) {
+fn bounded<K: Eq + std::hash::Hash, V>(map: &mut HashMap<K, V>, live: impl Fn(&V) -> bool) {
+    if map.len() >= MAX_ENTRIES {
+        map.retain(|_, v| live(v));
+    }
     if map.len() >= MAX_ENTRIES {
         map.clear();
     }
@@ -82,54 +95,87 @@ impl Throttle {
     /// A failed login from `ip`.
     pub fn peer_failed(&mut self, ip: Option<IpAddr>, now: Duration, window: Duration) {
         let Some(ip) = ip else { return };
-        bounded(&mut self.peers);
+        bounded(&mut self.peers, |c| c.blocked(now).is_some());
         self.peers
             .entry(ip)
             .or_insert_with(|| Count::fresh(now))
             .fail(now, PEER_FAILURES, window);
     }
 
-    /// How much longer the unknown `badge` answers as locked, if it does.
-    pub fn unknown_locked(&self, badge: &str, now: Duration) -> Option<Duration> {
-        self.unknown.get(badge)?.blocked(now)
+    /// Whether `ip` has logged into `badge` since the start.
+    fn is_trusted(&self, badge: &str, ip: IpAddr) -> bool {
+        self.trusted.get(badge).is_some_and(|t| t.contains(&ip))
     }
 
-    /// A failed login on the unknown `badge`; returns how long it now answers as locked.
-    pub fn unknown_failed(
+    /// How much longer `badge` is locked for a login from `ip`, by what this process saw:
+    /// the pair's own lock, or the badge's across addresses unless `ip` is trusted.
+    pub fn locked_for(&self, badge: &str, ip: Option<IpAddr>, now: Duration) -> Option<Duration> {
+        let Some(ip) = ip else {
+            // No address (not over TCP): only the badge's own count can apply.
+            return self.badges.get(badge)?.blocked(now);
+        };
+        if let Some(left) = self
+            .pairs
+            .get(&(badge.to_string(), ip))
+            .and_then(|c| c.blocked(now))
+        {
+            return Some(left);
+        }
+        if self.is_trusted(badge, ip) {
+            return None;
+        }
+        self.badges.get(badge)?.blocked(now)
+    }
+
+    /// Whether a stored lockout of `badge` (in force) applies to a login from `ip`: as
+    /// [`Throttle::locked_for`] when this process has seen the failures; everywhere but
+    /// trusted addresses when it has not (the lockout is from before a restart).
+    pub fn lock_applies(&self, badge: &str, ip: Option<IpAddr>, now: Duration) -> bool {
+        let seen = self.badges.contains_key(badge)
+            || ip.is_some_and(|ip| self.pairs.contains_key(&(badge.to_string(), ip)));
+        if seen {
+            return self.locked_for(badge, ip, now).is_some();
+        }
+        !ip.is_some_and(|ip| self.is_trusted(badge, ip))
+    }
+
+    /// A failed login on `badge` (an account's or an unknown one) from `ip`; returns how
+    /// long `badge` is now locked for `ip`, if it is.
+    pub fn failed(
         &mut self,
         badge: &str,
+        ip: Option<IpAddr>,
         now: Duration,
         max: u32,
         lockout: Duration,
     ) -> Option<Duration> {
-        bounded(&mut self.unknown);
-        let count = self
-            .unknown
+        bounded(&mut self.badges, |c| c.blocked(now).is_some());
+        self.badges
             .entry(badge.to_string())
-            .or_insert_with(|| Count::fresh(now));
-        count.fail(now, max.max(1), lockout);
-        count.blocked(now)
-    }
-
-    /// A failed login on account `user` from `ip`.
-    pub fn culprit(&mut self, user: i64, ip: Option<IpAddr>) {
-        let Some(ip) = ip else { return };
-        bounded(&mut self.culprits);
-        self.culprits.entry(user).or_default().insert(ip);
-    }
-
-    /// Whether account `user`'s lockout applies to a login from `ip`.
-    pub fn lock_applies(&self, user: i64, ip: Option<IpAddr>) -> bool {
-        match (self.culprits.get(&user), ip) {
-            (Some(set), Some(ip)) => set.len() >= SPREAD || set.contains(&ip),
-            // Nothing known (a restart, no address): the stored lockout holds everywhere.
-            _ => true,
+            .or_insert_with(|| Count::fresh(now))
+            .fail(now, ACCOUNT_FAILURES, lockout);
+        if let Some(ip) = ip {
+            bounded(&mut self.pairs, |c| c.blocked(now).is_some());
+            self.pairs
+                .entry((badge.to_string(), ip))
+                .or_insert_with(|| Count::fresh(now))
+                .fail(now, max.max(1), lockout);
         }
+        self.locked_for(badge, ip, now)
     }
 
-    /// Account `user` logged in: its failures are forgiven.
-    pub fn succeeded(&mut self, user: i64) {
-        self.culprits.remove(&user);
+    /// `badge` logged in from `ip`: the address is trusted for it from now on, and the
+    /// badge's failures are forgiven (other addresses' own locks stay).
+    pub fn succeeded(&mut self, badge: &str, ip: Option<IpAddr>) {
+        self.badges.remove(badge);
+        if let Some(ip) = ip {
+            self.pairs.remove(&(badge.to_string(), ip));
+            bounded(&mut self.trusted, |_| true);
+            self.trusted
+                .entry(badge.to_string())
+                .or_default()
+                .insert(ip);
+        }
     }
 }
 
@@ -155,20 +201,48 @@ mod tests {
     }
 
     #[test]
-    fn a_lockout_applies_to_its_culprits_then_to_everyone() {
+    fn a_badge_locks_per_address_and_across_addresses_but_never_for_a_trusted_one() {
         let mut t = Throttle::default();
-        let ip = |s: &str| Some(s.parse().expect("ip"));
+        let ip = |n: u8| Some(IpAddr::from([10, 0, 0, n]));
+        let w = Duration::from_secs(300);
+        let now = Duration::from_secs(1);
         assert!(
-            t.lock_applies(7, ip("10.0.0.1")),
-            "nothing known: everywhere"
+            t.lock_applies("201", ip(1), now),
+            "nothing seen: a stored lock holds"
         );
-        t.culprit(7, ip("10.0.0.1"));
-        assert!(t.lock_applies(7, ip("10.0.0.1")));
-        assert!(!t.lock_applies(7, ip("127.0.0.1")));
-        t.culprit(7, ip("10.0.0.2"));
-        t.culprit(7, ip("10.0.0.3"));
-        assert!(t.lock_applies(7, ip("127.0.0.1")), "spread: everywhere");
-        t.succeeded(7);
-        assert!(t.lock_applies(7, ip("127.0.0.1")));
+        t.succeeded("201", ip(100));
+        assert!(
+            !t.lock_applies("201", ip(100), now),
+            "but not where it logged in"
+        );
+        // Three failures from one address lock that address only.
+        for _ in 0..2 {
+            assert!(t.failed("201", ip(1), now, 3, w).is_none());
+        }
+        assert!(t.failed("201", ip(1), now, 3, w).is_some());
+        assert!(
+            t.locked_for("201", ip(2), now).is_none(),
+            "another address is free"
+        );
+        // Failures spread over many addresses: one each, none locked on its own, until
+        // the badge's cap; then every untrusted address is locked, the trusted one not.
+        for n in 2..=(ACCOUNT_FAILURES as u8 - 3) {
+            assert!(t.failed("201", ip(n), now, 3, w).is_none(), "address {n}");
+        }
+        assert!(t.failed("201", ip(50), now, 3, w).is_some(), "the cap");
+        assert!(
+            t.locked_for("201", ip(60), now).is_some(),
+            "a fresh address"
+        );
+        assert!(
+            t.locked_for("201", ip(100), now).is_none(),
+            "the table's terminal"
+        );
+        assert!(!t.lock_applies("201", ip(100), now));
+        assert!(t.lock_applies("201", ip(60), now));
+        // Another badge is untouched; time lifts it all.
+        assert!(t.locked_for("202", ip(60), now).is_none());
+        assert!(t.locked_for("201", ip(60), now + w + w).is_none());
+        assert!(t.locked_for("201", ip(1), now + w + w).is_none());
     }
 }
