@@ -273,6 +273,7 @@ pub async fn run_with_clock(
     table.set_disputes(config.disputes.settings());
     table.set_integrity(config.integrity.settings());
     table.set_currency(config.table.currency());
+    table.set_bet_unit(config.table.bet_unit);
     // The keys that seal the hole card and sign results, beside the database: without
     // them the table still plays, and its results go out unsigned (viewers see that).
     let trust = match crate::trust::TableKeys::load_or_create(&crate::trust::keys::path_for(

@@ -132,6 +132,21 @@ mod tests {
     }
 
     #[test]
+    fn the_sheets_odds_on_odd_stakes_round_down_to_a_minor_unit() {
+        let pay = |p: &str, stake| p.parse::<Pay>().expect("valid").returns(stake);
+        // 3:2 (a natural): exact on even stakes, half a unit kept on odd ones.
+        assert_eq!(pay("3:2", 1000), 2500);
+        assert_eq!(pay("3:2", 2510), 6275);
+        assert_eq!(pay("3:2", 2501), 6252); // 2501 + 3751.5 -> 2501 + 3751
+                                            // 6:5: exact on multiples of 5; otherwise rounded down.
+        assert_eq!(pay("6:5", 2500), 5500);
+        assert_eq!(pay("6:5", 1010), 2222);
+        assert_eq!(pay("6:5", 1001), 2202); // 1001 + 1201.2 -> 1001 + 1201
+                                            // 9:1 is whole on any stake.
+        assert_eq!(pay("9:1", 1001), 10010);
+    }
+
+    #[test]
     fn multiplier_includes_the_stake() {
         let five_x: Pay = "5x".parse().expect("valid");
         assert_eq!(five_x.returns(20), 100);

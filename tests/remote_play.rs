@@ -389,20 +389,6 @@ async fn the_platform_opens_sessions_and_a_short_balance_refuses_the_bet_whole()
             serde_json::from_str::<Value>(&body).expect("json")["balance"],
             500
         );
-        // A replacement the balance cannot cover (40.00 with 25.00 + 5.00) is refused and
-        // changes nothing: the standing bet and its stake stay.
-        let (status, body) = p.post("/api/play/bet", r#"{"main": 4000}"#).await;
-        assert_eq!(status, 409, "{body}");
-        assert_eq!(code_of(&body), "insufficient_funds");
-        let s = state(&p).await;
-        assert_eq!(s["betting"]["my_bet"], 2500, "the bet stands: {s}");
-        assert_eq!(s["balance"], 500);
-        let (status, body) = p.post("/api/play/bet", r#"{"main": 3000}"#).await;
-        assert_eq!(status, 200, "{body}");
-        assert_eq!(
-            serde_json::from_str::<Value>(&body).expect("json")["balance"],
-            0
-        );
         assert!(p.terminate(), "clean stop");
     })
     .await
@@ -1725,6 +1711,72 @@ async fn a_revoked_link_or_a_disabled_player_is_refused_on_the_next_request() {
             .post("/api/play/sessions/revoke", r#"{"player": "alice"}"#)
             .await;
         assert_eq!(status, 401);
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_bet_change_leaves_the_standing_bet_and_odd_stakes_are_refused() {
+    timeout(Duration::from_secs(120), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sim =
+            croupier_drivers::sim::SimShoe::start(croupier_drivers::sim::SimConfig::default())
+                .expect("pty shoe");
+        // No demo dealer (it would close the window once the player has bet): the window
+        // stays open for its whole countdown.
+        let cfg = common::no_demo_play_config(dir.path(), &sim.path(), 120, 20);
+        let token = add_player(&cfg, "Ina", "30.00");
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        let staff = p.headers.clone();
+        as_player(&mut p, &token);
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 200, "{body}");
+        p.headers = staff;
+        let (status, body) = p.post("/api/betting/open", "").await;
+        assert_eq!(status, 200, "{body}");
+        as_player(&mut p, &token);
+        until(&p, 10, "the countdown", |s| s["betting"]["open"] == true).await;
+        // An odd stake (€25.01) is not a multiple of the table's betting unit (€0.10 on
+        // the shipped table.toml): refused, nothing placed.
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 2501}"#).await;
+        assert_eq!(
+            (status, code_of(&body).as_str()),
+            (422, "invalid_bet"),
+            "{body}"
+        );
+        assert!(body.contains("betting unit"), "{body}");
+        let s = state(&p).await;
+        assert_eq!(
+            (s["betting"]["my_bet"].clone(), s["balance"].clone()),
+            (Value::Null, 3000.into())
+        );
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 2500}"#).await;
+        assert_eq!(status, 200, "{body}");
+        // A replacement the balance cannot cover (€40.00 with €25.00 + €5.00) is refused
+        // and changes nothing: the standing bet and its stake stay.
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 4000}"#).await;
+        assert_eq!(
+            (status, code_of(&body).as_str()),
+            (409, "insufficient_funds"),
+            "{body}"
+        );
+        let s = state(&p).await;
+        assert_eq!(s["betting"]["my_bet"], 2500, "the bet stands: {s}");
+        assert_eq!(s["balance"], 500);
+        assert_eq!(s["view"]["betting"]["bets"][0]["main"], 2500, "{s}");
+        // One an odd stake replaces: refused too, the bet stands.
+        let (status, _) = p.post("/api/play/bet", r#"{"main": 2505}"#).await;
+        assert_eq!(status, 422);
+        assert_eq!(state(&p).await["betting"]["my_bet"], 2500);
+        // What the balance covers goes through.
+        let (status, body) = p.post("/api/play/bet", r#"{"main": 3000}"#).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).expect("json")["balance"],
+            0
+        );
         assert!(p.terminate(), "clean stop");
     })
     .await

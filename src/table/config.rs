@@ -194,6 +194,14 @@ pub struct TableSection {
     /// the standard's).
     #[serde(default)]
     pub minor_units: Option<u8>,
+    /// The betting unit, minor units: every bet taken at this table (main, side, behind,
+    /// boxes) is a whole multiple of it — the smallest chip. 1: any amount.
+    #[serde(default = "default_bet_unit")]
+    pub bet_unit: i64,
+}
+
+fn default_bet_unit() -> i64 {
+    1
 }
 
 fn default_currency() -> String {
@@ -532,6 +540,12 @@ impl TableConfig {
                 _ => "currency",
             };
             return Err(at(locate(text, "table", key), format!("table.{key}: {e}")));
+        }
+        if config.table.bet_unit < 1 {
+            return Err(at(
+                locate(text, "table", "bet_unit"),
+                "table.bet_unit: at least 1 (minor units)".to_string(),
+            ));
         }
         if config.http.bind.parse::<SocketAddr>().is_err() {
             return Err(at(

@@ -30,5 +30,5 @@ pub use state::{
 };
 pub use task::{
     BetError, ClearError, Command, DisputeError, DisputeSettings, Follower, IntegritySettings,
-    Recovered, SubmitError, Table, TableHandle, Watchdog, DELTA_BUFFER, MAX_HISTORY,
+    Recovered, SubmitError, Table, TableHandle, Watchdog, WindowChange, DELTA_BUFFER, MAX_HISTORY,
 };

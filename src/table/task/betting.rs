@@ -76,6 +76,9 @@ impl Table {
     ) -> Result<Option<u64>, BetError> {
         let mut round = None;
         if !bets.is_empty() || !players.is_empty() {
+            if let Some(why) = self.off_unit(&self.window_input(&bets, &players)) {
+                return Err(BetError::InvalidBet(why));
+            }
             let mut trial = self.engine.clone();
             let mut events = Vec::new();
             trial
@@ -86,10 +89,65 @@ impl Table {
                 _ => None,
             });
         }
+        if self.checking {
+            return Ok(round);
+        }
         self.betting.bets = bets;
         self.betting.players = players;
         self.publish_state();
         Ok(round)
+    }
+
+    /// `Command::CheckWindow`: the change judged as placing it would judge it, the window
+    /// left as it was.
+    pub(super) fn check_window(
+        &mut self,
+        change: super::command::WindowChange,
+    ) -> Result<Option<u64>, BetError> {
+        use super::command::WindowChange;
+        self.checking = true;
+        let answer = match change {
+            WindowChange::Seats(bets) => self.on_place_bets(bets),
+            WindowChange::Behind(seat, bet) => self.on_place_behind(seat, bet),
+            WindowChange::Players(bets) => self.on_place_player_bets(bets),
+        };
+        self.checking = false;
+        answer
+    }
+
+    /// Why `input`'s bets are not whole multiples of the table's betting unit (the
+    /// smallest chip). The table's own intake, not a rule of the game: a log replays
+    /// under any later unit.
+    pub(super) fn off_unit(&self, input: &Input) -> Option<String> {
+        let unit = self.bet_unit;
+        if unit <= 1 {
+            return None;
+        }
+        let seat = |b: &SeatBets| -> Vec<(String, crate::money::Amount)> {
+            let mut all = vec![(format!("seat {} main bet", b.seat), b.main)];
+            for (name, a) in &b.side {
+                all.push((format!("seat {} {name} bet", b.seat), *a));
+            }
+            for bb in &b.behind {
+                all.push((format!("the bet behind seat {}", b.seat), bb.main));
+                for (name, a) in &bb.side {
+                    all.push((format!("the {name} bet behind seat {}", b.seat), *a));
+                }
+            }
+            all
+        };
+        let amounts: Vec<(String, crate::money::Amount)> = match input {
+            Input::Bets(bets) => bets.iter().flat_map(seat).collect(),
+            Input::PlayerBets(players) => players
+                .iter()
+                .flat_map(|p| p.boxes.iter().filter(|b| !b.let_it_play).flat_map(seat))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let (what, amount) = amounts.into_iter().find(|(_, a)| a % unit != 0)?;
+        Some(format!(
+            "{what} {amount} is not a multiple of the table's betting unit {unit} (table.bet_unit)"
+        ))
     }
 
     fn window_open(&self) -> Result<(), BetError> {

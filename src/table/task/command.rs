@@ -66,6 +66,15 @@ pub enum Command {
         /// The answer, as `PlaceBet`'s.
         reply: oneshot::Sender<Result<Option<u64>, BetError>>,
     },
+    /// Whether the window would take a change (`PlaceBets`, `PlaceBehind`,
+    /// `PlacePlayerBets` as one of them would judge it), changing nothing: a player's bet
+    /// replacement is checked before the standing bet leaves the table.
+    CheckWindow {
+        /// The change.
+        change: WindowChange,
+        /// The answer, as the change's own would be.
+        reply: oneshot::Sender<Result<Option<u64>, BetError>>,
+    },
     /// Close the window: the collected bets open the round as one input. `Ok(None)`
     /// when no seat bet (the window just closes).
     CloseBetting {
@@ -134,4 +143,15 @@ pub enum Command {
         /// The answer.
         reply: oneshot::Sender<Result<u64, ClearError>>,
     },
+}
+
+/// A change to the betting window (`Command::CheckWindow`).
+#[derive(Debug, Clone)]
+pub enum WindowChange {
+    /// Seats' bets, as `PlaceBets`.
+    Seats(Vec<SeatBets>),
+    /// A bet behind a seat, as `PlaceBehind`.
+    Behind(SeatId, BehindBet),
+    /// A player's boxes, as `PlacePlayerBets`.
+    Players(PlayerBets),
 }

@@ -1,7 +1,7 @@
 //! `TableHandle`: how the rest of the service talks to the table task (commands in,
 //! snapshot and deltas out).
 
-use super::command::Command;
+use super::command::{Command, WindowChange};
 use super::errors::{BetError, ClearError, DisputeError, SubmitError};
 use crate::engine::{BehindBet, Input, PlayerBets, SeatBets, SeatId};
 use crate::metrics::Metrics;
@@ -109,6 +109,14 @@ impl TableHandle {
     pub async fn place_player_bets(&self, bets: PlayerBets) -> Result<Option<u64>, BetError> {
         let (reply, rx) = oneshot::channel();
         self.send(Command::PlacePlayerBets { bets, reply }).await?;
+        rx.await.map_err(|_| SubmitError::Stopped)?
+    }
+
+    /// Whether the window would take `change`, changing nothing (answered as placing it
+    /// would be).
+    pub async fn check_window(&self, change: WindowChange) -> Result<Option<u64>, BetError> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::CheckWindow { change, reply }).await?;
         rx.await.map_err(|_| SubmitError::Stopped)?
     }
 

@@ -33,7 +33,7 @@ mod table;
 mod tests;
 mod timers;
 
-pub use command::Command;
+pub use command::{Command, WindowChange};
 pub use errors::{BetError, ClearError, DisputeError, SubmitError};
 pub use follower::Follower;
 pub use handle::TableHandle;

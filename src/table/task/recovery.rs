@@ -131,6 +131,12 @@ impl Table {
         self.publish_state();
     }
 
+    /// Sets the betting unit (before `run`): live bets not a whole multiple of it are
+    /// refused (`invalid_bet`); the log's bets replay whatever it is.
+    pub fn set_bet_unit(&mut self, unit: crate::money::Amount) {
+        self.bet_unit = unit.max(1);
+    }
+
     /// A table with nothing replayed yet, publishing through `snapshot_tx` and `deltas`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn blank(
@@ -163,6 +169,8 @@ impl Table {
             final_at: None,
             disputes: DisputeSettings::default(),
             currency: crate::currency::Currency::default(),
+            bet_unit: 1,
+            checking: false,
             store: None,
             view: RoundView::default(),
             betting: BettingView::default(),

@@ -214,6 +214,9 @@ impl Table {
             Command::PlacePlayerBets { bets, reply } => {
                 let _ = reply.send(self.on_place_player_bets(bets));
             }
+            Command::CheckWindow { change, reply } => {
+                let _ = reply.send(self.check_window(change));
+            }
             Command::CloseBetting { source, reply } => {
                 let _ = reply.send(self.on_close_betting(source).await);
             }
@@ -242,6 +245,12 @@ impl Table {
         }
         if let (Some(round), Input::Bets(_) | Input::PlayerBets(_)) = (self.provisional(), &input) {
             return Err(SubmitError::Provisional(round));
+        }
+        if let Some(why) = self.off_unit(&input) {
+            return Err(SubmitError::Rejected(crate::engine::Rejection::new(
+                crate::engine::Code::InvalidBet,
+                why,
+            )));
         }
         if let Input::Tick { now_ms } = input {
             return self

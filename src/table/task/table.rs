@@ -66,6 +66,10 @@ pub struct Table {
     pub(super) final_at: Option<tokio::time::Instant>,
     pub(super) disputes: DisputeSettings,
     pub(super) currency: crate::currency::Currency,
+    /// The table's betting unit (`[table] bet_unit`): checked on live bets only.
+    pub(super) bet_unit: crate::money::Amount,
+    /// While judging a `CheckWindow`: the window is not changed.
+    pub(super) checking: bool,
     pub(super) metrics: Arc<Metrics>,
     pub(super) heartbeat: Arc<Heartbeat>,
     /// The shoe-integrity watch (`integrity.rs`).

@@ -94,6 +94,18 @@ enum Target {
 }
 
 impl Target {
+    /// Whether the table would take it in place of the standing bet, changing nothing.
+    async fn check(&self, app: &AppState) -> Result<Option<u64>, BetError> {
+        use crate::table::WindowChange;
+        app.table
+            .check_window(match self {
+                Target::Seats(b) => WindowChange::Seats(b.clone()),
+                Target::Behind(seat, b) => WindowChange::Behind(*seat, b.clone()),
+                Target::Boxes(p) => WindowChange::Players(p.clone()),
+            })
+            .await
+    }
+
     /// Places it (`on`) or takes it off.
     async fn put(&self, app: &AppState, on: bool) -> Result<Option<u64>, BetError> {
         match self {
@@ -193,6 +205,11 @@ async fn replace_stakes(
     lines: Vec<(SeatId, String, i64)>,
     target: &Target,
 ) -> Result<Vec<Entry>, PlayError> {
+    // A bet the table would refuse (limits, betting unit, the game's rules) is refused
+    // before the standing bet leaves the table: a refused change changes nothing.
+    if !lines.is_empty() && !before.is_empty() {
+        target.check(app).await.map_err(|e| refusal(app, play, e))?;
+    }
     if lines.is_empty() || !before.is_empty() {
         target
             .put(app, false)
