@@ -450,18 +450,28 @@ pub async fn run_with_clock(
         // Ultimate's automatic re-bet (`funds.auto_rebet`) goes through the players' bet path.
         tasks.push(tokio::spawn(web::play::rebet::run(state.clone())));
     }
-    let connections = Arc::new(tokio::sync::Semaphore::new(config.http.max_connections));
-    let gate = web::edge::PublicGate::new(
-        &config.http,
-        Arc::clone(&connections),
-        Arc::clone(handle.metrics()),
-    );
-    let app = web::edge::layers(web::router(state), &config.http, gate);
+    // Every connection and public stream holds a descriptor: the limits must fit the
+    // process's open-file limit, raised to its hard limit first (issue #32 item 3).
+    let fds = crate::process::raise_fd_limit();
+    let mut http = config.http.clone();
+    match http.fit_to_fds(fds) {
+        Some(lowered) => {
+            warn!(table = %id, "{lowered}: raise the hard limit (LimitNOFILE=) to serve more")
+        }
+        None => {
+            info!(table = %id, fds, max_connections = http.max_connections, max_public = http.max_public, "open-file limit fits the connection limits")
+        }
+    }
+    let http = &http;
+    let connections = Arc::new(tokio::sync::Semaphore::new(http.max_connections));
+    let gate =
+        web::edge::PublicGate::new(http, Arc::clone(&connections), Arc::clone(handle.metrics()));
+    let app = web::edge::layers(web::router(state), http, gate);
     // After a storm of connections, give the heap's freed pages back (README "Resource
     // figures": 18 MB kept after 2,000 viewers came and went, 14 MB of it returned).
     tasks.push({
         let (connections, metrics) = (Arc::clone(&connections), Arc::clone(handle.metrics()));
-        let max = config.http.max_connections;
+        let max = http.max_connections;
         crate::process::trim_after_storms(move || {
             let viewers = metrics.subscribers(crate::metrics::Stream::PublicWs);
             max.saturating_sub(connections.available_permits())
@@ -469,7 +479,7 @@ pub async fn run_with_clock(
         })
     });
     let limits = web::server::ConnLimits {
-        header_timeout: Duration::from_millis(config.http.header_timeout_ms),
+        header_timeout: Duration::from_millis(http.header_timeout_ms),
         connections,
     };
     let scheme = if tls.is_some() { "https" } else { "http" };

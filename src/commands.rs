@@ -617,8 +617,8 @@ pub async fn alarm_clear(
             },
             Ok(reply) => {
                 return fail(format!(
-                    "{addr}: login: HTTP {}: {}",
-                    reply.status, reply.body
+                    "{addr}: login {}",
+                    api_error(reply.status, &reply.body)
                 ))
             }
             Err(e) => return fail(format!("cannot reach the table service: {e}")),
@@ -650,7 +650,13 @@ pub async fn alarm_clear(
     }
     match result {
         Ok(reply) if reply.status == 200 => {
-            println!("alarm cleared: {}", reply.body);
+            let seq = serde_json::from_str::<serde_json::Value>(&reply.body)
+                .ok()
+                .and_then(|v| v["seq"].as_u64());
+            match seq {
+                Some(seq) => println!("alarm cleared (log row {seq})"),
+                None => println!("alarm cleared"),
+            }
             ExitCode::SUCCESS
         }
         Ok(reply) if reply.status == 401 => {
@@ -669,9 +675,26 @@ pub async fn alarm_clear(
                     token.display()
                 )
             };
-            fail(format!("{addr}: HTTP 401: {} ({why})", reply.body))
+            fail(format!(
+                "{addr}: {} ({why})",
+                api_error(reply.status, &reply.body)
+            ))
         }
-        Ok(reply) => fail(format!("{addr}: HTTP {}: {}", reply.status, reply.body)),
+        Ok(reply) => fail(format!("{addr}: {}", api_error(reply.status, &reply.body))),
         Err(e) => fail(format!("cannot reach the table service: {e}")),
+    }
+}
+
+/// An API refusal for people: its message and code (`{"error": {"code", "message"}}`),
+/// or the status and body as they came when the body is not the API's error shape.
+fn api_error(status: u16, body: &str) -> String {
+    let v: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let e = v.as_ref().map(|v| &v["error"]);
+    match (
+        e.and_then(|e| e["message"].as_str()),
+        e.and_then(|e| e["code"].as_str()),
+    ) {
+        (Some(message), Some(code)) => format!("refused: {message} ({code}, HTTP {status})"),
+        _ => format!("HTTP {status}: {}", body.trim()),
     }
 }

@@ -130,7 +130,7 @@ impl Currency {
 
 /// Words after which a number in a message for people is an amount (the engine's and the
 /// betting window's messages: "main bet 5 is outside the limits 10 to 1000000").
-const AMOUNT_AFTER: [&str; 6] = ["bet", "limits", "to", "staked", "returned", "stake"];
+const AMOUNT_AFTER: [&str; 7] = ["bet", "limits", "to", "staked", "returned", "stake", "unit"];
 
 impl Currency {
     /// `message` with every amount (a whole number right after one of [`AMOUNT_AFTER`])

@@ -153,6 +153,40 @@ impl ProcessFigures {
     }
 }
 
+/// Descriptors a service needs besides its HTTP connections: the database and its WAL,
+/// the spill file, the PTY or serial port, the broker, logs, the runtime's own.
+pub const FD_OVERHEAD: u64 = 64;
+
+/// Raises this process's soft limit on open files to its hard limit (capped at 1 << 20
+/// when unlimited), as far as the kernel allows; answers the limit now in force. A
+/// service that serves thousands of viewers must not stop at a login shell's 1,024.
+pub fn raise_fd_limit() -> u64 {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read and write the struct passed by pointer.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return 1024;
+    }
+    let wanted = if lim.rlim_max == libc::RLIM_INFINITY {
+        1 << 20
+    } else {
+        lim.rlim_max
+    };
+    if lim.rlim_cur < wanted {
+        let raised = libc::rlimit {
+            rlim_cur: wanted,
+            rlim_max: lim.rlim_max,
+        };
+        // SAFETY: as above.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            return wanted;
+        }
+    }
+    lim.rlim_cur
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -181,7 +181,7 @@ async fn errors_have_stable_codes_and_change_nothing() {
             addr,
             "POST",
             "/api/bets",
-            Some(r#"{"seat": 2, "main": 100, "side": {"pair": 5}}"#),
+            Some(r#"{"seat": 2, "main": 100, "side": {"pair": 10}}"#),
         )
         .await;
         assert_eq!(status, 200, "{v}");

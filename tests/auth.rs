@@ -935,6 +935,12 @@ async fn user_and_alarm_commands_work_while_the_service_runs() {
         );
         assert_eq!(out.status.code(), Some(2), "{}", text(&out));
         assert!(text(&out).contains("403"), "{}", text(&out));
+        // Said for people: the API's message and code, not its raw JSON.
+        assert!(
+            text(&out).contains("refused: ") && !text(&out).contains("{\""),
+            "{}",
+            text(&out)
+        );
         let out = croupier(
             &[
                 "alarm",

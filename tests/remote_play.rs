@@ -1536,8 +1536,9 @@ async fn a_multihand_box_that_won_lets_its_whole_return_play_and_exactly_that_is
             let main = s["view"]["last_result"]["bets"]
                 .as_array()
                 .and_then(|b| {
-                    b.iter()
-                        .find(|b| b["player"] == "mia" && b["seat"] == 1 && b["kind"] == "main")
+                    b.iter().find(|b| {
+                        b["player"] == s["public_name"] && b["seat"] == 1 && b["kind"] == "main"
+                    })
                 })
                 .cloned()
                 .expect("box 1's main bet settled");
@@ -1600,8 +1601,9 @@ async fn a_multihand_box_that_won_lets_its_whole_return_play_and_exactly_that_is
         let staked = s["view"]["last_result"]["bets"]
             .as_array()
             .and_then(|b| {
-                b.iter()
-                    .find(|b| b["player"] == "mia" && b["seat"] == 1 && b["kind"] == "main")
+                b.iter().find(|b| {
+                    b["player"] == s["public_name"] && b["seat"] == 1 && b["kind"] == "main"
+                })
             })
             .map(|b| b["staked"].clone())
             .expect("settled");
@@ -1727,6 +1729,9 @@ async fn a_refused_bet_change_leaves_the_standing_bet_and_odd_stakes_are_refused
         // No demo dealer (it would close the window once the player has bet): the window
         // stays open for its whole countdown.
         let cfg = common::no_demo_play_config(dir.path(), &sim.path(), 120, 20);
+        // The shipped table's betting unit (€0.10), which the shared test config lifts.
+        let text = std::fs::read_to_string(&cfg).expect("config");
+        std::fs::write(&cfg, text.replace("bet_unit = 1", "bet_unit = 10")).expect("write");
         let token = add_player(&cfg, "Ina", "30.00");
         let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
         let staff = p.headers.clone();

@@ -68,3 +68,108 @@ fn a_command_whose_reader_goes_away_ends_quietly() {
         );
     }
 }
+
+/// Opens a `/ws/public` viewer (the upgrade only); answers the status and the connection.
+async fn ws_viewer(addr: &str) -> Option<(u16, tokio::net::TcpStream)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.ok()?;
+    s.write_all(
+        b"GET /ws/public HTTP/1.1\r\nHost: t\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+          Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+    )
+    .await
+    .ok()?;
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match tokio::time::timeout(Duration::from_secs(10), s.read(&mut byte)).await {
+            Ok(Ok(1)) => head.push(byte[0]),
+            _ => return None,
+        }
+    }
+    let status = String::from_utf8_lossy(&head)
+        .split(' ')
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some((status, s))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_low_open_file_limit_caps_viewers_before_staff_lose_the_table() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().expect("tmp");
+    let cfg = dir.path().join("table.toml");
+    let text = croupier::table::config::DEFAULT_TOML
+        .replace(
+            "path = \"data/croupier.db\"",
+            &format!("path = {:?}", dir.path().join("t.db").display().to_string()),
+        )
+        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"");
+    std::fs::write(&cfg, text).expect("config");
+    let log = dir.path().join("table.log");
+    let log_file = std::fs::File::create(&log).expect("log");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_croupier"));
+    command
+        .args(["run", "--config"])
+        .arg(&cfg)
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(log_file));
+    // A hard limit of 256 open files, as a unit or shell might set it.
+    // SAFETY: setrlimit(2) between fork and exec touches only the child.
+    unsafe {
+        command.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 256,
+                rlim_max: 256,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let table = proc::announced(command.spawn().expect("spawn")).await;
+    // More viewers than descriptors: the public cap refuses them before they run out.
+    let mut held = Vec::new();
+    let mut refused = 0;
+    for _ in 0..300 {
+        match ws_viewer(&table.addr).await {
+            Some((101, s)) => held.push(s),
+            Some((503, _)) => refused += 1,
+            other => panic!("a viewer got {:?}", other.map(|(s, _)| s)),
+        }
+    }
+    assert!(
+        refused > 0 && held.len() < 256 - 64,
+        "{} viewers, {refused} refused",
+        held.len()
+    );
+    // Staff routes still answer, at once.
+    for (method, path, body, want) in [
+        ("GET", "/healthz", None, 200),
+        ("GET", "/", None, 200),
+        (
+            "POST",
+            "/api/login",
+            Some(r#"{"badge": "201", "secret": "0000"}"#),
+            401,
+        ),
+    ] {
+        let (status, text) =
+            croupier::web::client::request(&table.addr, method, path, body, Duration::from_secs(5))
+                .await
+                .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        assert_eq!(status, want, "{method} {path}: {text}");
+    }
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(
+        text.contains("open-file limit 256"),
+        "the log says so: {text}"
+    );
+    drop(held);
+    assert!(table.terminate(), "clean stop");
+}

@@ -1074,3 +1074,43 @@ async fn a_second_table_with_the_same_id_publishes_nothing() {
     .await
     .expect("bounded");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relay_says_ready_only_once_it_knows_every_table_in_the_bucket() {
+    timeout(Duration::from_secs(180), async {
+        let Some(studio) = Studio::start(&["alpha", "beta"]).await else {
+            return;
+        };
+        // A first relay sees both tables publish: they are in the bucket.
+        let _first = studio.relay("relay-1").await;
+        let keys = studio.dir.join("table-keys.toml").display().to_string();
+        for attempt in 0..3 {
+            let log = studio.dir.join(format!("relay-late-{attempt}.log"));
+            let relay = announced(spawn_relay(
+                &studio.nats.url(),
+                &log,
+                &["--table-keys", keys.as_str()],
+            ))
+            .await;
+            let started = Instant::now();
+            loop {
+                let (status, _) = get(&relay.addr, "/readyz").await;
+                if status == 200 {
+                    break;
+                }
+                assert!(started.elapsed() < Duration::from_secs(30), "ready in time");
+                sleep(Duration::from_millis(5)).await;
+            }
+            // The moment it says ready, it serves every table.
+            for t in &studio.tables {
+                assert!(
+                    lobby(&relay.addr, &t.id).await.is_some(),
+                    "ready, yet {} is unknown (attempt {attempt})",
+                    t.id
+                );
+            }
+        }
+    })
+    .await
+    .expect("bounded");
+}

@@ -110,10 +110,7 @@ impl Throttle {
     /// How much longer `badge` is locked for a login from `ip`, by what this process saw:
     /// the pair's own lock, or the badge's across addresses unless `ip` is trusted.
     pub fn locked_for(&self, badge: &str, ip: Option<IpAddr>, now: Duration) -> Option<Duration> {
-        let Some(ip) = ip else {
-            // No address (not over TCP): only the badge's own count can apply.
-            return self.badges.get(badge)?.blocked(now);
-        };
+        let ip = address(ip);
         if let Some(left) = self
             .pairs
             .get(&(badge.to_string(), ip))
@@ -132,11 +129,11 @@ impl Throttle {
     /// trusted addresses when it has not (the lockout is from before a restart).
     pub fn lock_applies(&self, badge: &str, ip: Option<IpAddr>, now: Duration) -> bool {
         let seen = self.badges.contains_key(badge)
-            || ip.is_some_and(|ip| self.pairs.contains_key(&(badge.to_string(), ip)));
+            || self.pairs.contains_key(&(badge.to_string(), address(ip)));
         if seen {
             return self.locked_for(badge, ip, now).is_some();
         }
-        !ip.is_some_and(|ip| self.is_trusted(badge, ip))
+        !self.is_trusted(badge, address(ip))
     }
 
     /// A failed login on `badge` (an account's or an unknown one) from `ip`; returns how
@@ -154,13 +151,11 @@ impl Throttle {
             .entry(badge.to_string())
             .or_insert_with(|| Count::fresh(now))
             .fail(now, ACCOUNT_FAILURES, lockout);
-        if let Some(ip) = ip {
-            bounded(&mut self.pairs, |c| c.blocked(now).is_some());
-            self.pairs
-                .entry((badge.to_string(), ip))
-                .or_insert_with(|| Count::fresh(now))
-                .fail(now, max.max(1), lockout);
-        }
+        bounded(&mut self.pairs, |c| c.blocked(now).is_some());
+        self.pairs
+            .entry((badge.to_string(), address(ip)))
+            .or_insert_with(|| Count::fresh(now))
+            .fail(now, max.max(1), lockout);
         self.locked_for(badge, ip, now)
     }
 
@@ -168,15 +163,19 @@ impl Throttle {
     /// badge's failures are forgiven (other addresses' own locks stay).
     pub fn succeeded(&mut self, badge: &str, ip: Option<IpAddr>) {
         self.badges.remove(badge);
-        if let Some(ip) = ip {
-            self.pairs.remove(&(badge.to_string(), ip));
-            bounded(&mut self.trusted, |_| true);
-            self.trusted
-                .entry(badge.to_string())
-                .or_default()
-                .insert(ip);
-        }
+        let ip = address(ip);
+        self.pairs.remove(&(badge.to_string(), ip));
+        bounded(&mut self.trusted, |_| true);
+        self.trusted
+            .entry(badge.to_string())
+            .or_default()
+            .insert(ip);
     }
+}
+
+/// A login's address; one without (not over TCP) counts as one address of its own.
+fn address(ip: Option<IpAddr>) -> IpAddr {
+    ip.unwrap_or(IpAddr::from([0, 0, 0, 0]))
 }
 
 #[cfg(test)]

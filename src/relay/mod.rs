@@ -135,7 +135,14 @@ pub async fn run(
     started(addr);
     // The table's connection-level limits at their defaults: header-read and idle
     // timeout, a connection cap (viewers leave it once upgraded).
-    let http = crate::table::config::HttpSection::default();
+    let mut http = crate::table::config::HttpSection::default();
+    // The open-file limit raised to its hard limit and the caps fitted to it, as the
+    // table's (issue #32 item 3).
+    let fds = crate::process::raise_fd_limit();
+    match http.fit_to_fds(fds) {
+        Some(lowered) => warn!("{lowered}: raise the hard limit (LimitNOFILE=) to serve more"),
+        None => info!(fds, "open-file limit fits the connection limits"),
+    }
     let limits = crate::web::server::ConnLimits {
         header_timeout: std::time::Duration::from_millis(http.header_timeout_ms),
         connections: Arc::new(tokio::sync::Semaphore::new(http.max_connections)),

@@ -465,6 +465,18 @@ pub async fn discover(js: Context, bucket: String, tables: Tables) {
 async fn watch(js: &Context, bucket: &str, tables: &Tables) -> Result<(), String> {
     let kv = js.get_key_value(bucket).await.map_err(|e| e.to_string())?;
     let mut entries = kv.watch_all().await.map_err(|e| e.to_string())?;
+    // Ready (`/readyz`) only once every table already in the bucket is known: a viewer
+    // sent here by a ready relay must not get `no table … is publishing` for a table that
+    // is (issue #32 item 11). The watch, opened first, still delivers these again and
+    // anything put meanwhile; `ensure` takes a table it knows as it is.
+    let mut keys = kv.keys().await.map_err(|e| e.to_string())?;
+    let mut known = Vec::new();
+    while let Some(key) = keys.next().await {
+        known.push(key.map_err(|e| e.to_string())?);
+    }
+    for key in &known {
+        tables.ensure(js, key).await;
+    }
     tables.watching.store(true, Ordering::Relaxed);
     while let Some(entry) = entries.next().await {
         let entry = entry.map_err(|e| e.to_string())?;

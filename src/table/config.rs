@@ -285,6 +285,33 @@ impl Default for HttpSection {
 }
 
 impl HttpSection {
+    /// These limits fitted to a process allowed `fds` open files (the service raised its
+    /// soft limit first, `process::raise_fd_limit`): every connection and every public
+    /// stream holds a descriptor, so `max_connections` + `max_public` + the service's own
+    /// (`process::FD_OVERHEAD`) must fit, or public viewers could take the descriptors the
+    /// panel, the API and the health checks need. `max_public` gives way first, then
+    /// `max_connections` (keeping `staff_reserve` of it). Answers what was lowered, for
+    /// the log (`None`: nothing).
+    pub fn fit_to_fds(&mut self, fds: u64) -> Option<String> {
+        let budget =
+            usize::try_from(fds.saturating_sub(crate::process::FD_OVERHEAD)).unwrap_or(usize::MAX);
+        let (connections, public) = (self.max_connections, self.max_public);
+        let min_connections = self.staff_reserve + 8;
+        self.max_connections = self
+            .max_connections
+            .min(budget.saturating_sub(self.max_public.min(budget / 2)))
+            .max(min_connections.min(self.max_connections));
+        self.max_public = self
+            .max_public
+            .min(budget.saturating_sub(self.max_connections));
+        (self.max_connections != connections || self.max_public != public).then(|| {
+            format!(
+                "open-file limit {fds}: max_public {public} -> {}, max_connections {connections} -> {} (staff keep {} of them)",
+                self.max_public, self.max_connections, self.staff_reserve
+            )
+        })
+    }
+
     /// What is wrong with the limits, as `(key, message)`.
     pub fn check_limits(&self) -> Result<(), (&'static str, String)> {
         if self.header_timeout_ms == 0 {

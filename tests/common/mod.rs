@@ -128,6 +128,8 @@ pub fn config(dir: &Path, port: &Path, stem: &str) -> TableConfig {
     c.shoe.serial.reconnect_initial_ms = 20;
     c.shoe.serial.reconnect_max_ms = 200;
     c.demo.players = false;
+    // Sessions made by the engine's simulator bet any amount the game allows.
+    c.table.bet_unit = 1;
     // Scripted sessions open the next round at once; the dispute tests set a window.
     c.disputes.window_seconds = 0;
     c
@@ -135,7 +137,10 @@ pub fn config(dir: &Path, port: &Path, stem: &str) -> TableConfig {
 
 /// The same as a file for the real binary.
 pub fn config_file(dir: &Path, port: &Path, stem: &str) -> std::path::PathBuf {
+    // Sessions made by the engine's simulator bet any amount the game allows, so these
+    // tables take any minor unit; the betting unit has its own tests (`remote_play.rs`).
     let text = croupier::table::config::DEFAULT_TOML
+        .replace("bet_unit = 10", "bet_unit = 1")
         .replace("id = \"table-1\"", "id = \"t1\"")
         .replace("variant = \"deluxe\"", &format!("variant = \"{stem}\""))
         .replace(
