@@ -450,6 +450,14 @@ pub async fn run_with_clock(
         // Ultimate's automatic re-bet (`funds.auto_rebet`) goes through the players' bet path.
         tasks.push(tokio::spawn(web::play::rebet::run(state.clone())));
     }
+    // A step of the wall clock is seen within a second even while no row is written.
+    tasks.push(tokio::spawn(async {
+        let mut every = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            every.tick().await;
+            crate::clock::wall_now_ms();
+        }
+    }));
     // Every connection and public stream holds a descriptor: the limits must fit the
     // process's open-file limit, raised to its hard limit first (issue #32 item 3).
     let fds = crate::process::raise_fd_limit();

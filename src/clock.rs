@@ -37,6 +37,100 @@ pub struct ClockStatus {
     /// Why the clock could not be read (with `source: unavailable`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Steps of the wall clock seen since the start (`StepWatch`): each moved the rows'
+    /// `at_ms` by more than a second against the monotonic clock.
+    pub steps: u64,
+    /// The last of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_step: Option<ClockStep>,
+}
+
+/// A step of the wall clock: at `at_ms` (wall time after it) it read `step_ms` away from
+/// where the monotonic clock says it should be (negative: it went back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct ClockStep {
+    /// The wall time just after the step, Unix ms.
+    pub at_ms: i64,
+    /// How far it moved, ms (negative: backwards).
+    pub step_ms: i64,
+}
+
+/// A difference between the wall clock's and the monotonic clock's progress above this is
+/// a step (NTP slews by at most 0.5 ms a second; a second is a set, not a slew).
+pub const STEP_THRESHOLD_MS: i64 = 1000;
+
+/// Watches the wall clock against the monotonic one (issue #32 item 12): every row's
+/// `at_ms` and a once-a-second probe pass through [`StepWatch::observe`], so a step (a
+/// manual `date -s`, an NTP daemon's first correction after a boot without network) is
+/// logged, counted, and shown on `/readyz` (`clock.steps`, `clock.last_step`). The table's
+/// order never depends on it (`seq` orders everything); this is for the people who read
+/// the timestamps.
+#[derive(Debug, Default)]
+pub struct StepWatch {
+    inner: std::sync::Mutex<StepState>,
+}
+
+#[derive(Debug, Default)]
+struct StepState {
+    last: Option<(i64, std::time::Instant)>,
+    steps: u64,
+    last_step: Option<ClockStep>,
+}
+
+impl StepWatch {
+    /// The wall clock read `wall_ms` at monotonic `mono`; answers the step it shows, if
+    /// any (and counts it).
+    pub fn observe(&self, wall_ms: i64, mono: std::time::Instant) -> Option<ClockStep> {
+        let mut s = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let step = s.last.and_then(|(wall0, mono0)| {
+            let elapsed = i64::try_from(mono.saturating_duration_since(mono0).as_millis())
+                .unwrap_or(i64::MAX);
+            let step_ms = wall_ms - wall0.saturating_add(elapsed);
+            (step_ms.abs() > STEP_THRESHOLD_MS).then_some(ClockStep {
+                at_ms: wall_ms,
+                step_ms,
+            })
+        });
+        if let Some(step) = step {
+            s.steps += 1;
+            s.last_step = Some(step);
+        }
+        if s.last.is_none_or(|(_, m)| mono >= m) {
+            s.last = Some((wall_ms, mono));
+        }
+        step
+    }
+
+    /// Steps seen so far, and the last.
+    pub fn summary(&self) -> (u64, Option<ClockStep>) {
+        let s = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        (s.steps, s.last_step)
+    }
+}
+
+/// This process's watch.
+pub static STEPS: std::sync::LazyLock<StepWatch> = std::sync::LazyLock::new(StepWatch::default);
+
+/// Observes the wall clock reading `wall_ms` now; a step is logged.
+pub fn observe_wall(wall_ms: i64) {
+    if let Some(step) = STEPS.observe(wall_ms, std::time::Instant::now()) {
+        tracing::warn!(
+            step_ms = step.step_ms,
+            at_ms = step.at_ms,
+            "the wall clock stepped {} by {} ms: rows' at_ms jump with it (their order is their seq)",
+            if step.step_ms < 0 { "back" } else { "forward" },
+            step.step_ms.abs()
+        );
+    }
+}
+
+/// The wall clock now, Unix ms, observed for steps.
+pub fn wall_now_ms() -> i64 {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    observe_wall(ms);
+    ms
 }
 
 /// Interprets one `adjtimex` answer: its return value (the clock state), `status`,
@@ -59,13 +153,16 @@ pub fn interpret(ret: i64, status: i64, maxerror: i64, esterror: i64) -> ClockSt
         est_error_us: u64::try_from(esterror).ok(),
         state,
         error: None,
+        steps: 0,
+        last_step: None,
     }
 }
 
 /// The clock's status now. Never fails: a refused call (a sandbox without `adjtimex`)
 /// reports `synchronised: false`, `source: unavailable` and the reason.
 pub fn read() -> ClockStatus {
-    match adjtimex() {
+    let (steps, last_step) = STEPS.summary();
+    let status = match adjtimex() {
         Ok((ret, status, maxerror, esterror)) => interpret(ret, status, maxerror, esterror),
         Err(e) => ClockStatus {
             synchronised: false,
@@ -74,7 +171,14 @@ pub fn read() -> ClockStatus {
             est_error_us: None,
             state: "unknown",
             error: Some(e.to_string()),
+            steps: 0,
+            last_step: None,
         },
+    };
+    ClockStatus {
+        steps,
+        last_step,
+        ..status
     }
 }
 
@@ -129,6 +233,28 @@ mod tests {
         assert!(!interpret(0, 0x0041, 10, 10).synchronised);
         // TIME_ERROR alone too (e.g. STA_CLOCKERR).
         assert!(!interpret(5, 0x1000, 10, 10).synchronised);
+    }
+
+    #[test]
+    fn a_wall_clock_step_either_way_is_seen_and_a_slew_is_not() {
+        let w = StepWatch::default();
+        let t0 = std::time::Instant::now();
+        let at = |s: u64| t0 + std::time::Duration::from_millis(s);
+        assert_eq!(w.observe(1_000_000, at(0)), None, "the first reading");
+        assert_eq!(w.observe(1_010_000, at(10_000)), None, "in step");
+        assert_eq!(w.observe(1_020_400, at(20_000)), None, "400 ms off: a slew");
+        // Set back an hour.
+        let back = w
+            .observe(1_030_400 - 3_600_000, at(30_000))
+            .expect("a step back");
+        assert_eq!(back.step_ms, -3_600_000);
+        // Then on from there, in step; then forward 5 s.
+        assert_eq!(w.observe(1_040_400 - 3_600_000, at(40_000)), None);
+        let fwd = w
+            .observe(1_055_400 - 3_600_000, at(50_000))
+            .expect("a step forward");
+        assert_eq!(fwd.step_ms, 5_000);
+        assert_eq!(w.summary(), (2, Some(fwd)));
     }
 
     #[test]

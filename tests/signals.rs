@@ -2,6 +2,7 @@
 //! table (it logs that nothing is reloaded and goes on), and a one-shot command whose
 //! reader closes the pipe early ends quietly instead of panicking.
 
+mod common;
 #[path = "common/proc.rs"]
 mod proc;
 
@@ -171,5 +172,43 @@ async fn a_low_open_file_limit_caps_viewers_before_staff_lose_the_table() {
         "the log says so: {text}"
     );
     drop(held);
+    assert!(table.terminate(), "clean stop");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_stopped_for_seconds_does_not_take_its_unread_heartbeats_for_a_dead_shoe() {
+    use croupier_drivers::sim::{SimConfig, SimShoe};
+    let dir = tempfile::tempdir().expect("tmp");
+    // The shoe is another process's (here the test's): while the table is stopped, its
+    // heartbeats (every second) wait in the PTY.
+    let sim = SimShoe::start(SimConfig::default()).expect("pty shoe");
+    let cfg = common::config_file(dir.path(), &sim.path(), "deluxe");
+    let log = dir.path().join("table.log");
+    let table = proc::spawn(&cfg, &log).await;
+    let connected = |s: &serde_json::Value| s["shoe"]["link"] == "connected";
+    let mut s = table.get("/api/status").await;
+    for _ in 0..100 {
+        if connected(&s) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        s = table.get("/api/status").await;
+    }
+    assert!(connected(&s), "the link comes up: {s}");
+    let pid = libc::pid_t::try_from(table.child.id()).expect("pid");
+    for stop in [4, 6] {
+        // SAFETY: kill(2) on the child this test spawned.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0);
+        tokio::time::sleep(Duration::from_secs(stop)).await;
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGCONT) }, 0);
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let s = table.get("/api/status").await;
+        assert!(
+            s["alarm"].is_null() && connected(&s),
+            "after a {stop} s stop the table is neither locked nor disconnected: {s}"
+        );
+    }
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(!text.contains("heartbeat timeout"), "{text}");
     assert!(table.terminate(), "clean stop");
 }

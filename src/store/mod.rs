@@ -39,7 +39,7 @@ use sqlx::sqlite::{
 };
 use sqlx::{ConnectOptions, Connection, Row, Sqlite, SqliteConnection};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// The store failed. Any of these at start-up leaves the table locked with the message.
 #[derive(Debug, thiserror::Error)]
@@ -203,10 +203,8 @@ pub fn chain_hash(prev: &[u8; 32], seq: u64, at_ms: i64, kind: &str, payload: &s
 }
 
 pub(crate) fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
+    // Watched for steps (`clock::StepWatch`): a row's `at_ms` that jumps is logged.
+    crate::clock::wall_now_ms()
 }
 
 /// How long a write waits for another process's lock (a backup, an operator's `sqlite3`)

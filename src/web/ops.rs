@@ -233,6 +233,11 @@ pub async fn metrics(State(app): State<AppState>) -> Response {
         "1 when the kernel considers the system clock synchronised (adjtimex).",
         u8::from(clock.synchronised),
     );
+    out.counter(
+        "croupier_clock_steps_total",
+        "Steps of the wall clock (over 1 s against the monotonic clock) seen since the start.",
+        clock.steps,
+    );
     if let Some(us) = clock.max_error_us {
         out.gauge(
             "croupier_clock_max_error_seconds",

@@ -29,6 +29,11 @@ use crate::proto::{Decoded, ShoeCodec};
 /// are silent between cards).
 const HEALTHY_AFTER: Duration = Duration::from_secs(2);
 
+/// How late the heartbeat timer may fire before the lateness is taken for this process not
+/// running (a stop, a starved machine), and how long the port then gets to deliver what it
+/// holds.
+const STALL_GRACE: Duration = Duration::from_millis(500);
+
 /// Everything the link task owns.
 pub(crate) struct Link {
     pub(crate) config: ShoeConfig,
@@ -126,6 +131,10 @@ where
     };
     loop {
         let outcome = tokio::select! {
+            // What the port sent is read before any deadline is judged: after the process
+            // was not running (stopped, starved), the heartbeats wait in the port's buffer
+            // and must count (issue #32 item 2).
+            biased;
             next = frames.next() => match next {
                 None => return down("the port returned end of file (device gone)".into(), heard),
                 Some(Err(error)) => return down(format!("read error: {error}"), heard),
@@ -139,6 +148,15 @@ where
                 }
             },
             () = sleep_until(deadline) => {
+                // A timer that fires long after its deadline means this process was not
+                // running: the silence is ours, not the shoe's. Give the port a moment to
+                // deliver what it holds; a real silence is caught at the next deadline.
+                let late = Instant::now().saturating_duration_since(deadline);
+                if late > STALL_GRACE {
+                    warn!(late_ms = late.as_millis() as u64, "the shoe link's timer fired late: this process was not running; reading what the port holds before judging the heartbeat");
+                    deadline = Instant::now() + STALL_GRACE;
+                    continue;
+                }
                 let ms = heartbeat.unwrap_or(far).as_millis();
                 return down(format!("no valid frame for {ms} ms (heartbeat timeout)"), heard);
             }
