@@ -179,7 +179,14 @@ pub async fn run_with_clock(
     started: impl FnOnce(Started) + Send,
 ) -> Result<(), ServiceError> {
     let id = config.table.id.clone();
-    let variant = Arc::new(config.variant().map_err(ServiceError::Variant)?);
+    let mut variant = config.variant().map_err(ServiceError::Variant)?;
+    // What the balance rules round a split or clipped bet down to must be a bet the table
+    // takes: a multiple of its betting unit (the play layer's rule, never the engine's).
+    let unit = config.table.bet_unit.max(1);
+    if variant.funds.bet_unit % unit != 0 {
+        variant.funds.bet_unit = (variant.funds.bet_unit + unit - 1) / unit * unit;
+    }
+    let variant = Arc::new(variant);
     let variant_name = config.table.variant.clone();
 
     // The port first: a second instance fails here, before it touches the store.

@@ -858,6 +858,9 @@ async fn one_player(variant: &str, name: &str) -> (tempfile::TempDir, PathBuf, p
         &[
             ("variant = \"deluxe\"", &format!("variant = {variant:?}")),
             ("betting_seconds = 3", "betting_seconds = 20"),
+            // The balance rules to the cent (a re-bet clipped to a balance of €5.25); the
+            // table's betting unit has its own test.
+            ("bet_unit = 10", "bet_unit = 1"),
         ],
     );
     let token = add_player(&cfg, name, "500.00");
