@@ -543,6 +543,32 @@ async fn a_provisional_round_is_cancelled_once_under_the_two_person_rule() {
     assert_eq!(settlements(dir.path(), 1).await.len(), 2);
 }
 
+/// Issue #32 item 5: a badge is one person at every table and on the floor, so the table's
+/// `user:201` and the pit page's `floor:201` cannot be the rule's two people; another
+/// badge from either side can.
+#[tokio::test]
+async fn one_badge_at_the_table_and_on_the_floor_is_one_person() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut t, h) = open(dir.path(), settings(60_000, true)).await;
+    settled_round(&mut t).await;
+    let id = raise(&mut t, Origin::Dealer, None).await.expect("raised");
+    let preview = propose(&mut t, id, Resolution::Cancel, "user:201")
+        .await
+        .expect("preview");
+    assert!(preview.second_person);
+    for same in ["floor:201", "user:201"] {
+        let refused = confirm(&mut t, id, &preview, same)
+            .await
+            .expect_err("the same person");
+        assert_eq!(refused.code(), "two_person_rule", "{same}");
+        assert!(!h.snapshot().last_result.clone().expect("result").cancelled);
+    }
+    confirm(&mut t, id, &preview, "floor:202")
+        .await
+        .expect("another person on the floor");
+    assert!(h.snapshot().last_result.clone().expect("result").cancelled);
+}
+
 #[tokio::test]
 async fn no_dispute_on_a_final_round_and_the_window_closes_with_a_final_row() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -112,6 +112,22 @@ pub fn is_person(actor: &str) -> bool {
     actor != crate::auth::local_token::LOCAL_ACTOR
 }
 
+/// The person behind an audit actor, for the two-person rule: a badge is one person's
+/// staff number across the studio, so `user:201` (logged in at the table) and `floor:201`
+/// (logged in on the pit page) are the same person. The namespaces only say *where* the
+/// person acted; the rule compares people. An actor without a known namespace is itself.
+pub fn person(actor: &str) -> &str {
+    ["user:", "floor:"]
+        .iter()
+        .find_map(|ns| actor.strip_prefix(ns))
+        .unwrap_or(actor)
+}
+
+/// Whether two audit actors are one person under the two-person rule ([`person`]).
+pub fn same_person(a: &str, b: &str) -> bool {
+    person(a) == person(b)
+}
+
 /// Why a resolution cannot be applied (nothing changes).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CorrectionError {

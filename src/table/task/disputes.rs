@@ -147,7 +147,7 @@ impl Table {
             if let Some(token) = [&by, &p.by].into_iter().find(|a| !dispute::is_person(a)) {
                 return Err(DisputeError::NotAPerson(token.clone()));
             }
-            if p.by == by {
+            if dispute::same_person(&p.by, &by) {
                 return Err(DisputeError::SamePerson(by));
             }
         }
