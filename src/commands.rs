@@ -297,13 +297,18 @@ pub async fn relay_command(config: croupier::relay::RelayConfig) -> ExitCode {
 pub async fn floor_command(config: croupier::floor::FloorConfig) -> ExitCode {
     init_logs();
     let nats = croupier::broker::redact(&config.broker.url);
+    let scheme = if config.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
     let announce = move |addr: Option<std::net::SocketAddr>| {
         // The first stdout line: scripts and tests wait for it (and read the address).
         let mut out = std::io::stdout();
         let _ = match addr {
             Some(addr) => writeln!(
                 out,
-                "croupier: floor ingesting from {nats}, pit page http://{addr}/"
+                "croupier: floor ingesting from {nats}, pit page {scheme}://{addr}/"
             ),
             None => writeln!(out, "croupier: floor ingesting from {nats}"),
         };

@@ -160,6 +160,14 @@ enum Command {
         /// cannot follow).
         #[arg(long, default_value_t = 60)]
         stall_seconds: u64,
+        /// Serve the pit page over HTTPS with this PEM certificate chain (with
+        /// `--https-key`); its session cookie is then `Secure`. (`--tls-*` are the
+        /// broker's.)
+        #[arg(long, requires = "https_key")]
+        https_cert: Option<PathBuf>,
+        /// The PEM private key of `--https-cert`.
+        #[arg(long, requires = "https_cert")]
+        https_key: Option<PathBuf>,
     },
     /// The studio's broker: generated permissions and credentials, and its streams.
     Studio {
@@ -645,6 +653,8 @@ fn main() -> ExitCode {
             bucket,
             floor_key,
             stall_seconds,
+            https_cert,
+            https_key,
         } => {
             let mut config = croupier::floor::FloorConfig::new(&broker.nats, &database);
             config.stall = std::time::Duration::from_secs(stall_seconds);
@@ -653,6 +663,7 @@ fn main() -> ExitCode {
             config.consumer = consumer;
             config.bind = bind;
             config.bucket = bucket;
+            config.tls = https_cert.zip(https_key);
             if let Some(path) = floor_key {
                 match croupier::publish::floor_commands::read_key(&path) {
                     Ok(key) => config.floor_key = Some(key),

@@ -1003,3 +1003,131 @@ async fn the_floor_follows_a_restored_table_a_wiped_broker_and_alarms_a_stall() 
     .await
     .expect("bounded");
 }
+
+/// Issue #32 item 10: the pit page over TLS (`--https-cert`, `--https-key`) with a `Secure`
+/// session cookie; the table's CSP and frame headers on its page, its script a file of its
+/// own (no inline script); a known badge and an unknown one answer alike, failure for
+/// failure, so the answers do not tell which badges exist.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pit_page_over_tls_never_framed_and_badges_not_told_apart() {
+    let Some(bin) = nats::nats_server() else {
+        return;
+    };
+    let Some(db) = pg::fresh().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broker = Nats::start(&bin, dir.path());
+    let cert =
+        rcgen::generate_simple_self_signed(vec!["croupier.local".to_string()]).expect("cert");
+    let (cert_pem, key_pem) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    std::fs::write(&cert_pem, cert.cert.pem()).expect("write");
+    std::fs::write(&key_pem, cert.signing_key.serialize_pem()).expect("write");
+    add_supervisor(&db.url, "sup1", "pit-boss-1");
+    add_supervisor(&db.url, "sup2", "pit-boss-2");
+    let (url, cert_s, key_s) = (
+        broker.url(),
+        cert_pem.display().to_string(),
+        key_pem.display().to_string(),
+    );
+    let args = [
+        "floor",
+        "--nats",
+        &url,
+        "--database",
+        &db.url,
+        "--bind",
+        "127.0.0.1:0",
+        "--https-cert",
+        &cert_s,
+        "--https-key",
+        &key_s,
+    ];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    let floor = announced(spawn_args(&args, &dir.path().join("floor.log"))).await;
+    assert!(floor.announce.contains("https://"), "{}", floor.announce);
+    let addr = floor
+        .announce
+        .split("https://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .expect("pit page address")
+        .to_string();
+    let pit = croupier::web::client::Endpoint::pinned(&addr, &cert_pem).expect("pem");
+    let send = |method: &'static str, path: &'static str, body: Option<String>| {
+        let pit = &pit;
+        async move {
+            pit.send(method, path, body.as_deref(), &[], Duration::from_secs(30))
+                .await
+                .unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+        }
+    };
+    let header = |r: &croupier::web::client::Reply, name: &str| {
+        r.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    // Plain HTTP gets no page.
+    assert!(
+        croupier::web::client::request(&addr, "GET", "/floor", None, Duration::from_secs(5))
+            .await
+            .map_or(true, |(status, _)| status != 200)
+    );
+
+    let page = send("GET", "/floor", None).await;
+    assert_eq!(page.status, 200);
+    assert!(header(&page, "content-security-policy").contains("frame-ancestors 'none'"));
+    assert!(header(&page, "content-security-policy").contains("script-src 'self'"));
+    assert_eq!(header(&page, "x-frame-options"), "DENY");
+    assert_eq!(header(&page, "x-content-type-options"), "nosniff");
+    assert!(page
+        .body
+        .contains(r#"<script src="/floor/pit.js"></script>"#));
+    assert!(
+        !page.body.contains("<script>"),
+        "no inline script the CSP would block"
+    );
+    let script = send("GET", "/floor/pit.js", None).await;
+    assert_eq!(script.status, 200);
+    assert!(header(&script, "content-type").starts_with("text/javascript"));
+    assert!(script.body.contains("/floor/api/login"));
+
+    let login = |badge: &'static str, secret: &'static str| {
+        send(
+            "POST",
+            "/floor/api/login",
+            Some(serde_json::json!({"badge": badge, "secret": secret}).to_string()),
+        )
+    };
+    let ok = login("sup1", "pit-boss-1").await;
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    let cookie = header(&ok, "set-cookie");
+    assert!(
+        cookie.starts_with("floor_session=")
+            && cookie.contains("; Secure")
+            && cookie.contains("HttpOnly"),
+        "{cookie}"
+    );
+    // A known badge and an unknown one: the same answers, failure for failure.
+    let mut answers = Vec::new();
+    for badge in ["sup2", "nobody"] {
+        let mut seen = Vec::new();
+        for _ in 0..4 {
+            let r = login(badge, "wrong-secret").await;
+            let code = serde_json::from_str::<serde_json::Value>(&r.body).expect("JSON")["code"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            seen.push((r.status, code));
+        }
+        answers.push(seen);
+    }
+    assert_eq!(answers[0], answers[1], "a known badge is told apart");
+    assert_eq!(answers[0][3], (429, "locked".to_string()), "{answers:?}");
+    assert_eq!(answers[0][2].0, 401, "{answers:?}");
+    // The right secret from the locked address stays refused; sup1 is not affected.
+    assert_eq!(login("sup2", "pit-boss-2").await.status, 429);
+    assert_eq!(login("sup1", "pit-boss-1").await.status, 200);
+}

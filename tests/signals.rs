@@ -98,7 +98,6 @@ async fn ws_viewer(addr: &str) -> Option<(u16, tokio::net::TcpStream)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_low_open_file_limit_caps_viewers_before_staff_lose_the_table() {
-    use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().expect("tmp");
     let cfg = dir.path().join("table.toml");
     let text = croupier::table::config::DEFAULT_TOML
@@ -119,20 +118,7 @@ async fn a_low_open_file_limit_caps_viewers_before_staff_lose_the_table() {
         .stdout(Stdio::piped())
         .stderr(Stdio::from(log_file));
     // A hard limit of 256 open files, as a unit or shell might set it.
-    // SAFETY: setrlimit(2) between fork and exec touches only the child.
-    unsafe {
-        command.pre_exec(|| {
-            let lim = libc::rlimit {
-                rlim_cur: 256,
-                rlim_max: 256,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
-                Ok(())
-            } else {
-                Err(std::io::Error::last_os_error())
-            }
-        });
-    }
+    proc::with_file_limit(&mut command, 256);
     let table = proc::announced(command.spawn().expect("spawn")).await;
     // More viewers than descriptors: the public cap refuses them before they run out.
     let mut held = Vec::new();

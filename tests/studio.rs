@@ -24,7 +24,7 @@ use croupier::table::TableConfig;
 use croupier::web::client;
 use futures::StreamExt;
 use nats::Nats;
-use proc::{announced, spawn_args, Proc};
+use proc::{announced, Proc};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -90,10 +90,16 @@ impl Table {
 }
 
 fn spawn_relay(nats: &str, log: &Path, extra: &[&str]) -> std::process::Child {
+    relay_command(nats, log, extra)
+        .spawn()
+        .expect("spawn the relay")
+}
+
+fn relay_command(nats: &str, log: &Path, extra: &[&str]) -> std::process::Command {
     let mut args = vec!["relay", "--nats", nats, "--bind", "127.0.0.1:0"];
     args.extend_from_slice(extra);
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
-    spawn_args(&args, log)
+    proc::command_args(&args, log)
 }
 
 async fn get(addr: &str, path: &str) -> (u16, Value) {
@@ -324,6 +330,11 @@ impl Studio {
 
     /// A relay with more arguments, once it lists every table.
     async fn relay_with(&self, name: &str, extra: &[&str]) -> Proc {
+        self.relay_limited(name, extra, None).await
+    }
+
+    /// A relay with more arguments and, with `files`, that limit of open files.
+    async fn relay_limited(&self, name: &str, extra: &[&str], files: Option<u64>) -> Proc {
         let log = self.dir.join(format!("{name}.log"));
         let keys = self.dir.join("table-keys.toml");
         studio_table::pin_keys(
@@ -333,7 +344,11 @@ impl Studio {
         let keys = keys.display().to_string();
         let mut args = vec!["--table-keys", keys.as_str()];
         args.extend_from_slice(extra);
-        let relay = announced(spawn_relay(&self.nats.url(), &log, &args)).await;
+        let mut command = relay_command(&self.nats.url(), &log, &args);
+        if let Some(n) = files {
+            proc::with_file_limit(&mut command, n);
+        }
+        let relay = announced(command.spawn().expect("spawn the relay")).await;
         for t in &self.tables {
             let started = Instant::now();
             while lobby(&relay.addr, &t.id).await.is_none() {
@@ -1109,6 +1124,85 @@ async fn a_relay_says_ready_only_once_it_knows_every_table_in_the_bucket() {
                     t.id
                 );
             }
+        }
+    })
+    .await
+    .expect("bounded");
+}
+
+/// Issue #32 items 10 and 11: a relay's page has the table's CSP and frame headers; under
+/// a hard limit of 256 open files its viewers are capped (503) before they take the
+/// descriptors its health checks need; and the memory a storm of 2,000 viewers took is
+/// given back once they leave (before: 31 → 41 MB kept).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relay_caps_its_viewers_frames_nothing_and_gives_a_storms_memory_back() {
+    timeout(Duration::from_secs(300), async {
+        let Some(studio) = Studio::start(&["alpha"]).await else {
+            return;
+        };
+        let relay = studio.relay("relay-roomy").await;
+        let page = client::request_with(
+            &relay.addr,
+            "GET",
+            "/public?table=alpha",
+            None,
+            &[],
+            Duration::from_secs(10),
+        )
+        .await
+        .expect("page");
+        assert_eq!(page.status, 200);
+        let header = |name: &str| {
+            page.headers
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        assert!(header("content-security-policy").contains("frame-ancestors 'none'"));
+        assert_eq!(header("x-frame-options"), "DENY");
+
+        // The storm: 2,000 viewers, then none.
+        let pid = relay.child.id();
+        sleep(Duration::from_secs(2)).await;
+        let before = proc::rss_kb(pid);
+        let mut viewers = Vec::new();
+        for _ in 0..20 {
+            let batch: Vec<_> = (0..100)
+                .map(|_| {
+                    let addr = relay.addr.clone();
+                    tokio::spawn(
+                        async move { proc::raw_upgrade(&addr, "/ws/public?table=alpha").await },
+                    )
+                })
+                .collect();
+            for v in batch {
+                let (status, s) = v.await.expect("viewer task");
+                assert_eq!(status, 101);
+                viewers.push(s);
+            }
+        }
+        proc::assert_storm_memory_given_back(pid, before, viewers).await;
+
+        // 256 open files: the viewers are capped, the health checks still answer.
+        let tight = studio.relay_limited("relay-tight", &[], Some(256)).await;
+        let (mut held, mut refused) = (Vec::new(), 0);
+        for _ in 0..300 {
+            match proc::raw_upgrade(&tight.addr, "/ws/public?table=alpha").await {
+                (101, s) => held.push(s),
+                (503, _) => refused += 1,
+                (other, _) => panic!("a viewer got {other}"),
+            }
+        }
+        assert!(
+            refused > 0 && !held.is_empty(),
+            "{} held, {refused} refused",
+            held.len()
+        );
+        assert!(held.len() < 256, "{} viewers under 256 files", held.len());
+        for path in ["/healthz", "/readyz", "/metrics"] {
+            let (status, _) = get(&tight.addr, path).await;
+            assert_eq!(status, 200, "{path} with {} viewers", held.len());
         }
     })
     .await

@@ -1,12 +1,16 @@
 //! The pit page's supervisors, in the floor's PostgreSQL: accounts (argon2id through
 //! `auth::secret`, as at the table), the table's lockout rule (3 consecutive failures
-//! lock an account for 300 s), sessions (12 h at most, 60 min idle; only sha256(token)
+//! lock an account for 300 s) with the table's throttles ([`Gate`]), sessions (12 h at most, 60 min idle; only sha256(token)
 //! stored) and the audit rows.
 
 use crate::auth::secret;
+use crate::auth::throttle::Throttle;
 use sha2::{Digest, Sha256};
 use sqlx::postgres::PgPool;
 use sqlx::Row;
+use std::net::IpAddr;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// Consecutive failures that lock an account (the table's default).
 pub const MAX_FAILED: i32 = 3;
@@ -26,6 +30,9 @@ pub enum AccountError {
     /// Locked after repeated failures.
     #[error("the account is locked for {0} s after repeated failures")]
     Locked(i64),
+    /// Too many failed logins from this address, on any badges.
+    #[error("too many failed logins from this address; try again in {0} s")]
+    Throttled(i64),
     /// The secret breaks the policy.
     #[error("{0}")]
     Policy(String),
@@ -90,25 +97,91 @@ fn token_hash(token: &str) -> Vec<u8> {
     Sha256::digest(token.as_bytes()).to_vec()
 }
 
-/// Checks `badge`'s secret; on success a new session token. Every attempt is audited.
-pub async fn login(pool: &PgPool, badge: &str, secret_text: &str) -> Result<String, AccountError> {
+/// The login throttles of the pit page, in memory, as the table's (`auth::throttle`):
+/// per badge and address, per badge across addresses (unless the address logged into it
+/// since the start), per address; unknown badges lock like real ones, so the answers never
+/// tell which badges exist (issue #32 item 10).
+#[derive(Debug, Default)]
+pub struct Gate {
+    throttle: Mutex<Throttle>,
+    started: OnceLock<Instant>,
+}
+
+impl Gate {
+    fn now(&self) -> Duration {
+        self.started.get_or_init(Instant::now).elapsed()
+    }
+
+    fn throttle(&self) -> std::sync::MutexGuard<'_, Throttle> {
+        // A poisoned lock only means a panic elsewhere mid-update: the counts stay usable.
+        self.throttle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+fn seconds(left: Duration) -> i64 {
+    i64::try_from(left.as_secs().max(1)).unwrap_or(i64::MAX)
+}
+
+/// Checks `badge`'s secret from `ip`; on success a new session token. Every attempt is
+/// audited. A failure answers [`AccountError::BadCredentials`]; from the attempt after the
+/// one that locks (the badge's stored lockout, or the throttles of `gate`), known and
+/// unknown badges alike answer [`AccountError::Locked`], and an address with too many
+/// failures on any badges [`AccountError::Throttled`].
+pub async fn login(
+    pool: &PgPool,
+    gate: &Gate,
+    ip: Option<IpAddr>,
+    badge: &str,
+    secret_text: &str,
+) -> Result<String, AccountError> {
     let now = now_ms();
+    let mono = gate.now();
+    let lockout = Duration::from_millis(LOCKOUT_MS.unsigned_abs());
+    let blocked = gate.throttle().peer_blocked(ip, mono);
+    if let Some(left) = blocked {
+        audit(
+            pool,
+            badge,
+            "login_refused",
+            "too many failures from this address",
+        )
+        .await?;
+        return Err(AccountError::Throttled(seconds(left)));
+    }
     let row = sqlx::query(
         "SELECT id, phc, failed, locked_until_ms, disabled FROM floor_accounts WHERE badge = $1",
     )
     .bind(badge)
     .fetch_optional(pool)
     .await?;
+    // This process's own locks first, for known and unknown badges alike.
+    let locked = gate.throttle().locked_for(badge, ip, mono);
+    if let Some(left) = locked {
+        audit(pool, badge, "login_refused", "locked").await?;
+        return Err(AccountError::Locked(seconds(left)));
+    }
+    let failed = |ok: bool| {
+        if !ok {
+            let mut t = gate.throttle();
+            t.peer_failed(ip, mono, lockout);
+            t.failed(badge, ip, mono, MAX_FAILED.unsigned_abs(), lockout);
+        }
+    };
     let Some(row) = row else {
         // As slow as a known badge's check.
         let text = secret_text.to_string();
         let _ = tokio::task::spawn_blocking(move || secret::verify(&text, secret::decoy())).await;
+        failed(false);
         audit(pool, badge, "login_failed", "unknown badge").await?;
         return Err(AccountError::BadCredentials);
     };
     let id: i64 = row.try_get("id")?;
     let locked_until: i64 = row.try_get("locked_until_ms")?;
-    if locked_until > now {
+    // The stored lockout (it outlives a restart) holds where the throttles say it applies.
+    let applies = gate.throttle().lock_applies(badge, ip, mono);
+    if locked_until > now && applies {
         audit(pool, badge, "login_refused", "locked").await?;
         return Err(AccountError::Locked((locked_until - now + 999) / 1000));
     }
@@ -119,6 +192,7 @@ pub async fn login(pool: &PgPool, badge: &str, secret_text: &str) -> Result<Stri
         .await
         .unwrap_or(false);
     if !ok || disabled {
+        failed(false);
         let failed: i32 = row.try_get::<i32, _>("failed")? + 1;
         let lock = if failed >= MAX_FAILED {
             now + LOCKOUT_MS
@@ -138,6 +212,7 @@ pub async fn login(pool: &PgPool, badge: &str, secret_text: &str) -> Result<Stri
         }
         return Err(AccountError::BadCredentials);
     }
+    gate.throttle().succeeded(badge, ip);
     let mut raw = [0u8; 32];
     getrandom::fill(&mut raw).map_err(|e| AccountError::Policy(e.to_string()))?;
     let token = hex::encode(raw);

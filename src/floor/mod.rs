@@ -46,6 +46,9 @@ pub struct FloorConfig {
     pub bucket: String,
     /// The key shared with the tables for dispute commands (`--floor-key`).
     pub floor_key: Option<Vec<u8>>,
+    /// Serve the pit page over TLS with this PEM certificate chain and private key
+    /// (`--https-cert`, `--https-key`); the session cookie is then `Secure`.
+    pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
     /// How long a table's stream may hold rows the floor has not taken before a `stall`
     /// alarm (`--stall-seconds`).
     pub stall: std::time::Duration,
@@ -67,6 +70,7 @@ impl FloorConfig {
             bind: None,
             bucket: subjects::DEFAULT_BUCKET.to_string(),
             floor_key: None,
+            tls: None,
             stall: std::time::Duration::from_secs(60),
         }
     }
@@ -95,6 +99,9 @@ pub enum FloorError {
     /// The pit page's server failed.
     #[error("the pit page's server failed: {0}")]
     Http(std::io::Error),
+    /// The pit page's certificate or key cannot be used.
+    #[error("the pit page's TLS: {0}")]
+    Tls(#[from] crate::web::tls::TlsError),
 }
 
 /// Runs the floor until `shutdown` ends; `started` is called once the database is
@@ -112,6 +119,11 @@ pub async fn run(
     let wait = move |mut rx: tokio::sync::watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|s| *s).await;
     };
+    // The certificate is checked before anything listens: a bad one stops the start.
+    let tls = match &config.tls {
+        Some((cert, key)) => Some(crate::web::tls::server_config(cert, key)?),
+        None => None,
+    };
     let server = match &config.bind {
         Some(addr) => {
             let listener = tokio::net::TcpListener::bind(addr)
@@ -127,13 +139,30 @@ pub async fn run(
                 bucket: config.bucket.clone(),
                 log_stream: config.log_stream.clone(),
                 floor_key: config.floor_key.clone(),
-            }));
+                secure: tls.is_some(),
+                gate: accounts::Gate::default(),
+            }))
+            .into_make_service_with_connect_info::<crate::web::auth::Peer>();
             let done = wait(stopped.clone());
-            let task = tokio::spawn(async move {
-                axum::serve(listener, app)
-                    .with_graceful_shutdown(done)
-                    .await
-            });
+            let task = match tls {
+                Some(tls) => {
+                    let listener = crate::web::tls::TlsListener::new(listener, tls)
+                        .map_err(FloorError::Http)?;
+                    tokio::spawn(async move {
+                        axum::serve(listener, app)
+                            .with_graceful_shutdown(done)
+                            .await
+                    })
+                }
+                None => {
+                    let listener = crate::web::tcp::NoDelayListener(listener);
+                    tokio::spawn(async move {
+                        axum::serve(listener, app)
+                            .with_graceful_shutdown(done)
+                            .await
+                    })
+                }
+            };
             started(Some(local));
             Some(task)
         }

@@ -19,8 +19,9 @@ use super::report::{self, FloorRound};
 use crate::broker::subjects;
 use crate::engine::Variant;
 use crate::store::{LogRow, Record};
+use crate::web::auth::Peer;
 use async_nats::jetstream::Context;
-use axum::extract::{Query, State};
+use axum::extract::{ConnectInfo, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
@@ -42,15 +43,31 @@ pub struct Pit {
     pub log_stream: String,
     /// The key shared with the tables for dispute commands (`None`: none sent).
     pub floor_key: Option<Vec<u8>>,
+    /// Whether the page is served over TLS (`--https-cert`): the cookie is then `Secure`.
+    pub secure: bool,
+    /// The login throttles.
+    pub gate: accounts::Gate,
 }
 
 const PAGE: &str = include_str!("pit.html");
+/// The page's script, a file of its own: the page's Content-Security-Policy allows no
+/// inline script (`web::edge::CSP`).
+const SCRIPT: &str = include_str!("pit.js");
 const COOKIE: &str = "floor_session";
 
-/// The page's routes.
+/// The page's routes, with the table's protective headers (`web::edge::page_headers`).
 pub fn router(pit: Arc<Pit>) -> Router {
-    Router::new()
+    let routes = Router::new()
         .route("/floor", get(|| async { Html(PAGE) }))
+        .route(
+            "/floor/pit.js",
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+                    SCRIPT,
+                )
+            }),
+        )
         .route("/floor/api/login", post(login))
         .route("/floor/api/logout", post(logout))
         .route("/floor/api/tables", get(tables))
@@ -58,7 +75,8 @@ pub fn router(pit: Arc<Pit>) -> Router {
         .route("/floor/api/report", get(report_route))
         .route("/floor/api/alarms", get(alarms))
         .route("/floor/api/disputes", post(dispute))
-        .with_state(pit)
+        .with_state(pit);
+    crate::web::edge::page_headers(routes)
 }
 
 fn error(status: StatusCode, code: &str, message: impl std::fmt::Display) -> Response {
@@ -127,7 +145,19 @@ struct LoginBody {
     secret: String,
 }
 
-async fn login(State(pit): State<Arc<Pit>>, headers: HeaderMap, body: String) -> Response {
+/// The session cookie: `Secure` when the page is served over TLS.
+fn session_cookie(pit: &Pit, token: &str, max_age: Option<u32>) -> String {
+    let secure = if pit.secure { "; Secure" } else { "" };
+    let age = max_age.map_or_else(String::new, |s| format!("; Max-Age={s}"));
+    format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/floor{secure}{age}")
+}
+
+async fn login(
+    State(pit): State<Arc<Pit>>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
     if let Some(r) = json_only(&headers) {
         return r;
     }
@@ -138,12 +168,17 @@ async fn login(State(pit): State<Arc<Pit>>, headers: HeaderMap, body: String) ->
             "{badge, secret} expected",
         );
     };
-    match accounts::login(pit.db.pool(), &b.badge, &b.secret).await {
+    match accounts::login(
+        pit.db.pool(),
+        &pit.gate,
+        Some(peer.ip()),
+        &b.badge,
+        &b.secret,
+    )
+    .await
+    {
         Ok(token) => (
-            [(
-                header::SET_COOKIE,
-                format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/floor"),
-            )],
+            [(header::SET_COOKIE, session_cookie(&pit, &token, None))],
             Json(json!({"badge": b.badge})),
         )
             .into_response(),
@@ -153,6 +188,9 @@ async fn login(State(pit): State<Arc<Pit>>, headers: HeaderMap, body: String) ->
             "bad badge or secret",
         ),
         Err(e @ AccountError::Locked(_)) => error(StatusCode::TOO_MANY_REQUESTS, "locked", e),
+        Err(e @ AccountError::Throttled(_)) => {
+            error(StatusCode::TOO_MANY_REQUESTS, "too_many_attempts", e)
+        }
         Err(e) => internal(e),
     }
 }
@@ -167,10 +205,7 @@ async fn logout(State(pit): State<Arc<Pit>>, headers: HeaderMap) -> Response {
     };
     match accounts::logout(pit.db.pool(), &token, &badge).await {
         Ok(()) => (
-            [(
-                header::SET_COOKIE,
-                format!("{COOKIE}=; HttpOnly; SameSite=Strict; Path=/floor; Max-Age=0"),
-            )],
+            [(header::SET_COOKIE, session_cookie(&pit, "", Some(0)))],
             Json(json!({"ok": true})),
         )
             .into_response(),

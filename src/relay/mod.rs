@@ -83,6 +83,36 @@ pub enum RelayError {
 struct Relay {
     tables: Tables,
     client: Arc<OnceLock<async_nats::Client>>,
+    /// Live viewers (WebSocket and SSE, every table) past which a new one gets 503: the
+    /// table's `max_public`, fitted under the open-file limit, so viewers can never take
+    /// the descriptors `/healthz`, `/readyz` and `/metrics` need (issue #32 items 3, 11).
+    max_viewers: usize,
+}
+
+impl Relay {
+    /// Live viewers, every table and stream.
+    fn viewers(&self) -> usize {
+        self.tables
+            .figures()
+            .iter()
+            .map(|(_, _, _, m)| m.subscribers(Stream::PublicWs) + m.subscribers(Stream::PublicSse))
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+            .sum()
+    }
+
+    /// The 503 for a viewer past [`Relay::max_viewers`], else `None`.
+    fn full(&self) -> Option<Response> {
+        (self.viewers() >= self.max_viewers).then(|| {
+            let mut resp = ApiError::Unavailable(format!(
+                "this relay serves {} viewers, its most; try again or another relay",
+                self.max_viewers
+            ))
+            .into_response();
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, header::HeaderValue::from_static("5"));
+            resp
+        })
+    }
 }
 
 /// Runs the relay until `shutdown` completes; `started` gets the bound address. The
@@ -112,9 +142,20 @@ pub async fn run(
             source,
         })?;
     let addr = listener.local_addr().map_err(RelayError::Http)?;
+    // The table's connection-level limits at their defaults: header-read and idle
+    // timeout, a connection cap (viewers leave it once upgraded) and a viewer cap. The
+    // open-file limit raised to its hard limit and the caps fitted to it, as the table's
+    // (issue #32 item 3).
+    let mut http = crate::table::config::HttpSection::default();
+    let fds = crate::process::raise_fd_limit();
+    match http.fit_to_fds(fds) {
+        Some(lowered) => warn!("{lowered}: raise the hard limit (LimitNOFILE=) to serve more"),
+        None => info!(fds, "open-file limit fits the connection limits"),
+    }
     let relay = Relay {
         tables,
         client: Arc::new(OnceLock::new()),
+        max_viewers: http.max_public,
     };
     let connecting = tokio::spawn(connect(config.clone(), relay.clone()));
     let app = Router::new()
@@ -130,22 +171,21 @@ pub async fn run(
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
-        .with_state(relay);
+        .with_state(relay.clone());
+    // The table's CSP, frame and sniffing headers on the relay's pages too.
+    let app = crate::web::edge::page_headers(app);
     info!(%addr, nats = %crate::broker::redact(&config.broker.url), "relay serving http://{addr}/");
     started(addr);
-    // The table's connection-level limits at their defaults: header-read and idle
-    // timeout, a connection cap (viewers leave it once upgraded).
-    let mut http = crate::table::config::HttpSection::default();
-    // The open-file limit raised to its hard limit and the caps fitted to it, as the
-    // table's (issue #32 item 3).
-    let fds = crate::process::raise_fd_limit();
-    match http.fit_to_fds(fds) {
-        Some(lowered) => warn!("{lowered}: raise the hard limit (LimitNOFILE=) to serve more"),
-        None => info!(fds, "open-file limit fits the connection limits"),
-    }
+    let connections = Arc::new(tokio::sync::Semaphore::new(http.max_connections));
+    // After a storm of viewers, the heap's freed pages go back to the system, as at the
+    // table (`process::trim_after_storms`): 2,000 viewers left 10 MB behind before.
+    let trim = crate::process::trim_after_storms({
+        let (connections, max) = (Arc::clone(&connections), http.max_connections);
+        move || max.saturating_sub(connections.available_permits()) + relay.viewers()
+    });
     let limits = crate::web::server::ConnLimits {
         header_timeout: std::time::Duration::from_millis(http.header_timeout_ms),
-        connections: Arc::new(tokio::sync::Semaphore::new(http.max_connections)),
+        connections,
     };
     let served = crate::web::server::serve(
         crate::web::tcp::NoDelayListener(listener),
@@ -155,6 +195,7 @@ pub async fn run(
     )
     .await;
     connecting.abort();
+    trim.abort();
     served.map_err(RelayError::Http)
 }
 
@@ -187,6 +228,9 @@ fn unknown(table: &str) -> Response {
 }
 
 async fn ws(State(relay): State<Relay>, Query(q): Query<TableQuery>, request: Request) -> Response {
+    if let Some(full) = relay.full() {
+        return full;
+    }
     let Some(source) = relay.tables.source(&q.table) else {
         return unknown(&q.table);
     };
@@ -200,6 +244,9 @@ async fn sse(
     Query(q): Query<TableQuery>,
     headers: HeaderMap,
 ) -> Response {
+    if let Some(full) = relay.full() {
+        return full;
+    }
     let Some(source) = relay.tables.source(&q.table) else {
         return unknown(&q.table);
     };

@@ -179,12 +179,25 @@ fn busy(why: &str) -> Response {
     resp
 }
 
-/// `router` with the edge's layers (see the module doc) for `http`'s settings.
-pub fn layers(router: Router, http: &HttpSection, gate: PublicGate) -> Router {
+/// `router` with the pages' protective headers on every answer: [`CSP`] (own scripts
+/// only, never framed), `X-Frame-Options: DENY` for browsers without `frame-ancestors`, no
+/// referrer, no content sniffing. The table's edge, the relay and the floor's pit page use
+/// the same set (issue #32 item 10), so a page of croupier is never framed or fed a script
+/// from elsewhere, whichever process serves it.
+pub fn page_headers<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
     let header = |name: HeaderName, value: &'static str| {
         SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value))
     };
     router
+        .layer(header(header::CONTENT_SECURITY_POLICY, CSP))
+        .layer(header(header::X_FRAME_OPTIONS, "DENY"))
+        .layer(header(header::REFERRER_POLICY, "no-referrer"))
+        .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+}
+
+/// `router` with the edge's layers (see the module doc) for `http`'s settings.
+pub fn layers(router: Router, http: &HttpSection, gate: PublicGate) -> Router {
+    let router = router
         .layer(RequestBodyLimitLayer::new(http.body_limit_bytes))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
@@ -194,11 +207,8 @@ pub fn layers(router: Router, http: &HttpSection, gate: PublicGate) -> Router {
         .layer(axum::middleware::from_fn(super::api::json_errors))
         .layer(axum::middleware::from_fn(move |req, next| {
             gate.clone().admit(req, next)
-        }))
-        .layer(header(header::CONTENT_SECURITY_POLICY, CSP))
-        .layer(header(header::X_FRAME_OPTIONS, "DENY"))
-        .layer(header(header::REFERRER_POLICY, "no-referrer"))
-        .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        }));
+    page_headers(router)
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
             let id = req

@@ -38,19 +38,44 @@ pub fn spawn_raw_with(cfg: &Path, log: &Path, extra: &[&str]) -> Child {
 /// Spawns `croupier ARGS...` (stderr appended to `log`, stdout piped for [`announced`])
 /// without waiting.
 pub fn spawn_args(args: &[&std::ffi::OsStr], log: &Path) -> Child {
+    command_args(args, log).spawn().expect("spawn croupier")
+}
+
+/// The command [`spawn_args`] runs, to change before spawning it.
+pub fn command_args(args: &[&std::ffi::OsStr], log: &Path) -> Command {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(log)
         .expect("log file");
-    Command::new(env!("CARGO_BIN_EXE_croupier"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_croupier"));
+    command
         .args(args)
         .env("RUST_LOG", "info")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::from(log))
-        .spawn()
-        .expect("spawn croupier")
+        .stderr(Stdio::from(log));
+    command
+}
+
+/// Gives `command`'s process a hard (and soft) limit of `n` open files, as a unit
+/// (`LimitNOFILE=`) or a shell might set it.
+pub fn with_file_limit(command: &mut Command, n: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit(2) between fork and exec touches only the child.
+    unsafe {
+        command.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: n,
+                rlim_max: n,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
 }
 
 /// Waits for the announce line of a spawned `croupier run`.
@@ -177,4 +202,70 @@ impl Proc {
         }
         false
     }
+}
+
+/// Resident memory of `pid` in KiB (`VmRSS` in `/proc/PID/status`).
+pub fn rss_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS")
+}
+
+/// Drops `storm` (connections `pid` holds, taken since it measured `before` KiB) and
+/// asserts that `pid` gives at least half of what the storm took back within 30 s (its
+/// trim runs once a second).
+pub async fn assert_storm_memory_given_back<T>(pid: u32, before: u64, storm: Vec<T>) {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let peak = rss_kb(pid);
+    assert!(
+        peak >= before + 4 * 1024,
+        "the storm took too little memory to tell anything: {before} → {peak} KiB"
+    );
+    let held = storm.len();
+    drop(storm);
+    let halfway = before + (peak - before) / 2;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut now = rss_kb(pid);
+    while now > halfway && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        now = rss_kb(pid);
+    }
+    assert!(
+        now <= halfway,
+        "memory not given back: {before} KiB before, {peak} KiB with {held} connections, \
+         {now} KiB 30 s after they left (halfway is {halfway})"
+    );
+}
+
+/// A raw WebSocket upgrade of `path` (`/ws/public?table=T`): the answer's status and the
+/// open connection — a viewer that never reads, the lightest a storm can be.
+pub async fn raw_upgrade(addr: &str, path: &str) -> (u16, tokio::net::TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    s.write_all(
+        format!(
+            "GET {path} HTTP/1.1\r\nHost: croupier\r\nUpgrade: websocket\r\n\
+             Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
+             Sec-WebSocket-Version: 13\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .await
+    .expect("handshake");
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = s.read(&mut buf).await.expect("read");
+        assert!(n > 0, "closed during the handshake");
+        head.extend_from_slice(&buf[..n]);
+    }
+    let status = String::from_utf8_lossy(&head)
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .expect("status");
+    (status, s)
 }
