@@ -127,6 +127,11 @@ async function report(ev) {
       cell(tr, r.table); cell(tr, r.rounds); cell(tr, money(r.handle));
       cell(tr, money(r.house_result)); cell(tr, r.hold_percent.toFixed(2));
       cell(tr, money(r.side_handle)); cell(tr, money(r.side_result));
+      // A step back of the table's clock: rounds may sit in the wrong shift.
+      cell(tr, r.clock_steps.length === 0 ? "none" : r.clock_steps.map((s) =>
+        `row ${s.seq}: ${new Date(s.previous_ms).toISOString()} → ${new Date(s.at_ms).toISOString()}`
+      ).join("; "));
+      if (r.clock_steps.length > 0) tr.classList.add("alarm");
       body.appendChild(tr);
     }
     q.set("format", "csv");

@@ -311,6 +311,11 @@ async fn log(pit: &Pit, table: &str) -> Result<Vec<LogRow>, Response> {
 
 /// A table's rounds, folded from its rows with its game's rules (named by its view).
 async fn table_rounds(pit: &Pit, table: &str) -> Result<Vec<FloorRound>, Response> {
+    Ok(table_history(pit, table).await?.1)
+}
+
+/// A table's rows and its rounds folded from them.
+async fn table_history(pit: &Pit, table: &str) -> Result<(Vec<LogRow>, Vec<FloorRound>), Response> {
     let game = view(pit, table)
         .await
         .and_then(|v| v.get("variant").and_then(Value::as_str).map(str::to_string))
@@ -332,8 +337,9 @@ async fn table_rounds(pit: &Pit, table: &str) -> Result<Vec<FloorRound>, Respons
         }
     };
     let rows = log(pit, table).await?;
-    report::rounds(table, &game, variant, &rows)
-        .map_err(|e| error(StatusCode::UNPROCESSABLE_ENTITY, "does_not_replay", e))
+    let rounds = report::rounds(table, &game, variant, &rows)
+        .map_err(|e| error(StatusCode::UNPROCESSABLE_ENTITY, "does_not_replay", e))?;
+    Ok((rows, rounds))
 }
 
 #[derive(Deserialize)]
@@ -398,8 +404,11 @@ async fn report_route(
     };
     let mut reports = Vec::new();
     for t in &names {
-        match table_rounds(&pit, t).await {
-            Ok(rounds) => reports.push(report::report(t, &rounds, q.from_ms, q.to_ms)),
+        match table_history(&pit, t).await {
+            Ok((rows, rounds)) => {
+                let steps = report::clock_steps(&rows);
+                reports.push(report::report(t, &rounds, &steps, q.from_ms, q.to_ms));
+            }
             Err(r) if q.table.is_some() => return r,
             Err(_) => {}
         }

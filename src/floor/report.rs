@@ -139,6 +139,37 @@ pub struct Report {
     pub side_handle: i64,
     /// Side-bet stakes minus their returns.
     pub side_result: i64,
+    /// The table's wall clock going back within or across the shift ([`clock_steps`]):
+    /// rounds may then be counted in a shift they were not dealt in, so the report says so.
+    pub clock_steps: Vec<ClockStep>,
+}
+
+/// A row committed at an earlier wall-clock time than the row before it: the table's
+/// clock was stepped back between them (NTP, an operator, a real-time clock reset). The
+/// table counts every step it sees, either way, on `/readyz` and `/metrics`
+/// (`clock::StepWatch`); from the rows alone the floor can tell only a step back — a step
+/// forward looks like a quiet table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClockStep {
+    /// The row written after the step.
+    pub seq: u64,
+    /// Its time (Unix ms).
+    pub at_ms: i64,
+    /// The row before it's time, later than `at_ms`.
+    pub previous_ms: i64,
+}
+
+/// Every step back of the table's clock in `rows` (in order): a row earlier than the one
+/// before it.
+pub fn clock_steps(rows: &[LogRow]) -> Vec<ClockStep> {
+    rows.windows(2)
+        .filter(|w| w[1].at_ms < w[0].at_ms)
+        .map(|w| ClockStep {
+            seq: w[1].seq,
+            at_ms: w[1].at_ms,
+            previous_ms: w[0].at_ms,
+        })
+        .collect()
 }
 
 impl Report {
@@ -153,10 +184,24 @@ impl Report {
     }
 }
 
-/// The report of `table` over rounds settled in `[from_ms, to_ms)`.
-pub fn report(table: &str, rounds: &[FloorRound], from_ms: i64, to_ms: i64) -> Report {
+/// The report of `table` over rounds settled in `[from_ms, to_ms)`, with the steps back
+/// of its clock (`steps`, from [`clock_steps`]) that touch the shift: either side of the
+/// step inside it.
+pub fn report(
+    table: &str,
+    rounds: &[FloorRound],
+    steps: &[ClockStep],
+    from_ms: i64,
+    to_ms: i64,
+) -> Report {
+    let within = |at: i64| at >= from_ms && at < to_ms;
     let mut r = Report {
         table: table.to_string(),
+        clock_steps: steps
+            .iter()
+            .filter(|s| within(s.at_ms) || within(s.previous_ms))
+            .cloned()
+            .collect(),
         ..Report::default()
     };
     for round in rounds {
@@ -187,18 +232,19 @@ pub fn report(table: &str, rounds: &[FloorRound], from_ms: i64, to_ms: i64) -> R
 /// Reports as CSV: a header, one line per report.
 pub fn csv(reports: &[Report], from_ms: i64, to_ms: i64) -> String {
     let mut out = String::from(
-        "table,from_ms,to_ms,rounds,handle,house_result,hold_percent,side_handle,side_result\n",
+        "table,from_ms,to_ms,rounds,handle,house_result,hold_percent,side_handle,side_result,clock_steps\n",
     );
     for r in reports {
         out.push_str(&format!(
-            "{},{from_ms},{to_ms},{},{},{},{:.2},{},{}\n",
+            "{},{from_ms},{to_ms},{},{},{},{:.2},{},{},{}\n",
             csv_field(&r.table),
             r.rounds,
             r.handle,
             r.house_result,
             r.hold_percent(),
             r.side_handle,
-            r.side_result
+            r.side_result,
+            r.clock_steps.len()
         ));
     }
     out
@@ -209,5 +255,47 @@ fn csv_field(s: &str) -> String {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(seq: u64, at_ms: i64) -> LogRow {
+        LogRow {
+            seq,
+            at_ms,
+            record: Record::Clear {
+                reason: String::new(),
+                voided: Vec::new(),
+                by: String::new(),
+            },
+            hash: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_step_back_of_the_clock_is_marked_in_the_shifts_it_touches() {
+        let rows = [row(1, 1_000), row(2, 2_000), row(3, 1_500), row(4, 1_600)];
+        let steps = clock_steps(&rows);
+        assert_eq!(
+            steps,
+            [ClockStep {
+                seq: 3,
+                at_ms: 1_500,
+                previous_ms: 2_000
+            }]
+        );
+        // A shift holding either side of the step says so; one holding neither does not.
+        assert_eq!(report("t", &[], &steps, 1_900, 3_000).clock_steps, steps);
+        assert_eq!(report("t", &[], &steps, 1_400, 1_550).clock_steps, steps);
+        assert!(report("t", &[], &steps, 0, 1_400).clock_steps.is_empty());
+        let line = csv(&[report("t", &[], &steps, 0, 3_000)], 0, 3_000);
+        assert!(
+            line.lines().nth(1).is_some_and(|l| l.ends_with(",1")),
+            "{line}"
+        );
+        assert!(clock_steps(&[row(1, 5), row(2, 5), row(3, 6)]).is_empty());
     }
 }
