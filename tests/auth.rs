@@ -1151,6 +1151,54 @@ async fn the_panel_is_served_over_tls_with_secure_cookies() {
     .expect("bounded");
 }
 
+/// Issue #32 item 14: what the contract fuzzers found. Every request body has a schema of
+/// its own (the players' `BetBody` had replaced the staff's, whose seat is required); a
+/// seat, box or hand ends at 255; a POST that reads nothing documents the JSON body its
+/// session requests must send (it answered 415 with no body in the contract).
+#[test]
+fn the_openapi_document_says_what_the_service_accepts() {
+    let doc: Value = serde_json::from_str(
+        &croupier::web::openapi::document()
+            .to_json()
+            .expect("the document serialises"),
+    )
+    .expect("openapi.json");
+    let body = |path: &str| {
+        let r = doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+            ["$ref"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{path} has a JSON body"))
+            .rsplit('/')
+            .next()
+            .expect("name")
+            .to_string();
+        doc["components"]["schemas"][r.as_str()].clone()
+    };
+    let required = |schema: &Value, field: &str| {
+        schema["required"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|f| f == field))
+    };
+    assert!(
+        required(&body("/api/bets"), "seat"),
+        "{}",
+        body("/api/bets")
+    );
+    assert!(!required(&body("/api/play/bet"), "seat"));
+    assert!(required(&body("/api/decision"), "seat"));
+    assert_ne!(body("/api/decision"), body("/api/play/decision"));
+    assert_eq!(doc["components"]["schemas"]["u8"]["maximum"], 255);
+    assert_eq!(body("/api/bets")["properties"]["seat"]["maximum"], 255);
+    for path in [
+        "/api/betting/open",
+        "/api/betting/close",
+        "/api/shuffle",
+        "/api/logout",
+    ] {
+        assert_eq!(body(path)["type"], "object", "{path}");
+    }
+}
+
 #[test]
 fn the_openapi_document_declares_every_route_with_its_method_and_role() {
     let doc: Value = serde_json::from_str(

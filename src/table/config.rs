@@ -296,14 +296,12 @@ impl HttpSection {
         let budget =
             usize::try_from(fds.saturating_sub(crate::process::FD_OVERHEAD)).unwrap_or(usize::MAX);
         let (connections, public) = (self.max_connections, self.max_public);
-        let min_connections = self.staff_reserve + 8;
-        self.max_connections = self
-            .max_connections
-            .min(budget.saturating_sub(self.max_public.min(budget / 2)))
-            .max(min_connections.min(self.max_connections));
-        self.max_public = self
-            .max_public
-            .min(budget.saturating_sub(self.max_connections));
+        // Connections keep what the public cap leaves them, and never less than half the
+        // budget (nor than the staff's reserve and a few more); viewers get the rest.
+        let floor = (self.staff_reserve + 8).min(connections);
+        let share = budget.saturating_sub(public).max(budget.div_ceil(2));
+        self.max_connections = connections.min(share).max(floor);
+        self.max_public = public.min(budget.saturating_sub(self.max_connections));
         (self.max_connections != connections || self.max_public != public).then(|| {
             format!(
                 "open-file limit {fds}: max_public {public} -> {}, max_connections {connections} -> {} (staff keep {} of them)",
@@ -665,6 +663,31 @@ impl TableConfig {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_connection_limits_fit_under_the_open_file_limit() {
+        let fitted = |fds| {
+            let mut http = HttpSection::default();
+            let said = http.fit_to_fds(fds);
+            (http.max_connections, http.max_public, said.is_some())
+        };
+        // The unit's 16,384: the defaults fit, nothing said.
+        assert_eq!(fitted(16_384), (1_024, 12_000, false));
+        // 256: 192 after the service's own, shared between staff and viewers.
+        assert_eq!(fitted(256), (96, 96, true));
+        // A login shell's 1,024: connections kept whole below half, viewers the rest.
+        assert_eq!(fitted(1_024), (480, 480, true));
+        // Very few: staff keep their reserve and a few more; no viewer at all.
+        assert_eq!(fitted(100), (72, 0, true));
+        // Whatever the limit, the two plus the overhead fit (or viewers are shut out).
+        for fds in [64, 65, 200, 300, 1_000, 5_000, 13_000, 20_000] {
+            let (c, p, _) = fitted(fds);
+            let budget = usize::try_from(fds - crate::process::FD_OVERHEAD).unwrap_or(0);
+            assert!(c + p <= budget.max(72), "{fds}: {c} + {p}");
+            assert!(c >= 72, "{fds}: staff keep their reserve");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -47,6 +47,8 @@ pub enum KeyError {
 pub struct TableKeys {
     signing: SigningKey,
     seal: [u8; 32],
+    /// Derived from `seal` once: every public view names players through it.
+    pseudonyms: super::Pseudonyms,
 }
 
 impl std::fmt::Debug for TableKeys {
@@ -62,7 +64,13 @@ impl TableKeys {
         TableKeys {
             signing: SigningKey::from_bytes(&signing),
             seal,
+            pseudonyms: super::Pseudonyms::of_seal_secret(&seal),
         }
+    }
+
+    /// How players are named in public at this table (`super::pseudonym`).
+    pub fn pseudonyms(&self) -> &super::Pseudonyms {
+        &self.pseudonyms
     }
 
     /// Reads the key file at `path` (never creating it).

@@ -28,10 +28,16 @@ impl std::fmt::Debug for Pseudonyms {
 }
 
 impl Pseudonyms {
-    /// The table's: derived from its seal secret, so it lives and dies with the table key.
+    /// The table's: derived from its seal secret, so it lives and dies with the table key
+    /// (kept in [`TableKeys::pseudonyms`], derived once).
     pub fn of_table(keys: &TableKeys) -> Pseudonyms {
+        keys.pseudonyms().clone()
+    }
+
+    /// Derived from a table's seal secret.
+    pub(super) fn of_seal_secret(seal: &[u8; 32]) -> Pseudonyms {
         Pseudonyms {
-            key: mac(keys.seal_secret(), b"croupier-pseudonym-key/1"),
+            key: mac(seal, b"croupier-pseudonym-key/1"),
         }
     }
 

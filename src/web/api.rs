@@ -19,6 +19,13 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use utoipa::{IntoParams, ToSchema};
 
+/// The body of a POST that carries nothing: `{}` (any JSON object; nothing is read). Its
+/// `Content-Type: application/json` is what counts — a cross-site form cannot send it —
+/// so the contract documents the body rather than answering a bodyless POST 415 unannounced.
+#[derive(ToSchema)]
+#[schema(as = Empty)]
+pub struct EmptyBody {}
+
 /// Every error's body: `{"error": {"code": "...", "message": "..."}}`.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[schema(as = Error)]
@@ -261,7 +268,7 @@ pub struct Betting {
 }
 
 /// `POST /api/betting/open`.
-#[utoipa::path(post, path = "/api/betting/open", tag = "dealer",
+#[utoipa::path(post, path = "/api/betting/open", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = "`{}`: nothing is read. A request with the session cookie must send it as `Content-Type: application/json` (415 otherwise: a cross-site form cannot); one with a bearer token may leave it out"),
     responses(
         (status = 200, description = "The window is open", body = Betting),
         (status = 409, description = "Not between rounds (`not_taking_bets`, ...)", body = ErrorBody),
@@ -277,7 +284,7 @@ pub async fn open_betting(State(app): State<AppState>) -> Result<Response, ApiEr
 }
 
 /// `POST /api/betting/close`: opens the round with the collected bets.
-#[utoipa::path(post, path = "/api/betting/close", tag = "dealer",
+#[utoipa::path(post, path = "/api/betting/close", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = "`{}`: nothing is read. A request with the session cookie must send it as `Content-Type: application/json` (415 otherwise: a cross-site form cannot); one with a bearer token may leave it out"),
     responses(
         (status = 200, description = "The round opened with the bets collected", body = Betting),
         (status = 409, description = "No window is open (`betting_closed`, ...)", body = ErrorBody),
@@ -291,8 +298,12 @@ pub async fn close_betting(State(app): State<AppState>) -> Result<Response, ApiE
 /// A bet: the seat, the main bet and side bets in minor units.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+// Its own name: the players' `BetBody` (`play::bets`) would otherwise replace it in the
+// document, seat optional and all.
+#[schema(as = StaffBet)]
 pub(super) struct BetBody {
     /// The seat (1-based).
+    #[schema(minimum = 1, maximum = 255)]
     seat: u8,
     /// The main bet, in minor units (0 withdraws the seat's bet).
     main: i64,
@@ -371,8 +382,10 @@ pub async fn place_bet(State(app): State<AppState>, body: String) -> Result<Resp
 /// A player's decision at a seat.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = StaffDecision)]
 pub(super) struct DecisionBody {
     /// The seat (1-based).
+    #[schema(minimum = 1, maximum = 255)]
     seat: u8,
     /// What the player does.
     #[schema(schema_with = super::openapi::action_schema)]
@@ -403,7 +416,7 @@ pub async fn decision(State(app): State<AppState>, body: String) -> Result<Respo
 }
 
 /// `POST /api/shuffle`: a new shoe (and, with the simulator, a freshly shuffled one in it).
-#[utoipa::path(post, path = "/api/shuffle", tag = "dealer",
+#[utoipa::path(post, path = "/api/shuffle", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = "`{}`: nothing is read. A request with the session cookie must send it as `Content-Type: application/json` (415 otherwise: a cross-site form cannot); one with a bearer token may leave it out"),
     responses(
         (status = 200, description = "Recorded and durable", body = Seq),
         (status = 409, description = "Not between rounds", body = ErrorBody),

@@ -33,8 +33,10 @@ fn reason(text: &str) -> Result<String, ApiError> {
 pub(super) struct RaiseBody {
     /// The seat it is about (none: the whole round).
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 255)]
     seat: Option<u8>,
     /// Why (at least 3 characters: it goes on the record).
+    #[schema(pattern = r"\S[\s\S]+\S")]
     reason: String,
 }
 
@@ -96,10 +98,12 @@ pub(super) struct PlayerBody {
     /// The round.
     round: u64,
     /// The seat.
+    #[schema(minimum = 1, maximum = 255)]
     seat: u8,
     /// The `dispute_token` the seat's accepted bet answered.
     token: String,
     /// Why (at least 3 characters).
+    #[schema(pattern = r"\S[\s\S]+\S")]
     reason: String,
 }
 
@@ -151,6 +155,7 @@ pub(super) struct ProposeBody {
     /// What to do.
     resolution: Resolution,
     /// Why (at least 3 characters).
+    #[schema(pattern = r"\S[\s\S]+\S")]
     reason: String,
 }
 

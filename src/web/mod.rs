@@ -584,7 +584,8 @@ async fn input(State(app): State<AppState>, body: String) -> Result<Response, Ap
 /// Why the alarm is cleared.
 #[derive(Deserialize, utoipa::ToSchema)]
 struct ClearBody {
-    /// The reason (on the record with who cleared it).
+    /// The reason (on the record with who cleared it): not blank.
+    #[schema(pattern = r"\S")]
     reason: String,
 }
 

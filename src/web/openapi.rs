@@ -129,6 +129,13 @@ fn error_response(description: &str) -> RefOr<utoipa::openapi::Response> {
 impl Modify for Access {
     fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
         let components = doc.components.get_or_insert_with(Default::default);
+        // utoipa names a `u8` (a seat, a box, a hand) `int32` from 0: say where it ends, so
+        // a value past 255 is out of contract, not a surprise 400 (issue #32 item 14).
+        if let Some(RefOr::T(utoipa::openapi::schema::Schema::Object(o))) =
+            components.schemas.get_mut("u8")
+        {
+            o.maximum = Some(255.into());
+        }
         components.add_security_scheme(
             "session",
             SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(

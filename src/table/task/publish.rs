@@ -202,7 +202,7 @@ impl Table {
     pub(super) fn pseudonyms(&self) -> crate::trust::Pseudonyms {
         self.trust
             .as_deref()
-            .map(crate::trust::Pseudonyms::of_table)
+            .map(|k| k.pseudonyms().clone())
             .unwrap_or_default()
     }
 
@@ -236,7 +236,7 @@ impl Table {
             return Vec::new();
         };
         let hole = self.engine.variant().deal.dealer_cards == 2;
-        let names = crate::trust::Pseudonyms::of_table(keys);
+        let names = keys.pseudonyms();
         events
             .iter()
             .filter_map(|e| match e {
