@@ -95,9 +95,12 @@ async fn readiness_and_metrics_follow_the_table_exactly() {
         assert!(r["clock"]["synchronised"].is_boolean(), "{r}");
         assert_eq!(r["clock"]["source"], "adjtimex", "{r}");
         assert!(r["clock"]["max_error_us"].is_u64(), "{r}");
+        // Wall-clock steps (issue #32 item 12): none on a steady machine, and said so.
+        assert_eq!(r["clock"]["steps"], 0, "{r}");
 
         let m = scrape(&addr).await;
         assert_eq!(m.sum("croupier_cards_read_total"), 0.0);
+        assert_eq!(m.get("croupier_clock_steps_total"), 0.0);
         assert_eq!(m.get("croupier_commit_latency_seconds_count"), 0.0);
         assert_eq!(m.get("croupier_ready"), 1.0);
         assert_eq!(m.types["croupier_commit_latency_seconds"], "histogram");
