@@ -9,17 +9,23 @@ mod proc;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sighup_does_not_stop_a_live_table() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let cfg = dir.path().join("table.toml");
+/// The built-in configuration with its database in `dir`, on any free port.
+fn default_config(dir: &std::path::Path) -> std::path::PathBuf {
+    let cfg = dir.join("table.toml");
     let text = croupier::table::config::DEFAULT_TOML
         .replace(
             "path = \"data/croupier.db\"",
-            &format!("path = {:?}", dir.path().join("t.db").display().to_string()),
+            &format!("path = {:?}", dir.join("t.db").display().to_string()),
         )
         .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"");
     std::fs::write(&cfg, text).expect("config");
+    cfg
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sighup_does_not_stop_a_live_table() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let cfg = default_config(dir.path());
     let log = dir.path().join("table.log");
     let table = proc::spawn(&cfg, &log).await;
     let pid = libc::pid_t::try_from(table.child.id()).expect("pid");
@@ -99,24 +105,10 @@ async fn ws_viewer(addr: &str) -> Option<(u16, tokio::net::TcpStream)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_low_open_file_limit_caps_viewers_before_staff_lose_the_table() {
     let dir = tempfile::tempdir().expect("tmp");
-    let cfg = dir.path().join("table.toml");
-    let text = croupier::table::config::DEFAULT_TOML
-        .replace(
-            "path = \"data/croupier.db\"",
-            &format!("path = {:?}", dir.path().join("t.db").display().to_string()),
-        )
-        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"");
-    std::fs::write(&cfg, text).expect("config");
+    let cfg = default_config(dir.path());
     let log = dir.path().join("table.log");
-    let log_file = std::fs::File::create(&log).expect("log");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_croupier"));
-    command
-        .args(["run", "--config"])
-        .arg(&cfg)
-        .env("RUST_LOG", "info")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::from(log_file));
+    let args = [std::ffi::OsStr::new("run"), "--config".as_ref(), cfg.as_os_str()];
+    let mut command = proc::command_args(&args, &log);
     // A hard limit of 256 open files, as a unit or shell might set it.
     proc::with_file_limit(&mut command, 256);
     let table = proc::announced(command.spawn().expect("spawn")).await;
