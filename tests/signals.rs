@@ -107,7 +107,11 @@ async fn a_low_open_file_limit_caps_viewers_before_staff_lose_the_table() {
     let dir = tempfile::tempdir().expect("tmp");
     let cfg = default_config(dir.path());
     let log = dir.path().join("table.log");
-    let args = [std::ffi::OsStr::new("run"), "--config".as_ref(), cfg.as_os_str()];
+    let args = [
+        std::ffi::OsStr::new("run"),
+        "--config".as_ref(),
+        cfg.as_os_str(),
+    ];
     let mut command = proc::command_args(&args, &log);
     // A hard limit of 256 open files, as a unit or shell might set it.
     proc::with_file_limit(&mut command, 256);

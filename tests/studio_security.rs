@@ -159,6 +159,22 @@ async fn lobby(relay: &str, table: &str) -> Option<Value> {
         .cloned()
 }
 
+/// `croupier relay` on `nats` serving the tables pinned in `keys`, on any free port.
+fn relay_args(nats: &str, keys: &Path) -> Vec<String> {
+    [
+        "relay",
+        "--nats",
+        nats,
+        "--bind",
+        "127.0.0.1:0",
+        "--table-keys",
+    ]
+    .into_iter()
+    .map(str::to_string)
+    .chain([keys.to_str().expect("utf-8").to_string()])
+    .collect()
+}
+
 /// Waits until `relay` has relayed at least `n` messages of `table`; returns its `n`.
 async fn wait_relayed(relay: &str, table: &str, n: u64) -> u64 {
     let started = Instant::now();
@@ -750,15 +766,7 @@ async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served
         let keys = dir.join("table-keys.toml");
         // Only t1 is pinned at first.
         studio_table::pin_keys(&keys, [("t1", t1.db.as_path())]);
-        let args = [
-            "relay",
-            "--nats",
-            &broker.url(),
-            "--bind",
-            "127.0.0.1:0",
-            "--table-keys",
-            keys.to_str().expect("utf-8"),
-        ];
+        let args = relay_args(&broker.url(), &keys);
         let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
         let relay = announced(spawn_args(&args, &dir.join("relay.log"))).await;
         let n = wait_relayed(&relay.addr, "t1", 3).await;
@@ -802,12 +810,15 @@ async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served
             // Without its Nats-Msg-Id, or the broker would drop it as a duplicate.
             with_sig(String::from_utf8_lossy(&last.payload).into_owned(), &sig),
         ];
+        let mut attack_end = 0;
         for (payload, headers) in sends {
-            js.publish_with_headers("croupier.t1.public", headers, payload.into())
+            let ack = js
+                .publish_with_headers("croupier.t1.public", headers, payload.into())
                 .await
                 .expect("sent")
                 .await
                 .expect("stored: the broker is open");
+            attack_end = attack_end.max(ack.sequence);
         }
         // A forged bucket value, unsigned: a relay started now must not seed from it.
         let mut forged_view = real.clone();
@@ -819,8 +830,32 @@ async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served
             .expect("sent");
 
         // The table publishes on past the foreign messages; the relay serves its messages
-        // only, consecutive.
-        let after = wait_relayed(&relay.addr, "t1", n + 12).await;
+        // only, consecutive. It is judged once it has read past them: at the number of a
+        // message of the table's stored after them (a relay behind the stream — under load
+        // — would otherwise be judged before it reached them).
+        let started = Instant::now();
+        let past = loop {
+            let mut stream = js.get_stream("CROUPIER_PUBLIC_t1").await.expect("stream");
+            let last = stream.info().await.expect("info").state.last_sequence;
+            if last > attack_end {
+                let m = stream
+                    .get_raw_message(last)
+                    .await
+                    .expect("the last message");
+                if let Some(n) = serde_json::from_slice::<Value>(&m.payload)
+                    .ok()
+                    .and_then(|v| v["n"].as_u64())
+                {
+                    break n;
+                }
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the table publishes past the attack"
+            );
+            sleep(Duration::from_millis(100)).await;
+        };
+        let after = wait_relayed(&relay.addr, "t1", past.max(n + 12)).await;
         assert!(
             after < 1_000,
             "the forged high number was not served: {after}"
@@ -1018,4 +1053,96 @@ fn a_password_in_the_url_is_never_logged_and_an_exposed_credential_stops_the_tab
         "the URL is shown redacted: {err}"
     );
     assert!(!err.contains("tbla-pw"), "the password is logged: {err}");
+}
+
+/// A relay that starts on a quiet table seeds its feed from the bucket's view; replays of
+/// the table's own messages — the one the view was taken at and an older one, validly
+/// signed — are then stale, refused and counted, never a second seed nor kept. Before, the
+/// relay took every message up to the seed as its ring's back-fill for as long as it ran:
+/// the replays were neither served nor counted, and each was kept in memory.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relay_seeded_from_a_quiet_table_refuses_replays_as_stale() {
+    timeout(Duration::from_secs(180), async {
+        let Some(bin) = nats::nats_server() else {
+            return;
+        };
+        let dir = tempfile::tempdir().expect("tempdir");
+        let dir = dir.path();
+        let broker = nats::Nats::start(&bin, dir);
+        let mut t1 = studio_table::Table::new(dir, "t1", &broker.url());
+        t1.start(true).await;
+        let keys = dir.join("table-keys.toml");
+        studio_table::pin_keys(&keys, [("t1", t1.db.as_path())]);
+        let attacker = async_nats::connect(broker.url()).await.expect("connect");
+        let js = jetstream::new(attacker);
+        let started = Instant::now();
+        loop {
+            let info = js
+                .get_stream("CROUPIER_PUBLIC_t1")
+                .await
+                .map(|s| s.cached_info().state.messages);
+            if info.is_ok_and(|m| m >= 6) {
+                break;
+            }
+            assert!(started.elapsed() < Duration::from_secs(60), "t1 publishes");
+            sleep(Duration::from_millis(100)).await;
+        }
+        // Quiet from here: the bucket's view is the table's last word.
+        t1.stop();
+        let public = js.get_stream("CROUPIER_PUBLIC_t1").await.expect("stream");
+        let last_seq = public.cached_info().state.last_sequence;
+        let replays: Vec<_> = [last_seq, last_seq - 2]
+            .into_iter()
+            .map(|seq| {
+                let public = public.clone();
+                async move { public.get_raw_message(seq).await.expect("a message") }
+            })
+            .collect();
+        let replays = futures::future::join_all(replays).await;
+        let last_n = serde_json::from_slice::<Value>(&replays[0].payload).expect("json")["n"]
+            .as_u64()
+            .expect("n");
+
+        let args = relay_args(&broker.url(), &keys);
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+        let relay = announced(spawn_args(&args, &dir.join("relay.log"))).await;
+        assert_eq!(wait_relayed(&relay.addr, "t1", last_n).await, last_n);
+        let viewer = Viewer::connect(&relay.addr, "t1").await;
+        let js2 = jetstream::new(async_nats::connect(broker.url()).await.expect("connect"));
+        for m in &replays {
+            let mut headers = async_nats::HeaderMap::new();
+            let sig = m
+                .headers
+                .get(croupier::broker::subjects::HEADER_SIG)
+                .expect("the table signs");
+            headers.insert(croupier::broker::subjects::HEADER_SIG, sig.as_str());
+            // Without its Nats-Msg-Id, or the broker would drop it as a duplicate.
+            js2.publish_with_headers("croupier.t1.public", headers, m.payload.clone())
+                .await
+                .expect("sent")
+                .await
+                .expect("stored");
+        }
+        let started = Instant::now();
+        loop {
+            let (_, ready) = get(&relay.addr, "/readyz").await;
+            if ready["refused"]["t1"]["stale"].as_u64() >= Some(2) {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "both replays are stale: {ready}"
+            );
+            sleep(Duration::from_millis(100)).await;
+        }
+        sleep(Duration::from_millis(300)).await;
+        assert_eq!(
+            lobby(&relay.addr, "t1").await.expect("listed")["n"].as_u64(),
+            Some(last_n),
+            "nothing new was served"
+        );
+        assert_eq!(viewer.messages().len(), 1, "the viewer got its resync only");
+    })
+    .await
+    .expect("bounded");
 }

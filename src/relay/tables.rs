@@ -463,20 +463,42 @@ pub async fn discover(js: Context, bucket: String, tables: Tables) {
 }
 
 async fn watch(js: &Context, bucket: &str, tables: &Tables) -> Result<(), String> {
+    tracing::debug!(bucket, "watch: opening the bucket");
     let kv = js.get_key_value(bucket).await.map_err(|e| e.to_string())?;
+    tracing::debug!(bucket, "watch: watching");
     let mut entries = kv.watch_all().await.map_err(|e| e.to_string())?;
+    tracing::debug!(bucket, "watch: listing the keys");
     // Ready (`/readyz`) only once every table already in the bucket is known: a viewer
     // sent here by a ready relay must not get `no table … is publishing` for a table that
     // is (issue #32 item 11). The watch, opened first, still delivers these again and
     // anything put meanwhile; `ensure` takes a table it knows as it is.
-    let mut keys = kv.keys().await.map_err(|e| e.to_string())?;
+    //
+    // The keys come from the bucket stream's subjects (one request), not from `kv.keys()`:
+    // that listing ends only when a delivered entry has nothing pending after it, which a
+    // bucket the tables write many times a second may never give under load — the relay
+    // then waited for ever, knowing no table (found under load in the forged-messages test).
+    let stream = js
+        .get_stream(format!("KV_{bucket}"))
+        .await
+        .map_err(|e| e.to_string())?;
+    let prefix = format!("$KV.{bucket}.");
+    let mut subjects = stream
+        .info_with_subjects(format!("{prefix}>"))
+        .await
+        .map_err(|e| e.to_string())?;
     let mut known = Vec::new();
-    while let Some(key) = keys.next().await {
-        known.push(key.map_err(|e| e.to_string())?);
+    while let Some(subject) = subjects.next().await {
+        let (subject, _) = subject.map_err(|e| e.to_string())?;
+        if let Some(key) = subject.strip_prefix(&prefix) {
+            known.push(key.to_string());
+        }
     }
+    known.sort();
+    tracing::debug!(bucket, keys = known.len(), "watch: keys listed");
     for key in &known {
         tables.ensure(js, key).await;
     }
+    tracing::debug!(bucket, "watch: every listed table known");
     tables.watching.store(true, Ordering::Relaxed);
     while let Some(entry) = entries.next().await {
         let entry = entry.map_err(|e| e.to_string())?;
@@ -532,7 +554,7 @@ async fn follow_once(
     let tail = state.last_sequence.saturating_sub(ring as u64 - 1);
     // `seeded`: the feed holds only the bucket's view, after message `n`; the stream's
     // messages up to it fill the ring (sent to no one), the ones after it are relayed.
-    let (start, seeded) = match feed.last() {
+    let (start, mut seeded) = match feed.last() {
         Some(_) if feed.oldest().is_some() => {
             (relayed.stream_seq.load(Ordering::Relaxed) + 1, None)
         }
@@ -576,11 +598,23 @@ async fn follow_once(
         match seeded {
             Some(seed) if r.n <= seed => {
                 early.push(Arc::new(Message::new(r.seq, r.sub, r.kind, r.text)));
-                if r.n == seed && !feed.backfill(std::mem::take(&mut early)) {
-                    warn!(table, n = seed, "the stream's message does not match the bucket's view: the ring starts after it");
+                if r.n == seed {
+                    if !feed.backfill(std::mem::take(&mut early)) {
+                        warn!(table, n = seed, "the stream's message does not match the bucket's view: the ring starts after it");
+                    }
+                    // The seed is reached once: from here on a number already served is
+                    // stale (a replay of the table's own message, issue #32), never a
+                    // second backfill nor kept in `early` for ever.
+                    seeded = None;
                 }
             }
             _ => {
+                // Past the seed without meeting it (the stream no longer holds it): the
+                // ring starts after it, and nothing older is kept.
+                if seeded.take().is_some() && !early.is_empty() {
+                    warn!(table, "the stream's messages do not reach the bucket's view: the ring starts after it");
+                    early.clear();
+                }
                 let last = feed.last().map_or(0, |(_, n)| n);
                 if last > 0 && r.n <= last {
                     relayed.refuse(table, Refusal::Stale, seq, "a number already served");
