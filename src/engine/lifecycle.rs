@@ -83,7 +83,13 @@ impl Engine {
         round.dealer.clear();
         round.peeked_clear = false;
         round.cancelled = false;
+        round.opened_ms = self.common.now;
         round.dealer_plays_for_hands = false;
+        if self.variant.timeouts.round_max_ms > 0 {
+            // The round's age is a timed wait: the table ticks just before the bets that
+            // open it, so its age counts from now, not from an older tick.
+            self.common.armed += 1;
+        }
         self.common.burned.clear();
         self.phase = Phase::Dealing(0);
         events.push(Event::RoundOpened {

@@ -166,6 +166,10 @@ impl Engine {
             Input::Bonus { seat, multiplier } => self.on_bonus(*seat, *multiplier, events),
             Input::Shuffle => self.on_shuffle(events),
             Input::Tick { now_ms } => {
+                self.common.now = self.common.now.max(*now_ms);
+                if self.expire_round(events) {
+                    return Ok(());
+                }
                 if common {
                     self.on_tick(*now_ms, events);
                 } else {

@@ -160,6 +160,8 @@ pub(crate) struct Round {
     pub peeked_clear: bool,
     /// The round was cancelled (it cannot be cancelled twice).
     pub cancelled: bool,
+    /// The table's time as it opened (`timeouts.round_max_ms` counts from here).
+    pub opened_ms: u64,
     /// Set as the dealer's turn begins: some hand's result depends on the dealer's total
     /// whatever the dealer draws, so the dealer draws as long as the dealer's rules allow
     /// (the check after each dealer card then reads only the dealer's cards).

@@ -31,7 +31,34 @@ impl Engine {
     pub fn timed(&self) -> bool {
         self.phase != Phase::Idle
             && (self.variant.deal.mode == DealMode::CommonDraw
+                || self.variant.timeouts.round_max_ms > 0
                 || self.round.seats.iter().any(|s| s.timed()))
+    }
+
+    /// Whether rounds are timed from their opening (`timeouts.round_max_ms`): the table
+    /// then ticks just before the bets that open one.
+    pub fn times_rounds(&self) -> bool {
+        self.variant.timeouts.round_max_ms > 0
+    }
+
+    /// When the round in play has been in progress too long (`timeouts.round_max_ms`):
+    /// the first tick time past its limit.
+    fn round_expiry(&self) -> Option<u64> {
+        let max = self.variant.timeouts.round_max_ms;
+        (max > 0 && self.phase != Phase::Idle && !self.round.cancelled)
+            .then(|| self.round.opened_ms.saturating_add(max).saturating_add(1))
+    }
+
+    /// A tick: the round in play is cancelled, every bet refunded, once it has been in
+    /// progress for more than `timeouts.round_max_ms` (answers whether it was).
+    pub(super) fn expire_round(&mut self, events: &mut impl EventSink) -> bool {
+        if self.round_expiry().is_none_or(|at| self.common.now < at) {
+            return false;
+        }
+        // `on_cancel` refuses only when there is no round or it is cancelled already, and
+        // `round_expiry` rules both out.
+        let _ = self.on_cancel(events);
+        true
     }
 
     /// How many timed waits have opened so far: an input after which this number moved
@@ -63,7 +90,11 @@ impl Engine {
                 _ => false,
             }
         };
-        pending.then_some(self.common.deadline)
+        let wait = pending.then_some(self.common.deadline);
+        match (wait, self.round_expiry()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Whether the seat whose hand `hi` is active owes a decision on its timer.

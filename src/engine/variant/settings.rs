@@ -272,6 +272,13 @@ pub struct TimeoutRules {
     pub resume_ms: u64,
     /// When the resume window ends unanswered: `"stand"` (the default) or `"auto_play"`.
     pub after_resume: OnTimeout,
+    /// A round in progress for more than this long is cancelled on a tick and every bet
+    /// refunded, ms (0: never). IN FOR 6: "Any game in progress for more than 24 hours will
+    /// be cancelled, and the corresponding bet will be refunded" (86 400 000). The round's
+    /// age counts from the table's time as the round opened (the table ticks just before
+    /// its bets); every bet returns its stake, side bets included, whatever they would have
+    /// paid.
+    pub round_max_ms: u64,
 }
 
 /// `timeouts.decision`, `timeouts.after_resume`: what the engine plays for the hand.

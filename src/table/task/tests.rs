@@ -217,3 +217,77 @@ async fn the_table_ticks_a_common_draws_step_open_and_closed_and_recovery_replay
         now_ms
     });
 }
+
+/// Issue #38 item 1: IN FOR 6's "any game in progress for more than 24 hours will be
+/// cancelled, and the corresponding bet will be refunded", on the table's own clock (50 ms
+/// here): a tick just before the bets dates the round, the table ticks at its limit
+/// without anyone's action, the round is cancelled with every stake refunded in the log's
+/// settlement, and recovery replays it.
+#[tokio::test]
+async fn a_round_older_than_the_variants_limit_is_cancelled_by_the_tables_clock() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let shipped = Variant::built_in("infor6").expect("known").expect("valid");
+    assert_eq!(
+        shipped.timeouts.round_max_ms, 86_400_000,
+        "the sheet's 24 hours"
+    );
+    let variant = Arc::new(
+        shipped
+            .with_settings("test", &[("timeouts.round_max_ms".into(), 50.into())])
+            .expect("valid"),
+    );
+    let open = |variant: Arc<Variant>| {
+        let path = dir.path().join("t.db");
+        async move {
+            let opened = Store::open(&path, "t", "t", "infor6").await.expect("store");
+            let (table, handle, _rx, _) =
+                Table::recover("t", "t", "infor6", variant, Ok((opened.store, opened.log)));
+            (table, handle)
+        }
+    };
+    let (mut t, handle) = open(Arc::clone(&variant)).await;
+    // Time passes before the round: its age must not count from the table's start.
+    tokio::time::sleep(std::time::Duration::from_millis(60)).await;
+    let bets: Vec<crate::engine::SeatBets> =
+        serde_json::from_value(serde_json::json!([{"seat": 1, "main": 100, "side": []}]))
+            .expect("bets");
+    t.handle(Command::Input {
+        input: Input::Bets(bets),
+        source: Source::Api,
+        reply: None,
+    })
+    .await;
+    let opened_at = t.engine.clock_ms();
+    assert!(opened_at >= 60, "ticked just before the bets: {opened_at}");
+    for c in ["TH", "9C", "9S", "8D"] {
+        t.handle(card(c)).await;
+    }
+    assert_eq!(t.engine.deadline(), Some(opened_at + 51));
+    assert!(
+        t.next_deadline().is_some(),
+        "the table will tick at the limit"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(80)).await;
+    t.on_deadline().await;
+    let s = handle.snapshot();
+    let last = s.last_result.clone().expect("settled");
+    assert!(last.cancelled, "{last:?}");
+    assert!(last.bets.iter().all(|b| b.returned == b.staked));
+    assert_eq!(t.engine.deadline(), None, "nothing left to time");
+    drop(t);
+    let reader = crate::store::Reader::open(&dir.path().join("t.db"))
+        .await
+        .expect("reader");
+    assert_eq!(
+        reader.settlement_lines("t", 1).await.expect("lines"),
+        [(1, "main".to_string(), 100, 100)]
+    );
+    // Recovery replays the ticks: the same cancelled round, nothing in play.
+    let (again, again_handle) = open(variant).await;
+    assert_eq!(again.engine.deadline(), None);
+    assert!(again_handle
+        .snapshot()
+        .last_result
+        .as_ref()
+        .is_some_and(|r| r.cancelled));
+}

@@ -150,6 +150,17 @@ impl Table {
         if !force && self.events.is_empty() && self.engine.clock_ms() == before {
             return Some(self.seq);
         }
+        if let Some(r) = self.events.iter().find_map(|e| match e {
+            Event::RoundSettled(r) if r.cancelled => Some(r),
+            _ => None,
+        }) {
+            warn!(
+                table = %self.id,
+                round = r.round,
+                limit_ms = self.engine.variant().timeouts.round_max_ms,
+                "the round was in progress longer than the game allows: cancelled by the clock, every bet refunded"
+            );
+        }
         self.record(Record::Input {
             source: Source::Clock,
             input,
@@ -159,9 +170,12 @@ impl Table {
 
     /// Before `input` is judged: the tick the engine must see first — at a deadline that
     /// has passed (the timer's tick is late, the input later still), or now, when the
-    /// input opens a timed wait (its deadline counts from the last tick).
+    /// input opens a timed wait (its deadline counts from the last tick) — the bets that
+    /// open a round, where the variant limits a round's age (`timeouts.round_max_ms`).
     pub(super) async fn tick_before(&mut self, input: &Input) {
-        if matches!(input, Input::Tick { .. }) || !self.engine.timed() {
+        if matches!(input, Input::Tick { .. })
+            || !(self.engine.timed() || self.engine.times_rounds())
+        {
             return;
         }
         let now = self.clock.now_ms();
