@@ -931,6 +931,73 @@ async fn ledger_count(db: &Path, tx: &str) -> i64 {
     .await
 }
 
+/// Once the round is final (after the 1 s dispute window): Ann's and Ben's balances.
+async fn final_balances(p: &mut proc::Proc, ann: &str, ben: &str) -> (i64, i64) {
+    sleep(Duration::from_millis(2500)).await;
+    as_player(p, ben);
+    let ben_balance = state(p).await["balance"].as_i64().expect("balance");
+    as_player(p, ann);
+    let ann_balance = state(p).await["balance"].as_i64().expect("balance");
+    (ann_balance, ben_balance)
+}
+
+/// Plays `round` (seat 4 Ann's, Ben behind it) to its result: Ben declines insurance, Ann
+/// doubles whenever she may, else stands; `on_double` judges each answer to her double.
+/// Whether a double of hers was taken.
+async fn ann_plays_doubling(
+    p: &mut proc::Proc,
+    ann: &str,
+    ben: &str,
+    round: &Value,
+    on_double: impl Fn(u16, &str),
+) -> bool {
+    let mut doubled = false;
+    for _ in 0..1200 {
+        as_player(p, ben);
+        let s = state(p).await;
+        if s["view"]["last_result"]["round"] == *round {
+            break;
+        }
+        if s["turn"]["behind"] == true {
+            let (status, body) = p
+                .post(
+                    "/api/play/decision",
+                    r#"{"action": "no_insurance", "seat": 4}"#,
+                )
+                .await;
+            assert!(status == 200 || status == 409, "{body}");
+        }
+        as_player(p, ann);
+        let s = state(p).await;
+        let allowed = s["turn"]["allowed"].as_array().cloned().unwrap_or_default();
+        let action = if s["turn"]["kind"] == "insurance" {
+            "no_insurance"
+        } else if allowed.contains(&"double".into()) {
+            "double"
+        } else if s["turn"].is_object() {
+            "stand"
+        } else {
+            ""
+        };
+        if !action.is_empty() {
+            let (status, body) = p
+                .post(
+                    "/api/play/decision",
+                    &format!(r#"{{"action": "{action}"}}"#),
+                )
+                .await;
+            if action == "double" {
+                on_double(status, &body);
+                doubled |= status == 200;
+            } else {
+                assert!(status == 200 || status == 409, "{body}");
+            }
+        }
+        sleep(Duration::from_millis(50)).await;
+    }
+    doubled
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bet_behind_follows_the_seated_double_with_its_pair_bet_and_balances_to_the_log() {
     timeout(Duration::from_secs(300), async {
@@ -990,42 +1057,10 @@ async fn a_bet_behind_follows_the_seated_double_with_its_pair_bet_and_balances_t
             as_player(&mut p, &ann);
             let (status, body) = p.post("/api/play/behind", r#"{"seat": 4, "main": 500}"#).await;
             assert_eq!((status, code_of(&body).as_str()), (409, "own_seat"), "{body}");
-            let mut doubled = false;
-            for _ in 0..1200 {
-                as_player(&mut p, &ben);
-                let s = state(&p).await;
-                if s["view"]["last_result"]["round"] == round {
-                    break;
-                }
-                if s["turn"]["behind"] == true {
-                    let (status, body) = p
-                        .post("/api/play/decision", r#"{"action": "no_insurance", "seat": 4}"#)
-                        .await;
-                    assert!(status == 200 || status == 409, "{body}");
-                }
-                as_player(&mut p, &ann);
-                let s = state(&p).await;
-                let allowed = s["turn"]["allowed"].as_array().cloned().unwrap_or_default();
-                let action = if s["turn"]["kind"] == "insurance" {
-                    "no_insurance"
-                } else if allowed.contains(&"double".into()) {
-                    "double"
-                } else if s["turn"].is_object() {
-                    "stand"
-                } else {
-                    ""
-                };
-                if !action.is_empty() {
-                    let (status, body) = p
-                        .post("/api/play/decision", &format!(r#"{{"action": "{action}"}}"#))
-                        .await;
-                    assert!(status == 200 || status == 409, "{body}");
-                    if status == 200 && action == "double" {
-                        doubled = true;
-                    }
-                }
-                sleep(Duration::from_millis(50)).await;
-            }
+            let doubled = ann_plays_doubling(&mut p, &ann, &ben, &round, |status, body| {
+                assert!(status == 200 || status == 409, "{body}");
+            })
+            .await;
             if doubled {
                 followed = Some(round);
                 break;
@@ -1033,11 +1068,7 @@ async fn a_bet_behind_follows_the_seated_double_with_its_pair_bet_and_balances_t
         }
         let round = followed.expect("Ann doubled within eight rounds");
         // Final after the dispute window (1 s): every stake settled, each owner apart.
-        sleep(Duration::from_millis(2500)).await;
-        as_player(&mut p, &ben);
-        let ben_balance = state(&p).await["balance"].as_i64().expect("balance");
-        as_player(&mut p, &ann);
-        let ann_balance = state(&p).await["balance"].as_i64().expect("balance");
+        let (ann_balance, ben_balance) = final_balances(&mut p, &ann, &ben).await;
         assert!(p.terminate(), "clean stop");
         let r = round.as_u64().expect("round");
         // The follow was debited when Ann doubled, from Ben.
@@ -1786,6 +1817,91 @@ async fn a_refused_bet_change_leaves_the_standing_bet_and_odd_stakes_are_refused
             0
         );
         assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
+
+/// Issue #38 item 2, live: a follower whose wallet no longer covers the follow when the
+/// seated player doubles (spent since the bet) takes the double's card as a hit at the
+/// original stake — the sheet's "the original coin value remains unchanged" — and the
+/// seated player's double goes ahead (before: 409 `follower_short_funds` refused the
+/// seated player's double). Nothing is taken from the short wallet, and every balance is
+/// the log's. The replay's balance rules do the same (scenario
+/// `deluxe-funds-follow-double-short-at-the-double`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follower_short_at_the_double_takes_a_hit_and_the_seated_double_goes_ahead() {
+    timeout(Duration::from_secs(300), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = config_with(dir.path(), &[("betting_seconds = 3", "betting_seconds = 20")]);
+        let cfg_s = cfg.display().to_string();
+        let db = dir.path().join("croupier.db");
+        let ann = add_player(&cfg, "Ann", "500.00");
+        let ben = add_player(&cfg, "Ben", "0.00");
+        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        as_player(&mut p, &ann);
+        let (status, body) = p.post("/api/play/join", r#"{"seat": 4}"#).await;
+        assert_eq!(status, 200, "{body}");
+        as_player(&mut p, &ben);
+        let (status, body) = p.post("/api/play/join", "{}").await;
+        assert_eq!(status, 200, "{body}");
+        let credit = |amount: &str| {
+            let (ok, out) = croupier(&["player", "credit", "--config", &cfg_s, "ben", amount]);
+            assert!(ok, "player credit ben {amount}: {out}");
+        };
+        let mut short_round = None;
+        for _ in 0..8 {
+            as_player(&mut p, &ann);
+            until(&p, 40, "a betting window", |s| s["betting"]["open"] == true).await;
+            let (status, body) = p.post("/api/play/bet", r#"{"main": 1000}"#).await;
+            assert_eq!(status, 200, "{body}");
+            let round = serde_json::from_str::<Value>(&body).expect("json")["round"].clone();
+            // Ben has exactly his bet and its follow when he bets, then spends the follow.
+            as_player(&mut p, &ben);
+            let have = state(&p).await["balance"].as_i64().expect("balance");
+            credit(&format!("{:.2}", (1000 - have) as f64 / 100.0));
+            let bet = r#"{"seat": 4, "main": 500, "follow_double": true}"#;
+            let (status, body) = p.post("/api/play/behind", bet).await;
+            assert_eq!(status, 200, "{body}");
+            credit("-5.00");
+            assert_eq!(state(&p).await["balance"], 0, "the follow is spent");
+            let doubled = ann_plays_doubling(&mut p, &ann, &ben, &round, |status, body| {
+                // The seated double is never refused for the follower's wallet.
+                assert_ne!(code_of(body), "follower_short_funds", "{body}");
+                assert!(status == 200 || status == 409, "{body}");
+            })
+            .await;
+            if doubled {
+                short_round = Some(round);
+                break;
+            }
+        }
+        let round = short_round.expect("Ann doubled within eight rounds");
+        let (ann_balance, ben_balance) = final_balances(&mut p, &ann, &ben).await;
+        assert!(p.terminate(), "clean stop");
+        let r = round.as_u64().expect("round");
+        let tx = common::tx_table(&db).await;
+        assert_eq!(
+            ledger_count(&db, &format!("{tx}:{r}:4:behind-double@ben.1:debit")).await,
+            0,
+            "nothing taken from the short wallet"
+        );
+        // Ben's stake stayed 500 (the double's card a hit for him); Ann's was doubled.
+        assert_eq!(
+            ledger_rows(&db, &format!("SELECT staked FROM settlements WHERE round = {r} AND seat = 4 AND player = 'ben' AND kind = 'main'")).await,
+            500
+        );
+        assert_eq!(
+            ledger_rows(&db, &format!("SELECT staked FROM settlements WHERE round = {r} AND seat = 4 AND player = '' AND kind = 'main'")).await,
+            2000
+        );
+        // Ben had 0 when the round began to play: he has exactly what his 500 returned.
+        assert_eq!(
+            ben_balance,
+            ledger_rows(&db, &format!("SELECT returned FROM settlements WHERE round = {r} AND seat = 4 AND player = 'ben' AND kind = 'main'")).await
+        );
+        balance_is_the_logs(&db, "ann", ann_balance, "seat = 4 AND player = ''").await;
+        no_open_stakes(&db).await;
     })
     .await
     .expect("bounded");

@@ -225,6 +225,7 @@ impl Engine {
                     follow_split: bb.follow_split,
                     insurance: Insurance::NotOffered,
                     timer_ms: bb.timer_ms,
+                    unfollowed: SmallVec::new(),
                 });
             }
             if let Some(player) = &b.player {

@@ -285,6 +285,23 @@ impl Engine {
         h.cards.len() < 2 || h.state == HandState::AwaitingDoubleCard
     }
 
+    /// The players behind `seat` who follow a double of its active hand now (follow-double,
+    /// and follow-split past its first hand): the balance rules' question before a double.
+    pub fn double_followers(&self, seat: SeatId) -> Vec<String> {
+        let Phase::Playing { seat: si, hand } = self.phase else {
+            return Vec::new();
+        };
+        let sp = &self.round.seats[usize::from(si)];
+        if sp.seat != seat {
+            return Vec::new();
+        }
+        sp.behind
+            .iter()
+            .filter(|b| b.follow_double && (hand == 0 || b.follow_split))
+            .map(|b| b.player.to_string())
+            .collect()
+    }
+
     /// The hand in play when it waits for a decision (`Step::Decision`).
     pub fn active_hand(&self) -> Option<ActiveHand<'_>> {
         let Phase::Playing { seat, hand } = self.phase else {

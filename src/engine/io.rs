@@ -168,6 +168,18 @@ pub enum Input {
         /// What it decided.
         action: Action,
     },
+    /// The seat doubles its active hand, and these players behind it, who follow its
+    /// doubles, cannot pay for this one: for them the double's card is a hit and their
+    /// stake stays as it was (Deluxe: "with insufficient coin balance, the third card will
+    /// be treated as a hit for the play behind player, and the original coin value remains
+    /// unchanged"). The balance rules send it in place of a `double` decision when a
+    /// follower is short at that moment; the engine has no balances.
+    DoubleShort {
+        /// The seat doubling.
+        seat: SeatId,
+        /// The followers who cannot pay (each behind `seat`, following doubles).
+        short: Vec<String>,
+    },
     /// The multiplier a bonus game (IN FOR 6's hard six) drew for a seat.
     Bonus {
         /// The seat.

@@ -134,6 +134,42 @@ impl Engine {
         self.on_decision(seat, action, events)
     }
 
+    /// A double that some followers cannot pay: checked whole first (each short player
+    /// follows this seat's doubles on this hand), then the double, then the marks — so a
+    /// refused double marks nobody.
+    fn on_double_short(
+        &mut self,
+        seat: SeatId,
+        short: &[String],
+        events: &mut impl EventSink,
+    ) -> state::Handled {
+        let state::Phase::Playing { seat: si, hand: hi } = self.phase else {
+            return self.seat_decision(seat, Action::Double, events);
+        };
+        let sp = &self.round.seats[usize::from(si)];
+        if sp.seat == seat {
+            for p in short {
+                let follows = sp.behind.iter().any(|b| {
+                    &*b.player == p.as_str() && b.follow_double && (hi == 0 || b.follow_split)
+                });
+                if !follows {
+                    return reject(
+                        Code::ActionNotAllowed,
+                        format!("{p} does not follow seat {seat}'s double on this hand"),
+                    );
+                }
+            }
+        }
+        self.seat_decision(seat, Action::Double, events)?;
+        let sp = &mut self.round.seats[usize::from(si)];
+        for b in &mut sp.behind {
+            if short.iter().any(|p| p.as_str() == &*b.player) {
+                b.unfollowed.push(hi);
+            }
+        }
+        Ok(())
+    }
+
     /// The handler for the input. Kept small and inlined into the caller, with each handler
     /// a call of its own: an input costs a branch and a call, not the frame of one
     /// function holding every handler.
@@ -144,6 +180,7 @@ impl Engine {
         match input {
             Input::Card(card) => self.on_card(*card, events),
             Input::Decision { seat, action } => self.seat_decision(*seat, *action, events),
+            Input::DoubleShort { seat, short } => self.on_double_short(*seat, short, events),
             Input::Bets(bets) if !common => self.on_bets(bets, events),
             Input::Bets(_) => not_seat_by_seat(),
             Input::PlayerBets(bets) if common => self.on_player_bets(bets, events),

@@ -395,7 +395,12 @@ fn settle_behind(
         if h.state == HandState::NoBet || (hi > 0 && !bb.follow_split) {
             continue;
         }
-        let doubles = if bb.follow_double { h.doubles } else { 0 };
+        let unfollowed = u8::try_from(hi).is_ok_and(|hi| bb.unfollowed.contains(&hi));
+        let doubles = if bb.follow_double && !unfollowed {
+            h.doubles
+        } else {
+            0
+        };
         let followed = Hand {
             stake: bb.main * (1 + Amount::from(doubles)),
             ..h.clone()

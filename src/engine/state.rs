@@ -133,6 +133,9 @@ pub(crate) struct BehindPlay {
     pub insurance: Insurance,
     /// Insurance timer, ms (0: untimed; see `BehindBet::timer_ms`).
     pub timer_ms: u64,
+    /// The seated hands whose double this player could not pay (`Input::DoubleShort`):
+    /// for them the double's card was a hit at the original stake.
+    pub unfollowed: SmallVec<[u8; 2]>,
 }
 
 impl SeatPlay {

@@ -190,6 +190,17 @@ impl FundsDesk {
                 match played {
                     // At a seat a hit is the next card: nothing reaches the engine.
                     Action::Hit => None,
+                    Action::Double => {
+                        let short = self.follow_double(engine, *seat, notes);
+                        Some(if short.is_empty() {
+                            Input::Decision {
+                                seat: *seat,
+                                action: Action::Double,
+                            }
+                        } else {
+                            Input::DoubleShort { seat: *seat, short }
+                        })
+                    }
                     action => Some(Input::Decision {
                         seat: *seat,
                         action,
@@ -232,6 +243,45 @@ impl FundsDesk {
             }
             other => Some(other.clone()),
         }
+    }
+
+    /// The seat doubles: each player behind it who follows the double pays another main
+    /// bet now, from what the bet kept back for it and what the balance holds beyond; one
+    /// who cannot is returned (the double's card is a hit for them, their stake unchanged),
+    /// as the live table does (`web::play::decide`): one rule for both.
+    fn follow_double(
+        &mut self,
+        engine: &Engine,
+        seat: SeatId,
+        notes: &mut Vec<Note>,
+    ) -> Vec<String> {
+        let mut short = Vec::new();
+        for player in engine.double_followers(seat) {
+            let Some(&main) = self.players.get(&(player.clone(), seat)) else {
+                continue;
+            };
+            let kept = self.reserved.get(&player).copied().unwrap_or(0).min(main);
+            let pays = self.known.get(&player).is_none_or(|balance| {
+                balance - self.reserved.get(&player).copied().unwrap_or(0) + kept >= main
+            });
+            if pays {
+                if let Some(r) = self.reserved.get_mut(&player) {
+                    *r -= kept;
+                }
+                self.debit(&player, main);
+            } else {
+                notes.push(Note {
+                    account: player.clone(),
+                    seat: Some(seat),
+                    rule: "short_follow",
+                    result: "hit",
+                    bet: None,
+                    amount: None,
+                });
+                short.push(player);
+            }
+        }
+        short
     }
 
     /// The decision that is played for `account` (debited), or `None` when refused.

@@ -270,6 +270,11 @@ impl fmt::Display for Record {
                 Input::Decision { seat, action } => {
                     write!(f, "seat {seat}: {} ({source})", action.name())
                 }
+                Input::DoubleShort { seat, short } => write!(
+                    f,
+                    "seat {seat}: double, {} cannot follow: a hit ({source})",
+                    short.join(", ")
+                ),
                 // Bets, bonus outcomes, shuffles and inputs added later: their JSON form.
                 other => match serde_json::to_string(other) {
                     Ok(json) => write!(f, "{json} ({source})"),

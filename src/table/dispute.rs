@@ -297,6 +297,12 @@ pub fn describe(input: &Input) -> String {
         Input::Void(c) => format!("void {c}"),
         Input::CutCard => "cut card".into(),
         Input::Decision { seat, action } => format!("seat {seat}: {}", action.name()),
+        Input::DoubleShort { seat, short } => {
+            format!(
+                "seat {seat}: double ({} cannot follow: a hit)",
+                short.join(", ")
+            )
+        }
         Input::PlayerDecision {
             player,
             seat,
@@ -353,7 +359,9 @@ pub fn correct(
                 .rposition(|s| {
                     matches!(
                         s.input,
-                        Input::Decision { .. } | Input::PlayerDecision { .. }
+                        Input::Decision { .. }
+                            | Input::DoubleShort { .. }
+                            | Input::PlayerDecision { .. }
                     )
                 })
                 .ok_or(CorrectionError::NoDecision)?;

@@ -185,7 +185,9 @@ pub async fn decision(
             taken.push(e);
         }
     }
-    // Players behind a seat who follow its double or split stake again when it does.
+    // Players behind a seat who follow its double or split stake again when it does; a
+    // follower who cannot pay a double takes its card as a hit (`short`).
+    let mut short = Vec::new();
     if !common && !turn.behind && matches!(action, Action::Double | Action::Split) {
         let followers: Vec<BehindBet> = snap
             .round
@@ -217,13 +219,21 @@ pub async fn decision(
             };
             match take(&play, &e).await {
                 Ok(false) => taken.push(e),
+                Ok(true) if action == Action::Double => {
+                    // Deluxe: "with insufficient coin balance, the third card will be
+                    // treated as a hit for the play behind player, and the original coin
+                    // value remains unchanged" — at the moment of the double, whatever the
+                    // balance was when the bet was placed; the seated player's double goes
+                    // ahead (issue #38 item 2). The replay's desk applies the same rule
+                    // (`play::desk::FundsDesk::follow_double`).
+                    short.push(bb.player.clone());
+                }
                 Ok(true) => {
-                    // The sheet's fallback for a follower who cannot cover the follow
-                    // ("treated as a hit" / "follows the first hand only") was applied
-                    // when the bet was placed (`play::funds::follows`); a wallet short now
-                    // (its balance spent since) refuses the decision whole, as the engine
-                    // fixed the follow with the bet: no stake is played that its owner's
-                    // wallet did not give.
+                    // A split the follower cannot cover: its fallback ("follows the first
+                    // hand only") was applied when the bet was placed
+                    // (`play::funds::follows`); a wallet short now refuses the split whole,
+                    // as the engine fixed the follow with the bet: no stake is played that
+                    // its owner's wallet did not give.
                     roll_back_all(&play, &taken).await?;
                     return Err(PlayError::conflict(
                         "follower_short_funds",
@@ -250,6 +260,8 @@ pub async fn decision(
             seat,
             action,
         }
+    } else if !short.is_empty() {
+        Input::DoubleShort { seat, short }
     } else {
         Input::Decision { seat, action }
     };
