@@ -10,8 +10,9 @@
 //! `content_type_conformance` and `response_schema_conformance`, in positive and negative
 //! modes. The budget is bounded (`MAX_EXAMPLES` per operation and phase).
 //!
-//! Left out of the fuzzing: the two server-sent event streams (`/sse/public`,
-//! `/api/stream`), which never end; `/api/status` is fuzzed with `wait_ms=0` (a long poll
+//! The two server-sent event streams (`/sse/public`, `/api/stream`), which never end, get
+//! a run of their own (examples and coverage, each response read for 3 s, every event's
+//! data checked against the document: it was `string` while the data were JSON objects); `/api/status` is fuzzed with `wait_ms=0` (a long poll
 //! would hold every example for up to 30 s; its bound is tested in tests/hardening.rs).
 //! `/readyz` answers 503 by design while the table cannot deal (the fuzzer's inputs do
 //! raise alarms): that one operation accepts 503, documented as its not-ready answer.
@@ -59,6 +60,9 @@ fn config(dir: &Path) -> PathBuf {
     path
 }
 
+/// The two server-sent event streams, fuzzed in a run of their own.
+const STREAMS: &str = "^/(sse/public|api/stream)$";
+
 /// Runs schemathesis against `addr` with `headers`; returns whether it passed and what
 /// it printed.
 fn fuzz(
@@ -84,6 +88,10 @@ checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "503"]
 "#,
     )
     .expect("schemathesis config");
+    // The two event streams never end: fuzzed on their own (`STREAMS`), each request read
+    // for a few seconds — every event's data checked against the document — and no
+    // fuzzing phase, whose requests would each wait out the timeout.
+    let streams = include == Some(STREAMS);
     let mut cmd = Command::new(st);
     cmd.arg("--config-file")
         .arg(&config)
@@ -93,15 +101,11 @@ checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "503"]
             "--checks",
             "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance",
             "--phases",
-            "examples,coverage,fuzzing",
+            if streams { "examples,coverage" } else { "examples,coverage,fuzzing" },
             "--max-examples",
             MAX_EXAMPLES,
-            "--exclude-path",
-            "/sse/public",
-            "--exclude-path",
-            "/api/stream",
             "--request-timeout",
-            "20",
+            if streams { "3" } else { "20" },
             "--seed",
             "18",
             "--generation-database",
@@ -113,6 +117,14 @@ checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "503"]
             "--no-color",
         ])
         .current_dir(dir);
+    if !streams {
+        cmd.args([
+            "--exclude-path",
+            "/sse/public",
+            "--exclude-path",
+            "/api/stream",
+        ]);
+    }
     for h in headers {
         cmd.arg("--header").arg(h);
     }
@@ -219,6 +231,12 @@ async fn schemathesis_finds_no_server_error_and_no_schema_violation() {
             vec![format!("Authorization: Bearer {platform}")],
             vec![],
             Some("^/api/play/sessions$"),
+        ),
+        (
+            "streams",
+            vec![format!("Authorization: {token}")],
+            vec![],
+            Some(STREAMS),
         ),
     ] {
         let (st, addr, path) = (st.clone(), addr.clone(), dir.path().to_path_buf());

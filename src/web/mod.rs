@@ -526,7 +526,7 @@ async fn status(
 /// `GET /api/stream`: SSE `resync` + `delta`s, until the table stops or the session ends
 /// (then a last `session_ended` event).
 #[utoipa::path(get, path = "/api/stream", tag = "dealer",
-    responses((status = 200, description = "Server-sent events: `resync` (a snapshot), `delta`s, at the end `session_ended`", content_type = "text/event-stream", body = String)))]
+    responses((status = 200, description = "Server-sent events: `resync` (a snapshot), `delta`s, at the end `session_ended` (`{\"message\"}`); every event's data is a JSON object", content_type = "text/event-stream", body = Object)))]
 async fn stream(State(app): State<AppState>, who: Principal) -> impl IntoResponse {
     use futures::StreamExt;
     let sub = app.table.subscribe();
@@ -542,9 +542,10 @@ async fn stream(State(app): State<AppState>, who: Principal) -> impl IntoRespons
     let farewell = futures::stream::once(async move {
         ended.load(std::sync::atomic::Ordering::SeqCst).then(|| {
             Ok::<_, Infallible>(
+                // JSON like every other event's data, so one schema describes the stream.
                 SseEvent::default()
                     .event("session_ended")
-                    .data("the session ended: log in again"),
+                    .data(r#"{"message":"the session ended: log in again"}"#),
             )
         })
     })
