@@ -491,6 +491,12 @@ pub fn run_steps(variant: Arc<Variant>, steps: &[Step]) -> Replay {
 }
 
 impl Replay {
+    /// The known balances after each settled round (parallel to `rounds`; empty without a
+    /// `funds` event).
+    pub fn round_balances(&self) -> &[BTreeMap<String, Amount>] {
+        &self.balances
+    }
+
     /// The result document of the replay format.
     pub fn to_json(&self) -> Value {
         let mut rounds: Vec<Value> = self.rounds.iter().map(|r| self.round_json(r)).collect();

@@ -225,3 +225,121 @@ fn a_rebet_without_previous_bets_halts_and_funds_appear_only_when_known() {
     assert_eq!(v["halted"]["code"], "invalid_bet");
     assert_eq!(v["balances"], serde_json::json!({"1": 500}));
 }
+
+/// Issue #38 item 5: money is conserved in every scenario that gives balances. For each
+/// settled round and each account whose balance is known and was not set by a `funds`
+/// event while the round was in play: its balance after the round is its balance before
+/// (after the last round, or as a `funds` event between rounds set it) less everything it
+/// staked in the round plus everything it was paid back. Checked independently of the
+/// balance rules' own bookkeeping: stakes and returns come from the engine's settlement.
+#[test]
+fn money_is_conserved_in_every_scenario_with_balances() {
+    use croupier::engine::Input;
+    use croupier::replay::Step;
+    use std::collections::BTreeMap;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (path, _) in scenarios_in(&dir) {
+        let text = std::fs::read_to_string(&path).expect("scenario");
+        if !text.contains("\"funds\"") {
+            continue;
+        }
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
+        let scenario = croupier::replay::parse(&text).expect("parses");
+        let variant = std::sync::Arc::new(
+            croupier::engine::Variant::built_in(&scenario.variant)
+                .expect("known")
+                .expect("valid")
+                .with_settings("scenario", &scenario.settings)
+                .expect("its settings"),
+        );
+        let full = croupier::replay::run_steps(std::sync::Arc::clone(&variant), &scenario.steps);
+        // The step that settled each round: the shortest prefix that settles it.
+        let settled_at: Vec<usize> = (0..full.rounds.len())
+            .map(|i| {
+                (1..=scenario.steps.len())
+                    .find(|&k| {
+                        croupier::replay::run_steps(
+                            std::sync::Arc::clone(&variant),
+                            &scenario.steps[..k],
+                        )
+                        .rounds
+                        .len()
+                            > i
+                    })
+                    .expect("settled within the scenario")
+                    - 1
+            })
+            .collect();
+        let mut balance: BTreeMap<String, i64> = BTreeMap::new();
+        let mut seats: BTreeMap<u8, String> = BTreeMap::new();
+        let mut from = 0;
+        for (i, round) in full.rounds.iter().enumerate() {
+            let until = settled_at[i];
+            // What happened since the last round: balances set, the round's bets.
+            let mut opened = false;
+            let mut changed_in_play = Vec::new();
+            for step in &scenario.steps[from..=until] {
+                match step {
+                    Step::Funds(accounts) => {
+                        for (a, v) in accounts {
+                            if opened {
+                                changed_in_play.push(a.clone());
+                            }
+                            balance.insert(a.clone(), *v);
+                        }
+                    }
+                    Step::Input(Input::Bets(bets)) => {
+                        opened = true;
+                        seats = bets
+                            .iter()
+                            .map(|b| (b.seat, croupier::play::funds::seat_account(b)))
+                            .collect();
+                    }
+                    Step::Input(Input::PlayerBets(_)) | Step::Rebet => opened = true,
+                    Step::Input(_) => {}
+                }
+            }
+            from = until + 1;
+            let mut net: BTreeMap<String, i64> = BTreeMap::new();
+            for b in &round.bets {
+                let account = match &b.player {
+                    Some(p) => p.to_string(),
+                    None => seats
+                        .get(&b.seat)
+                        .cloned()
+                        .unwrap_or_else(|| b.seat.to_string()),
+                };
+                *net.entry(account).or_default() += b.returned - b.staked;
+            }
+            let after = &full.round_balances()[i];
+            for (account, before) in balance.iter_mut() {
+                let want = *before + net.get(account).copied().unwrap_or(0);
+                let got = after.get(account).copied();
+                if !changed_in_play.contains(account) && got != Some(want) {
+                    failures.push(format!(
+                        "{name} round {}: {account} {before} + {} should be {want}, the balance rules say {got:?}",
+                        round.round,
+                        net.get(account).copied().unwrap_or(0)
+                    ));
+                }
+                *before = got.unwrap_or(want);
+            }
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 14,
+        "only {checked} rounds with balances were checked"
+    );
+    assert!(
+        failures.is_empty(),
+        "money not conserved:\n{}",
+        failures.join("\n")
+    );
+}
