@@ -147,8 +147,11 @@ async fn a_supervisor_uses_the_pit_page() {
     .await;
     assert_eq!(page.text("#who").await, "301");
 
-    // Tapping the table opens its rounds: rows and a settlement.
-    page.tap("#tables tbody tr").await;
+    // Tapping the table opens its rounds: rows and a settlement — even when the finger
+    // stays down across the list's 2 s refresh (a row replaced under it lost the tap: seen
+    // under load).
+    page.tap_held("#tables tbody tr", Duration::from_millis(2500))
+        .await;
     page.wait_for(
         "document.querySelectorAll('#rounds .round').length > 0 && \
          document.getElementById('rounds').innerText.includes('Settled: seat')",

@@ -27,28 +27,39 @@ function show(on) {
 async function refresh() {
   try {
     const tables = await api("/floor/api/tables");
+    // Rows are updated in place, never replaced: a tap that straddles a refresh (its
+    // press on one row element, its release on its replacement) would otherwise be lost
+    // (seen under load). Each row keeps its element while its table is listed.
     const body = $("tables").tBodies[0];
-    body.replaceChildren();
-    for (const t of tables) {
-      const tr = document.createElement("tr");
-      tr.className = "table-row";
-      tr.dataset.table = t.table;
-      cell(tr, t.name ? t.table + " — " + t.name : t.table);
-      cell(tr, t.game);
-      cell(tr, t.state);
-      cell(tr, t.round);
-      cell(tr, t.alarms, t.alarms ? "alarm" : "ok");
-      cell(tr, t.open_disputes, t.open_disputes ? "alarm" : "ok");
-      cell(tr, time(t.last_card_ms));
-      cell(tr, t.rows);
-      cell(tr, t.lag_rows);
+    const rows = new Map([...body.rows].map((tr) => [tr.dataset.table, tr]));
+    tables.forEach((t, i) => {
+      let tr = rows.get(t.table);
+      if (!tr) {
+        tr = document.createElement("tr");
+        tr.className = "table-row";
+        tr.dataset.table = t.table;
+        for (let k = 0; k < 9; k++) tr.appendChild(document.createElement("td"));
+      }
+      rows.delete(t.table);
+      const cells = [
+        [t.name ? t.table + " — " + t.name : t.table], [t.game], [t.state], [t.round],
+        [t.alarms, t.alarms ? "alarm" : "ok"], [t.open_disputes, t.open_disputes ? "alarm" : "ok"],
+        [time(t.last_card_ms)], [t.rows], [t.lag_rows],
+      ];
+      cells.forEach(([text, cls], k) => {
+        const td = tr.cells[k];
+        const shown = text == null ? "—" : String(text);
+        if (td.textContent !== shown) td.textContent = shown;
+        td.className = cls || "";
+      });
       tr.onclick = () => {
         $("s-table").value = t.table;
         if (t.dispute) { $("d-table").value = t.table; $("d-id").value = t.dispute; }
         search();
       };
-      body.appendChild(tr);
-    }
+      if (body.rows[i] !== tr) body.insertBefore(tr, body.rows[i] || null);
+    });
+    for (const gone of rows.values()) gone.remove();
     const alarms = await api("/floor/api/alarms");
     const ab = $("alarms").tBodies[0];
     ab.replaceChildren();

@@ -259,6 +259,13 @@ impl Page {
     /// Taps the element: a pointer press and release at its centre, through the browser's
     /// input pipeline (an overlay on top would take the tap, as on the touch screen).
     pub async fn tap(&self, selector: &str) {
+        self.tap_held(selector, std::time::Duration::ZERO).await;
+    }
+
+    /// Taps `selector` with the finger held down for `hold` between press and release, as
+    /// a slow hand (or a loaded machine) does: the page may redraw meanwhile.
+    #[allow(dead_code)]
+    pub async fn tap_held(&self, selector: &str, hold: std::time::Duration) {
         let s = serde_json::to_string(selector).expect("json");
         let rect = self
             .eval(&format!(
@@ -271,6 +278,9 @@ impl Page {
         assert!(!rect.is_null(), "nothing to tap at {selector}");
         assert_eq!(rect["disabled"], json!(false), "{selector} is disabled");
         for kind in ["mousePressed", "mouseReleased"] {
+            if kind == "mouseReleased" && !hold.is_zero() {
+                tokio::time::sleep(hold).await;
+            }
             self.call(
                 "Input.dispatchMouseEvent",
                 json!({"type": kind, "x": rect["x"], "y": rect["y"], "button": "left", "clickCount": 1}),
