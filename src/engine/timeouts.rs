@@ -26,12 +26,12 @@ impl Engine {
         self.common.now
     }
 
-    /// Whether time matters to the round in play: a common draw's, or one with a timed
-    /// seat. The table ticks only then.
+    /// Whether a decision in the round in play is timed: a common draw's, or one with a
+    /// timed seat (any input may then open a wait). A round's age (`round_max_ms`) is not
+    /// this: it is opened by the bets and ends at [`Engine::deadline`].
     pub fn timed(&self) -> bool {
         self.phase != Phase::Idle
             && (self.variant.deal.mode == DealMode::CommonDraw
-                || self.variant.timeouts.round_max_ms > 0
                 || self.round.seats.iter().any(|s| s.timed()))
     }
 

@@ -104,6 +104,28 @@ pub enum FloorError {
     Tls(#[from] crate::web::tls::TlsError),
 }
 
+/// Serves the pit page on `listener` (TLS or plain) until `done`.
+fn serve<L>(
+    listener: L,
+    app: axum::extract::connect_info::IntoMakeServiceWithConnectInfo<
+        axum::Router,
+        crate::web::auth::Peer,
+    >,
+    done: impl std::future::Future<Output = ()> + Send + 'static,
+) -> tokio::task::JoinHandle<std::io::Result<()>>
+where
+    L: axum::serve::Listener,
+    L::Addr: std::fmt::Debug,
+    crate::web::auth::Peer:
+        for<'a> axum::extract::connect_info::Connected<axum::serve::IncomingStream<'a, L>>,
+{
+    tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(done)
+            .await
+    })
+}
+
 /// Runs the floor until `shutdown` ends; `started` is called once the database is
 /// migrated, the broker connected and the pit page (with `bind`) listening at its address.
 pub async fn run(
@@ -145,23 +167,12 @@ pub async fn run(
             .into_make_service_with_connect_info::<crate::web::auth::Peer>();
             let done = wait(stopped.clone());
             let task = match tls {
-                Some(tls) => {
-                    let listener = crate::web::tls::TlsListener::new(listener, tls)
-                        .map_err(FloorError::Http)?;
-                    tokio::spawn(async move {
-                        axum::serve(listener, app)
-                            .with_graceful_shutdown(done)
-                            .await
-                    })
-                }
-                None => {
-                    let listener = crate::web::tcp::NoDelayListener(listener);
-                    tokio::spawn(async move {
-                        axum::serve(listener, app)
-                            .with_graceful_shutdown(done)
-                            .await
-                    })
-                }
+                Some(tls) => serve(
+                    crate::web::tls::TlsListener::new(listener, tls).map_err(FloorError::Http)?,
+                    app,
+                    done,
+                ),
+                None => serve(crate::web::tcp::NoDelayListener(listener), app, done),
             };
             started(Some(local));
             Some(task)

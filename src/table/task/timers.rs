@@ -173,17 +173,28 @@ impl Table {
     /// input opens a timed wait (its deadline counts from the last tick) — the bets that
     /// open a round, where the variant limits a round's age (`timeouts.round_max_ms`).
     pub(super) async fn tick_before(&mut self, input: &Input) {
-        if matches!(input, Input::Tick { .. })
-            || !(self.engine.timed() || self.engine.times_rounds())
-        {
+        if matches!(input, Input::Tick { .. }) {
+            return;
+        }
+        // Only these inputs may open a wait, so only they cost an engine trial: any input
+        // while a seat or a common draw is timed, and the bets of a game that times its
+        // rounds. A round's age alone is never a trial per card, only a deadline compared.
+        let may_open = self.engine.timed()
+            || (self.engine.times_rounds()
+                && matches!(input, Input::Bets(_) | Input::PlayerBets(_)));
+        let deadline = self.engine.deadline();
+        if !may_open && deadline.is_none() {
             return;
         }
         let now = self.clock.now_ms();
         if now <= self.engine.clock_ms() {
             return;
         }
-        let due = self.engine.deadline().is_some_and(|d| now >= d);
+        let due = deadline.is_some_and(|d| now >= d);
         let opens = || {
+            if !may_open {
+                return false;
+            }
             let mut trial = self.engine.clone();
             let mut events = Vec::new();
             trial.apply(input, &mut events).is_ok()
