@@ -1,6 +1,6 @@
 //! What the round expects next — the dealer panel shows exactly this.
 
-use super::io::{Action, Place, SeatId};
+use super::io::{behind_follows, Action, Place, SeatId};
 use super::shoe::ShoeStage;
 use super::state::{Bonus, Engine, HandState, Insurance, Phase};
 use crate::cards::Card;
@@ -297,7 +297,7 @@ impl Engine {
         }
         sp.behind
             .iter()
-            .filter(|b| b.follow_double && (hand == 0 || b.follow_split))
+            .filter(|b| behind_follows(b.follow_double, b.follow_split, hand, true))
             .map(|b| b.player.to_string())
             .collect()
     }

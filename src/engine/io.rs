@@ -65,6 +65,22 @@ pub struct BehindBet {
     pub timer_ms: u64,
 }
 
+/// Whether a bet behind with these instructions plays on the seated player's hand `hand`
+/// (0 the first; after a split, the second hand only with `follow_split`) and, when
+/// `double`, follows that hand's double (only with `follow_double` too). The one statement
+/// of the follow rules: the engine's settlement and the live service's debits both ask it.
+pub fn behind_follows(follow_double: bool, follow_split: bool, hand: u8, double: bool) -> bool {
+    (hand == 0 || follow_split) && (!double || follow_double)
+}
+
+impl BehindBet {
+    /// Whether this bet follows the seated hand `hand` (its double, when `double`):
+    /// [`behind_follows`].
+    pub fn follows(&self, hand: u8, double: bool) -> bool {
+        behind_follows(self.follow_double, self.follow_split, hand, double)
+    }
+}
+
 /// One player's bets in a common draw, box by box.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayerBets {

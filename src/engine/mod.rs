@@ -29,8 +29,8 @@ pub use common::{OpenDecision, PlayerHand};
 pub use expect::{ActiveHand, Expectation, HandInPlay, Step};
 pub use hand::{is_natural_cards, total, Total};
 pub use io::{
-    Action, BehindBet, BetKind, BetResult, Code, Event, EventSink, HandResult, Input, NoEvents,
-    Outcome, Place, PlayerBets, Rejection, RoundResult, SeatBets, SeatId,
+    behind_follows, Action, BehindBet, BetKind, BetResult, Code, Event, EventSink, HandResult,
+    Input, NoEvents, Outcome, Place, PlayerBets, Rejection, RoundResult, SeatBets, SeatId,
 };
 pub use settle::{SettledBet, SettledHand, SettledKind, SettlementSink};
 pub use shoe::{Shoe, ShoeStage};
@@ -150,7 +150,8 @@ impl Engine {
         if sp.seat == seat {
             for p in short {
                 let follows = sp.behind.iter().any(|b| {
-                    &*b.player == p.as_str() && b.follow_double && (hi == 0 || b.follow_split)
+                    &*b.player == p.as_str()
+                        && io::behind_follows(b.follow_double, b.follow_split, hi, true)
                 });
                 if !follows {
                     return reject(

@@ -2,7 +2,7 @@
 //! minor units (fractions rounded down, see `money`).
 
 use super::hand::{total, Cards};
-use super::io::{BetKind, BetResult, HandResult, Outcome, PlayerId, RoundResult};
+use super::io::{behind_follows, BetKind, BetResult, HandResult, Outcome, PlayerId, RoundResult};
 use super::rules::player_natural;
 use super::sidebets::{self, SideBetCards};
 use super::state::{BehindPlay, Bonus, Engine, Hand, HandState, Insurance, SeatPlay};
@@ -392,11 +392,14 @@ fn settle_behind(
     let mut staked = 0;
     let mut returned = 0;
     for (hi, h) in sp.hands.iter().enumerate() {
-        if h.state == HandState::NoBet || (hi > 0 && !bb.follow_split) {
+        let hi = u8::try_from(hi).unwrap_or(u8::MAX);
+        let plays = behind_follows(bb.follow_double, bb.follow_split, hi, false);
+        if h.state == HandState::NoBet || !plays {
             continue;
         }
-        let unfollowed = u8::try_from(hi).is_ok_and(|hi| bb.unfollowed.contains(&hi));
-        let doubles = if bb.follow_double && !unfollowed {
+        let unfollowed = bb.unfollowed.contains(&hi);
+        let doubles = if behind_follows(bb.follow_double, bb.follow_split, hi, true) && !unfollowed
+        {
             h.doubles
         } else {
             0

@@ -197,9 +197,10 @@ pub async fn decision(
             .map(|b| b.behind.clone())
             .unwrap_or_default();
         for bb in followers {
+            // A split's stake follows onto the second hand (1); a double onto this one.
             let follows = match action {
-                Action::Double => bb.follow_double && (turn.hand == 0 || bb.follow_split),
-                _ => bb.follow_split,
+                Action::Double => bb.follows(turn.hand, true),
+                _ => bb.follows(1, false),
             };
             if !follows || bb.main == 0 {
                 continue;
