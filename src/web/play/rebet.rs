@@ -135,7 +135,10 @@ pub async fn run(app: AppState) {
         return;
     }
     let mut sub = app.table.watch();
-    let mut seen: Option<u64> = None;
+    // A window is known by the row that opened it, not its round: a window that closes
+    // without a bet leaves the round's number to the next one, which must re-bet again
+    // ("on return to the betting stage": after a deposit, say).
+    let mut seen: Option<(u64, u64)> = None;
     let mut pending: Vec<Candidate> = Vec::new();
     loop {
         // The credit of the round just played arrives with a later row, or the reconciler's
@@ -148,8 +151,8 @@ pub async fn run(app: AppState) {
             pending.clear();
             continue;
         };
-        if seen != Some(window.round) {
-            seen = Some(window.round);
+        if seen != Some((window.round, window.at_seq)) {
+            seen = Some((window.round, window.at_seq));
             pending = candidates(&play, &app.table.snapshot(), window.round);
         }
         let mut waiting = Vec::new();
