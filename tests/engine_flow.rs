@@ -523,3 +523,61 @@ fn dealing_from_a_shoe_is_applying_each_card_while_one_is_due() {
         "{stops} {refused} {dry} {hits_refused}"
     );
 }
+
+/// `SplitShort`: a follower who cannot pay the seated player's split plays the first hand
+/// only; naming a player who does not follow splits refuses the split whole and changes
+/// nothing.
+#[test]
+fn a_follower_short_at_the_split_plays_the_first_hand_only() {
+    use croupier::engine::{BehindBet, BetKind, SeatBets};
+    let mut e = engine("deluxe");
+    let follower = |player: &str, follow_split| BehindBet {
+        player: player.into(),
+        main: 40,
+        follow_split,
+        ..BehindBet::default()
+    };
+    apply(
+        &mut e,
+        Input::Bets(vec![SeatBets {
+            seat: 3,
+            main: 100,
+            behind: vec![follower("alice", true), follower("carl", false)],
+            ..SeatBets::default()
+        }]),
+    );
+    for c in ["8H", "TC", "8D", "7S"] {
+        apply(&mut e, card(c));
+    }
+    let before = e.clone();
+    let short = |who: &str| Input::SplitShort {
+        seat: 3,
+        short: vec![who.to_string()],
+    };
+    let refused = e
+        .apply(&short("carl"), &mut Vec::new())
+        .expect_err("carl does not follow splits");
+    assert_eq!(refused.code, Code::ActionNotAllowed);
+    assert!(e == before, "a refused split changes nothing");
+    apply(&mut e, short("alice"));
+    for input in [card("2C"), card("9H"), decide(3, Action::Stand), card("7C")] {
+        apply(&mut e, input);
+    }
+    let events = apply(&mut e, decide(3, Action::Stand));
+    let settled = events
+        .iter()
+        .find_map(|ev| match ev {
+            Event::RoundSettled(r) => Some(r),
+            _ => None,
+        })
+        .expect("settled");
+    let alice: Vec<_> = settled
+        .bets
+        .iter()
+        .filter(|b| b.player.as_deref() == Some("alice") && b.kind == BetKind::Main)
+        .map(|b| (b.staked, b.returned))
+        .collect();
+    // The first hand (19) beats the dealer's 17: 40 staked, 80 back; the second (15) is
+    // not hers.
+    assert_eq!(alice, vec![(40, 80)]);
+}

@@ -302,6 +302,23 @@ impl Engine {
             .collect()
     }
 
+    /// The players behind `seat` who follow a split of its active hand now (follow-split):
+    /// the balance rules' question before a split.
+    pub fn split_followers(&self, seat: SeatId) -> Vec<String> {
+        let Phase::Playing { seat: si, .. } = self.phase else {
+            return Vec::new();
+        };
+        let sp = &self.round.seats[usize::from(si)];
+        if sp.seat != seat {
+            return Vec::new();
+        }
+        sp.behind
+            .iter()
+            .filter(|b| b.follow_split)
+            .map(|b| b.player.to_string())
+            .collect()
+    }
+
     /// The hand in play when it waits for a decision (`Step::Decision`).
     pub fn active_hand(&self) -> Option<ActiveHand<'_>> {
         let Phase::Playing { seat, hand } = self.phase else {

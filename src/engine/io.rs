@@ -196,6 +196,19 @@ pub enum Input {
         /// The followers who cannot pay (each behind `seat`, following doubles).
         short: Vec<String>,
     },
+    /// The seat splits its active hand, and these players behind it, who follow its
+    /// splits, cannot pay for this one: they play the first hand only (the sheet's own
+    /// fallback for a follow-split "with insufficient coin balance", applied when the wallet
+    /// is short at the split rather than at the bet — `play::funds::follows`). The balance
+    /// rules send it in place of a `split` decision; the engine has no balances. A bet
+    /// behind follows one split (a variant with play behind splits once: `split.max_hands`
+    /// is 2, checked when it loads).
+    SplitShort {
+        /// The seat splitting.
+        seat: SeatId,
+        /// The followers who cannot pay (each behind `seat`, following splits).
+        short: Vec<String>,
+    },
     /// The multiplier a bonus game (IN FOR 6's hard six) drew for a seat.
     Bonus {
         /// The seat.

@@ -171,6 +171,43 @@ impl Engine {
         Ok(())
     }
 
+    /// A split that some followers cannot pay: checked whole first (each short player
+    /// follows this seat's splits), then the split, then the follows cleared — so a refused
+    /// split changes nobody's follow.
+    fn on_split_short(
+        &mut self,
+        seat: SeatId,
+        short: &[String],
+        events: &mut impl EventSink,
+    ) -> state::Handled {
+        let state::Phase::Playing { seat: si, .. } = self.phase else {
+            return self.seat_decision(seat, Action::Split, events);
+        };
+        let sp = &self.round.seats[usize::from(si)];
+        if sp.seat == seat {
+            for p in short {
+                if !sp
+                    .behind
+                    .iter()
+                    .any(|b| &*b.player == p.as_str() && b.follow_split)
+                {
+                    return reject(
+                        Code::ActionNotAllowed,
+                        format!("{p} does not follow seat {seat}'s split"),
+                    );
+                }
+            }
+        }
+        self.seat_decision(seat, Action::Split, events)?;
+        let sp = &mut self.round.seats[usize::from(si)];
+        for b in &mut sp.behind {
+            if short.iter().any(|p| p.as_str() == &*b.player) {
+                b.follow_split = false;
+            }
+        }
+        Ok(())
+    }
+
     /// The handler for the input. Kept small and inlined into the caller, with each handler
     /// a call of its own: an input costs a branch and a call, not the frame of one
     /// function holding every handler.
@@ -182,6 +219,7 @@ impl Engine {
             Input::Card(card) => self.on_card(*card, events),
             Input::Decision { seat, action } => self.seat_decision(*seat, *action, events),
             Input::DoubleShort { seat, short } => self.on_double_short(*seat, short, events),
+            Input::SplitShort { seat, short } => self.on_split_short(*seat, short, events),
             Input::Bets(bets) if !common => self.on_bets(bets, events),
             Input::Bets(_) => not_seat_by_seat(),
             Input::PlayerBets(bets) if common => self.on_player_bets(bets, events),

@@ -190,15 +190,15 @@ impl FundsDesk {
                 match played {
                     // At a seat a hit is the next card: nothing reaches the engine.
                     Action::Hit => None,
-                    Action::Double => {
-                        let short = self.follow_double(engine, *seat, notes);
-                        Some(if short.is_empty() {
-                            Input::Decision {
+                    Action::Double | Action::Split => {
+                        let short = self.follow(engine, *seat, played, notes);
+                        Some(match played {
+                            _ if short.is_empty() => Input::Decision {
                                 seat: *seat,
-                                action: Action::Double,
-                            }
-                        } else {
-                            Input::DoubleShort { seat: *seat, short }
+                                action: played,
+                            },
+                            Action::Double => Input::DoubleShort { seat: *seat, short },
+                            _ => Input::SplitShort { seat: *seat, short },
                         })
                     }
                     action => Some(Input::Decision {
@@ -245,18 +245,24 @@ impl FundsDesk {
         }
     }
 
-    /// The seat doubles: each player behind it who follows the double pays another main
+    /// The seat doubles or splits: each player behind it who follows it pays another main
     /// bet now, from what the bet kept back for it and what the balance holds beyond; one
-    /// who cannot is returned (the double's card is a hit for them, their stake unchanged),
-    /// as the live table does (`web::play::decide`): one rule for both.
-    fn follow_double(
+    /// who cannot is returned — the double's card is a hit for them, their stake unchanged;
+    /// a split's second hand is not theirs (they play the first only) — as the live table
+    /// does (`web::play::decide`): one rule for both.
+    fn follow(
         &mut self,
         engine: &Engine,
         seat: SeatId,
+        action: Action,
         notes: &mut Vec<Note>,
     ) -> Vec<String> {
+        let (followers, result) = match action {
+            Action::Double => (engine.double_followers(seat), "hit"),
+            _ => (engine.split_followers(seat), "first_hand"),
+        };
         let mut short = Vec::new();
-        for player in engine.double_followers(seat) {
+        for player in followers {
             let Some(&main) = self.players.get(&(player.clone(), seat)) else {
                 continue;
             };
@@ -274,7 +280,7 @@ impl FundsDesk {
                     account: player.clone(),
                     seat: Some(seat),
                     rule: "short_follow",
-                    result: "hit",
+                    result,
                     bet: None,
                     amount: None,
                 });
@@ -341,8 +347,9 @@ impl FundsDesk {
         }
     }
 
-    /// A settled round: stakes the engine took beyond what was debited (followed doubles
-    /// and splits) are debited, returns credited, reservations released. A cancellation
+    /// A settled round: returns credited, reservations released, and any stake the engine
+    /// took beyond what was debited (none while every decision and follow goes through
+    /// `before`) debited. A cancellation
     /// replacing the last settled round's result credits the difference.
     pub fn settle(&mut self, r: &RoundResult) {
         let mut staked: HashMap<String, Amount> = HashMap::new();

@@ -275,6 +275,11 @@ impl fmt::Display for Record {
                     "seat {seat}: double, {} cannot follow: a hit ({source})",
                     short.join(", ")
                 ),
+                Input::SplitShort { seat, short } => write!(
+                    f,
+                    "seat {seat}: split, {} cannot follow: the first hand only ({source})",
+                    short.join(", ")
+                ),
                 // Bets, bonus outcomes, shuffles and inputs added later: their JSON form.
                 other => match serde_json::to_string(other) {
                     Ok(json) => write!(f, "{json} ({source})"),

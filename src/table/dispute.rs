@@ -303,6 +303,12 @@ pub fn describe(input: &Input) -> String {
                 short.join(", ")
             )
         }
+        Input::SplitShort { seat, short } => {
+            format!(
+                "seat {seat}: split ({} cannot follow: the first hand only)",
+                short.join(", ")
+            )
+        }
         Input::PlayerDecision {
             player,
             seat,
@@ -361,6 +367,7 @@ pub fn correct(
                         s.input,
                         Input::Decision { .. }
                             | Input::DoubleShort { .. }
+                            | Input::SplitShort { .. }
                             | Input::PlayerDecision { .. }
                     )
                 })

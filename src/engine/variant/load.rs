@@ -274,6 +274,14 @@ impl Variant {
                 "a common draw has no seated players to play behind",
             );
         }
+        if self.betting.play_behind && self.split.max_hands > 2 {
+            // A follower short at a split drops the follow for the seat's split hands
+            // (`Input::SplitShort`): sound only where a hand splits once.
+            return bad(
+                "split.max_hands",
+                "with betting.play_behind a hand splits once (2): a bet behind follows one split",
+            );
+        }
         match (self.deal.mode, &self.timers) {
             (DealMode::CommonDraw, None) => {
                 return bad(

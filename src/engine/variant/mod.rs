@@ -55,6 +55,22 @@ mod tests {
     }
 
     #[test]
+    fn play_behind_with_resplits_is_refused() {
+        // A follower short at a split drops its follow for the split hands: one split only.
+        let text = deluxe_text().replace("max_hands = 2", "max_hands = 3");
+        let err = Variant::from_toml("d.toml", &text).expect_err("re-splits behind");
+        assert!(
+            err.to_string().starts_with("d.toml: split.max_hands: "),
+            "{err}"
+        );
+        let text = text.replace("play_behind = true", "play_behind = false");
+        assert!(
+            Variant::from_toml("d.toml", &text).is_ok(),
+            "without play behind"
+        );
+    }
+
+    #[test]
     fn funds_settings_default_to_refusing_and_need_a_bet_unit() {
         let infor6 = Variant::built_in("infor6")
             .expect("shipped")

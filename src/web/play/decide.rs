@@ -57,7 +57,7 @@ async fn roll_back_all(play: &Play, entries: &[Entry]) -> Result<(), PlayError> 
     responses(
         (status = 200, description = "`{\"ok\", \"seq\", \"action\", \"balance\"}` (a hit at a seat: `{\"ok\", \"action\": \"hit\"}`, the card follows)", body = Object),
         (status = 400, description = "Not a decision (`malformed`)", body = crate::web::api::ErrorBody),
-        (status = 409, description = "`not_your_turn`, `decision_closed` (with `closed`), `action_not_allowed`, `insufficient_funds`, `follower_short_funds`, `no_seat`", body = crate::web::api::ErrorBody)))]
+        (status = 409, description = "`not_your_turn`, `decision_closed` (with `closed`), `action_not_allowed`, `insufficient_funds`, `no_seat`", body = crate::web::api::ErrorBody)))]
 pub async fn decision(
     State(app): State<AppState>,
     headers: HeaderMap,
@@ -186,7 +186,8 @@ pub async fn decision(
         }
     }
     // Players behind a seat who follow its double or split stake again when it does; a
-    // follower who cannot pay a double takes its card as a hit (`short`).
+    // follower who cannot pay is `short`: a double's card is a hit for them, a split's
+    // second hand is not theirs.
     let mut short = Vec::new();
     if !common && !turn.behind && matches!(action, Action::Double | Action::Split) {
         let followers: Vec<BehindBet> = snap
@@ -220,30 +221,14 @@ pub async fn decision(
             };
             match take(&play, &e).await {
                 Ok(false) => taken.push(e),
-                Ok(true) if action == Action::Double => {
-                    // Deluxe: "with insufficient coin balance, the third card will be
-                    // treated as a hit for the play behind player, and the original coin
-                    // value remains unchanged" — at the moment of the double, whatever the
-                    // balance was when the bet was placed; the seated player's double goes
-                    // ahead (issue #38 item 2). The replay's desk applies the same rule
-                    // (`play::desk::FundsDesk::follow_double`).
-                    short.push(bb.player.clone());
-                }
-                Ok(true) => {
-                    // A split the follower cannot cover: its fallback ("follows the first
-                    // hand only") was applied when the bet was placed
-                    // (`play::funds::follows`); a wallet short now refuses the split whole,
-                    // as the engine fixed the follow with the bet: no stake is played that
-                    // its owner's wallet did not give.
-                    roll_back_all(&play, &taken).await?;
-                    return Err(PlayError::conflict(
-                        "follower_short_funds",
-                        format!(
-                            "{} behind your seat cannot cover the follow: {:?} is refused for now",
-                            bb.player, action
-                        ),
-                    ));
-                }
+                // Deluxe: "with insufficient coin balance, the third card will be treated
+                // as a hit for the play behind player, and the original coin value remains
+                // unchanged"; a follow-split short plays the first hand only (the sheet's
+                // fallback for a split the balance cannot cover) — at the moment of the
+                // double or split, whatever the balance was when the bet was placed; the
+                // seated player's decision goes ahead (issue #38 items 2 and 5). The
+                // replay's desk applies the same rule (`play::desk::FundsDesk::follow`).
+                Ok(true) => short.push(bb.player.clone()),
                 Err(err) => {
                     roll_back_all(&play, &taken).await?;
                     return Err(err);
@@ -261,10 +246,12 @@ pub async fn decision(
             seat,
             action,
         }
-    } else if !short.is_empty() {
+    } else if short.is_empty() {
+        Input::Decision { seat, action }
+    } else if action == Action::Double {
         Input::DoubleShort { seat, short }
     } else {
-        Input::Decision { seat, action }
+        Input::SplitShort { seat, short }
     };
     match app.table.submit(input, Source::Api).await {
         Ok(seq) => {
