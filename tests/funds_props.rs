@@ -10,10 +10,10 @@
 //! - no balance is ever negative.
 
 use croupier::engine::variant::BUILT_IN;
-use croupier::engine::{Engine, Event, Input, RoundResult, SeatId, Variant};
+use croupier::engine::{Engine, Event, Input, SeatId, Variant};
 use croupier::money::Amount;
 use croupier::play::desk::FundsDesk;
-use croupier::play::funds::seat_account;
+use croupier::play::funds::{round_by_account, seat_account};
 use croupier::sim::{Rng, Style, TableSim};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -36,27 +36,6 @@ fn accounts(input: &Input) -> Vec<String> {
         Input::PlayerBets(bets) => bets.iter().map(|p| p.player.clone()).collect(),
         _ => Vec::new(),
     }
-}
-
-/// What a settled round staked and returned per account (`seats`: each seat's account).
-fn by_account(
-    r: &RoundResult,
-    seats: &HashMap<SeatId, String>,
-) -> BTreeMap<String, (Amount, Amount)> {
-    let mut out: BTreeMap<String, (Amount, Amount)> = BTreeMap::new();
-    for b in &r.bets {
-        let account = match &b.player {
-            Some(p) => p.to_string(),
-            None => seats
-                .get(&b.seat)
-                .cloned()
-                .unwrap_or_else(|| b.seat.to_string()),
-        };
-        let e = out.entry(account).or_default();
-        e.0 += b.staked;
-        e.1 += b.returned;
-    }
-    out
 }
 
 /// The round in play's books: balances when its bets were placed, what accounts were given
@@ -128,7 +107,8 @@ fn play(
             let Event::RoundSettled(r) = e else { continue };
             desk.settle(&r);
             settled += 1;
-            for (account, (staked, returned)) in by_account(&r, &books.seats) {
+            let tally = round_by_account(&r, |s| books.seats.get(&s).cloned());
+            for (account, (staked, returned)) in tally {
                 let Some(&before) = books.before.get(&account) else {
                     continue;
                 };

@@ -306,17 +306,11 @@ fn money_is_conserved_in_every_scenario_with_balances() {
                 }
             }
             from = until + 1;
-            let mut net: BTreeMap<String, i64> = BTreeMap::new();
-            for b in &round.bets {
-                let account = match &b.player {
-                    Some(p) => p.to_string(),
-                    None => seats
-                        .get(&b.seat)
-                        .cloned()
-                        .unwrap_or_else(|| b.seat.to_string()),
-                };
-                *net.entry(account).or_default() += b.returned - b.staked;
-            }
+            let net: BTreeMap<String, i64> =
+                croupier::play::funds::round_by_account(round, |s| seats.get(&s).cloned())
+                    .into_iter()
+                    .map(|(a, (staked, returned))| (a, returned - staked))
+                    .collect();
             let after = &full.round_balances()[i];
             for (account, before) in balance.iter_mut() {
                 let want = *before + net.get(account).copied().unwrap_or(0);

@@ -285,9 +285,10 @@ impl Engine {
         h.cards.len() < 2 || h.state == HandState::AwaitingDoubleCard
     }
 
-    /// The players behind `seat` who follow a double of its active hand now (follow-double,
-    /// and follow-split past its first hand): the balance rules' question before a double.
-    pub fn double_followers(&self, seat: SeatId) -> Vec<String> {
+    /// The players behind `seat` who follow `action` (a double or a split) of its active
+    /// hand now: a double with follow-double (past the first hand, with follow-split too),
+    /// a split with follow-split. The balance rules' question before the decision.
+    pub fn followers(&self, seat: SeatId, action: Action) -> Vec<String> {
         let Phase::Playing { seat: si, hand } = self.phase else {
             return Vec::new();
         };
@@ -297,24 +298,11 @@ impl Engine {
         }
         sp.behind
             .iter()
-            .filter(|b| behind_follows(b.follow_double, b.follow_split, hand, true))
-            .map(|b| b.player.to_string())
-            .collect()
-    }
-
-    /// The players behind `seat` who follow a split of its active hand now (follow-split):
-    /// the balance rules' question before a split.
-    pub fn split_followers(&self, seat: SeatId) -> Vec<String> {
-        let Phase::Playing { seat: si, .. } = self.phase else {
-            return Vec::new();
-        };
-        let sp = &self.round.seats[usize::from(si)];
-        if sp.seat != seat {
-            return Vec::new();
-        }
-        sp.behind
-            .iter()
-            .filter(|b| b.follow_split)
+            .filter(|b| match action {
+                Action::Double => behind_follows(b.follow_double, b.follow_split, hand, true),
+                Action::Split => b.follow_split,
+                _ => false,
+            })
             .map(|b| b.player.to_string())
             .collect()
     }

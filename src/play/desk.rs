@@ -257,12 +257,12 @@ impl FundsDesk {
         action: Action,
         notes: &mut Vec<Note>,
     ) -> Vec<String> {
-        let (followers, result) = match action {
-            Action::Double => (engine.double_followers(seat), "hit"),
-            _ => (engine.split_followers(seat), "first_hand"),
+        let result = match action {
+            Action::Double => "hit",
+            _ => "first_hand",
         };
         let mut short = Vec::new();
-        for player in followers {
+        for player in engine.followers(seat, action) {
             let Some(&main) = self.players.get(&(player.clone(), seat)) else {
                 continue;
             };
@@ -352,19 +352,10 @@ impl FundsDesk {
     /// `before`) debited. A cancellation
     /// replacing the last settled round's result credits the difference.
     pub fn settle(&mut self, r: &RoundResult) {
-        let mut staked: HashMap<String, Amount> = HashMap::new();
-        let mut returned: HashMap<String, Amount> = HashMap::new();
-        for b in &r.bets {
-            let account = match &b.player {
-                Some(p) => p.to_string(),
-                None => self
-                    .seats
-                    .get(&b.seat)
-                    .map_or_else(|| b.seat.to_string(), |(a, _)| a.clone()),
-            };
-            *staked.entry(account.clone()).or_default() += b.staked;
-            *returned.entry(account).or_default() += b.returned;
-        }
+        let tally = funds::round_by_account(r, |s| self.seats.get(&s).map(|(a, _)| a.clone()));
+        let staked = |a: &str| tally.get(a).map_or(0, |t| t.0);
+        let returned: HashMap<String, Amount> =
+            tally.iter().map(|(a, t)| (a.clone(), t.1)).collect();
         let replaces = self.last.as_ref().filter(|(round, _)| *round == r.round);
         if let Some((_, before)) = replaces {
             for (account, balance) in &mut self.known {
@@ -373,7 +364,7 @@ impl FundsDesk {
             }
         } else {
             for (account, balance) in &mut self.known {
-                let s = staked.get(account).copied().unwrap_or(0);
+                let s = staked(account);
                 let d = self.debited.get(account).copied().unwrap_or(0);
                 *balance += d - s + returned.get(account).copied().unwrap_or(0);
             }

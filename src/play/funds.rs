@@ -10,7 +10,7 @@ use super::rules::FundsRefusal;
 use crate::engine::variant::{
     FundsRules, SecondSeat, ShortFollow, ShortRebet, ShortSpecials, Variant,
 };
-use crate::engine::{BehindBet, PlayerBets, SeatBets, SeatId};
+use crate::engine::{BehindBet, PlayerBets, RoundResult, SeatBets, SeatId};
 use crate::money::Amount;
 use std::collections::HashMap;
 
@@ -80,6 +80,25 @@ pub type Sides = Vec<(String, Amount)>;
 /// The account a seat's bets are paid from: the seated player, or the seat's number.
 pub fn seat_account(b: &SeatBets) -> String {
     b.player.clone().unwrap_or_else(|| b.seat.to_string())
+}
+
+/// What a settled round staked and returned per account: a bet's player, or for a seat's
+/// own bets `seat_of(seat)` (the seated player's id or the seat's number).
+pub fn round_by_account(
+    r: &RoundResult,
+    seat_of: impl Fn(SeatId) -> Option<String>,
+) -> HashMap<String, (Amount, Amount)> {
+    let mut out: HashMap<String, (Amount, Amount)> = HashMap::new();
+    for b in &r.bets {
+        let account = match &b.player {
+            Some(p) => p.to_string(),
+            None => seat_of(b.seat).unwrap_or_else(|| b.seat.to_string()),
+        };
+        let e = out.entry(account).or_default();
+        e.0 += b.staked;
+        e.1 += b.returned;
+    }
+    out
 }
 
 /// `amount` rounded down to a multiple of `funds.bet_unit`.
