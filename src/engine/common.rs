@@ -33,6 +33,8 @@ pub struct OpenDecision {
     pub hand: u8,
     /// Its best total.
     pub total: u8,
+    /// Whether an ace counts 11 in `total`.
+    pub soft: bool,
     /// The decisions it may take.
     pub allowed: Vec<Action>,
 }
@@ -164,6 +166,7 @@ impl Engine {
                     seat: sp.seat,
                     hand: hi as u8,
                     total: h.cards.total(v.hand.ace).best,
+                    soft: h.cards.total(v.hand.ace).soft,
                     allowed,
                 });
             }

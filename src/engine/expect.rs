@@ -1,5 +1,6 @@
 //! What the round expects next — the dealer panel shows exactly this.
 
+use super::hand::Total;
 use super::io::{behind_follows, Action, Place, SeatId};
 use super::shoe::ShoeStage;
 use super::state::{Bonus, Engine, HandState, Insurance, Phase};
@@ -419,9 +420,14 @@ impl Engine {
 
     /// The best total of a hand in the current round.
     pub fn hand_total(&self, seat: SeatId, hand: u8) -> Option<u8> {
+        self.hand_score(seat, hand).map(|t| t.best)
+    }
+
+    /// `seat`'s hand `hand`'s total, and whether an ace counts 11 in it.
+    pub fn hand_score(&self, seat: SeatId, hand: u8) -> Option<Total> {
         let sp = self.round.seats.iter().find(|s| s.seat == seat)?;
         let h = sp.hands.get(usize::from(hand))?;
-        Some(h.cards.total(self.variant.hand.ace).best)
+        Some(h.cards.total(self.variant.hand.ace))
     }
 
     /// The multipliers `seat`'s pending bonus game can draw.

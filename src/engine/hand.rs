@@ -4,7 +4,7 @@ use super::variant::{AceValue, Natural};
 use crate::cards::{Card, Rank};
 
 /// A hand's total as the table reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Total {
     /// The best total: an ace counts 11 when that does not bust (and the variant lets it).
     pub best: u8,

@@ -7,7 +7,9 @@
 
 use super::funds::{self, seat_account, Note};
 use super::rules::{decision_cost, funded_decision};
-use crate::engine::{Action, Engine, Expectation, Input, RoundResult, SeatBets, SeatId, Variant};
+use crate::engine::{
+    Action, Engine, Expectation, Input, RoundResult, SeatBets, SeatId, Total, Variant,
+};
 use crate::money::Amount;
 use std::collections::{BTreeMap, HashMap};
 
@@ -182,7 +184,7 @@ impl FundsDesk {
                     }
                 };
                 let hand = engine.active_hand().map_or(0, |h| h.hand);
-                let total = engine.hand_total(*seat, hand).unwrap_or(0);
+                let total = engine.hand_score(*seat, hand).unwrap_or_default();
                 if !allowed {
                     return Some(input.clone());
                 }
@@ -218,18 +220,25 @@ impl FundsDesk {
                 };
                 let (allowed, total) = match engine.expectation() {
                     Expectation::InsuranceAnswers { behind, .. } => {
-                        (behind.contains(&key) && action.is_insurance_answer(), 0)
+                        let answers = action.is_insurance_answer();
+                        (behind.contains(&key) && answers, Total::default())
                     }
                     Expectation::PlayersInsurance { .. } => (
                         action.is_insurance_answer() && engine.open_insurance().contains(&key),
-                        0,
+                        Total::default(),
                     ),
                     Expectation::PlayerDecisions { .. } => engine
                         .open_decisions()
                         .into_iter()
                         .find(|d| d.player == *player && d.seat == *seat)
-                        .map_or((false, 0), |d| (d.allowed.contains(action), d.total)),
-                    _ => (false, 0),
+                        .map_or((false, Total::default()), |d| {
+                            let total = Total {
+                                best: d.total,
+                                soft: d.soft,
+                            };
+                            (d.allowed.contains(action), total)
+                        }),
+                    _ => (false, Total::default()),
                 };
                 if !allowed {
                     return Some(input.clone());
@@ -299,7 +308,7 @@ impl FundsDesk {
         seat: SeatId,
         action: Action,
         main: Amount,
-        total: u8,
+        total: Total,
         notes: &mut Vec<Note>,
     ) -> Option<Action> {
         let cost = decision_cost(v, action, main);

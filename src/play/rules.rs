@@ -2,8 +2,8 @@
 //! decision becomes when the player's balance cannot cover its extra stake. The bet-time
 //! rules (second seats, follows, re-bets, specials) are in `play::funds`.
 
-use crate::engine::variant::{FundsRules, ShortDouble, ShortSplit};
-use crate::engine::{Action, Variant};
+use crate::engine::variant::{FundsRules, ShortDouble, ShortSplit, ShortSplitAce};
+use crate::engine::{Action, Total, Variant};
 use crate::money::Amount;
 
 /// A stake the balance cannot cover, refused before it reaches the engine (nothing changes).
@@ -48,7 +48,7 @@ pub fn funded_decision(
     action: Action,
     cost: Amount,
     available: Amount,
-    total: u8,
+    total: Total,
 ) -> Result<Action, FundsRefusal> {
     if cost <= available {
         return Ok(action);
@@ -60,11 +60,16 @@ pub fn funded_decision(
 }
 
 /// The action played instead of `action` (a double or split the wallet refused for funds)
-/// on a hand totalling `total`; `None`: the decision is refused.
-pub fn short_funds(rules: &FundsRules, action: Action, total: u8) -> Option<Action> {
+/// on a hand totalling `total`; `None`: the decision is refused. A short split is judged
+/// by the hand's score with its aces counted as `funds.short_split_ace` says.
+pub fn short_funds(rules: &FundsRules, action: Action, total: Total) -> Option<Action> {
+    let score = match rules.short_split_ace {
+        ShortSplitAce::One if total.soft => total.best.saturating_sub(10),
+        _ => total.best,
+    };
     match (action, rules.short_double, rules.short_split) {
         (Action::Double, ShortDouble::Hit, _) => Some(Action::Hit),
-        (Action::Split, _, ShortSplit::HitIf11OrLess) if total <= 11 => Some(Action::Hit),
+        (Action::Split, _, ShortSplit::HitIf11OrLess) if score <= 11 => Some(Action::Hit),
         (Action::Split, _, ShortSplit::HitIf11OrLess) => Some(Action::Stand),
         _ => None,
     }
@@ -73,6 +78,11 @@ pub fn short_funds(rules: &FundsRules, action: Action, total: u8) -> Option<Acti
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// A hard total.
+    fn hard(best: u8) -> Total {
+        Total { best, soft: false }
+    }
 
     /// A shipped variant (the balance rules' tests share it).
     pub(crate) fn variant(name: &str) -> Variant {
@@ -83,13 +93,26 @@ pub(crate) mod tests {
     fn deluxe_plays_a_short_double_as_a_hit_and_a_short_split_by_the_total() {
         let deluxe = variant("deluxe");
         let f = &deluxe.funds;
-        assert_eq!(short_funds(f, Action::Double, 10), Some(Action::Hit));
-        assert_eq!(short_funds(f, Action::Double, 17), Some(Action::Hit));
+        assert_eq!(short_funds(f, Action::Double, hard(10)), Some(Action::Hit));
+        assert_eq!(short_funds(f, Action::Double, hard(17)), Some(Action::Hit));
         // A pair of 5s (10) is hit; a pair of 8s (16) stands.
-        assert_eq!(short_funds(f, Action::Split, 10), Some(Action::Hit));
-        assert_eq!(short_funds(f, Action::Split, 11), Some(Action::Hit));
-        assert_eq!(short_funds(f, Action::Split, 16), Some(Action::Stand));
-        assert_eq!(short_funds(f, Action::Insurance, 10), None);
+        assert_eq!(short_funds(f, Action::Split, hard(10)), Some(Action::Hit));
+        assert_eq!(short_funds(f, Action::Split, hard(11)), Some(Action::Hit));
+        assert_eq!(short_funds(f, Action::Split, hard(16)), Some(Action::Stand));
+        assert_eq!(short_funds(f, Action::Insurance, hard(10)), None);
+        // A-A: 12 with an ace as 11 (the default) stands; 2 with aces as 1 is hit.
+        let aces = Total {
+            best: 12,
+            soft: true,
+        };
+        assert_eq!(short_funds(f, Action::Split, aces), Some(Action::Stand));
+        let mut one = deluxe.funds;
+        one.short_split_ace = ShortSplitAce::One;
+        assert_eq!(short_funds(&one, Action::Split, aces), Some(Action::Hit));
+        assert_eq!(
+            short_funds(&one, Action::Split, hard(12)),
+            Some(Action::Stand)
+        );
     }
 
     #[test]
@@ -109,12 +132,12 @@ pub(crate) mod tests {
         ];
         for ((asked, cost, available, total), played) in cases {
             assert_eq!(
-                funded_decision(f, asked, cost, available, total),
+                funded_decision(f, asked, cost, available, hard(total)),
                 Ok(played),
                 "{asked:?} costing {cost} with {available}"
             );
         }
-        let short = funded_decision(f, Action::Insurance, 50, 49, 20).expect_err("refused");
+        let short = funded_decision(f, Action::Insurance, 50, 49, hard(20)).expect_err("refused");
         assert_eq!(short.code(), "insufficient_funds");
         assert_eq!(
             short,
@@ -129,9 +152,9 @@ pub(crate) mod tests {
     fn multihand_refuses_every_special_decision_it_cannot_cover() {
         let multihand = variant("multihand");
         for action in [Action::Double, Action::Split, Action::Insurance] {
-            assert!(funded_decision(&multihand.funds, action, 100, 50, 10).is_err());
+            assert!(funded_decision(&multihand.funds, action, 100, 50, hard(10)).is_err());
             assert_eq!(
-                funded_decision(&multihand.funds, action, 100, 100, 10),
+                funded_decision(&multihand.funds, action, 100, 100, hard(10)),
                 Ok(action)
             );
         }
@@ -143,7 +166,7 @@ pub(crate) mod tests {
         assert_eq!(ultimate.funds.short_double, ShortDouble::Refuse);
         assert_eq!(ultimate.funds.short_split, ShortSplit::Refuse);
         for action in [Action::Double, Action::Split] {
-            assert_eq!(short_funds(&ultimate.funds, action, 10), None);
+            assert_eq!(short_funds(&ultimate.funds, action, hard(10)), None);
         }
     }
 }

@@ -61,6 +61,11 @@ pub struct FundsRules {
     pub short_double: ShortDouble,
     /// A split: refused, or a hit on 11 or less and else a stand (`"hit_if_11_or_less"`).
     pub short_split: ShortSplit,
+    /// How an ace counts in the score a short split is judged by (`short_split`):
+    /// `"eleven"` (the default: unless that busts, as Deluxe's note on finishing a hand
+    /// says, "Aces will count as 11 unless it would result in the hand going bust" — a
+    /// short A-A is 12 and stands) or `"one"` (A-A is 2 and is hit).
+    pub short_split_ace: ShortSplitAce,
     /// A bet behind whose follow-double / follow-split the balance cannot cover: refused
     /// whole, or the follows fall back (`"fall_back"`, Deluxe: the double's card is a hit
     /// for the bet behind, the split is followed on its first hand only).
@@ -93,6 +98,7 @@ impl Default for FundsRules {
         FundsRules {
             short_double: ShortDouble::default(),
             short_split: ShortSplit::default(),
+            short_split_ace: ShortSplitAce::default(),
             short_follow: ShortFollow::default(),
             second_seat: SecondSeat::default(),
             auto_rebet: false,
@@ -124,6 +130,17 @@ pub enum ShortSplit {
     /// A hit when the hand totals 11 or less, else a stand.
     #[serde(rename = "hit_if_11_or_less")]
     HitIf11OrLess,
+}
+
+/// `funds.short_split_ace`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShortSplitAce {
+    /// An ace counts 11 unless that busts (A-A: 12).
+    #[default]
+    Eleven,
+    /// An ace counts 1 (A-A: 2).
+    One,
 }
 
 /// `funds.short_follow`.

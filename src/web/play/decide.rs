@@ -164,7 +164,10 @@ pub async fn decision(
                 .hands
                 .iter()
                 .find(|h| h.seat == seat && h.hand == turn.hand)
-                .map_or(0, |h| h.total);
+                .map_or_else(crate::engine::Total::default, |h| crate::engine::Total {
+                    best: h.total,
+                    soft: h.soft,
+                });
             let instead = if common || turn.behind {
                 None
             } else {
