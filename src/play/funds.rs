@@ -8,7 +8,7 @@
 
 use super::rules::FundsRefusal;
 use crate::engine::variant::{
-    FundsRules, SecondSeat, ShortFollow, ShortRebet, ShortSpecials, Variant,
+    FundsRules, RebetSplit, SecondSeat, ShortFollow, ShortRebet, ShortSpecials, Variant,
 };
 use crate::engine::{BehindBet, PlayerBets, RoundResult, SeatBets, SeatId};
 use crate::money::Amount;
@@ -233,6 +233,10 @@ pub fn rebet(
     if rules.short_rebet == ShortRebet::Refuse || seats.is_empty() {
         return notes;
     }
+    if rules.rebet_split == RebetSplit::Proportional {
+        rebet_proportionally(v, account, available, seats, &mut notes);
+        return notes;
+    }
     let share = round_down(rules, available / seats.len() as Amount);
     let mut left = available;
     seats.retain_mut(|b| {
@@ -277,6 +281,67 @@ pub fn rebet(
         b.side = kept;
     }
     notes
+}
+
+/// `rebet_split = "proportional"`: when the re-bet's lines together exceed `available`,
+/// each (main and specials, every seat) is scaled by `available` / their total and rounded
+/// down to `bet_unit`; a main bet that falls below the table minimum is not re-bet (its
+/// specials with it), a special below its own minimum is dropped.
+fn rebet_proportionally(
+    v: &Variant,
+    account: &str,
+    available: Amount,
+    seats: &mut Vec<SeatBets>,
+    notes: &mut Vec<Note>,
+) {
+    let rules = &v.funds;
+    let total: Amount = seats
+        .iter()
+        .map(|b| b.main + b.side.iter().map(|(_, a)| *a).sum::<Amount>())
+        .sum();
+    if total <= available {
+        return;
+    }
+    // i128: amounts up to i64 times a balance up to i64 do not overflow.
+    let scale = |amount: Amount| {
+        let scaled = i128::from(amount) * i128::from(available.max(0)) / i128::from(total);
+        round_down(rules, Amount::try_from(scaled).unwrap_or(0))
+    };
+    seats.retain_mut(|b| {
+        let main = scale(b.main);
+        if main < v.limits.min {
+            notes.push(
+                Note::new(account, Some(b.seat), "short_rebet", "below_minimum").amount(main),
+            );
+            return false;
+        }
+        if main < b.main {
+            notes.push(Note::new(account, Some(b.seat), "short_rebet", "clipped").amount(main));
+        }
+        b.main = main;
+        let mut kept = Vec::with_capacity(b.side.len());
+        for (name, amount) in b.side.drain(..) {
+            let min = v
+                .side_bet_index(&name)
+                .map_or(1, |i| v.side_bets[i].limits.min);
+            let clipped = scale(amount);
+            let note = |result| {
+                Note::new(account, Some(b.seat), "short_rebet", result)
+                    .bet(&name)
+                    .amount(clipped)
+            };
+            if clipped < min {
+                notes.push(note("below_minimum"));
+                continue;
+            }
+            if clipped < amount {
+                notes.push(note("clipped"));
+            }
+            kept.push((name, clipped));
+        }
+        b.side = kept;
+        true
+    });
 }
 
 /// A seat game's bets (`Input::Bets`) after the balance rules. `available` answers what an

@@ -83,6 +83,10 @@ pub struct FundsRules {
     /// balance cannot cover: refused, or clipped to the maximum available
     /// (`"maximum_available"`, Ultimate).
     pub short_rebet: ShortRebet,
+    /// How a short re-bet's maximum available divides between its lines: `"main_first"`
+    /// (the default: the main bet takes what it can, the specials what is left) or
+    /// `"proportional"` (every line, main and specials, scaled down by the same factor).
+    pub rebet_split: RebetSplit,
     /// Special (side) bets the balance cannot cover once the main bets are placed: the
     /// player's bets are refused whole, or each special that does not fit is dropped
     /// (`"drop"`, Multi-hand: "only when the player has enough credits").
@@ -103,6 +107,7 @@ impl Default for FundsRules {
             second_seat: SecondSeat::default(),
             auto_rebet: false,
             short_rebet: ShortRebet::default(),
+            rebet_split: RebetSplit::default(),
             short_specials: ShortSpecials::default(),
             bet_unit: 1,
         }
@@ -175,6 +180,17 @@ pub enum ShortRebet {
     /// The main bet is re-bet up to the balance (rounded down to `bet_unit`), then the
     /// specials with what is left; below the table minimum nothing is re-bet.
     MaximumAvailable,
+}
+
+/// `funds.rebet_split`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RebetSplit {
+    /// The main bet first, up to the balance; the specials from what is left.
+    #[default]
+    MainFirst,
+    /// Every line scaled by the balance over the re-bet's total, rounded down.
+    Proportional,
 }
 
 /// `funds.short_specials`.
