@@ -7,6 +7,7 @@
 
 use super::funds::{self, seat_account, Note};
 use super::rules::{decision_cost, funded_decision};
+use crate::engine::variant::RebetBelowMinimum;
 use crate::engine::{
     Action, Engine, Expectation, Input, RoundResult, SeatBets, SeatId, Total, Variant,
 };
@@ -69,9 +70,12 @@ impl FundsDesk {
 
     /// The previous bets again (`{"bets": "rebet"}`), clipped by `funds.short_rebet`; the
     /// caller then funds them as any bets (`before`). `None` without previous bets.
-    pub fn rebet(&self, v: &Variant, notes: &mut Vec<Note>) -> Option<Input> {
+    /// A seat whose re-bet falls below the table minimum is forgotten under
+    /// `funds.rebet_below_minimum = "stop"` (no later re-bet repeats it).
+    pub fn rebet(&mut self, v: &Variant, notes: &mut Vec<Note>) -> Option<Input> {
         match self.last_bets.clone()? {
             Input::Bets(prev) => {
+                let mut stopped: Vec<SeatId> = Vec::new();
                 let mut by_account: Vec<(String, Vec<SeatBets>)> = Vec::new();
                 for b in prev {
                     let a = seat_account(&b);
@@ -89,6 +93,7 @@ impl FundsDesk {
                             .iter()
                             .filter(|b| !seats.iter().any(|s| s.seat == b.seat))
                         {
+                            stopped.push(gone.seat);
                             for bb in &gone.behind {
                                 notes.push(Note {
                                     account: bb.player.clone(),
@@ -104,6 +109,14 @@ impl FundsDesk {
                     bets.extend(seats);
                 }
                 bets.sort_by_key(|b| b.seat);
+                if v.funds.rebet_below_minimum == RebetBelowMinimum::Stop {
+                    if let Some(Input::Bets(last)) = &mut self.last_bets {
+                        last.retain(|b| !stopped.contains(&b.seat));
+                        if last.is_empty() {
+                            self.last_bets = None;
+                        }
+                    }
+                }
                 Some(Input::Bets(bets))
             }
             Input::PlayerBets(prev) => {

@@ -87,6 +87,11 @@ pub struct FundsRules {
     /// (the default: the main bet takes what it can, the specials what is left) or
     /// `"proportional"` (every line, main and specials, scaled down by the same factor).
     pub rebet_split: RebetSplit,
+    /// A re-bet whose main bet would fall below the table minimum is not placed; then:
+    /// `"retry"` (the default: the seat sits the round out and the next betting window
+    /// tries the same re-bet again) or `"stop"` (the automatic re-bet of that seat ends
+    /// until its player bets again).
+    pub rebet_below_minimum: RebetBelowMinimum,
     /// Special (side) bets the balance cannot cover once the main bets are placed: the
     /// player's bets are refused whole, or each special that does not fit is dropped
     /// (`"drop"`, Multi-hand: "only when the player has enough credits").
@@ -108,6 +113,7 @@ impl Default for FundsRules {
             auto_rebet: false,
             short_rebet: ShortRebet::default(),
             rebet_split: RebetSplit::default(),
+            rebet_below_minimum: RebetBelowMinimum::default(),
             short_specials: ShortSpecials::default(),
             bet_unit: 1,
         }
@@ -191,6 +197,17 @@ pub enum RebetSplit {
     MainFirst,
     /// Every line scaled by the balance over the re-bet's total, rounded down.
     Proportional,
+}
+
+/// `funds.rebet_below_minimum`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RebetBelowMinimum {
+    /// The seat sits the round out; the next window tries the re-bet again.
+    #[default]
+    Retry,
+    /// The seat's automatic re-bet ends until its player bets again.
+    Stop,
 }
 
 /// `funds.short_specials`.

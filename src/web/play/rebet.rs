@@ -12,12 +12,14 @@
 
 use super::bets::{on_seat, open_window};
 use super::common_draw;
+use crate::engine::variant::RebetBelowMinimum;
 use crate::engine::{SeatBets, SeatId};
 use crate::play::Play;
 use crate::table::remote::Window;
 use crate::table::Snapshot;
 use crate::wallet::Owner;
 use crate::web::AppState;
+use std::collections::HashSet;
 use std::time::Duration;
 use tracing::{info, warn};
 
@@ -37,6 +39,9 @@ struct Candidate {
 enum Step {
     Wait,
     Done,
+    /// Below the table minimum under `funds.rebet_below_minimum = "stop"`: this seat's
+    /// re-bet of this round is not tried again.
+    Stopped,
 }
 
 /// The seats of the round just played that a window of `window_round` re-bets: a remote
@@ -112,7 +117,10 @@ async fn try_rebet(app: &AppState, play: &Play, window: &Window, c: &Candidate) 
     let notes = crate::play::funds::rebet(&app.variant, &c.player, balance, &mut seats);
     let Some(bet) = seats.pop() else {
         info!(player = %c.player, seat, balance, "re-bet: the balance is below the table minimum");
-        return Step::Done;
+        return match app.variant.funds.rebet_below_minimum {
+            RebetBelowMinimum::Retry => Step::Done,
+            RebetBelowMinimum::Stop => Step::Stopped,
+        };
     };
     match on_seat(app, play, &c.player, seat, &open, bet.main, bet.side, false).await {
         Ok(debited) if !debited.is_empty() => {
@@ -140,6 +148,9 @@ pub async fn run(app: AppState) {
     // ("on return to the betting stage": after a deposit, say).
     let mut seen: Option<(u64, u64)> = None;
     let mut pending: Vec<Candidate> = Vec::new();
+    // (player, seat, round) whose re-bet stopped below the minimum (in memory: a restart
+    // tries it once more, and stops it again if the balance is still short).
+    let mut stopped: HashSet<(String, SeatId, u64)> = HashSet::new();
     loop {
         // The credit of the round just played arrives with a later row, or the reconciler's
         // retry: look again at least four times a second while a candidate waits.
@@ -154,11 +165,16 @@ pub async fn run(app: AppState) {
         if seen != Some((window.round, window.at_seq)) {
             seen = Some((window.round, window.at_seq));
             pending = candidates(&play, &app.table.snapshot(), window.round);
+            pending.retain(|c| !stopped.contains(&(c.player.clone(), c.bet.seat, c.round)));
         }
         let mut waiting = Vec::new();
         for c in pending.drain(..) {
-            if try_rebet(&app, &play, &window, &c).await == Step::Wait {
-                waiting.push(c);
+            match try_rebet(&app, &play, &window, &c).await {
+                Step::Wait => waiting.push(c),
+                Step::Stopped => {
+                    stopped.insert((c.player.clone(), c.bet.seat, c.round));
+                }
+                Step::Done => {}
             }
         }
         pending = waiting;
