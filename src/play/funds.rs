@@ -8,7 +8,8 @@
 
 use super::rules::FundsRefusal;
 use crate::engine::variant::{
-    FundsRules, RebetSplit, SecondSeat, ShortFollow, ShortRebet, ShortSpecials, Variant,
+    FundsRules, RebetSplit, SecondSeat, SecondSeatSplit, ShortFollow, ShortRebet, ShortSpecials,
+    Variant,
 };
 use crate::engine::{BehindBet, PlayerBets, RoundResult, SeatBets, SeatId};
 use crate::money::Amount;
@@ -108,11 +109,11 @@ pub fn round_down(rules: &FundsRules, amount: Amount) -> Amount {
 }
 
 /// Deluxe's second seat (`second_seat = "mirror_or_split"`): a player on two seats placed
-/// `a` on one and `b` on the other. The
-/// extra plays on the higher one are mirrored on the other if the balance covers both
-/// (`available`); else the extra is split evenly between the seats (each seat's play
-/// rounded down to `bet_unit`; an odd unit is not placed). The result is each seat's play;
-/// refused when even the even split is more than the balance.
+/// `a` on one and `b` on the other. The extra plays on the higher one are mirrored on the other if the balance covers both
+/// (`available`); else the plays are split evenly between the seats
+/// (`second_seat_split`: the common play plus half the extra, or half the balance; each
+/// seat's play rounded down to `bet_unit`; an odd unit is not placed). The result is each
+/// seat's play; refused when even the even split is more than the balance.
 pub fn seat_plays(
     rules: &FundsRules,
     available: Amount,
@@ -123,7 +124,11 @@ pub fn seat_plays(
     if 2 * hi <= available {
         return Ok((hi, "mirrored"));
     }
-    let even = lo + round_down(rules, (hi - lo) / 2);
+    let even = match rules.second_seat_split {
+        SecondSeatSplit::Extra => lo + round_down(rules, (hi - lo) / 2),
+        // Never below the lower play the player placed.
+        SecondSeatSplit::Balance => round_down(rules, available / 2).min(hi).max(lo),
+    };
     if 2 * even <= available {
         return Ok((even, "split_evenly"));
     }
@@ -614,6 +619,16 @@ mod tests {
         let mut units = f;
         units.bet_unit = 10;
         assert_eq!(seat_plays(&units, 90, 50, 0), Ok((20, "split_evenly")));
+        // "Evenly split" read as the balance shared: half of it on each seat, up to the
+        // higher play, never below the lower one; the odd unit stays.
+        let mut balance = f;
+        balance.second_seat_split = SecondSeatSplit::Balance;
+        assert_eq!(seat_plays(&balance, 199, 100, 0), Ok((99, "split_evenly")));
+        assert_eq!(seat_plays(&balance, 150, 100, 45), Ok((75, "split_evenly")));
+        assert!(
+            seat_plays(&balance, 80, 100, 45).is_err(),
+            "below the lower play"
+        );
     }
 
     #[test]

@@ -74,6 +74,12 @@ pub struct FundsRules {
     /// wants them equal), or mirrored to the other seat when the balance allows and else
     /// split evenly between the seats (`"mirror_or_split"`, Deluxe).
     pub second_seat: SecondSeat,
+    /// What "evenly split" shares when the balance cannot mirror a second seat's extra
+    /// plays: `"extra"` (the default: each seat carries the common play plus half the
+    /// extra) or `"balance"` (each seat carries half the balance, up to the higher play).
+    /// Never below the lower play placed; an odd unit stays in the balance either way, as
+    /// "each seat must have the same coin value placed".
+    pub second_seat_split: SecondSeatSplit,
     /// Ultimate: "your bet from the previous round within the same game session is
     /// automatically rebet on return to the betting stage". When on, each betting window
     /// the service places a seated remote player's previous seat bet (main and side bets)
@@ -110,6 +116,7 @@ impl Default for FundsRules {
             short_split_ace: ShortSplitAce::default(),
             short_follow: ShortFollow::default(),
             second_seat: SecondSeat::default(),
+            second_seat_split: SecondSeatSplit::default(),
             auto_rebet: false,
             short_rebet: ShortRebet::default(),
             rebet_split: RebetSplit::default(),
@@ -174,6 +181,17 @@ pub enum SecondSeat {
     AsPlaced,
     /// Extra plays on one seat are mirrored on the other, or split evenly when short.
     MirrorOrSplit,
+}
+
+/// `funds.second_seat_split`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SecondSeatSplit {
+    /// The common play plus half the extra, on each seat.
+    #[default]
+    Extra,
+    /// Half the balance on each seat, up to the higher play.
+    Balance,
 }
 
 /// `funds.short_rebet`.
