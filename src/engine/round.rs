@@ -15,7 +15,7 @@ use super::rules::{
 use super::shoe::ShoeStage;
 use super::sidebets;
 use super::state::{reject, Bonus, Engine, Hand, HandState, Handled, Insurance, Phase, SeatPlay};
-use super::variant::DealMode;
+use super::variant::{AutoPlayScope, DealMode};
 use crate::cards::{Card, Rank};
 use smallvec::SmallVec;
 
@@ -573,6 +573,10 @@ impl Engine {
     /// Moves on from a hand that is done: the next hand of the seat, the next seat, or the
     /// dealer.
     pub(super) fn advance(&mut self, seat: u8, hand: u8, events: &mut impl EventSink) {
+        // The hand is finished: an auto-play that covered only it ends with it.
+        if self.variant.timeouts.auto_play_scope == AutoPlayScope::Hand {
+            self.round.seats[usize::from(seat)].auto_play = false;
+        }
         self.activate_from(usize::from(seat), usize::from(hand) + 1, events);
     }
 

@@ -340,6 +340,11 @@ pub struct TimeoutRules {
     pub resume_ms: u64,
     /// When the resume window ends unanswered: `"stand"` (the default) or `"auto_play"`.
     pub after_resume: OnTimeout,
+    /// What an auto-play (`decision = "auto_play"`, or a player's own) finishes: `"seat"`
+    /// (the default: every remaining hand of the seat, split hands included — Deluxe:
+    /// "the system will automatically finish the round for the player") or `"hand"` (the
+    /// hand in play; the seat's next split hand gets a decision timer of its own).
+    pub auto_play_scope: AutoPlayScope,
     /// A round in progress for more than this long is cancelled on a tick and every bet
     /// refunded, ms (0: never). IN FOR 6: "Any game in progress for more than 24 hours will
     /// be cancelled, and the corresponding bet will be refunded" (86 400 000). The round's
@@ -358,6 +363,17 @@ pub enum OnTimeout {
     Stand,
     /// The seat is auto-played: hit while its total is 11 or less, then stand.
     AutoPlay,
+}
+
+/// `timeouts.auto_play_scope`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AutoPlayScope {
+    /// Every remaining hand of the seat.
+    #[default]
+    Seat,
+    /// The hand in play only.
+    Hand,
 }
 
 /// `timeouts.insurance`.
