@@ -11,7 +11,7 @@
 
 use super::io::{Action, Event, EventSink, PlayerId};
 use super::state::{Engine, HandState, Insurance, Phase};
-use super::variant::{DealMode, OnTimeout};
+use super::variant::{DealMode, OnTimeout, ResumeFrom};
 
 impl super::state::SeatPlay {
     /// Whether the seat, or a player behind it, is timed.
@@ -207,15 +207,23 @@ impl Engine {
         let sp = &mut self.round.seats[usize::from(si)];
         if rules.resume_ms > 0 && !sp.resuming {
             sp.resuming = true;
-            let until_ms = self.common.now.saturating_add(rules.resume_ms);
-            self.common.deadline = until_ms;
-            self.common.armed += 1;
-            events.push(Event::ResumeWindow {
-                seat: sp.seat,
-                hand: hi,
-                until_ms,
-            });
-            return;
+            let from = match rules.resume_from {
+                ResumeFrom::TimerEnd => self.common.now,
+                ResumeFrom::TimerStart => self.common.deadline.saturating_sub(sp.timer_ms),
+            };
+            let until_ms = from.saturating_add(rules.resume_ms);
+            // Counted from the timer's start, a window may be over already: then what
+            // ends it applies now.
+            if until_ms > self.common.now {
+                self.common.deadline = until_ms;
+                self.common.armed += 1;
+                events.push(Event::ResumeWindow {
+                    seat: sp.seat,
+                    hand: hi,
+                    until_ms,
+                });
+                return;
+            }
         }
         let rule = if sp.resuming {
             rules.after_resume
@@ -274,6 +282,38 @@ mod tests {
             }
             assert_eq!(e.deadline(), want);
             assert_eq!(e.clock_ms(), 5_000);
+        }
+    }
+
+    /// Counted from the timer's start, a resume window no longer than the timer is over
+    /// when the timer runs out: `after_resume` applies on that tick; from the timer's end
+    /// the same window still opens.
+    #[test]
+    fn a_resume_window_from_the_timers_start_can_be_over_as_it_runs_out() {
+        use crate::engine::variant::ResumeFrom;
+        for (from, window_opens) in [
+            (ResumeFrom::TimerStart, false),
+            (ResumeFrom::TimerEnd, true),
+        ] {
+            let mut v = Variant::built_in("caribbean21")
+                .expect("shipped")
+                .expect("valid");
+            v.timeouts.resume_ms = 15_000;
+            v.timeouts.resume_from = from;
+            let mut e = Engine::new(Arc::new(v));
+            apply(&mut e, bets(20_000));
+            for c in ["9H", "7C", "5D"] {
+                apply(&mut e, card(c));
+            }
+            let mut events = Vec::new();
+            e.apply(&Input::Tick { now_ms: 20_000 }, &mut events)
+                .expect("tick");
+            let opened = events
+                .iter()
+                .any(|ev| matches!(ev, crate::engine::Event::ResumeWindow { .. }));
+            assert_eq!(opened, window_opens, "{from:?}: {events:?}");
+            // Without a window the hand stood at once: the dealer's card is next.
+            assert_eq!(e.deadline().is_some(), window_opens, "{from:?}");
         }
     }
 

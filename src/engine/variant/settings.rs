@@ -340,6 +340,11 @@ pub struct TimeoutRules {
     pub resume_ms: u64,
     /// When the resume window ends unanswered: `"stand"` (the default) or `"auto_play"`.
     pub after_resume: OnTimeout,
+    /// Where the resume window counts from: `"timer_end"` (the default: the tick that ran
+    /// the decision timer out) or `"timer_start"` (when the decision timer started — the
+    /// last moment the player was there, the nearest the table knows to "after
+    /// disconnect"; a window no longer than the timer is then over as it runs out).
+    pub resume_from: ResumeFrom,
     /// What an auto-play (`decision = "auto_play"`, or a player's own) finishes: `"seat"`
     /// (the default: every remaining hand of the seat, split hands included — Deluxe:
     /// "the system will automatically finish the round for the player") or `"hand"` (the
@@ -363,6 +368,17 @@ pub enum OnTimeout {
     Stand,
     /// The seat is auto-played: hit while its total is 11 or less, then stand.
     AutoPlay,
+}
+
+/// `timeouts.resume_from`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResumeFrom {
+    /// From the tick that ran the decision timer out.
+    #[default]
+    TimerEnd,
+    /// From when the decision timer started.
+    TimerStart,
 }
 
 /// `timeouts.auto_play_scope`.
