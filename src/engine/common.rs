@@ -18,6 +18,7 @@ use super::rules::{
 use super::state::{
     reject, Engine, Hand, HandState, Handled, Insurance, Phase, PlayerPlay, SeatPlay,
 };
+use super::variant::{FirstStrike, InsuranceStrikes};
 use crate::cards::{Card, Rank};
 use crate::money::Amount;
 use smallvec::SmallVec;
@@ -291,6 +292,7 @@ impl Engine {
         self.common.players = players;
         self.common.boxes = boxes;
         self.common.burned.clear();
+        self.common.insurance_struck = false;
         Ok(())
     }
 
@@ -658,10 +660,48 @@ impl Engine {
             return;
         }
         match self.phase {
-            Phase::Insurance => self.common_close_insurance(events),
+            Phase::Insurance => self.common_insurance_timeout(events),
             Phase::Deciding => self.decision_timeout(events),
             _ => {}
         }
+    }
+
+    /// The insurance question ran out: declined for every box still pending, except under
+    /// `timers.insurance_timeout = "two_strike"` the first time, when a player with more
+    /// than one box pending is asked again on a new timer (the others declined).
+    fn common_insurance_timeout(&mut self, events: &mut impl EventSink) {
+        let two_strike = self
+            .variant
+            .timers
+            .as_ref()
+            .is_some_and(|t| t.insurance_timeout == InsuranceStrikes::TwoStrike);
+        let pending = |p: &PlayerPlay| {
+            p.boxes
+                .iter()
+                .filter(|sp| sp.insurance == Insurance::Pending)
+                .count()
+        };
+        if two_strike
+            && !self.common.insurance_struck
+            && self.common.players.iter().any(|p| pending(p) > 1)
+        {
+            self.common.insurance_struck = true;
+            events.push(Event::DecisionTimeout);
+            for p in &mut self.common.players {
+                if pending(p) > 1 {
+                    continue;
+                }
+                for sp in &mut p.boxes {
+                    if sp.insurance == Insurance::Pending {
+                        sp.insurance = Insurance::Declined;
+                    }
+                }
+            }
+            self.common.deadline = self.common.now + self.timer_ms();
+            self.common.armed += 1;
+            return;
+        }
+        self.common_close_insurance(events);
     }
 
     /// The decision timer ran out: the two-strike rule, then the automatic actions.
@@ -714,9 +754,14 @@ impl Engine {
                 });
             }
         }
-        // The card comes now, whether any hand asked for it or not (then it is burned).
+        // The card comes now, whether any hand asked for it or not (then it is burned) —
+        // unless the variant reads a first strike as another decision at once.
         self.common.undecided = self.current_hands().filter(|h| needs_decision(h)).count();
-        if self.common_wanting_card() > 0 || self.common.undecided > 0 {
+        let burn = self.common.undecided > 0
+            && v.timers
+                .as_ref()
+                .is_none_or(|t| t.first_strike == FirstStrike::BurnCard);
+        if self.common_wanting_card() > 0 || burn {
             self.phase = Phase::Drawing;
         } else {
             self.open_step(events);

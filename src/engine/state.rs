@@ -247,6 +247,9 @@ pub(crate) struct CommonRound {
     pub boxes: SmallVec<[(SeatId, SmallVec<[Card; 2]>); 3]>,
     /// Cards no hand asked for.
     pub burned: Vec<Card>,
+    /// The insurance question has run out once and been asked again
+    /// (`timers.insurance_timeout = "two_strike"`).
+    pub insurance_struck: bool,
     /// The table's time as of the last tick (both kinds of round keep their clock here).
     pub now: u64,
     /// When the open wait times out: a common draw's step or insurance, a timed seat's

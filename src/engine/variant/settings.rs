@@ -319,6 +319,39 @@ pub struct TimerRules {
     /// On a timeout's automatic action: hit a hand below hard 12 or soft 17 (else stand);
     /// when false, always stand.
     pub hit_on_timeout: bool,
+    /// After a first strike let every undecided hand off and no hand asked for a card:
+    /// `"burn_card"` (the default: the card comes anyway and is burned, §3.7) or
+    /// `"decide_again"` (a new decision step opens at once, no card, §3.5).
+    #[serde(default)]
+    pub first_strike: FirstStrike,
+    /// The insurance question runs out: `"decline"` (the default: every box still
+    /// unanswered declines) or `"two_strike"` (as the sheet's two-strike rule for
+    /// decisions: a player with more than one box unanswered is asked again once, on a
+    /// new timer; a player with one declines at once).
+    #[serde(default)]
+    pub insurance_timeout: InsuranceStrikes,
+}
+
+/// `timers.insurance_timeout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InsuranceStrikes {
+    /// Unanswered: declined.
+    #[default]
+    Decline,
+    /// A player with more than one box unanswered is asked once more.
+    TwoStrike,
+}
+
+/// `timers.first_strike`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FirstStrike {
+    /// The next card is dealt and burned, then the next step opens.
+    #[default]
+    BurnCard,
+    /// The next step opens at once.
+    DecideAgain,
 }
 
 /// `[timeouts]`: the sheet's rules when a timed seat's decision timer runs out (seat-by-seat
