@@ -6,6 +6,10 @@
 //! event mid-round a `player credit`) — and the two must agree on every settlement line and
 //! every balance.
 //!
+//! A scenario of another reading (`settings`) runs on a table configured with a variant
+//! file of that reading, as a studio choosing it would; a scenario the replay halts at a
+//! re-bet with nothing to repeat is played up to there.
+//!
 //! A scenario's account that is a seat number (a seat without a `seated` id) is played by a
 //! remote player sitting there (`seat<N>`): on the live table only a player has a wallet.
 
@@ -14,11 +18,13 @@ mod common;
 mod proc;
 
 use croupier::engine::variant::DealMode;
+use croupier::engine::Variant;
 use croupier::engine::{Action, Input, PlayerBets, SeatBets, SeatId};
 use croupier::replay::{self, Step};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::{sleep, timeout};
 
@@ -44,15 +50,35 @@ fn scenario(stem: &str) -> replay::Scenario {
     replay::parse(&text).expect("a valid scenario")
 }
 
-/// The replay's side: every settlement line and the known balances at the end.
-fn replayed(s: &replay::Scenario) -> (Vec<Vec<Line>>, BTreeMap<String, i64>) {
-    let variant = common::variant(&s.variant);
-    let r = replay::run_steps(variant, &s.steps);
-    assert!(
-        r.halted.is_none(),
-        "the replay plays through: {:?}",
-        r.halted
-    );
+/// The scenario's variant: the shipped one, under the scenario's other reading where it
+/// names one (`settings`).
+fn variant_of(s: &replay::Scenario) -> Arc<Variant> {
+    let shipped = common::variant(&s.variant);
+    if s.settings.is_empty() {
+        return shipped;
+    }
+    Arc::new(
+        shipped
+            .with_settings("scenario", &s.settings)
+            .expect("the scenario's settings are valid"),
+    )
+}
+
+/// The replay's side: every settlement line, the known balances at the end, and how many
+/// of the scenario's events it played (all, or up to the one it halted at — a re-bet with
+/// nothing to repeat).
+fn replayed(s: &replay::Scenario) -> (Vec<Vec<Line>>, BTreeMap<String, i64>, usize) {
+    let r = replay::run_steps(variant_of(s), &s.steps);
+    let played = match &r.halted {
+        None => s.steps.len(),
+        Some((at, why)) => {
+            assert!(
+                matches!(s.steps[*at], Step::Rebet),
+                "the replay halts only at a re-bet with nothing to repeat: {why:?}"
+            );
+            *at
+        }
+    };
     let rounds = r
         .rounds
         .iter()
@@ -84,7 +110,7 @@ fn replayed(s: &replay::Scenario) -> (Vec<Vec<Line>>, BTreeMap<String, i64>) {
         .into_iter()
         .map(|(a, b)| (player_of(&a), b))
         .collect();
-    (rounds, balances)
+    (rounds, balances, played)
 }
 
 /// Everyone the scenario names: the account (as the live table knows it) and its opening
@@ -153,10 +179,22 @@ impl Live {
         let cfg = common::config_file(dir.path(), &sim.path(), &s.variant);
         // The test closes every window itself and answers every decision: no timer may
         // run out on a loaded machine.
-        let text = std::fs::read_to_string(&cfg)
+        let mut text = std::fs::read_to_string(&cfg)
             .expect("config")
             .replace("betting_seconds = 15", "betting_seconds = 600")
             .replace("decision_seconds = 20", "decision_seconds = 600");
+        if !s.settings.is_empty() {
+            // Another reading: the table runs a variant file with it, as a studio would.
+            let file = dir.path().join("variant.toml");
+            let variant = toml::to_string(&*variant_of(s)).expect("a variant as TOML");
+            std::fs::write(&file, variant).expect("write the variant");
+            let stem = format!("variant = {:?}", s.variant);
+            assert!(text.contains(&stem), "{stem} in the config");
+            text = text.replace(
+                &stem,
+                &format!("variant = {:?}", file.display().to_string()),
+            );
+        }
         std::fs::write(&cfg, text).expect("write config");
         let mut tokens = BTreeMap::new();
         for (player, balance) in players {
@@ -470,9 +508,7 @@ async fn open_stakes(db: &Path) -> i64 {
 /// Plays `stem` through the replay and the live table and compares them.
 async fn live_and_replay_agree(stem: &str) {
     let s = scenario(stem);
-    // The live table runs the shipped variant: a scenario of another reading has no twin.
-    assert!(s.settings.is_empty(), "{stem} changes settings");
-    let (want_rounds, want_balances) = replayed(&s);
+    let (want_rounds, want_balances, played) = replayed(&s);
     let players = players(&s);
     let mut live = Live::start(&s, &players).await;
     live.seat_everyone(&s, &players).await;
@@ -490,7 +526,7 @@ async fn live_and_replay_agree(stem: &str) {
     let seated = seated(&s);
     let mut round = None;
     let mut pending = 0;
-    for step in &s.steps {
+    for step in &s.steps[..played] {
         if !matches!(step, Step::Input(Input::Card(_) | Input::CutCard)) {
             live.deal(std::mem::take(&mut pending)).await;
         }
@@ -590,6 +626,10 @@ parity! {
     deluxe_split_then_short_double => "deluxe-funds-split-then-short-double",
     deluxe_short_split => "deluxe-funds-short-split",
     deluxe_short_split_aces => "deluxe-funds-short-split-aces-eleven",
+    deluxe_short_split_aces_one => "deluxe-funds-short-split-aces-one",
+    deluxe_second_seat_split_balance => "deluxe-funds-second-seat-split-balance",
+    ultimate_rebet_proportional => "ultimate-funds-rebet-proportional",
+    ultimate_rebet_below_minimum_stops => "ultimate-funds-rebet-below-minimum-stops",
     deluxe_follow_double_short => "deluxe-funds-follow-double-short",
     deluxe_follow_double_short_at_the_double => "deluxe-funds-follow-double-short-at-the-double",
     deluxe_follow_split_short => "deluxe-funds-follow-split-short",
