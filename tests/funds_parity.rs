@@ -634,6 +634,7 @@ parity! {
     deluxe_follow_double_short_at_the_double => "deluxe-funds-follow-double-short-at-the-double",
     deluxe_follow_split_short => "deluxe-funds-follow-split-short",
     deluxe_follow_split_short_at_the_split => "deluxe-funds-follow-split-short-at-the-split",
+    deluxe_follow_split_short_then_double => "deluxe-funds-follow-split-short-then-double",
     deluxe_second_seat_mirrored => "deluxe-funds-second-seat-mirrored",
     deluxe_second_seat_split_evenly => "deluxe-funds-second-seat-split-evenly",
     deluxe_insurance_short => "deluxe-funds-insurance-short",

@@ -97,6 +97,17 @@ pub struct RoundView {
 }
 
 impl RoundView {
+    /// Followers short at a split (`Input::SplitShort`, accepted) no longer follow this
+    /// seat's splits: the bets shown (and read by the players' service before a double on
+    /// the second hand) say what the engine now plays.
+    pub(crate) fn on_split_short(&mut self, seat: SeatId, short: &[String]) {
+        for b in self.bets.iter_mut().filter(|b| b.seat == seat) {
+            for bb in b.behind.iter_mut().filter(|bb| short.contains(&bb.player)) {
+                bb.follow_split = false;
+            }
+        }
+    }
+
     /// Follows one engine event.
     pub(crate) fn on_event(&mut self, event: &Event) {
         match event {

@@ -42,6 +42,11 @@ impl Table {
                 _ => {}
             }
         }
+        for input in inputs {
+            if let Input::SplitShort { seat, short } = input {
+                view.on_split_short(*seat, short);
+            }
+        }
         (view, settled, last)
     }
 

@@ -313,6 +313,8 @@ impl Table {
                     self.betting = BettingView::default();
                 } else if let Input::PlayerBets(_) = input {
                     self.betting = BettingView::default();
+                } else if let Input::SplitShort { seat, short } = input {
+                    self.view.on_split_short(*seat, short);
                 }
             }
             Record::Alarm {
