@@ -291,3 +291,99 @@ async fn a_round_older_than_the_variants_limit_is_cancelled_by_the_tables_clock(
         .as_ref()
         .is_some_and(|r| r.cancelled));
 }
+
+/// The timed readings (issue #38 item 4) on the table's own clock: each scenario's inputs
+/// go to a table task whose waits run on real time, scaled down (a decision timer of 2 s,
+/// a resume window of 6 s), and where the scenario's tick ended a wait in the replay, the
+/// table waits for that deadline and ticks itself. The round it settles must be the one the
+/// replay settles, to every card and unit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tables_clock_plays_the_timed_readings_as_the_replay_does() {
+    const TIMER_MS: u64 = 2_000;
+    let stems = [
+        "deluxe-timeout-auto-play-after-split-seat",
+        "deluxe-timeout-auto-play-after-split-hand",
+        "multihand-two-strike-burn",
+        "multihand-two-strike-decide-again",
+        "multihand-insurance-timeout-declines-every-box",
+        "multihand-insurance-timeout-two-strike",
+        "caribbean21-resume-window-ends",
+        "caribbean21-resume-window-from-timer-start",
+        "caribbean21-resume-window-then-auto-play",
+    ];
+    let plays = stems.map(|stem| async move {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/scenarios")
+            .join(format!("{stem}.json"));
+        let text = std::fs::read_to_string(&path).expect("scenario");
+        let s = crate::replay::parse(&text).expect("valid");
+        let shipped = Variant::built_in(&s.variant)
+            .expect("known")
+            .expect("valid");
+        let read = Arc::new(shipped.with_settings(stem, &s.settings).expect("settings"));
+        let replayed = crate::replay::run_steps(Arc::clone(&read), &s.steps);
+        assert!(replayed.halted.is_none(), "{stem}: {:?}", replayed.halted);
+        let want = replayed.rounds.last().cloned().expect("a round");
+        // The same reading on a clock the test can wait for.
+        let mut scaled = s.settings.clone();
+        if read.timers.is_some() {
+            scaled.push(("timers.decision_ms".into(), TIMER_MS.into()));
+        }
+        if read.timeouts.resume_ms > 0 {
+            scaled.push(("timeouts.resume_ms".into(), (3 * TIMER_MS).into()));
+        }
+        let live = Arc::new(shipped.with_settings(stem, &scaled).expect("scaled"));
+        let dir = tempfile::tempdir().expect("tempdir");
+        let opened = Store::open(&dir.path().join("t.db"), "t", "t", &s.variant)
+            .await
+            .expect("store");
+        let (mut t, handle, _rx, _) = Table::recover(
+            "t",
+            "t",
+            &s.variant,
+            Arc::clone(&live),
+            Ok((opened.store, opened.log)),
+        );
+        let mut shadow = crate::engine::Engine::new(read);
+        for step in &s.steps {
+            let crate::replay::Step::Input(input) = step else {
+                panic!("{stem}: no funds in a timed scenario");
+            };
+            let mut events = Vec::new();
+            shadow
+                .apply(input, &mut events)
+                .expect("the replay took it");
+            let input = match input {
+                Input::Tick { .. } if events.is_empty() => continue,
+                Input::Tick { .. } => {
+                    // A wait ended here: the table ends it at its own deadline.
+                    let at = t.next_deadline().expect("the table has a wait to end");
+                    tokio::time::sleep_until(at).await;
+                    t.on_deadline().await;
+                    continue;
+                }
+                Input::Bets(bets) => Input::Bets(
+                    bets.iter()
+                        .map(|b| crate::engine::SeatBets {
+                            timer_ms: if b.timer_ms > 0 { TIMER_MS } else { 0 },
+                            ..b.clone()
+                        })
+                        .collect(),
+                ),
+                other => other.clone(),
+            };
+            let (reply, answer) = tokio::sync::oneshot::channel();
+            t.handle(Command::Input {
+                input: input.clone(),
+                source: Source::Api,
+                reply: Some(reply),
+            })
+            .await;
+            let accepted = answer.await.expect("answered");
+            assert!(accepted.is_ok(), "{stem}: {input:?}: {accepted:?}");
+        }
+        let got = handle.snapshot().last_result.clone().expect("settled");
+        assert_eq!(got, want, "{stem}: the table's clock and the replay");
+    });
+    futures::future::join_all(plays).await;
+}
