@@ -275,6 +275,27 @@ async fn a_server_that_is_down_refuses_the_bet_and_the_journal_settles_it_when_b
     );
 }
 
+/// No file of the database `db` (nor its `-wal`, `-shm`) is open in this process any more
+/// once `who` closed it — as in a stopped service — checked for up to a second. A
+/// connection still closing after its pool said it was closed (sqlx's `Pool::close` can
+/// return early, hence `store::close_pool`) checkpoints into whatever files are there when
+/// it finally closes: into a restore's (seen under load: "database disk image is
+/// malformed", "database is locked").
+async fn assert_closed(db: &std::path::Path, who: &str) {
+    let name = db.display().to_string();
+    for _ in 0..20 {
+        let open = std::fs::read_dir("/proc/self/fd")
+            .expect("/proc/self/fd")
+            .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+            .any(|p| p.display().to_string().starts_with(&name));
+        if !open {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("{name} is still open after {who} closed it");
+}
+
 /// Issue #31: a database restored from a backup plays its round numbers again. The
 /// restored table is on a new timeline, and its wallet ids carry it: the round's stake is
 /// really taken from the wallet again, where the id the lost round used would have been
@@ -301,6 +322,7 @@ async fn after_a_restore_the_same_round_number_is_a_new_transaction_at_the_walle
         .close()
         .await
         .expect("close");
+    assert_closed(&db, "the store").await;
     croupier::store::backup(&db, &copy).await.expect("backup");
     // After the backup: round 1's stake, which the restore will lose.
     let pool = croupier::auth::open_pool(&db).await.expect("pool");
@@ -311,7 +333,8 @@ async fn after_a_restore_the_same_round_number_is_a_new_transaction_at_the_walle
         amount: 1_000,
     };
     assert_eq!(journal.debit(&w, &lost).await, Ok(9_000));
-    pool.close().await;
+    croupier::store::close_pool(&pool).await;
+    assert_closed(&db, "the pool").await;
     // The restore: the backup and its anchor over the live files.
     for ext in ["-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{ext}", db.display()));

@@ -6,13 +6,44 @@ use sqlx::ConnectOptions;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Aborts the checkpointer when the writer goes.
+/// The checkpointer's handle. Dropped (a writer that went without closing), it aborts the
+/// task; [`Checkpointer::close`] stops it and waits until its connection is closed. That
+/// wait matters: SQLite closes a connection on sqlx's worker thread, and the last
+/// connection to a WAL database checkpoints as it closes — one still closing after the
+/// store said it was closed would write the old WAL into a database restored over it
+/// (seen under load: "database disk image is malformed" after a restore).
 #[derive(Debug)]
-pub(super) struct AbortOnDrop(pub(super) tokio::task::JoinHandle<()>);
+pub(super) struct Checkpointer {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
 
-impl Drop for AbortOnDrop {
+impl Checkpointer {
+    /// Starts checkpointing the database at `path`.
+    pub(super) fn spawn(path: PathBuf) -> Checkpointer {
+        let (stop, stopped) = tokio::sync::oneshot::channel();
+        Checkpointer {
+            stop: Some(stop),
+            task: Some(tokio::spawn(checkpointer(path, stopped))),
+        }
+    }
+
+    /// Stops the checkpointer; returns once its connection is closed.
+    pub(super) async fn close(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for Checkpointer {
     fn drop(&mut self) {
-        self.0.abort();
+        if let Some(task) = &self.task {
+            task.abort();
+        }
     }
 }
 
@@ -23,7 +54,7 @@ const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
 /// writer's commits never pay for a checkpoint (with SQLite's automatic checkpoint, one
 /// commit in a few hundred did, which was most of the p99 card latency). PASSIVE: it
 /// never blocks the writer; a crash in the middle is recovered by SQLite at the next open.
-pub(super) async fn checkpointer(path: PathBuf) {
+async fn checkpointer(path: PathBuf, mut stop: tokio::sync::oneshot::Receiver<()>) {
     let Ok(mut conn) = options(&path).connect().await else {
         tracing::warn!(db = %path.display(), "no checkpointer: the WAL grows until shutdown");
         return;
@@ -31,12 +62,18 @@ pub(super) async fn checkpointer(path: PathBuf) {
     let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        tick.tick().await;
+        tokio::select! {
+            _ = &mut stop => break,
+            _ = tick.tick() => {}
+        }
         if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
             .execute(&mut conn)
             .await
         {
             tracing::debug!(error = %e, "checkpoint");
         }
+    }
+    if let Err(e) = sqlx::Connection::close(conn).await {
+        tracing::warn!(error = %e, "the checkpointer's connection did not close cleanly");
     }
 }

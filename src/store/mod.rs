@@ -24,7 +24,7 @@ pub mod spill;
 pub mod timeline;
 
 pub use backup::{backup, verify, Verified};
-use checkpoint::{checkpointer, AbortOnDrop};
+use checkpoint::Checkpointer;
 use projections::project;
 pub use reader::{DisputeRow, Reader, RecalledRound};
 pub use record::{BrokerHead, Record, Source, TimelineCause};
@@ -240,7 +240,7 @@ fn reader_options(path: &Path) -> SqliteConnectOptions {
 pub struct Store {
     conn: PoolConnection<Sqlite>,
     pool: SqlitePool,
-    checkpointer: AbortOnDrop,
+    checkpointer: Checkpointer,
     /// Held while this writer lives: one writer per database, across processes too.
     _lock: Flock<std::fs::File>,
     path: PathBuf,
@@ -393,7 +393,7 @@ impl Store {
                 None
             }
         };
-        let checkpointer = AbortOnDrop(tokio::spawn(checkpointer(path.to_path_buf())));
+        let checkpointer = Checkpointer::spawn(path.to_path_buf());
         let timeline = Timeline::of(&first_timeline, &log);
         let mut store = Store {
             conn,
@@ -615,13 +615,15 @@ impl Store {
             _lock: lock,
             ..
         } = self;
-        drop(checkpointer);
+        // Its connection closed first and for good: nothing may touch the files once this
+        // returns (a restore may replace them).
+        checkpointer.close().await;
         let mut conn = conn;
         sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
             .execute(&mut *conn)
             .await?;
         drop(conn);
-        pool.close().await;
+        close_pool(&pool).await;
         drop(lock);
         Ok(())
     }
@@ -638,6 +640,35 @@ pub fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
         .truncate(false)
         .mode(0o600)
         .open(path)
+}
+
+/// Closes `pool` for good: every connection closed when this returns. `Pool::close` alone
+/// may return with one still open — a connection handed back is returned by a task
+/// spawned from its drop, and can reach the idle queue after the close drained it, where
+/// nothing closes it (sqlx issue #3217). A SQLite connection left open holds the files and,
+/// as the last one, checkpoints into them when it finally closes: after a restore put
+/// other files in place, that wrote "database disk image is malformed".
+pub async fn close_pool(pool: &sqlx::SqlitePool) {
+    // Returns in flight land first (bounded: a connection someone still holds is theirs).
+    for _ in 0..200 {
+        if pool.num_idle() as u32 >= pool.size() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    pool.close().await;
+    // A return that landed after the drain: closing again closes it.
+    for _ in 0..200 {
+        if pool.size() == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        pool.close().await;
+    }
+    tracing::warn!(
+        open = pool.size(),
+        "a database pool still holds connections after its close"
+    );
 }
 
 /// Creates the database file, if there is none, private to its owner (SQLite then gives
