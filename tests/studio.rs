@@ -10,6 +10,9 @@
 //! stream's next messages, byte for byte, to its end — in order, none missing, none
 //! doubled. The results in it are checked against the settlements the table recorded.
 
+#[allow(dead_code)] // the lobby test only reads a page
+#[path = "support/cdp.rs"]
+mod cdp;
 mod common;
 #[path = "support/nats.rs"]
 mod nats;
@@ -1204,6 +1207,91 @@ async fn a_relay_caps_its_viewers_frames_nothing_and_gives_a_storms_memory_back(
             let (status, _) = get(&tight.addr, path).await;
             assert_eq!(status, 200, "{path} with {} viewers", held.len());
         }
+    })
+    .await
+    .expect("bounded");
+}
+
+/// The relay's lobby page at `/` (issue #34 item 4): every table it serves, with its game,
+/// state and round, linking to its public page; a table that stopped publishing is shown
+/// as not live, never as open. In Chromium, at a phone's size, with axe-core.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_relay_lobby_lists_every_table_and_never_shows_a_stopped_one_as_open() {
+    if !cdp::chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(240), async {
+        let Some(mut studio) = Studio::start(&["alpha", "beta"]).await else {
+            return;
+        };
+        let relay = studio.relay("relay-1").await;
+        let step = Duration::from_secs(30);
+        let browser = cdp::Browser::launch().await;
+        // A table is quiet after 10 s without news here (the page's default is 60 s).
+        let page = browser
+            .page(&format!("http://{}/?quiet=10", relay.addr), 390, 844)
+            .await;
+        let badge = |id: &str| {
+            format!(
+                "(document.querySelector('tr[data-table=\"{id}\"] .state') || {{}}).textContent"
+            )
+        };
+        for id in ["alpha", "beta"] {
+            page.wait_for(&format!("{} === 'Open'", badge(id)), step)
+                .await;
+        }
+        let row = page.text("tr[data-table=\"alpha\"]").await;
+        assert!(row.contains("Deluxe Blackjack"), "{row}");
+        let href = page
+            .eval("document.querySelector('tr[data-table=\"alpha\"] a').getAttribute('href')")
+            .await;
+        assert_eq!(href, "/public?table=alpha");
+        // The JSON behind it says how long each table has been quiet.
+        let alpha = lobby(&relay.addr, "alpha").await.expect("listed");
+        assert!(alpha["quiet_ms"].as_u64() < Some(10_000), "{alpha}");
+        // Nothing wider than the phone: every column is on the screen.
+        for (w, h) in [(1280, 800), (844, 390), (390, 844)] {
+            page.call(
+                "Emulation.setDeviceMetricsOverride",
+                serde_json::json!({"width": w, "height": h, "deviceScaleFactor": 1, "mobile": false}),
+            )
+            .await;
+            let fits = page
+                .eval(
+                    "new Promise(r => requestAnimationFrame(() => r(\
+                     document.documentElement.scrollWidth <= window.innerWidth && \
+                     [...document.querySelectorAll('td')].every(td => \
+                       td.getBoundingClientRect().right <= window.innerWidth + 0.5))))",
+                )
+                .await;
+            assert_eq!(fits, true, "the lobby fits {w}x{h}");
+        }
+
+        page.eval(include_str!("support/axe/axe.min.js")).await;
+        let violations = page
+            .eval(
+                "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations \
+                 .filter(v => ['moderate', 'serious', 'critical'].includes(v.impact)) \
+                 .map(v => v.id + ': ' + v.help))",
+            )
+            .await;
+        assert_eq!(violations, serde_json::json!([]), "axe-core");
+
+        // Beta's table process dies: the relay hears nothing more from it, and the lobby
+        // stops showing it as open; alpha deals on and stays open.
+        studio.tables[1].kill();
+        page.wait_for(&format!("{} === 'No news — not live'", badge("beta")), step)
+            .await;
+        page.wait_for(&format!("{} === 'Open'", badge("alpha")), step)
+            .await;
+        page.screenshot(&cdp::artifacts().join("lobby-390x844.png"))
+            .await;
+        let beta = lobby(&relay.addr, "beta").await.expect("still listed");
+        assert!(beta["quiet_ms"].as_u64() >= Some(10_000), "{beta}");
+        assert_eq!(
+            beta["state"], "open",
+            "its last view said open: the page is what tells"
+        );
     })
     .await
     .expect("bounded");

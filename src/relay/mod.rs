@@ -159,6 +159,7 @@ pub async fn run(
     };
     let connecting = tokio::spawn(connect(config.clone(), relay.clone()));
     let app = Router::new()
+        .route("/", get(|| crate::web::asset("lobby.html")))
         .route("/public", get(|| crate::web::asset("public.html")))
         .route(
             "/ui/{file}",

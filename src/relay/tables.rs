@@ -89,6 +89,11 @@ pub struct LobbyEntry {
     pub id: Option<String>,
     /// Its number.
     pub n: u64,
+    /// How long the table has been quiet, ms: since its last message reached this relay,
+    /// or since this relay began following it when none has yet. A table publishes as it
+    /// deals; a long quiet means it stopped or lost the broker — the lobby must not show it
+    /// as open.
+    pub quiet_ms: u64,
 }
 
 /// Why a message from the broker was not served.
@@ -123,6 +128,8 @@ pub struct RelayedTable {
     /// Its pinned key (replaced when the keys file changes).
     key: RwLock<VerifyingKey>,
     received: AtomicU64,
+    /// When this relay began following the table, and when its last served message came.
+    heard: Mutex<(std::time::Instant, Option<std::time::Instant>)>,
     /// The stream sequence of the last message read (not `n`: see the module's docs).
     stream_seq: AtomicU64,
     /// Its public stream, once found.
@@ -132,6 +139,18 @@ pub struct RelayedTable {
 }
 
 impl RelayedTable {
+    /// A message of the table's was served: it is not quiet.
+    fn heard_now(&self) {
+        self.heard.lock().unwrap_or_else(|e| e.into_inner()).1 = Some(std::time::Instant::now());
+    }
+
+    /// [`LobbyEntry::quiet_ms`].
+    fn quiet_ms(&self) -> u64 {
+        let (since, last) = *self.heard.lock().unwrap_or_else(|e| e.into_inner());
+        let quiet = last.unwrap_or(since).elapsed().as_millis();
+        u64::try_from(quiet).unwrap_or(u64::MAX)
+    }
+
     fn key(&self) -> VerifyingKey {
         *self.key.read().unwrap_or_else(|e| e.into_inner())
     }
@@ -323,6 +342,7 @@ impl Tables {
                     rounds_settled: view.rounds_settled,
                     id: last.map(|((s, b), _)| format!("{s}.{b}")),
                     n: last.map_or(0, |(_, n)| n),
+                    quiet_ms: t.quiet_ms(),
                 })
             })
             .collect()
@@ -385,6 +405,7 @@ impl Tables {
             },
             key: RwLock::new(key),
             received: AtomicU64::new(0),
+            heard: Mutex::new((std::time::Instant::now(), None)),
             stream_seq: AtomicU64::new(0),
             stream: Mutex::new(None),
             refused: Mutex::default(),
@@ -624,6 +645,7 @@ async fn follow_once(
                     relayed.refuse(table, Refusal::Gap, seq, "messages missing: a resync");
                 }
                 feed.relay(r);
+                relayed.heard_now();
             }
         }
     }

@@ -375,6 +375,16 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../../dealer-ui/public.html"),
     ),
     (
+        "lobby.html",
+        "text/html; charset=utf-8",
+        include_str!("../../dealer-ui/lobby.html"),
+    ),
+    (
+        "lobby.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../dealer-ui/lobby.js"),
+    ),
+    (
         "panel.js",
         "text/javascript; charset=utf-8",
         include_str!("../../dealer-ui/panel.js"),
