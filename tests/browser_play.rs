@@ -389,7 +389,10 @@ async fn play_alone(a: &Page) -> u64 {
         }
         sleep(Duration::from_millis(100)).await;
     }
-    panic!("the page shows no result for round {round}");
+    // What the page and the table show, for the next one to read (seen once under load).
+    let state = a.eval("JSON.stringify(window.playState())").await;
+    let text = a.eval("document.body.innerText").await;
+    panic!("the page shows no result for round {round}; its state: {state}; it shows: {text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
