@@ -4,10 +4,6 @@
 // seconds, so silence means it stopped or lost the broker.
 "use strict";
 const QUIET_S = Number(new URLSearchParams(location.search).get("quiet")) || 60;
-const GAMES = {
-  deluxe: "Deluxe Blackjack", ultimate: "Ultimate Blackjack", caribbean21: "Caribbean 21",
-  infor6: "Blackjack IN FOR 6", multihand: "Multi-hand Blackjack",
-};
 const STATES = {
   open: ["open", "Open"], locked: ["paused", "Paused (the dealer is fixing a card)"],
   disputed: ["paused", "Paused (a result is being checked)"], broken: ["broken", "Out of service"],
@@ -55,7 +51,7 @@ async function refresh() {
       listed.add(t.table);
       const tr = row(body, t);
       set(tr.cells[0].firstChild, t.name ? t.name + " (" + t.table + ")" : t.table);
-      set(tr.cells[1], GAMES[t.variant] || t.variant);
+      set(tr.cells[1], t.game);
       const quiet = t.quiet_ms > QUIET_S * 1000;
       const [cls, label] = quiet
         ? ["quiet", "No news — not live"]

@@ -162,12 +162,13 @@ impl Engine {
                 if may_surrender(v, h, sp.hands.len(), up) {
                     allowed.push(Action::Surrender);
                 }
+                let total = h.cards.total(v.hand.ace);
                 out.push(OpenDecision {
                     player: p.id.to_string(),
                     seat: sp.seat,
                     hand: hi as u8,
-                    total: h.cards.total(v.hand.ace).best,
-                    soft: h.cards.total(v.hand.ace).soft,
+                    total: total.best,
+                    soft: total.soft,
                     allowed,
                 });
             }

@@ -134,75 +134,40 @@ impl Engine {
         self.on_decision(seat, action, events)
     }
 
-    /// A double that some followers cannot pay: checked whole first (each short player
-    /// follows this seat's doubles on this hand), then the double, then the marks — so a
-    /// refused double marks nobody.
-    fn on_double_short(
+    /// A double or a split (`action`) that some followers cannot pay: checked whole first
+    /// (each short player follows it, `Engine::followers`), then the decision, then the
+    /// followers marked — for them a double's card is a hit (`BehindPlay::unfollowed`), a
+    /// split's second hand is not theirs (`follow_split` cleared) — so a refused decision
+    /// marks nobody.
+    fn on_follow_short(
         &mut self,
         seat: SeatId,
+        action: Action,
         short: &[String],
         events: &mut impl EventSink,
     ) -> state::Handled {
         let state::Phase::Playing { seat: si, hand: hi } = self.phase else {
-            return self.seat_decision(seat, Action::Double, events);
+            return self.seat_decision(seat, action, events);
         };
-        let sp = &self.round.seats[usize::from(si)];
-        if sp.seat == seat {
-            for p in short {
-                let follows = sp.behind.iter().any(|b| {
-                    &*b.player == p.as_str()
-                        && io::behind_follows(b.follow_double, b.follow_split, hi, true)
-                });
-                if !follows {
-                    return reject(
-                        Code::ActionNotAllowed,
-                        format!("{p} does not follow seat {seat}'s double on this hand"),
-                    );
-                }
+        if self.round.seats[usize::from(si)].seat == seat {
+            let followers = self.followers(seat, action);
+            if let Some(p) = short.iter().find(|p| !followers.contains(*p)) {
+                return reject(
+                    Code::ActionNotAllowed,
+                    format!(
+                        "{p} does not follow seat {seat}'s {} on this hand",
+                        action.name()
+                    ),
+                );
             }
         }
-        self.seat_decision(seat, Action::Double, events)?;
-        let sp = &mut self.round.seats[usize::from(si)];
-        for b in &mut sp.behind {
+        self.seat_decision(seat, action, events)?;
+        for b in &mut self.round.seats[usize::from(si)].behind {
             if short.iter().any(|p| p.as_str() == &*b.player) {
-                b.unfollowed.push(hi);
-            }
-        }
-        Ok(())
-    }
-
-    /// A split that some followers cannot pay: checked whole first (each short player
-    /// follows this seat's splits), then the split, then the follows cleared — so a refused
-    /// split changes nobody's follow.
-    fn on_split_short(
-        &mut self,
-        seat: SeatId,
-        short: &[String],
-        events: &mut impl EventSink,
-    ) -> state::Handled {
-        let state::Phase::Playing { seat: si, .. } = self.phase else {
-            return self.seat_decision(seat, Action::Split, events);
-        };
-        let sp = &self.round.seats[usize::from(si)];
-        if sp.seat == seat {
-            for p in short {
-                if !sp
-                    .behind
-                    .iter()
-                    .any(|b| &*b.player == p.as_str() && b.follow_split)
-                {
-                    return reject(
-                        Code::ActionNotAllowed,
-                        format!("{p} does not follow seat {seat}'s split"),
-                    );
+                match action {
+                    Action::Double => b.unfollowed.push(hi),
+                    _ => b.follow_split = false,
                 }
-            }
-        }
-        self.seat_decision(seat, Action::Split, events)?;
-        let sp = &mut self.round.seats[usize::from(si)];
-        for b in &mut sp.behind {
-            if short.iter().any(|p| p.as_str() == &*b.player) {
-                b.follow_split = false;
             }
         }
         Ok(())
@@ -218,8 +183,12 @@ impl Engine {
         match input {
             Input::Card(card) => self.on_card(*card, events),
             Input::Decision { seat, action } => self.seat_decision(*seat, *action, events),
-            Input::DoubleShort { seat, short } => self.on_double_short(*seat, short, events),
-            Input::SplitShort { seat, short } => self.on_split_short(*seat, short, events),
+            Input::DoubleShort { seat, short } => {
+                self.on_follow_short(*seat, Action::Double, short, events)
+            }
+            Input::SplitShort { seat, short } => {
+                self.on_follow_short(*seat, Action::Split, short, events)
+            }
             Input::Bets(bets) if !common => self.on_bets(bets, events),
             Input::Bets(_) => not_seat_by_seat(),
             Input::PlayerBets(bets) if common => self.on_player_bets(bets, events),

@@ -79,6 +79,8 @@ pub struct LobbyEntry {
     pub name: String,
     /// The game.
     pub variant: String,
+    /// The game's display name (a built-in variant's `name`; else its id).
+    pub game: String,
     /// `open`, `locked`, `disputed` or `broken`.
     pub state: TableState,
     /// The current (or last) round.
@@ -128,8 +130,11 @@ pub struct RelayedTable {
     /// Its pinned key (replaced when the keys file changes).
     key: RwLock<VerifyingKey>,
     received: AtomicU64,
-    /// When this relay began following the table, and when its last served message came.
-    heard: Mutex<(std::time::Instant, Option<std::time::Instant>)>,
+    /// When this relay began following the table.
+    since: std::time::Instant,
+    /// When its last served message came, ms after `since` (`u64::MAX`: none yet) — an
+    /// atomic store per message, no lock on the relay's path.
+    heard_ms: AtomicU64,
     /// The stream sequence of the last message read (not `n`: see the module's docs).
     stream_seq: AtomicU64,
     /// Its public stream, once found.
@@ -141,14 +146,17 @@ pub struct RelayedTable {
 impl RelayedTable {
     /// A message of the table's was served: it is not quiet.
     fn heard_now(&self) {
-        self.heard.lock().unwrap_or_else(|e| e.into_inner()).1 = Some(std::time::Instant::now());
+        self.heard_ms
+            .store(ms(self.since.elapsed()), Ordering::Relaxed);
     }
 
     /// [`LobbyEntry::quiet_ms`].
     fn quiet_ms(&self) -> u64 {
-        let (since, last) = *self.heard.lock().unwrap_or_else(|e| e.into_inner());
-        let quiet = last.unwrap_or(since).elapsed().as_millis();
-        u64::try_from(quiet).unwrap_or(u64::MAX)
+        let now = ms(self.since.elapsed());
+        match self.heard_ms.load(Ordering::Relaxed) {
+            u64::MAX => now,
+            last => now.saturating_sub(last),
+        }
     }
 
     fn key(&self) -> VerifyingKey {
@@ -177,6 +185,11 @@ impl RelayedTable {
             .and_then(|h| h.get(HEADER_SIG))
             .is_some_and(|sig| wire::verify(&self.key(), domain, table, payload, sig.as_str()))
     }
+}
+
+/// `d` in whole milliseconds.
+fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX - 1)
 }
 
 /// Every table the relay serves.
@@ -336,6 +349,8 @@ impl Tables {
                 Some(LobbyEntry {
                     table: id.clone(),
                     name: view.name,
+                    game: crate::engine::Variant::built_in_name(&view.variant)
+                        .map_or_else(|| view.variant.clone(), str::to_string),
                     variant: view.variant,
                     state: view.state,
                     round: view.round.number,
@@ -405,7 +420,8 @@ impl Tables {
             },
             key: RwLock::new(key),
             received: AtomicU64::new(0),
-            heard: Mutex::new((std::time::Instant::now(), None)),
+            since: std::time::Instant::now(),
+            heard_ms: AtomicU64::new(u64::MAX),
             stream_seq: AtomicU64::new(0),
             stream: Mutex::new(None),
             refused: Mutex::default(),

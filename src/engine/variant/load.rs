@@ -100,6 +100,21 @@ impl Variant {
             .map(|(name, text)| Variant::from_toml(&format!("config/variants/{name}.toml"), text))
     }
 
+    /// The display name (`name`) of the built-in variant `stem`, the files parsed once.
+    pub fn built_in_name(stem: &str) -> Option<&'static str> {
+        static NAMES: std::sync::OnceLock<Vec<(&'static str, String)>> = std::sync::OnceLock::new();
+        NAMES
+            .get_or_init(|| {
+                BUILT_IN
+                    .iter()
+                    .filter_map(|(s, _)| Some((*s, Variant::built_in(s)?.ok()?.name)))
+                    .collect()
+            })
+            .iter()
+            .find(|(s, _)| *s == stem)
+            .map(|(_, name)| name.as_str())
+    }
+
     /// This variant with some settings changed, each by its dotted key
     /// (`insurance.won_returns`) as in the file, and validated again. A scenario uses it to
     /// replay a round under the other reading of a sheet; `file` names the result in errors.
