@@ -169,7 +169,8 @@ enum Command {
         #[arg(long, requires = "https_cert")]
         https_key: Option<PathBuf>,
     },
-    /// The studio's broker: generated permissions and credentials, and its streams.
+    /// The studio's broker: generated permissions and credentials, and its streams; and
+    /// the whole studio on one machine for evaluation (`studio demo`).
     Studio {
         #[command(subcommand)]
         command: StudioCommand,
@@ -352,6 +353,32 @@ enum StudioCommand {
         dir: PathBuf,
         #[command(flatten)]
         broker: BrokerArgs,
+    },
+    /// The whole studio on this machine, for evaluation: a nats-server (Debian's binary)
+    /// on a free port, three simulated tables of different games publishing to it, a
+    /// relay and, when PostgreSQL answers, the floor with a demo pit account; each its own
+    /// process, every one on a free port. Prints every URL; Ctrl-C stops everything and
+    /// removes the temporary directory.
+    Demo {
+        /// Keep everything in this directory (kept at the end) instead of a new temporary
+        /// one.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Keep the temporary directory at the end (logs, databases, the broker's store).
+        #[arg(long)]
+        keep: bool,
+        /// The address the tables, the relay and the floor listen on, each on a free port
+        /// (the broker stays on loopback: it runs without authentication).
+        #[arg(long, default_value = "127.0.0.1")]
+        bind_host: String,
+        /// The PostgreSQL server for the floor; the demo makes its own database there and
+        /// drops it at the end. Without an answer the floor is left out.
+        #[arg(long, default_value = croupier::studio::demo::DEFAULT_PG)]
+        pg: String,
+        /// The nats-server binary (default: the first on PATH, else Debian's
+        /// /usr/sbin/nats-server or /usr/bin/nats-server).
+        #[arg(long)]
+        nats_server: Option<PathBuf>,
     },
 }
 
@@ -1142,6 +1169,34 @@ fn studio_command(command: StudioCommand) -> ExitCode {
                         }
                         ExitCode::SUCCESS
                     }
+                    Err(e) => fail(e),
+                }
+            })
+        }
+        StudioCommand::Demo {
+            dir,
+            keep,
+            bind_host,
+            pg,
+            nats_server,
+        } => {
+            // The services are this very binary, started again with their own subcommands.
+            let exe = match std::env::current_exe() {
+                Ok(exe) => exe,
+                Err(e) => return fail(format!("cannot find the croupier binary: {e}")),
+            };
+            let options = croupier::studio::demo::DemoOptions {
+                exe,
+                nats_server,
+                dir,
+                keep,
+                bind_host,
+                pg,
+            };
+            with_runtime(async move {
+                let stop = croupier::studio::demo::stop_signal();
+                match croupier::studio::demo::run(options, stop).await {
+                    Ok(()) => ExitCode::SUCCESS,
                     Err(e) => fail(e),
                 }
             })

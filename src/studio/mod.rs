@@ -14,7 +14,10 @@
 //!   capture another table's subjects).
 //!
 //! - `grants`: who may do what, subject by subject.
+//! - `demo` (`croupier studio demo`): the whole studio on one machine for evaluation — a
+//!   broker on a free port, three tables, a relay and the floor, each its own process.
 
+pub mod demo;
 pub mod grants;
 
 use crate::broker::streams::StreamNames;
