@@ -327,12 +327,7 @@ pub async fn run_with_clock(
 
     // 2. The table task.
     let (stop_tx, stop_rx) = watch::channel(false);
-    let watchdog = crate::systemd::watchdog_interval().and_then(|every| {
-        crate::systemd::Notifier::from_env().map(|n| crate::table::Watchdog {
-            notifier: Arc::new(n),
-            every,
-        })
-    });
+    let watchdog = crate::systemd::Watchdog::from_env();
     if let Some(w) = &watchdog {
         info!(table = %id, every_ms = w.every.as_millis() as u64, "systemd watchdog: pinging from the table loop");
     }
@@ -627,6 +622,11 @@ async fn start_play(
             }
         }
     }
+    // Every wallet, embedded or the operator's, has its failures on `/metrics`.
+    play.wallet = Arc::new(crate::wallet::Counted::new(
+        Arc::clone(&play.wallet),
+        Arc::clone(handle.metrics()),
+    ));
     let play = Arc::new(play);
     match play.journal.reconcile(play.wallet.as_ref(), true).await {
         Ok(done) => {

@@ -153,6 +153,15 @@ impl Feed {
     }
 }
 
+/// The wallet's error codes counted (`WalletError::code`, label `code`), all but
+/// `insufficient_funds`: that one is the player's balance, not a fault.
+const WALLET_ERROR_CODES: [&str; 4] = [
+    "unknown_player",
+    "wallet_conflict",
+    "wallet_rolled_back",
+    "wallet_unavailable",
+];
+
 /// Commit latency buckets: from a fast SSD's fsync to an SD card having a bad moment.
 pub const COMMIT_BUCKETS: &[f64] = &[
     0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
@@ -216,6 +225,7 @@ pub struct Metrics {
     commits: AtomicU64,
     subscribers: Labelled<Gauge>,
     lagged: Labelled<Counter>,
+    wallet_errors: Labelled<Counter>,
     shoe: OnceLock<CountersHandle>,
 }
 
@@ -274,6 +284,13 @@ impl Default for Metrics {
             "feed",
             &Feed::ALL.map(Feed::label),
         );
+        let wallet_errors = Labelled::register(
+            &mut registry,
+            counter_name("croupier_wallet_errors_total"),
+            "Wallet requests that failed, by code (a player's insufficient funds is not an error): the wallet did not answer, refused an id it had seen for another request or already rolled back, or knew no such player.",
+            "code",
+            &WALLET_ERROR_CODES,
+        );
         Metrics {
             registry,
             cards,
@@ -284,6 +301,7 @@ impl Default for Metrics {
             commits: AtomicU64::new(0),
             subscribers,
             lagged,
+            wallet_errors,
             shoe: OnceLock::new(),
         }
     }
@@ -333,6 +351,14 @@ impl Metrics {
     /// One subscriber fell behind `feed` and was caught up or resynced.
     pub fn lagged(&self, feed: Feed) {
         self.lagged.each[index(&Feed::ALL, feed)].inc();
+    }
+
+    /// One wallet request failed (`crate::wallet::Counted` calls it for every answer that
+    /// is not the player's own shortfall).
+    pub fn wallet_error(&self, code: &'static str) {
+        if let Some(i) = WALLET_ERROR_CODES.iter().position(|c| *c == code) {
+            self.wallet_errors.each[i].inc();
+        }
     }
 
     /// Counts a live subscriber of `stream` until the guard is dropped.
@@ -464,6 +490,22 @@ impl Exposition {
     pub fn gauge(&mut self, name: &str, help: &str, value: impl Into<Sample>) {
         self.family(name, "gauge", help);
         self.sample(name, &[], value);
+    }
+
+    /// The process's resident memory and CPU time (`croupier_process_*`), which every
+    /// role (table, relay, floor) reports the same way.
+    pub fn process(&mut self, p: &crate::process::ProcessFigures) {
+        self.gauge(
+            "croupier_process_resident_memory_bytes",
+            "Resident set size (VmRSS).",
+            p.rss_bytes,
+        );
+        self.family(
+            "croupier_process_cpu_seconds_total",
+            "counter",
+            "User and system CPU time.",
+        );
+        self.sample("croupier_process_cpu_seconds_total", &[], p.cpu_seconds);
     }
 
     /// The text, in the Prometheus text format 0.0.4.

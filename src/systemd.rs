@@ -1,11 +1,13 @@
 //! The systemd service protocol through the `sd-notify` crate: `READY=1` (with a `STATUS=`
-//! line) once start-up checks pass, `WATCHDOG=1` from the table task's own loop,
+//! line) once start-up checks pass, `WATCHDOG=1` from a loop that proves the process is
+//! alive (the table task's own loop, the relay's registry, the floor's discovery loop),
 //! `STOPPING=1` on shutdown.
 //!
 //! Outside systemd (no `NOTIFY_SOCKET`) there is no notifier and nothing is sent.
 
 use sd_notify::NotifyState;
 use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The service manager's notification socket, present when systemd gave one.
@@ -58,6 +60,46 @@ pub fn watchdog_interval() -> Option<Duration> {
     }
     let usec: u64 = std::env::var("WATCHDOG_USEC").ok()?.parse().ok()?;
     (usec > 0).then(|| Duration::from_micros(usec / 2))
+}
+
+/// systemd's watchdog, for a loop to ping: each role pings from the loop whose progress
+/// shows it works, so a hung process stops pinging and systemd restarts it.
+#[derive(Debug, Clone)]
+pub struct Watchdog {
+    /// The notification socket.
+    pub notifier: Arc<Notifier>,
+    /// How often to ping (half of `WatchdogSec`).
+    pub every: Duration,
+}
+
+impl Watchdog {
+    /// The watchdog systemd asked this process to ping (`WATCHDOG_USEC` with a
+    /// `NOTIFY_SOCKET`), if any.
+    pub fn from_env() -> Option<Watchdog> {
+        let every = watchdog_interval()?;
+        Notifier::from_env().map(|n| Watchdog {
+            notifier: Arc::new(n),
+            every,
+        })
+    }
+
+    /// Ticks every [`Watchdog::every`]; after a stall the next tick waits a full period
+    /// (no burst of pings that would hide how long the loop was stuck).
+    pub fn interval(&self) -> tokio::time::Interval {
+        let mut t = tokio::time::interval(self.every);
+        t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        t
+    }
+}
+
+/// The next tick of `ticks`, or never without a watchdog.
+pub async fn next_tick(ticks: &mut Option<tokio::time::Interval>) {
+    match ticks {
+        Some(t) => {
+            t.tick().await;
+        }
+        None => std::future::pending().await,
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The systemd units and the install script: the units verify with `systemd-analyze`, the
-//! service keeps its hardening (exposure stays low); the script installs idempotently, never
-//! overwrites an existing config, and uninstalls.
+//! services keep their hardening (exposure stays low; the relay's and the floor's no worse
+//! than the table's); the script installs the role it is given idempotently, never
+//! overwrites an existing config, and uninstalls that role.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -37,6 +38,23 @@ fn verify(unit: &Path) {
     );
 }
 
+/// `systemd-analyze security`'s overall exposure level for `unit` (lower is safer).
+fn exposure(unit: &Path) -> f64 {
+    let out = Command::new("systemd-analyze")
+        .args(["security", "--offline=true", "--no-pager"])
+        .arg(unit)
+        .output()
+        .expect("systemd-analyze security");
+    let report = String::from_utf8_lossy(&out.stdout);
+    let name = unit.file_name().expect("name").to_string_lossy();
+    report
+        .lines()
+        .find_map(|l| l.split(&format!("exposure level for {name}: ")).nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no exposure level in {report}"))
+}
+
 #[test]
 fn the_service_verifies_and_stays_hardened() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -44,19 +62,7 @@ fn the_service_verifies_and_stays_hardened() {
     let text = std::fs::read_to_string(&unit).expect("unit");
     assert!(text.contains(" run --config /etc/croupier/table.toml"));
     verify(&unit);
-
-    let out = Command::new("systemd-analyze")
-        .args(["security", "--offline=true", "--no-pager"])
-        .arg(&unit)
-        .output()
-        .expect("systemd-analyze security");
-    let report = String::from_utf8_lossy(&out.stdout);
-    let exposure: f64 = report
-        .lines()
-        .find_map(|l| l.split("exposure level for croupier.service: ").nth(1))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no exposure level in {report}"));
+    let exposure = exposure(&unit);
     assert!(exposure <= 2.0, "exposure {exposure} (README records 1.9)");
     for needed in [
         "Type=notify",
@@ -73,6 +79,131 @@ fn the_service_verifies_and_stays_hardened() {
     }
 }
 
+/// The value of `key=` in a unit (its last setting).
+fn setting<'a>(text: &'a str, key: &str) -> &'a str {
+    text.lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(&format!("{key}=")))
+        .unwrap_or_else(|| panic!("no {key}= in the unit"))
+}
+
+/// The relay's and the floor's units: they verify, score at least as well as the table's,
+/// are notify services with a watchdog, have no device and no device group, take their
+/// arguments from the role's environment file and hold no secret.
+#[test]
+fn the_relay_and_floor_units_verify_and_are_as_hardened_as_the_table() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let table = exposure(&unit_for_test(dir.path(), "croupier.service"));
+    for (role, min_files) in [("relay", 65536), ("floor", 4096)] {
+        let name = format!("croupier-{role}.service");
+        let unit = unit_for_test(dir.path(), &name);
+        let text = std::fs::read_to_string(&unit).expect("unit");
+        verify(&unit);
+        let exposure = exposure(&unit);
+        assert!(
+            exposure <= table,
+            "{name}: exposure {exposure}, the table's is {table}"
+        );
+        for needed in [
+            "Type=notify",
+            "NotifyAccess=main",
+            "Restart=on-failure",
+            "ProtectSystem=strict",
+            "NoNewPrivileges=yes",
+            "PrivateDevices=yes",
+            "DevicePolicy=closed",
+            "User=croupier",
+        ] {
+            assert!(text.contains(needed), "{name}: {needed} missing");
+        }
+        let watchdog = setting(&text, "WatchdogSec");
+        assert!(
+            watchdog.ends_with('s') && watchdog != "0s",
+            "{name}: WatchdogSec={watchdog}"
+        );
+        let files: u64 = setting(&text, "LimitNOFILE").parse().expect("a number");
+        assert!(files >= min_files, "{name}: LimitNOFILE={files}");
+        // The arguments from the role's file, split into words ($VAR, not ${VAR}).
+        assert_eq!(
+            setting(&text, "EnvironmentFile"),
+            format!("/etc/croupier/{role}.env")
+        );
+        let upper = role.to_uppercase();
+        assert!(
+            setting(&text, "ExecStart").ends_with(&format!(" {role} $CROUPIER_{upper}_ARGS")),
+            "{name}: {}",
+            setting(&text, "ExecStart")
+        );
+        // Neither the shoe, the GPIO, their groups nor a state directory.
+        for absent in ["DeviceAllow=", "SupplementaryGroups=", "StateDirectory="] {
+            assert!(!text.contains(absent), "{name}: {absent}");
+        }
+        // No secret in a unit's settings (anyone can read /etc/systemd/system and
+        // `systemctl show`); its comments may say where they are.
+        let lower = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .to_lowercase();
+        for secret in [
+            "postgres://",
+            "nats://",
+            "tls://",
+            "password",
+            "pgpass",
+            ".nk",
+            ".creds",
+        ] {
+            assert!(!lower.contains(secret), "{name} holds {secret:?}");
+        }
+    }
+}
+
+/// The environment files install.sh installs name only arguments the binary knows, and
+/// keep the database's password out of the command line.
+#[test]
+fn the_role_environment_files_name_real_arguments() {
+    for role in ["relay", "floor"] {
+        let text =
+            std::fs::read_to_string(repo().join(format!("systemd/{role}.env"))).expect("env file");
+        let key = format!("CROUPIER_{}_ARGS=", role.to_uppercase());
+        let args = text
+            .lines()
+            .find_map(|l| l.strip_prefix(&key))
+            .unwrap_or_else(|| panic!("{role}.env sets no {key}"));
+        let help = Command::new(env!("CARGO_BIN_EXE_croupier"))
+            .args([role, "--help"])
+            .output()
+            .expect("croupier --help");
+        let help = String::from_utf8_lossy(&help.stdout);
+        let flags: Vec<&str> = args
+            .split_whitespace()
+            .filter(|a| a.starts_with("--"))
+            .collect();
+        assert!(flags.contains(&"--nats"), "{role}.env: {args}");
+        for flag in flags {
+            assert!(
+                help.contains(&format!("{flag} ")),
+                "{role}.env: `croupier {role}` has no {flag}"
+            );
+        }
+        for url in args.split_whitespace().filter(|a| a.contains("://")) {
+            let authority = url.split("://").nth(1).unwrap_or("");
+            let userinfo = authority
+                .split('@')
+                .next()
+                .filter(|_| authority.contains('@'));
+            assert!(
+                !userinfo.is_some_and(|u| u.contains(':')),
+                "{role}.env: a password in {url}"
+            );
+        }
+    }
+    let floor = std::fs::read_to_string(repo().join("systemd/floor.env")).expect("floor.env");
+    assert!(floor.lines().any(|l| l.starts_with("PGPASSWORD=")));
+}
+
 #[test]
 fn the_backup_timer_verifies() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -86,22 +217,7 @@ fn the_backup_timer_verifies() {
 fn install_is_idempotent_keeps_the_config_and_uninstalls() {
     let dir = tempfile::tempdir().expect("tmp");
     let root = dir.path();
-    let run = |args: &[&str]| {
-        let out = Command::new("bash")
-            .arg(repo().join("systemd/install.sh"))
-            .args(["--binary", env!("CARGO_BIN_EXE_croupier")])
-            .args(args)
-            // A staging install: files only, no users, no systemctl.
-            .env("DESTDIR", root)
-            .output()
-            .expect("bash");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let run = |args: &[&str]| install(root, args);
     let first = run(&[]);
     assert!(first.contains("wrote /etc/croupier/table.toml"), "{first}");
     for f in [
@@ -137,4 +253,93 @@ fn install_is_idempotent_keeps_the_config_and_uninstalls() {
         .join("etc/systemd/system/croupier-backup.timer")
         .exists());
     assert!(config.exists(), "uninstall keeps the config");
+}
+
+/// A DESTDIR staging install as `bash install.sh --binary BIN ARGS...`: its stdout.
+fn install(root: &Path, args: &[&str]) -> String {
+    let out = Command::new("bash")
+        .arg(repo().join("systemd/install.sh"))
+        .args(["--binary", env!("CARGO_BIN_EXE_croupier")])
+        .args(args)
+        .env("DESTDIR", root)
+        .output()
+        .expect("bash");
+    assert!(
+        out.status.success(),
+        "install.sh {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `--role relay` and `--role floor` install their unit and their environment file (root's
+/// alone), nothing of a table's; a second run keeps the edited file; uninstalling a role
+/// removes its unit only, and the binary goes with the last role.
+#[test]
+fn install_names_the_role_and_installs_only_its_files() {
+    use std::os::unix::fs::PermissionsExt;
+    for role in ["relay", "floor"] {
+        let dir = tempfile::tempdir().expect("tmp");
+        let root = dir.path();
+        let first = install(root, &["--role", role]);
+        assert!(
+            first.contains(&format!("wrote /etc/croupier/{role}.env")),
+            "{first}"
+        );
+        let unit = root.join(format!("etc/systemd/system/croupier-{role}.service"));
+        let env = root.join(format!("etc/croupier/{role}.env"));
+        assert!(root.join("usr/local/bin/croupier").exists());
+        assert!(unit.exists(), "{role}: unit not installed");
+        assert_eq!(
+            std::fs::read(&unit).expect("unit"),
+            std::fs::read(repo().join(format!("systemd/croupier-{role}.service"))).expect("unit")
+        );
+        let mode = std::fs::metadata(&env).expect("env").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{role}.env mode {mode:o}");
+        for other in [
+            "etc/systemd/system/croupier.service",
+            "etc/systemd/system/croupier-backup.timer",
+            "etc/udev/rules.d/99-croupier.rules",
+            "etc/croupier/table.toml",
+        ] {
+            assert!(
+                !root.join(other).exists(),
+                "--role {role} installed {other}"
+            );
+        }
+        std::fs::write(&env, "CROUPIER_ARGS=edited\n").expect("edit");
+        let second = install(root, &["--role", role]);
+        assert!(
+            second.contains(&format!("kept the existing /etc/croupier/{role}.env")),
+            "{second}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&env).expect("env"),
+            "CROUPIER_ARGS=edited\n"
+        );
+
+        // A table beside it: removing the role keeps the table and the binary.
+        install(root, &[]);
+        install(root, &["--role", role, "--uninstall"]);
+        assert!(!unit.exists(), "{role}: unit not removed");
+        assert!(env.exists(), "uninstall keeps the configuration");
+        assert!(root.join("etc/systemd/system/croupier.service").exists());
+        assert!(
+            root.join("usr/local/bin/croupier").exists(),
+            "the table still needs it"
+        );
+        install(root, &["--uninstall"]);
+        assert!(
+            !root.join("usr/local/bin/croupier").exists(),
+            "no role left"
+        );
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = Command::new("bash")
+        .arg(repo().join("systemd/install.sh"))
+        .args(["--role", "dealer"])
+        .env("DESTDIR", dir.path())
+        .output()
+        .expect("bash");
+    assert_eq!(out.status.code(), Some(2), "an unknown role is refused");
 }

@@ -6,6 +6,8 @@
 mod common;
 #[path = "support/prom.rs"]
 mod prom;
+#[path = "support/promtool.rs"]
+mod promtool;
 #[path = "support/running.rs"]
 #[allow(dead_code)]
 mod running;
@@ -13,30 +15,14 @@ mod running;
 use croupier_drivers::sim::{SimConfig, SimShoe};
 use croupier_drivers::ShoeItem;
 use std::io::Write;
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-fn promtool() -> Option<&'static str> {
-    let path = "/usr/bin/promtool";
-    if Path::new(path).exists() {
-        return Some(path);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!("CI: promtool is missing (.ci/run installs Debian's prometheus)");
-    }
-    // Past the harness's output capture (which would hide it behind an "ok"): the
-    // run shows which tests did not run.
-    let _ = std::io::Write::write_fmt(
-        &mut std::io::stderr(),
-        format_args!("\nSKIPPED (this test did not run): promtool is not installed (apt-get install prometheus)\n"),
-    );
-    None
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_scrape_passes_promtool() {
-    let Some(promtool) = promtool() else { return };
+    let Some(promtool) = promtool::promtool() else {
+        return;
+    };
     let dir = tempfile::tempdir().expect("tempdir");
     let sim = SimShoe::start(SimConfig {
         items: vec![ShoeItem::Card("9H".parse().expect("card"))],

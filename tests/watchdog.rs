@@ -4,45 +4,18 @@
 //! restart a hung table. `STOPPING=1` on SIGTERM.
 
 mod common;
+#[path = "support/notify.rs"]
+mod notify;
 #[path = "common/proc.rs"]
 mod proc;
 
 use croupier_drivers::sim::pty::Pty;
+use notify::{collect_async, pings};
 use proc::announced;
 use sqlx::{Connection, Executor};
 use std::os::unix::net::UnixDatagram;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// Messages received on the fake notification socket within `window`.
-fn collect(sock: &UnixDatagram, window: Duration) -> Vec<String> {
-    let end = Instant::now() + window;
-    let mut out = Vec::new();
-    let mut buf = [0u8; 512];
-    loop {
-        let left = end.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return out;
-        }
-        sock.set_read_timeout(Some(left)).expect("timeout");
-        if let Ok(n) = sock.recv(&mut buf) {
-            // sd_notify(3) datagrams may end in a newline (the sd-notify crate's do).
-            let text = String::from_utf8_lossy(&buf[..n]);
-            out.push(text.strip_suffix('\n').unwrap_or(&text).to_owned());
-        }
-    }
-}
-
-fn pings(messages: &[String]) -> usize {
-    messages.iter().filter(|m| *m == "WATCHDOG=1").count()
-}
-
-async fn collect_async(sock: &UnixDatagram, window: Duration) -> Vec<String> {
-    let sock = sock.try_clone().expect("clone socket");
-    tokio::task::spawn_blocking(move || collect(&sock, window))
-        .await
-        .expect("collector")
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ready_after_start_and_a_stalled_loop_stops_the_pings() {

@@ -48,15 +48,74 @@ pub struct IngestConfig {
     pub consumer: String,
     /// How long the stream may hold rows the floor has not taken before a `stall` alarm.
     pub stall: Duration,
+    /// systemd's watchdog, pinged from the discovery loop (`None`: not under systemd).
+    pub watchdog: Option<crate::systemd::Watchdog>,
 }
 
-/// Counters the floor reports (and the benchmark reads).
+/// The alarm kinds the floor raises (`chain::Alarm::kind`): each is reported from the
+/// start, at 0, so an alert on its rate has a series to read before the first one.
+pub const ALARM_KINDS: [&str; 8] = [
+    "chain_break",
+    "gap",
+    "conflict",
+    "unreadable",
+    "misfiled",
+    "timeline",
+    "fork",
+    "stall",
+];
+
+/// Counters the floor reports on `/metrics` (and the benchmark reads).
 #[derive(Debug, Default)]
 pub struct IngestStats {
     /// Rows committed to PostgreSQL.
     pub rows: AtomicU64,
     /// Alarms raised.
     pub alarms: AtomicU64,
+    /// Alarms raised, by kind (filled by [`IngestStats::alarmed`]).
+    by_kind: std::sync::Mutex<std::collections::BTreeMap<&'static str, u64>>,
+    /// Per table, how far the ingest is behind its stream (the stall watch's reading).
+    behind: std::sync::Mutex<std::collections::BTreeMap<String, Behind>>,
+}
+
+/// How far one table's ingest is behind its stream.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Behind {
+    /// Messages the broker holds after the last one the floor took.
+    pub messages: u64,
+    /// How long the floor has taken nothing while the broker held more (0 when caught
+    /// up or moving).
+    pub stalled: Duration,
+}
+
+impl IngestStats {
+    /// One alarm of `kind` raised (committed, or written by the stall watch).
+    pub fn alarmed(&self, kind: &'static str) {
+        self.alarms.fetch_add(1, Ordering::Relaxed);
+        let mut by_kind = self.by_kind.lock().unwrap_or_else(|e| e.into_inner());
+        *by_kind.entry(kind).or_insert(0) += 1;
+    }
+
+    /// Alarms by kind, every kind in [`ALARM_KINDS`] included.
+    pub fn alarms_by_kind(&self) -> Vec<(&'static str, u64)> {
+        let by_kind = self.by_kind.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out: std::collections::BTreeMap<&'static str, u64> =
+            ALARM_KINDS.iter().map(|k| (*k, 0)).collect();
+        out.extend(by_kind.iter().map(|(k, n)| (*k, *n)));
+        out.into_iter().collect()
+    }
+
+    /// Records how far `table` is behind.
+    fn set_behind(&self, table: &str, behind: Behind) {
+        let mut all = self.behind.lock().unwrap_or_else(|e| e.into_inner());
+        all.insert(table.to_string(), behind);
+    }
+
+    /// Every followed table and how far it is behind, by table id.
+    pub fn behind(&self) -> Vec<(String, Behind)> {
+        let all = self.behind.lock().unwrap_or_else(|e| e.into_inner());
+        all.iter().map(|(t, b)| (t.clone(), *b)).collect()
+    }
 }
 
 /// One pass over a table failed; the next starts again from the database's head.
@@ -83,7 +142,7 @@ pub async fn run(
     tokio::pin!(shutdown);
     let prefix = format!("{}_", config.log_stream);
     let mut followers: HashMap<String, JoinHandle<()>> = HashMap::new();
-    loop {
+    'discover: loop {
         match stream_names(&js, &prefix).await {
             Ok(names) => {
                 for name in names {
@@ -107,9 +166,26 @@ pub async fn run(
             }
             Err(e) => warn!(error = %e, "floor: cannot list the log streams; trying again"),
         }
-        tokio::select! {
-            _ = &mut shutdown => break,
-            _ = tokio::time::sleep(DISCOVER) => {}
+        // The watchdog is pinged only here, between two discoveries: a discovery that hangs
+        // (or a runtime that runs nothing) stops the pings. A broker that is down does
+        // not: the listing fails within its request timeout and the loop goes on, as the
+        // floor must (it reconnects by itself).
+        let pause = tokio::time::sleep(DISCOVER);
+        tokio::pin!(pause);
+        let mut ticks = config
+            .watchdog
+            .as_ref()
+            .map(crate::systemd::Watchdog::interval);
+        loop {
+            tokio::select! {
+                _ = &mut shutdown => break 'discover,
+                _ = &mut pause => break,
+                _ = crate::systemd::next_tick(&mut ticks) => {
+                    if let Some(Err(e)) = config.watchdog.as_ref().map(|w| w.notifier.watchdog()) {
+                        warn!(error = %e, "watchdog ping failed");
+                    }
+                }
+            }
         }
     }
     for (_, task) in followers {
@@ -267,10 +343,8 @@ async fn pass(
             stats
                 .rows
                 .fetch_add(batch.rows.len() as u64, Ordering::Relaxed);
-            stats
-                .alarms
-                .fetch_add(batch.alarms.len() as u64, Ordering::Relaxed);
             for a in &batch.alarms {
+                stats.alarmed(a.kind);
                 warn!(%table, seq = a.seq, kind = a.kind, detail = %a.detail, "FLOOR ALARM");
             }
             at = to;
@@ -314,14 +388,31 @@ async fn watch_stall(
         let now_taken = taken.load(Ordering::Relaxed);
         if now_taken != last_taken {
             (last_taken, since, raised) = (now_taken, std::time::Instant::now(), false);
-            continue;
         }
-        let on_broker = match js.get_stream(&stream_name).await {
-            Ok(mut s) => s.info().await.map(|i| i.state.last_sequence).unwrap_or(0),
-            Err(_) => 0,
+        // Read every time (not only once the floor stopped moving): how far behind it is
+        // is reported on `/metrics` while it catches up too. An unreadable stream leaves
+        // the last reading as it was, and starts the stall's clock again (a broker that
+        // cannot answer is not the floor stalling).
+        let Some(on_broker) = stream_last(&js, &stream_name).await else {
+            (since, raised) = (std::time::Instant::now(), false);
+            continue;
         };
         if on_broker <= now_taken {
             (since, raised) = (std::time::Instant::now(), false);
+        }
+        stats.set_behind(
+            &table,
+            Behind {
+                messages: on_broker.saturating_sub(now_taken),
+                // `since` restarts whenever the floor takes a row or catches up.
+                stalled: if on_broker > now_taken {
+                    since.elapsed()
+                } else {
+                    Duration::ZERO
+                },
+            },
+        );
+        if on_broker <= now_taken {
             continue;
         }
         if raised || since.elapsed() < stall {
@@ -340,13 +431,17 @@ async fn watch_stall(
         };
         warn!(%table, seq = now_taken, kind = alarm.kind, detail = %alarm.detail, "FLOOR ALARM");
         match db.raise(&table, &alarm).await {
-            Ok(()) => {
-                stats.alarms.fetch_add(1, Ordering::Relaxed);
-            }
+            Ok(()) => stats.alarmed(alarm.kind),
             Err(e) => warn!(%table, error = %e, "floor: the stall alarm cannot be written"),
         }
         raised = true;
     }
+}
+
+/// The stream's last sequence, `None` when the broker cannot say.
+async fn stream_last(js: &Context, stream_name: &str) -> Option<u64> {
+    let mut s = js.get_stream(stream_name).await.ok()?;
+    s.info().await.ok().map(|i| i.state.last_sequence)
 }
 
 /// Aborts the task when dropped (a follower's stall watch ends with it).

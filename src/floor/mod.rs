@@ -9,7 +9,8 @@
 //!   after the commit;
 //! - `accounts`: the pit page's supervisors (argon2id, lockout, sessions, audit);
 //! - `report`: rounds with inputs and settlements folded from the rows, the shift report;
-//! - `pit`: the pit page `/floor` and its API (`--bind`).
+//! - `pit`: the pit page `/floor` and its API (`--bind`);
+//! - `metrics`: `/metrics` beside the pit page (`--bind`).
 //!
 //! SQLite stays the table's own store; the floor only ever reads what the tables
 //! published, so a floor that is down or behind never slows a table.
@@ -18,6 +19,7 @@ pub mod accounts;
 pub mod chain;
 pub mod db;
 pub mod ingest;
+pub mod metrics;
 pub mod pit;
 pub mod report;
 
@@ -127,7 +129,9 @@ where
 }
 
 /// Runs the floor until `shutdown` ends; `started` is called once the database is
-/// migrated, the broker connected and the pit page (with `bind`) listening at its address.
+/// migrated, the broker connected and the pit page (with `bind`) listening at its address
+/// (`croupier floor` sends systemd's READY then). Under systemd's watchdog, the ingest's
+/// discovery loop pings it.
 pub async fn run(
     config: FloorConfig,
     stats: Arc<IngestStats>,
@@ -136,7 +140,7 @@ pub async fn run(
 ) -> Result<(), FloorError> {
     let db = FloorDb::open(&config.database, config.connections).await?;
     let client = crate::broker::connect(&config.broker, "croupier floor").await?;
-    let js = async_nats::jetstream::new(client);
+    let js = async_nats::jetstream::new(client.clone());
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let wait = move |mut rx: tokio::sync::watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|s| *s).await;
@@ -164,6 +168,11 @@ pub async fn run(
                 secure: tls.is_some(),
                 gate: accounts::Gate::default(),
             }))
+            .merge(metrics::router(metrics::Scraped {
+                stats: Arc::clone(&stats),
+                client,
+                db: db.clone(),
+            }))
             .into_make_service_with_connect_info::<crate::web::auth::Peer>();
             let done = wait(stopped.clone());
             let task = match tls {
@@ -182,6 +191,13 @@ pub async fn run(
             None
         }
     };
+    let watchdog = crate::systemd::Watchdog::from_env();
+    if let Some(w) = &watchdog {
+        tracing::info!(
+            every_ms = w.every.as_millis() as u64,
+            "systemd watchdog: pinging from the floor's discovery loop"
+        );
+    }
     let ingest = tokio::spawn(ingest::run(
         js,
         db,
@@ -189,6 +205,7 @@ pub async fn run(
             log_stream: config.log_stream,
             consumer: config.consumer,
             stall: config.stall,
+            watchdog,
         },
         stats,
         wait(stopped),

@@ -177,6 +177,13 @@ pub async fn run(
     let app = crate::web::edge::page_headers(app);
     info!(%addr, nats = %crate::broker::redact(&config.broker.url), "relay serving http://{addr}/");
     started(addr);
+    let watchdog = crate::systemd::Watchdog::from_env().map(|w| {
+        info!(
+            every_ms = w.every.as_millis() as u64,
+            "systemd watchdog: pinging while the relay's table registry answers"
+        );
+        tokio::spawn(keep_alive(w, relay.clone()))
+    });
     let connections = Arc::new(tokio::sync::Semaphore::new(http.max_connections));
     // After a storm of viewers, the heap's freed pages go back to the system, as at the
     // table (`process::trim_after_storms`): 2,000 viewers left 10 MB behind before.
@@ -197,7 +204,30 @@ pub async fn run(
     .await;
     connecting.abort();
     trim.abort();
+    if let Some(w) = watchdog {
+        w.abort();
+    }
     served.map_err(RelayError::Http)
+}
+
+/// Pings systemd's watchdog while the relay works: each ping follows a read of the table
+/// registry every viewer and the lobby go through (its lock taken, every table's
+/// figures), on the same runtime that serves them. A deadlocked registry or a runtime
+/// whose workers are all stuck stops the pings, and systemd restarts the relay.
+///
+/// Not a request to its own `/healthz`: that would wait behind the connection cap, so a
+/// flood of slow clients — which the cap exists to absorb — would get the relay restarted
+/// and every viewer dropped. Not the broker either: a relay without a broker is alive
+/// (`/readyz` says so, `croupier_relay_broker_connected` too) and reconnects by itself.
+async fn keep_alive(w: crate::systemd::Watchdog, relay: Relay) {
+    let mut ticks = w.interval();
+    loop {
+        ticks.tick().await;
+        let _ = relay.viewers();
+        if let Err(e) = w.notifier.watchdog() {
+            warn!(error = %e, "watchdog ping failed");
+        }
+    }
 }
 
 async fn connect(config: RelayConfig, relay: Relay) {
@@ -216,6 +246,14 @@ async fn connect(config: RelayConfig, relay: Relay) {
     let _ = relay.client.set(client.clone());
     tables::discover(jetstream::new(client), config.bucket, relay.tables).await;
 }
+
+/// Every reason a message is refused, for `/metrics`.
+const REFUSALS: [tables::Refusal; 4] = [
+    tables::Refusal::Unsigned,
+    tables::Refusal::Malformed,
+    tables::Refusal::Stale,
+    tables::Refusal::Gap,
+];
 
 /// `?table=ID[&after=ID]`.
 #[derive(Deserialize)]
@@ -391,11 +429,21 @@ async fn metrics(State(relay): State<Relay>) -> Response {
         "counter",
         "Messages from the broker not served, per table and reason (unsigned, malformed, stale, gap).",
     );
-    for (table, reasons) in relay.tables.refused() {
-        for (reason, count) in reasons {
+    // Every reason of every table from the start, at 0: an alert on the counter's
+    // increase then sees the first refusal (a series born at 1 shows no increase).
+    let refused = relay.tables.refused();
+    let ids: std::collections::BTreeSet<&String> = figures
+        .iter()
+        .map(|(table, _, _, _)| table)
+        .chain(refused.keys())
+        .collect();
+    for table in ids {
+        let of = refused.get(table);
+        for reason in REFUSALS.map(tables::Refusal::label) {
+            let count = of.and_then(|r| r.get(reason)).copied().unwrap_or(0);
             out.sample(
                 "croupier_relay_refused_total",
-                &[("table", &table), ("reason", reason)],
+                &[("table", table), ("reason", reason)],
                 count,
             );
         }
@@ -405,17 +453,6 @@ async fn metrics(State(relay): State<Relay>) -> Response {
         "Tables publishing whose key is not pinned (not served).",
         relay.tables.unpinned().len(),
     );
-    let p = crate::process::ProcessFigures::read();
-    out.gauge(
-        "croupier_process_resident_memory_bytes",
-        "Resident set size (VmRSS).",
-        p.rss_bytes,
-    );
-    out.family(
-        "croupier_process_cpu_seconds_total",
-        "counter",
-        "User and system CPU time.",
-    );
-    out.sample("croupier_process_cpu_seconds_total", &[], p.cpu_seconds);
+    out.process(&crate::process::ProcessFigures::read());
     ([(header::CONTENT_TYPE, CONTENT_TYPE)], out.finish()).into_response()
 }

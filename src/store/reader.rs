@@ -158,6 +158,18 @@ impl Reader {
         Ok(read_log(&mut conn, table).await?.0)
     }
 
+    /// When `table`'s log row `seq` was committed (Unix ms), `None` when there is none.
+    pub async fn row_time_ms(&self, table: &str, seq: u64) -> Result<Option<i64>, StoreError> {
+        let seq = i64::try_from(seq).unwrap_or(i64::MAX);
+        Ok(
+            sqlx::query_scalar("SELECT at_ms FROM events WHERE table_id = ? AND seq = ?")
+                .bind(table)
+                .bind(seq)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
+    }
+
     /// The last `n` disputes of `table`, newest first, with their resolutions.
     pub async fn disputes(&self, table: &str, n: u32) -> Result<Vec<DisputeRow>, StoreError> {
         let rows = sqlx::query(

@@ -222,6 +222,51 @@ pub trait Wallet: Send + Sync {
     fn rollback<'a>(&'a self, req: &'a WalletRequest) -> BoxFuture<'a, Result<i64, WalletError>>;
 }
 
+/// A wallet whose failures are counted on the table's `/metrics`
+/// (`croupier_wallet_errors_total{code}`): every call goes to `inner` unchanged.
+pub struct Counted {
+    inner: std::sync::Arc<dyn Wallet>,
+    metrics: std::sync::Arc<crate::metrics::Metrics>,
+}
+
+impl Counted {
+    /// Counts `inner`'s errors in `metrics`.
+    pub fn new(
+        inner: std::sync::Arc<dyn Wallet>,
+        metrics: std::sync::Arc<crate::metrics::Metrics>,
+    ) -> Counted {
+        Counted { inner, metrics }
+    }
+
+    /// Counts `result`'s error, if it is one (a short balance is the player's, not one).
+    fn count<T>(&self, result: Result<T, WalletError>) -> Result<T, WalletError> {
+        if let Err(e) = &result {
+            if !matches!(e, WalletError::InsufficientFunds { .. }) {
+                self.metrics.wallet_error(e.code());
+            }
+        }
+        result
+    }
+}
+
+impl Wallet for Counted {
+    fn balance<'a>(&'a self, player: &'a str) -> BoxFuture<'a, Result<i64, WalletError>> {
+        Box::pin(async move { self.count(self.inner.balance(player).await) })
+    }
+
+    fn debit<'a>(&'a self, req: &'a WalletRequest) -> BoxFuture<'a, Result<i64, WalletError>> {
+        Box::pin(async move { self.count(self.inner.debit(req).await) })
+    }
+
+    fn credit<'a>(&'a self, req: &'a WalletRequest) -> BoxFuture<'a, Result<i64, WalletError>> {
+        Box::pin(async move { self.count(self.inner.credit(req).await) })
+    }
+
+    fn rollback<'a>(&'a self, req: &'a WalletRequest) -> BoxFuture<'a, Result<i64, WalletError>> {
+        Box::pin(async move { self.count(self.inner.rollback(req).await) })
+    }
+}
+
 /// Unix milliseconds now (for the rows' `at_ms`, read by people only).
 pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()

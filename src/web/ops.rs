@@ -213,11 +213,22 @@ pub async fn metrics(State(app): State<AppState>) -> Response {
     for (name, state) in [
         ("open", TableState::Open),
         ("locked", TableState::Locked),
+        ("disputed", TableState::Disputed),
         ("broken", TableState::Broken),
     ] {
         let on = u8::from(snapshot.state == state);
         out.sample("croupier_table_state", &[("state", name)], on);
     }
+    out.gauge(
+        "croupier_dispute_open",
+        "1 while a dispute is open at the table (every alarm opens one).",
+        u8::from(snapshot.dispute.is_some()),
+    );
+    out.gauge(
+        "croupier_dispute_open_age_seconds",
+        "How long the open dispute has been open, from its log row's time (0 without one).",
+        dispute_age_seconds(&app, &snapshot).await,
+    );
     out.gauge(
         "croupier_shoe_connected",
         "1 while the shoe's link is up.",
@@ -249,29 +260,35 @@ pub async fn metrics(State(app): State<AppState>) -> Response {
         write_publish(&mut out, publish, snapshot.seq);
     }
     let p = ProcessFigures::read();
-    out.gauge(
-        "croupier_process_resident_memory_bytes",
-        "Resident set size (VmRSS).",
-        p.rss_bytes,
-    );
+    out.process(&p);
     out.gauge(
         "croupier_process_resident_memory_max_bytes",
         "Peak resident set size (VmHWM).",
         p.rss_peak_bytes,
     );
     out.gauge("croupier_process_threads", "Threads.", p.threads);
-    out.family(
-        "croupier_process_cpu_seconds_total",
-        "counter",
-        "User and system CPU time.",
-    );
-    out.sample("croupier_process_cpu_seconds_total", &[], p.cpu_seconds);
     out.gauge(
         "croupier_process_start_time_seconds",
         "When the process started, Unix seconds.",
         p.start_time_seconds,
     );
     ([(header::CONTENT_TYPE, CONTENT_TYPE)], out.finish()).into_response()
+}
+
+/// The open dispute's age: now minus the commit time of the row that opened it (its id),
+/// so a restart does not make an old dispute look new. 0 without an open dispute or a
+/// readable store.
+async fn dispute_age_seconds(app: &AppState, snapshot: &Snapshot) -> f64 {
+    let (Some(dispute), Some(reader)) = (&snapshot.dispute, &app.reader) else {
+        return 0.0;
+    };
+    let Ok(Some(at_ms)) = reader.row_time_ms(&snapshot.table, dispute.id).await else {
+        return 0.0;
+    };
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    (now_ms.saturating_sub(at_ms).max(0)) as f64 / 1000.0
 }
 
 /// The publisher's figures.

@@ -9,28 +9,12 @@ use crate::engine::{Event, Input};
 use crate::store::audit::AuditEntry;
 use crate::store::{Record, Source, Store};
 use crate::table::heartbeat;
-use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 use tracing::{info, warn};
 
+use crate::systemd::next_tick;
 /// systemd's watchdog, pinged from the table loop.
-#[derive(Debug, Clone)]
-pub struct Watchdog {
-    /// The notification socket.
-    pub notifier: Arc<crate::systemd::Notifier>,
-    /// How often to ping (half of `WatchdogSec`).
-    pub every: std::time::Duration,
-}
-
-/// The next watchdog tick, or never without a watchdog.
-async fn next_tick(ticks: &mut Option<tokio::time::Interval>) {
-    match ticks {
-        Some(t) => {
-            t.tick().await;
-        }
-        None => std::future::pending().await,
-    }
-}
+pub use crate::systemd::Watchdog;
 
 /// Completes when the players' API changed the remote seats, or never without remote play.
 async fn remote_changed(remote: Option<&crate::table::remote::RemoteSeats>) {
@@ -63,11 +47,7 @@ impl Table {
         mut shutdown: watch::Receiver<bool>,
         watchdog: Option<Watchdog>,
     ) -> Option<Store> {
-        let mut ticks = watchdog.as_ref().map(|w| {
-            let mut t = tokio::time::interval(w.every);
-            t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            t
-        });
+        let mut ticks = watchdog.as_ref().map(Watchdog::interval);
         let mut beats = tokio::time::interval(heartbeat::EVERY);
         beats.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         // A verdict a crash kept from being written (recovery judged the last shoe again).
