@@ -254,12 +254,31 @@ pub fn client_options(
     Ok((client, addrs))
 }
 
+/// How long a JetStream request (stream and consumer information, consumer creation, a
+/// publish's acknowledgement) waits for its answer. A request that reached a stream whose
+/// leader just died is never answered; the client's defaults (10 s for a request, 5 s for
+/// an acknowledgement), paid once per request of a pass, made a cluster's failover cost
+/// every party 10 s or more on top of the election (tests/studio_cluster.rs, README "Studio on a cluster"). A healthy broker
+/// answers in milliseconds, so 3 s is still far from a false failure.
+pub const JETSTREAM_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The JetStream context every party uses on `client`: requests bounded by
+/// [`JETSTREAM_TIMEOUT`].
+pub fn jetstream(client: Client) -> async_nats::jetstream::Context {
+    let mut js = async_nats::jetstream::new(client);
+    js.set_timeout(JETSTREAM_TIMEOUT);
+    js
+}
+
 /// Connects as `name`. Once connected the client reconnects by itself, for ever.
 pub async fn connect(options: &BrokerOptions, name: &str) -> Result<Client, ConnectError> {
     let (client, addrs) = client_options(options)?;
     client
         .name(name)
         .connection_timeout(Duration::from_secs(3))
+        // JetStream's API requests (stream and consumer information, consumer creation)
+        // are the client's requests: bounded like a publish's acknowledgement.
+        .request_timeout(Some(JETSTREAM_TIMEOUT))
         .max_reconnects(None)
         // A broker that comes back is tried again within a second, not after the
         // client's default back-off of up to several seconds.

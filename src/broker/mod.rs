@@ -15,5 +15,5 @@ pub mod streams;
 pub mod subjects;
 
 pub use config::PublishSection;
-pub use connect::{connect, redact, BrokerOptions, ConnectError};
+pub use connect::{connect, jetstream, redact, BrokerOptions, ConnectError};
 pub use status::{PublishState, PublishStatus};

@@ -35,7 +35,10 @@ pub const BATCH: usize = 1000;
 /// How often the streams are listed for new tables.
 const DISCOVER: Duration = Duration::from_secs(2);
 /// How long a caught-up table's pull waits for its next row.
-const IDLE: Duration = Duration::from_secs(5);
+const IDLE: Duration = Duration::from_secs(3);
+/// How long a pull of what the stream holds may go unanswered before the pass starts
+/// again (the consumer made again, on whichever node now leads it).
+const FETCH_DEADLINE: Duration = Duration::from_secs(3);
 /// The longest pause after a failure.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
@@ -281,28 +284,40 @@ async fn pass(
     let mut stream_head = at.head.seq;
     *backoff = Duration::from_millis(250);
     loop {
-        let mut messages = Vec::with_capacity(BATCH);
-        let mut fetched = consumer
-            .fetch()
-            .max_messages(BATCH)
-            .messages()
-            .await
-            .map_err(broker)?;
-        while let Some(m) = fetched.next().await {
-            messages.push(m.map_err(broker)?);
-        }
-        if messages.is_empty() {
-            // Caught up: wait for the next row (woken as soon as one arrives).
-            let mut next = consumer
-                .batch()
-                .max_messages(1)
-                .expires(IDLE)
+        // Each pull is bounded: a request the consumer's leader took and then died with
+        // (a broker node lost in a cluster) is never answered, and the client's `fetch`
+        // has no deadline of its own, so without one the table would stall for good.
+        let mut messages = within(FETCH_DEADLINE, async {
+            let mut messages = Vec::with_capacity(BATCH);
+            let mut fetched = consumer
+                .fetch()
+                .max_messages(BATCH)
                 .messages()
                 .await
                 .map_err(broker)?;
-            while let Some(m) = next.next().await {
+            while let Some(m) = fetched.next().await {
                 messages.push(m.map_err(broker)?);
             }
+            Ok(messages)
+        })
+        .await?;
+        if messages.is_empty() {
+            // Caught up: wait for the next row (woken as soon as one arrives).
+            messages = within(IDLE + FETCH_DEADLINE, async {
+                let mut messages = Vec::new();
+                let mut next = consumer
+                    .batch()
+                    .max_messages(1)
+                    .expires(IDLE)
+                    .messages()
+                    .await
+                    .map_err(broker)?;
+                while let Some(m) = next.next().await {
+                    messages.push(m.map_err(broker)?);
+                }
+                Ok(messages)
+            })
+            .await?;
             if messages.is_empty() {
                 // Nothing delivered: the stream may have been deleted and made again
                 // (a broker that lost its store), which leaves this consumer delivering
@@ -355,6 +370,20 @@ async fn pass(
             last.ack().await.map_err(broker)?;
         }
     }
+}
+
+/// `pull`, or a broker error once `deadline` has passed without its answer.
+async fn within<T>(
+    deadline: Duration,
+    pull: impl std::future::Future<Output = Result<T, PassError>>,
+) -> Result<T, PassError> {
+    tokio::time::timeout(deadline, pull)
+        .await
+        .unwrap_or_else(|_| {
+            Err(broker(format!(
+                "no answer to a pull within {deadline:?}: the consumer's leader may have changed"
+            )))
+        })
 }
 
 /// Whether the durable consumer still exists on `stream`.

@@ -135,7 +135,7 @@ async fn run(
     };
     info!(table = %id, url = %crate::broker::redact(&config.nats_url), "publisher connected");
     status.set_client(client.clone());
-    let js = jetstream::new(client);
+    let js = crate::broker::jetstream(client);
     let mut publisher = Publisher {
         config,
         info,

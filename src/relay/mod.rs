@@ -24,7 +24,6 @@ use crate::metrics::{Exposition, Stream, CONTENT_TYPE};
 use crate::web::api::ApiError;
 use crate::web::feed::parse_id;
 use crate::web::streams::{self, ResumeQuery};
-use async_nats::jetstream;
 use axum::extract::{Query, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -244,7 +243,12 @@ async fn connect(config: RelayConfig, relay: Relay) {
     };
     info!(nats = %crate::broker::redact(&config.broker.url), "relay connected");
     let _ = relay.client.set(client.clone());
-    tables::discover(jetstream::new(client), config.bucket, relay.tables).await;
+    tables::discover(
+        crate::broker::jetstream(client),
+        config.bucket,
+        relay.tables,
+    )
+    .await;
 }
 
 /// Every reason a message is refused, for `/metrics`.

@@ -47,6 +47,13 @@ use tracing::{info, warn};
 
 /// How long a failed follower or watcher waits before trying again.
 const RETRY: Duration = Duration::from_secs(1);
+/// The broker's idle heartbeat on a table's pull: two missed, and the consumer is taken
+/// for lost and made again.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+/// How long each pull request waits on the broker.
+const PULL_EXPIRES: Duration = Duration::from_secs(10);
+/// The broker removes a relay's consumer this long after the relay stops pulling.
+const CONSUMER_INACTIVE: Duration = Duration::from_secs(30);
 /// The most messages a resuming viewer is sent from the stream before the ring.
 pub const HISTORY: u64 = 20_000;
 
@@ -599,22 +606,48 @@ async fn follow_once(
         None => (tail, None),
     };
     let start = start.max(state.first_sequence).max(1);
+    // An ephemeral consumer of our own rather than the client's ordered consumer: that
+    // one notices a consumer lost with a broker node only after two missed heartbeats of
+    // 15 s each, so viewers of a table whose consumer lived on a dead node waited over a
+    // minute (tests/studio_cluster.rs). Here a heartbeat missed for `HEARTBEAT * 2`, or a
+    // message out of the consumer's order, ends this pass and the next starts after the
+    // last message taken.
     let consumer = stream
-        .create_consumer(consumer::pull::OrderedConfig {
+        .create_consumer(consumer::pull::Config {
             filter_subject: subjects::public(table),
             deliver_policy: consumer::DeliverPolicy::ByStartSequence {
                 start_sequence: start,
             },
+            ack_policy: consumer::AckPolicy::None,
+            replay_policy: consumer::ReplayPolicy::Instant,
+            inactive_threshold: CONSUMER_INACTIVE,
+            num_replicas: 1,
+            memory_storage: true,
             ..Default::default()
         })
         .await
         .map_err(|e| e.to_string())?;
-    let mut messages = consumer.messages().await.map_err(|e| e.to_string())?;
+    let mut messages = consumer
+        .stream()
+        .heartbeat(HEARTBEAT)
+        .expires(PULL_EXPIRES)
+        .messages()
+        .await
+        .map_err(|e| e.to_string())?;
     let mut early = Vec::new();
+    let mut delivered = 0u64;
     while let Some(message) = messages.next().await {
         let message = message.map_err(|e| e.to_string())?;
+        let info = message.info().map_err(|e| e.to_string())?;
+        if info.consumer_sequence != delivered + 1 {
+            return Err(format!(
+                "the consumer skipped from delivery {delivered} to {}",
+                info.consumer_sequence
+            ));
+        }
+        delivered = info.consumer_sequence;
         relayed.received.fetch_add(1, Ordering::Relaxed);
-        let seq = message.info().map_or(0, |i| i.stream_sequence);
+        let seq = info.stream_sequence;
         relayed.stream_seq.store(seq, Ordering::Relaxed);
         if !relayed.signed(
             table,
