@@ -12,6 +12,8 @@
 //!   without a restart and raises `timeline` and `stall` alarms (issue #31).
 
 mod common;
+#[path = "support/floor_check.rs"]
+mod floor_check;
 #[path = "support/nats.rs"]
 mod nats;
 #[path = "support/pg.rs"]
@@ -21,9 +23,9 @@ mod proc;
 #[path = "support/studio_table.rs"]
 mod studio_table;
 
-use croupier::store::outbox::OutboxDb;
 use croupier::table::TableConfig;
 use nats::Nats;
+use pg::{floor_rows, rows_of};
 use proc::{announced, spawn_args};
 use sqlx::{PgPool, Row};
 use std::path::Path;
@@ -32,25 +34,6 @@ use studio_table::Table;
 use tokio::time::sleep;
 
 impl Table {
-    /// Every committed row: (seq, kind, at_ms, hash, payload).
-    async fn rows(&self) -> Vec<(i64, String, i64, Vec<u8>, String)> {
-        let db = OutboxDb::open(&self.db, &self.id).await.expect("open");
-        db.rows_after(0, u32::MAX)
-            .await
-            .expect("rows")
-            .into_iter()
-            .map(|r| {
-                (
-                    r.row.seq as i64,
-                    r.kind,
-                    r.row.at_ms,
-                    hex::decode(&r.hash).expect("hex"),
-                    r.payload,
-                )
-            })
-            .collect()
-    }
-
     async fn wait_rows(&self, rows: usize) {
         let started = Instant::now();
         while self.rows().await.len() <= rows {
@@ -68,37 +51,6 @@ fn spawn_floor(nats: &str, db: &str, log: &Path) -> std::process::Child {
     let args = ["floor", "--nats", nats, "--database", db];
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
     spawn_args(&args, log)
-}
-
-async fn floor_rows(pool: &PgPool, table: &str) -> Vec<(i64, String, i64, Vec<u8>, String)> {
-    rows_of(pool, "floor_events", table).await
-}
-
-/// `table`'s rows in `relation` (`floor_events`, every row; `floor_history`, along its
-/// current branch): (seq, kind, at_ms, hash, payload) in row order.
-async fn rows_of(
-    pool: &PgPool,
-    relation: &str,
-    table: &str,
-) -> Vec<(i64, String, i64, Vec<u8>, String)> {
-    sqlx::query(&format!(
-        "SELECT seq, kind, at_ms, hash, payload FROM {relation} WHERE table_id = $1 ORDER BY seq"
-    ))
-    .bind(table)
-    .fetch_all(pool)
-    .await
-    .expect("floor rows")
-    .iter()
-    .map(|r| {
-        (
-            r.get("seq"),
-            r.get("kind"),
-            r.get("at_ms"),
-            r.get("hash"),
-            r.get("payload"),
-        )
-    })
-    .collect()
 }
 
 async fn count(pool: &PgPool, sql: &str) -> i64 {
@@ -168,29 +120,7 @@ async fn three_tables_exactly_once_through_a_broker_restart_and_a_killed_floor()
     // The quiet twins may still write (the last round's `final` row after its window).
     sleep(Duration::from_secs(2)).await;
     for t in &tables {
-        let started = Instant::now();
-        let want = loop {
-            let want = t.rows().await;
-            let got = floor_rows(&pool, &t.id).await;
-            assert!(got.len() <= want.len(), "{}: no row twice", t.id);
-            if got.len() == want.len() {
-                assert!(
-                    got == want,
-                    "{}: the floor holds the table's log byte for byte",
-                    t.id
-                );
-                break want;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(90),
-                "{}: the floor has {} of {} rows; log: {}",
-                t.id,
-                got.len(),
-                want.len(),
-                std::fs::read_to_string(&floor_log).unwrap_or_default()
-            );
-            sleep(Duration::from_millis(200)).await;
-        };
+        let want = floor_check::floor_holds_the_log(&pool, t, &floor_log).await;
         let head: i64 = sqlx::query_scalar("SELECT head_seq FROM floor_tables WHERE table_id = $1")
             .bind(&t.id)
             .fetch_one(&pool)

@@ -18,79 +18,23 @@ mod common;
 mod nats;
 #[path = "common/proc.rs"]
 mod proc;
+#[path = "support/public_check.rs"]
+mod public_check;
 #[path = "support/studio_table.rs"]
 mod studio_table;
 
-use croupier::publish::fold::PublicFold;
 use croupier::store::Reader;
-use croupier::table::TableConfig;
 use croupier::web::client;
 use futures::StreamExt;
 use nats::Nats;
 use proc::{announced, Proc};
+use public_check::{check_results, check_viewer, get, lobby, state_at, wait_relayed, Viewer};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use studio_table::Table;
-use tokio::task::JoinHandle;
 use tokio::time::{sleep, timeout};
-
-impl Table {
-    /// The last committed row.
-    async fn seq(&self) -> u64 {
-        let reader = Reader::open(&self.db).await.expect("reader");
-        reader.log(&self.id).await.expect("log").len() as u64
-    }
-
-    /// Waits until its log has more than `rows` rows.
-    async fn wait_rows(&self, rows: u64) {
-        let started = Instant::now();
-        while self.seq().await <= rows {
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "{} deals",
-                self.id
-            );
-            sleep(Duration::from_millis(100)).await;
-        }
-    }
-
-    /// The public stream the table's log makes, and the results it recorded.
-    async fn expected(&self) -> (Vec<String>, Vec<Value>) {
-        let config = TableConfig::load(&self.demo).expect("config");
-        let variant = Arc::new(config.variant().expect("variant"));
-        let reader = Reader::open(&self.db).await.expect("reader");
-        let log = reader.log(&self.id).await.expect("the log verifies");
-        // Sealed and signed with the table's own key file, as its publisher does.
-        let keys =
-            croupier::trust::TableKeys::load_or_create(&croupier::trust::keys::path_for(&self.db))
-                .expect("the table's key");
-        let mut fold = PublicFold::new(
-            &self.id,
-            &config.table.name,
-            &config.table.variant,
-            variant,
-            config.disputes.settings(),
-        )
-        .with_trust(Arc::new(keys));
-        let mut stream = Vec::new();
-        for row in &log {
-            for draft in fold.row(row).expect("replays") {
-                let n = stream.len() as u64 + 1;
-                stream.push(draft.text(n, row.at_ms as u64));
-            }
-        }
-        let results = reader
-            .results(&self.id)
-            .await
-            .expect("results")
-            .iter()
-            .map(|r| serde_json::to_value(r).expect("json"))
-            .collect();
-        (stream, results)
-    }
-}
 
 fn spawn_relay(nats: &str, log: &Path, extra: &[&str]) -> std::process::Child {
     relay_command(nats, log, extra)
@@ -103,199 +47,6 @@ fn relay_command(nats: &str, log: &Path, extra: &[&str]) -> std::process::Comman
     args.extend_from_slice(extra);
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
     proc::command_args(&args, log)
-}
-
-async fn get(addr: &str, path: &str) -> (u16, Value) {
-    let r = client::request_with(addr, "GET", path, None, &[], Duration::from_secs(10))
-        .await
-        .unwrap_or_else(|e| panic!("GET {path}: {e}"));
-    (
-        r.status,
-        serde_json::from_str(&r.body).unwrap_or(Value::Null),
-    )
-}
-
-/// A relay's lobby entry of `table`, if listed.
-async fn lobby(relay: &str, table: &str) -> Option<Value> {
-    let (status, tables) = get(relay, "/api/tables").await;
-    assert_eq!(status, 200);
-    tables
-        .as_array()?
-        .iter()
-        .find(|t| t["table"] == table)
-        .cloned()
-}
-
-/// Waits until `relay` has received `n` messages of `table`.
-async fn wait_relayed(relay: &str, table: &str, n: usize) {
-    let started = Instant::now();
-    loop {
-        let last = lobby(relay, table)
-            .await
-            .map_or(0, |t| t["n"].as_u64().unwrap_or(0));
-        if last as usize >= n {
-            assert_eq!(
-                last as usize, n,
-                "{table}: the relay has more than the log makes"
-            );
-            return;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(90),
-            "{table}: the relay has {last} of {n} messages"
-        );
-        sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// A `/ws/public` viewer: every text message it received, in order.
-struct Viewer {
-    got: Arc<Mutex<Vec<String>>>,
-    task: JoinHandle<()>,
-}
-
-impl Viewer {
-    async fn connect(addr: &str, table: &str, after: Option<&str>) -> Viewer {
-        let url = match after {
-            Some(id) => format!("ws://{addr}/ws/public?table={table}&after={id}"),
-            None => format!("ws://{addr}/ws/public?table={table}"),
-        };
-        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
-            .await
-            .unwrap_or_else(|e| panic!("{url}: {e}"));
-        let got = Arc::new(Mutex::new(Vec::new()));
-        let into = Arc::clone(&got);
-        let task = tokio::spawn(async move {
-            while let Some(Ok(m)) = ws.next().await {
-                if let Ok(text) = m.into_text() {
-                    into.lock().expect("lock").push(text.to_string());
-                }
-            }
-        });
-        Viewer { got, task }
-    }
-
-    fn messages(&self) -> Vec<String> {
-        self.got.lock().expect("lock").clone()
-    }
-
-    fn last_id(&self) -> Option<String> {
-        let got = self.messages();
-        let last: Value = serde_json::from_str(got.last()?).ok()?;
-        last["id"].as_str().map(str::to_owned)
-    }
-
-    async fn wait_for(&self, n: usize) {
-        let started = Instant::now();
-        loop {
-            let last = self
-                .messages()
-                .last()
-                .and_then(|t| serde_json::from_str::<Value>(t).ok())
-                .and_then(|v| v["n"].as_u64())
-                .unwrap_or(0);
-            if last as usize >= n {
-                return;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "a viewer has message {last} of {n}"
-            );
-            sleep(Duration::from_millis(50)).await;
-        }
-    }
-}
-
-impl Drop for Viewer {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-/// `got` (one viewer's messages, over one or more connections) against the stream the log
-/// makes: a resync view first, then exactly the stream's messages after it, to the end.
-fn check_viewer(table: &str, got: &[String], stream: &[String]) {
-    let first: Value = serde_json::from_str(&got[0]).expect("json");
-    assert_eq!(
-        first["resync"], true,
-        "{table}: a viewer starts with a resync view"
-    );
-    let k = first["n"].as_u64().expect("n") as usize;
-    assert!(
-        k <= stream.len(),
-        "{table}: resync at {k} of {}",
-        stream.len()
-    );
-    if let Some(state) = state_at(&stream[..k]) {
-        assert_eq!(
-            without_seq(&first["view"]),
-            state,
-            "{table}: the resync view numbered {k} is not the state after the stream's message {k}"
-        );
-    }
-    let rest = &got[1..];
-    for (i, text) in rest.iter().enumerate() {
-        assert_eq!(
-            text,
-            &stream[k + i],
-            "{table}: message {} is not the log's (a gap, a repeat or a difference)",
-            k + i + 1
-        );
-    }
-    assert_eq!(
-        k + rest.len(),
-        stream.len(),
-        "{table}: the viewer is missing the stream's last messages"
-    );
-    eprintln!(
-        "{table}: a viewer joined at message {k} and received the {} after it, all {} checked",
-        rest.len(),
-        stream.len()
-    );
-}
-
-/// The whole public state after the stream `messages` (what a resync view numbered
-/// `messages.len()` must say): the last view, with the last result in it; `None` before
-/// the first view. The view's `seq` (the last log row it reflects, which may be a later
-/// row that changed nothing public) is left out.
-fn state_at(messages: &[String]) -> Option<Value> {
-    let messages: Vec<Value> = messages
-        .iter()
-        .map(|t| serde_json::from_str(t).expect("json"))
-        .collect();
-    let mut view = messages.iter().rfind(|m| m["type"] == "view")?["view"].clone();
-    view["last_result"] = messages
-        .iter()
-        .rfind(|m| m["type"] == "result")
-        .map_or(Value::Null, |m| m["result"].clone());
-    Some(without_seq(&view))
-}
-
-fn without_seq(view: &Value) -> Value {
-    let mut view = view.clone();
-    if let Some(o) = view.as_object_mut() {
-        o.remove("seq");
-    }
-    view
-}
-
-/// The stream's results against the settlements the table recorded: every settled round
-/// has its result published, the last published one equal to the recorded one.
-fn check_results(table: &str, stream: &[String], results: &[Value]) {
-    assert!(
-        results.len() >= 2,
-        "{table}: a real session ({} rounds)",
-        results.len()
-    );
-    for recorded in results {
-        let round = &recorded["round"];
-        let published = stream
-            .iter()
-            .map(|t| serde_json::from_str::<Value>(t).expect("json"))
-            .rfind(|m| m["type"] == "result" && &m["round"] == round)
-            .unwrap_or_else(|| panic!("{table}: round {round} has no result message"));
-        assert_eq!(&published["result"], recorded, "{table}: round {round}");
-    }
 }
 
 struct Studio {

@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use sqlx::postgres::PgPool;
-use sqlx::{Connection, PgConnection};
+use sqlx::{Connection, PgConnection, Row};
 
 /// The server, without a database name.
 fn server() -> String {
@@ -81,4 +81,36 @@ impl Drop for TestDb {
         })
         .join();
     }
+}
+
+/// `table`'s rows on the floor: (seq, kind, at_ms, hash, payload) in row order.
+pub async fn floor_rows(pool: &PgPool, table: &str) -> Vec<(i64, String, i64, Vec<u8>, String)> {
+    rows_of(pool, "floor_events", table).await
+}
+
+/// `table`'s rows in `relation` (`floor_events`, every row; `floor_history`, along its
+/// current branch): (seq, kind, at_ms, hash, payload) in row order.
+pub async fn rows_of(
+    pool: &PgPool,
+    relation: &str,
+    table: &str,
+) -> Vec<(i64, String, i64, Vec<u8>, String)> {
+    sqlx::query(&format!(
+        "SELECT seq, kind, at_ms, hash, payload FROM {relation} WHERE table_id = $1 ORDER BY seq"
+    ))
+    .bind(table)
+    .fetch_all(pool)
+    .await
+    .expect("floor rows")
+    .iter()
+    .map(|r| {
+        (
+            r.get("seq"),
+            r.get("kind"),
+            r.get("at_ms"),
+            r.get("hash"),
+            r.get("payload"),
+        )
+    })
+    .collect()
 }

@@ -54,6 +54,27 @@ pub fn pin_keys<'a>(path: &Path, tables: impl IntoIterator<Item = (&'a str, &'a 
 }
 
 impl Table {
+    /// Every committed row: (seq, kind, at_ms, hash, payload).
+    pub async fn rows(&self) -> Vec<(i64, String, i64, Vec<u8>, String)> {
+        let db = croupier::store::outbox::OutboxDb::open(&self.db, &self.id)
+            .await
+            .expect("open");
+        db.rows_after(0, u32::MAX)
+            .await
+            .expect("rows")
+            .into_iter()
+            .map(|r| {
+                (
+                    r.row.seq as i64,
+                    r.kind,
+                    r.row.at_ms,
+                    hex::decode(&r.hash).expect("hex"),
+                    r.payload,
+                )
+            })
+            .collect()
+    }
+
     /// Table `id` under `dir`, publishing to `nats`; not started.
     pub fn new(dir: &Path, id: &str, nats: &str) -> Table {
         Table {

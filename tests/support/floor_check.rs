@@ -1,0 +1,42 @@
+//! The floor holds a table's log: every row once, byte for byte (`tests/floor.rs`,
+//! `tests/studio_cluster.rs`).
+#![allow(dead_code)]
+
+use super::pg::floor_rows;
+use super::studio_table::Table;
+use sqlx::PgPool;
+use std::path::Path;
+use std::time::{Duration, Instant};
+use tokio::time::sleep;
+
+/// Waits (up to 90 s) until the floor holds `table`'s whole log, failing as soon as it
+/// holds more rows than the log; then requires the two identical. Returns the log's rows.
+pub async fn floor_holds_the_log(
+    pool: &PgPool,
+    table: &Table,
+    floor_log: &Path,
+) -> Vec<(i64, String, i64, Vec<u8>, String)> {
+    let started = Instant::now();
+    loop {
+        let want = table.rows().await;
+        let got = floor_rows(pool, &table.id).await;
+        assert!(got.len() <= want.len(), "{}: no row twice", table.id);
+        if got.len() == want.len() {
+            assert!(
+                got == want,
+                "{}: the floor holds the table's log byte for byte",
+                table.id
+            );
+            return want;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "{}: the floor has {} of {} rows; log: {}",
+            table.id,
+            got.len(),
+            want.len(),
+            std::fs::read_to_string(floor_log).unwrap_or_default()
+        );
+        sleep(Duration::from_millis(200)).await;
+    }
+}
