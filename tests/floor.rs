@@ -53,6 +53,30 @@ fn spawn_floor(nats: &str, db: &str, log: &Path) -> std::process::Child {
     spawn_args(&args, log)
 }
 
+/// `croupier_floor_rows_total` in a floor's scrape.
+fn committed(metrics: &str) -> f64 {
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("croupier_floor_rows_total "))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("croupier_floor_rows_total in {metrics}"))
+}
+
+/// A floor serving its pit page and `/metrics` on a free port.
+fn spawn_bound_floor(nats: &str, db: &str, log: &Path) -> std::process::Child {
+    let args = [
+        "floor",
+        "--nats",
+        nats,
+        "--database",
+        db,
+        "--bind",
+        "127.0.0.1:0",
+    ];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    spawn_args(&args, log)
+}
+
 async fn count(pool: &PgPool, sql: &str) -> i64 {
     sqlx::query_scalar(sql).fetch_one(pool).await.expect(sql)
 }
@@ -167,6 +191,95 @@ async fn three_tables_exactly_once_through_a_broker_restart_and_a_killed_floor()
         t.stop();
     }
     assert!(floor.terminate(), "the floor stops cleanly on SIGTERM");
+    drop(pool);
+}
+
+/// Two floors at once on one database and one durable consumer (a standby that never
+/// stood down, or two active ones): they pull from the same consumer and race for the
+/// same commits; the head's compare-and-set lets one win each race and the other start
+/// again from the database, so each row is stored once, in order, with no alarm — through
+/// one floor SIGKILLed and restarted mid-session while the other goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_floors_at_once_store_each_row_once() {
+    let Some(bin) = nats::nats_server() else {
+        return;
+    };
+    let Some(db) = pg::fresh().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broker = Nats::start(&bin, dir.path());
+    let url = broker.url();
+    let pool = db.pool().await;
+    let (log_a, log_b) = (
+        dir.path().join("floor-a.log"),
+        dir.path().join("floor-b.log"),
+    );
+    let mut tables: Vec<Table> = ["two-a", "two-b"]
+        .iter()
+        .map(|id| Table::new(dir.path(), id, &url))
+        .collect();
+    for t in &mut tables {
+        t.start(true).await;
+    }
+    let a = announced(spawn_bound_floor(&url, &db.url, &log_a)).await;
+    let b = announced(spawn_bound_floor(&url, &db.url, &log_b)).await;
+    wait_floor_rows(&pool, 40, &log_a).await;
+    // One dies mid-ingest; the other goes on alone, then the first comes back beside it.
+    a.kill();
+    let before = count(&pool, "SELECT count(*) FROM floor_events").await;
+    wait_floor_rows(&pool, before + 40, &log_b).await;
+    let a = announced(spawn_bound_floor(&url, &db.url, &log_a)).await;
+    let before = count(&pool, "SELECT count(*) FROM floor_events").await;
+    wait_floor_rows(&pool, before + 40, &log_a).await;
+    // The other dies: the one beside it takes over alone.
+    let (status, metrics) = b.send("GET", "/metrics", None).await;
+    assert_eq!(status, 200);
+    let b_rows = committed(&metrics);
+    b.kill();
+    let before = count(&pool, "SELECT count(*) FROM floor_events").await;
+    wait_floor_rows(&pool, before + 40, &log_a).await;
+    for t in &mut tables {
+        t.stop();
+        t.start(false).await;
+    }
+    sleep(Duration::from_secs(2)).await;
+    for t in &tables {
+        let want = floor_check::floor_holds_the_log(&pool, t, &log_a).await;
+        assert!(
+            want.len() > 50,
+            "{}: a real session ({} rows)",
+            t.id,
+            want.len()
+        );
+    }
+    assert_eq!(
+        count(
+            &pool,
+            "SELECT count(*) FROM floor_events WHERE verified <> 'ok'"
+        )
+        .await,
+        0,
+        "every row's chain verified"
+    );
+    let alarms: Vec<String> = sqlx::query_scalar("SELECT kind || ': ' || detail FROM floor_alarms")
+        .fetch_all(&pool)
+        .await
+        .expect("alarms");
+    assert!(
+        alarms.is_empty(),
+        "no alarm from two floors at once: {alarms:?}"
+    );
+    // Both really ingested: b before it died, and a, restarted beside it, once alone.
+    let (status, metrics) = a.send("GET", "/metrics", None).await;
+    assert_eq!(status, 200, "floor a's /metrics");
+    let a_rows = committed(&metrics);
+    eprintln!("floor a committed {a_rows} rows after its restart, b {b_rows}");
+    assert!(a_rows > 0.0 && b_rows > 0.0, "both floors committed rows");
+    for t in &mut tables {
+        t.stop();
+    }
+    assert!(a.terminate(), "floor a stops cleanly");
     drop(pool);
 }
 

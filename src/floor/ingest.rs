@@ -237,6 +237,14 @@ async fn follow(
         };
         match pass(&js, &db, &followed, &stats, &mut backoff, &taken).await {
             Ok(()) => return,
+            Err(PassError::Db(DbError::HeadMoved(_))) => {
+                // Another floor on this database (a standby, or a second active one)
+                // committed these rows first: nothing is wrong, and each row is stored
+                // once. The backoff leaves the rows to the floor that keeps winning.
+                info!(%table, "floor: another floor committed this batch first; following from the database's head");
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+            }
             Err(e) => {
                 warn!(%table, error = %e, "floor: ingest pass failed; starting again from the database's head");
                 tokio::time::sleep(backoff).await;

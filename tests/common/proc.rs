@@ -92,10 +92,12 @@ pub async fn announced(mut child: Child) -> Proc {
     .await
     .expect("croupier announces its address within 30 s")
     .expect("reader thread");
-    // `serving http://ADDR/`, or `https://` under TLS.
+    // `serving http://ADDR/`, or `https://` under TLS; the floor's line names the broker
+    // first (`… from nats://…, pit page http://ADDR/`): the address is after the last.
     let addr = line
-        .split("://")
-        .nth(1)
+        .rsplit("://")
+        .next()
+        .filter(|_| line.contains("://"))
         .map(|s| s.trim().trim_end_matches('/').to_string())
         .unwrap_or_else(|| panic!("no address in {line:?}"));
     Proc {
