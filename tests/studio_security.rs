@@ -19,6 +19,8 @@ mod nats;
 mod pg;
 #[path = "common/proc.rs"]
 mod proc;
+#[path = "support/public_check.rs"]
+mod public_check;
 #[path = "support/studio_table.rs"]
 mod studio_table;
 
@@ -27,10 +29,10 @@ use croupier::broker::BrokerOptions;
 use croupier::web::client;
 use futures::StreamExt;
 use proc::{announced, spawn_args, Proc};
+use public_check::Viewer;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::time::{sleep, timeout};
 
@@ -190,65 +192,6 @@ async fn wait_relayed(relay: &str, table: &str, n: u64) -> u64 {
             "{table}: the relay {relay} has {last} of {n} messages"
         );
         sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// A `/ws/public` viewer: every text message, in order.
-struct Viewer {
-    got: Arc<Mutex<Vec<Value>>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Viewer {
-    async fn connect(relay: &str, table: &str) -> Viewer {
-        let url = format!("ws://{relay}/ws/public?table={table}");
-        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
-            .await
-            .unwrap_or_else(|e| panic!("{url}: {e}"));
-        let got = Arc::new(Mutex::new(Vec::new()));
-        let into = Arc::clone(&got);
-        let task = tokio::spawn(async move {
-            while let Some(Ok(m)) = ws.next().await {
-                if let Ok(text) = m.into_text() {
-                    if let Ok(v) = serde_json::from_str(text.as_str()) {
-                        into.lock().expect("lock").push(v);
-                    }
-                }
-            }
-        });
-        Viewer { got, task }
-    }
-
-    fn messages(&self) -> Vec<Value> {
-        self.got.lock().expect("lock").clone()
-    }
-
-    /// Every message after the first (a resync view) follows the one before it: `n`
-    /// consecutive, no resync; returns how many.
-    fn assert_consecutive(&self, table: &str) -> usize {
-        let got = self.messages();
-        assert!(!got.is_empty(), "{table}: the viewer received nothing");
-        assert_eq!(
-            got[0]["resync"], true,
-            "{table}: a viewer starts with a resync"
-        );
-        for pair in got.windows(2) {
-            assert_eq!(
-                pair[1]["n"].as_u64(),
-                pair[0]["n"].as_u64().map(|n| n + 1),
-                "{table}: a gap or a repeat in n: {} then {}",
-                pair[0],
-                pair[1]
-            );
-            assert_ne!(pair[1]["resync"], true, "{table}: a resync in the middle");
-        }
-        got.len() - 1
-    }
-}
-
-impl Drop for Viewer {
-    fn drop(&mut self) {
-        self.task.abort();
     }
 }
 
@@ -428,7 +371,7 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
         for relay in &relays {
             for id in ids {
                 wait_relayed(&relay.addr, id, 3).await;
-                viewers.push((id, Viewer::connect(&relay.addr, id).await));
+                viewers.push((id, Viewer::connect(&relay.addr, id, None).await));
             }
             let (status, ready) = get(&relay.addr, "/readyz").await;
             assert_eq!(status, 200, "{ready}");
@@ -770,7 +713,7 @@ async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served
         let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
         let relay = announced(spawn_args(&args, &dir.join("relay.log"))).await;
         let n = wait_relayed(&relay.addr, "t1", 3).await;
-        let viewer = Viewer::connect(&relay.addr, "t1").await;
+        let viewer = Viewer::connect(&relay.addr, "t1", None).await;
 
         // An attacker on the open broker.
         let attacker = async_nats::connect(broker.url()).await.expect("connect");
@@ -896,7 +839,7 @@ async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served
             served >= 8,
             "the viewer got the table's messages ({served})"
         );
-        for m in viewer.messages() {
+        for m in viewer.values() {
             assert!(
                 !m.to_string().contains("forged"),
                 "a forged message reached a viewer: {m}"
@@ -912,10 +855,10 @@ async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served
         // from nothing forged and serves consecutive messages too.
         let fresh = announced(spawn_args(&args, &dir.join("fresh.log"))).await;
         let m = wait_relayed(&fresh.addr, "t1", after).await;
-        let late = Viewer::connect(&fresh.addr, "t1").await;
+        let late = Viewer::connect(&fresh.addr, "t1", None).await;
         wait_relayed(&fresh.addr, "t1", m + 5).await;
         sleep(Duration::from_millis(300)).await;
-        let first = &late.messages()[0];
+        let first = &late.values()[0];
         assert!(
             first["n"].as_u64() < Some(999_999),
             "not the forged snapshot: {first}"
@@ -931,7 +874,7 @@ async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served
         );
         studio_table::pin_keys(&keys, [("t1", t1.db.as_path()), ("t2", t2.db.as_path())]);
         wait_relayed(&relay.addr, "t2", 3).await;
-        let t2_viewer = Viewer::connect(&relay.addr, "t2").await;
+        let t2_viewer = Viewer::connect(&relay.addr, "t2", None).await;
         let k = lobby(&relay.addr, "t2").await.expect("listed")["n"]
             .as_u64()
             .expect("n");
@@ -1114,7 +1057,7 @@ async fn a_relay_seeded_from_a_quiet_table_refuses_replays_as_stale() {
         let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
         let relay = announced(spawn_args(&args, &dir.join("relay.log"))).await;
         assert_eq!(wait_relayed(&relay.addr, "t1", last_n).await, last_n);
-        let viewer = Viewer::connect(&relay.addr, "t1").await;
+        let viewer = Viewer::connect(&relay.addr, "t1", None).await;
         let js2 = jetstream::new(async_nats::connect(broker.url()).await.expect("connect"));
         for m in &replays {
             let mut headers = async_nats::HeaderMap::new();
@@ -1148,7 +1091,7 @@ async fn a_relay_seeded_from_a_quiet_table_refuses_replays_as_stale() {
             Some(last_n),
             "nothing new was served"
         );
-        assert_eq!(viewer.messages().len(), 1, "the viewer got its resync only");
+        assert_eq!(viewer.values().len(), 1, "the viewer got its resync only");
     })
     .await
     .expect("bounded");

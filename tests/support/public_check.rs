@@ -161,6 +161,36 @@ impl Viewer {
             .collect()
     }
 
+    /// Every message, parsed (one that is not JSON is left out).
+    pub fn values(&self) -> Vec<Value> {
+        self.messages()
+            .iter()
+            .filter_map(|t| serde_json::from_str(t).ok())
+            .collect()
+    }
+
+    /// Every message after the first (a resync view) follows the one before it: `n`
+    /// consecutive, no resync; returns how many.
+    pub fn assert_consecutive(&self, table: &str) -> usize {
+        let got = self.values();
+        assert!(!got.is_empty(), "{table}: the viewer received nothing");
+        assert_eq!(
+            got[0]["resync"], true,
+            "{table}: a viewer starts with a resync"
+        );
+        for pair in got.windows(2) {
+            assert_eq!(
+                pair[1]["n"].as_u64(),
+                pair[0]["n"].as_u64().map(|n| n + 1),
+                "{table}: a gap or a repeat in n: {} then {}",
+                pair[0],
+                pair[1]
+            );
+            assert_ne!(pair[1]["resync"], true, "{table}: a resync in the middle");
+        }
+        got.len() - 1
+    }
+
     /// Every message with when it arrived (`wall_ms`).
     pub fn arrivals(&self) -> Vec<(u64, String)> {
         self.got.lock().expect("lock").clone()
