@@ -48,7 +48,13 @@ impl Table {
 }
 
 fn spawn_floor(nats: &str, db: &str, log: &Path) -> std::process::Child {
-    let args = ["floor", "--nats", nats, "--database", db];
+    spawn_floor_with(nats, db, log, &[])
+}
+
+/// A floor with more arguments.
+fn spawn_floor_with(nats: &str, db: &str, log: &Path, extra: &[&str]) -> std::process::Child {
+    let mut args = vec!["floor", "--nats", nats, "--database", db];
+    args.extend_from_slice(extra);
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
     spawn_args(&args, log)
 }
@@ -64,17 +70,7 @@ fn committed(metrics: &str) -> f64 {
 
 /// A floor serving its pit page and `/metrics` on a free port.
 fn spawn_bound_floor(nats: &str, db: &str, log: &Path) -> std::process::Child {
-    let args = [
-        "floor",
-        "--nats",
-        nats,
-        "--database",
-        db,
-        "--bind",
-        "127.0.0.1:0",
-    ];
-    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
-    spawn_args(&args, log)
+    spawn_floor_with(nats, db, log, &["--bind", "127.0.0.1:0"])
 }
 
 async fn count(pool: &PgPool, sql: &str) -> i64 {
@@ -138,11 +134,8 @@ async fn three_tables_exactly_once_through_a_broker_restart_and_a_killed_floor()
 
     // The logs stop growing; the publishers catch up; the floor must hold them all.
     for t in &mut tables {
-        t.stop();
-        t.start(false).await;
+        t.quiesce().await;
     }
-    // The quiet twins may still write (the last round's `final` row after its window).
-    sleep(Duration::from_secs(2)).await;
     for t in &tables {
         let want = floor_check::floor_holds_the_log(&pool, t, &floor_log).await;
         let head: i64 = sqlx::query_scalar("SELECT head_seq FROM floor_tables WHERE table_id = $1")
@@ -163,20 +156,7 @@ async fn three_tables_exactly_once_through_a_broker_restart_and_a_killed_floor()
             want.len()
         );
     }
-    assert_eq!(
-        count(
-            &pool,
-            "SELECT count(*) FROM floor_events WHERE verified <> 'ok'"
-        )
-        .await,
-        0,
-        "every row's chain verified"
-    );
-    assert_eq!(
-        count(&pool, "SELECT count(*) FROM floor_alarms").await,
-        0,
-        "no alarm"
-    );
+    floor_check::every_row_verified_and_no_alarm(&pool).await;
     assert_eq!(
         count(&pool, "SELECT count(*) FROM floor_tables").await,
         3,
@@ -240,10 +220,8 @@ async fn two_floors_at_once_store_each_row_once() {
     let before = count(&pool, "SELECT count(*) FROM floor_events").await;
     wait_floor_rows(&pool, before + 40, &log_a).await;
     for t in &mut tables {
-        t.stop();
-        t.start(false).await;
+        t.quiesce().await;
     }
-    sleep(Duration::from_secs(2)).await;
     for t in &tables {
         let want = floor_check::floor_holds_the_log(&pool, t, &log_a).await;
         assert!(
@@ -253,23 +231,7 @@ async fn two_floors_at_once_store_each_row_once() {
             want.len()
         );
     }
-    assert_eq!(
-        count(
-            &pool,
-            "SELECT count(*) FROM floor_events WHERE verified <> 'ok'"
-        )
-        .await,
-        0,
-        "every row's chain verified"
-    );
-    let alarms: Vec<String> = sqlx::query_scalar("SELECT kind || ': ' || detail FROM floor_alarms")
-        .fetch_all(&pool)
-        .await
-        .expect("alarms");
-    assert!(
-        alarms.is_empty(),
-        "no alarm from two floors at once: {alarms:?}"
-    );
+    floor_check::every_row_verified_and_no_alarm(&pool).await;
     // Both really ingested: b before it died, and a, restarted beside it, once alone.
     let (status, metrics) = a.send("GET", "/metrics", None).await;
     assert_eq!(status, 200, "floor a's /metrics");

@@ -122,18 +122,7 @@ impl Studio {
     async fn quiesce(&mut self, relay: &str) -> Vec<(Vec<String>, Vec<Value>)> {
         let mut out = Vec::new();
         for t in &mut self.tables {
-            t.stop();
-            t.start(false).await;
-            // A round left provisional gets its window again and then its `final` row.
-            let mut rows = t.seq().await;
-            loop {
-                sleep(Duration::from_millis(1500)).await;
-                let now = t.seq().await;
-                if now == rows {
-                    break;
-                }
-                rows = now;
-            }
+            t.quiesce().await;
             let (stream, results) = t.expected().await;
             wait_relayed(relay, &t.id, stream.len()).await;
             out.push((stream, results));

@@ -182,17 +182,8 @@ fn percentile(samples: &[u64], p: f64) -> u64 {
 }
 
 /// Waits until `table` has dealt `more` rows past now: it deals on.
-async fn deals_on(table: &Table, more: usize) {
-    let now = table.rows().await.len();
-    let started = Instant::now();
-    while table.rows().await.len() < now + more {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "{} deals on",
-            table.id
-        );
-        sleep(Duration::from_millis(100)).await;
-    }
+async fn deals_on(table: &Table, more: u64) {
+    table.wait_rows(table.seq().await + more).await;
 }
 
 /// A table's `/readyz` reasons.
@@ -399,19 +390,7 @@ async fn a_three_node_cluster_loses_leaders_a_node_and_its_quorum_and_nothing_is
 
         // The logs stop growing; then nothing may be missing or doubled anywhere.
         for t in &mut tables {
-            t.stop();
-            t.start(false).await;
-        }
-        for t in &tables {
-            let mut rows = t.rows().await.len();
-            loop {
-                sleep(Duration::from_millis(1500)).await;
-                let now = t.rows().await.len();
-                if now == rows {
-                    break;
-                }
-                rows = now;
-            }
+            t.quiesce().await;
         }
         for (i, t) in tables.iter().enumerate() {
             let want = t.rows().await;
@@ -460,17 +439,7 @@ async fn a_three_node_cluster_loses_leaders_a_node_and_its_quorum_and_nothing_is
             }
             assert!(want.len() > 100, "{}: a real session ({} rows)", t.id, want.len());
         }
-        let alarms: i64 = sqlx::query_scalar("SELECT count(*) FROM floor_alarms")
-            .fetch_one(&pool)
-            .await
-            .expect("alarms");
-        assert_eq!(alarms, 0, "no floor alarm: every chain verified");
-        let unverified: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM floor_events WHERE verified <> 'ok'")
-                .fetch_one(&pool)
-                .await
-                .expect("verified");
-        assert_eq!(unverified, 0);
+        floor_check::every_row_verified_and_no_alarm(&pool).await;
 
         eprintln!(
             "REPORT node death to delivery resuming over {} kills ({} samples each): relay viewers p50 {} ms, p99 {} ms, max {} ms; floor p50 {} ms, p99 {} ms, max {} ms",

@@ -292,39 +292,17 @@ async fn pass(
     let mut stream_head = at.head.seq;
     *backoff = Duration::from_millis(250);
     loop {
-        // Each pull is bounded: a request the consumer's leader took and then died with
-        // (a broker node lost in a cluster) is never answered, and the client's `fetch`
-        // has no deadline of its own, so without one the table would stall for good.
-        let mut messages = within(FETCH_DEADLINE, async {
-            let mut messages = Vec::with_capacity(BATCH);
-            let mut fetched = consumer
-                .fetch()
-                .max_messages(BATCH)
-                .messages()
-                .await
-                .map_err(broker)?;
-            while let Some(m) = fetched.next().await {
-                messages.push(m.map_err(broker)?);
-            }
-            Ok(messages)
-        })
+        let mut messages = pulled(
+            consumer.fetch().max_messages(BATCH).messages(),
+            FETCH_DEADLINE,
+        )
         .await?;
         if messages.is_empty() {
             // Caught up: wait for the next row (woken as soon as one arrives).
-            messages = within(IDLE + FETCH_DEADLINE, async {
-                let mut messages = Vec::new();
-                let mut next = consumer
-                    .batch()
-                    .max_messages(1)
-                    .expires(IDLE)
-                    .messages()
-                    .await
-                    .map_err(broker)?;
-                while let Some(m) = next.next().await {
-                    messages.push(m.map_err(broker)?);
-                }
-                Ok(messages)
-            })
+            messages = pulled(
+                consumer.batch().max_messages(1).expires(IDLE).messages(),
+                IDLE + FETCH_DEADLINE,
+            )
             .await?;
             if messages.is_empty() {
                 // Nothing delivered: the stream may have been deleted and made again
@@ -380,12 +358,23 @@ async fn pass(
     }
 }
 
-/// `pull`, or a broker error once `deadline` has passed without its answer.
-async fn within<T>(
+/// Every message of one pull, or a broker error once `deadline` has passed without them.
+/// Each pull is bounded: a request the consumer's leader took and then died with (a
+/// broker node lost in a cluster) is never answered, and the client's `fetch` has no
+/// deadline of its own, so without one the table's ingest would stall for good.
+async fn pulled<E: std::fmt::Display>(
+    pull: impl std::future::Future<Output = Result<consumer::pull::Batch, E>>,
     deadline: Duration,
-    pull: impl std::future::Future<Output = Result<T, PassError>>,
-) -> Result<T, PassError> {
-    tokio::time::timeout(deadline, pull)
+) -> Result<Vec<jetstream::Message>, PassError> {
+    let all = async {
+        let mut batch = pull.await.map_err(broker)?;
+        let mut messages = Vec::new();
+        while let Some(m) = batch.next().await {
+            messages.push(m.map_err(broker)?);
+        }
+        Ok(messages)
+    };
+    tokio::time::timeout(deadline, all)
         .await
         .unwrap_or_else(|_| {
             Err(broker(format!(

@@ -40,3 +40,19 @@ pub async fn floor_holds_the_log(
         sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// Every row on the floor verified (its chain followed) and no alarm raised; the alarms
+/// are listed if there are any.
+pub async fn every_row_verified_and_no_alarm(pool: &PgPool) {
+    let unverified: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM floor_events WHERE verified <> 'ok'")
+            .fetch_one(pool)
+            .await
+            .expect("unverified rows");
+    assert_eq!(unverified, 0, "every row's chain verified");
+    let alarms: Vec<String> = sqlx::query_scalar("SELECT kind || ': ' || detail FROM floor_alarms")
+        .fetch_all(pool)
+        .await
+        .expect("alarms");
+    assert!(alarms.is_empty(), "no floor alarm: {alarms:?}");
+}

@@ -37,7 +37,8 @@ pub struct Nats {
     store: PathBuf,
 }
 
-fn free_port() -> u16 {
+/// A port nothing listens on now.
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -81,26 +82,37 @@ impl Nats {
     /// Starts it (again) on the same port and store; returns once it accepts connections.
     pub fn restart(&mut self) {
         self.kill();
-        let child = Command::new(&self.bin)
-            .args(["-js", "-a", "127.0.0.1", "-p"])
-            .arg(self.port.to_string())
-            .arg("-sd")
-            .arg(&self.store)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn nats-server");
-        self.child = Some(child);
-        let started = Instant::now();
-        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "nats-server listens within 20 s"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let args = [
+            "-js".into(),
+            "-a".into(),
+            "127.0.0.1".into(),
+            "-p".into(),
+            self.port.to_string().into(),
+            "-sd".into(),
+            self.store.clone().into_os_string(),
+        ];
+        self.child = Some(spawn_listening(&self.bin, &args, self.port));
     }
+}
+
+/// Starts `bin` with `args`; returns once it accepts connections on `port`.
+pub fn spawn_listening(bin: &Path, args: &[std::ffi::OsString], port: u16) -> Child {
+    let child = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn nats-server");
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "nats-server listens on {port} within 20 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
 }
 
 impl Drop for Nats {

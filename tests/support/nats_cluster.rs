@@ -4,9 +4,9 @@
 //! ports and stores. Debian's nats-server 2.9 forms the cluster from the routes list.
 #![allow(dead_code)]
 
-use std::net::TcpStream;
+use super::nats::{free_port, spawn_listening};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 /// One node: its ports, configuration file and, while it runs, its process.
@@ -26,13 +26,6 @@ pub struct Cluster {
     bin: PathBuf,
     /// Its nodes, `n1`, `n2`, `n3`.
     pub nodes: Vec<Node>,
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 impl Cluster {
@@ -112,24 +105,11 @@ impl Cluster {
     pub fn restart(&mut self, i: usize) {
         self.kill(i);
         let node = &mut self.nodes[i];
-        let child = Command::new(&self.bin)
-            .arg("-c")
-            .arg(&node.conf)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn nats-server");
-        node.child = Some(child);
-        let started = Instant::now();
-        while TcpStream::connect(("127.0.0.1", node.port)).is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "{} listens within 20 s",
-                node.name
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        node.child = Some(spawn_listening(
+            &self.bin,
+            &["-c".into(), node.conf.clone().into_os_string()],
+            node.port,
+        ));
     }
 
     /// Waits until every running node says it is healthy: JetStream's meta group has a

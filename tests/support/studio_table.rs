@@ -98,6 +98,22 @@ impl Table {
         self.proc.as_ref().expect("running").addr.clone()
     }
 
+    /// Restarted as its quiet twin (no demo players), returning once its log has stopped
+    /// growing: a round left provisional gets its window again and then its `final` row.
+    pub async fn quiesce(&mut self) {
+        self.stop();
+        self.start(false).await;
+        let mut rows = self.rows().await.len();
+        loop {
+            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+            let now = self.rows().await.len();
+            if now == rows {
+                return;
+            }
+            rows = now;
+        }
+    }
+
     /// SIGKILL.
     pub fn kill(&mut self) {
         if let Some(p) = self.proc.take() {
