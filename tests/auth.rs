@@ -139,6 +139,8 @@ const MATRIX: &[(&str, &str, &str, Access)] = &[
     ("POST", "/api/shuffle", "/api/shuffle", D),
     ("POST", "/api/sim/deal", "/api/sim/deal", D),
     ("GET", "/api/alarm", "/api/alarm", D),
+    ("GET", "/api/staff", "/api/staff", D),
+    ("POST", "/api/call-supervisor", "/api/call-supervisor", D),
     ("GET", "/api/rounds/{round}", "/api/rounds/1", D),
     ("GET", "/api/rounds", "/api/rounds", D),
     ("GET", "/api/status", "/api/status", D),

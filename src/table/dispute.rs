@@ -7,7 +7,7 @@
 //! records it (the log keeps the original inputs *and* the corrected list) and recovery
 //! replays the recorded list — so a resolution survives a crash exactly like a card does.
 
-use crate::cards::Card;
+use crate::cards::{Card, Rank, Suit};
 use crate::engine::{Engine, Event, Input, Place, Rejection};
 use serde::{Deserialize, Serialize};
 
@@ -470,6 +470,86 @@ pub fn card_places(base: &Engine, round: &[Input], held: &[String]) -> Vec<CardP
     out
 }
 
+/// A resolution as the supervisor's screen offers it: whether it replays for the round as
+/// it stands, tried through [`correct`] exactly as a proposal would be, so the panel never
+/// offers what Preview would refuse and never repeats the rules itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Offer {
+    /// The operation's wire name (`Resolution::name`).
+    pub op: String,
+    /// Whether it can be chosen (a card operation: for at least one of `cards`).
+    pub possible: bool,
+    /// Why not, when it cannot: the correction's stable code (`no_decision`,
+    /// `correction_does_not_replay`, ...; `no_card` for a card operation no card allows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// A card operation's cards it applies to (positions among the round's cards); `None`
+    /// for an operation that names no card, and for `move`, which is tried at Preview (its
+    /// search over every hand and position is too dear to run for every card here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cards: Option<Vec<usize>>,
+}
+
+/// What a supervisor may choose for the round (`round` on `base`, `held` as [`correct`]
+/// takes them), in the screen's order: `reject`, `void`, `correct`, `move`,
+/// `undo_decision`, `cancel`. A card may be voided when its void replays; corrected when
+/// some other card in its place replays.
+pub fn offers(base: &Engine, round: &[Input], held: &[String]) -> Vec<Offer> {
+    let whole = |resolution: Resolution| {
+        let tried = correct(base, round, held, &resolution);
+        Offer {
+            op: resolution.name().to_string(),
+            possible: tried.is_ok(),
+            why: tried.err().map(|e| e.code().to_string()),
+            cards: None,
+        }
+    };
+    let places = card_places(base, round, held);
+    let by_card = |op: &str, fits: &dyn Fn(&CardPlace) -> bool| {
+        let cards: Vec<usize> = places.iter().filter(|p| fits(p)).map(|p| p.index).collect();
+        Offer {
+            op: op.to_string(),
+            possible: !cards.is_empty(),
+            why: cards.is_empty().then(|| "no_card".to_string()),
+            cards: Some(cards),
+        }
+    };
+    let void = by_card("void", &|p| {
+        let r = Resolution::Void {
+            index: p.index,
+            card: p.card,
+        };
+        correct(base, round, held, &r).is_ok()
+    });
+    let fix = by_card("correct", &|p| {
+        Rank::ALL.iter().any(|&rank| {
+            Suit::ALL.iter().any(|&suit| {
+                let to = Card::new(rank, suit);
+                let r = Resolution::Correct {
+                    index: p.index,
+                    card: p.card,
+                    to,
+                };
+                to != p.card && correct(base, round, held, &r).is_ok()
+            })
+        })
+    });
+    let moved = Offer {
+        op: "move".to_string(),
+        possible: !places.is_empty(),
+        why: places.is_empty().then(|| "no_card".to_string()),
+        cards: None,
+    };
+    vec![
+        whole(Resolution::Reject),
+        void,
+        fix,
+        moved,
+        whole(Resolution::UndoDecision),
+        whole(Resolution::Cancel),
+    ]
+}
+
 /// One of the round's cards on the supervisor's screen.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CardPlace {
@@ -544,6 +624,66 @@ mod tests {
             to: Place::Dealer
         }));
         assert_eq!(hands(&fixed.engine), "card for seat 1, hand 1");
+    }
+
+    #[test]
+    fn offers_are_what_a_proposal_would_take() {
+        let base = engine();
+        // Mid-deal: no decision yet; every card can be voided or corrected.
+        let r = round(&["9H", "5S", "2D"]);
+        let o = offers(&base, &r, &["7C".into()]);
+        let ops: Vec<&str> = o.iter().map(|x| x.op.as_str()).collect();
+        assert_eq!(
+            ops,
+            [
+                "reject",
+                "void",
+                "correct",
+                "move",
+                "undo_decision",
+                "cancel"
+            ]
+        );
+        let get = |op: &str| o.iter().find(|x| x.op == op).expect("offered").clone();
+        assert!(get("reject").possible && get("cancel").possible);
+        let undo = get("undo_decision");
+        assert!(!undo.possible);
+        assert_eq!(undo.why.as_deref(), Some("no_decision"));
+        assert_eq!(get("void").cards, Some(vec![0, 1, 2, 3]));
+        // Each card listed for a void is one `correct` takes, each left out one it refuses.
+        for p in card_places(&base, &r, &["7C".into()]) {
+            let v = Resolution::Void {
+                index: p.index,
+                card: p.card,
+            };
+            assert_eq!(
+                correct(&base, &r, &["7C".into()], &v).is_ok(),
+                get("void").cards.expect("cards").contains(&p.index)
+            );
+        }
+        // Later in the round, after decisions: the cards offered for a void are still
+        // exactly those whose void replays.
+        let mut settled = round(&["TH", "9S", "7C", "9D", "5S", "TC"]);
+        for seat in [1, 2] {
+            settled.push(Input::Decision {
+                seat,
+                action: crate::engine::Action::Stand,
+            });
+        }
+        let o = offers(&base, &settled, &[]);
+        let void = o.iter().find(|x| x.op == "void").expect("void");
+        for p in card_places(&base, &settled, &[]) {
+            let v = Resolution::Void {
+                index: p.index,
+                card: p.card,
+            };
+            assert_eq!(
+                correct(&base, &settled, &[], &v).is_ok(),
+                void.cards.as_ref().expect("cards").contains(&p.index),
+                "card {}",
+                p.index
+            );
+        }
     }
 
     #[test]

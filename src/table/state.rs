@@ -406,6 +406,10 @@ pub struct DisputeView {
     pub cards: Vec<crate::table::dispute::CardPlace>,
     /// The resolution proposed and waiting for confirmation, with its preview.
     pub proposal: Option<ProposalView>,
+    /// The resolutions the round takes as it stands (`dispute::offers`): the screen
+    /// offers only these, so a supervisor never meets a refusal Preview would give.
+    #[serde(default)]
+    pub offers: Vec<crate::table::dispute::Offer>,
 }
 
 /// A proposed resolution and the round it would give.

@@ -36,6 +36,7 @@ pub mod openapi;
 pub mod ops;
 pub mod play;
 pub mod server;
+pub mod staff;
 pub mod streams;
 pub mod table_key;
 pub mod tcp;
@@ -249,6 +250,13 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
         r("/api/shuffle", "POST", DEALER, post(api::shuffle)),
         r("/api/sim/deal", "POST", DEALER, post(api::sim_deal)),
         r("/api/alarm", "GET", DEALER, get(api::alarm)),
+        r("/api/staff", "GET", DEALER, get(staff::staff)),
+        r(
+            "/api/call-supervisor",
+            "POST",
+            DEALER,
+            post(staff::call_supervisor),
+        ),
         r("/api/rounds/{round}", "GET", DEALER, get(api::round)),
         r("/api/rounds", "GET", DEALER, get(rounds)),
         r("/api/status", "GET", DEALER, get(status)),
@@ -349,7 +357,8 @@ async fn public_page(h: HeaderMap) -> Response {
     params(("file" = String, Path, description = "`panel.js`, `style.css`, ...", example = "panel.js")),
     responses(
         (status = 200, description = "The file", content(
-            (String = "text/javascript"), (String = "text/css"), (String = "text/html"))),
+            (String = "text/javascript"), (String = "text/css"), (String = "text/html"),
+            (String = "text/plain"))),
         (status = 404, description = "No such file", body = api::ErrorBody)))]
 async fn ui_file(Path(file): Path<String>, h: HeaderMap) -> Response {
     cached_asset(&file, &h)
@@ -418,6 +427,22 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "trust.js",
         "text/javascript; charset=utf-8",
         include_str!("../../dealer-ui/trust.js"),
+    ),
+    (
+        "i18n.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../dealer-ui/i18n.js"),
+    ),
+    // @fluent/bundle 0.19.1, vendored (Apache-2.0; see dealer-ui/fluent-bundle.README).
+    (
+        "fluent-bundle.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../dealer-ui/fluent-bundle.js"),
+    ),
+    (
+        "messages-en.ftl",
+        "text/plain; charset=utf-8",
+        include_str!("../../dealer-ui/messages-en.ftl"),
     ),
     (
         "style.css",

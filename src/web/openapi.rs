@@ -62,6 +62,8 @@ request changes nothing. Any other `/api/...` path answers 404 `not_found`.";
         super::api::shuffle,
         super::api::sim_deal,
         super::api::alarm,
+        super::staff::staff,
+        super::staff::call_supervisor,
         super::api::round,
         super::rounds,
         super::status,

@@ -233,6 +233,9 @@ pub struct PanelDispute {
     pub cards: Vec<DisputeCard>,
     /// The proposal waiting for confirmation.
     pub proposal: Option<PanelProposal>,
+    /// The resolutions the round takes as it stands (the face-down card never among a
+    /// card operation's cards: the panel cannot name it).
+    pub offers: Vec<crate::table::dispute::Offer>,
 }
 
 /// The proposal as the panel shows it.
@@ -272,6 +275,26 @@ pub fn panel_dispute(s: &Snapshot) -> Option<PanelDispute> {
                 held: c.held,
             }
         })
+        .collect::<Vec<DisputeCard>>();
+    let hidden: Vec<usize> = cards
+        .iter()
+        .filter(|c| c.card.is_none())
+        .map(|c| c.index)
+        .collect();
+    let offers = d
+        .offers
+        .iter()
+        .cloned()
+        .map(|mut o| {
+            if let Some(list) = o.cards.as_mut() {
+                list.retain(|i| !hidden.contains(i));
+                if list.is_empty() && o.possible {
+                    o.possible = false;
+                    o.why = Some("no_card".into());
+                }
+            }
+            o
+        })
         .collect();
     Some(PanelDispute {
         id: d.id,
@@ -284,6 +307,7 @@ pub fn panel_dispute(s: &Snapshot) -> Option<PanelDispute> {
         held: d.held.clone(),
         cards,
         proposal: d.proposal.as_ref().map(panel_proposal),
+        offers,
     })
 }
 

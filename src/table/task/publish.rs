@@ -291,6 +291,7 @@ impl Table {
             by: d.by.clone(),
             frozen: d.frozen.clone(),
             cards: dispute::card_places(&self.base.engine, &self.round_inputs, &held),
+            offers: dispute::offers(&self.base.engine, &self.round_inputs, &held),
             held,
             proposal: self.proposal.as_ref().map(|p| p.view.clone()),
         })
