@@ -1,8 +1,10 @@
 // The dealer panel: a login screen until /api/me answers, then renders /ws/dealer and posts
 // actions to the API. Every request carries the HttpOnly session cookie; a 401 anywhere
-// (logout elsewhere, expiry, idle timeout, account disabled) brings the login back.
+// (logout elsewhere, expiry, idle timeout, account disabled) brings the login back. Every
+// text comes from the catalogue (i18n.js, messages-*.ftl): no engine code reaches the screen.
 "use strict";
 const { el, morph, renderDealer, renderSeats, renderShoe, liveSocket } = window.Table;
+const T = (id, args) => window.I18n.t(id, args);
 
 let view = null;
 let conn = "connecting";
@@ -40,16 +42,14 @@ async function pollClock() {
 function publishBanner() {
   if (!publishStopped) return null;
   return el("div", { id: "publish-stopped", class: "publish-stopped", role: "alert" },
-    el("strong", {}, "Not published: "),
-    "remote players and the floor see nothing of this table. The table plays on. Call the operator. ",
+    el("strong", {}, T("publish-stopped")),
     el("span", { class: "why" }, publishStopped));
 }
 window.pollClock = pollClock;
 
 function clockBadge() {
   if (!clock || clock.synchronised) return null;
-  return el("span", { id: "clock", class: "clock unsync",
-    title: "timestamps may be off; play is ordered by sequence and is not affected" }, "clock not synchronised");
+  return el("span", { id: "clock", class: "clock unsync", title: T("clock-unsync-why") }, T("clock-unsync"));
 }
 
 // Posts an action; answers whether it was taken. A refusal shows on top of whatever
@@ -58,14 +58,14 @@ async function post(path, body) {
   try {
     const res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" },
       body: body === undefined ? "" : JSON.stringify(body) });
-    if (res.status === 401) { showLogin("Session ended: log in again"); return false; }
+    if (res.status === 401) { showLogin(T("login-ended")); return false; }
     if (!res.ok) {
       const j = await res.json().catch(() => ({}));
-      showToast((j.error && (j.error.code + ": " + j.error.message)) || ("HTTP " + res.status));
+      showToast(window.I18n.error(j.error ? j.error.code : "unavailable", j.error && j.error.message));
       return false;
     }
     return true;
-  } catch (e) { showToast("network: " + e.message); return false; }
+  } catch (e) { showToast(T("error-network")); return false; }
 }
 
 function showToast(text) {
@@ -79,45 +79,63 @@ const ACTIONS = ["stand", "double", "split", "surrender"];
 function actionsPanel(v) {
   const d = v.decision;
   const box = el("div", { id: "actions", class: "actions" });
+  // Between a settlement and the next round no decision is due: the round's summary
+  // takes the decision buttons' place.
+  const summary = !d && !v.insurance.length ? roundSummary(v.table) : null;
+  if (summary) { box.append(summary); return box; }
   if (v.insurance.length) {
     // Only the answers the engine takes from this seat are enabled (even money: a natural).
     const seat = v.insurance[0];
     const legal = v.insurance_allowed || [];
-    const answer = (action, label) => el("button", { class: "btn", "data-action": action, disabled: !legal.includes(action),
-      onclick: () => post("/api/decision", { seat, action }) }, label);
-    box.append(el("div", { class: "prompt", id: "insurance" }, "Insurance? seat " + seat),
-      answer("insurance", "Insure"), answer("no_insurance", "No insurance"), answer("even_money", "Even money"));
+    const answer = (action) => el("button", { class: "btn", "data-action": action, disabled: !legal.includes(action),
+      onclick: () => post("/api/decision", { seat, action }) }, T("action-" + action));
+    box.append(el("div", { class: "prompt", id: "insurance" }, T("insurance-question", { seat })),
+      answer("insurance"), answer("no_insurance"), answer("even_money"));
     return box;
   }
   const allowed = d ? d[2] : [];
   const seat = d ? d[0] : null;
-  const remote = d && v.remote && v.remote.seats.includes(d[0]);
-  box.append(el("div", { class: "prompt" }, d ? "Seat " + d[0] + ", hand " + (d[1] + 1) : "No decision due"));
-  // A remote player decides from their page; a card they ask for shows as a banner.
-  if (remote) box.append(el("div", { class: "hint", id: "remote-decides" }, "REMOTE: the player decides; deal only when asked"));
+  // A remote player decides from their own page: the panel's decision buttons are off
+  // (the table would take them, but the decision is the player's), each saying why.
+  const remote = !!(d && v.remote && v.remote.seats.includes(d[0]));
+  box.append(el("div", { class: "prompt" }, d ? T("decision-for", { seat: d[0], hand: d[1] + 1 }) : T("decision-none")));
+  if (remote) {
+    box.append(el("div", { class: "hint remote-why", id: "remote-decides" }, T("remote-decides")),
+      el("div", { class: "hint", id: "actions-why" }, T("deal-when-asked")));
+  }
+  const why = remote ? T("remote-disabled", { seat }) : null;
   if (v.simulated) {
     box.append(el("button", { class: "btn hit", "data-action": "hit", disabled: !d || !!remoteWaits(v),
-      onclick: () => post("/api/sim/deal", { n: 1 }) }, "Hit (deal)"));
+      title: remoteWaits(v) ? why : null, onclick: () => post("/api/sim/deal", { n: 1 }) }, T("action-hit")));
   } else if (!remote) {
-    box.append(el("div", { class: "hint" }, "Hit = deal the next card"));
+    box.append(el("div", { class: "hint" }, T("hit-hint")));
   }
   for (const a of ACTIONS) {
-    box.append(el("button", { class: "btn", "data-action": a, disabled: !allowed.includes(a),
-      onclick: () => post("/api/decision", { seat, action: a }) }, a[0].toUpperCase() + a.slice(1)));
+    box.append(el("button", { class: "btn", "data-action": a, disabled: remote || !allowed.includes(a),
+      title: remote ? why : null, "aria-describedby": remote ? "remote-decides" : null,
+      onclick: () => post("/api/decision", { seat, action: a }) }, T("action-" + a)));
   }
   return box;
+}
+
+// The touch twin of the button box's call-supervisor press: the same alarm, the same path.
+function callSupervisor() {
+  return el("button", { class: "btn wide call", id: "call-supervisor", onclick: async () => {
+    if (await post("/api/call-supervisor", {})) showToast(T("call-supervisor-sent"));
+  } }, T("call-supervisor"));
 }
 
 function tableControls(v) {
   const t = v.table;
   const bar = el("div", { class: "controls" });
   const bets = v.expectation === "bets";
-  if (bets && !t.betting.open) bar.append(el("button", { class: "btn wide", id: "open-betting", onclick: () => post("/api/betting/open") }, "Open betting"));
-  if (t.betting.open) bar.append(el("button", { class: "btn wide", id: "close-betting", onclick: () => post("/api/betting/close") }, "Close betting · deal"));
-  if (v.expectation === "shuffle") bar.append(el("button", { class: "btn wide", id: "new-shoe", onclick: () => post("/api/shuffle") }, "New shoe"));
-  if (v.simulated && v.next.to && !v.decision) bar.append(el("button", { class: "btn wide", id: "deal", onclick: () => post("/api/sim/deal", { n: 1 }) }, "Deal a card"));
+  if (bets && !t.betting.open) bar.append(el("button", { class: "btn wide", id: "open-betting", onclick: () => post("/api/betting/open") }, T("open-betting")));
+  if (t.betting.open) bar.append(el("button", { class: "btn wide", id: "close-betting", onclick: () => post("/api/betting/close") }, T("close-betting")));
+  if (v.expectation === "shuffle") bar.append(el("button", { class: "btn wide", id: "new-shoe", onclick: () => post("/api/shuffle") }, T("new-shoe")));
+  if (v.simulated && v.next.to && !v.decision) bar.append(el("button", { class: "btn wide", id: "deal", onclick: () => post("/api/sim/deal", { n: 1 }) }, T("deal-card")));
   const raise = window.Dispute.raiseControls(v, post, render);
   if (raise) bar.append(raise);
+  bar.append(callSupervisor());
   return bar;
 }
 
@@ -142,9 +160,9 @@ function timerBox(id, t, label, who) {
 
 // "seat 4 ✓ · seat 6 …" and the players without a seat: who has bet so far.
 function remoteBets(r) {
-  const parts = r.seats.map((s) => "seat " + s + (r.bet.includes(s) ? " \u2713" : " \u2026"));
-  if (r.unseated) parts.push(r.unseated_bet + "/" + r.unseated + " behind bet");
-  return parts.length ? "remote: " + parts.join(" \u00b7 ") : "";
+  const parts = r.seats.map((s) => T(r.bet.includes(s) ? "remote-seat-bet" : "remote-seat-waiting", { seat: s }));
+  if (r.unseated) parts.push(T("remote-behind-bet", { bet: r.unseated_bet, all: r.unseated }));
+  return parts.length ? T("remote-bets", { list: parts.join(" \u00b7 ") }) : "";
 }
 
 function remoteStrip(v) {
@@ -153,14 +171,14 @@ function remoteStrip(v) {
   const items = [];
   if (r.hit) {
     items.push(el("div", { id: "remote-hit", class: "remote-hit", role: "alert", "data-seat": r.hit },
-      "DEAL A CARD TO SEAT " + r.hit + " (remote hit)"));
+      T("remote-hit", { seat: r.hit })));
   }
-  if (r.countdown && v.table.betting.open) items.push(timerBox("countdown", r.countdown, "Bets close in", remoteBets(r)));
+  if (r.countdown && v.table.betting.open) items.push(timerBox("countdown", r.countdown, T("bets-close-in"), remoteBets(r)));
   if (r.decision) {
     const d = r.decision;
-    const label = d.seat ? "Seat " + d.seat + " (remote) decides"
-      : JSON.stringify(v.expectation).includes("insurance") ? "Insurance (remote)" : "Remote players decide";
-    items.push(timerBox("decision-timer", d, label, "then the table plays it"));
+    const label = d.seat ? T("seat-remote-decides", { seat: d.seat })
+      : JSON.stringify(v.expectation).includes("insurance") ? T("remote-insurance") : T("remote-players-decide");
+    items.push(timerBox("decision-timer", d, label, T("then-table-plays")));
   }
   return items.length ? el("div", { id: "remote", class: "remote-strip" }, items) : null;
 }
@@ -191,23 +209,29 @@ function remoteMarks(v, s) {
   const r = v.remote;
   if (!r || !r.seats.includes(s)) return null;
   const f = document.createDocumentFragment();
-  f.append(el("span", { class: "remote-badge", "data-remote-seat": s }, "REMOTE"));
-  if (r.hit === s) f.append(el("span", { class: "remote-badge asks", "data-asks": s }, "CARD!"));
+  f.append(el("span", { class: "remote-badge", "data-remote-seat": s }, T("remote-badge")));
+  if (r.hit === s) f.append(el("span", { class: "remote-badge asks", "data-asks": s }, T("remote-asks")));
   return f;
 }
 
+// The alarm without a dispute (an out-of-service table; an alarm's own dispute shows on the
+// dispute screen): the reason and what to do in plain words, and a supervisor's clearing
+// by taps (a reason preset or the on-screen keyboard), its button always on screen.
 function alarmOverlay(v) {
   if (!v.alarm && !v.broken) return null;
   const a = v.alarm;
-  return el("div", { id: "alarm", class: "alarm" },
-    el("h1", {}, v.broken ? "OUT OF SERVICE" : "ALARM — table locked"),
-    el("p", { class: "reason", id: "alarm-reason" }, v.broken || a.reason),
-    a ? el("p", { class: "todo" }, "What to do: " + a.expected) : el("p", { class: "todo" }, "Repair or move the database and restart."),
-    a && a.held.length ? el("p", {}, "Held: " + a.held.join(" ")) : null,
-    a ? el("button", { class: "btn wide", id: "clear-alarm", onclick: () => {
-      const reason = prompt("Why is it safe to go on? (a supervisor clears alarms)", "checked at the table");
-      if (reason) post("/api/alarm/clear", { reason });
-    } }, "Clear alarm") : null);
+  const said = a ? window.I18n.alarm(a) : null;
+  const supervisor = !!me && (me.role === "supervisor" || me.role === "admin");
+  return el("div", { id: "alarm", class: "alarm sheet", role: "alertdialog", "aria-labelledby": "alarm-title" },
+    el("div", { class: "sheet-head" },
+      el("h1", { id: "alarm-title" }, v.broken ? T("alarm-out-of-service") : T("alarm-title")),
+      el("p", { class: "reason", id: "alarm-reason", "data-kind": said ? said.kind : "broken" }, v.broken || said.title),
+      el("p", { class: "todo", id: "alarm-todo" }, T("alarm-todo", { todo: a ? said.todo : T("out-of-service-todo") })),
+      a && a.held.length ? el("p", { id: "alarm-held" }, T("alarm-held", { cards: a.held.join(" ") })) : null),
+    a && supervisor ? el("div", { class: "sheet-body" }, window.Dispute.clearPad(render)) : el("div", { class: "sheet-body" },
+      el("p", { class: "todo" }, a ? T("alarm-waiting") : "")),
+    el("div", { class: "sheet-foot" }, a && supervisor ? window.Dispute.clearButton(post) : null,
+      el("button", { class: "btn small", id: "sheet-logout", onclick: logout }, T("log-out"))));
 }
 
 // --- login ---------------------------------------------------------------------------
@@ -231,19 +255,18 @@ function typeKey(key) {
 }
 
 async function submitLogin() {
-  if (!login.badge || !login.secret) { login.error = "Enter your badge and PIN"; render(); return; }
+  if (!login.badge || !login.secret) { login.error = T("login-missing"); render(); return; }
   login.busy = true; render();
   try {
     const res = await fetch("/api/login", { method: "POST", headers: { "content-type": "application/json" },
       body: JSON.stringify({ badge: login.badge, secret: login.secret }) });
     const j = await res.json().catch(() => ({}));
-    if (res.ok) { me = j; login = null; startSocket(); return; }
+    if (res.ok) { me = j; login = null; window.I18n.loadStaff(); startSocket(); return; }
     const code = j.error && j.error.code;
     login.secret = "";
-    login.error = code === "invalid_credentials" ? "Badge or PIN not accepted"
-      : code === "account_locked" ? "Too many attempts: " + j.error.message
-      : (j.error && j.error.message) || ("HTTP " + res.status);
-  } catch (e) { login.error = "network: " + e.message; }
+    // One sentence, the lock's end as the panel's local time (not the server's UTC text).
+    login.error = code === "invalid_credentials" ? T("login-refused") : window.I18n.error(code || "unavailable", j.error && j.error.message);
+  } catch (e) { login.error = T("error-network"); }
   login.busy = false; render();
 }
 
@@ -256,11 +279,11 @@ function loginScreen() {
   const keys = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "back", "0", "ok"];
   return el("div", { id: "login", class: "login" },
     el("div", { class: "login-form" },
-      el("h1", {}, "Dealer panel"),
-      field("badge", "Badge"),
-      field("secret", "PIN or password"),
-      el("div", { id: "login-error", class: "login-error" }, l.error),
-      el("div", { class: "hint" }, "Tap a field, then the keypad (or type)")),
+      el("h1", {}, T("login-title")),
+      field("badge", T("login-badge")),
+      field("secret", T("login-secret")),
+      el("div", { id: "login-error", class: "login-error", role: "alert" }, l.error),
+      el("div", { class: "hint" }, T("login-hint"))),
     el("div", { class: "keypad" }, keys.map((k) => el("button", { class: "btn key" + (k === "ok" ? " ok" : ""),
       "data-key": k, id: k === "ok" ? "login-ok" : null, disabled: l.busy,
       onclick: () => typeKey(k) }, k === "back" ? "\u232b" : k === "ok" ? "OK" : k))));
@@ -286,8 +309,8 @@ async function logout() {
 async function checkSession() {
   try {
     const res = await fetch("/api/me");
-    if (res.status === 401) { showLogin(me ? "Session ended: log in again" : ""); return false; }
-    if (res.ok) { me = await res.json(); return true; }
+    if (res.status === 401) { showLogin(me ? T("login-ended") : ""); return false; }
+    if (res.ok) { me = await res.json(); window.I18n.loadStaff(); return true; }
   } catch (e) { /* the network: the socket keeps retrying */ }
   return null;
 }
@@ -296,56 +319,114 @@ async function checkSession() {
 function shoeAlert(v) {
   const a = v.shoe_alert;
   if (!a) return null;
-  return el("div", { id: "shoe-alert", class: "shoe-alert" },
-    "Shoe " + a.shoe + " may not have been shuffled: " + a.reasons.join("; ") + " — call a supervisor to check the shuffle.");
+  return el("div", { id: "shoe-alert", class: "shoe-alert" }, T("shoe-alert", { shoe: a.shoe, reasons: a.reasons.join("; ") }));
+}
+
+// What the table waits for, in plain words (never the engine's own text): the expectation's
+// kind picks the message, its fields fill it.
+function expectingText(v) {
+  const e = v.expectation;
+  const kind = typeof e === "string" ? e : Object.keys(e || {})[0];
+  const body = typeof e === "object" && e ? e[kind] : null;
+  if (kind === "bets" && v.table.betting.open) return T("expect-bets-open");
+  const args = {};
+  if (kind === "burn_cards") args.n = body;
+  if (kind === "insurance_answers") args.seat = (body.seats || []).join(", ");
+  if (kind === "hand_card" || kind === "decision") { args.seat = body.seat; args.hand = body.hand + 1; }
+  if (kind === "draw_card") args.hands = body.hands;
+  return window.I18n.has("expect-" + kind) ? T("expect-" + kind, args) : T("expect-unknown");
+}
+
+// Where the next card goes, as the big indicator says it.
+function nextPlace(n) {
+  if (n.seat) return T("place-seat-hand", { seat: n.seat, hand: n.hand + 1 });
+  return n.to === "dealer" ? T("place-dealer") : n.to === "burn" ? T("place-burn") : n.to;
+}
+
+// After settlement: each seat's result and net (behind bets apart), and the house's, from
+// the round's result (every bet staked and returned).
+function roundSummary(t) {
+  const r = t.last_result, round = t.round;
+  if (!round.settled || !r || r.round !== round.number) return null;
+  const money = window.Table.money;
+  const rows = new Map();
+  for (const b of r.bets) {
+    const key = (b.player ? "behind:" : "seat:") + b.seat;
+    const row = rows.get(key) || { seat: b.seat, behind: !!b.player, staked: 0, returned: 0 };
+    row.staked += b.staked; row.returned += b.returned;
+    rows.set(key, row);
+  }
+  const net = (n) => n > 0 ? T("summary-won", { amount: money(n) }) : n < 0 ? T("summary-lost", { amount: money(-n) }) : T("summary-even");
+  const outcomes = (seat) => [...new Set(r.hands.filter((h) => h.seat === seat && !h.player).map((h) => T("outcome-" + h.outcome)))].join(" / ");
+  const house = [...rows.values()].reduce((a, x) => a + x.staked - x.returned, 0);
+  const dealer = r.cancelled ? null : r.dealer_natural ? T("summary-dealer-bj")
+    : r.dealer_total > 21 ? T("summary-dealer-bust", { total: r.dealer_total }) : T("summary-dealer", { total: r.dealer_total });
+  return el("div", { id: "round-summary", class: "summary", role: "status" },
+    el("div", { class: "summary-title" }, r.cancelled ? T("summary-cancelled", { round: String(r.round) }) : T("summary-title", { round: String(r.round) })),
+    el("div", { class: "summary-rows" },
+      [...rows.values()].sort((a, b) => a.seat - b.seat || a.behind - b.behind).map((x) => {
+        const n = x.returned - x.staked;
+        return el("span", { class: "summary-seat " + (n > 0 ? "up" : n < 0 ? "down" : "even"), "data-summary-seat": x.seat, "data-net": n },
+          el("strong", {}, T(x.behind ? "summary-behind" : "summary-seat", { seat: x.seat })), " ",
+          x.behind ? "" : el("span", { class: "outcome" }, outcomes(x.seat)), " ", el("span", { class: "net" }, net(n)));
+      })),
+    el("div", { class: "summary-house", id: "summary-house", "data-net": house },
+      dealer ? dealer + " \u00b7 " : "",
+      el("strong", {}, house > 0 ? T("summary-house-won", { amount: money(house) })
+        : house < 0 ? T("summary-house-lost", { amount: money(-house) }) : T("summary-house-even"))));
 }
 
 function render() {
   const root = document.getElementById("app");
   if (login) { morph(root, [loginScreen()]); return; }
-  if (!view) { morph(root, [el("div", { class: "waiting" }, "connecting…")]); return; }
+  if (!view) { morph(root, [el("div", { class: "waiting" }, T("connecting"))]); return; }
   const v = view, t = v.table;
   window.Table.useCurrency(t.currency);
   const active = v.decision ? { seat: v.decision[0], hand: v.decision[1] }
     : (v.next.seat ? { seat: v.next.seat, hand: v.next.hand } : null);
   // A remote seat's hand takes a card only when its player asks for one (the banner).
   const wait = remoteWaits(v);
-  const next = wait ? "wait: seat " + wait + " (remote) decides"
-    : v.next.to ? "next card \u2192 " + v.next.to : v.expecting;
+  const next = wait ? T("next-wait-remote", { seat: wait })
+    : v.next.to ? T("next-card-to", { to: nextPlace(v.next) }) : null;
   const seatExtra = (s, bet) => {
     const marks = remoteMarks(v, s);
     // A remote player's seat bets from the player's wallet, never from the panel.
     const add = t.betting.open && !marks
-      ? el("button", { class: "btn small", "data-bet-seat": s, onclick: () => post("/api/bets", { seat: s, main: (bet ? bet.main : 0) + v.limits.min * 10 }) }, "+" + window.Table.money(v.limits.min * 10))
+      ? el("button", { class: "btn small", "data-bet-seat": s, onclick: () => post("/api/bets", { seat: s, main: (bet ? bet.main : 0) + v.limits.min * 10 }) }, T("add-bet", { amount: window.Table.money(v.limits.min * 10) }))
       : null;
     if (!marks) return add;
     if (add) marks.append(add);
     return marks;
   };
+  // A sheet on top (alarm, dispute, raise) makes the panel beneath inert: no tap, focus or
+  // screen reader reaches what it covers.
+  const sheet = v.dispute || window.Dispute.form.raising ? window.Dispute.overlay(v, post, render, me, logout) : alarmOverlay(v);
+  const under = sheet ? true : null;
   morph(root, [
-    el("header", {},
-      el("span", { class: "name" }, t.name + " · " + t.variant),
-      el("span", { class: "round", id: "round" }, "round " + t.round.number),
+    el("header", { inert: under },
+      el("h1", { class: "name" }, t.name + " · " + t.variant),
+      el("span", { class: "round", id: "round" }, T("round-number", { round: String(t.round.number) })),
       renderShoe(t),
       window.Dispute.provisionalBadge(v),
       clockBadge(),
-      el("span", { id: "conn", class: "conn " + conn }, conn === "live" ? "live" : conn + "…"),
-      me ? el("span", { id: "user", class: "user" }, me.name + " \u00b7 " + me.role) : null,
-      el("button", { class: "btn small", id: "logout", onclick: logout }, "Log out")),
-    el("main", {},
+      el("span", { id: "conn", class: "conn " + conn }, T("conn-" + conn)),
+      me ? el("span", { id: "user", class: "user" }, T("user-role", { name: me.name, role: me.role })) : null,
+      el("button", { class: "btn small", id: "logout", onclick: logout }, T("log-out"))),
+    el("main", { inert: under },
       el("section", { class: "play" },
         el("div", { class: "top" },
           renderDealer(t),
           el("div", { class: "callout" },
-            el("div", { id: "next", class: "next" + (v.next.to && !wait ? "" : " quiet") }, next),
-            el("div", { id: "expecting", class: "expecting" }, v.expecting + (t.betting.open ? " · betting open" : "")))),
+            next ? el("div", { id: "next", class: "next" + (v.next.to && !wait ? "" : " quiet") }, next) : null,
+            el("div", { id: "expecting", class: "expecting" }, expectingText(v)))),
         remoteStrip(v),
         renderSeats(t, v.limits.seats, active, seatExtra)),
       el("aside", {}, actionsPanel(v), tableControls(v))),
     publishBanner(),
     shoeAlert(v),
-    v.dispute || window.Dispute.form.raising ? window.Dispute.overlay(v, post, render, me) : alarmOverlay(v),
-    toast ? el("div", { class: "toast", id: "toast", role: "alert" }, toast) : null,
+    sheet,
+    // A tap on the message puts it away (it goes by itself after 4 s).
+    toast ? el("div", { class: "toast", id: "toast", role: "alert", onclick: () => { toast = null; render(); } }, toast) : null,
     fresh ? null : offlineOverlay()].filter(Boolean));
   // A stale screen must not be acted on: every control is off until fresh state arrives.
   if (!fresh) for (const c of root.querySelectorAll("button, input, select")) c.disabled = true;
@@ -353,9 +434,9 @@ function render() {
 
 function offlineOverlay() {
   return el("div", { id: "offline", class: "offline", role: "alertdialog", "aria-label": "connection lost" },
-    el("h1", {}, "CONNECTION LOST"),
-    el("p", {}, "This screen is not up to date: every control is off."),
-    el("p", {}, conn === "connecting" ? "Connecting\u2026" : "Reconnecting\u2026 the table goes on by itself; do not deal until this clears."));
+    el("h1", {}, T("offline-title")),
+    el("p", {}, T("offline-stale")),
+    el("p", {}, conn === "connecting" ? T("offline-connecting") : T("offline-reconnecting")));
 }
 
 function startSocket() {
@@ -383,6 +464,8 @@ function startSocket() {
 }
 
 async function start() {
+  // The catalogue first: every text on the panel comes from it.
+  await window.I18n.ready;
   render();
   pollClock();
   setInterval(pollClock, CLOCK_POLL_MS);

@@ -5,6 +5,12 @@
 
 const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 
+// A text from the catalogue (i18n.js) when the page loads it; the public page does not
+// yet, and reads `en`, the catalogue's English, instead.
+function tr(id, args, en) {
+  return window.I18n ? window.I18n.t(id, args) : en;
+}
+
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -88,7 +94,15 @@ function money(v) {
 
 function totalText(total, soft) {
   if (!total) return "";
-  return (soft ? "soft " : "") + total;
+  return soft ? tr("hand-soft", { total }, "soft " + total) : String(total);
+}
+
+// What a hand's cards say at a glance: BUST over 21, BJ for a two-card 21 not from a split
+// (`natural`), or nothing; the settled outcome's badge has the last word.
+function handLabel(total, natural) {
+  if (total > 21) return el("span", { class: "hand-label bust", "data-label": "bust" }, tr("hand-bust", {}, "BUST"));
+  if (natural) return el("span", { class: "hand-label bj", "data-label": "blackjack" }, tr("hand-blackjack", {}, "BJ"));
+  return null;
 }
 
 // Outcome per (seat, hand) of the settled round.
@@ -104,12 +118,13 @@ function outcomes(view) {
 function renderDealer(view) {
   const r = view.round;
   const box = el("div", { id: "dealer", class: "dealer" },
-    el("div", { class: "label" }, "Dealer"),
+    el("div", { class: "label" }, tr("dealer-label", {}, "Dealer")),
     el("div", { class: "cards fan across" }, r.dealer.map(cardEl)),
     el("div", { class: "total", id: "dealer-total" },
-      r.dealer.length ? totalText(r.dealer_total, r.dealer_soft) + (r.dealer.includes(null) ? " + ?" : "") : ""));
-  if (r.peeked === false) box.append(el("div", { class: "peek", id: "peek" }, "dealer blackjack: no"));
-  if (r.peeked === true) box.append(el("div", { class: "peek yes", id: "peek" }, "dealer blackjack"));
+      r.dealer.length ? totalText(r.dealer_total, r.dealer_soft) + (r.dealer.includes(null) ? " + ?" : "") : "",
+      r.dealer.includes(null) ? null : handLabel(r.dealer_total, r.dealer.length === 2 && r.dealer_total === 21)));
+  if (r.peeked === false) box.append(el("div", { class: "peek", id: "peek" }, tr("dealer-blackjack-no", {}, "dealer blackjack: no")));
+  if (r.peeked === true) box.append(el("div", { class: "peek yes", id: "peek" }, tr("dealer-blackjack-yes", {}, "dealer blackjack")));
   return box;
 }
 
@@ -129,7 +144,7 @@ function seatsInPlay(view, seats) {
 
 // A seat's bets, one line each (so a narrow seat stays narrow): "bet €25.00", "pair €5.00".
 function betLines(bet) {
-  if (!bet) return [el("span", {}, "no bet")];
+  if (!bet) return [el("span", {}, tr("no-bet", {}, "no bet"))];
   return [el("span", {}, el("span", { class: "word" }, "bet "), money(bet.main))].concat(bet.side.map(([n, a]) => el("span", { class: "side" }, n + " " + money(a))));
 }
 
@@ -142,12 +157,12 @@ function renderSeats(view, seats, active, extra) {
   const shown = seatsInPlay(view, seats);
   const row = el("div", { id: "seats", class: "seats" + (shown.length > 4 && !view.betting.open ? " many" : "") });
   const inRound = r.number > 0;
-  if (!shown.length) row.append(el("div", { class: "empty", id: "no-seats" }, inRound ? "no bets this round" : "no round yet"));
+  if (!shown.length) row.append(el("div", { class: "empty", id: "no-seats" }, inRound ? tr("no-bets-round", {}, "no bets this round") : tr("no-round", {}, "no round yet")));
   for (const s of shown) {
     const bet = (view.betting.open ? view.betting.bets : (inRound ? r.bets : [])).find(b => b.seat === s);
     const hands = inRound && !view.betting.open ? r.hands.filter(h => h.seat === s) : [];
     const seat = el("div", { class: "seat" + (bet ? " betting" : "") + (active && active.seat === s ? " active" : ""), "data-seat": s },
-      el("div", { class: "label" }, "Seat " + s),
+      el("div", { class: "label" }, tr("seat-label", { seat: s }, "Seat " + s)),
       el("div", { class: "bet" }, betLines(bet)));
     const handRow = el("div", { class: "hands" });
     for (const h of hands) {
@@ -155,9 +170,10 @@ function renderSeats(view, seats, active, extra) {
       const isActive = active && active.seat === s && active.hand === h.hand;
       handRow.append(el("div", { class: "hand" + (isActive ? " active" : ""), "data-hand": h.hand },
         el("div", { class: "cards fan down", style: "--n:" + h.cards.length }, h.cards.map(cardEl)),
-        el("div", { class: "total" }, totalText(h.total, h.soft)),
+        el("div", { class: "total" }, totalText(h.total, h.soft),
+          handLabel(h.total, hands.length === 1 && h.cards.length === 2 && h.total === 21)),
         o ? el("div", { class: "badge " + o.outcome, "data-outcome": o.outcome },
-          el("span", {}, o.outcome.replace("_", " ")), " ", el("span", {}, money(o.returned))) : null));
+          el("span", {}, tr("outcome-" + o.outcome, {}, o.outcome.replace("_", " "))), " ", el("span", {}, money(o.returned))) : null));
     }
     if (hands.length) seat.append(handRow);
     if (extra) { const x = extra(s, bet); if (x) seat.append(x); }
@@ -169,11 +185,11 @@ function renderSeats(view, seats, active, extra) {
 function renderShoe(view) {
   const s = view.shoe;
   return el("div", { id: "shoe", class: "shoe" },
-    el("span", {}, "shoe " + s.number),
-    el("span", { id: "shoe-out" }, "out " + s.dealt),
-    el("span", { id: "shoe-left" }, "left " + s.remaining),
-    el("span", { class: "burned" }, "burned " + s.burned),
-    s.cut_seen ? el("span", { class: "cut", id: "cut" }, "cut card: last round") : null);
+    el("span", {}, tr("shoe-number", { shoe: s.number }, "shoe " + s.number)),
+    el("span", { id: "shoe-out" }, tr("shoe-out", { n: s.dealt }, "out " + s.dealt)),
+    el("span", { id: "shoe-left" }, tr("shoe-left", { n: s.remaining }, "left " + s.remaining)),
+    el("span", { class: "burned" }, tr("shoe-burned", { n: s.burned }, "burned " + s.burned)),
+    s.cut_seen ? el("span", { class: "cut", id: "cut" }, tr("shoe-cut", {}, "cut card: last round")) : null);
 }
 
 // A WebSocket that reconnects by itself (backoff up to 5 s) and reports its state:
@@ -200,5 +216,5 @@ function liveSocket(path, onMessage, onState) {
   return { close() { stopped = true; if (ws) ws.close(); }, drop() { if (ws) ws.close(); } };
 }
 
-window.Table = { el, morph, cardEl, money, useCurrency, renderDealer, renderSeats, seatsInPlay, renderShoe, liveSocket, totalText };
+window.Table = { el, morph, cardEl, money, useCurrency, renderDealer, renderSeats, seatsInPlay, renderShoe, liveSocket, totalText, handLabel };
 })();

@@ -157,7 +157,7 @@ async fn next_is(panel: &Page, handle: &TableHandle, to: &str) {
     synced(panel, handle).await;
     assert_eq!(
         panel.text("#next").await,
-        format!("next card \u{2192} {to}")
+        format!("Next card \u{2192} {to}")
     );
 }
 
@@ -450,8 +450,10 @@ async fn a_deluxe_round_from_the_panel_with_the_hole_card_hidden_and_a_reconnect
         panel.resize(1280, 800).await;
         panel.screenshot(&out.join("panel-1280x800-alarm.png")).await;
 
-        // Logging out brings the login screen back, and the session is gone server-side.
-        panel.eval("document.querySelector('#logout').click()").await;
+        // Logging out (from the alarm's sheet, by touch: the header is under it) brings the
+        // login screen back, and the session is gone server-side.
+        panel.resize(800, 480).await;
+        panel.tap_in_view("#sheet-logout").await;
         panel.wait_for("document.querySelector('#login')", STEP).await;
         assert_eq!(
             panel.eval("fetch('/api/me').then(r => r.status)").await,

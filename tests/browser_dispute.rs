@@ -1,14 +1,26 @@
-//! The dispute screen in a real Chromium (Debian's `chromium` over the DevTools protocol):
-//! the dealer raises a dispute from the panel, the round halts and a card dealt meanwhile
-//! shows as held; the dealer gets no resolution controls; a supervisor logs in on the same
-//! panel, picks "void" and the exposed card by taps, types the reason, sees the corrected
-//! round previewed, confirms, and the table plays on with the held card in its place. The
-//! hole card never appears. Screenshots at 800×480 and 1280×800 go to
-//! `target/browser-artifacts/` (or `$CROUPIER_ARTIFACTS`).
+//! The dispute and alarm screens in a real Chromium (Debian's `chromium` over the DevTools
+//! protocol), by taps only:
+//! - the dealer raises a dispute from the panel, the round halts and a card dealt meanwhile
+//!   shows as held; the dealer gets no resolution controls; a supervisor logs in on the
+//!   same panel, picks "void" and the exposed card by taps, types the reason, sees the
+//!   corrected round previewed, confirms, and the table plays on with the held card in its
+//!   place; then cancels the next round. The hole card never appears. People show by name.
+//! - resolutions the round cannot replay are offered disabled with the reason, before any
+//!   Preview: exactly those the server's `offers` say, each refused when sent anyway;
+//! - alarms: a card out of the shoe with no round in progress, and the dealer's touch
+//!   "call supervisor", each shown in plain words with what to do, and cleared by a
+//!   supervisor by taps.
+//!
+//! Every screen is measured at 800×480 and 1280×800: every control on screen, uncovered
+//! and overlapping no other (`support/layout.js`), and axe-core finds no violation of
+//! impact moderate or worse. Screenshots go to `target/browser-artifacts/` (or
+//! `$CROUPIER_ARTIFACTS`).
 
 #[path = "support/cdp.rs"]
 mod cdp;
 mod common;
+#[path = "support/fit.rs"]
+mod fit;
 #[path = "support/running.rs"]
 mod running;
 
@@ -17,7 +29,6 @@ use croupier::auth::Role;
 use croupier::table::{TableHandle, TableState};
 use croupier::web::client::request_with;
 use croupier_drivers::sim::{SimConfig, SimShoe};
-use croupier_drivers::ShoeItem;
 use serde_json::json;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -66,6 +77,13 @@ async fn log_in(panel: &Page, badge: &str, pin: &str) {
         .await;
 }
 
+/// Hands the panel over by touch while a sheet (alarm, dispute) covers it: Log out on the
+/// sheet (the header's is under it), then the next person logs in on the keypad.
+async fn hand_over(panel: &Page, badge: &str, pin: &str) {
+    panel.tap_in_view("#sheet-logout").await;
+    log_in(panel, badge, pin).await;
+}
+
 /// Types `text` on the dispute screen's on-screen keyboard for `field`, by taps.
 async fn keyboard(panel: &Page, field: &str, text: &str) {
     let shown = format!("document.querySelector('#kbd-{field}') !== null");
@@ -81,6 +99,7 @@ async fn keyboard(panel: &Page, field: &str, text: &str) {
         };
         panel.tap(&format!("[data-kbd=\"{key}\"]")).await;
     }
+    assert_eq!(panel.text(&format!("#typed-{field}")).await, text);
 }
 
 /// Raises a dispute from the panel by taps only: the Dispute button, the seat on the
@@ -95,11 +114,46 @@ async fn raise_from_panel(panel: &Page, seat: &str, reason: &str) {
         Some(seat)
     );
     keyboard(panel, "raiseReason", reason).await;
-    panel.tap("#raise-dispute-btn").await;
+    panel.tap("[data-kbd=\"done\"]").await;
+    panel.tap_in_view("#raise-dispute-btn").await;
 }
 
 fn no_hole_card(html: &serde_json::Value) {
     assert_eq!(*html, json!(false), "the hole card is in the page");
+}
+
+/// A Deluxe table on a PTY shoe holding `cards`, with the panel's two people: "Panel
+/// dealer" (badge 601, PIN 6060) and "Panel supervisor" (701, 7070). `window`: the dispute
+/// window in seconds, when not the test config's.
+async fn table(
+    cards: &[&str],
+    window: Option<u32>,
+) -> (tempfile::TempDir, running::Running, SimShoe) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sim = SimShoe::start(SimConfig {
+        items: common::cards_for_shoe(cards),
+        ..SimConfig::default()
+    })
+    .expect("pty shoe");
+    let mut config = common::config(dir.path(), &sim.path(), "deluxe");
+    if let Some(w) = window {
+        config.disputes.window_seconds = w;
+    }
+    running::add_users(&config.store.path).await;
+    let pool = croupier::auth::open_pool(&config.store.path)
+        .await
+        .expect("pool");
+    for (badge, name, role, pin) in [
+        ("601", "Panel dealer", Role::Dealer, "6060"),
+        ("701", "Panel supervisor", Role::Supervisor, "7070"),
+    ] {
+        croupier::auth::accounts::add(&pool, "test", badge, name, role, pin)
+            .await
+            .expect("account");
+    }
+    pool.close().await;
+    let run = running::start(config).await;
+    (dir, run, sim)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -109,33 +163,10 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
     }
     timeout(Duration::from_secs(150), async {
         let out = artifacts();
-        let dir = tempfile::tempdir().expect("tempdir");
         // Seat 1, seat 2, dealer up; 2D exposed on its way to seat 1; 9D dealt during the
         // halt; then seat 2's second card and the hole card 8C.
-        let cards = ["9H", "5S", "7C", "2D", "9D", "TS", "8C"];
-        let sim = SimShoe::start(SimConfig {
-            items: cards
-                .iter()
-                .map(|c| ShoeItem::Card(c.parse().expect("card")))
-                .collect(),
-            ..SimConfig::default()
-        })
-        .expect("pty shoe");
-        let config = common::config(dir.path(), &sim.path(), "deluxe");
-        running::add_users(&config.store.path).await;
-        let pool = croupier::auth::open_pool(&config.store.path)
-            .await
-            .expect("pool");
-        for (badge, name, role, pin) in [
-            ("601", "Panel dealer", Role::Dealer, "6060"),
-            ("701", "Panel supervisor", Role::Supervisor, "7070"),
-        ] {
-            croupier::auth::accounts::add(&pool, "test", badge, name, role, pin)
-                .await
-                .expect("account");
-        }
-        pool.close().await;
-        let run = running::start(config).await;
+        let (_dir, run, sim) =
+            table(&["9H", "5S", "7C", "2D", "9D", "TS", "8C"], None).await;
         let h = &run.handle;
         let dealer = running::login_as(run.addr, Role::Dealer).await;
         let browser = Browser::launch().await;
@@ -153,16 +184,40 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
             deal(h, &sim).await;
         }
 
-        // The dealer raises the dispute from the panel.
+        let mut problems = Vec::new();
+        // The dealer raises the dispute from the panel. Without a reason the server
+        // refuses: the refusal shows in plain words on top of the screen (hit-tested).
         panel
             .wait_for("document.querySelector('#raise-dispute') !== null", STEP)
             .await;
+        panel.tap_in_view("#open-dispute").await;
+        problems.extend(fit::panel_at_both_sizes(&panel, "dispute-raise").await);
+        panel.tap_in_view("#raise-dispute-btn").await;
+        panel
+            .wait_for(
+                "(() => { const t = document.querySelector('#toast'); if (!t) return false; \
+                 const r = t.getBoundingClientRect(); \
+                 return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2).closest('#toast') === t; })()",
+                STEP,
+            )
+            .await;
+        assert_eq!(
+            panel.text("#toast").await,
+            "Give a reason first: tap one, or type it on the keyboard."
+        );
+        panel.screenshot(&out.join("dispute-800x480-refused.png")).await;
+        panel.tap_in_view("#toast").await;
+        panel.tap_in_view("#raise-cancel").await;
         raise_from_panel(&panel, "1", "2d was exposed").await;
         panel
             .wait_for("document.querySelector('#dispute') !== null", STEP)
             .await;
         assert_eq!(h.snapshot().state, TableState::Disputed);
-        assert!(panel.text("#dispute-reason").await.contains("2d was exposed (seat 1)"));
+        let said = panel.text("#dispute-reason").await;
+        assert!(said.contains("2d was exposed (seat 1)"), "{said}");
+        // People by name, not by audit actor.
+        assert!(said.contains("raised by Panel dealer"), "{said}");
+        assert!(!panel.text("#dispute").await.contains("user:"));
         // A card dealt during the halt is held, shown as such; the dealer cannot resolve.
         deal(h, &sim).await;
         panel
@@ -174,11 +229,10 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
             json!(true),
             "no resolution controls for a dealer"
         );
-        panel.screenshot(&out.join("dispute-800x480-dealer.png")).await;
+        problems.extend(fit::panel_at_both_sizes(&panel, "dispute-dealer").await);
 
         // The supervisor takes the panel.
-        panel.eval("document.querySelector('#logout').click()").await;
-        log_in(&panel, "701", "7070").await;
+        hand_over(&panel, "701", "7070").await;
         panel
             .wait_for("document.querySelector('#resolution-op') !== null", STEP)
             .await;
@@ -193,19 +247,18 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         panel.tap("[data-suit=\"H\"]").await;
         assert_eq!(panel.text("#correct-to").await, "2H");
         assert_eq!(panel.eval(off).await, json!(false));
-        // Undoing a decision when none was taken is refused: the reason shows on top of
-        // the dispute screen (hit-tested), not behind it.
-        panel.tap("[data-op=\"undo_decision\"]").await;
-        panel.tap("#propose-resolution").await;
-        panel
-            .wait_for(
-                "(() => { const t = document.querySelector('#toast'); if (!t) return false; \
-                 const r = t.getBoundingClientRect(); \
-                 return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2).closest('#toast') === t; })()",
-                STEP,
-            )
-            .await;
-        panel.screenshot(&out.join("dispute-800x480-refused.png")).await;
+        // The correction's screen, the tallest (the card picker under the picture), fits.
+        problems.extend(fit::panel_at_both_sizes(&panel, "dispute-correct").await);
+        // Undoing a decision when none was taken is not offered: off before any Preview,
+        // saying why.
+        assert_eq!(
+            panel.eval("document.querySelector('[data-op=\"undo_decision\"]').disabled").await,
+            json!(true)
+        );
+        assert_eq!(
+            panel.text("[data-op=\"undo_decision\"] .why").await,
+            "no decision was taken this round"
+        );
         panel
             .tap("[data-op=\"void\"]")
             .await;
@@ -227,18 +280,21 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
             json!(["2D"]),
             "the picture marks the picked card, and only it"
         );
-        panel.screenshot(&out.join("dispute-800x480-card-picked.png")).await;
+        problems.extend(fit::panel_at_both_sizes(&panel, "dispute-void-card-picked").await);
         keyboard(&panel, "reason", "exposed on camera").await;
+        problems.extend(fit::panel_at_both_sizes(&panel, "dispute-keyboard").await);
+        panel.tap("[data-kbd=\"done\"]").await;
         assert_eq!(
             panel.eval("document.querySelector('#resolution-reason').value").await,
             json!("exposed on camera")
         );
-        panel.tap("#propose-resolution").await;
+        panel.tap_in_view("#propose-resolution").await;
         panel
             .wait_for("document.querySelector('#dispute-preview') !== null", STEP)
             .await;
         let preview = panel.text("#dispute-preview").await;
         assert!(preview.contains("void") && preview.contains("exposed on camera"), "{preview}");
+        assert!(preview.contains("proposed by Panel supervisor"), "{preview}");
         assert_eq!(
             panel
                 .eval("document.querySelector('#dispute-preview [data-seat=\"1\"]').querySelectorAll('[data-card]').length")
@@ -248,11 +304,8 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         );
         // Nothing changed yet.
         assert_eq!(h.snapshot().state, TableState::Disputed);
-        panel.screenshot(&out.join("dispute-800x480-preview.png")).await;
-        panel.resize(1280, 800).await;
-        panel.screenshot(&out.join("dispute-1280x800-preview.png")).await;
-        panel.resize(800, 480).await;
-        panel.tap("#confirm-resolution").await;
+        problems.extend(fit::panel_at_both_sizes(&panel, "dispute-preview").await);
+        panel.tap_in_view("#confirm-resolution").await;
         panel
             .wait_for("document.querySelector('#dispute') === null", STEP)
             .await;
@@ -281,7 +334,7 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
             .tap("[data-op=\"cancel\"]")
             .await;
         panel.tap("[data-preset=\"misdeal: refund all\"]").await;
-        panel.tap("#propose-resolution").await;
+        panel.tap_in_view("#propose-resolution").await;
         panel
             .wait_for("document.querySelector('#preview-expecting') !== null", STEP)
             .await;
@@ -289,7 +342,7 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
             .text("#preview-expecting")
             .await
             .contains("every bet refunded"));
-        panel.tap("#confirm-resolution").await;
+        panel.tap_in_view("#confirm-resolution").await;
         panel
             .wait_for("document.querySelector('#dispute') === null", STEP)
             .await;
@@ -299,6 +352,321 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         assert!(result.cancelled);
         assert!(result.bets.iter().all(|b| b.returned == b.staked));
         assert_eq!(result.bets.iter().map(|b| b.returned).sum::<i64>(), 200);
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+        browser.close().await;
+        run.stop().await;
+    })
+    .await
+    .expect("in time");
+}
+
+/// GETs `path` with the session `cookie`: (status, JSON).
+async fn get(addr: SocketAddr, cookie: &str, path: &str) -> (u16, serde_json::Value) {
+    let reply = request_with(
+        &addr.to_string(),
+        "GET",
+        path,
+        None,
+        &[("Cookie", cookie)],
+        STEP,
+    )
+    .await
+    .expect("request");
+    (
+        reply.status,
+        serde_json::from_str(&reply.body).unwrap_or_default(),
+    )
+}
+
+/// POSTs `body` to `path` with the session `cookie`: (status, JSON).
+async fn send(
+    addr: SocketAddr,
+    cookie: &str,
+    path: &str,
+    body: serde_json::Value,
+) -> (u16, serde_json::Value) {
+    let reply = request_with(
+        &addr.to_string(),
+        "POST",
+        path,
+        Some(&body.to_string()),
+        &[("Cookie", cookie), ("Content-Type", "application/json")],
+        STEP,
+    )
+    .await
+    .expect("request");
+    (
+        reply.status,
+        serde_json::from_str(&reply.body).unwrap_or_default(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_settled_round_offers_only_the_resolutions_that_replay() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(150), async {
+        // Seat 1: TH 9S, 19; the dealer 7C QD, 17: seat 1 stands and wins.
+        let (_dir, run, sim) = table(&["TH", "7C", "9S", "QD"], Some(600)).await;
+        let h = &run.handle;
+        let dealer = running::login_as(run.addr, Role::Dealer).await;
+        let supervisor = running::login_as(run.addr, Role::Supervisor).await;
+        api(run.addr, &dealer, "/api/betting/open", json!({})).await;
+        api(
+            run.addr,
+            &dealer,
+            "/api/bets",
+            json!({"seat": 1, "main": 100}),
+        )
+        .await;
+        api(run.addr, &dealer, "/api/betting/close", json!({})).await;
+        for _ in 0..4 {
+            deal(h, &sim).await;
+        }
+        api(
+            run.addr,
+            &dealer,
+            "/api/decision",
+            json!({"seat": 1, "action": "stand"}),
+        )
+        .await;
+        let mut watch = h.watch();
+        timeout(STEP, watch.wait_for(|s| s.round.settled))
+            .await
+            .expect("settles")
+            .expect("running");
+
+        let browser = Browser::launch().await;
+        let panel = browser
+            .page(&format!("http://{}/", run.addr), 800, 480)
+            .await;
+        log_in(&panel, "601", "6060").await;
+        // The round's summary in the decision buttons' place; what comes next in words.
+        panel
+            .wait_for("document.querySelector('#round-summary')", STEP)
+            .await;
+        assert_eq!(
+            panel.text("#round-summary .summary-title").await,
+            "Round 1 settled"
+        );
+        assert_eq!(
+            panel.text("[data-summary-seat=\"1\"]").await,
+            "Seat 1 win +€1.00"
+        );
+        assert_eq!(
+            panel.text("#summary-house").await,
+            "Dealer 17 · House paid out €1.00"
+        );
+        assert_eq!(
+            panel.text("#expecting").await,
+            "Between rounds: open betting when the players are ready."
+        );
+        let mut problems = fit::panel_at_both_sizes(&panel, "panel-summary").await;
+
+        raise_from_panel(&panel, "1", "player disputes").await;
+        panel
+            .wait_for("document.querySelector('#dispute')", STEP)
+            .await;
+        hand_over(&panel, "701", "7070").await;
+        panel
+            .wait_for("document.querySelector('#resolution-op')", STEP)
+            .await;
+        problems.extend(fit::panel_at_both_sizes(&panel, "dispute-settled").await);
+
+        // What the server offers is what the screen offers, before any Preview; what it
+        // does not offer is refused when sent anyway, for the reason the screen gives.
+        let (status, view) = get(run.addr, &supervisor, "/api/view").await;
+        assert_eq!(status, 200, "{view}");
+        let d = &view["dispute"];
+        let offers = d["offers"].as_array().expect("offers").clone();
+        assert_eq!(offers.len(), 6, "{offers:?}");
+        let mut refused = 0;
+        for o in &offers {
+            let op = o["op"].as_str().expect("op");
+            let off = panel
+                .eval(&format!(
+                    "document.querySelector('[data-op=\"{op}\"]').disabled"
+                ))
+                .await;
+            assert_eq!(
+                off,
+                json!(!o["possible"].as_bool().expect("bool")),
+                "{op}: {o}"
+            );
+            if o["possible"] == json!(false) {
+                assert!(!panel
+                    .text(&format!("[data-op=\"{op}\"] .why"))
+                    .await
+                    .is_empty());
+            }
+            if o["possible"] == json!(false) && o["cards"].is_null() {
+                let (status, body) = send(
+                    run.addr,
+                    &supervisor,
+                    &format!("/api/disputes/{}/propose", d["id"]),
+                    json!({"resolution": {"op": op}, "reason": "tried anyway"}),
+                )
+                .await;
+                assert_ne!(status, 200, "{op} was offered off but taken: {body}");
+                assert_eq!(body["error"]["code"], o["why"], "{op}: {body}");
+                refused += 1;
+            }
+        }
+        // A void: each card the screen leaves off is one the server refuses.
+        let void = offers.iter().find(|o| o["op"] == "void").expect("void");
+        let allowed: Vec<u64> = void["cards"]
+            .as_array()
+            .expect("cards")
+            .iter()
+            .filter_map(|c| c.as_u64())
+            .collect();
+        if void["possible"] == json!(true) {
+            panel.tap("[data-op=\"void\"]").await;
+        }
+        for c in d["cards"].as_array().expect("cards") {
+            let index = c["index"].as_u64().expect("index");
+            if c["card"].is_null() {
+                continue;
+            }
+            if void["possible"] == json!(true) {
+                let off = panel
+                    .eval(&format!(
+                        "document.querySelector('[data-card-index=\"{index}\"]').disabled"
+                    ))
+                    .await;
+                assert_eq!(off, json!(!allowed.contains(&index)), "card {index}");
+            }
+            if !allowed.contains(&index) {
+                let (status, body) = send(
+                    run.addr,
+                    &supervisor,
+                    &format!("/api/disputes/{}/propose", d["id"]),
+                    json!({"resolution": {"op": "void", "index": index, "card": c["card"]},
+                           "reason": "tried anyway"}),
+                )
+                .await;
+                assert_ne!(
+                    status, 200,
+                    "void of card {index} was offered off but taken: {body}"
+                );
+                refused += 1;
+            }
+        }
+        println!("{refused} resolutions offered off, each refused by the server");
+        assert!(
+            refused >= 1,
+            "a settled round with no decision to undo: {offers:?}"
+        );
+        assert!(
+            h.snapshot()
+                .dispute
+                .as_ref()
+                .expect("open")
+                .proposal
+                .is_none(),
+            "nothing refused was proposed"
+        );
+
+        // Reject by taps: the round stands.
+        panel.tap("[data-op=\"reject\"]").await;
+        panel.tap("[data-preset=\"checked at the table\"]").await;
+        panel.tap_in_view("#propose-resolution").await;
+        panel
+            .wait_for("document.querySelector('#dispute-preview')", STEP)
+            .await;
+        panel.tap_in_view("#confirm-resolution").await;
+        panel
+            .wait_for("document.querySelector('#dispute') === null", STEP)
+            .await;
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+        browser.close().await;
+        run.stop().await;
+    })
+    .await
+    .expect("in time");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alarms_are_said_plainly_and_cleared_by_taps() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(150), async {
+        let (_dir, run, sim) = table(&["3H"], None).await;
+        let h = &run.handle;
+        let browser = Browser::launch().await;
+        let panel = browser
+            .page(&format!("http://{}/", run.addr), 800, 480)
+            .await;
+        log_in(&panel, "601", "6060").await;
+        let mut problems = Vec::new();
+
+        // A card out of the shoe with no round in progress: refused, the table locked.
+        deal(h, &sim).await;
+        panel
+            .wait_for("document.querySelector('#alarm-reason')", STEP)
+            .await;
+        assert_eq!(
+            panel.text("#alarm-reason").await,
+            "Card 3H came out of the shoe but does not fit: no round is in progress"
+        );
+        assert!(panel
+            .text("#alarm-todo")
+            .await
+            .starts_with("What to do: Take the 3H out of play and put it aside."));
+        let page = panel.text("#alarm").await;
+        assert!(!page.contains("card_not_expected"), "{page}");
+        // The dealer waits for a supervisor: no clearing here.
+        assert_eq!(
+            panel
+                .eval("document.querySelector('#clear-alarm') === null")
+                .await,
+            json!(true)
+        );
+        problems.extend(fit::panel_at_both_sizes(&panel, "alarm-card-refused-dealer").await);
+        hand_over(&panel, "701", "7070").await;
+        panel
+            .wait_for("document.querySelector('#clear-alarm')", STEP)
+            .await;
+        problems.extend(fit::panel_at_both_sizes(&panel, "alarm-card-refused").await);
+        panel.tap("[data-preset=\"checked at the table\"]").await;
+        panel.tap_in_view("#clear-alarm").await;
+        panel
+            .wait_for("document.querySelector('#alarm') === null", STEP)
+            .await;
+        assert_eq!(h.snapshot().state, TableState::Open);
+
+        // The dealer's touch "call supervisor": the button box's alarm, by the same path.
+        panel.tap_in_view("#logout").await;
+        log_in(&panel, "601", "6060").await;
+        problems.extend(fit::panel_at_both_sizes(&panel, "panel-idle").await);
+        panel.tap_in_view("#call-supervisor").await;
+        panel
+            .wait_for("document.querySelector('#alarm-reason')", STEP)
+            .await;
+        assert_eq!(
+            h.snapshot().alarm.as_ref().expect("an alarm").reason,
+            "the dealer called the supervisor"
+        );
+        assert_eq!(
+            panel.text("#alarm-reason").await,
+            "The dealer called the supervisor."
+        );
+        problems.extend(fit::panel_at_both_sizes(&panel, "alarm-called-dealer").await);
+        hand_over(&panel, "701", "7070").await;
+        panel
+            .wait_for("document.querySelector('#clear-alarm')", STEP)
+            .await;
+        panel.tap("#keyboard-reason").await;
+        keyboard(&panel, "reason", "came to the table").await;
+        panel.tap("[data-kbd=\"done\"]").await;
+        panel.tap_in_view("#clear-alarm").await;
+        panel
+            .wait_for("document.querySelector('#alarm') === null", STEP)
+            .await;
+        assert_eq!(h.snapshot().state, TableState::Open);
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
         browser.close().await;
         run.stop().await;
     })

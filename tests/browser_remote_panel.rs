@@ -158,9 +158,19 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
             .wait_for("document.querySelector(\"#decision-timer[data-seat='4'] .timer-bar .fill\") && !document.querySelector('#countdown')", STEP)
             .await;
         assert!(panel.text("#decision-timer").await.starts_with("Seat 4 (remote) decides"));
-        assert_eq!(panel.text("#remote-decides").await, "REMOTE: the player decides; deal only when asked");
+        assert_eq!(panel.text("#remote-decides").await, "REMOTE: the player decides on their own screen.");
+        // The panel's decision buttons are off, saying why: the decision is the player's.
+        let off = panel
+            .eval("[...document.querySelectorAll('#actions [data-action]')].map(b => [b.dataset.action, b.disabled, b.title])")
+            .await;
+        for b in off.as_array().expect("buttons") {
+            assert_eq!(b[1], json!(true), "{b} enabled at a remote seat's decision");
+            if b[0] != "hit" {
+                assert_eq!(b[2], "Off: seat 4 is a remote player's; they decide, not the panel.", "{b}");
+            }
+        }
         // No card goes to seat 4 until its player asks for one.
-        assert_eq!(panel.text("#next").await, "wait: seat 4 (remote) decides");
+        assert_eq!(panel.text("#next").await, "Wait: seat 4 (remote player) decides");
         assert!(panel.eval("document.querySelector('#remote-hit') === null").await == json!(true));
 
         // The player asks for a card: only the dealer can deal it, and the panel says so.
@@ -174,7 +184,7 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
         panel.wait_for("document.querySelector('#remote-hit')", STEP).await;
         assert_eq!(panel.text("#remote-hit").await, "DEAL A CARD TO SEAT 4 (remote hit)");
         assert_eq!(panel.text("#seats [data-seat='4'] [data-asks='4']").await, "CARD!");
-        assert_eq!(panel.text("#next").await, "next card \u{2192} seat 4, hand 1");
+        assert_eq!(panel.text("#next").await, "Next card \u{2192} seat 4, hand 1");
         panel.screenshot(&out.join("remote-panel-hit-800x480.png")).await;
 
         // The dealer deals one card from the shoe: the request is consumed, the card is

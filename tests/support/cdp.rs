@@ -289,6 +289,46 @@ impl Page {
         }
     }
 
+    /// Taps `selector` as it stands, without scrolling it into view: it must be wholly
+    /// on screen and its centre must hit-test to it (nothing covering it), as a finger
+    /// needs — the dealer's touch screen cannot scroll what it does not show.
+    #[allow(dead_code)]
+    pub async fn tap_in_view(&self, selector: &str) {
+        let s = serde_json::to_string(selector).expect("json");
+        let seen = self
+            .eval(&format!(
+                "(() => {{ const e = document.querySelector({s}); if (!e) return 'missing'; \
+                 const r = e.getBoundingClientRect(); \
+                 if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) \
+                   return 'off screen: ' + [r.left, r.top, r.right, r.bottom].map(Math.round).join(','); \
+                 const h = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2); \
+                 return h && (h === e || e.contains(h)) ? 'ok' : 'covered'; }})()"
+            ))
+            .await;
+        assert_eq!(seen, json!("ok"), "{selector} cannot be tapped where it is");
+        self.tap(selector).await;
+    }
+
+    /// Saves a PNG of the whole page to `path`, beyond the viewport (a page that scrolls:
+    /// the pit page, for the README).
+    #[allow(dead_code)]
+    pub async fn screenshot_full(&self, path: &Path) {
+        self.call("Page.bringToFront", json!({})).await;
+        let metrics = self.call("Page.getLayoutMetrics", json!({})).await;
+        let size = &metrics["cssContentSize"];
+        let r = self
+            .call(
+                "Page.captureScreenshot",
+                json!({"format": "png", "captureBeyondViewport": true, "clip": {
+                    "x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}}),
+            )
+            .await;
+        let data = base64::engine::general_purpose::STANDARD
+            .decode(r["data"].as_str().expect("png data"))
+            .expect("base64");
+        std::fs::write(path, data).expect("write screenshot");
+    }
+
     /// Saves a PNG screenshot of the viewport to `path`.
     pub async fn screenshot(&self, path: &Path) {
         // A page in the background renders no frames to capture.

@@ -42,7 +42,11 @@ window.layoutProblems = function (minFont) {
       if (text && parseFloat(cs.fontSize) < minFont) out.push(name(e) + " text at " + cs.fontSize + ": \"" + e.textContent.trim().slice(0, 30) + "\"");
     }
   }
-  for (const card of document.querySelectorAll("#app .card[data-card]:not(.back)")) {
+  // With a sheet open (the alarm, dispute and raise screens cover the panel), the cards to
+  // read are the sheet's: the panel's lie under it on purpose.
+  const sheets = document.querySelectorAll("#app .sheet");
+  const top = sheets.length ? sheets[sheets.length - 1] : document.getElementById("app");
+  for (const card of top.querySelectorAll(".card[data-card]:not(.back)")) {
     if (!visible(card)) continue;
     for (const part of card.querySelectorAll(".rank, .suit")) {
       const r = part.getBoundingClientRect();
@@ -57,5 +61,51 @@ window.layoutProblems = function (minFont) {
     }
   }
   return out;
+};
+})();
+
+// `panelControls()` (the dealer panel and its alarm and dispute screens, which never
+// scroll): every visible
+// control — button, input — in the topmost layer (an open sheet, else the panel) lies
+// wholly inside the viewport, its centre hit-tests to itself (nothing covers it), and no
+// two of them overlap. Returns {problems, controls, lowest}: lowest is the largest bottom
+// edge measured, in px, to report how much room was left.
+(function () {
+"use strict";
+function name(e) {
+  let s = e.tagName.toLowerCase();
+  if (e.id) s += "#" + e.id;
+  for (const k of ["op", "preset", "cardIndex", "kbd", "action", "key"]) if (e.dataset[k] !== undefined) s += "[" + k + "=" + e.dataset[k] + "]";
+  return s;
+}
+window.panelControls = function () {
+  const out = [];
+  const vw = document.documentElement.clientWidth, vh = innerHeight;
+  const sheets = [...document.querySelectorAll("#app .sheet")];
+  const layer = sheets.length ? sheets[sheets.length - 1] : document.getElementById("app");
+  const controls = [...layer.querySelectorAll("button, input, select")].filter((e) => {
+    const cs = getComputedStyle(e);
+    const r = e.getBoundingClientRect();
+    return cs.display !== "none" && cs.visibility !== "hidden" && r.width > 0 && r.height > 0;
+  });
+  let lowest = 0;
+  const rects = controls.map((e) => e.getBoundingClientRect());
+  controls.forEach((e, i) => {
+    const r = rects[i];
+    lowest = Math.max(lowest, r.bottom);
+    if (r.left < -0.5 || r.top < -0.5 || r.right > vw + 0.5 || r.bottom > vh + 0.5) {
+      out.push(name(e) + " off screen: " + [r.left, r.top, r.right, r.bottom].map(Math.round).join(",") + " of " + vw + "x" + vh);
+      return;
+    }
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    if (!hit || (hit !== e && !e.contains(hit))) out.push(name(e) + " covered by " + (hit ? hit.tagName.toLowerCase() + (hit.id ? "#" + hit.id : "") + "." + hit.className : "nothing"));
+    for (let j = i + 1; j < controls.length; j++) {
+      const q = rects[j];
+      const w = Math.min(r.right, q.right) - Math.max(r.left, q.left);
+      const h = Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top);
+      if (w > 0.5 && h > 0.5) out.push(name(e) + " overlaps " + name(controls[j]));
+    }
+  });
+  return { problems: out, controls: controls.length, lowest: Math.round(lowest) };
 };
 })();
