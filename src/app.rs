@@ -677,6 +677,7 @@ fn start_publisher(
         variant: Arc::clone(variant),
         disputes: config.disputes.settings(),
         trust: trust.cloned(),
+        currency: config.table.currency(),
     };
     Some(crate::publish::outbox::start(
         publish,

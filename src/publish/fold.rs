@@ -102,6 +102,13 @@ impl PublicFold {
         }
     }
 
+    /// Writes the views in the table's currency (`[table] currency`), as the table does;
+    /// without it they said the euro whatever the table played in.
+    pub fn with_currency(mut self, currency: crate::currency::Currency) -> PublicFold {
+        self.follower.set_currency(currency);
+        self
+    }
+
     /// Seals and signs with the table's keys, as the table itself does (its key file,
     /// `trust::keys`): the published stream is then the table's own, signatures included.
     pub fn with_trust(mut self, keys: Arc<TableKeys>) -> PublicFold {

@@ -52,6 +52,8 @@ pub struct TableInfo {
     pub disputes: DisputeSettings,
     /// The table's keys: the published stream seals and signs as the table does.
     pub trust: Option<Arc<crate::trust::TableKeys>>,
+    /// The table's currency: the published views say it, as the table's own do.
+    pub currency: crate::currency::Currency,
 }
 
 /// A pass failed.
@@ -248,7 +250,8 @@ impl Publisher {
                 &self.info.variant_name,
                 Arc::clone(&self.info.variant),
                 self.info.disputes,
-            );
+            )
+            .with_currency(self.info.currency.clone());
             self.fold = Some(match &self.info.trust {
                 Some(keys) => fold.with_trust(Arc::clone(keys)),
                 None => fold,

@@ -30,6 +30,11 @@ impl Follower {
         Follower(table)
     }
 
+    /// Writes amounts in `currency`, as the live table does (`[table] currency`).
+    pub fn set_currency(&mut self, currency: crate::currency::Currency) {
+        self.0.set_currency(currency);
+    }
+
     /// Seals and signs with the table's keys, as the live table does.
     pub fn set_trust(&mut self, keys: Arc<crate::trust::TableKeys>) {
         self.0.trust = Some(keys);
@@ -67,5 +72,15 @@ impl Follower {
     /// The last row folded (0 before the first).
     pub fn seq(&self) -> u64 {
         self.0.seq
+    }
+
+    /// Whether `resolution` replays on the round as the rows folded so far left it — the
+    /// check the table makes before it previews a proposal (`Table::correction`), so the
+    /// pit page offers only resolutions the table will accept.
+    pub fn replays(&self, resolution: &crate::table::dispute::Resolution) -> Result<(), String> {
+        self.0
+            .correction(resolution)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     }
 }
