@@ -1,10 +1,17 @@
 //! The pit page (`croupier floor --bind`) in a real Chromium (Debian's `chromium` over the
 //! DevTools protocol), with a real PostgreSQL (fresh database), a real `nats-server` and a
-//! demo table publishing: a refused login shows the error; a supervisor logs in by the
-//! form, sees the table at a glance, opens its rounds by tapping it (every row and the
-//! settlement), runs the shift report with its CSV link, and resolves a dispute the dealer
-//! raised at the table (preview, confirm: the table's log names `floor:301`). A screenshot at 1280×800 is
-//! saved under `target/browser-artifacts/` (or `$CROUPIER_ARTIFACTS`).
+//! demo table publishing (named and priced in pounds by its configuration): a refused
+//! login shows the error; a supervisor logs in by the form, sees the table's tile (its
+//! configured name, its state in colour and words, its trend charts), opens its rounds by
+//! tapping it (cards as cards, amounts in pounds), runs the shift report — the figures
+//! and every point of its charts and of the tile's checked against the table's own
+//! database, the number of rounds beside the hold and the note that they are too few —
+//! and resolves a dispute the dealer raised at the table by taps only (the open dispute
+//! listed, every resolution offered previewed by the table, confirm: the table's log names
+//! `floor:301`). At three screen sizes no control is off-screen, clipped or overlapping
+//! another (`support/layout.js` `controlProblems`), and axe-core finds no violation of
+//! impact moderate or higher. Screenshots under `target/browser-artifacts/` (or
+//! `$CROUPIER_ARTIFACTS`).
 //!
 //! Without chromium, nats-server or PostgreSQL the test is skipped locally, and fails
 //! under CI (`CI` set).
@@ -24,6 +31,87 @@ use std::time::{Duration, Instant};
 use tokio::time::sleep;
 
 const STEP: Duration = Duration::from_secs(20);
+const LAYOUT_JS: &str = include_str!("support/layout.js");
+const AXE_JS: &str = include_str!("support/axe/axe.min.js");
+const NAME: &str = "Salon Privé 2";
+
+/// Every control of the pit page on screen, unclipped and apart, at three sizes (the
+/// charts drawn again at each width), and no axe-core violation of impact moderate or
+/// higher; a screenshot of the whole page at each size named `name-WxH.png`.
+async fn check_layout(page: &cdp::Page, name: &str) {
+    if page.eval("typeof window.controlProblems").await != "function" {
+        page.eval(LAYOUT_JS).await;
+        page.eval(AXE_JS).await;
+    }
+    for (w, h) in [(390, 844), (768, 1024), (1280, 800)] {
+        page.resize(w, h).await;
+        // The charts are drawn again 100 ms after a resize: wait for their new width.
+        page.wait_for(
+            "[...document.querySelectorAll('.trend .chart')].every(c => !c.firstChild || \
+             Math.abs(c.firstChild.getBoundingClientRect().width - Math.max(60, Math.floor(c.clientWidth))) < 1.5)",
+            STEP,
+        )
+        .await;
+        let problems = page
+            .eval("new Promise(r => requestAnimationFrame(() => r(controlProblems('body'))))")
+            .await;
+        assert_eq!(problems, serde_json::json!([]), "{name} at {w}x{h}");
+        page.screenshot_full(&artifacts().join(format!("{name}-{w}x{h}.png")))
+            .await;
+    }
+    let violations = page
+        .eval(
+            "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations \
+             .filter(v => ['moderate', 'serious', 'critical'].includes(v.impact)) \
+             .map(v => v.id + ' (' + v.impact + '): ' + v.help + ' at ' + \
+               v.nodes.map(n => n.target.join(' ')).join(', ')))",
+        )
+        .await;
+    assert_eq!(violations, serde_json::json!([]), "axe-core on {name}");
+}
+
+/// One slice of the shift as the charts must show it, from the table's own database.
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Slice {
+    rounds: u64,
+    handle: i64,
+    result: i64,
+}
+
+/// The rounds the table settled in `[from_ms, to_ms)` by 60 s slices, read from its own
+/// SQLite database: each settled round's result, at its settling row's time.
+async fn slices_in_table_db(db: &std::path::Path, from_ms: i64, to_ms: i64) -> Vec<Slice> {
+    let url = format!("sqlite://{}?mode=ro", db.display());
+    let pool = sqlx::SqlitePool::connect(&url).await.expect("table db");
+    let rows: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT r.result, e.at_ms FROM rounds r JOIN events e \
+         ON e.table_id = r.table_id AND e.seq = r.settled_seq \
+         WHERE r.table_id = 'pit-b' AND r.result IS NOT NULL",
+    )
+    .fetch_all(&pool)
+    .await
+    .expect("rounds");
+    let n = usize::try_from((to_ms - from_ms + 59_999) / 60_000).expect("slices");
+    let mut out = vec![Slice::default(); n];
+    for (result, at) in rows {
+        if at < from_ms || at >= to_ms {
+            continue;
+        }
+        let r: serde_json::Value = serde_json::from_str(&result).expect("result");
+        let s = &mut out[usize::try_from((at - from_ms) / 60_000).expect("slice")];
+        s.rounds += 1;
+        for b in r["bets"].as_array().expect("bets") {
+            let (staked, returned) = (
+                b["staked"].as_i64().expect("staked"),
+                b["returned"].as_i64().expect("returned"),
+            );
+            s.handle += staked;
+            s.result += staked - returned;
+        }
+    }
+    pool.close().await;
+    out
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_supervisor_uses_the_pit_page() {
@@ -46,6 +134,8 @@ async fn a_supervisor_uses_the_pit_page() {
     let cfg = dir.path().join("pit-b.toml");
     let text = croupier::table::config::DEFAULT_TOML
         .replace("id = \"table-1\"", "id = \"pit-b\"")
+        .replace("name = \"Demo table\"", &format!("name = {NAME:?}"))
+        .replace("currency = \"EUR\"", "currency = \"GBP\"")
         .replace(
             "path = \"data/croupier.db\"",
             &format!("path = {:?}", table_db.display().to_string()),
@@ -139,25 +229,45 @@ async fn a_supervisor_uses_the_pit_page() {
 
     page.eval(&login("301", "pit-boss-1")).await;
     page.tap("#login button").await;
+    // The table's tile: its configured name, its state in words and colour.
+    let tile = "#tables .tile[data-table=\"pit-b\"]";
     page.wait_for(
-        "document.querySelectorAll('#tables tbody tr').length === 1 && \
-         document.querySelector('#tables tbody tr').innerText.includes('deluxe')",
+        &format!(
+            "(() => {{ const t = document.querySelector('{tile}'); return t && \
+             t.querySelector('.tname').innerText === {NAME:?} && t.dataset.state === 'open' && \
+             t.querySelector('.badge').innerText === 'Open' && \
+             t.querySelector('.tid').innerText.includes('deluxe'); }})()"
+        ),
         STEP,
     )
     .await;
     assert_eq!(page.text("#who").await, "301");
+    let colour = page
+        .eval(&format!(
+            "getComputedStyle(document.querySelector('{tile}')).borderLeftColor"
+        ))
+        .await;
+    assert_eq!(colour, "rgb(47, 174, 92)", "an open table's tile is green");
 
-    // Tapping the table opens its rounds: rows and a settlement — even when the finger
-    // stays down across the list's 2 s refresh (a row replaced under it lost the tap: seen
-    // under load).
-    page.tap_held("#tables tbody tr", Duration::from_millis(2500))
+    // Tapping the table opens its rounds: cards as cards, amounts in pounds — even when
+    // the finger stays down across the list's 2 s refresh (a row replaced under it lost
+    // the tap: seen under load).
+    page.tap_held(&format!("{tile} .open-rounds"), Duration::from_millis(2500))
         .await;
     page.wait_for(
-        "document.querySelectorAll('#rounds .round').length > 0 && \
-         document.getElementById('rounds').innerText.includes('Settled: seat')",
+        "document.querySelectorAll('#rounds .round .hands .pc[data-card]').length > 2 && \
+         document.getElementById('rounds').innerText.includes('staked £')",
         STEP,
     )
     .await;
+    let rows_text = page
+        .eval("document.getElementById('rounds').textContent")
+        .await;
+    let rows_text = rows_text.as_str().expect("text");
+    assert!(
+        !rows_text.contains("\"main\":") && rows_text.contains("main £"),
+        "the rows say bets in pounds, not the engine's JSON: {rows_text}"
+    );
     // The list follows the table: the demo deals on, and new rounds appear without a tap.
     let shown = page
         .eval("document.querySelectorAll('#rounds .round').length")
@@ -170,22 +280,132 @@ async fn a_supervisor_uses_the_pit_page() {
     )
     .await;
 
-    // The shift report (the default shift: the last eight hours) and its CSV link.
-    page.tap("#report button").await;
+    // The shift report over the last five minutes up to now, once the floor holds every
+    // row before now: its figures and every point of its charts (and of the tile's, which
+    // follow the same shift) are the table's own database's.
+    let started = Instant::now();
+    while croupier::store::Reader::open(&table_db)
+        .await
+        .expect("reader")
+        .results("pit-b")
+        .await
+        .expect("results")
+        .len()
+        < 4
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "the table deals four rounds"
+        );
+        sleep(Duration::from_millis(200)).await;
+    }
+    let to_ms = i64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("clock")
+            .as_millis(),
+    )
+    .expect("ms");
+    let from_ms = to_ms - 300_000;
     page.wait_for(
-        "document.querySelectorAll('#reports tbody tr').length === 1 && \
-         document.getElementById('csv').href.includes('format=csv')",
+        &format!(
+            "fetch('/floor/api/tables').then(r => r.json()).then(t => t[0].last_row_ms > {to_ms})"
+        ),
         STEP,
     )
     .await;
-    let rounds = page
+    let local = |ms: i64| {
+        format!(
+            "new Date({ms} - new Date({ms}).getTimezoneOffset() * 60e3).toISOString().slice(0, 19)"
+        )
+    };
+    page.eval(&format!(
+        "document.getElementById('r-from').value = {}; document.getElementById('r-to').value = {}; true",
+        local(from_ms),
+        local(to_ms)
+    ))
+    .await;
+    // The inputs hold whole seconds: the shift the page asks for.
+    let (from_ms, to_ms) = (from_ms / 1000 * 1000, to_ms / 1000 * 1000);
+    page.tap("#report button").await;
+    page.wait_for(
+        "document.querySelectorAll('#reports tbody tr').length === 1 && \
+         document.getElementById('csv').href.includes('format=csv') && \
+         window.pitCharts.report['pit-b']",
+        STEP,
+    )
+    .await;
+    let expected = slices_in_table_db(&table_db, from_ms, to_ms).await;
+    let rounds: u64 = expected.iter().map(|s| s.rounds).sum();
+    assert!(rounds >= 2, "rounds in the shift: {expected:?}");
+    let chart = page
+        .eval(
+            "(() => { const c = window.pitCharts.report['pit-b']; \
+             return {slice: c.slice_ms, money: c.money.data, rate: c.rate.data}; })()",
+        )
+        .await;
+    assert_eq!(chart["slice"], 60_000);
+    let xs: Vec<i64> = serde_json::from_value(chart["money"][0].clone()).expect("xs");
+    let handle: Vec<i64> = serde_json::from_value(chart["money"][1].clone()).expect("handle");
+    let hold: Vec<Option<f64>> = serde_json::from_value(chart["money"][2].clone()).expect("hold");
+    let rate: Vec<u64> = serde_json::from_value(chart["rate"][1].clone()).expect("rate");
+    assert_eq!(
+        xs,
+        (0..expected.len() as i64)
+            .map(|i| from_ms / 1000 + 60 * i)
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        handle,
+        expected.iter().map(|s| s.handle).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        rate,
+        expected.iter().map(|s| s.rounds * 60).collect::<Vec<_>>()
+    );
+    let (mut staked, mut result) = (0i64, 0i64);
+    for (i, s) in expected.iter().enumerate() {
+        staked += s.handle;
+        result += s.result;
+        let want = (staked > 0).then(|| (result as f64 * 10_000.0 / staked as f64).round() / 100.0);
+        assert_eq!(hold[i], want, "the hold so far at slice {i}: {expected:?}");
+    }
+    // The tile's small charts follow the same shift.
+    page.wait_for(
+        &format!(
+            "(() => {{ const c = window.pitCharts.tiles['pit-b']; return c && c.handle && \
+             JSON.stringify(c.handle.data[1]) === {:?}; }})()",
+            serde_json::to_string(&handle).expect("json")
+        ),
+        STEP,
+    )
+    .await;
+    let tile_rate = page
+        .eval("window.pitCharts.tiles['pit-b'].rate.data[1]")
+        .await;
+    assert_eq!(tile_rate, serde_json::json!(rate));
+    // The report's row: the rounds, the handle in pounds, the hold with its rounds and,
+    // over so few, the note that it means nothing yet.
+    let row = page.text("#reports tbody tr").await;
+    let total: i64 = expected.iter().map(|s| s.handle).sum();
+    assert!(row.contains(&format!("over {rounds} rounds")), "{row}");
+    assert!(row.contains("Too few rounds to mean anything"), "{row}");
+    assert!(row.contains('£'), "{row}");
+    let shown_rounds = page
         .eval("Number(document.querySelector('#reports tbody tr td:nth-child(2)').innerText)")
         .await;
-    assert!(
-        rounds.as_u64().is_some_and(|n| n >= 1),
-        "rounds in the report: {rounds}"
+    assert_eq!(shown_rounds, serde_json::json!(rounds));
+    let report = page
+        .eval(&format!(
+            "fetch('/floor/api/report?from_ms={from_ms}&to_ms={to_ms}').then(r => r.json())"
+        ))
+        .await;
+    assert_eq!(
+        report[0]["handle"].as_i64().unwrap_or(0) + report[0]["side_handle"].as_i64().unwrap_or(0),
+        total
     );
-    page.screenshot(&artifacts().join("pit-1280x800.png")).await;
+    page.screenshot(&artifacts().join("pit-report-1280x800.png"))
+        .await;
 
     // The dealer raises a dispute at the table; the supervisor resolves it from the page.
     let started = Instant::now();
@@ -206,22 +426,64 @@ async fn a_supervisor_uses_the_pit_page() {
         );
         sleep(Duration::from_millis(100)).await;
     };
+    // Taps only from here: the tile's button, the dispute listed, each resolution offered
+    // previewed by the table (none refused: only what replays is offered), confirm.
     page.wait_for(
-        "document.querySelector('#tables tbody tr td:nth-child(6)').innerText === '1'",
+        &format!(
+            "!document.querySelector('{tile} .resolve').hidden && \
+             document.querySelector('{tile}').dataset.state === 'paused'"
+        ),
         STEP,
     )
     .await;
-    page.tap("#tables tbody tr").await;
+    page.tap(&format!("{tile} .resolve")).await;
     page.wait_for(
-        &format!("document.getElementById('d-id').value === '{dispute}'"),
+        &format!(
+            "!document.getElementById('resolve').hidden && \
+             document.querySelector('#r-disputes button[data-dispute=\"{dispute}\"][aria-pressed=\"true\"]') && \
+             document.querySelector('#r-options button[data-op=\"reject\"]')"
+        ),
         STEP,
     )
     .await;
-    page.eval("document.getElementById('d-reason').value = 'the camera shows it was right'; true")
+    assert!(page.text("#r-title").await.contains(NAME));
+    let ops = page
+        .eval("[...document.querySelectorAll('#r-options button')].map(b => b.dataset.op)")
         .await;
-    page.tap("#dispute button[type=submit]").await;
-    page.wait_for("!document.getElementById('d-confirm').disabled", STEP)
+    let ops: Vec<String> = serde_json::from_value(ops).expect("ops");
+    assert!(
+        ops.iter().any(|o| o == "void"),
+        "a card may be voided: {ops:?}"
+    );
+    for (i, op) in ops.iter().enumerate() {
+        page.tap(&format!("#r-options button:nth-child({})", i + 1))
+            .await;
+        if op == "correct" {
+            page.wait_for("!document.getElementById('to-cards').hidden", STEP)
+                .await;
+            page.tap("#to-cards button").await;
+        }
+        page.wait_for(
+            &format!(
+                "document.getElementById('d-preview').innerText.startsWith('Preview: {}') && \
+                 !document.getElementById('d-confirm').disabled",
+                op.replace('_', " ")
+            ),
+            STEP,
+        )
         .await;
+        if i == 1 {
+            // With a preview shown: every control on screen and apart, axe-core clean.
+            check_layout(&page, "pit").await;
+        }
+    }
+    page.tap("#r-options button[data-op=\"reject\"]").await;
+    page.wait_for(
+        "document.getElementById('d-preview').innerText.startsWith('Preview: reject') && \
+         !document.getElementById('d-confirm').disabled",
+        STEP,
+    )
+    .await;
     page.tap("#d-confirm").await;
     page.wait_for(
         "document.getElementById('d-preview').innerText.startsWith('Applied at the table')",
@@ -229,7 +491,15 @@ async fn a_supervisor_uses_the_pit_page() {
     )
     .await;
     page.wait_for(
-        "document.querySelector('#tables tbody tr td:nth-child(6)').innerText === '0'",
+        &format!(
+            "document.querySelector('{tile} .resolve').hidden && \
+             document.querySelector('{tile} [data-fact=\"Open disputes\"]').innerText.endsWith('0')"
+        ),
+        STEP,
+    )
+    .await;
+    page.wait_for(
+        "document.getElementById('r-options').innerText.includes('No open dispute')",
         STEP,
     )
     .await;
@@ -248,6 +518,7 @@ async fn a_supervisor_uses_the_pit_page() {
         )));
 
     // Logged out: the login form again.
+    page.tap("#r-close").await;
     page.tap("#logout").await;
     page.wait_for("!document.getElementById('login').hidden", STEP)
         .await;

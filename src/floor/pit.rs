@@ -11,12 +11,15 @@
 //! | `GET /floor/api/rounds?table=T[&round=N][&card=7H][&player=P][&last=N]` | rounds with inputs and settlements |
 //! | `GET /floor/api/report?from_ms=A&to_ms=B[&table=T][&format=csv]` | the shift report |
 //! | `GET /floor/api/alarms` | floor alarms |
+//! | `GET /floor/api/disputes?table=T` | the table's open disputes and the resolutions that replay on its round |
+//! | `GET /floor/uplot.js`, `/floor/uplot.css` | the charting library (vendored, `floor/assets/uplot/`) |
 //! | `POST /floor/api/disputes` | `{table, dispute, action: "propose", resolution, reason}` or `{table, dispute, action: "confirm", proposal}`: signed and sent to the table (`publish::floor_commands`), its answer relayed |
 
 use super::accounts::{self, AccountError};
 use super::db::FloorDb;
 use super::report::{self, FloorRound};
 use crate::broker::subjects;
+use crate::currency::Currency;
 use crate::engine::Variant;
 use crate::store::{LogRow, Record};
 use crate::web::auth::Peer;
@@ -54,6 +57,9 @@ const PAGE: &str = include_str!("pit.html");
 /// inline script (`web::edge::CSP`).
 const SCRIPT: &str = include_str!("pit.js");
 const COOKIE: &str = "floor_session";
+/// uPlot (MIT), vendored: its version and checksums are in `assets/uplot/VERSION`.
+const UPLOT_JS: &str = include_str!("assets/uplot/uPlot.iife.min.js");
+const UPLOT_CSS: &str = include_str!("assets/uplot/uPlot.min.css");
 
 /// The page's routes, with the table's protective headers (`web::edge::page_headers`).
 pub fn router(pit: Arc<Pit>) -> Router {
@@ -68,13 +74,31 @@ pub fn router(pit: Arc<Pit>) -> Router {
                 )
             }),
         )
+        .route(
+            "/floor/uplot.js",
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+                    UPLOT_JS,
+                )
+            }),
+        )
+        .route(
+            "/floor/uplot.css",
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
+                    UPLOT_CSS,
+                )
+            }),
+        )
         .route("/floor/api/login", post(login))
         .route("/floor/api/logout", post(logout))
         .route("/floor/api/tables", get(tables))
         .route("/floor/api/rounds", get(rounds))
         .route("/floor/api/report", get(report_route))
         .route("/floor/api/alarms", get(alarms))
-        .route("/floor/api/disputes", post(dispute))
+        .route("/floor/api/disputes", post(dispute).get(open_disputes))
         .with_state(pit);
     crate::web::edge::page_headers(routes)
 }
@@ -263,6 +287,7 @@ async fn tables(State(pit): State<Arc<Pit>>, headers: HeaderMap) -> Response {
             "game": view.as_ref().and_then(|v| v.get("variant")).cloned(),
             "state": view.as_ref().and_then(|v| v.get("state")).cloned(),
             "round": view.as_ref().and_then(|v| v.pointer("/round/number")).cloned(),
+            "currency": view.as_ref().and_then(|v| v.get("currency")).cloned(),
             "rows": head,
             "alarms": r.get::<i64, _>("alarms"),
             "open_disputes": r.get::<i64, _>("disputes"),
@@ -311,13 +336,35 @@ async fn log(pit: &Pit, table: &str) -> Result<Vec<LogRow>, Response> {
 
 /// A table's rounds, folded from its rows with its game's rules (named by its view).
 async fn table_rounds(pit: &Pit, table: &str) -> Result<Vec<FloorRound>, Response> {
-    Ok(table_history(pit, table).await?.1)
+    Ok(table_history(pit, table).await?.rounds)
+}
+
+/// A table's rows, its rounds folded from them, the table as they leave it and its
+/// currency.
+struct History {
+    rows: Vec<LogRow>,
+    rounds: Vec<FloorRound>,
+    follower: crate::table::Follower,
+    snapshot: Option<Arc<crate::table::Snapshot>>,
+    currency: Currency,
+}
+
+/// The currency a table's view names (the euro for a view from before views carried one).
+fn view_currency(view: &Value) -> Currency {
+    let code = view.pointer("/currency/code").and_then(Value::as_str);
+    let exponent = view
+        .pointer("/currency/exponent")
+        .and_then(Value::as_u64)
+        .and_then(|e| u8::try_from(e).ok());
+    code.and_then(|c| Currency::new(c, exponent).ok())
+        .unwrap_or_default()
 }
 
 /// A table's rows and its rounds folded from them.
-async fn table_history(pit: &Pit, table: &str) -> Result<(Vec<LogRow>, Vec<FloorRound>), Response> {
-    let game = view(pit, table)
-        .await
+async fn table_history(pit: &Pit, table: &str) -> Result<History, Response> {
+    let view = view(pit, table).await;
+    let currency = view.as_ref().map(view_currency).unwrap_or_default();
+    let game = view
         .and_then(|v| v.get("variant").and_then(Value::as_str).map(str::to_string))
         .ok_or_else(|| {
             error(
@@ -337,9 +384,15 @@ async fn table_history(pit: &Pit, table: &str) -> Result<(Vec<LogRow>, Vec<Floor
         }
     };
     let rows = log(pit, table).await?;
-    let rounds = report::rounds(table, &game, variant, &rows)
+    let folded = report::fold(table, &game, variant, &rows, &currency)
         .map_err(|e| error(StatusCode::UNPROCESSABLE_ENTITY, "does_not_replay", e))?;
-    Ok((rows, rounds))
+    Ok(History {
+        rows,
+        rounds: folded.rounds,
+        follower: folded.follower,
+        snapshot: folded.snapshot,
+        currency,
+    })
 }
 
 #[derive(Deserialize)]
@@ -381,6 +434,14 @@ struct ReportQuery {
     from_ms: i64,
     to_ms: i64,
     format: Option<String>,
+    /// The charts' slice width (default: the shift in 24, a whole minute, at least one).
+    slice_ms: Option<i64>,
+}
+
+/// The shift `[from_ms, to_ms)` cut into about 24 slices of whole minutes.
+fn default_slice_ms(from_ms: i64, to_ms: i64) -> i64 {
+    const MINUTE: i64 = 60_000;
+    (((to_ms - from_ms).max(0) / 24 + MINUTE - 1) / MINUTE).max(1) * MINUTE
 }
 
 async fn report_route(
@@ -402,12 +463,19 @@ async fn report_route(
             Err(e) => return internal(e),
         },
     };
+    let slice_ms = q
+        .slice_ms
+        .unwrap_or_else(|| default_slice_ms(q.from_ms, q.to_ms))
+        // At most some 1,000 slices whatever is asked: the charts have no use for more.
+        .max(1_000)
+        .max((q.to_ms - q.from_ms) / 1_000);
     let mut reports = Vec::new();
     for t in &names {
         match table_history(&pit, t).await {
-            Ok((rows, rounds)) => {
-                let steps = report::clock_steps(&rows);
-                reports.push(report::report(t, &rounds, &steps, q.from_ms, q.to_ms));
+            Ok(h) => {
+                let steps = report::clock_steps(&h.rows);
+                let r = report::report(t, &h.rounds, &steps, (q.from_ms, q.to_ms), slice_ms);
+                reports.push((r, h.currency));
             }
             Err(r) if q.table.is_some() => return r,
             Err(_) => {}
@@ -426,15 +494,21 @@ async fn report_route(
                     "attachment; filename=\"floor-report.csv\"",
                 ),
             ],
-            report::csv(&reports, q.from_ms, q.to_ms),
+            report::csv(
+                &reports.into_iter().map(|(r, _)| r).collect::<Vec<_>>(),
+                q.from_ms,
+                q.to_ms,
+            ),
         )
             .into_response();
     }
     let out: Vec<Value> = reports
         .iter()
-        .map(|r| {
+        .map(|(r, currency)| {
             let mut v = json!(r);
             v["hold_percent"] = json!((r.hold_percent() * 100.0).round() / 100.0);
+            v["hold_margin"] = json!(r.hold_margin().map(|m| (m * 100.0).round() / 100.0));
+            v["currency"] = json!(currency);
             v
         })
         .collect();
@@ -547,4 +621,113 @@ async fn dispute(State(pit): State<Arc<Pit>>, headers: HeaderMap, body: String) 
         StatusCode::CONFLICT
     };
     (status, Json(answer)).into_response()
+}
+
+#[derive(Deserialize)]
+struct DisputesQuery {
+    table: String,
+}
+
+/// Every card code, for the corrections that replay.
+fn every_card() -> Vec<crate::cards::Card> {
+    "A23456789TJQK"
+        .chars()
+        .flat_map(|r| "SHDC".chars().map(move |s| format!("{r}{s}")))
+        .filter_map(|c| c.parse().ok())
+        .collect()
+}
+
+/// A table's open disputes (raised, not yet resolved, along its current branch) and the
+/// resolutions that replay on its round as the floor's rows leave it — what the table
+/// checks before it previews one (`Follower::replays`), so the page offers nothing the
+/// table would refuse as not replaying. A card's correction lists the cards it may become.
+async fn open_disputes(
+    State(pit): State<Arc<Pit>>,
+    headers: HeaderMap,
+    Query(q): Query<DisputesQuery>,
+) -> Response {
+    use crate::table::dispute::Resolution;
+    if let Err(r) = who(&pit, &headers).await {
+        return r;
+    }
+    let h = match table_history(&pit, &q.table).await {
+        Ok(h) => h,
+        Err(r) => return r,
+    };
+    let mut open: Vec<Value> = Vec::new();
+    for row in &h.rows {
+        match &row.record {
+            Record::Dispute {
+                origin,
+                seat,
+                round,
+                reason,
+                by,
+                ..
+            } => open.push(json!({
+                "dispute": row.seq, "round": round, "seat": seat, "reason": reason,
+                "by": by, "origin": origin.as_str(), "at_ms": row.at_ms,
+            })),
+            Record::Resolve { dispute, .. } => {
+                open.retain(|d| d["dispute"].as_u64() != Some(*dispute));
+            }
+            _ => {}
+        }
+    }
+    let replays = |r: &Resolution| h.follower.replays(r).is_ok();
+    let mut options: Vec<Value> = [
+        (Resolution::Reject, "Reject: play on as dealt"),
+        (Resolution::UndoDecision, "Undo the last decision"),
+        (Resolution::Cancel, "Cancel the round: every stake back"),
+    ]
+    .into_iter()
+    .filter(|(r, _)| replays(r))
+    .map(|(r, label)| json!({"label": label, "resolution": r}))
+    .collect();
+    // The round's cards as the dealer panel lists them: the face-down hole card, which
+    // nobody can name, is never among them.
+    let cards = h
+        .snapshot
+        .as_deref()
+        .and_then(crate::web::view::panel_dispute)
+        .map(|d| d.cards)
+        .unwrap_or_default();
+    let every = every_card();
+    for place in &cards {
+        let Some(card) = place.card else { continue };
+        let index = place.index;
+        let void = Resolution::Void { index, card };
+        if replays(&void) {
+            options.push(json!({
+                "label": format!("Void {card} ({})", place.place.as_deref().unwrap_or("held")),
+                "resolution": void, "card": card.to_string(),
+            }));
+        }
+        let to: Vec<String> = every
+            .iter()
+            .filter(|to| {
+                **to != card
+                    && replays(&Resolution::Correct {
+                        index,
+                        card,
+                        to: **to,
+                    })
+            })
+            .map(ToString::to_string)
+            .collect();
+        if !to.is_empty() {
+            options.push(json!({
+                "label": format!("Correct {card} ({})", place.place.as_deref().unwrap_or("held")),
+                "resolution": {"op": "correct", "index": index, "card": card.to_string()},
+                "card": card.to_string(), "to": to,
+            }));
+        }
+    }
+    Json(json!({
+        "table": q.table,
+        "currency": h.currency,
+        "disputes": open,
+        "options": if open.is_empty() { Vec::new() } else { options },
+    }))
+    .into_response()
 }

@@ -5,7 +5,8 @@
 //! The rows are folded through the table's own code (`table::Follower`, the broker
 //! publisher's replica), so the floor's settlements are the table's by construction.
 
-use crate::engine::{BetKind, Event, RoundResult, Variant};
+use crate::currency::Currency;
+use crate::engine::{BetKind, Event, Input, RoundResult, Variant};
 use crate::store::{LogRow, Record};
 use crate::table::{DisputeSettings, Follower};
 use serde::Serialize;
@@ -42,13 +43,37 @@ pub struct FloorRound {
     pub result: Option<RoundResult>,
 }
 
-/// Folds a table's rows (from row 1, in order) into its rounds.
+/// Folds a table's rows (from row 1, in order) into its rounds; amounts in the lines are
+/// written in `currency`.
 pub fn rounds(
     table: &str,
     variant_name: &str,
     variant: Arc<Variant>,
     rows: &[LogRow],
+    currency: &Currency,
 ) -> Result<Vec<FloorRound>, String> {
+    fold(table, variant_name, variant, rows, currency).map(|f| f.rounds)
+}
+
+/// What [`fold`] gives: the rounds, and the table as the last row left it.
+pub struct Folded {
+    /// The rounds.
+    pub rounds: Vec<FloorRound>,
+    /// The table after the last row (what a dispute's resolutions are checked against:
+    /// `Follower::replays`).
+    pub follower: Follower,
+    /// Its state after the last row (`None` before the first): its open dispute.
+    pub snapshot: Option<Arc<crate::table::Snapshot>>,
+}
+
+/// [`rounds`], and the table as the last row left it.
+pub fn fold(
+    table: &str,
+    variant_name: &str,
+    variant: Arc<Variant>,
+    rows: &[LogRow],
+    currency: &Currency,
+) -> Result<Folded, String> {
     let mut follower = Follower::new(
         table,
         table,
@@ -57,8 +82,10 @@ pub fn rounds(
         DisputeSettings::default(),
     );
     let mut out: BTreeMap<u64, FloorRound> = BTreeMap::new();
+    let mut last = None;
     for row in rows {
         let (snapshot, events) = follower.follow(row)?;
+        last = Some(Arc::clone(&snapshot));
         let mut number = snapshot.round.number;
         for e in &events {
             if let Event::RoundSettled(r) = e {
@@ -80,7 +107,7 @@ pub fn rounds(
             seq: row.seq,
             at_ms: row.at_ms,
             kind: row.record.kind().to_string(),
-            text: row.record.to_string(),
+            text: line_text(&row.record, currency),
         });
         for e in events {
             if let Event::RoundSettled(r) = e {
@@ -92,7 +119,45 @@ pub fn rounds(
             // The corrected round's events replaced the result above; nothing else.
         }
     }
-    Ok(out.into_values().collect())
+    Ok(Folded {
+        rounds: out.into_values().collect(),
+        follower,
+        snapshot: last,
+    })
+}
+
+/// A row for people: bets as amounts in the table's currency, seat by seat (the log's own
+/// text writes them as the engine's JSON, minor units without a currency).
+fn line_text(record: &Record, currency: &Currency) -> String {
+    match record {
+        Record::Input {
+            source,
+            input: Input::Bets(seats),
+        } => {
+            let seats: Vec<String> =
+                seats
+                    .iter()
+                    .map(|b| {
+                        let mut parts = vec![format!("main {}", currency.format(b.main))];
+                        parts.extend(
+                            b.side
+                                .iter()
+                                .map(|(name, a)| format!("{name} {}", currency.format(*a))),
+                        );
+                        parts.extend(b.behind.iter().map(|bb| {
+                            format!("behind ({}) {}", bb.player, currency.format(bb.main))
+                        }));
+                        let who = b
+                            .player
+                            .as_deref()
+                            .map_or(String::new(), |p| format!(" ({p})"));
+                        format!("seat {}{who}: {}", b.seat, parts.join(", "))
+                    })
+                    .collect();
+            format!("bets — {} ({source})", seats.join("; "))
+        }
+        other => currency.write_amounts(&other.to_string()),
+    }
 }
 
 /// Whether a round matches a search: a card (`7H`) among its cards, a player's id.
@@ -142,6 +207,27 @@ pub struct Report {
     /// The table's wall clock going back within or across the shift ([`clock_steps`]):
     /// rounds may then be counted in a shift they were not dealt in, so the report says so.
     pub clock_steps: Vec<ClockStep>,
+    /// The width of each of `slices`, ms.
+    pub slice_ms: i64,
+    /// The shift cut into `slice_ms` slices from its start, for the pit page's charts.
+    pub slices: Vec<Slice>,
+    /// The sum of the squares of each round's house result (main and side bets), for
+    /// [`Report::hold_margin`].
+    #[serde(skip)]
+    pub result_squares: i128,
+}
+
+/// One slice of a shift: what was settled in `[from_ms, from_ms + slice_ms)`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Slice {
+    /// Its start (Unix ms).
+    pub from_ms: i64,
+    /// Rounds settled in it.
+    pub rounds: u64,
+    /// Staked on every bet, side bets included.
+    pub handle: i64,
+    /// The house's result on them.
+    pub result: i64,
 }
 
 /// A row committed at an earlier wall-clock time than the row before it: the table's
@@ -182,20 +268,45 @@ impl Report {
             (self.house_result + self.side_result) as f64 * 100.0 / handle as f64
         }
     }
+
+    /// How far the hold may be from what the game really holds by chance alone, in
+    /// percentage points (95 %: 1.96 standard errors of the total result over the handle,
+    /// the spread measured from the shift's own rounds); `None` under two rounds. A few
+    /// rounds of blackjack swing the hold by tens of points, so the page says so beside it.
+    pub fn hold_margin(&self) -> Option<f64> {
+        let handle = self.handle + self.side_handle;
+        if self.rounds < 2 || handle == 0 {
+            return None;
+        }
+        let n = self.rounds as f64;
+        let total = (self.house_result + self.side_result) as f64;
+        let mean = total / n;
+        let variance = ((self.result_squares as f64) / n - mean * mean).max(0.0) * n / (n - 1.0);
+        Some(1.96 * (variance * n).sqrt() * 100.0 / handle as f64)
+    }
 }
 
 /// The report of `table` over rounds settled in `[from_ms, to_ms)`, with the steps back
 /// of its clock (`steps`, from [`clock_steps`]) that touch the shift: either side of the
-/// step inside it.
+/// step inside it; cut into slices of `slice_ms` (at least 1 ms) for the charts.
 pub fn report(
     table: &str,
     rounds: &[FloorRound],
     steps: &[ClockStep],
-    from_ms: i64,
-    to_ms: i64,
+    (from_ms, to_ms): (i64, i64),
+    slice_ms: i64,
 ) -> Report {
     let within = |at: i64| at >= from_ms && at < to_ms;
+    let slice_ms = slice_ms.max(1);
+    let count = usize::try_from(((to_ms - from_ms).max(0) + slice_ms - 1) / slice_ms).unwrap_or(0);
     let mut r = Report {
+        slice_ms,
+        slices: (0..count)
+            .map(|i| Slice {
+                from_ms: from_ms + i as i64 * slice_ms,
+                ..Slice::default()
+            })
+            .collect(),
         table: table.to_string(),
         clock_steps: steps
             .iter()
@@ -212,8 +323,11 @@ pub fn report(
             continue;
         }
         r.rounds += 1;
+        let (mut staked_all, mut result_all) = (0, 0);
         for b in &result.bets {
             let (staked, returned) = (b.staked, b.returned);
+            staked_all += staked;
+            result_all += staked - returned;
             match b.kind {
                 BetKind::Side(_) => {
                     r.side_handle += staked;
@@ -224,6 +338,13 @@ pub fn report(
                     r.house_result += staked - returned;
                 }
             }
+        }
+        r.result_squares += i128::from(result_all) * i128::from(result_all);
+        let at_slice = usize::try_from((at - from_ms) / slice_ms).unwrap_or(0);
+        if let Some(slice) = r.slices.get_mut(at_slice) {
+            slice.rounds += 1;
+            slice.handle += staked_all;
+            slice.result += result_all;
         }
     }
     r
@@ -275,6 +396,51 @@ mod tests {
         }
     }
 
+    /// A settled round at `at_ms` with one main bet: `staked`, `returned`.
+    fn settled(round: u64, at_ms: i64, staked: i64, returned: i64) -> FloorRound {
+        let result = serde_json::json!({
+            "round": round, "shoe": 1, "dealer_cards": [], "dealer_total": 0,
+            "dealer_natural": false, "hands": [], "burned": [], "cancelled": false,
+            "bets": [{"seat": 1, "kind": "main", "staked": staked, "returned": returned}],
+        });
+        FloorRound {
+            table: "t".into(),
+            round,
+            opened_ms: at_ms,
+            settled_ms: Some(at_ms),
+            lines: Vec::new(),
+            result: Some(serde_json::from_value(result).expect("a result")),
+        }
+    }
+
+    #[test]
+    fn the_shift_is_cut_into_slices_and_the_hold_carries_its_margin() {
+        let rounds = [
+            settled(1, 500, 100, 0),
+            settled(2, 1_500, 100, 200),
+            settled(3, 1_999, 100, 0),
+            settled(4, 3_000, 100, 0), // after the shift
+        ];
+        let r = report("t", &rounds, &[], (0, 2_500), 1_000);
+        let slices: Vec<(i64, u64, i64, i64)> = r
+            .slices
+            .iter()
+            .map(|s| (s.from_ms, s.rounds, s.handle, s.result))
+            .collect();
+        assert_eq!(
+            slices,
+            [(0, 1, 100, 100), (1_000, 2, 200, 0), (2_000, 0, 0, 0)]
+        );
+        assert_eq!((r.rounds, r.handle, r.house_result), (3, 300, 100));
+        // Results 100, -100, 100: sd 115.47 a round, 1.96 * 115.47 * sqrt(3) over 300.
+        let margin = r.hold_margin().expect("a margin");
+        assert!((margin - 130.66).abs() < 0.01, "{margin}");
+        assert_eq!(
+            report("t", &rounds[..1], &[], (0, 2_500), 1_000).hold_margin(),
+            None
+        );
+    }
+
     #[test]
     fn a_step_back_of_the_clock_is_marked_in_the_shifts_it_touches() {
         let rows = [row(1, 1_000), row(2, 2_000), row(3, 1_500), row(4, 1_600)];
@@ -288,10 +454,18 @@ mod tests {
             }]
         );
         // A shift holding either side of the step says so; one holding neither does not.
-        assert_eq!(report("t", &[], &steps, 1_900, 3_000).clock_steps, steps);
-        assert_eq!(report("t", &[], &steps, 1_400, 1_550).clock_steps, steps);
-        assert!(report("t", &[], &steps, 0, 1_400).clock_steps.is_empty());
-        let line = csv(&[report("t", &[], &steps, 0, 3_000)], 0, 3_000);
+        assert_eq!(
+            report("t", &[], &steps, (1_900, 3_000), 100).clock_steps,
+            steps
+        );
+        assert_eq!(
+            report("t", &[], &steps, (1_400, 1_550), 100).clock_steps,
+            steps
+        );
+        assert!(report("t", &[], &steps, (0, 1_400), 100)
+            .clock_steps
+            .is_empty());
+        let line = csv(&[report("t", &[], &steps, (0, 3_000), 100)], 0, 3_000);
         assert!(
             line.lines().nth(1).is_some_and(|l| l.ends_with(",1")),
             "{line}"

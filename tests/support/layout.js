@@ -109,3 +109,63 @@ window.panelControls = function () {
   return { problems: out, controls: controls.length, lowest: Math.round(lowest) };
 };
 })();
+// `controlProblems(root)` (tests/browser_floor.rs: the pit page and the relay's lobby,
+// pages that scroll): a list of strings, empty when right —
+// - no visible control (button, link, input, select, [role=button]) or chart inside `root`
+//   lies outside the viewport horizontally, or is clipped by an ancestor that hides its
+//   overflow;
+// - no two visible controls overlap (one inside the other excepted), so every tap lands on
+//   the control it aims at;
+// - no element overflows its own box across (a wide table, a long name).
+(function () {
+"use strict";
+function label(e) {
+  let s = e.tagName.toLowerCase();
+  if (e.id) s += "#" + e.id;
+  if (e.className && typeof e.className === "string" && e.className.trim()) s += "." + e.className.trim().split(/\s+/).join(".");
+  const t = (e.textContent || "").trim().slice(0, 24);
+  return t ? s + " \"" + t + "\"" : s;
+}
+function shown(e) {
+  const cs = getComputedStyle(e);
+  if (cs.display === "none" || cs.visibility === "hidden") return false;
+  const r = e.getBoundingClientRect();
+  return r.width > 0 && r.height > 0;
+}
+window.controlProblems = function (root) {
+  const out = [];
+  const vw = document.documentElement.clientWidth;
+  const scope = document.querySelector(root || "body");
+  if (!scope) return ["no " + root];
+  if (document.documentElement.scrollWidth > vw + 0.5) out.push("the page scrolls sideways: " + document.documentElement.scrollWidth + " > " + vw);
+  const controls = [...scope.querySelectorAll("button, a[href], input, select, [role=button], canvas")].filter(shown);
+  for (const c of controls) {
+    const r = c.getBoundingClientRect();
+    if (r.left < -0.5 || r.right > vw + 0.5) out.push(label(c) + " outside the viewport: " + Math.round(r.left) + ".." + Math.round(r.right) + " of " + vw);
+    for (let p = c.parentElement; p && p !== document.body; p = p.parentElement) {
+      const cs = getComputedStyle(p);
+      if (cs.overflowX === "visible" && cs.overflowY === "visible") continue;
+      const b = p.getBoundingClientRect();
+      if (r.left < b.left - 0.5 || r.right > b.right + 0.5) { out.push(label(c) + " clipped by " + label(p)); break; }
+    }
+  }
+  for (let i = 0; i < controls.length; i++) {
+    for (let j = i + 1; j < controls.length; j++) {
+      const a = controls[i], b = controls[j];
+      if (a.contains(b) || b.contains(a)) continue;
+      const ra = a.getBoundingClientRect(), rb = b.getBoundingClientRect();
+      const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (w > 0.5 && h > 0.5) out.push(label(a) + " overlaps " + label(b));
+    }
+  }
+  for (const e of scope.querySelectorAll("*")) {
+    if (!shown(e)) continue;
+    const cs = getComputedStyle(e);
+    if (cs.display !== "inline" && cs.textOverflow !== "ellipsis" && cs.overflowX !== "hidden" && e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0) {
+      out.push(label(e) + " overflows its box across: " + e.scrollWidth + " > " + e.clientWidth);
+    }
+  }
+  return out;
+};
+})();
