@@ -1,0 +1,163 @@
+//! The relay's lobby page at `/` (issue #34 items 4, 5) in a real Chromium, with a real
+//! `nats-server` and three tables of three games publishing to it, each named by its own
+//! configuration: every table listed with its name, game, state, round and how fresh its
+//! last message is, linking to `/public?table=ID`; at a phone, a tablet and a desktop no
+//! control is off-screen, clipped or overlapping another (`support/layout.js`
+//! `controlProblems`, measured) and axe-core finds no violation of impact moderate or
+//! higher; a table that stops publishing is shown as not live, never as open, while the
+//! others stay open. Screenshots under `target/browser-artifacts/` (or
+//! `$CROUPIER_ARTIFACTS`).
+//!
+//! Without chromium or nats-server the test is skipped locally, and fails under CI (`CI`
+//! set).
+
+#[allow(dead_code)] // the lobby test reads a page, never drives a panel
+#[path = "support/cdp.rs"]
+mod cdp;
+#[path = "support/nats.rs"]
+mod nats;
+#[path = "common/proc.rs"]
+mod proc;
+#[allow(dead_code)] // only the lobby's JSON
+#[path = "support/public_check.rs"]
+mod public_check;
+#[path = "support/studio_table.rs"]
+mod studio_table;
+
+use public_check::lobby;
+use std::time::{Duration, Instant};
+use studio_table::Table;
+
+const STEP: Duration = Duration::from_secs(30);
+const LAYOUT_JS: &str = include_str!("support/layout.js");
+const AXE_JS: &str = include_str!("support/axe/axe.min.js");
+/// id, the configured name, the game.
+const TABLES: [(&str, &str, &str); 3] = [
+    ("alpha", "Salon Rouge", "deluxe"),
+    ("beta", "Salon Vert", "ultimate"),
+    ("gamma", "Terrasse", "caribbean21"),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
+    if !cdp::chromium_present() {
+        return;
+    }
+    let Some(bin) = nats::nats_server() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broker = nats::Nats::start(&bin, dir.path());
+    let mut tables = Vec::new();
+    for (id, name, game) in TABLES {
+        let mut t = Table::new(dir.path(), id, &broker.url());
+        // Each table's own name and game, from its configuration.
+        let text = std::fs::read_to_string(&t.demo).expect("config");
+        let text = text
+            .replace("name = \"Demo table\"", &format!("name = {name:?}"))
+            .replace("variant = \"deluxe\"", &format!("variant = {game:?}"));
+        std::fs::write(&t.demo, text).expect("config");
+        t.start(true).await;
+        tables.push(t);
+    }
+    let keys = dir.path().join("table-keys.toml");
+    studio_table::pin_keys(
+        &keys,
+        tables.iter().map(|t| (t.id.as_str(), t.db.as_path())),
+    );
+    let keys = keys.display().to_string();
+    let args = [
+        "relay",
+        "--nats",
+        &broker.url(),
+        "--bind",
+        "127.0.0.1:0",
+        "--table-keys",
+        &keys,
+    ];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    let relay = proc::announced(proc::spawn_args(&args, &dir.path().join("relay.log"))).await;
+
+    let browser = cdp::Browser::launch().await;
+    // A table is quiet after 10 s without news here (the page's default is 60 s).
+    let page = browser
+        .page(&format!("http://{}/?quiet=10", relay.addr), 1280, 800)
+        .await;
+    let badge = |id: &str| {
+        format!("(document.querySelector('tr[data-table=\"{id}\"] .state') || {{}}).textContent")
+    };
+    for (id, name, _) in TABLES {
+        page.wait_for(&format!("{} === 'Open'", badge(id)), STEP)
+            .await;
+        let row = page.text(&format!("tr[data-table=\"{id}\"]")).await;
+        assert!(row.contains(&format!("{name} ({id})")), "{row}");
+        let href = page
+            .eval(&format!(
+                "document.querySelector('tr[data-table=\"{id}\"] a').getAttribute('href')"
+            ))
+            .await;
+        assert_eq!(href, format!("/public?table={id}"));
+        // The game by its name, the round the relay last heard, how fresh that was.
+        let entry = lobby(&relay.addr, id).await.expect("listed");
+        let game = entry["game"].as_str().expect("game");
+        assert!(row.contains(game), "{row} names {game}");
+        assert!(
+            row.contains("just now") || row.contains(" s ago"),
+            "fresh news: {row}"
+        );
+    }
+    assert_ne!(
+        page.text("tr[data-table=\"alpha\"] td:nth-child(2)").await,
+        page.text("tr[data-table=\"beta\"] td:nth-child(2)").await,
+        "three games"
+    );
+
+    page.eval(LAYOUT_JS).await;
+    page.eval(AXE_JS).await;
+    for (w, h) in [(390, 844), (844, 390), (768, 1024), (1280, 800)] {
+        page.resize(w, h).await;
+        let problems = page
+            .eval("new Promise(r => requestAnimationFrame(() => r(controlProblems('body'))))")
+            .await;
+        assert_eq!(problems, serde_json::json!([]), "the lobby at {w}x{h}");
+        let violations = page
+            .eval(
+                "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations \
+                 .filter(v => ['moderate', 'serious', 'critical'].includes(v.impact)) \
+                 .map(v => v.id + ' (' + v.impact + '): ' + v.help))",
+            )
+            .await;
+        assert_eq!(violations, serde_json::json!([]), "axe-core at {w}x{h}");
+    }
+
+    // Beta's table process dies: the relay hears nothing more from it and the lobby stops
+    // showing it as open; the others deal on and stay open.
+    let started = Instant::now();
+    tables[1].kill();
+    page.wait_for(&format!("{} === 'No news — not live'", badge("beta")), STEP)
+        .await;
+    assert!(
+        started.elapsed() >= Duration::from_secs(10),
+        "quiet after 10 s"
+    );
+    for id in ["alpha", "gamma"] {
+        page.wait_for(&format!("{} === 'Open'", badge(id)), STEP)
+            .await;
+    }
+    let beta = page.text("tr[data-table=\"beta\"]").await;
+    assert!(beta.contains("s ago"), "how long it has been quiet: {beta}");
+    let problems = page.eval("controlProblems('body')").await;
+    assert_eq!(problems, serde_json::json!([]), "with a quiet table");
+    for (w, h) in [(1280, 800), (390, 844)] {
+        page.resize(w, h).await;
+        page.eval("new Promise(r => requestAnimationFrame(() => r(true)))")
+            .await;
+        page.screenshot_full(&cdp::artifacts().join(format!("lobby-{w}x{h}.png")))
+            .await;
+    }
+    browser.close().await;
+    for t in &mut tables {
+        t.kill();
+    }
+    assert!(relay.terminate(), "the relay stops cleanly");
+}
