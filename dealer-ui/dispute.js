@@ -216,7 +216,7 @@ function preview(p) {
     el("h2", {}, T("preview-title", { op: T("op-short-" + p.resolution.op), name: by })),
     el("p", {}, T("preview-reason", { reason: p.reason }) + (p.second_person ? " \u00b7 " + T("preview-second") : "")),
     renderDealer(t), renderSeats(t, Math.max(1, ...p.round.hands.map((h) => h.seat)), null, null),
-    el("p", { id: "preview-expecting" }, p.result ? (p.result.cancelled ? T("preview-cancelled") : T("preview-settled")) : T("preview-then", { next: p.expecting })),
+    el("p", { id: "preview-expecting" }, p.result ? (p.result.cancelled ? T("preview-cancelled") : T("preview-settled")) : T("preview-then", { next: window.I18n.expecting(p.expecting) })),
     p.voided.length ? el("p", {}, T("preview-voided", { cards: p.voided.join(" ") })) : null);
 }
 

@@ -104,6 +104,28 @@ function alarm(a) {
   return { kind: "other", title: r, todo: a.expected || t("alarm-other-todo") };
 }
 
+// What the table would wait for, from the engine's display text (a preview carries only
+// that): the same sentences the panel's callout says from the structured expectation.
+function expecting(text) {
+  const e = text || "";
+  const forms = [
+    [/^bets/, () => t("expect-bets")],
+    [/^shuffle/, () => t("expect-shuffle")],
+    [/^burn: reveal/, () => t("expect-reveal_card")],
+    [/^burn: (\d+)/, (m) => t("expect-burn_cards", { n: Number(m[1]) })],
+    [/^(?:card|decision) (?:for|from) seat (\d+), hand (\d+)/, (m) => t(e.startsWith("decision") ? "expect-decision" : "expect-hand_card", { seat: m[1], hand: m[2] })],
+    [/^card for/, () => t("expect-deal_card")],
+    [/^dealer card/, () => t("expect-dealer_card")],
+    [/^insurance answers from seat\(s\) ([\d, ]+)/, (m) => t("expect-insurance_answers", { seat: m[1].trim() })],
+    [/^bonus/, () => t("expect-bonus")],
+  ];
+  for (const [re, say] of forms) {
+    const m = re.exec(e);
+    if (m) return say(m);
+  }
+  return t("expect-unknown");
+}
+
 // Audit actors to people's names: filled from GET /api/staff by `loadStaff`.
 const names = new Map();
 async function loadStaff() {
@@ -125,5 +147,5 @@ function person(actor) {
   return i >= 0 ? actor.slice(i + 1) : actor;
 }
 
-window.I18n = { ready: load(), t, has, error, alarm, why, person, loadStaff, localTime };
+window.I18n = { ready: load(), t, has, error, alarm, why, expecting, person, loadStaff, localTime };
 })();

@@ -460,6 +460,23 @@ async fn a_deluxe_round_from_the_panel_with_the_hole_card_hidden_and_a_reconnect
             serde_json::json!(401)
         );
 
+        // Wrong PINs until the badge locks: one sentence with the end of the lock as the
+        // panel's local time, not the server's message with its UTC timestamp.
+        keypad(&panel, "badge", "501").await;
+        for attempt in 1..=3 {
+            keypad(&panel, "secret", "0000").await;
+            panel.tap("#login-ok").await;
+            let refused = if attempt < 3 { "not accepted" } else { "locked until" };
+            panel
+                .wait_for(&format!("document.querySelector('#login-error').innerText.includes('{refused}')"), STEP)
+                .await;
+        }
+        let locked = panel.text("#login-error").await;
+        assert!(locked.starts_with("Too many wrong attempts: this badge is locked until "), "{locked}");
+        assert_eq!(locked.matches("locked").count(), 1, "{locked}");
+        assert!(!locked.contains('Z') && !locked.contains("T0") && !locked.contains("T1") && !locked.contains("T2"), "{locked}");
+        panel.screenshot(&out.join("panel-800x480-login-locked.png")).await;
+
         browser.close().await;
         run.stop().await;
     })

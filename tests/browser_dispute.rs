@@ -295,6 +295,9 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         let preview = panel.text("#dispute-preview").await;
         assert!(preview.contains("void") && preview.contains("exposed on camera"), "{preview}");
         assert!(preview.contains("proposed by Panel supervisor"), "{preview}");
+        // What the table would wait for, in the panel's words (not the engine's).
+        let then = panel.text("#preview-expecting").await;
+        assert_eq!(then, "Then: Deal a card to seat 2, hand 1.");
         assert_eq!(
             panel
                 .eval("document.querySelector('#dispute-preview [data-seat=\"1\"]').querySelectorAll('[data-card]').length")
