@@ -458,6 +458,16 @@ async fn a_supervisor_uses_the_pit_page() {
     for (i, op) in ops.iter().enumerate() {
         page.tap(&format!("#r-options button:nth-child({})", i + 1))
             .await;
+        if op == "void" || op == "correct" {
+            // Which card: the round's cards, as cards.
+            page.wait_for(
+                "!document.getElementById('card-pick').hidden && \
+                 document.querySelector('#card-pick button .pc[data-card]')",
+                STEP,
+            )
+            .await;
+            page.tap("#card-pick button").await;
+        }
         if op == "correct" {
             page.wait_for("!document.getElementById('to-cards').hidden", STEP)
                 .await;
@@ -472,8 +482,9 @@ async fn a_supervisor_uses_the_pit_page() {
             STEP,
         )
         .await;
-        if i == 1 {
-            // With a preview shown: every control on screen and apart, axe-core clean.
+        if i + 1 == ops.len() {
+            // With the card pickers and a preview shown (a card's resolutions come last):
+            // every control on screen and apart, axe-core clean.
             check_layout(&page, "pit").await;
         }
     }

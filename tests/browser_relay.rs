@@ -18,7 +18,6 @@ mod cdp;
 mod nats;
 #[path = "common/proc.rs"]
 mod proc;
-#[allow(dead_code)] // only the lobby's JSON
 #[path = "support/public_check.rs"]
 mod public_check;
 #[path = "support/studio_table.rs"]

@@ -420,17 +420,42 @@ async function loadDisputes() {
     }
     const opts = $("r-options");
     opts.replaceChildren();
+    $("card-pick").hidden = true;
     $("to-cards").hidden = true;
     if (!d.disputes.length) opts.append(el("p", {}, "No open dispute at this table."));
+    // A card's resolutions are one button per kind, then the card, then (a correction)
+    // the card it really is: a long round would otherwise fill a phone with buttons.
+    const byCard = new Map();
     for (const o of d.options) {
-      const b = el("button", { type: "button", "data-op": o.resolution.op, "data-card": o.card || null }, o.label);
+      const op = o.resolution.op;
+      if (o.card && byCard.has(op)) { byCard.get(op).push(o); continue; }
+      const b = el("button", { type: "button", "data-op": op }, o.card ? CARD_OPS[op] || op : o.label);
+      if (o.card) byCard.set(op, [o]);
       b.onclick = () => {
         pressed(opts, b);
-        if (o.to) pickCard(o, cur); else propose(o.resolution, cur);
+        $("card-pick").hidden = true;
+        $("to-cards").hidden = true;
+        if (o.card) pickFrom(byCard.get(op), cur); else propose(o.resolution, cur);
       };
       opts.appendChild(b);
     }
   } catch (e) { $("error").textContent = e.message; }
+}
+const CARD_OPS = { void: "Void a card…", correct: "Correct a card…" };
+// Which card: the round's cards that this resolution replays with, where each went.
+function pickFrom(list, cur) {
+  const box = $("card-pick");
+  box.hidden = false;
+  box.replaceChildren();
+  for (const o of list) {
+    const b = el("button", { type: "button", "data-card": o.card }, card(o.card), o.place || "held");
+    b.onclick = () => {
+      pressed(box, b);
+      $("to-cards").hidden = true;
+      if (o.to) pickCard(o, cur); else propose(o.resolution, cur);
+    };
+    box.appendChild(b);
+  }
 }
 // A correction: the card it really is, from the cards that replay.
 function pickCard(o, cur) {

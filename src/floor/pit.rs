@@ -700,7 +700,7 @@ async fn open_disputes(
         if replays(&void) {
             options.push(json!({
                 "label": format!("Void {card} ({})", place.place.as_deref().unwrap_or("held")),
-                "resolution": void, "card": card.to_string(),
+                "resolution": void, "card": card.to_string(), "place": place.place,
             }));
         }
         let to: Vec<String> = every
@@ -719,7 +719,7 @@ async fn open_disputes(
             options.push(json!({
                 "label": format!("Correct {card} ({})", place.place.as_deref().unwrap_or("held")),
                 "resolution": {"op": "correct", "index": index, "card": card.to_string()},
-                "card": card.to_string(), "to": to,
+                "card": card.to_string(), "place": place.place, "to": to,
             }));
         }
     }
