@@ -185,11 +185,14 @@ function cardList(d, rerender, interactive) {
   const opName = T("op-short-" + form.op);
   return el("div", { class: "dispute-cards", id: "dispute-cards" }, d.cards.map((c) => {
     const allowed = cardAllowed(d, c.index);
+    // The code alone for a card on the picture (where it went shows there, and in the
+    // button's name); held and burned cards, which the picture lacks, say so.
     return el("button", { class: "btn small" + (form.index === c.index && needsCard ? " picked" : ""), "data-card-index": c.index,
       disabled: !needsCard || c.card === null || !allowed,
       title: needsCard && !allowed ? T("offer-card-off", { op: opName }) : null,
+      "aria-label": (c.card || "??") + " \u2192 " + (c.held ? T("card-held") : c.place || "?"),
       onclick: () => { form.index = c.index; if (form.op === "move") form.pickTarget = true; rerender(); } },
-      (c.card || "??") + " \u2192 " + (c.held ? T("card-held") : c.place || "?"));
+      (c.card || "??") + (c.held ? " " + T("card-held") : /burn/.test(c.place || "") ? " " + T("card-burned") : ""));
   }));
 }
 
@@ -204,7 +207,7 @@ function moveTarget(rerender) {
   const to = form.seat === "dealer" ? T("went-to-dealer") : form.seat ? T("place-seat-hand", { seat: form.seat, hand: form.hand }) : "?";
   return el("div", { class: "row", id: "move-to" },
     el("button", { class: "btn small" + (form.pickTarget ? "" : " picked"), id: "pick-card", "aria-pressed": form.pickTarget ? "false" : "true",
-      onclick: () => { form.pickTarget = false; rerender(); } }, T("picked-card-none").split(":")[0]),
+      onclick: () => { form.pickTarget = false; rerender(); } }, T("pick-the-card")),
     el("button", { class: "btn small" + (form.pickTarget ? " picked" : ""), id: "pick-to", "aria-pressed": form.pickTarget ? "true" : "false",
       onclick: () => { form.pickTarget = true; rerender(); } }, T("went-to", { to })));
 }
@@ -279,14 +282,13 @@ function overlay(v, post, rerender, me, logout) {
   // An operation the server no longer offers (the round moved on) is not kept chosen.
   if (!offer(d, form.op).possible) form.op = (d.offers || []).some((o) => o.op === "reject" && o.possible) ? "reject" : form.op;
   const card = CARD_OPS.includes(form.op);
-  const main = [];
-  if (form.op === "move") main.push(moveTarget(rerender));
-  main.push(picture(d, rerender, true));
+  const main = [picture(d, rerender, true)];
   // Once a misread card is picked, what it really is takes the list's place (the picture
   // still picks another card; the list comes back with any other operation).
   if (form.op === "correct" && form.index !== null) main.push(cardPicker(rerender));
   else main.push(cardList(d, rerender, true));
-  const side = [reasonField("reason", "resolution-reason", T("reason-placeholder")), presets("reason", rerender)];
+  const side = [form.op === "move" ? moveTarget(rerender) : null,
+    reasonField("reason", "resolution-reason", T("reason-placeholder")), presets("reason", rerender)];
   const foot = [
     card ? pickedLine(d) : null,
     el("button", { class: "btn", id: "propose-resolution", disabled: !complete(d),

@@ -333,6 +333,37 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         panel
             .wait_for("document.querySelector('#resolution-op') !== null", STEP)
             .await;
+        // A move by taps: the card on the picture, then (the toggle has moved on by
+        // itself) the hand it really went to; previewed, then withdrawn.
+        panel.tap("[data-op=\"move\"]").await;
+        // (its index: the next card covers the rest of it)
+        panel.tap("#card-picture [data-seat=\"2\"] [data-card=\"5S\"] .index").await;
+        assert_eq!(
+            panel.eval("document.querySelector('#pick-to').getAttribute('aria-pressed')").await,
+            json!("true")
+        );
+        panel.tap("#card-picture [data-seat=\"1\"] [data-hand=\"0\"]").await;
+        assert!(panel.text("#move-to").await.contains("It went to: seat 1, hand 1"));
+        let picked = panel.text("#picked-card").await;
+        assert!(picked.contains("5S (seat 2, hand 1)"), "{picked}");
+        panel.tap("[data-preset=\"dealt out of order\"]").await;
+        problems.extend(fit::panel_at_both_sizes(&panel, "dispute-move").await);
+        panel.tap_in_view("#propose-resolution").await;
+        panel
+            .wait_for("document.querySelector('#dispute-preview') !== null", STEP)
+            .await;
+        assert!(panel.text("#dispute-preview h2").await.contains("move a card"));
+        assert_eq!(
+            panel
+                .eval("!!document.querySelector('#dispute-preview [data-seat=\"1\"] [data-card=\"5S\"]')")
+                .await,
+            json!(true),
+            "seat 1 previewed with the moved card"
+        );
+        panel.tap_in_view("#withdraw-resolution").await;
+        panel
+            .wait_for("document.querySelector('#resolution-op') !== null", STEP)
+            .await;
         panel
             .tap("[data-op=\"cancel\"]")
             .await;
