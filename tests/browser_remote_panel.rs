@@ -13,6 +13,8 @@
 #[path = "support/cdp.rs"]
 mod cdp;
 mod common;
+#[path = "support/fit.rs"]
+mod fit;
 #[path = "common/proc.rs"]
 mod proc;
 
@@ -171,6 +173,9 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
         }
         // No card goes to seat 4 until its player asks for one.
         assert_eq!(panel.text("#next").await, "Wait: seat 4 (remote player) decides");
+        // The remote decision's screen fits both sizes (the timer strip above the seats).
+        let problems = fit::panel_at_both_sizes(&panel, "remote-panel-decides").await;
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
         assert!(panel.eval("document.querySelector('#remote-hit') === null").await == json!(true));
 
         // The player asks for a card: only the dealer can deal it, and the panel says so.
