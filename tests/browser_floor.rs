@@ -31,18 +31,12 @@ use std::time::{Duration, Instant};
 use tokio::time::sleep;
 
 const STEP: Duration = Duration::from_secs(20);
-const LAYOUT_JS: &str = include_str!("support/layout.js");
-const AXE_JS: &str = include_str!("support/axe/axe.min.js");
 const NAME: &str = "Salon Privé 2";
 
 /// Every control of the pit page on screen, unclipped and apart, at three sizes (the
 /// charts drawn again at each width), and no axe-core violation of impact moderate or
 /// higher; a screenshot of the whole page at each size named `name-WxH.png`.
 async fn check_layout(page: &cdp::Page, name: &str) {
-    if page.eval("typeof window.controlProblems").await != "function" {
-        page.eval(LAYOUT_JS).await;
-        page.eval(AXE_JS).await;
-    }
     for (w, h) in [(390, 844), (768, 1024), (1280, 800)] {
         page.resize(w, h).await;
         // The charts are drawn again 100 ms after a resize: wait for their new width.
@@ -52,21 +46,12 @@ async fn check_layout(page: &cdp::Page, name: &str) {
             STEP,
         )
         .await;
-        let problems = page
-            .eval("new Promise(r => requestAnimationFrame(() => r(controlProblems('body'))))")
-            .await;
+        let problems = page.control_problems("body").await;
         assert_eq!(problems, serde_json::json!([]), "{name} at {w}x{h}");
         page.screenshot_full(&artifacts().join(format!("{name}-{w}x{h}.png")))
             .await;
     }
-    let violations = page
-        .eval(
-            "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations \
-             .filter(v => ['moderate', 'serious', 'critical'].includes(v.impact)) \
-             .map(v => v.id + ' (' + v.impact + '): ' + v.help + ' at ' + \
-               v.nodes.map(n => n.target.join(' ')).join(', ')))",
-        )
-        .await;
+    let violations = page.axe_violations().await;
     assert_eq!(violations, serde_json::json!([]), "axe-core on {name}");
 }
 

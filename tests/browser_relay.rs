@@ -28,8 +28,6 @@ use std::time::{Duration, Instant};
 use studio_table::Table;
 
 const STEP: Duration = Duration::from_secs(30);
-const LAYOUT_JS: &str = include_str!("support/layout.js");
-const AXE_JS: &str = include_str!("support/axe/axe.min.js");
 /// id, the configured name, the game.
 const TABLES: [(&str, &str, &str); 3] = [
     ("alpha", "Salon Rouge", "deluxe"),
@@ -111,21 +109,11 @@ async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
         "three games"
     );
 
-    page.eval(LAYOUT_JS).await;
-    page.eval(AXE_JS).await;
     for (w, h) in [(390, 844), (844, 390), (768, 1024), (1280, 800)] {
         page.resize(w, h).await;
-        let problems = page
-            .eval("new Promise(r => requestAnimationFrame(() => r(controlProblems('body'))))")
-            .await;
+        let problems = page.control_problems("body").await;
         assert_eq!(problems, serde_json::json!([]), "the lobby at {w}x{h}");
-        let violations = page
-            .eval(
-                "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations \
-                 .filter(v => ['moderate', 'serious', 'critical'].includes(v.impact)) \
-                 .map(v => v.id + ' (' + v.impact + '): ' + v.help))",
-            )
-            .await;
+        let violations = page.axe_violations().await;
         assert_eq!(violations, serde_json::json!([]), "axe-core at {w}x{h}");
     }
 
@@ -145,7 +133,7 @@ async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
     }
     let beta = page.text("tr[data-table=\"beta\"]").await;
     assert!(beta.contains("s ago"), "how long it has been quiet: {beta}");
-    let problems = page.eval("controlProblems('body')").await;
+    let problems = page.control_problems("body").await;
     assert_eq!(problems, serde_json::json!([]), "with a quiet table");
     for (w, h) in [(1280, 800), (390, 844)] {
         page.resize(w, h).await;

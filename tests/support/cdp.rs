@@ -309,6 +309,38 @@ impl Page {
         self.tap(selector).await;
     }
 
+    /// axe-core's violations of impact moderate or higher on the page as it stands, each
+    /// as `id (impact): help at targets`; axe-core (vendored, `support/axe/`) is injected
+    /// first when the page lacks it.
+    #[allow(dead_code)]
+    pub async fn axe_violations(&self) -> Value {
+        if self.eval("typeof window.axe").await != "object" {
+            self.eval(include_str!("axe/axe.min.js")).await;
+        }
+        self.eval(
+            "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations \
+             .filter(v => ['moderate', 'serious', 'critical'].includes(v.impact)) \
+             .map(v => v.id + ' (' + v.impact + '): ' + v.help + ' at ' + \
+               v.nodes.map(n => n.target.join(' ')).join(', ')))",
+        )
+        .await
+    }
+
+    /// `support/layout.js` `controlProblems(root)` after the next frame: controls inside
+    /// `root` off-screen, clipped or overlapping, boxes overflowing (empty when right);
+    /// the script is injected first when the page lacks it.
+    #[allow(dead_code)]
+    pub async fn control_problems(&self, root: &str) -> Value {
+        if self.eval("typeof window.controlProblems").await != "function" {
+            self.eval(include_str!("layout.js")).await;
+        }
+        let root = serde_json::to_string(root).expect("json");
+        self.eval(&format!(
+            "new Promise(r => requestAnimationFrame(() => r(controlProblems({root}))))"
+        ))
+        .await
+    }
+
     /// Saves a PNG of the whole page to `path`, beyond the viewport (a page that scrolls:
     /// the pit page, for the README).
     #[allow(dead_code)]
