@@ -93,7 +93,7 @@ function alarm(a) {
     [/^the shoe is disconnected/, "shoe_disconnected"],
     [/^the shoe sent an invalid frame/, "shoe_fault"],
     [/^the button on GPIO/, "button_stuck"],
-    [/recorded|recovered|spill/, "recovered"],
+    [/^the store could not be written/, "recovered"],
   ];
   for (const [re, kind] of simple) {
     if (re.test(r)) return { kind, title: t("alarm-" + kind), todo: t("alarm-" + kind + "-todo") };
