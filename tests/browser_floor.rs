@@ -226,7 +226,8 @@ async fn a_supervisor_uses_the_pit_page() {
         STEP,
     )
     .await;
-    assert_eq!(page.text("#who").await, "301");
+    // Greeted by the name the account was given, not only its badge number.
+    assert_eq!(page.text("#who").await, "Pit boss (301)");
     let colour = page
         .eval(&format!(
             "getComputedStyle(document.querySelector('{tile}')).borderLeftColor"

@@ -93,6 +93,15 @@ pub async fn add(
     Ok(())
 }
 
+/// The name `badge` was given (`croupier floor user add --name`), if the account exists:
+/// the pit page greets people by name, not by badge number.
+pub async fn name(pool: &PgPool, badge: &str) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar("SELECT name FROM floor_accounts WHERE badge = $1")
+        .bind(badge)
+        .fetch_optional(pool)
+        .await
+}
+
 fn token_hash(token: &str) -> Vec<u8> {
     Sha256::digest(token.as_bytes()).to_vec()
 }

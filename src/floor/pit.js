@@ -367,7 +367,7 @@ $("login").onsubmit = async (ev) => {
       body: JSON.stringify({ badge: $("badge").value, secret: $("secret").value }),
     });
     $("secret").value = "";
-    $("who").textContent = r.badge;
+    $("who").textContent = r.name ? r.name + " (" + r.badge + ")" : r.badge;
     show(true);
     await refresh();
     trends();

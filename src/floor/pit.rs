@@ -201,11 +201,19 @@ async fn login(
     )
     .await
     {
-        Ok(token) => (
-            [(header::SET_COOKIE, session_cookie(&pit, &token, None))],
-            Json(json!({"badge": b.badge})),
-        )
-            .into_response(),
+        Ok(token) => {
+            // The name is a greeting: a failed read of it does not undo the login.
+            let name = accounts::name(pit.db.pool(), &b.badge)
+                .await
+                .ok()
+                .flatten()
+                .filter(|n| !n.trim().is_empty());
+            (
+                [(header::SET_COOKIE, session_cookie(&pit, &token, None))],
+                Json(json!({"badge": b.badge, "name": name})),
+            )
+                .into_response()
+        }
         Err(AccountError::BadCredentials) => error(
             StatusCode::UNAUTHORIZED,
             "bad_credentials",
