@@ -8,19 +8,18 @@ use super::cdp::{artifacts, Page};
 use serde_json::json;
 
 const LAYOUT_JS: &str = include_str!("layout.js");
-const AXE_JS: &str = include_str!("axe/axe.min.js");
 
 /// The dealer panel's sizes: the 7" kiosk and a larger touch screen.
 pub const PANEL: [(u32, u32); 2] = [(800, 480), (1280, 800)];
 
-/// Injects the checkers once per page load.
+/// Injects the layout checks once per page load (axe-core comes with
+/// `Page::axe_violations`).
 pub async fn inject(page: &Page) {
     let have = page
-        .eval("typeof window.panelControls === 'function' && typeof window.axe === 'object'")
+        .eval("typeof window.panelControls === 'function'")
         .await;
     if have != json!(true) {
         page.eval(LAYOUT_JS).await;
-        page.eval(AXE_JS).await;
     }
 }
 
@@ -55,17 +54,13 @@ pub async fn check(
         problems
             .extend(serde_json::from_value::<Vec<String>>(c["problems"].clone()).expect("a list"));
     }
-    let impacts = serde_json::to_string(impacts).expect("json");
-    let axe = page
-        .eval(&format!(
-            "axe.run(document, {{resultTypes: ['violations']}}).then(r => r.violations \
-             .filter(v => {impacts}.includes(v.impact)) \
-             .map(v => v.id + ' (' + v.impact + '): ' + v.help + ' — ' + \
-               v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')))"
-        ))
-        .await;
-    let axe: Vec<String> = serde_json::from_value(axe).expect("a list");
-    problems.extend(axe.into_iter().map(|v| format!("axe: {v}")));
+    // Moderate and worse from axe-core, narrowed to `impacts` (each reads `id (impact): …`).
+    let axe: Vec<String> = serde_json::from_value(page.axe_violations().await).expect("a list");
+    problems.extend(
+        axe.into_iter()
+            .filter(|v| impacts.iter().any(|i| v.contains(&format!(" ({i}): "))))
+            .map(|v| format!("axe: {v}")),
+    );
     problems
         .into_iter()
         .map(|p| format!("{shot}: {p}"))
