@@ -296,6 +296,7 @@ error-card_not_expected = No card is due now: take the card out of play.
 error-impossible_card = The shoe cannot hold another copy of that card.
 error-action_not_allowed = That decision is not allowed for this hand now.
 error-not_your_turn = Another seat is to act.
+error-seat_is_remote = That seat is a remote player's: they decide on their own screen.
 error-burn_incomplete = Burn the remaining cards first.
 error-shoe_finished = The shoe is finished: shuffle first.
 error-no_round = There is no round to dispute.

@@ -189,11 +189,38 @@ async fn a_player_joins_bets_decides_and_is_paid_once() {
             "a refused bet takes nothing"
         );
 
-        // Answer what the table asks of seat 4 until the round is settled.
+        // Answer what the table asks of seat 4 until the round is settled. The first time
+        // it is seat 4's turn, the dealer's API tries to decide for it: refused, because
+        // the seat is the remote player's, and the turn is still theirs.
+        let mut staff = proc::Proc {
+            child: std::process::Command::new("true")
+                .spawn()
+                .expect("a placeholder"),
+            announce: String::new(),
+            addr: p.addr.clone(),
+            headers: Vec::new(),
+        };
+        staff.use_local_token(&db);
+        let mut dealer_refused = false;
         for _ in 0..600 {
             let s = state(&p).await;
             if s["view"]["last_result"]["round"] == round {
                 break;
+            }
+            if let (Some("decision"), false) = (s["turn"]["kind"].as_str(), dealer_refused) {
+                let seq = s["view"]["seq"].clone();
+                let (status, body) = staff
+                    .post("/api/decision", r#"{"seat": 4, "action": "stand"}"#)
+                    .await;
+                assert_eq!(status, 409, "{body}");
+                assert_eq!(code_of(&body), "seat_is_remote", "{body}");
+                // Nothing changed: unless the player's timer ran out meanwhile (3 s here),
+                // the log has not moved and the turn is still theirs.
+                let after = state(&p).await;
+                if after["turn"]["kind"] == "decision" {
+                    assert_eq!(after["view"]["seq"], seq, "the refusal changed nothing");
+                }
+                dealer_refused = true;
             }
             if let Some(kind) = s["turn"]["kind"].as_str() {
                 let action = if kind == "insurance" {
@@ -214,6 +241,7 @@ async fn a_player_joins_bets_decides_and_is_paid_once() {
         let s = state(&p).await;
         let result = &s["view"]["last_result"];
         assert_eq!(result["round"], round, "{s}");
+        assert!(dealer_refused, "seat 4 had a decision to make in the round");
         // Anonymous viewers never see the platform's player id: the public view, the
         // results and their signed statements name the player by the table's pseudonym.
         let public_name = s["public_name"].as_str().expect("public name").to_string();

@@ -55,6 +55,11 @@ pub enum ApiError {
     /// An input refusal.
     #[error(transparent)]
     Submit(#[from] SubmitError),
+    /// A decision sent through the dealer's API for a seat a remote player holds (409):
+    /// that seat's choices are its player's, made on their own screen (or by the table's
+    /// timer when they run out of time).
+    #[error("seat {0} is a remote player's: they decide on their own screen, not the panel")]
+    RemoteSeat(crate::engine::SeatId),
     /// A player's dispute token that does not match the table, round and seat.
     #[error("the dispute token does not match this table, round and seat")]
     InvalidToken,
@@ -122,6 +127,7 @@ impl ApiError {
             ApiError::TooManyLogins => "too_many_logins",
             ApiError::TooManyAttempts(_) => "too_many_attempts",
             ApiError::InvalidToken => "invalid_token",
+            ApiError::RemoteSeat(_) => "seat_is_remote",
             ApiError::Http { status, .. } => match status.as_u16() {
                 400 | 422 => "malformed",
                 404 => "not_found",
@@ -397,11 +403,18 @@ pub(super) struct DecisionBody {
     responses(
         (status = 200, description = "Applied and durable", body = Seq),
         (status = 400, description = "Not a decision", body = ErrorBody),
-        (status = 409, description = "Refused by the round (`not_your_turn`, `action_not_allowed`, ...)", body = ErrorBody),
+        (status = 409, description = "Refused by the round (`not_your_turn`, `action_not_allowed`, ...), or the seat is a remote player's (`seat_is_remote`)", body = ErrorBody),
         (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
         (status = 503, description = "Out of service", body = ErrorBody)))]
 pub async fn decision(State(app): State<AppState>, body: String) -> Result<Response, ApiError> {
     let d: DecisionBody = parse(&body, r#"{"seat": N, "action": "hit|stand|double|..."}"#)?;
+    if app
+        .play
+        .as_ref()
+        .is_some_and(|p| p.remote.is_remote(d.seat))
+    {
+        return Err(ApiError::RemoteSeat(d.seat));
+    }
     let seq = app
         .table
         .submit(

@@ -196,6 +196,14 @@ impl Table {
                     warn!(table = %self.id, pin, ?action, expecting = %expectation, "button press does not fit what the table expects; ignored");
                     return;
                 };
+                // A remote player's seat is decided on their own screen (or by the table's
+                // timer): the dealer's box must not take the choice from them.
+                if let Input::Decision { seat, .. } = &input {
+                    if self.remote.as_ref().is_some_and(|r| r.is_remote(*seat)) {
+                        warn!(table = %self.id, pin, ?action, seat, "button press for a remote player's seat; ignored: they decide on their own screen");
+                        return;
+                    }
+                }
                 if let Err(e) = self.on_input(input, Source::Buttons).await {
                     warn!(table = %self.id, pin, ?action, error = %e, "button press refused");
                 }

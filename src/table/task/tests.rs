@@ -95,6 +95,65 @@ async fn buttons_decide_for_the_seat_the_table_expects_and_a_stuck_one_locks() {
     assert_eq!(log.len(), 8);
 }
 
+#[tokio::test]
+async fn the_button_box_does_not_decide_for_a_remote_players_seat() {
+    use crate::table::remote::{RemoteSeats, Timing};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut t, handle) = table(dir.path()).await;
+    let timing = Timing {
+        betting: std::time::Duration::from_secs(15),
+        decision: std::time::Duration::from_secs(20),
+    };
+    let remote = Arc::new(RemoteSeats::new(
+        timing,
+        Arc::new(crate::table::clock::TableClock::new()),
+    ));
+    remote.join(1, "alice").await.expect("seat 1 is free");
+    t.set_play(Arc::clone(&remote), timing.betting);
+    let bets = Input::Bets(vec![
+        crate::table::demo::main_bet(1, 100).expect("bet"),
+        crate::table::demo::main_bet(2, 100).expect("bet"),
+    ]);
+    t.handle(Command::Input {
+        input: bets,
+        source: Source::Api,
+        reply: None,
+    })
+    .await;
+    for c in ["9H", "5S", "7C", "8D", "6D", "4C"] {
+        t.handle(card(c)).await;
+    }
+    assert!(matches!(
+        handle.snapshot().expectation,
+        Expectation::Decision { seat: 1, .. }
+    ));
+    // Seat 1 is Alice's: the dealer's Stand is not hers to give.
+    let before = handle.snapshot().seq;
+    t.handle(press(ButtonAction::Stand)).await;
+    let snap = handle.snapshot();
+    assert_eq!(snap.seq, before, "nothing recorded");
+    assert!(matches!(
+        snap.expectation,
+        Expectation::Decision { seat: 1, .. }
+    ));
+    // Once she has decided, seat 2 (at the table) is the dealer's to press for.
+    t.handle(Command::Input {
+        input: Input::Decision {
+            seat: 1,
+            action: Action::Stand,
+        },
+        source: Source::Api,
+        reply: None,
+    })
+    .await;
+    assert!(matches!(
+        handle.snapshot().expectation,
+        Expectation::Decision { seat: 2, .. }
+    ));
+    t.handle(press(ButtonAction::Stand)).await;
+    assert_eq!(handle.snapshot().seq, before + 2);
+}
+
 #[test]
 fn the_round_view_follows_a_split() {
     let mut view = RoundView::default();
