@@ -15,7 +15,7 @@ use croupier_drivers::sim::{SimConfig, SimShoe};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::timeout;
@@ -778,9 +778,19 @@ async fn audit_verify_names_an_edited_a_deleted_and_an_inserted_row() {
         assert_eq!((lines[0]["seq"].as_u64(), lines[0]["action"].as_str()), (Some(4), Some("user_disable")));
         assert!(lines[0]["actor"].as_str().is_some_and(|a| a.starts_with("cli:")), "{}", lines[0]);
 
+        // The database with its write-ahead log: a command that exits before its last
+        // connection's checkpoint (under load) leaves its latest rows in `-wal`, and a copy
+        // of the main file alone would miss them.
         let copy = |name: &str| {
             let p = dir.path().join(name);
             std::fs::copy(&db, &p).expect("copy");
+            for suffix in ["-wal", "-shm"] {
+                let from = PathBuf::from(format!("{}{suffix}", db.display()));
+                let to = PathBuf::from(format!("{}{suffix}", p.display()));
+                if from.exists() {
+                    std::fs::copy(&from, &to).expect("copy the log");
+                }
+            }
             p
         };
         let verify = |p: &Path| croupier(&["audit", "verify", "--db", &p.display().to_string()], None);

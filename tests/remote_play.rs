@@ -189,38 +189,11 @@ async fn a_player_joins_bets_decides_and_is_paid_once() {
             "a refused bet takes nothing"
         );
 
-        // Answer what the table asks of seat 4 until the round is settled. The first time
-        // it is seat 4's turn, the dealer's API tries to decide for it: refused, because
-        // the seat is the remote player's, and the turn is still theirs.
-        let mut staff = proc::Proc {
-            child: std::process::Command::new("true")
-                .spawn()
-                .expect("a placeholder"),
-            announce: String::new(),
-            addr: p.addr.clone(),
-            headers: Vec::new(),
-        };
-        staff.use_local_token(&db);
-        let mut dealer_refused = false;
+        // Answer what the table asks of seat 4 until the round is settled.
         for _ in 0..600 {
             let s = state(&p).await;
             if s["view"]["last_result"]["round"] == round {
                 break;
-            }
-            if let (Some("decision"), false) = (s["turn"]["kind"].as_str(), dealer_refused) {
-                let seq = s["view"]["seq"].clone();
-                let (status, body) = staff
-                    .post("/api/decision", r#"{"seat": 4, "action": "stand"}"#)
-                    .await;
-                assert_eq!(status, 409, "{body}");
-                assert_eq!(code_of(&body), "seat_is_remote", "{body}");
-                // Nothing changed: unless the player's timer ran out meanwhile (3 s here),
-                // the log has not moved and the turn is still theirs.
-                let after = state(&p).await;
-                if after["turn"]["kind"] == "decision" {
-                    assert_eq!(after["view"]["seq"], seq, "the refusal changed nothing");
-                }
-                dealer_refused = true;
             }
             if let Some(kind) = s["turn"]["kind"].as_str() {
                 let action = if kind == "insurance" {
@@ -241,7 +214,6 @@ async fn a_player_joins_bets_decides_and_is_paid_once() {
         let s = state(&p).await;
         let result = &s["view"]["last_result"];
         assert_eq!(result["round"], round, "{s}");
-        assert!(dealer_refused, "seat 4 had a decision to make in the round");
         // Anonymous viewers never see the platform's player id: the public view, the
         // results and their signed statements name the player by the table's pseudonym.
         let public_name = s["public_name"].as_str().expect("public name").to_string();
@@ -734,12 +706,22 @@ async fn without_the_demo_dealer_the_table_runs_the_countdown_and_the_decision_t
         // was down does not count), then the table's tick plays the sheet's timeout rule.
         p.kill();
         let mut p = proc::spawn(&cfg, &log).await;
+        let staff = p.headers.clone();
         as_player(&mut p, &token);
         let s = until(&p, 15, "the decision again", |s| {
             s["turn"]["kind"] == "decision"
         })
         .await;
         assert!(s["turn"]["remaining_ms"].as_u64() <= Some(4_000), "{s}");
+        // The dealer's API may not decide for Gus: refused, and nothing changes (the
+        // auto-play below is what the timeout rule gives, not a stand).
+        p.headers = staff;
+        let (status, body) = p
+            .post("/api/decision", r#"{"seat": 4, "action": "stand"}"#)
+            .await;
+        assert_eq!(status, 409, "{body}");
+        assert_eq!(code_of(&body), "seat_is_remote", "{body}");
+        as_player(&mut p, &token);
         until(&p, 15, "the timeout", |s| s["turn"].is_null()).await;
         let (status, body) = p.post("/api/play/decision", r#"{"action": "stand"}"#).await;
         assert_eq!(status, 409, "{body}");

@@ -131,6 +131,19 @@ impl Cluster {
                 if matches!(&answer, Ok(r) if r.status == 200) {
                     break;
                 }
+                // Streams current, but a consumer not: the relay's own ephemeral consumers
+                // (R1, in memory) that lived on a node the test killed, or were made while
+                // the cluster had no quorum, stay "not current" on a node until the broker
+                // expires them (the relay's CONSUMER_INACTIVE), which a loaded machine can
+                // stretch past this wait. The relay has long moved to a new one by then
+                // (it resumed before this is asked), and what the test checks next is the
+                // streams; a stream that is not current still fails here.
+                if matches!(&answer, Ok(r) if r.status == 503
+                    && r.body.contains("JetStream consumer")
+                    && r.body.contains("is not current"))
+                {
+                    break;
+                }
                 assert!(
                     started.elapsed() < within,
                     "{} healthy within {within:?}: {answer:?}",
