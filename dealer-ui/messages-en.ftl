@@ -224,6 +224,7 @@ op-short-undo_decision = undo the last decision
 op-short-cancel = cancel the round
 offer-no_decision = no decision was taken this round
 offer-no_card = no card can change and the round still play
+offer-not_cancellable = only the round in play or one still open to disputes can be cancelled
 offer-correction_does_not_replay = the round would no longer play by the rules
 offer-cannot_move = no order of the cards sends it there
 offer-wrong_card = the screen is out of date

@@ -490,21 +490,26 @@ pub struct Offer {
     pub cards: Option<Vec<usize>>,
 }
 
-/// What a supervisor may choose for the round (`round` on `base`, `held` as [`correct`]
-/// takes them), in the screen's order: `reject`, `void`, `correct`, `move`,
-/// `undo_decision`, `cancel`. A card may be voided when its void replays; corrected when
-/// some other card in its place replays.
-pub fn offers(base: &Engine, round: &[Input], held: &[String]) -> Vec<Offer> {
+/// What a supervisor may choose for the round whose cards are `places`
+/// ([`card_places`]), in the screen's order: `reject`, `void`, `correct`, `move`,
+/// `undo_decision`, `cancel`. `tried` is the check a proposal's preview makes (the table's
+/// `Table::correction`: [`correct`] and the table's own rules, such as which rounds may be
+/// cancelled), answering a refusal's code, so nothing is offered that Preview would refuse.
+/// A card may be voided when its void passes; corrected when some other card in its place
+/// does.
+pub fn offers(
+    places: &[CardPlace],
+    tried: &dyn Fn(&Resolution) -> Result<(), &'static str>,
+) -> Vec<Offer> {
     let whole = |resolution: Resolution| {
-        let tried = correct(base, round, held, &resolution);
+        let tried = tried(&resolution);
         Offer {
             op: resolution.name().to_string(),
             possible: tried.is_ok(),
-            why: tried.err().map(|e| e.code().to_string()),
+            why: tried.err().map(str::to_string),
             cards: None,
         }
     };
-    let places = card_places(base, round, held);
     let by_card = |op: &str, fits: &dyn Fn(&CardPlace) -> bool| {
         let cards: Vec<usize> = places.iter().filter(|p| fits(p)).map(|p| p.index).collect();
         Offer {
@@ -519,7 +524,7 @@ pub fn offers(base: &Engine, round: &[Input], held: &[String]) -> Vec<Offer> {
             index: p.index,
             card: p.card,
         };
-        correct(base, round, held, &r).is_ok()
+        tried(&r).is_ok()
     });
     let fix = by_card("correct", &|p| {
         Rank::ALL.iter().any(|&rank| {
@@ -530,7 +535,7 @@ pub fn offers(base: &Engine, round: &[Input], held: &[String]) -> Vec<Offer> {
                     card: p.card,
                     to,
                 };
-                to != p.card && correct(base, round, held, &r).is_ok()
+                to != p.card && tried(&r).is_ok()
             })
         })
     });
@@ -631,7 +636,12 @@ mod tests {
         let base = engine();
         // Mid-deal: no decision yet; every card can be voided or corrected.
         let r = round(&["9H", "5S", "2D"]);
-        let o = offers(&base, &r, &["7C".into()]);
+        let held: [String; 1] = ["7C".into()];
+        let o = offers(&card_places(&base, &r, &held), &|res| {
+            correct(&base, &r, &held, res)
+                .map(|_| ())
+                .map_err(|e| e.code())
+        });
         let ops: Vec<&str> = o.iter().map(|x| x.op.as_str()).collect();
         assert_eq!(
             ops,
@@ -670,7 +680,11 @@ mod tests {
                 action: crate::engine::Action::Stand,
             });
         }
-        let o = offers(&base, &settled, &[]);
+        let o = offers(&card_places(&base, &settled, &[]), &|res| {
+            correct(&base, &settled, &[], res)
+                .map(|_| ())
+                .map_err(|e| e.code())
+        });
         let void = o.iter().find(|x| x.op == "void").expect("void");
         for p in card_places(&base, &settled, &[]) {
             let v = Resolution::Void {

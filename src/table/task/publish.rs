@@ -282,6 +282,11 @@ impl Table {
     pub(super) fn dispute_view(&self) -> Option<DisputeView> {
         let d = self.dispute.as_ref()?;
         let held = self.held();
+        let places = dispute::card_places(&self.base.engine, &self.round_inputs, &held);
+        // The same check a proposal's preview makes, so nothing is offered that it refuses.
+        let offers = dispute::offers(&places, &|r| {
+            self.correction(r).map(|_| ()).map_err(|e| e.code())
+        });
         Some(DisputeView {
             id: d.id,
             origin: d.origin,
@@ -290,8 +295,8 @@ impl Table {
             reason: d.reason.clone(),
             by: d.by.clone(),
             frozen: d.frozen.clone(),
-            cards: dispute::card_places(&self.base.engine, &self.round_inputs, &held),
-            offers: dispute::offers(&self.base.engine, &self.round_inputs, &held),
+            cards: places,
+            offers,
             held,
             proposal: self.proposal.as_ref().map(|p| p.view.clone()),
         })

@@ -32,10 +32,8 @@ fn press(action: ButtonAction) -> Command {
     })
 }
 
-#[tokio::test]
-async fn buttons_decide_for_the_seat_the_table_expects_and_a_stuck_one_locks() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (mut t, handle) = table(dir.path()).await;
+/// A main bet of 100 on seat 1, through the API's path.
+async fn bet_on_seat_1(t: &mut Table) {
     let bets = Input::Bets(vec![crate::table::demo::main_bet(1, 100).expect("bet")]);
     t.handle(Command::Input {
         input: bets,
@@ -43,6 +41,13 @@ async fn buttons_decide_for_the_seat_the_table_expects_and_a_stuck_one_locks() {
         reply: None,
     })
     .await;
+}
+
+#[tokio::test]
+async fn buttons_decide_for_the_seat_the_table_expects_and_a_stuck_one_locks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut t, handle) = table(dir.path()).await;
+    bet_on_seat_1(&mut t).await;
     // A press that fits nothing the table expects does nothing.
     t.handle(press(ButtonAction::Stand)).await;
     assert_eq!(handle.snapshot().seq, 1);
@@ -152,6 +157,43 @@ async fn the_button_box_does_not_decide_for_a_remote_players_seat() {
     ));
     t.handle(press(ButtonAction::Stand)).await;
     assert_eq!(handle.snapshot().seq, before + 2);
+}
+
+#[tokio::test]
+async fn a_final_round_is_not_offered_for_cancellation() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut t, handle) = table(dir.path()).await;
+    bet_on_seat_1(&mut t).await;
+    for c in ["9H", "5S", "7C", "6D"] {
+        t.handle(card(c)).await;
+    }
+    t.handle(press(ButtonAction::Stand)).await;
+    for _ in 0..10 {
+        if handle.snapshot().round.settled {
+            break;
+        }
+        t.handle(card("TC")).await;
+    }
+    assert!(handle.snapshot().round.settled, "the round settles");
+    // No dispute window here: the result is final at once. A call locks the table and
+    // opens the alarm's dispute on it; cancelling that round is what the table refuses
+    // (not_cancellable), so it is offered off, with that reason, before any Preview.
+    t.handle(press(ButtonAction::CallSupervisor)).await;
+    let snap = handle.snapshot();
+    let dispute = snap.dispute.as_ref().expect("the alarm's dispute");
+    let cancel = dispute
+        .offers
+        .iter()
+        .find(|o| o.op == "cancel")
+        .expect("cancel listed");
+    assert!(!cancel.possible, "{cancel:?}");
+    assert_eq!(cancel.why.as_deref(), Some("not_cancellable"));
+    let reject = dispute
+        .offers
+        .iter()
+        .find(|o| o.op == "reject")
+        .expect("reject");
+    assert!(reject.possible, "{reject:?}");
 }
 
 #[test]
