@@ -17,6 +17,7 @@ pub mod clock;
 pub mod currency;
 pub mod engine;
 pub mod floor;
+pub mod http_client;
 pub mod integrity;
 pub mod math;
 pub mod metrics;

@@ -15,6 +15,7 @@ pub mod anchor;
 pub mod audit;
 mod backup;
 mod checkpoint;
+pub mod dispute;
 mod integrity;
 pub mod outbox;
 mod projections;

@@ -2,7 +2,7 @@
 //! the `kind` column repeats its tag so SQL can filter without parsing.
 
 use crate::engine::{Input, SeatId};
-use crate::table::dispute::{Origin, Resolution};
+use crate::store::dispute::{Origin, Resolution};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -94,9 +94,10 @@ pub enum Record {
         reason: String,
         /// The account (or player token's seat) that raised it.
         by: String,
-        /// The round as it stood, frozen for the record.
+        /// The round as it stood, frozen for the record: the table's `RoundView`, kept as
+        /// the JSON it wrote (the log is evidence; the store has no need to read it).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        frozen: Option<Box<crate::table::RoundView>>,
+        frozen: Option<Box<serde_json::Value>>,
     },
     /// A supervisor resolved the open dispute. `inputs` is the round's corrected input list
     /// (from its bets), replayed on the engine as it was before the round opened: the

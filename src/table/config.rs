@@ -11,6 +11,10 @@ use std::path::{Path, PathBuf};
 /// The text of `config/table.toml`, used when `croupier run` gets no `--config`.
 pub const DEFAULT_TOML: &str = include_str!("../../config/table.toml");
 
+/// The longest a long poll (`GET /api/status?after=…&wait_ms=…`) may wait. The HTTP edge
+/// enforces it; it lives here because `[http] request_timeout_ms` must exceed it.
+pub const MAX_WAIT_MS: u64 = 30_000;
+
 /// The whole file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -250,7 +254,7 @@ pub struct HttpSection {
     pub header_timeout_ms: u64,
     /// A request must be answered (its body read included) within this long, or 408.
     /// A stream (`/ws/*`, SSE) is answered at once and then not cut. Above the long poll's
-    /// longest wait (`web::MAX_WAIT_MS`).
+    /// longest wait ([`MAX_WAIT_MS`]).
     pub request_timeout_ms: u64,
     /// The largest request body, in bytes; a larger one gets 413 and changes nothing.
     pub body_limit_bytes: usize,
@@ -318,7 +322,7 @@ impl HttpSection {
                 "http.header_timeout_ms: must be above 0".into(),
             ));
         }
-        let longest_poll = crate::web::MAX_WAIT_MS;
+        let longest_poll = MAX_WAIT_MS;
         if self.request_timeout_ms <= longest_poll {
             return Err((
                 "request_timeout_ms",

@@ -11,7 +11,7 @@
 //! journal rolls the debit back (again by id) so nothing stays half-applied.
 
 use super::{TxKind, Wallet, WalletError, WalletRequest};
-use crate::web::client::{ClientError, Endpoint};
+use crate::http_client::{ClientError, Endpoint};
 use futures::future::BoxFuture;
 use hmac::{Hmac, Mac};
 use serde_json::{json, Value};

@@ -27,7 +27,9 @@
 
 pub mod api;
 pub mod auth;
-pub mod client;
+/// The HTTP client the CLI and the tests use; it lives below the edge (`http_client`),
+/// where the HTTP wallet can use it too.
+pub use crate::http_client as client;
 pub mod disputes;
 pub mod edge;
 pub mod fanout;
@@ -525,8 +527,8 @@ struct StatusQuery {
     wait_ms: Option<u64>,
 }
 
-/// The longest a long poll (`GET /api/status?after=…&wait_ms=…`) may wait.
-pub const MAX_WAIT_MS: u64 = 30_000;
+/// The longest a long poll may wait (the table's config checks its timeouts against it).
+pub use crate::table::config::MAX_WAIT_MS;
 
 /// `GET /api/status`: the full snapshot (hole card included).
 #[utoipa::path(get, path = "/api/status", tag = "dealer", params(StatusQuery),

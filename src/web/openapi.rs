@@ -80,6 +80,8 @@ request changes nothing. Any other `/api/...` path answers 404 `not_found`.";
         super::disputes::withdraw_route,
         super::play::page,
         super::play::state,
+        super::play::info::history,
+        super::play::info::help,
         super::play::join,
         super::play::leave,
         super::play::bets::bet,
@@ -326,15 +328,5 @@ pub fn action_schema() -> utoipa::openapi::Object {
     ObjectBuilder::new()
         .schema_type(SchemaType::Type(Type::String))
         .enum_values(Some(names))
-        .build()
-}
-
-/// The schema of an `engine::Place`: `"dealer"`, `"burn"` or `{"hand": {"seat", "hand"}}`.
-pub fn place_schema() -> utoipa::openapi::Object {
-    ObjectBuilder::new()
-        .schema_type(SchemaType::AnyValue)
-        .description(Some(
-            r#""dealer", "burn", or {"hand": {"seat": N, "hand": N}} (hand 0 unless split)"#,
-        ))
         .build()
 }

@@ -48,7 +48,7 @@ impl Table {
             round: current,
             reason,
             by,
-            frozen: Some(Box::new(frozen)),
+            frozen: serde_json::to_value(&frozen).ok().map(Box::new),
         };
         self.record_audited(record, Some(&entry))
             .await

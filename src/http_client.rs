@@ -1,5 +1,5 @@
-//! The HTTP client of `croupier alarm clear` (and the tests): hyper's HTTP/1.1 client
-//! connection, one request per connection, over plain TCP or TLS.
+//! The HTTP client of `croupier alarm clear`, the HTTP wallet (and the tests): hyper's
+//! HTTP/1.1 client connection, one request per connection, over plain TCP or TLS.
 //!
 //! With `[http.tls]` the service has no plain listener, so the CLI speaks HTTPS and trusts
 //! exactly the configured certificate ([`Endpoint::pinned`]): the end-entity certificate
