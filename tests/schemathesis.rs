@@ -19,6 +19,7 @@
 //! Under CI (CI=true) a missing schemathesis fails the test; elsewhere it is skipped
 //! with a note.
 
+mod common;
 #[path = "common/proc.rs"]
 mod proc;
 use std::path::{Path, PathBuf};
@@ -47,17 +48,7 @@ fn schemathesis() -> Option<PathBuf> {
 /// (simulated shoe, demo players dealing rounds) on, so the fuzzer meets a table in play
 /// with results, rounds and audit rows to answer.
 fn config(dir: &Path) -> PathBuf {
-    let text = croupier::table::config::DEFAULT_TOML
-        .replace(
-            "path = \"data/croupier.db\"",
-            &format!("path = {:?}", dir.join("croupier.db").display().to_string()),
-        )
-        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
-        .replace("pace_ms = 400", "pace_ms = 50");
-    let path = dir.join("table.toml");
-    std::fs::write(&path, text).expect("write config");
-    croupier::table::TableConfig::load(&path).expect("test config is valid");
-    path
+    common::demo_config_file(dir, &[("pace_ms = 400", "pace_ms = 50")])
 }
 
 /// The two server-sent event streams, fuzzed in a run of their own.

@@ -135,6 +135,26 @@ pub fn config(dir: &Path, port: &Path, stem: &str) -> TableConfig {
     c
 }
 
+/// The built-in configuration as a file in `dir` for the real binary, the demo on
+/// (simulated shoe, demo players): its database in `dir`, any free port, and `edits` (text
+/// replacements, in order, each of which must find its text) on top.
+pub fn demo_config_file(dir: &Path, edits: &[(&str, &str)]) -> std::path::PathBuf {
+    let db = format!("path = {:?}", dir.join("croupier.db").display().to_string());
+    let mut text = croupier::table::config::DEFAULT_TOML.to_string();
+    let places = [
+        ("path = \"data/croupier.db\"", db.as_str()),
+        ("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\""),
+    ];
+    for (from, to) in places.iter().chain(edits) {
+        assert!(text.contains(from), "{from} is in the configuration");
+        text = text.replace(from, to);
+    }
+    let path = dir.join("table.toml");
+    std::fs::write(&path, text).expect("write config");
+    TableConfig::load(&path).expect("test config is valid");
+    path
+}
+
 /// The same as a file for the real binary.
 pub fn config_file(dir: &Path, port: &Path, stem: &str) -> std::path::PathBuf {
     // Sessions made by the engine's simulator bet any amount the game allows, so these

@@ -74,6 +74,48 @@ impl Running {
     }
 }
 
+/// What a test table keeps beside its service ([`served`]): its directory and its shoe
+/// (the service loses the shoe when this is dropped).
+#[allow(dead_code)] // the tests that start their own service
+pub struct Fixture {
+    /// The table's directory.
+    pub dir: tempfile::TempDir,
+    /// The simulated shoe on a PTY.
+    pub sim: croupier_drivers::sim::SimShoe,
+}
+
+#[allow(dead_code)]
+impl Fixture {
+    /// The table's database.
+    pub fn db(&self) -> std::path::PathBuf {
+        self.dir.path().join("croupier.db")
+    }
+}
+
+/// A service on `variant` with the test configuration (`common::config`) on a fresh
+/// directory, its cards from a simulated shoe, the test users ([`USERS`]) in its database:
+/// where a test of the HTTP edge starts.
+#[allow(dead_code)]
+pub async fn served(variant: &str) -> (Running, Fixture) {
+    served_with(variant, |_| {}).await
+}
+
+/// [`served`] with `edit` applied to the configuration first.
+#[allow(dead_code)]
+pub async fn served_with(
+    variant: &str,
+    edit: impl FnOnce(&mut TableConfig),
+) -> (Running, Fixture) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sim = croupier_drivers::sim::SimShoe::start(croupier_drivers::sim::SimConfig::default())
+        .expect("pty shoe");
+    let mut config = crate::common::config(dir.path(), &sim.path(), variant);
+    edit(&mut config);
+    add_users(&config.store.path).await;
+    let run = start(config).await;
+    (run, Fixture { dir, sim })
+}
+
 /// The test accounts [`add_users`] creates: (badge, role, secret).
 pub const USERS: [(&str, croupier::auth::Role, &str); 3] = [
     ("d1", croupier::auth::Role::Dealer, "1111"),
