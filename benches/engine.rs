@@ -1,5 +1,6 @@
 //! Rounds per second per variant, 1 seat and 7 seats (or the game's maximum), on
-//! pre-generated inputs: `cargo bench --bench engine`. The README records the figures.
+//! pre-generated inputs: `cargo bench --bench engine`. The guide records the figures
+//! (docs/src/benchmarks.md).
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use croupier::engine::{variant::BUILT_IN, Engine, Event, Input, Variant};

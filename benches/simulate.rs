@@ -2,7 +2,7 @@
 //! freebj's (crates.io, MIT; `cargo install freebj`) on the same rules — 8 decks, S17, DAS,
 //! peek, 3:2, one split, no surrender, cut card at 75 % — each on one thread, in the same
 //! run; then croupier on every core (scaling), and the allocations per round on its hot
-//! path (a counting global allocator). The README records the figures.
+//! path (a counting global allocator). docs/src/benchmarks.md records the figures.
 //!
 //! `SIM_ROUNDS` sets the rounds (default 2,000,000); `FREEBJ` the freebj binary (default
 //! `freebj` on the PATH, then `~/.cargo/bin/freebj`). Without freebj the comparison is

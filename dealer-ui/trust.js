@@ -1,5 +1,5 @@
-// What a remote player's browser checks itself (issue #21; the README's "What a player can
-// verify"): the sealed hole card (SHA-256) and the signed results (Ed25519), both with
+// What a remote player's browser checks itself (issue #21; the guide's "What a player can
+// verify", docs/src/verify.md): the sealed hole card (SHA-256) and the signed results (Ed25519), both with
 // SubtleCrypto. The encodings are the ones in src/trust/seal.rs and src/trust/attest.rs.
 "use strict";
 (function () {

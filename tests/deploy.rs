@@ -63,7 +63,10 @@ fn the_service_verifies_and_stays_hardened() {
     assert!(text.contains(" run --config /etc/croupier/table.toml"));
     verify(&unit);
     let exposure = exposure(&unit);
-    assert!(exposure <= 2.0, "exposure {exposure} (README records 1.9)");
+    assert!(
+        exposure <= 2.0,
+        "exposure {exposure} (docs/src/operations.md records 1.9)"
+    );
     for needed in [
         "Type=notify",
         "WatchdogSec=",

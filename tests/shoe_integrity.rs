@@ -1,6 +1,6 @@
 //! Detection and false-alarm rates of the shoe-integrity checks on simulated 6-deck shoes
 //! (75% penetration, compared with the last 5 shoes, default thresholds): the figures in
-//! the README's "Shoe integrity" section come from this test's output
+//! docs/src/shoe-integrity.md come from this test's output
 //! (`cargo test --test shoe_integrity -- --nocapture`).
 
 use croupier::integrity::riffle::{rate, Preparation, Simulation};

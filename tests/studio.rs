@@ -555,7 +555,7 @@ async fn viewers_of_a_relay_just_started_get_the_state_at_their_number_then_what
     .expect("bounded");
 }
 
-/// The README's repair for a damaged database — restore the backup and its `.anchor` —
+/// The guide's repair for a damaged database (docs/src/alarms.md) — restore the backup and its `.anchor` —
 /// with the broker, a relay and a viewer attached (issue #31). The restored table begins a
 /// new timeline, finds that the broker holds rows it lost, and publishes nothing; its
 /// readiness and panel say why. After the operator's `croupier timeline continue`, it
@@ -609,7 +609,7 @@ async fn a_restored_table_publishes_nothing_until_the_operator_continues_its_tim
         let broker_head = last_row(js.clone()).await;
         assert_eq!(broker_head["seq"], lost_head);
 
-        // The restore, as the README tells it: the backup and its anchor over the live ones.
+        // The restore, as the guide tells it: the backup and its anchor over the live ones.
         for ext in ["-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{ext}", table.db.display()));
         }

@@ -9,7 +9,7 @@
 //! table's log stream holds each row once, the floor holds every row once byte for byte,
 //! and every relay viewer's messages are the log's public stream in order (with only
 //! announced resyncs). The time from each node's death to delivery resuming, at the relay
-//! viewers and at the floor, is printed as p50/p99 (README "Studio on a cluster").
+//! viewers and at the floor, is printed as p50/p99 (docs/src/studio.md, "Studio on a cluster").
 
 mod common;
 #[path = "support/floor_check.rs"]

@@ -258,7 +258,7 @@ pub fn client_options(
 /// publish's acknowledgement) waits for its answer. A request that reached a stream whose
 /// leader just died is never answered; the client's defaults (10 s for a request, 5 s for
 /// an acknowledgement), paid once per request of a pass, made a cluster's failover cost
-/// every party 10 s or more on top of the election (tests/studio_cluster.rs, README "Studio on a cluster"). A healthy broker
+/// every party 10 s or more on top of the election (tests/studio_cluster.rs, docs/src/studio.md "Studio on a cluster"). A healthy broker
 /// answers in milliseconds, so 3 s is still far from a false failure.
 pub const JETSTREAM_TIMEOUT: Duration = Duration::from_secs(3);
 

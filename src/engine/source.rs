@@ -5,7 +5,7 @@
 //! cards (the initial deal, a split hand's second card, the dealer's draw) is then one
 //! loop, inlined into the caller, that reads the phase once a card and goes straight to
 //! the card's handler: the simulator's rounds took some 9 % less time than with a `step()`,
-//! a dispatch and a call a card (README, "Simulator against freebj").
+//! a dispatch and a call a card (docs/src/benchmarks.md, "Simulator against freebj").
 
 use super::expect::Step;
 use super::io::{EventSink, Input, Rejection};

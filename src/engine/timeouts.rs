@@ -1,6 +1,6 @@
 //! Timed seats in a seat-by-seat round: a remote player's decision, insurance question and
 //! resume window, each ended by a tick at or past its deadline with the variant's
-//! `[timeouts]` rule (README "Remote play").
+//! `[timeouts]` rule (docs/src/remote-play.md).
 //!
 //! A seat is timed when its bets carry `timer_ms`. A wait opens when the round starts
 //! waiting on a timed seat (its hand becomes the one to act, a card leaves it to decide

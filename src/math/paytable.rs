@@ -539,7 +539,7 @@ mod tests {
 
     /// IN FOR 6's side bet: the sheet publishes 92.02 %; its own pay table (easy six 5x,
     /// hard six multipliers drawn uniformly) gives 95.95 %, computed here by hand too.
-    /// README "Game math" shows the readings tried.
+    /// docs/src/game-math.md shows the readings tried.
     #[test]
     fn in_for_6_side_bet_by_hand() {
         let t = variant_tables(&shipped("infor6")).expect("computable");

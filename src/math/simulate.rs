@@ -1061,9 +1061,9 @@ mod tests {
     }
 
     /// The sheets' main-game figures fall inside the 95 % interval of a seeded run
-    /// (debug builds play about 100,000 rounds a second a core; the README has the long
-    /// release runs), and each side bet's simulated interval holds the exact figure that
-    /// `croupier paytables` enumerates — the simulator tallies what the table pays.
+    /// (debug builds play about 100,000 rounds a second a core; docs/src/game-math.md has
+    /// the long release runs), and each side bet's simulated interval holds the exact
+    /// figure that `croupier paytables` enumerates — the simulator tallies what the table pays.
     #[test]
     fn the_sheets_main_game_figures_fall_in_the_interval() {
         for (stem, sheet) in [("ultimate", 99.51), ("deluxe", 99.53), ("infor6", 99.64)] {

@@ -4,7 +4,7 @@
 //! behind `croupier verify-results` ([`verify`]); and on the studio's broker (issue #30),
 //! the signature of every message the table publishes ([`wire`]) and the keys the
 //! operator pinned for the relays ([`pinned`]). Every encoding is defined in the file
-//! that makes it, and in the README ("What a player can verify").
+//! that makes it, and in the guide (docs/src/verify.md).
 
 pub mod attest;
 pub mod keys;

@@ -1,6 +1,6 @@
 //! The HTTP seamless-wallet adapter: the operator's wallet server holds the balances.
 //!
-//! Protocol (README "Remote play"): `POST <url>/debit`, `/credit`, `/rollback`,
+//! Protocol (docs/src/remote-play.md, "Wallet"): `POST <url>/debit`, `/credit`, `/rollback`,
 //! `/balance`, each a JSON body — `{"tx": ID, "player": P, "amount": N}` (`/rollback` adds
 //! `"ref": DEBIT_ID` and `tx` is the rollback's id; `/balance` is `{"player": P}`) — signed
 //! with `X-Croupier-Signature: hex(HMAC-SHA256(secret, body))`. The server answers 200

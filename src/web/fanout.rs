@@ -7,7 +7,7 @@
 //! (a wake-up, a broadcast receive, tungstenite framing into its own buffers, a flush) cost
 //! about a fifth of the server's CPU per delivered message on top of the kernel's send
 //! (about 13.6 against 11 µs), and its buffers half the server's memory (119 against 62 MB).
-//! The latency is the kernel's: see the README's "Public stream load".
+//! The latency is the kernel's: see docs/src/benchmarks.md, "Public stream load".
 //!
 //! What each viewer keeps (the guarantees of `/ws/public` are the same as with a task per
 //! viewer):

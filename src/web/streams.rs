@@ -339,7 +339,7 @@ fn sse_event(m: &FeedMessage) -> SseEvent {
 /// `GET /sse/public`: the public feed as server-sent events; resumes from
 /// `Last-Event-ID` (or `?after=ID`).
 #[utoipa::path(get, path = "/sse/public", tag = "public", params(ResumeQuery),
-    responses((status = 200, description = "Server-sent events: the public feed; each event's data is one feed message, a JSON object (`{\"type\", \"id\", \"seq\", \"sub\", \"n\", \"at_ms\", \"resync\", \"view\" | \"result\"}`: README, Streams)", content_type = "text/event-stream", body = Object)))]
+    responses((status = 200, description = "Server-sent events: the public feed; each event's data is one feed message, a JSON object (`{\"type\", \"id\", \"seq\", \"sub\", \"n\", \"at_ms\", \"resync\", \"view\" | \"result\"}`: docs/src/api.md, Streams)", content_type = "text/event-stream", body = Object)))]
 pub async fn public_sse(
     State(app): State<AppState>,
     Query(q): Query<ResumeQuery>,

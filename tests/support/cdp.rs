@@ -342,7 +342,7 @@ impl Page {
     }
 
     /// Saves a PNG of the whole page to `path`, beyond the viewport (a page that scrolls:
-    /// the pit page, for the README).
+    /// the pit page, for the guide).
     #[allow(dead_code)]
     pub async fn screenshot_full(&self, path: &Path) {
         self.call("Page.bringToFront", json!({})).await;
