@@ -477,8 +477,8 @@ pub async fn run_with_clock(
     let gate =
         web::edge::PublicGate::new(http, Arc::clone(&connections), Arc::clone(handle.metrics()));
     let app = web::edge::layers(web::router(state), http, gate);
-    // After a storm of connections, give the heap's freed pages back (README "Resource
-    // figures": 18 MB kept after 2,000 viewers came and went, 14 MB of it returned).
+    // After a storm of connections, give the heap's freed pages back (docs/src/benchmarks.md,
+    // "Resource figures": 18 MB kept after 2,000 viewers came and went, 14 MB of it returned).
     tasks.push({
         let (connections, metrics) = (Arc::clone(&connections), Arc::clone(handle.metrics()));
         let max = http.max_connections;

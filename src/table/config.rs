@@ -53,7 +53,7 @@ pub struct TableConfig {
     pub play: super::remote::PlaySection,
 }
 
-/// `[integrity]`: when a finished shoe counts as not shuffled (README "Shoe integrity").
+/// `[integrity]`: when a finished shoe counts as not shuffled (docs/src/shoe-integrity.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct IntegritySection {
