@@ -22,11 +22,13 @@ mod cdp;
 mod nats;
 #[path = "support/pg.rs"]
 mod pg;
+#[path = "support/pit.rs"]
+mod pit;
 #[path = "common/proc.rs"]
 mod proc;
 
 use cdp::{artifacts, chromium_present, Browser};
-use proc::{announced, spawn, spawn_args};
+use proc::spawn;
 use std::time::{Duration, Instant};
 use tokio::time::sleep;
 
@@ -103,10 +105,7 @@ async fn a_supervisor_uses_the_pit_page() {
     if !chromium_present() {
         return;
     }
-    let Some(bin) = nats::nats_server() else {
-        return;
-    };
-    let Some(db) = pg::fresh().await else {
+    let Some((bin, db)) = pg::broker_and_db().await else {
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
@@ -132,61 +131,17 @@ async fn a_supervisor_uses_the_pit_page() {
     std::fs::write(&cfg, text).expect("config");
     let table = spawn(&cfg, &dir.path().join("table.log")).await;
 
-    {
-        use std::io::Write;
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_croupier"))
-            .args([
-                "floor-user",
-                "--database",
-                &db.url,
-                "--badge",
-                "301",
-                "--name",
-                "Pit boss",
-            ])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect("floor-user");
-        writeln!(child.stdin.take().expect("stdin"), "pit-boss-1").expect("secret");
-        assert!(child.wait().expect("wait").success());
-    }
-    let args = [
-        "floor",
-        "--nats",
+    pit::add_supervisor(&db.url, "301", "pit-boss-1");
+    let (floor, addr) = pit::pit_floor(
         &url,
-        "--database",
         &db.url,
-        "--bind",
-        "127.0.0.1:0",
-        "--floor-key",
-        &key_arg,
-    ];
-    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
-    let floor = announced(spawn_args(&args, &dir.path().join("floor.log"))).await;
-    let addr = floor
-        .announce
-        .split("http://")
-        .nth(1)
-        .and_then(|s| s.split('/').next())
-        .expect("pit page address")
-        .to_string();
+        &dir.path().join("floor.log"),
+        &["--floor-key", &key_arg],
+    )
+    .await;
 
     // A settled round on the table before the supervisor looks.
-    let started = Instant::now();
-    loop {
-        let reader = croupier::store::Reader::open(&table_db)
-            .await
-            .expect("reader");
-        if !reader.results("pit-b").await.expect("results").is_empty() {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(90),
-            "the table deals"
-        );
-        sleep(Duration::from_millis(200)).await;
-    }
+    pit::until_settled(&table_db, "pit-b", 1).await;
 
     let browser = Browser::launch().await;
     let page = browser

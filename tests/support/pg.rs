@@ -22,6 +22,13 @@ pub struct TestDb {
     pub url: String,
 }
 
+/// `nats-server` and a fresh database, what a studio test with the floor needs, or `None`
+/// (skipped, as [`fresh`] and `nats::nats_server` say) when either is missing.
+pub async fn broker_and_db() -> Option<(std::path::PathBuf, TestDb)> {
+    let bin = super::nats::nats_server()?;
+    Some((bin, fresh().await?))
+}
+
 /// Creates a fresh database, or `None` (skipped) when no server answers outside CI.
 pub async fn fresh() -> Option<TestDb> {
     let admin = format!("{}/postgres", server());
