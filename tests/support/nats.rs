@@ -97,11 +97,21 @@ impl Nats {
 
 /// Starts `bin` with `args`; returns once it accepts connections on `port`.
 pub fn spawn_listening(bin: &Path, args: &[std::ffi::OsString], port: u16) -> Child {
+    spawn_listening_to(bin, args, port, Stdio::null())
+}
+
+/// [`spawn_listening`] with the server's log to `stderr`.
+pub fn spawn_listening_to(
+    bin: &Path,
+    args: &[std::ffi::OsString],
+    port: u16,
+    stderr: Stdio,
+) -> Child {
     let child = Command::new(bin)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .expect("spawn nats-server");
     let started = Instant::now();
