@@ -159,6 +159,23 @@ fn problems(root: &Path) -> Vec<String> {
         pages.insert(normalise(&f), parse(&text));
     }
     let mut out = Vec::new();
+    // A chapter SUMMARY.md does not list is not built, so every link to it breaks in the book.
+    let summary = book.join("SUMMARY.md");
+    if let Some(toc) = pages.get(&summary) {
+        let listed: HashSet<PathBuf> = toc
+            .links
+            .iter()
+            .map(|l| normalise(&book.join(l.dest.split('#').next().unwrap_or_default())))
+            .collect();
+        for file in pages.keys() {
+            if file.starts_with(&book) && *file != summary && !listed.contains(file) {
+                let shown = file.strip_prefix(root).unwrap_or(file).display();
+                out.push(format!(
+                    "{shown}: not in docs/src/SUMMARY.md, so mdBook does not build it"
+                ));
+            }
+        }
+    }
     for (file, page) in &pages {
         let shown = file
             .strip_prefix(root)
@@ -294,5 +311,11 @@ fn a_planted_broken_link_anchor_or_image_is_reported() {
         "ARCHITECTURE.md",
         "[x](docs/src/one.md#a-par)",
         "no heading",
+    );
+    fs::write(root.join("docs/src/three.md"), "# Three\n").expect("write");
+    let found = problems(root);
+    assert!(
+        found.len() == 1 && found[0].contains("not in docs/src/SUMMARY.md"),
+        "an unlisted chapter: {found:?}"
     );
 }
