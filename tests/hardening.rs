@@ -17,6 +17,7 @@ use common::{croupier, text};
 use croupier::auth::Role;
 use croupier::web::client::request_with;
 use croupier_drivers::sim::{SimConfig, SimShoe};
+use running::{audit_rows, code};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -28,6 +29,7 @@ const STEP: Duration = Duration::from_secs(20);
 /// second; logout is immediate). A bound on correctness, not a performance target.
 const ENDS_WITHIN: Duration = Duration::from_secs(8);
 
+/// A request with `headers` and a JSON `body`: the status and the answer.
 async fn call(
     addr: SocketAddr,
     method: &str,
@@ -36,24 +38,19 @@ async fn call(
     headers: &[(&str, &str)],
 ) -> (u16, Value) {
     let body = body.map(|b| b.to_string());
-    let reply = request_with(
-        &addr.to_string(),
-        method,
-        path,
-        body.as_deref(),
-        headers,
-        STEP,
-    )
-    .await
-    .expect("request");
-    (
-        reply.status,
-        serde_json::from_str(&reply.body).unwrap_or(Value::String(reply.body)),
-    )
+    running::call(addr, method, path, body.as_deref(), headers).await
 }
 
-fn code(v: &Value) -> &str {
-    v["error"]["code"].as_str().unwrap_or("")
+/// `step` (`propose`, `confirm`) on dispute `id` with `body`, as the session `cookie`.
+async fn dispute_step(
+    addr: SocketAddr,
+    id: u64,
+    step: &str,
+    body: Value,
+    cookie: &str,
+) -> (u16, Value) {
+    let path = format!("/api/disputes/{id}/{step}");
+    call(addr, "POST", &path, Some(body), &[("Cookie", cookie)]).await
 }
 
 /// A second supervisor account, `s2`.
@@ -67,13 +64,10 @@ async fn add_second_supervisor(db: &Path) {
 
 /// A service with the two-person rule, `USERS` plus `s2`, a round in play with a dispute
 /// open on it. Returns the service, the shoe, the dealer's cookie and the dispute's id.
-async fn disputed_table(dir: &Path) -> (running::Running, SimShoe, String, u64) {
-    let sim = SimShoe::start(SimConfig::default()).expect("pty");
-    let mut config = common::config(dir, &sim.path(), "deluxe");
-    config.disputes.two_person_rule = true;
-    running::add_users(&config.store.path).await;
-    add_second_supervisor(&config.store.path).await;
-    let run = running::start(config).await;
+async fn disputed_table() -> (running::Running, running::Fixture, String, u64) {
+    let (run, fixture) =
+        running::served_with("deluxe", |c| c.disputes.two_person_rule = true).await;
+    add_second_supervisor(&fixture.db()).await;
     let dealer = running::login_as(run.addr, Role::Dealer).await;
     let h = [("Cookie", dealer.as_str())];
     for (path, body) in [
@@ -95,18 +89,7 @@ async fn disputed_table(dir: &Path) -> (running::Running, SimShoe, String, u64) 
         .as_ref()
         .expect("a dispute is open")
         .id;
-    (run, sim, dealer, id)
-}
-
-async fn audit_rows(db: &Path) -> Vec<croupier::store::audit::AuditRow> {
-    let pool = croupier::auth::open_pool(db).await.expect("pool");
-    let mut conn = pool.acquire().await.expect("conn");
-    let rows = croupier::store::audit::rows_since(&mut conn, 0)
-        .await
-        .expect("rows");
-    drop(conn);
-    pool.close().await;
-    rows
+    (run, fixture, dealer, id)
 }
 
 // Item 1: one holder of the local token is one actor; a header names no one; the local
@@ -114,10 +97,9 @@ async fn audit_rows(db: &Path) -> Vec<croupier::store::audit::AuditRow> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_two_person_rule_takes_two_personal_accounts() {
     timeout(Duration::from_secs(120), async {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let (run, _sim, _dealer, id) = disputed_table(dir.path()).await;
+        let (run, fixture, _dealer, id) = disputed_table().await;
         let addr = run.addr;
-        let db = dir.path().join("croupier.db");
+        let db = fixture.db();
         let token = croupier::auth::local_token::read(&db).expect("token");
         let bearer = format!("Bearer {token}");
         let as_token = |who: &'static str| {
@@ -163,25 +145,11 @@ async fn the_two_person_rule_takes_two_personal_accounts() {
         // A supervisor's account cannot confirm what the token proposed either: whoever
         // holds the token may be that supervisor.
         let s1 = running::login_as(addr, Role::Supervisor).await;
-        let (status, v) = call(
-            addr,
-            "POST",
-            &format!("/api/disputes/{id}/confirm"),
-            Some(json!({"proposal": hash})),
-            &[("Cookie", &s1)],
-        )
-        .await;
+        let (status, v) = dispute_step(addr, id, "confirm", json!({"proposal": hash}), &s1).await;
         assert_eq!((status, code(&v)), (409, "two_person_rule"), "{v}");
 
         // A supervisor's own proposal cannot be confirmed through the token.
-        let (status, preview) = call(
-            addr,
-            "POST",
-            &format!("/api/disputes/{id}/propose"),
-            Some(cancel.clone()),
-            &[("Cookie", &s1)],
-        )
-        .await;
+        let (status, preview) = dispute_step(addr, id, "propose", cancel.clone(), &s1).await;
         assert_eq!(status, 200, "{preview}");
         assert_eq!(preview["proposed_by"], "user:s1");
         let hash = preview["proposal"].as_str().unwrap_or_default().to_string();
@@ -193,14 +161,7 @@ async fn the_two_person_rule_takes_two_personal_accounts() {
         .await;
         assert_eq!((status, code(&v)), (409, "two_person_rule"), "{v}");
         // Nor by the proposer's own account.
-        let (status, v) = call(
-            addr,
-            "POST",
-            &format!("/api/disputes/{id}/confirm"),
-            Some(json!({"proposal": hash})),
-            &[("Cookie", &s1)],
-        )
-        .await;
+        let (status, v) = dispute_step(addr, id, "confirm", json!({"proposal": hash}), &s1).await;
         assert_eq!((status, code(&v)), (409, "two_person_rule"), "{v}");
         assert!(
             run.handle.snapshot().dispute.is_some(),
@@ -208,14 +169,7 @@ async fn the_two_person_rule_takes_two_personal_accounts() {
         );
         // A second account confirms.
         let s2 = running::login(addr, "s2", "3333").await;
-        let (status, v) = call(
-            addr,
-            "POST",
-            &format!("/api/disputes/{id}/confirm"),
-            Some(json!({"proposal": hash})),
-            &[("Cookie", &s2)],
-        )
-        .await;
+        let (status, v) = dispute_step(addr, id, "confirm", json!({"proposal": hash}), &s2).await;
         assert_eq!(status, 200, "{v}");
         let rows = audit_rows(&db).await;
         let o = rows
@@ -243,10 +197,9 @@ async fn the_two_person_rule_takes_two_personal_accounts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_confirmation_applies_only_the_proposal_it_names() {
     timeout(Duration::from_secs(120), async {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let (run, _sim, _dealer, id) = disputed_table(dir.path()).await;
+        let (run, fixture, _dealer, id) = disputed_table().await;
         let addr = run.addr;
-        let db = dir.path().join("croupier.db");
+        let db = fixture.db();
         let a = running::login_as(addr, Role::Supervisor).await;
         let b = running::login(addr, "s2", "3333").await;
         let post = |cookie: &str, path: String, body: Option<Value>| {
@@ -623,13 +576,9 @@ impl Streams {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_stream_ends_when_its_session_ends() {
     timeout(Duration::from_secs(120), async {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let sim = SimShoe::start(SimConfig::default()).expect("pty");
-        let config = common::config(dir.path(), &sim.path(), "deluxe");
-        let db = config.store.path.clone();
-        running::add_users(&db).await;
         let clock = croupier::auth::time::ManualClock::at_system_now();
-        let run = running::start_with_clock(config, clock.clone()).await;
+        let (run, fixture) = running::served_on("deluxe", |_| {}, clock.clone()).await;
+        let db = fixture.db();
         let pool = croupier::auth::open_pool(&db).await.expect("pool");
 
         // Idle expiry: an hour passes with nothing but the streams (watching is no use).

@@ -13,6 +13,7 @@ use croupier::auth::Role;
 use croupier::web::auth::Access;
 use croupier::web::client::request_with;
 use croupier_drivers::sim::{SimConfig, SimShoe};
+use running::{audit_rows, code};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -29,6 +30,7 @@ mod sessions;
 
 const STEP: Duration = Duration::from_secs(20);
 
+/// A request with the session `cookie` ("" for none): the status and the answer.
 async fn call(
     addr: SocketAddr,
     method: &str,
@@ -41,29 +43,8 @@ async fn call(
     } else {
         vec![("Cookie", cookie)]
     };
-    let reply = request_with(&addr.to_string(), method, path, body, &headers, STEP)
-        .await
-        .expect("request");
-    (
-        reply.status,
-        serde_json::from_str(&reply.body).unwrap_or(Value::String(reply.body)),
-    )
-}
-
-fn code(v: &Value) -> &str {
-    v["error"]["code"].as_str().unwrap_or("")
+    running::call(addr, method, path, body, &headers).await
 }
 
 #[path = "../common/proc.rs"]
 mod common_proc;
-
-async fn audit_rows(db: &Path) -> Vec<croupier::store::audit::AuditRow> {
-    let pool = croupier::auth::open_pool(db).await.expect("pool");
-    let mut conn = pool.acquire().await.expect("conn");
-    let rows = croupier::store::audit::rows_since(&mut conn, 0)
-        .await
-        .expect("rows");
-    drop(conn);
-    pool.close().await;
-    rows
-}

@@ -6,14 +6,10 @@ use super::*;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_end_at_logout_expiry_idleness_and_disabling() {
     timeout(Duration::from_secs(90), async {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let sim = SimShoe::start(SimConfig::default()).expect("pty");
-        let config = common::config(dir.path(), &sim.path(), "deluxe");
-        let db = config.store.path.clone();
-        running::add_users(&db).await;
         // Sessions run on monotonic time: the test moves it by hand.
         let clock = croupier::auth::time::ManualClock::at_system_now();
-        let run = running::start_with_clock(config, clock.clone()).await;
+        let (run, fixture) = running::served_on("deluxe", |_| {}, clock.clone()).await;
+        let db = fixture.db();
         let addr = run.addr;
 
         // The cookie: HttpOnly, SameSite=Strict, no Secure without TLS.

@@ -102,9 +102,16 @@ pub async fn served(variant: &str) -> (Running, Fixture) {
 
 /// [`served`] with `edit` applied to the configuration first.
 #[allow(dead_code)]
-pub async fn served_with(
+pub async fn served_with(variant: &str, edit: impl FnOnce(&mut TableConfig)) -> (Running, Fixture) {
+    served_on(variant, edit, croupier::auth::time::SystemClock::shared()).await
+}
+
+/// [`served_with`] with sessions and lockouts timed by `clock`.
+#[allow(dead_code)]
+pub async fn served_on(
     variant: &str,
     edit: impl FnOnce(&mut TableConfig),
+    clock: std::sync::Arc<dyn croupier::auth::time::Clock>,
 ) -> (Running, Fixture) {
     let dir = tempfile::tempdir().expect("tempdir");
     let sim = croupier_drivers::sim::SimShoe::start(croupier_drivers::sim::SimConfig::default())
@@ -112,7 +119,7 @@ pub async fn served_with(
     let mut config = crate::common::config(dir.path(), &sim.path(), variant);
     edit(&mut config);
     add_users(&config.store.path).await;
-    let run = start(config).await;
+    let run = start_with_clock(config, clock).await;
     (run, Fixture { dir, sim })
 }
 
@@ -177,4 +184,49 @@ pub fn page_login_script(role: croupier::auth::Role) -> String {
         "fetch('/api/login', {{method: 'POST', headers: {{'content-type': 'application/json'}}, \
          body: JSON.stringify({{badge: '{badge}', secret: '{secret}'}})}}).then(r => r.status)"
     )
+}
+
+/// A request to the service at `addr` with `headers`: the status and the answer as JSON
+/// (as a JSON string when it is not JSON).
+#[allow(dead_code)]
+pub async fn call(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[(&str, &str)],
+) -> (u16, serde_json::Value) {
+    let reply = croupier::web::client::request_with(
+        &addr.to_string(),
+        method,
+        path,
+        body,
+        headers,
+        Duration::from_secs(20),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+    (
+        reply.status,
+        serde_json::from_str(&reply.body).unwrap_or(serde_json::Value::String(reply.body)),
+    )
+}
+
+/// An error answer's code ("" for none).
+#[allow(dead_code)]
+pub fn code(v: &serde_json::Value) -> &str {
+    v["error"]["code"].as_str().unwrap_or("")
+}
+
+/// The audit log's rows in the database at `db`.
+#[allow(dead_code)]
+pub async fn audit_rows(db: &std::path::Path) -> Vec<croupier::store::audit::AuditRow> {
+    let pool = croupier::auth::open_pool(db).await.expect("pool");
+    let mut conn = pool.acquire().await.expect("conn");
+    let rows = croupier::store::audit::rows_since(&mut conn, 0)
+        .await
+        .expect("rows");
+    drop(conn);
+    pool.close().await;
+    rows
 }
