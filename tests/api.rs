@@ -8,7 +8,6 @@ mod running;
 
 use croupier::web::client::request_with;
 use croupier_drivers::sim::{SimConfig, SimShoe};
-use croupier_drivers::ShoeItem;
 use futures::StreamExt;
 use running::Running;
 use serde_json::Value;
@@ -331,14 +330,7 @@ async fn the_public_feed_resumes_from_the_last_id_or_resyncs() {
         let dir = tempfile::tempdir().expect("tempdir");
         // Seat 1 takes 5H and KD; the dealer 8S up and 6D face down.
         let cards = ["5H", "8S", "KD", "6D"];
-        let sim = SimShoe::start(SimConfig {
-            items: cards
-                .iter()
-                .map(|c| ShoeItem::Card(c.parse().expect("card")))
-                .collect(),
-            ..SimConfig::default()
-        })
-        .expect("pty");
+        let sim = common::dealing(&cards);
         let run = start(&sim, dir.path()).await;
         let (h, addr) = (&run.handle, run.addr);
         let url = format!("ws://{addr}/ws/public");

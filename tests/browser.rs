@@ -18,7 +18,7 @@ mod running;
 use cdp::{artifacts, chromium_present, Browser, Page};
 use croupier::table::{TableHandle, TableState};
 use croupier::web::client::request_with;
-use croupier_drivers::sim::{SimConfig, SimShoe};
+use croupier_drivers::sim::SimShoe;
 use croupier_drivers::ShoeItem;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -254,14 +254,7 @@ async fn a_deluxe_round_from_the_panel_with_the_hole_card_hidden_and_a_reconnect
         // Deal order (ascending seats): 1, 3, dealer, 1, 3, dealer (the hole card, 7C),
         // then 9C for seat 1's double, 3C and 2H for seat 3's split hands, 9D a hit.
         let cards = ["5H", "8S", "KD", "6D", "8D", "7C", "9C", "3C", "2H", "9D"];
-        let sim = SimShoe::start(SimConfig {
-            items: cards
-                .iter()
-                .map(|c| ShoeItem::Card(c.parse().expect("card")))
-                .collect(),
-            ..SimConfig::default()
-        })
-        .expect("pty shoe");
+        let sim = common::dealing(&cards);
         let config = common::config(dir.path(), &sim.path(), "deluxe");
         running::add_users(&config.store.path).await;
         let pool = croupier::auth::open_pool(&config.store.path)

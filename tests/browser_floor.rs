@@ -349,24 +349,7 @@ async fn a_supervisor_uses_the_pit_page() {
         .await;
 
     // The dealer raises a dispute at the table; the supervisor resolves it from the page.
-    let started = Instant::now();
-    let dispute = loop {
-        let (status, body) = table
-            .post(
-                "/api/disputes",
-                r#"{"reason": "player says the card was misread"}"#,
-            )
-            .await;
-        if status == 200 {
-            let v: serde_json::Value = serde_json::from_str(&body).expect("json");
-            break v["dispute"].as_u64().expect("dispute id");
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "raise: {status} {body}"
-        );
-        sleep(Duration::from_millis(100)).await;
-    };
+    let dispute = pit::raise_dispute(&table, "player says the card was misread").await;
     // Taps only from here: the tile's button, the dispute listed, each resolution offered
     // previewed by the table (none refused: only what replays is offered), confirm.
     page.wait_for(

@@ -47,9 +47,33 @@ async fn shoe(t: &mut Table, cards: &[&str]) {
     }
 }
 
-async fn raise(t: &mut Table, origin: Origin, round: Option<u64>) -> Result<u64, DisputeError> {
+/// A table in `dir` (default dispute settings) with 100 bet on seats 1 and 2.
+async fn two_seats_bet(dir: &Path) -> (Table, TableHandle) {
+    let (mut t, h) = open(dir, DisputeSettings::default()).await;
+    input(&mut t, bets(&[(1, 100), (2, 100)]))
+        .await
+        .expect("bets");
+    (t, h)
+}
+
+/// Moving the round's card at `index` (`card`) to seat `seat`'s first hand.
+fn move_to(index: usize, card: &str, seat: u8) -> Resolution {
+    Resolution::Move {
+        index,
+        card: c(card),
+        to: Place::Hand { seat, hand: 0 },
+    }
+}
+
+/// Sends the command `make` builds around its reply channel: the table's answer.
+async fn ask<T>(t: &mut Table, make: impl FnOnce(oneshot::Sender<T>) -> Command) -> T {
     let (reply, rx) = oneshot::channel();
-    t.handle(Command::RaiseDispute {
+    t.handle(make(reply)).await;
+    rx.await.expect("answered")
+}
+
+async fn raise(t: &mut Table, origin: Origin, round: Option<u64>) -> Result<u64, DisputeError> {
+    ask(t, |reply| Command::RaiseDispute {
         origin,
         seat: Some(1),
         round,
@@ -57,8 +81,7 @@ async fn raise(t: &mut Table, origin: Origin, round: Option<u64>) -> Result<u64,
         by: "dealer-7".into(),
         reply,
     })
-    .await;
-    rx.await.expect("answered")
+    .await
 }
 
 async fn propose(
@@ -67,16 +90,14 @@ async fn propose(
     resolution: Resolution,
     by: &str,
 ) -> Result<ProposalView, DisputeError> {
-    let (reply, rx) = oneshot::channel();
-    t.handle(Command::Propose {
+    ask(t, |reply| Command::Propose {
         dispute,
         resolution,
         reason: "seen on camera".into(),
         by: by.into(),
         reply,
     })
-    .await;
-    rx.await.expect("answered")
+    .await
 }
 
 /// Confirms the proposal `preview` showed (naming its hash), as `by`.
@@ -86,15 +107,13 @@ async fn confirm(
     preview: &ProposalView,
     by: &str,
 ) -> Result<u64, DisputeError> {
-    let (reply, rx) = oneshot::channel();
-    t.handle(Command::Confirm {
+    ask(t, |reply| Command::Confirm {
         dispute,
         proposal: preview.proposal.clone(),
         by: by.into(),
         reply,
     })
-    .await;
-    rx.await.expect("answered")
+    .await
 }
 
 async fn resolve(t: &mut Table, dispute: u64, resolution: Resolution) -> u64 {
@@ -153,10 +172,7 @@ async fn restart(
 #[tokio::test]
 async fn a_voided_exposed_card_is_burned_and_the_held_card_takes_its_place() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (mut t, h) = open(dir.path(), DisputeSettings::default()).await;
-    input(&mut t, bets(&[(1, 100), (2, 100)]))
-        .await
-        .expect("bets");
+    let (mut t, h) = two_seats_bet(dir.path()).await;
     // Seat 1, seat 2, dealer up; then 2D is exposed on its way to seat 1.
     shoe(&mut t, &["9H", "5S", "7C", "2D"]).await;
     let id = raise(&mut t, Origin::Dealer, None).await.expect("raised");
@@ -245,15 +261,7 @@ async fn a_voided_exposed_card_is_burned_and_the_held_card_takes_its_place() {
     let reader = Reader::open(&dir.path().join("t.db"))
         .await
         .expect("reader");
-    let kinds: Vec<&str> = reader
-        .log("t1")
-        .await
-        .expect("log")
-        .iter()
-        .map(|r| r.record.kind())
-        .collect::<Vec<_>>()
-        .into_iter()
-        .collect();
+    let kinds = common::record_kinds(&reader, "t1").await;
     assert_eq!(
         kinds,
         [
@@ -266,10 +274,7 @@ async fn a_voided_exposed_card_is_burned_and_the_held_card_takes_its_place() {
 #[tokio::test]
 async fn a_misread_card_is_corrected_and_a_card_dealt_out_of_order_is_moved() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (mut t, h) = open(dir.path(), DisputeSettings::default()).await;
-    input(&mut t, bets(&[(1, 100), (2, 100)]))
-        .await
-        .expect("bets");
+    let (mut t, h) = two_seats_bet(dir.path()).await;
     shoe(&mut t, &["9H", "5S"]).await;
     let id = raise(&mut t, Origin::Player, Some(1))
         .await
@@ -290,18 +295,9 @@ async fn a_misread_card_is_corrected_and_a_card_dealt_out_of_order_is_moved() {
     shoe(&mut t, &["7C", "KD", "4S"]).await;
     assert_eq!(seat_cards(&h.snapshot(), 1), ["9H", "KD"]);
     let id = raise(&mut t, Origin::Dealer, None).await.expect("raised");
-    let preview = propose(
-        &mut t,
-        id,
-        Resolution::Move {
-            index: 3,
-            card: c("KD"),
-            to: Place::Hand { seat: 2, hand: 0 },
-        },
-        "sup-1",
-    )
-    .await
-    .expect("a position sends KD to seat 2");
+    let preview = propose(&mut t, id, move_to(3, "KD", 2), "sup-1")
+        .await
+        .expect("a position sends KD to seat 2");
     let hands: Vec<Vec<Card>> = preview
         .round
         .hands
@@ -317,18 +313,9 @@ async fn a_misread_card_is_corrected_and_a_card_dealt_out_of_order_is_moved() {
     // A place no order of the cards reaches is refused, and changes nothing.
     let id = raise(&mut t, Origin::Dealer, None).await.expect("raised");
     let before = essence(&h.snapshot());
-    let err = propose(
-        &mut t,
-        id,
-        Resolution::Move {
-            index: 0,
-            card: c("9H"),
-            to: Place::Hand { seat: 5, hand: 0 },
-        },
-        "sup-1",
-    )
-    .await
-    .expect_err("seat 5 has no bet");
+    let err = propose(&mut t, id, move_to(0, "9H", 5), "sup-1")
+        .await
+        .expect_err("seat 5 has no bet");
     assert_eq!(err.code(), "cannot_move");
     assert_eq!(essence(&h.snapshot()), before);
     resolve(&mut t, id, Resolution::Reject).await;
@@ -339,10 +326,7 @@ async fn a_misread_card_is_corrected_and_a_card_dealt_out_of_order_is_moved() {
 #[tokio::test]
 async fn the_last_decision_is_undone() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (mut t, h) = open(dir.path(), DisputeSettings::default()).await;
-    input(&mut t, bets(&[(1, 100), (2, 100)]))
-        .await
-        .expect("bets");
+    let (mut t, h) = two_seats_bet(dir.path()).await;
     shoe(&mut t, &["9H", "5S", "7C", "2D", "TS", "8C"]).await;
     // Seat 1 (11) meant to double; the dealer pressed stand.
     input(
@@ -607,24 +591,8 @@ async fn no_dispute_on_a_final_round_and_the_window_closes_with_a_final_row() {
             .await
             .expect("sent");
     }
-    h.submit(
-        Input::Decision {
-            seat: 1,
-            action: Action::Stand,
-        },
-        Source::Api,
-    )
-    .await
-    .expect("stand");
-    h.submit(
-        Input::Decision {
-            seat: 2,
-            action: Action::Stand,
-        },
-        Source::Api,
-    )
-    .await
-    .expect("stand");
+    common::stand(&h, 1).await;
+    common::stand(&h, 2).await;
     tx.send(Command::Shoe(ShoeEvent::Card(c("9S"))))
         .await
         .expect("sent");

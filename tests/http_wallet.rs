@@ -160,8 +160,9 @@ fn req(line: &str, kind: TxKind, amount: i64) -> WalletRequest {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn lost_answers_are_retried_with_the_same_id_and_applied_once() {
+/// A wallet server where Alice holds €100.00 and the adapter to it (its secret file in a
+/// fresh directory): the directory, the server, its URL and the adapter.
+async fn alice_at_a_wallet() -> (tempfile::TempDir, Arc<Server>, String, HttpWallet) {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = Arc::new(Server::default());
     server
@@ -171,6 +172,12 @@ async fn lost_answers_are_retried_with_the_same_id_and_applied_once() {
         .insert("alice".into(), 10_000);
     let url = start(Arc::clone(&server)).await;
     let w = adapter(dir.path(), &url, SECRET);
+    (dir, server, url, w)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lost_answers_are_retried_with_the_same_id_and_applied_once() {
+    let (dir, server, url, w) = alice_at_a_wallet().await;
     assert_eq!(w.balance("alice").await, Ok(10_000));
 
     // The first answer is lost (too late): retried with the same id, applied once.
@@ -219,15 +226,7 @@ async fn lost_answers_are_retried_with_the_same_id_and_applied_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_is_down_refuses_the_bet_and_the_journal_settles_it_when_back() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let server = Arc::new(Server::default());
-    server
-        .balances
-        .lock()
-        .expect("lock")
-        .insert("alice".into(), 10_000);
-    let url = start(Arc::clone(&server)).await;
-    let w = adapter(dir.path(), &url, SECRET);
+    let (dir, server, _url, w) = alice_at_a_wallet().await;
     let pool = croupier::auth::open_pool(&dir.path().join("t.db"))
         .await
         .expect("pool");
@@ -302,15 +301,7 @@ async fn assert_closed(db: &std::path::Path, who: &str) {
 /// answered from the lost round's record (no money taken) — the defect this closes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_restore_the_same_round_number_is_a_new_transaction_at_the_wallet() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let server = Arc::new(Server::default());
-    server
-        .balances
-        .lock()
-        .expect("lock")
-        .insert("alice".into(), 10_000);
-    let url = start(Arc::clone(&server)).await;
-    let w = adapter(dir.path(), &url, SECRET);
+    let (dir, server, _url, w) = alice_at_a_wallet().await;
     let db = dir.path().join("t.db");
     let copy = dir.path().join("backup.db");
     // Closed, not just dropped: its connections must be gone before the files are

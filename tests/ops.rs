@@ -11,7 +11,7 @@ mod prom;
 #[allow(dead_code)]
 mod running;
 
-use croupier::engine::{Action, Input};
+use croupier::engine::Input;
 use croupier::store::Source;
 use croupier::table::demo::main_bet;
 use croupier::table::{TableHandle, TableState};
@@ -115,15 +115,7 @@ async fn readiness_and_metrics_follow_the_table_exactly() {
         for _ in 0..4 {
             deal(h, &sim).await;
         }
-        h.submit(
-            Input::Decision {
-                seat: 1,
-                action: Action::Stand,
-            },
-            Source::Api,
-        )
-        .await
-        .expect("stand");
+        common::stand(h, 1).await;
         deal(h, &sim).await;
         assert!(h.snapshot().round.settled);
         let m = scrape(&addr).await;

@@ -126,6 +126,20 @@ async fn opened_round(
     (run, sim, cfg)
 }
 
+/// Deals a card whose write fails: the table goes out of service, saying `why`.
+async fn deal_out_of_service(run: &running::Running, sim: &SimShoe, why: &str) {
+    sim.deal(1).await.expect("deal");
+    let snap = until_snapshot(&run.handle, "out of service", |s| {
+        s.state == TableState::Broken
+    })
+    .await;
+    assert!(
+        snap.broken.as_deref().unwrap_or("").contains(why),
+        "{:?}",
+        snap.broken
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_disk_keeps_every_card_and_the_table_recovers_when_space_is_freed() {
     timeout(Duration::from_secs(120), async {
@@ -139,16 +153,7 @@ async fn a_full_disk_keeps_every_card_and_the_table_recovers_when_space_is_freed
         // The disk fills up.
         checkpoint(&db).await;
         let filler = fill(&disk.0);
-        sim.deal(1).await.expect("deal");
-        let snap = until_snapshot(&run.handle, "out of service", |s| {
-            s.state == TableState::Broken
-        })
-        .await;
-        assert!(
-            snap.broken.as_deref().unwrap_or("").contains("full"),
-            "{:?}",
-            snap.broken
-        );
+        deal_out_of_service(&run, &sim, "full").await;
         // The card whose write failed is accounted for, and so is the next one.
         until_snapshot(&run.handle, "5S unrecorded", |s| s.unrecorded == ["5S"]).await;
         sim.deal(1).await.expect("deal");
@@ -169,17 +174,7 @@ async fn a_full_disk_keeps_every_card_and_the_table_recovers_when_space_is_freed
             run.handle.submit(bets.clone(), Source::Api).await,
             Err(SubmitError::Broken(_))
         ));
-        let metrics = croupier::web::client::request_with(
-            &run.addr.to_string(),
-            "GET",
-            "/metrics",
-            None,
-            &[],
-            Duration::from_secs(5),
-        )
-        .await
-        .expect("metrics")
-        .body;
+        let metrics = common::metrics(&run.addr.to_string()).await;
         assert!(
             metrics.contains("croupier_cards_read_total{outcome=\"unrecorded\"} 2"),
             "both cards counted unrecorded: {metrics}"
@@ -262,16 +257,7 @@ async fn a_long_write_lock_puts_the_table_out_of_service_until_it_is_released_in
             .await
             .expect("open db");
         blocker.execute("BEGIN EXCLUSIVE").await.expect("lock");
-        sim.deal(1).await.expect("deal");
-        let snap = until_snapshot(&run.handle, "out of service", |s| {
-            s.state == TableState::Broken
-        })
-        .await;
-        assert!(
-            snap.broken.as_deref().unwrap_or("").contains("locked"),
-            "{:?}",
-            snap.broken
-        );
+        deal_out_of_service(&run, &sim, "locked").await;
         sim.deal(1).await.expect("deal");
         until_snapshot(&run.handle, "both kept", |s| s.unrecorded == ["5S", "7C"]).await;
         // Retries do not stall the table loop: /healthz stays green while the lock is held.

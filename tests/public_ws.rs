@@ -165,11 +165,7 @@ async fn every_viewer_on_every_shard_gets_every_message_in_order() {
             let mut ids = Vec::new();
             let mut prev: Option<u64> = None;
             loop {
-                let m = timeout(STEP, ws.next())
-                    .await
-                    .expect("in time")
-                    .expect("open")
-                    .expect("message");
+                let m = common::next_message(ws, STEP).await;
                 let v: Value = serde_json::from_str(m.to_text().expect("text")).expect("json");
                 let n = v["n"].as_u64().expect("n");
                 if let Some(p) = prev {

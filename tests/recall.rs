@@ -7,7 +7,7 @@ mod common;
 mod running;
 
 use common::until_snapshot;
-use croupier::engine::{Action, Input};
+use croupier::engine::Input;
 use croupier::store::Source;
 use croupier::table::demo::main_bet;
 use croupier::table::TableState;
@@ -40,15 +40,7 @@ async fn recall_lists_an_alarm_between_rounds_and_survives_a_closed_pipe() {
         .expect("bets");
         sim.deal(4).await.expect("deal");
         until_snapshot(h, "dealt", |s| s.inputs == 5).await;
-        h.submit(
-            Input::Decision {
-                seat: 1,
-                action: Action::Stand,
-            },
-            Source::Api,
-        )
-        .await
-        .expect("stand");
+        common::stand(h, 1).await;
         sim.deal(1).await.expect("deal");
         until_snapshot(h, "settled", |s| s.round.settled).await;
         // Between rounds: a shoe fault, and its clearing.

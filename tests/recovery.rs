@@ -226,22 +226,7 @@ async fn rows_cut_off_the_end_of_the_log_are_caught_by_the_anchor() {
             12
         );
         // Someone removes the last three rows (the chain of what is left is intact).
-        {
-            use sqlx::{ConnectOptions, Executor};
-            let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
-                .filename(&db)
-                .connect()
-                .await
-                .expect("connect");
-            conn.execute("DROP TRIGGER events_no_delete")
-                .await
-                .expect("drop");
-            let gone = conn
-                .execute("DELETE FROM events WHERE seq > 9")
-                .await
-                .expect("delete");
-            assert_eq!(gone.rows_affected(), 3);
-        }
+        assert_eq!(common::cut_log(&db, 9).await, 3);
         boots_broken(dir.path(), &["ends at seq 9, the anchor is at seq 12"]).await;
         // The QS read while out of service is kept in the spill file; this test deals it
         // again below, so it starts the next boot without it.

@@ -7,71 +7,15 @@ mod common;
 mod running;
 
 use common::{config, from_shoe, session, shoe_items, variant};
-use croupier::app::{self, Started};
 use croupier::engine::{Code, Input};
 use croupier::store::{Reader, Record, Source};
 use croupier::table::demo::main_bet;
-use croupier::table::{SubmitError, TableConfig, TableHandle, TableState, Update, DELTA_BUFFER};
+use croupier::table::{SubmitError, TableHandle, TableState, Update, DELTA_BUFFER};
 use croupier_drivers::sim::{InjectedFault, SimConfig, SimShoe};
 use croupier_drivers::ShoeItem;
+use running::start;
 use std::time::Duration;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 use tokio::time::timeout;
-
-/// A running service and the means to stop it.
-struct Running {
-    handle: TableHandle,
-    addr: std::net::SocketAddr,
-    stop: oneshot::Sender<()>,
-    task: JoinHandle<Result<(), app::ServiceError>>,
-}
-
-async fn start(config: TableConfig) -> Running {
-    let (started_tx, started_rx) = oneshot::channel::<Started>();
-    let (stop, stop_rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(app::run(
-        config,
-        async move {
-            let _ = stop_rx.await;
-        },
-        move |s| {
-            let _ = started_tx.send(s);
-        },
-    ));
-    let started = timeout(Duration::from_secs(20), started_rx)
-        .await
-        .expect("service starts in time")
-        .expect("service starts");
-    let running = Running {
-        handle: started.handle,
-        addr: started.addr,
-        stop,
-        task,
-    };
-    if running.handle.snapshot().state != TableState::Broken {
-        let mut watch = running.handle.watch();
-        timeout(
-            Duration::from_secs(10),
-            watch.wait_for(|s| s.shoe.link == "connected"),
-        )
-        .await
-        .expect("the shoe connects")
-        .expect("table running");
-    }
-    running
-}
-
-impl Running {
-    async fn stop(self) {
-        let _ = self.stop.send(());
-        timeout(Duration::from_secs(15), self.task)
-            .await
-            .expect("stops in time")
-            .expect("no panic")
-            .expect("clean stop");
-    }
-}
 
 /// Feeds `inputs`: shoe items through the PTY, the rest through the input channel; waits
 /// for each to be durable and published.
@@ -334,15 +278,7 @@ async fn a_refused_card_locks_the_table_across_a_restart_until_cleared() {
         run.stop().await;
 
         let reader = Reader::open(&cfg.store.path).await.expect("reader");
-        let kinds: Vec<&str> = reader
-            .log("t1")
-            .await
-            .expect("log")
-            .iter()
-            .map(|r| r.record.kind())
-            .collect::<Vec<_>>()
-            .into_iter()
-            .collect();
+        let kinds = common::record_kinds(&reader, "t1").await;
         assert_eq!(kinds, ["alarm", "held", "clear", "input", "alarm"]);
         let log = reader.log("t1").await.expect("log");
         assert_eq!(

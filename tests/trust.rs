@@ -11,7 +11,6 @@ mod running;
 
 use common::{croupier, session, text};
 use croupier::store::{Reader, Record};
-use futures::StreamExt;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -35,11 +34,7 @@ async fn saved(ws: &mut Viewer, last_seq: u64, results: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let (mut got, mut seen_last) = (0, false);
     loop {
-        let m = timeout(STEP, ws.next())
-            .await
-            .expect("in time")
-            .expect("open")
-            .expect("message");
+        let m = common::next_message(ws, STEP).await;
         let text = m.to_text().expect("text").to_string();
         let v: Value = serde_json::from_str(&text).expect("json");
         lines.push(text);
@@ -276,22 +271,7 @@ async fn a_saved_history_verifies_and_every_tampering_is_caught() {
                 .expect("statement");
         let cut = third["head"]["seq"].as_u64().expect("head");
         let replay = inputs_after(&db, cut).await;
-        {
-            use sqlx::{ConnectOptions, Executor};
-            let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
-                .filename(&db)
-                .connect()
-                .await
-                .expect("connect");
-            conn.execute("DROP TRIGGER events_no_delete")
-                .await
-                .expect("drop");
-            let gone = conn
-                .execute(format!("DELETE FROM events WHERE seq > {cut}").as_str())
-                .await
-                .expect("delete");
-            assert!(gone.rows_affected() > 0);
-        }
+        assert!(common::cut_log(&db, cut).await > 0);
         std::fs::remove_file(croupier::store::anchor::path_for(&db)).expect("anchor");
         let _ = std::fs::remove_file(croupier::store::spill::path_for(&db));
         let sim = common::session_shoe(&replay);

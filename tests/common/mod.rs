@@ -466,6 +466,88 @@ pub async fn until_snapshot(
     (**snap).clone()
 }
 
+/// Seat `seat` stands, through the table's API.
+pub async fn stand(h: &croupier::table::TableHandle, seat: u8) {
+    h.submit(
+        Input::Decision {
+            seat,
+            action: croupier::engine::Action::Stand,
+        },
+        croupier::store::Source::Api,
+    )
+    .await
+    .expect("stand");
+}
+
+/// `GET /metrics` at `addr`, which must answer 200: the exposition text.
+pub async fn metrics(addr: &str) -> String {
+    let (status, text) = croupier::web::client::request(
+        addr,
+        "GET",
+        "/metrics",
+        None,
+        std::time::Duration::from_secs(10),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("scrape {addr}: {e}"));
+    assert_eq!(status, 200, "{addr}: {text}");
+    text
+}
+
+/// Removes every row after `seq` from the log at `db`, the way someone with the file would
+/// (its no-delete trigger dropped first): how many rows went.
+pub async fn cut_log(db: &Path, seq: u64) -> u64 {
+    use sqlx::{ConnectOptions, Executor};
+    let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(db)
+        .connect()
+        .await
+        .expect("connect");
+    conn.execute("DROP TRIGGER events_no_delete")
+        .await
+        .expect("drop");
+    conn.execute(format!("DELETE FROM events WHERE seq > {seq}").as_str())
+        .await
+        .expect("delete")
+        .rows_affected()
+}
+
+/// A simulated shoe on a PTY holding `cards`, in order.
+pub fn dealing(cards: &[&str]) -> croupier_drivers::sim::SimShoe {
+    croupier_drivers::sim::SimShoe::start(croupier_drivers::sim::SimConfig {
+        items: cards_for_shoe(cards),
+        ..croupier_drivers::sim::SimConfig::default()
+    })
+    .expect("pty shoe")
+}
+
+/// The next message on a WebSocket, within `step`.
+pub async fn next_message<S>(
+    ws: &mut S,
+    step: std::time::Duration,
+) -> tokio_tungstenite::tungstenite::Message
+where
+    S: futures::Stream<
+            Item = Result<
+                tokio_tungstenite::tungstenite::Message,
+                tokio_tungstenite::tungstenite::Error,
+            >,
+        > + Unpin,
+{
+    use futures::StreamExt;
+    tokio::time::timeout(step, ws.next())
+        .await
+        .expect("in time")
+        .expect("open")
+        .expect("message")
+}
+
+/// The kind of each row in `table`'s log, in order.
+pub async fn record_kinds(reader: &croupier::store::Reader, table: &str) -> Vec<&'static str> {
+    let log = reader.log(table).await.expect("log");
+    log.iter().map(|r| r.record.kind()).collect()
+}
+
 /// Runs the `croupier` binary with `args`, `stdin` written to it; its output.
 pub fn croupier(args: &[&str], stdin: Option<&str>) -> std::process::Output {
     use std::io::Write;

@@ -41,24 +41,7 @@ async fn a_dispute_raised_at_a_table_is_resolved_from_the_floor() {
     let (floor, addr) = pit_floor(&url, &db.url, &floor_log, &["--floor-key", &key_arg]).await;
 
     // The dealer raises a dispute at the table: the round halts.
-    let started = Instant::now();
-    let dispute = loop {
-        let (status, body) = p
-            .post(
-                "/api/disputes",
-                r#"{"reason": "seat 1 says the card was misread"}"#,
-            )
-            .await;
-        if status == 200 {
-            let v: serde_json::Value = serde_json::from_str(&body).expect("json");
-            break v["dispute"].as_u64().expect("dispute id");
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "raise: {status} {body}"
-        );
-        sleep(Duration::from_millis(100)).await;
-    };
+    let dispute = raise_dispute(&p, "seat 1 says the card was misread").await;
 
     let mut pit = PitClient::new(addr);
     assert_eq!(pit.login("sup1", "pit-boss-1").await, 200);

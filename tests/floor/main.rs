@@ -29,7 +29,7 @@ mod studio_table;
 use croupier::table::TableConfig;
 use nats::Nats;
 use pg::{floor_rows, rows_of};
-use pit::{add_supervisor, pit_floor, until_settled, PitClient};
+use pit::{add_supervisor, pit_floor, raise_dispute, until_settled, PitClient};
 use proc::{announced, spawn_args};
 use sqlx::{PgPool, Row};
 use std::path::Path;

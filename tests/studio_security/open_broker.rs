@@ -130,17 +130,7 @@ async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served
             "forgeries do not take the relay out: {ready}"
         );
         assert_eq!(ready["unpinned"], serde_json::json!(["t2"]), "{ready}");
-        let metrics = client::request_with(
-            &relay.addr,
-            "GET",
-            "/metrics",
-            None,
-            &[],
-            Duration::from_secs(5),
-        )
-        .await
-        .expect("metrics")
-        .body;
+        let metrics = common::metrics(&relay.addr).await;
         // The series exists from the start at 0: the forged message must have counted.
         let unsigned = metrics
             .lines()

@@ -71,6 +71,25 @@ pub async fn until_settled(db: &Path, id: &str, rounds: usize) {
     }
 }
 
+/// Raises a dispute for `reason` through `table`'s staff API, again while the round is not
+/// yet one to dispute (at most 30 s): the dispute's id.
+pub async fn raise_dispute(table: &Proc, reason: &str) -> u64 {
+    let body = serde_json::json!({ "reason": reason }).to_string();
+    let started = Instant::now();
+    loop {
+        let (status, reply) = table.post("/api/disputes", &body).await;
+        if status == 200 {
+            let v: serde_json::Value = serde_json::from_str(&reply).expect("json");
+            return v["dispute"].as_u64().expect("dispute id");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "raise: {status} {reply}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// A client of the pit page: its address and, once logged in, the session cookie.
 pub struct PitClient {
     pub addr: String,
