@@ -11,13 +11,19 @@
 (function () {
 "use strict";
 const { FluentBundle, FluentResource } = window.FluentBundle;
-// The catalogues this build ships; a new language is one more file and one more entry.
-const SHIPPED = ["en"];
+// The catalogue a page reads (`<html data-catalogue="play" data-languages="en de">`: the
+// player's page reads play-LANG.ftl) and the languages it ships; the dealer panel's is
+// messages-LANG.ftl, English only. A new language is one more file and one more name.
+const root = document.documentElement;
+const CATALOGUE = root.dataset.catalogue || "messages";
+const SHIPPED = (root.dataset.languages || "en").split(/\s+/).filter(Boolean);
+// A language the person picked on the page (`setLanguage`) comes before the browser's.
+const CHOSEN = "croupier.lang";
 const bundles = [];
 
 async function add(lang) {
-  const res = await fetch("/ui/messages-" + lang + ".ftl");
-  if (!res.ok) throw new Error("messages-" + lang + ".ftl: HTTP " + res.status);
+  const res = await fetch("/ui/" + CATALOGUE + "-" + lang + ".ftl");
+  if (!res.ok) throw new Error(CATALOGUE + "-" + lang + ".ftl: HTTP " + res.status);
   // Isolation marks around placeables would end up in every text the tests and the
   // screen readers read; the catalogue's placeables are numbers, names and card codes.
   const bundle = new FluentBundle(lang, { useIsolating: false });
@@ -25,16 +31,36 @@ async function add(lang) {
   return bundle;
 }
 
+function chosen() {
+  try { return localStorage.getItem(CHOSEN); } catch (e) { return null; }
+}
+
 async function load() {
-  const wanted = (navigator.languages || [navigator.language || "en"])
+  const wanted = [chosen()].concat(navigator.languages || [navigator.language || "en"])
+    .filter(Boolean)
     .map((l) => l.toLowerCase().split("-")[0])
     .filter((l) => SHIPPED.includes(l));
   const order = [...new Set([...wanted, "en"])];
+  const loaded = [];
   for (const lang of order) {
-    try { bundles.push(await add(lang)); } catch (e) { console.error(e); }
+    try { loaded.push(await add(lang)); } catch (e) { console.error(e); }
   }
-  if (bundles.length) document.documentElement.lang = bundles[0].locales[0];
+  bundles.splice(0, bundles.length, ...loaded);
+  if (bundles.length) root.lang = bundles[0].locales[0];
 }
+
+// Switches to `lang` (one of `languages`) and remembers it on this device; resolves once
+// its catalogue is loaded, for the page to render again.
+async function setLanguage(lang) {
+  if (!SHIPPED.includes(lang)) return;
+  try { localStorage.setItem(CHOSEN, lang); } catch (e) { /* private mode: this page only */ }
+  const again = load();
+  api.ready = again;
+  await again;
+}
+
+// The language the page reads now.
+function current() { return bundles.length ? bundles[0].locales[0] : "en"; }
 
 // The message `id` with `args`, from the first catalogue that has it; the id itself if
 // none does (a missing message shows as what it is, rather than as nothing).
@@ -147,5 +173,6 @@ function person(actor) {
   return i >= 0 ? actor.slice(i + 1) : actor;
 }
 
-window.I18n = { ready: load(), t, has, error, alarm, why, expecting, person, loadStaff, localTime };
+const api = { ready: load(), t, has, error, alarm, why, expecting, person, loadStaff, localTime, setLanguage, current, languages: SHIPPED };
+window.I18n = api;
 })();

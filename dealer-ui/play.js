@@ -1,283 +1,845 @@
-// The remote player's page (/play#t=TOKEN, the launch link): join a free seat (or the table
-// without one: bets behind seated players, a common draw's boxes), bet within the betting
-// countdown (main, the game's side bets by its own names, behind a seat with its follows,
-// boxes), decide within the decision timer (every turn the table asks: the seat, insurance
-// behind a seat, each box); the balance and the results.
+// The remote player's page (/play#t=TOKEN, the launch link), laid out like a live-casino
+// client: the table (the dealer's hand and the seats in play, or the bet spots while bets
+// are open) and the player's dock (balance and total bet, the timer, a chip tray or the
+// decision buttons in thumb reach). Upright phones stack them; landscape phones and
+// desktops put the dock beside the table, so nothing that matters needs scrolling.
+// Every word comes from the Fluent catalogue (play-LANG.ftl through i18n.js) with amounts
+// written in the table's currency; no API code or minor-unit amount reaches the player.
 // Polls /api/play/state (the countdowns are the server's: remaining_ms); follows
 // /ws/public only for trust.js's checks of the seals and signatures.
 "use strict";
 const { el, morph, renderDealer, renderSeats, money, useCurrency } = window.Table;
+const t = (id, args) => window.I18n.t(id, args);
 
 // The launch token stays in this tab (the fragment never reaches a server log).
 const fromHash = new URLSearchParams(location.hash.slice(1)).get("t");
 if (fromHash) { sessionStorage.setItem("croupier.play", fromHash); history.replaceState(null, "", location.pathname); }
 const token = sessionStorage.getItem("croupier.play") || "";
 
-let state = null, stake = 0, message = "", busy = false, fetchedAt = 0;
+// What the page knows: the last state, when it came (countdowns count from it), and the
+// connection: "connecting", "live", "lost" (retrying), "expired" (the session ended),
+// "closed" (no remote play at this table).
+let state = null, fetchedAt = 0, conn = "connecting", attempt = 0, busy = false;
+let message = "";          // the last refusal, in plain words
+let notice = null;         // {kind, text}: what the timeout rule did, bets closed, a correction
+let dialog = null;         // "help" | "history" | "reality" | null
+let help = null, historyData = null;
 window.playState = () => state;
-// The browser's own checks (trust.js): the public feed carries the hole card's seal and
-// every result's signature; this page follows it only to check them.
+window.playConn = () => conn;
+
 const trust = new window.Trust.Checker(() => render());
 window.playTrust = trust;
 window.Table.liveSocket("/ws/public", (m) => trust.message(m), () => {});
 
+// A refusal with its code, and the HTTP status when the server answered.
+class Refusal extends Error {
+  constructor(code, status, detail) { super(code); this.code = code; this.status = status; this.detail = detail || {}; }
+}
+
 async function api(method, path, body) {
-  const r = await fetch(path, {
-    method, headers: Object.assign({ Authorization: "Bearer " + token }, body ? { "Content-Type": "application/json" } : {}),
-    body: body ? JSON.stringify(body) : undefined,
-  });
+  let r;
+  // A server that stopped answering (not refusing) is a lost connection too.
+  const limit = new AbortController();
+  const cut = setTimeout(() => limit.abort(), 8000);
+  try {
+    r = await fetch(path, {
+      method, headers: Object.assign({ Authorization: "Bearer " + token }, body ? { "Content-Type": "application/json" } : {}),
+      body: body ? JSON.stringify(body) : undefined, signal: limit.signal,
+    });
+  } catch (e) { throw new Refusal("network", 0); }
+  finally { clearTimeout(cut); }
   const j = await r.json().catch(() => ({}));
   if (!r.ok) {
-    const e = j.error || { code: "http_" + r.status, message: r.statusText };
-    const closed = e.closed ? " (closed at log #" + e.closed.seq + ", " + new Date(e.closed.at_ms).toLocaleTimeString() + ")" : "";
-    throw Object.assign(new Error(e.message + closed), { code: e.code });
+    const e = j.error || {};
+    // The edge's own refusals (busy, timeouts) and a server that is restarting read as a
+    // connection problem: the page retries by itself.
+    const code = e.code || ([408, 429, 502, 503, 504].includes(r.status) ? "busy" : "unknown");
+    throw new Refusal(code, r.status, e);
   }
   return j;
 }
 
+// A refusal in the player's words. The server's text is for logs: it may name codes and
+// minor units, so only the code is read, and amounts come from the state.
+function say(e) {
+  const s = state || {};
+  const id = "error-" + e.code;
+  if (e.code === "insufficient_funds") return t(id, { balance: money(s.balance || 0) });
+  if (e.code === "invalid_bet") {
+    const l = s.limits || { min: 0, max: 0 };
+    return t(id, { min: money(l.min), max: money(l.max), side: (s.game && s.game.side_bets || []).length ? "yes" : "no" });
+  }
+  return window.I18n.has(id) ? t(id) : t("error-unknown");
+}
+
 async function act(path, body) {
-  if (busy) return;
-  busy = true;
+  if (busy || conn !== "live") return false;
+  busy = true; render();
+  let ok = true;
   try { await api("POST", path, body); message = ""; }
-  catch (e) { message = e.code + ": " + e.message; }
+  catch (e) { message = say(e); ok = false; if (e.code === "unauthenticated") conn = "expired"; }
   busy = false;
   await refresh();
+  return ok;
 }
 
-function left(ms) {
-  const since = Date.now() - fetchedAt;
-  return Math.max(0, Math.ceil((ms - since) / 1000));
+// ---- time
+
+function leftMs(ms) { return Math.max(0, ms - (Date.now() - fetchedAt)); }
+function secs(ms) { return Math.ceil(leftMs(ms) / 1000); }
+
+// The server's time now (the session clock counts on it, not on the phone's clock).
+function serverNow() {
+  const s = state && state.session;
+  return s ? s.now_ms + (Date.now() - fetchedAt) : Date.now();
 }
 
-function button(label, onClick, attrs) {
-  return el("button", Object.assign({ type: "button", onclick: onClick, disabled: busy ? "" : null }, attrs || {}), label);
+function hms(ms) {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600), m = Math.floor(total / 60) % 60, sec = total % 60;
+  return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(sec).padStart(2, "0");
 }
 
-// What the player is about to bet, by line: the seat's main bet and side bets, a bet
-// behind one seat (with its follows), a common draw's boxes. Chips add to the line picked
-// (`target`).
-let plan = { main: 0, side: {}, behind: null, bside: {}, follow_double: false, follow_split: false, boxes: {}, special: null };
-let target = "main";
+// Screen readers hear the countdowns at 10 and 5 seconds and when a turn opens, through
+// one polite live region (the timers themselves are role="timer", silent by default).
+let announced = "";
+function announce(key, text) {
+  if (announced === key) return;
+  announced = key;
+  const live = document.getElementById("announce");
+  if (live) live.textContent = text;
+}
+
+// A bar timer: the seconds in words, a bar that empties, amber under half, red for the
+// last 5 s.
+function timer(id, remaining, total, label) {
+  const left = leftMs(remaining);
+  const s = Math.ceil(left / 1000);
+  const share = total > 0 ? Math.max(0, Math.min(1, left / total)) : 0;
+  const level = s <= 5 ? "end" : share < 0.5 ? "warn" : "ok";
+  if (s <= 10 && s > 0 && (s === 10 || s === 5)) announce(id + s, t("timer-left", { seconds: s }));
+  return el("div", { class: "pp-timer " + level, id, role: "timer", "aria-label": label },
+    el("div", { class: "pp-timer-text" }, el("span", {}, label)),
+    el("div", { class: "pp-bar", "aria-hidden": "true" }, el("div", { class: "pp-fill", style: "width:" + (share * 100).toFixed(1) + "%" })));
+}
+
+// ---- betting: the plan is what the player is about to bet, line by line (`lines`:
+// "main", "side:NAME", "behind:SEAT", "bside:NAME", "box:N", "box:N:NAME"); `steps` is the
+// chip history Undo walks back.
+
+let plan = { lines: {}, steps: [], behind: null, follow_double: false, follow_split: false, lip: {}, special: null, rebet: null };
+let chip = Number(localStorage.getItem("croupier.chip")) || 0;
+let lastPlaced = JSON.parse(sessionStorage.getItem("croupier.lastbet") || "null");
 
 function resetPlan() {
-  plan = { main: 0, side: {}, behind: null, bside: {}, follow_double: false, follow_split: false, boxes: {}, special: plan.special, rebet: plan.rebet };
-  stake = 0;
-  target = "main";
+  plan = { lines: {}, steps: [], behind: null, follow_double: false, follow_split: false, lip: {}, special: plan.special, rebet: plan.rebet };
 }
 
-function sum(o) { return Object.values(o).reduce((a, v) => a + (v.main !== undefined ? v.main + sum(v.side) : v), 0); }
+function planTotal() { return Object.values(plan.lines).reduce((a, v) => a + v, 0); }
 
-function addChip(c) {
-  const [kind, a, b] = target.split(":");
-  if (kind === "main") plan.main += c;
-  else if (kind === "side") plan.side[a] = (plan.side[a] || 0) + c;
-  else if (kind === "behind") { plan.behind = Number(a); stake += c; }
-  else if (kind === "bside") plan.bside[a] = (plan.bside[a] || 0) + c;
-  else if (kind === "box") {
-    const x = plan.boxes[a] || (plan.boxes[a] = { main: 0, side: {} });
-    // A chip on a box riding "Let it play" starts an ordinary main bet instead.
-    if (!b && x.let_it_play) { x.let_it_play = false; x.main = 0; }
-    if (b) x.side[b] = (x.side[b] || 0) + c; else x.main += c;
+function sideLimits(s, name) {
+  const b = (s.game.side_bets || []).find((x) => x.name === name);
+  return b ? { min: b.min, max: b.max } : { min: s.limits.min, max: s.limits.max };
+}
+
+function lineLimits(s, key) {
+  const parts = key.split(":");
+  if (parts[0] === "side" || parts[0] === "bside") return sideLimits(s, parts[1]);
+  if (parts[0] === "box" && parts[2]) return sideLimits(s, parts[2]);
+  return { min: s.limits.min, max: s.limits.max };
+}
+
+function lineName(s, key) {
+  const p = key.split(":");
+  if (p[0] === "main") return t("spot-main");
+  if (p[0] === "side" || p[0] === "bside") return p[1];
+  if (p[0] === "behind") return t("spot-behind", { seat: p[1] });
+  if (p[0] === "box") return p[2] ? t("spot-box", { box: p[1] }) + " · " + p[2] : t("spot-box", { box: p[1] });
+  return key;
+}
+
+// The sum of a bet's side bets (`[[name, amount], …]`).
+function pairs(side) { return (side || []).reduce((a, [, v]) => a + v, 0); }
+
+// What is already on the table for the player this window (a new bet replaces it, so it
+// counts towards what may be bet again).
+function placed(s) {
+  const b = s.betting;
+  let sum = (b.my_bet || 0) + (b.my_side || []).reduce((a, [, v]) => a + v, 0);
+  for (const x of b.my_behind || []) sum += x.bet.main + pairs(x.bet.side);
+  for (const x of b.my_boxes || []) sum += x.main + pairs(x.side);
+  return sum;
+}
+
+function available(s) { return s.balance + placed(s); }
+
+// What the table already holds on one line this window: chips laid on a line add to it.
+function placedLine(s, key) {
+  const b = s.betting;
+  const p = key.split(":");
+  if (p[0] === "main") return b.my_bet || 0;
+  if (p[0] === "side") return ((b.my_side || []).find(([n]) => n === p[1]) || [0, 0])[1];
+  const behind = (b.my_behind || []).find((x) => x.seat === plan.behind) || null;
+  if (p[0] === "behind") return behind && String(behind.seat) === p[1] ? behind.bet.main : 0;
+  if (p[0] === "bside") return behind ? ((behind.bet.side || []).find(([n]) => n === p[1]) || [0, 0])[1] : 0;
+  if (p[0] === "box") {
+    const x = (b.my_boxes || []).find((y) => String(y.seat) === p[1]);
+    if (!x) return 0;
+    return p[2] ? ((x.side || []).find(([n]) => n === p[2]) || [0, 0])[1] : x.main;
   }
+  return 0;
+}
+
+// A line as it will be sent: what the table holds plus the chips laid since.
+function lineTotal(s, key) { return placedLine(s, key) + (plan.lines[key] || 0); }
+
+// What the player has on the round in play (its bets as placed; doubles and splits add to
+// them as the hands go).
+function inPlay(s) {
+  const r = s.view.round;
+  if (s.betting.open || !r.number || r.settled) return 0;
+  let sum = 0;
+  for (const b of r.bets || []) {
+    const mine = b.player ? b.player === s.public_name : (s.seats || []).includes(b.seat);
+    if (mine) sum += b.main + pairs(b.side);
+    for (const x of b.behind || []) if (x.player === s.public_name) sum += x.main + pairs(x.side);
+  }
+  return sum;
+}
+
+// A chip on a line: refused on the page when it would pass the balance or the line's
+// maximum (the server's refusal stays the authority).
+function addChip(s, key, value) {
+  if (!value) return;
+  const now = plan.lines[key] || 0;
+  const lim = lineLimits(s, key);
+  if (planTotal() + value > s.balance) { message = t("bet-over-balance", { balance: money(s.balance) }); render(); return; }
+  if (placedLine(s, key) + now + value > lim.max) { message = t("bet-over-max", { line: lineName(s, key), max: money(lim.max) }); render(); return; }
+  plan.lines[key] = now + value;
+  plan.steps.push([key, value]);
+  if (key.startsWith("box:") && !key.split(":")[2]) delete plan.lip[key.split(":")[1]];
+  message = "";
   render();
 }
 
-function targetButton(label, name) {
-  return button(label, () => { target = name; render(); }, { class: "target" + (target === name ? " on" : ""), "data-target": name, "aria-pressed": target === name ? "true" : "false" });
+function undo() {
+  const step = plan.steps.pop();
+  if (step) {
+    plan.lines[step[0]] -= step[1];
+    if (plan.lines[step[0]] <= 0) delete plan.lines[step[0]];
+  }
+  message = "";
+  render();
 }
 
-function chipsRow(s, max) {
-  const min = Math.min(s.limits.min, ...(s.game.side_bets || []).map(b => b.min));
-  // The usual chip values (1, 5, 25, 100, 500 in the currency) the limits allow.
-  const unit = Math.pow(10, (s.view.currency && s.view.currency.exponent) || 0);
-  let chips = [1, 5, 25, 100, 500].map(c => c * unit).filter(c => c >= min && c <= max);
-  if (!chips.length) chips = [min].filter(c => c <= max);
-  return el("div", { class: "row", id: "chips" }, chips.map(c => button(money(c), () => addChip(c), { class: "chip", "data-chip": c })),
-    button("Clear", () => { resetPlan(); render(); }, { id: "clear" }));
+function doubleBets(s) {
+  const total = planTotal();
+  if (!total) return;
+  if (total * 2 > s.balance) { message = t("bet-over-balance", { balance: money(s.balance) }); render(); return; }
+  for (const [k, v] of Object.entries(plan.lines)) {
+    if (v * 2 > lineLimits(s, k).max) { message = t("bet-over-max", { line: lineName(s, k), max: money(lineLimits(s, k).max) }); render(); return; }
+  }
+  for (const [k, v] of Object.entries(plan.lines)) { plan.lines[k] = v * 2; plan.steps.push([k, v]); }
+  message = "";
+  render();
 }
 
-function sideMap(o) { const out = {}; for (const [k, v] of Object.entries(o)) if (v > 0) out[k] = v; return out; }
-
-function bettingControls(s, out) {
-  const sides = s.game.side_bets || [];
-  out.push(el("div", { class: "row countdown", id: "betting" }, "Bets close in ", el("strong", { id: "bet-left" }, left(s.betting.remaining_ms) + " s")));
-  if (s.game.common_draw) {
-    // Any box (or all three), each with the game's specials: one picked from the game's
-    // list (all of them, by its names) is offered on every box.
-    const special = sides.some(b => b.name === plan.special) ? plan.special : (sides[0] || {}).name;
-    if (sides.length) {
-      out.push(el("div", { class: "row" }, el("label", { for: "special" }, "Special bet: "),
-        el("select", { id: "special", onchange: (e) => { plan.special = e.target.value; render(); } },
-          sides.map(b => el("option", { value: b.name, selected: b.name === special }, b.name)))));
-    }
-    const boxes = [];
-    for (let n = 1; n <= s.game.boxes; n++) {
-      const x = plan.boxes[n] || { main: 0, side: {} };
-      const others = Object.entries(x.side).filter(([k, v]) => k !== special && v > 0).map(([k, v]) => k + " " + money(v));
-      boxes.push(el("div", { class: "row box", "data-box": n },
-        targetButton("Box " + n + (x.main ? " " + money(x.main) : ""), "box:" + n),
-        special ? targetButton(special + (x.side[special] ? " " + money(x.side[special]) : ""), "box:" + n + ":" + special) : null,
-        others.length ? el("span", { class: "others" }, others.join(", ")) : null,
-        // "Let it play": the box won last round; its whole return rides as the main bet.
-        ...(s.betting.let_it_play || []).filter(l => l.box === n).map(l => button((x.let_it_play ? "✓ " : "") + "Let it play " + money(l.main), () => {
-          plan.boxes[n] = x.let_it_play ? { main: 0, side: x.side } : { main: l.main, side: x.side, let_it_play: true }; render();
-        }, { class: "target" + (x.let_it_play ? " on" : ""), "data-let-it-play": n }))));
-    }
-    out.push(el("div", { class: "boxes", id: "boxes" }, boxes));
-    out.push(chipsRow(s, s.balance));
-    const total = sum(plan.boxes);
-    const list = Object.entries(plan.boxes).filter(([, x]) => x.main > 0).map(([n, x]) => x.let_it_play ? { box: Number(n), let_it_play: true, side: sideMap(x.side) } : { box: Number(n), main: x.main, side: sideMap(x.side) });
-    out.push(el("div", { class: "row" },
-      button("Bet " + money(total), () => act("/api/play/boxes", { boxes: list }), { id: "place-boxes", disabled: busy || !list.length ? "" : null }),
-      s.betting.my_boxes ? button("Withdraw", () => act("/api/play/boxes", { boxes: [] }), { id: "withdraw" }) : null));
-    out.push(el("div", { class: "row", id: "my-bet" }, s.betting.my_boxes ? "Your boxes: " + s.betting.my_boxes.map(b => "#" + b.seat + " " + money(b.main)).join(", ") : "No bet yet"));
-    return;
-  }
-  // The automatic re-bet (Ultimate): the seat's lines show it, as if the player had laid
-  // the chips, once per window (Clear still clears them).
-  if (s.betting.my_rebet && plan.rebet !== s.betting.round) {
-    plan.rebet = s.betting.round;
-    plan.main = s.betting.my_bet || 0;
-    plan.side = Object.fromEntries(s.betting.my_side || []);
-  }
-  if (s.seat) {
-    out.push(el("div", { class: "row", id: "lines" }, targetButton("Seat " + money(plan.main), "main"),
-      sides.map(b => targetButton(b.name + " " + money(plan.side[b.name] || 0), "side:" + b.name))));
-  }
-  // Play behind: any seated player's seat with a bet in this window.
-  const seats = s.game.play_behind ? (s.betting.behind_seats || []) : [];
-  if (seats.length) {
-    out.push(el("div", { class: "row", id: "behind" }, "Behind:", seats.map(x =>
-      button("Seat " + x.seat + (plan.behind === x.seat ? " " + money(stake) : ""), () => { target = "behind:" + x.seat; plan.behind = x.seat; render(); },
-        { class: "target" + (target === "behind:" + x.seat ? " on" : ""), "data-behind": x.seat }))));
-    if (plan.behind) {
-      const remote = (seats.find(x => x.seat === plan.behind) || {}).remote;
-      out.push(el("div", { class: "row", id: "behind-lines" },
-        sides.map(b => targetButton(b.name + " " + money(plan.bside[b.name] || 0), "bside:" + b.name)),
-        remote ? el("label", {}, el("input", { type: "checkbox", id: "follow-double", checked: plan.follow_double, onchange: (e) => { plan.follow_double = e.target.checked; } }), " follow double") : null,
-        remote ? el("label", {}, el("input", { type: "checkbox", id: "follow-split", checked: plan.follow_split, onchange: (e) => { plan.follow_split = e.target.checked; } }), " follow split") : null));
-    }
-  }
-  out.push(chipsRow(s, s.balance + (s.betting.my_bet || 0)));
-  const row = [];
-  if (s.seat) {
-    // On two seats (Deluxe) the bet goes on the lowest; the table mirrors it on the other
-    // (or splits it evenly when the balance is short) and both seats show it below.
-    row.push(button("Bet " + money(plan.main + sum(plan.side)), () => act("/api/play/bet", { seat: s.seat, main: plan.main, side: sideMap(plan.side) }), { id: "place", disabled: busy || plan.main < s.limits.min ? "" : null }));
-    if (s.betting.my_bet) row.push(button("Withdraw", () => act("/api/play/bet", { main: 0 }), { id: "withdraw" }));
-    // A manual re-bet of the round just played where the game has no automatic one.
-    const last = s.betting.last_bet;
-    if (!s.game.auto_rebet && !s.betting.my_bet && last) {
-      const side = Object.fromEntries(last.side);
-      row.push(button("Rebet " + money(last.main + sum(side)), () => act("/api/play/bet", { main: last.main, side: side }), { id: "rebet" }));
-    }
-  }
-  if (plan.behind) {
-    row.push(button("Bet behind " + plan.behind + " " + money(stake + sum(plan.bside)), () => act("/api/play/behind",
-      { seat: plan.behind, main: stake, side: sideMap(plan.bside), follow_double: plan.follow_double, follow_split: plan.follow_split }),
-      { id: "place-behind", disabled: busy || stake < s.limits.min ? "" : null }));
-  }
-  out.push(el("div", { class: "row" }, row));
-  const mine = [];
-  if (s.betting.my_bet) mine.push("Your bet: " + money(s.betting.my_bet) + (s.betting.my_side || []).map(([n, a]) => " + " + n + " " + money(a)).join("")
-    + (s.betting.my_rebet ? (s.betting.my_rebet.clipped ? " (re-bet, clipped to your balance)" : " (re-bet)") : ""));
-  if ((s.betting.my_seats || []).length > 1) mine.push(s.betting.my_seats.map(x => "Seat " + x.seat + ": " + (x.main ? money(x.main) : "no bet")).join(" · "));
-  for (const b of s.betting.my_behind || []) mine.push("Behind seat " + b.seat + ": " + money(b.bet.main) + (b.bet.follow_double ? " (follows doubles)" : ""));
-  out.push(el("div", { class: "row", id: "my-bet" }, mine.length ? mine.join(" · ") : "No bet yet"));
+// The last bet placed (this tab's, else the table's record of the last round's seat bet).
+function repeatable(s) {
+  if (lastPlaced && Object.keys(lastPlaced.lines || {}).length) return lastPlaced;
+  const last = s.betting.last_bet;
+  if (!last) return null;
+  const lines = { main: last.main };
+  for (const [n, a] of last.side || []) lines["side:" + n] = a;
+  return { lines, behind: null };
 }
 
-const NAMES = { hit: "Hit", stand: "Stand", double: "Double", split: "Split", surrender: "Surrender", insurance: "Insurance", no_insurance: "No insurance", even_money: "Even money" };
-
-function turnControls(s, out) {
-  s.turns.forEach((t, i) => {
-    const where = s.game.common_draw ? "Box " + t.seat + (t.hand ? " hand " + (t.hand + 1) : "") + (t.kind === "insurance" ? ": insurance? " : ": ")
-      : t.behind ? "Behind seat " + t.seat + ": insurance? "
-      : (t.kind === "insurance" ? "Seat " + t.seat + ": insurance? " : "Your hand, seat " + t.seat + ": ");
-    const timer = t.remaining_ms === null ? "" : left(t.remaining_ms) + " s";
-    out.push(el("div", { class: "row countdown", id: i ? null : "turn", "data-seat": t.seat }, where, el("strong", { id: i ? null : "turn-left" }, timer)));
-    // The decision names its seat: a player on two seats answers for the one the turn is on.
-    const body = (a) => Object.assign({ action: a }, s.game.common_draw ? { box: t.seat } : { seat: t.seat });
-    out.push(el("div", { class: "row actions", id: i ? null : "actions", "data-seat": t.seat, "data-behind": t.behind ? "true" : null },
-      t.allowed.filter(a => NAMES[a]).map(a => button(NAMES[a], () => act("/api/play/decision", body(a)), { "data-action": a }))));
-  });
+function repeat(s) {
+  const r = repeatable(s);
+  if (!r) return;
+  const total = Object.values(r.lines).reduce((a, v) => a + v, 0);
+  if (total > available(s)) { message = t("bet-over-balance", { balance: money(available(s)) }); render(); return; }
+  plan.lines = Object.assign({}, r.lines);
+  plan.steps = Object.entries(r.lines);
+  plan.behind = r.behind || null;
+  message = "";
+  render();
 }
 
-function controls() {
-  const s = state;
-  const out = [];
-  out.push(el("div", { class: "who" },
-    el("strong", { id: "player-name" }, s.name || s.player), " · balance ",
-    el("strong", { id: "balance" }, money(s.balance)),
-    (s.seats || []).length > 1 ? " · seats " + s.seats.join(", ") : s.seat ? " · seat " + s.seat : ""));
-  const atTable = s.seat || s.unseated;
-  if (!atTable) {
-    if (!s.game.common_draw) {
-      out.push(el("div", { class: "row" }, s.free_seats.length ? "Take a seat:" : "No free seat now."));
-      out.push(el("div", { class: "row", id: "join" }, s.free_seats.map(n => button("Seat " + n, () => act("/api/play/join", { seat: n }), { "data-seat": n }))));
-    }
-    if (s.game.common_draw || s.game.play_behind) {
-      out.push(el("div", { class: "row" }, button(s.game.common_draw ? "Join the table" : "Bet behind players", () => act("/api/play/join", {}), { id: "join-unseated" })));
-    }
-  } else if (s.betting.open) {
-    // A second seat, where the game lets a player hold two (Deluxe).
-    if (s.seat && (s.seats || []).length < (s.game.seats_per_player || 1) && s.free_seats.length) {
-      out.push(el("div", { class: "row", id: "join-second" }, "Second seat:", s.free_seats.map(n => button("Seat " + n, () => act("/api/play/join", { seat: n }), { "data-seat": n }))));
-    }
-    bettingControls(s, out);
-  } else if (s.turns && s.turns.length) {
-    turnControls(s, out);
-  } else {
-    if (!s.betting.open) resetPlan();
-    out.push(el("div", { class: "row", id: "waiting" }, s.view.round.settled || !s.view.round.number ? "Waiting for the next round…" : "Round in play…"));
-  }
-  const r = s.view.last_result;
-  if (r && atTable) {
-    // The seat's hands, and every bet of the player's own (behind seats, boxes).
-    const mySeats = s.seats || [];
-    const parts = (r.hands || []).filter(h => mySeats.includes(h.seat) && !h.player)
-      .map(h => (mySeats.length > 1 ? "seat " + h.seat + " " : "") + h.outcome.replace("_", " ") + " " + money(h.returned));
-    for (const b of (r.bets || []).filter(b => b.player === s.public_name)) {
-      // A side bet's kind is {"side": NAME}; main and insurance are plain names.
-      const kind = typeof b.kind === "string" ? b.kind.replace("_", " ") : String(b.kind.side);
-      parts.push((s.game.common_draw ? "box " : "behind ") + b.seat + " " + kind + " " + money(b.returned));
-    }
-    if (parts.length) out.push(el("div", { class: "row", id: "result", "data-round": r.round }, "Round " + r.round + ": " + parts.join(", "),
-      window.Trust.sigBadge(trust, r.round)));
-  }
-  if (message) out.push(el("div", { class: "row error", id: "message", role: "alert" }, message));
+// The side bets of the lines under `prefix` ("side:", "bside:", "box:N:"), placed and laid.
+function sideOf(s, prefix) {
+  const out = {};
+  const keys = new Set(Object.keys(plan.lines).filter((k) => k.startsWith(prefix)));
+  const b = s.betting;
+  if (prefix === "side:") for (const [n] of b.my_side || []) keys.add(prefix + n);
+  for (const k of keys) { const v = lineTotal(s, k); if (v > 0) out[k.slice(prefix.length)] = v; }
   return out;
 }
 
+async function placeBets(s) {
+  const remember = { lines: {}, behind: plan.behind };
+  for (const k of Object.keys(plan.lines)) remember.lines[k] = lineTotal(s, k);
+  let ok = true;
+  if (s.game.common_draw) {
+    const boxes = [];
+    for (let n = 1; n <= s.game.boxes; n++) {
+      const side = sideOf(s, "box:" + n + ":");
+      const main = lineTotal(s, "box:" + n);
+      if (plan.lip[n]) boxes.push({ box: n, let_it_play: true, side });
+      else if (main) boxes.push({ box: n, main, side });
+    }
+    ok = await act("/api/play/boxes", { boxes });
+  } else {
+    if (s.seat && (plan.lines.main !== undefined || Object.keys(plan.lines).some((k) => k.startsWith("side:")))) {
+      ok = await act("/api/play/bet", { seat: s.seat, main: lineTotal(s, "main"), side: sideOf(s, "side:") });
+    }
+    const stake = plan.behind ? lineTotal(s, "behind:" + plan.behind) : 0;
+    if (ok && stake && Object.keys(plan.lines).some((k) => k.startsWith("behind:") || k.startsWith("bside:"))) {
+      ok = await act("/api/play/behind", { seat: plan.behind, main: stake, side: sideOf(s, "bside:"), follow_double: plan.follow_double, follow_split: plan.follow_split });
+    }
+  }
+  if (ok) {
+    lastPlaced = remember;
+    sessionStorage.setItem("croupier.lastbet", JSON.stringify(remember));
+    const keep = plan.behind;
+    resetPlan();
+    plan.behind = keep;
+    render();
+  }
+}
+
+function chipValues(s) {
+  const mins = [s.limits.min].concat((s.game.side_bets || []).map((b) => b.min));
+  const min = Math.min(...mins);
+  const unit = Math.pow(10, (s.view.currency && s.view.currency.exponent) || 0);
+  let chips = [1, 5, 10, 25, 100, 500, 1000].map((c) => c * unit).filter((c) => c >= min && c <= s.limits.max).slice(0, 6);
+  if (!chips.length) chips = [min];
+  return chips;
+}
+
+function button(label, onClick, attrs) {
+  const a = Object.assign({ type: "button", onclick: onClick }, attrs || {});
+  if (busy || conn !== "live") a.disabled = "";
+  return el("button", a, label);
+}
+
+// A chip's face: whole amounts without their zero cents ("€25"), as chips are printed.
+function chipLabel(c) {
+  const m = money(c);
+  return /[.,]0+$/.test(m) ? m.replace(/[.,]0+$/, "") : m;
+}
+
+function chipTray(s) {
+  const chips = chipValues(s);
+  if (!chips.includes(chip)) chip = chips[0];
+  const room = available(s) - planTotal();
+  return el("div", { class: "pp-chips", id: "chips", role: "group", "aria-label": t("chip-tray") },
+    chips.map((c, i) => button(chipLabel(c), () => { chip = c; localStorage.setItem("croupier.chip", String(c)); render(); },
+      { class: "chip c" + i + (c === chip ? " on" : ""), "data-chip": c, "aria-pressed": c === chip ? "true" : "false",
+        "aria-label": t("chip-value", { amount: money(c) }), disabled: c > room && c !== chip ? "" : null })));
+}
+
+// A bet spot: tap to put the selected chip on it.
+function spot(s, key, label, lim, extra) {
+  const amount = lineTotal(s, key);
+  return button([
+    el("span", { class: "pp-spot-name" }, label),
+    el("span", { class: "amount" }, amount ? money(amount) : t("spot-empty")),
+    el("span", { class: "pp-spot-lim" }, t("spot-limits", { min: money(lim.min), max: money(lim.max) })),
+  ], () => addChip(s, key, chip), Object.assign({ class: "pp-spot" + (amount ? " on" : ""), "data-target": key }, extra || {}));
+}
+
+function betSpots(s) {
+  const sides = s.game.side_bets || [];
+  const out = [];
+  if (s.game.common_draw) {
+    const special = sides.some((b) => b.name === plan.special) ? plan.special : (sides[0] || {}).name;
+    plan.special = special;
+    if (sides.length > 1) {
+      out.push(el("label", { class: "pp-pick" }, t("special-pick") + " ",
+        el("select", { id: "special", onchange: (e) => { plan.special = e.target.value; render(); } },
+          sides.map((b) => el("option", { value: b.name, selected: b.name === special }, b.name)))));
+    }
+    const boxes = [];
+    for (let n = 1; n <= s.game.boxes; n++) {
+      const lip = (s.betting.let_it_play || []).find((l) => l.box === n);
+      boxes.push(el("div", { class: "pp-box", "data-box": n },
+        spot(s, "box:" + n, t("spot-box", { box: n }), s.limits),
+        special ? spot(s, "box:" + n + ":" + special, special, sideLimits(s, special)) : null,
+        lip ? button(t("let-it-play", { amount: money(lip.main) }), () => { plan.lip[n] = !plan.lip[n]; if (plan.lip[n]) delete plan.lines["box:" + n]; render(); },
+          { class: "pp-lip" + (plan.lip[n] ? " on" : ""), "data-let-it-play": n, "aria-pressed": plan.lip[n] ? "true" : "false" }) : null));
+    }
+    out.push(el("div", { class: "pp-spots boxes", id: "boxes" }, boxes));
+    return out;
+  }
+  if (s.seat) {
+    out.push(el("div", { class: "pp-spots", id: "lines" },
+      spot(s, "main", t("spot-main"), s.limits),
+      sides.map((b) => spot(s, "side:" + b.name, b.name, b))));
+  }
+  // A second seat, where the game lets a player hold two (Deluxe).
+  if (s.seat && (s.seats || []).length < (s.game.seats_per_player || 1) && s.free_seats.length) {
+    out.push(el("div", { class: "pp-row pp-second", id: "join-second" }, el("span", {}, t("join-second")),
+      s.free_seats.map((n) => button(String(n), () => act("/api/play/join", { seat: n }), { "data-seat": n, "aria-label": t("join-seat", { seat: n }) }))));
+  }
+  const seats = s.game.play_behind ? (s.betting.behind_seats || []) : [];
+  if (seats.length) {
+    out.push(el("div", { class: "pp-spots", id: "behind" }, seats.map((x) => {
+      const key = "behind:" + x.seat;
+      return button([el("span", { class: "pp-spot-name" }, t("spot-behind", { seat: x.seat })),
+        el("span", { class: "amount" }, lineTotal(s, key) ? money(lineTotal(s, key)) : t("spot-empty"))],
+      () => { if (plan.behind !== x.seat) { for (const k of Object.keys(plan.lines)) if (k.startsWith("behind:") || k.startsWith("bside:")) delete plan.lines[k]; plan.steps = plan.steps.filter(([k]) => !k.startsWith("behind:") && !k.startsWith("bside:")); plan.behind = x.seat; } addChip(s, key, chip); },
+      { class: "pp-spot" + (plan.behind === x.seat ? " on" : ""), "data-behind": x.seat, "data-target": key });
+    })));
+    if (plan.behind) {
+      const remote = (seats.find((x) => x.seat === plan.behind) || {}).remote;
+      out.push(el("div", { class: "pp-spots", id: "behind-lines" },
+        sides.map((b) => spot(s, "bside:" + b.name, b.name, b)),
+        remote ? el("label", { class: "pp-check" }, el("input", { type: "checkbox", id: "follow-double", checked: plan.follow_double, onchange: (e) => { plan.follow_double = e.target.checked; } }), " " + t("follow-double")) : null,
+        remote ? el("label", { class: "pp-check" }, el("input", { type: "checkbox", id: "follow-split", checked: plan.follow_split, onchange: (e) => { plan.follow_split = e.target.checked; } }), " " + t("follow-split")) : null));
+    }
+  }
+  return out;
+}
+
+// What the table holds of the player's in this window, line by line.
+function myBetText(s) {
+  const b = s.betting;
+  const parts = [];
+  if (b.my_bet) parts.push(t("line-main") + " " + money(b.my_bet));
+  for (const [n, a] of b.my_side || []) parts.push(n + " " + money(a));
+  for (const x of b.my_behind || []) {
+    parts.push(t("spot-behind", { seat: x.seat }) + " " + money(x.bet.main) +
+      (x.bet.side || []).map(([n, a]) => " · " + n + " " + money(a)).join("") +
+      (x.bet.follow_double ? " (" + t("follows-double") + ")" : ""));
+  }
+  for (const x of b.my_boxes || []) parts.push(t("spot-box", { box: x.seat }) + " " + money(x.main));
+  if (!parts.length) return null;
+  const id = b.my_rebet ? (b.my_rebet.clipped ? "bet-accepted-clipped" : "bet-accepted-rebet") : "bet-accepted";
+  return t(id, { amount: parts.join(" · ") });
+}
+
+function bettingDock(s, out) {
+  const total = s.timing ? s.timing.betting_ms : 0;
+  out.push(timer("betting", s.betting.remaining_ms, total, t("bets-close-in", { seconds: secs(s.betting.remaining_ms) })));
+  // The automatic re-bet (Ultimate) shows on the spots as if the player had laid it.
+  if (s.betting.my_rebet && plan.rebet !== s.betting.round) {
+    plan.rebet = s.betting.round;
+    resetPlan();
+  }
+  out.push(chipTray(s));
+  const r = repeatable(s);
+  const rTotal = r ? Object.values(r.lines).reduce((a, v) => a + v, 0) : 0;
+  // The tools as the signs live tables print on them, named in words for screen readers:
+  // they fit a narrow dock in any language.
+  out.push(el("div", { class: "pp-tools" },
+    button("\u21B6", undo, { id: "undo", "aria-label": t("undo"), title: t("undo"), disabled: plan.steps.length ? null : "" }),
+    button("\u2715", () => { resetPlan(); message = ""; render(); }, { id: "clear", "aria-label": t("clear"), title: t("clear"), disabled: planTotal() ? null : "" }),
+    button(r ? "\u21BB " + chipLabel(rTotal) : "\u21BB", () => repeat(s), { id: "rebet", "aria-label": t("repeat", { amount: r ? money(rTotal) : "" }).trim(), title: t("repeat", { amount: r ? money(rTotal) : "" }).trim(), disabled: r && !planTotal() && !placed(s) ? null : "" }),
+    button("\u00D72", () => doubleBets(s), { id: "double-bets", "aria-label": t("double-bets") + " \u00D72", title: t("double-bets"), disabled: planTotal() ? null : "" })));
+  const total2 = placed(s) + planTotal();
+  const laid = (prefix) => Object.keys(plan.lines).some((k) => k.startsWith(prefix));
+  const canSeat = s.seat && (laid("main") || laid("side:")) && lineTotal(s, "main") >= s.limits.min;
+  const canBehind = plan.behind && (laid("behind:") || laid("bside:")) && lineTotal(s, "behind:" + plan.behind) >= s.limits.min;
+  const canBoxes = s.game.common_draw && (laid("box:") || Object.values(plan.lip).some(Boolean));
+  const main = [];
+  if (s.game.common_draw) main.push(button(t("place-boxes", { amount: money(total2) }), () => placeBets(s), { id: "place-boxes", class: "pp-go", disabled: canBoxes ? null : "" }));
+  else if (plan.behind && !s.seat) main.push(button(t("place-behind", { seat: plan.behind, amount: money(total2) }), () => placeBets(s), { id: "place-behind", class: "pp-go", disabled: canBehind ? null : "" }));
+  else if (s.seat) {
+    main.push(button(t("place-bet", { amount: money(total2) }), () => placeBets(s), { id: "place", class: "pp-go", disabled: canSeat || canBehind ? null : "" }));
+    if (plan.behind) main.push(button(t("place-behind", { seat: plan.behind, amount: money(lineTotal(s, "behind:" + plan.behind)) }), () => placeBets(s), { id: "place-behind", class: "pp-go", disabled: canBehind && !laid("main") && !laid("side:") ? null : "" }));
+  }
+  if (placed(s)) {
+    const withdraw = s.game.common_draw ? () => act("/api/play/boxes", { boxes: [] })
+      : s.betting.my_bet ? () => act("/api/play/bet", { main: 0 }) : null;
+    if (withdraw) main.push(button(t("withdraw"), withdraw, { id: "withdraw" }));
+  }
+  out.push(el("div", { class: "pp-row pp-place" }, main));
+  const mine = myBetText(s);
+  out.push(el("div", { class: "pp-note" + (mine ? " ok" : ""), id: "my-bet", role: "status" }, mine || t("bet-none")));
+  if ((s.betting.my_seats || []).length > 1) {
+    out.push(el("div", { class: "pp-note" }, s.betting.my_seats.map((x) => t("my-seats", { seat: x.seat, amount: x.main ? money(x.main) : "—" })).join(" · ")));
+  }
+}
+
+// ---- deciding
+
+const ACTIONS = ["hit", "stand", "double", "split", "surrender", "insurance", "no_insurance", "even_money"];
+let lastTurn = null;       // the turn shown last: what the timeout rule's notice compares with
+
+function myHand(s, seat, hand) {
+  return (s.view.round.hands || []).find((h) => h.seat === seat && h.hand === hand);
+}
+
+function turnDock(s, out) {
+  s.turns.forEach((turn, i) => {
+    const where = s.game.common_draw ? t("your-box", { box: turn.seat, hand: turn.hand ? turn.hand + 1 : 0 })
+      : turn.kind === "insurance" ? (turn.behind ? t("insurance-behind", { seat: turn.seat }) : t("insurance-question"))
+      : (myHandsCount(s, turn.seat) > 1 ? t("your-turn-hand", { seat: turn.seat, hand: turn.hand + 1 }) : t("your-turn", { seat: turn.seat }));
+    if (i === 0) {
+      const h = myHand(s, turn.seat, turn.hand);
+      lastTurn = { round: s.view.round.number, seat: turn.seat, hand: turn.hand, kind: turn.kind, cards: h ? h.cards.length : 0,
+        closed: s.decision_closed ? s.decision_closed.seq : 0 };
+      announce("turn" + s.view.round.number + ":" + turn.seat + ":" + turn.hand + turn.kind, where);
+    }
+    out.push(el("div", { class: "pp-turn", id: i ? null : "turn", "data-seat": turn.seat }, el("strong", {}, where)));
+    if (turn.remaining_ms !== null) {
+      out.push(timer(i ? "turn-" + i : "turn-left", turn.remaining_ms, s.timing ? s.timing.decision_ms : 0, t("decide-in", { seconds: secs(turn.remaining_ms) })));
+    }
+    const body = (a) => Object.assign({ action: a }, s.game.common_draw ? { box: turn.seat } : { seat: turn.seat });
+    const allowed = ACTIONS.filter((a) => turn.allowed.includes(a));
+    out.push(el("div", { class: "pp-actions n" + allowed.length, id: i ? null : "actions", "data-seat": turn.seat, "data-behind": turn.behind ? "true" : null },
+      allowed.map((a) => button(t("action-" + a), () => act("/api/play/decision", body(a)), { "data-action": a, class: "pp-act " + a }))));
+  });
+}
+
+function myHandsCount(s, seat) { return (s.view.round.hands || []).filter((h) => h.seat === seat).length; }
+
+// What the timeout rule did, said once the turn left by its timer: stood, or the
+// auto-play's hits then the stand, or insurance declined.
+function timeoutNotice(s) {
+  if (!lastTurn || (s.turns || []).length) return;
+  const closed = s.decision_closed;
+  const turn = lastTurn;
+  lastTurn = null;
+  if (!closed || closed.seq <= turn.closed || closed.round !== turn.round) return;
+  if (turn.kind === "insurance") { notice = { kind: "timeout", round: turn.round, text: t("timeout-insurance") }; return; }
+  const h = myHand(s, turn.seat, turn.hand);
+  if (!h) return;
+  const hits = Math.max(0, h.cards.length - turn.cards);
+  const total = String(h.total);
+  notice = { kind: "timeout", round: turn.round, text: hits ? t("timeout-auto", { actions: Array(hits).fill(t("timeout-hit")).join(", "), total }) : t("timeout-stood", { total }) };
+}
+
+// ---- results
+
+function signed(v) {
+  if (v > 0) return t("net-plus", { amount: money(v) });
+  if (v < 0) return t("net-minus", { amount: money(-v) });
+  return t("net-zero", { amount: money(0) });
+}
+
+// The player's lines of a round's result: the seats' own bets, then their bets behind a
+// seat or on a common draw's boxes.
+function myLines(s, r) {
+  const mySeats = s.seats || [];
+  const lines = [];
+  for (const b of r.bets || []) {
+    const mine = b.player ? b.player === s.public_name : mySeats.includes(b.seat);
+    if (!mine) continue;
+    const kind = typeof b.kind === "string" ? (b.kind === "main" ? t("line-main") : t("line-insurance")) : String(b.kind.side);
+    const where = s.game.common_draw ? t("line-box", { box: b.seat }) + " · "
+      : b.player ? t("line-behind", { seat: b.seat }) + " · " : mySeats.length > 1 ? t("line-seat", { seat: b.seat }) + " · " : "";
+    lines.push({ label: where + kind, net: b.returned - b.staked, staked: b.staked, returned: b.returned });
+  }
+  return lines;
+}
+
+const seenNet = {};   // round -> the player's net as first shown (a later change is a correction)
+
+function resultBlock(s, compact) {
+  const r = s.view.last_result;
+  if (!r) return null;
+  const lines = myLines(s, r);
+  if (!lines.length) return null;
+  const net = lines.reduce((a, l) => a + l.net, 0);
+  const back = lines.reduce((a, l) => a + l.returned, 0);
+  if (seenNet[r.round] === undefined) seenNet[r.round] = net;
+  else if (seenNet[r.round] !== net && !r.cancelled) {
+    notice = { kind: "corrected", round: r.round, text: t("result-corrected", { round: r.round, before: signed(seenNet[r.round]), after: signed(net) }) };
+    seenNet[r.round] = net;
+    historyData = null;
+  }
+  const head = r.cancelled ? t("result-cancelled", { round: r.round, amount: money(back) })
+    : net > 0 ? t("result-win", { amount: money(net) }) : net < 0 ? t("result-lose", { amount: money(-net) }) : t("result-even");
+  const tone = r.cancelled ? "even" : net > 0 ? "up" : net < 0 ? "down" : "even";
+  return el("div", { class: "pp-result " + tone + (compact ? " compact" : ""), id: "result", "data-round": r.round, "data-net": net, role: "status" },
+    el("div", { class: "pp-result-head" }, el("span", {}, t("result-title", { round: r.round }) + " · "), el("strong", {}, head), window.Trust.sigBadge(trust, r.round)),
+    // While bets are open the dealer's hand is gone from the table; its seal stays here.
+    compact && s.view.round.number === r.round ? window.Trust.sealBadge(trust, s.view.round) : null,
+    // Compact while bets are open: the lines stay in the page, folded away.
+    r.cancelled ? null : el("ul", { class: "pp-lines", hidden: compact }, lines.map((l) =>
+      el("li", { class: l.net > 0 ? "up" : l.net < 0 ? "down" : "even" }, el("span", {}, l.label), el("strong", {}, signed(l.net))))));
+}
+
+// The seats' badges say each hand's net (won or lost), not what came back.
+function netBadges(root, s) {
+  const r = s.view.last_result;
+  if (!r || !s.view.round.settled || r.round !== s.view.round.number) return;
+  for (const seat of root.querySelectorAll("#seats .seat")) {
+    for (const hand of seat.querySelectorAll(".hand")) {
+      const h = r.hands.find((x) => String(x.seat) === seat.dataset.seat && String(x.hand) === hand.dataset.hand);
+      const amount = hand.querySelector(".badge > span:last-child");
+      if (h && amount) amount.textContent = signed(h.returned - h.staked);
+    }
+  }
+}
+
+// ---- the page
+
+function halted(s) {
+  const st = s.view.state;
+  if (st === "locked") return { kind: "paused", title: t("state-paused-title"), text: t("state-paused") };
+  if (st === "disputed") return { kind: "disputed", title: t("state-disputed-title"), text: t("state-disputed") };
+  if (st === "broken") return { kind: "broken", title: t("state-broken-title"), text: t("state-broken") };
+  return null;
+}
+
+// Leaving is offered between rounds, with nothing at stake (the server refuses otherwise).
+function mayLeave(s) {
+  return (s.seat || s.unseated) && !s.betting.open && !(s.turns || []).length && (s.view.round.settled || !s.view.round.number) && !inPlay(s);
+}
+
+function header(s) {
+  const view = s.view;
+  const clock = s.protections && s.protections.session_clock && s.session
+    ? el("span", { class: "pp-clock", id: "session-clock" }, t("session-clock", { time: hms(serverNow() - s.session.started_ms) })) : null;
+  const langs = window.I18n.languages;
+  return el("header", { class: "pp-head" },
+    el("h1", { class: "pp-title" }, t("page-title", { table: view.name, game: view.variant })),
+    el("span", { class: "pp-round", id: "round" }, view.round.number ? t("round-number", { round: view.round.number }) : ""),
+    clock,
+    el("nav", { class: "pp-menu", "aria-label": t("menu-language") + " · " + t("menu-help") },
+      button(t("menu-help"), () => openDialog("help"), { id: "open-help", class: "pp-link" }),
+      button(t("menu-history"), () => openDialog("history"), { id: "open-history", class: "pp-link" }),
+      mayLeave(s) ? button(t("leave"), async () => { if (await act("/api/play/leave")) { message = t("left-table"); render(); } }, { id: "leave", class: "pp-link" }) : null,
+      langs.length > 1 ? el("select", { id: "language", "aria-label": t("menu-language"), onchange: (e) => setLanguage(e.target.value) },
+        langs.map((l) => el("option", { value: l, selected: l === window.I18n.current() }, t("language-" + l)))) : null));
+}
+
+function wallet(s) {
+  const live = conn === "live";
+  return el("div", { class: "pp-wallet" },
+    el("div", { class: "pp-money" }, el("span", { class: "pp-k" }, t("balance")), el("strong", { id: "balance" }, live ? money(s.balance) : "—")),
+    el("div", { class: "pp-money" }, el("span", { class: "pp-k" }, t("total-bet")), el("strong", { id: "total-bet" }, live ? money(s.betting.open ? placed(s) + planTotal() : inPlay(s)) : "—")),
+    el("div", { class: "pp-who", id: "player-name" }, s.name || s.player));
+}
+
+function tableArea(s) {
+  const view = s.view;
+  // A failed check of the table's word (trust.js) heads the table, in the flow: it covers
+  // nothing a player needs.
+  const kids = [window.Trust.alarmBanner(trust)].filter(Boolean);
+  if (s.betting.open && (s.seat || s.unseated)) {
+    // While bets are open the last round's cards are gone: the bet spots take the table.
+    kids.push(el("h2", { class: "pp-h2 pp-status-text" }, t("bets-open")));
+    kids.push(...betSpots(s));
+    // The last round's result, folded, where the cards were.
+    const last = resultBlock(s, true);
+    if (last) kids.push(last);
+  } else {
+    const box = renderDealer(view);
+    const seal = window.Trust.sealBadge(trust, view.round);
+    if (seal) box.append(seal);
+    box.classList.add("pp-dealer");
+    kids.push(box);
+    const active = s.turn && !s.turn.behind && !s.game.common_draw ? { seat: s.turn.seat, hand: s.turn.hand } : null;
+    const seats = renderSeats(view, s.game.common_draw ? s.game.boxes : Math.max(s.limits.seats, 7), active, null);
+    for (const n of seats.querySelectorAll(".seat")) if ((s.seats || []).includes(Number(n.dataset.seat))) n.classList.add("mine");
+    netBadges(seats, s);
+    kids.push(seats);
+  }
+  return el("section", { class: "pp-table", "aria-label": t("dealer-label") }, kids);
+}
+
+function joinDock(s, out) {
+  out.push(el("h2", { class: "pp-h2" }, t("join-title")));
+  if (!s.game.common_draw) {
+    if (!s.free_seats.length) out.push(el("p", { class: "pp-note" }, t("join-none")));
+    out.push(el("div", { class: "pp-row pp-seats", id: "join" }, s.free_seats.map((n) => button(t("join-seat", { seat: n }), () => act("/api/play/join", { seat: n }), { "data-seat": n }))));
+  }
+  if (s.game.common_draw || s.game.play_behind) {
+    out.push(el("div", { class: "pp-row" }, button(s.game.common_draw ? t("join-table") : t("join-behind"), () => act("/api/play/join", {}), { id: "join-unseated" })));
+  }
+}
+
+let wasBetting = false;
+
+function dock(s) {
+  const out = [wallet(s)];
+  const atTable = s.seat || s.unseated;
+  timeoutNotice(s);
+  if (wasBetting && !s.betting.open && atTable) {
+    notice = { kind: "closed", round: s.view.round.number, text: placed(s) || (s.view.round.bets || []).some((b) => (s.seats || []).includes(b.seat) || b.player === s.public_name) ? t("bets-closed") : t("bets-closed-none") };
+    announce("closed" + s.view.round.number, notice.text);
+  }
+  wasBetting = !!(s.betting.open && atTable);
+  if (s.betting.open) { if (notice && notice.kind !== "corrected") notice = null; }
+  const result = s.betting.open ? null : resultBlock(s, false);
+  // A halted table takes no bet and no decision: the dock says why instead, the table
+  // stays in view.
+  const halt = halted(s);
+  if (halt) out.push(el("div", { class: "pp-halt " + halt.kind, id: "halt", "data-state": halt.kind, role: "alert" }, el("strong", {}, halt.title), el("span", {}, halt.text)));
+  else if (!atTable) joinDock(s, out);
+  else if (s.betting.open) bettingDock(s, out);
+  else if (s.turns && s.turns.length) {
+    if (notice && notice.kind === "closed") notice = null;
+    turnDock(s, out);
+  }
+  else {
+    if (Object.keys(plan.lines).length) resetPlan();
+    const settled = s.view.round.settled || !s.view.round.number;
+    out.push(el("div", { class: "pp-note", id: "waiting" }, settled ? t("next-round") : t("round-in-play")));
+  }
+  if (notice) out.push(el("div", { class: "pp-notice " + notice.kind, id: notice.kind === "timeout" ? "timeout" : notice.kind === "corrected" ? "corrected" : "bets-closed", role: "status" }, notice.text));
+  if (result) out.push(result);
+  if (message) out.push(el("div", { class: "pp-error", id: "message", role: "alert" }, message));
+  return el("section", { class: "pp-dock", "aria-label": t("balance") }, out);
+}
+
+// ---- dialogs: help, history, the reality check
+
+async function openDialog(kind) {
+  dialog = kind;
+  render();
+  try {
+    if (kind === "help" && !help) help = await api("GET", "/api/play/help");
+    if (kind === "history" || kind === "reality") historyData = await api("GET", "/api/play/history");
+  } catch (e) { message = say(e); }
+  render();
+  const first = document.querySelector(".pp-dialog button");
+  if (first) first.focus();
+}
+
+function closeDialog() { dialog = null; render(); }
+
+function pct(x) { return (x * 100).toFixed(2) + " %"; }
+
+function helpBody(s) {
+  if (!help) return [el("p", {}, t("help-loading"))];
+  const v = help.variant;
+  const out = [el("p", {}, t("help-basics"))];
+  const rules = [];
+  rules.push(t("help-decks", { decks: v.shoe.decks, fresh: v.shoe.new_shoe_every_round ? "yes" : "no" }));
+  rules.push(v.dealer.soft_17 === "hit" ? t("help-dealer-h17") : t("help-dealer-s17"));
+  rules.push(t("help-blackjack", { pays: String(v.hand.natural_pays) }));
+  if (v.double.on !== "never") rules.push(t("help-double", { on: t("help-double-" + v.double.on), after_split: v.double.after_split ? "yes" : "no" }));
+  if (v.split.max_hands > 1) rules.push(t("help-split", { hands: v.split.max_hands }));
+  rules.push(t("help-surrender", { when: t("help-surrender-" + v.surrender.when) }));
+  rules.push(v.insurance.offered ? t("help-insurance", { cost: String(v.insurance.cost), pays: String(v.insurance.pays), even: v.insurance.even_money ? "yes" : "no" }) : t("help-insurance-none"));
+  rules.push(t("help-ties", { ties: t("help-ties-" + v.settlement.ties) }));
+  rules.push(t("help-limits", { min: money(v.limits.min), max: money(v.limits.max) }));
+  if (s.timing) rules.push(t("help-timer", { seconds: Math.round(s.timing.decision_ms / 1000) }));
+  rules.push(v.timeouts && v.timeouts.decision === "stand" ? t("help-timeout-stand") : t("help-timeout-auto"));
+  out.push(el("ul", { class: "pp-rules", id: "help-rules" }, rules.map((r) => el("li", {}, r))));
+  const tables = help.tables ? help.tables.bets : [];
+  for (const b of tables) {
+    const side = (v.side_bets || []).find((x) => x.name === b.bet);
+    out.push(el("h3", { class: "pp-h3", "data-bet": b.bet }, b.kind === "insurance" ? t("help-rtp-insurance", { rtp: pct(b.rtp) }) : t("help-side-title", { name: b.bet, rtp: pct(b.rtp) })));
+    if (side) out.push(el("p", {}, t("help-side-limits", { min: money(side.limits.min), max: money(side.limits.max) })));
+    out.push(el("table", { class: "pp-pays" }, el("tbody", {}, b.lines.filter((l) => l.ways !== 0).map((l) =>
+      el("tr", {}, el("th", { scope: "row" }, l.combination.replace(/_/g, " ")), el("td", {}, t("help-paytable-pays", { pay: l.pay })))))));
+  }
+  if (!help.tables) out.push(el("p", {}, t("help-unpriced")));
+  return out;
+}
+
+function historyBody() {
+  if (!historyData) return [el("p", {}, t("help-loading"))];
+  if (!historyData.rounds.length) return [el("p", { id: "history-empty" }, t("history-empty"))];
+  return [el("table", { class: "pp-history", id: "history" },
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("history-round", { round: "" }).trim()), el("th", { scope: "col" }, t("history-stake")), el("th", { scope: "col" }, t("history-return")), el("th", { scope: "col" }, t("history-net")))),
+    el("tbody", {}, historyData.rounds.flatMap((r) => [
+      el("tr", { class: "pp-hround", "data-round": r.round, "data-net": r.net },
+        el("th", { scope: "row" }, t("history-round", { round: r.round }), r.cancelled ? el("span", { class: "pp-tag" }, " " + t("history-cancelled")) : !r.settled ? el("span", { class: "pp-tag" }, " " + t("history-open")) : window.Trust.sigBadge(trust, r.round)),
+        el("td", {}, money(r.lines.reduce((a, l) => a + l.staked, 0))), el("td", {}, money(r.lines.reduce((a, l) => a + l.returned, 0))),
+        el("td", { class: r.net > 0 ? "up" : r.net < 0 ? "down" : "" }, signed(r.net))),
+      ...r.lines.map((l) => el("tr", { class: "pp-hline", "data-round": r.round, "data-kind": l.kind },
+        el("td", {}, (l.behind ? t("line-behind", { seat: l.seat }) + " · " : "") + (l.kind === "main" ? t("line-main") : l.kind === "insurance" ? t("line-insurance") : l.kind)),
+        el("td", {}, money(l.staked)), el("td", {}, money(l.returned)), el("td", {}, signed(l.net)))),
+    ])))];
+}
+
+function realityBody(s) {
+  const started = s.session ? s.session.started_ms : serverNow();
+  const net = historyData ? historyData.session.net : null;
+  return [el("p", { id: "reality-text" }, t("reality-body", { minutes: Math.floor((serverNow() - started) / 60000), net: net === null ? "…" : signed(net) })),
+    el("div", { class: "pp-row" },
+      button(t("reality-continue"), () => { closeDialog(); }, { id: "reality-continue", class: "pp-go" }),
+      button(t("reality-leave"), async () => { closeDialog(); if (await act("/api/play/leave")) message = t("left-table"); render(); }, { id: "reality-leave" }))];
+}
+
+function dialogEl(s) {
+  if (!dialog) return null;
+  const title = dialog === "help" ? t("help-title", { game: s.view.variant }) : dialog === "history" ? t("history-title") : t("reality-title");
+  const body = dialog === "help" ? helpBody(s) : dialog === "history" ? historyBody() : realityBody(s);
+  return el("div", { class: "pp-dialog sheet " + dialog, id: dialog + "-dialog", role: dialog === "reality" ? "alertdialog" : "dialog", "aria-modal": "true", "aria-labelledby": "dialog-title" },
+    el("div", { class: "pp-dialog-head" }, el("h2", { id: "dialog-title" }, title),
+      dialog === "reality" ? null : button(t("menu-close"), closeDialog, { id: "close-dialog", class: "pp-link" })),
+    // Focusable, so a keyboard can scroll a long pay table.
+    el("div", { class: "pp-dialog-body", tabindex: "0" }, body));
+}
+
+// The reality check opens at every full interval of the session's time, once each.
+function realityDue(s) {
+  const p = s.protections;
+  if (!p || !p.reality_check_minutes || !s.session || dialog) return;
+  const every = p.reality_check_minutes * 60000;
+  const n = Math.floor((serverNow() - s.session.started_ms) / every);
+  const key = "croupier.reality." + s.session.started_ms;
+  const done = Number(sessionStorage.getItem(key) || 0);
+  if (n > done) { sessionStorage.setItem(key, String(n)); openDialog("reality"); }
+}
+
+// The whole-screen states: no way to play until they end.
+function blocking() {
+  if (!token) return { kind: "no-token", title: t("state-no-token"), text: "" };
+  if (conn === "expired") return { kind: "expired", title: t("state-expired-title"), text: t("state-expired") };
+  if (conn === "closed") return { kind: "closed", title: t("state-closed-title"), text: t("state-closed") };
+  if (conn === "lost") return { kind: "lost", title: t("state-lost-title"), text: t("state-lost", { attempt }) + " " + t("state-lost-balance") };
+  if (!state) return { kind: "connecting", title: t("state-connecting"), text: "" };
+  return null;
+}
+
 function render() {
-  const root = document.getElementById("app"), panel = document.getElementById("controls");
-  if (!token) { morph(root, [el("div", { class: "waiting" }, "Open your launch link to play.")]); return; }
-  if (!state) { morph(root, [el("div", { class: "waiting" }, message || "connecting…")]); return; }
-  const view = state.view;
-  useCurrency(view.currency);
-  const exp = view.expecting || "";
-  morph(root, [
-    el("header", {}, el("span", { class: "name" }, view.name + " · " + view.variant), el("span", { class: "round", id: "round" }, "round " + view.round.number)),
-    el("main", {}, el("section", { class: "play" }, dealerWithSeal(view), renderSeats(view, state.game.common_draw ? state.game.boxes : Math.max(state.limits.seats, 7), state.turn && !state.turn.behind && !state.game.common_draw ? { seat: state.seat, hand: state.turn.hand } : null, null))),
-    ...[window.Trust.alarmBanner(trust)].filter(Boolean)]);
-  // A list being picked from stays open: the controls wait until it is left.
-  if (document.activeElement && document.activeElement.tagName === "SELECT" && panel.contains(document.activeElement)) return;
-  morph(panel, controls());
+  const root = document.getElementById("app");
+  const block = blocking();
+  const s = state;
+  if (s) useCurrency(s.view.currency);
+  const over = block ? el("div", { class: "pp-overlay sheet " + block.kind, id: "overlay", "data-state": block.kind, role: "alertdialog", "aria-modal": "true", "aria-labelledby": "overlay-title" },
+    el("h2", { id: "overlay-title" }, block.title), block.text ? el("p", {}, block.text) : null,
+    block.kind === "lost" ? el("div", { class: "pp-spinner", "aria-hidden": "true" }) : null) : null;
+  if (!s) {
+    morph(root, [el("main", { class: "pp-main" }, el("h1", { class: "pp-title solo" }, "croupier"), over), el("div", { id: "announce", class: "pp-sr", "aria-live": "polite" })]);
+    return;
+  }
+  // A list being picked from stays open: the render waits until it is left.
+  if (document.activeElement && document.activeElement.tagName === "SELECT" && root.contains(document.activeElement)) return;
+  const live = document.getElementById("announce");
+  const said = live ? live.textContent : "";
+  morph(root, [header(s),
+    el("main", { class: "pp-main" + (busy ? " busy" : ""), "data-phase": s.betting.open ? "betting" : (s.turns || []).length ? "deciding" : "watching" },
+      tableArea(s), dock(s), dialogEl(s), over),
+    el("div", { id: "announce", class: "pp-sr", "aria-live": "polite" }, said)]);
+  if (!block) realityDue(s);
 }
 
-function dealerWithSeal(view) {
-  const box = renderDealer(view);
-  const seal = window.Trust.sealBadge(trust, view.round);
-  if (seal) box.append(seal);
-  return box;
-}
-
-async function refresh() {
-  if (!token) { render(); return; }
-  try { state = await api("GET", "/api/play/state"); fetchedAt = Date.now(); }
-  catch (e) { if (e.code === "unauthenticated") state = null; message = e.code + ": " + e.message; }
+async function setLanguage(lang) {
+  await window.I18n.setLanguage(lang);
   render();
 }
 
-setInterval(refresh, 500);
-setInterval(render, 1000);
-refresh();
+let timerHandle = null;
+function schedule(ms) { clearTimeout(timerHandle); timerHandle = setTimeout(refresh, ms); }
+
+async function refresh() {
+  if (!token) { render(); return; }
+  if (conn === "expired") { render(); return; }
+  try {
+    const next = await api("GET", "/api/play/state");
+    const resync = conn === "lost";
+    state = next; fetchedAt = Date.now(); conn = "live"; attempt = 0;
+    if (resync) { historyData = null; message = ""; if (dialog === "history") openDialog("history"); }
+    schedule(500);
+  } catch (e) {
+    if (e.code === "unauthenticated") { conn = "expired"; state = state || null; }
+    else if (e.code === "no_remote_play") { conn = "closed"; schedule(5000); }
+    else if (e.code === "network" || e.code === "busy" || e.code === "stopped" || e.status >= 500) {
+      // Retried with a growing pause; the balance is not shown meanwhile (it may be stale).
+      conn = "lost"; attempt += 1; schedule(Math.min(5000, 500 * Math.pow(2, Math.min(attempt, 4))));
+    } else { message = say(e); schedule(1000); }
+  }
+  render();
+}
+
+window.I18n.ready.then(() => { refresh(); setInterval(render, 1000); });

@@ -610,6 +610,7 @@ async fn start_play(
         demo_seats,
     );
     play.launch_hours = config.play.launch_hours;
+    play.protections = crate::play::Protections::of(&config.play);
     if let Some(timeline) = timeline {
         play.journal.on_timeline(timeline);
     }

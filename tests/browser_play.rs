@@ -1,7 +1,7 @@
 //! Remote play in a real Chromium (Debian's `chromium` over DevTools): two players on
 //! phone-size pages (390×844) opened from `croupier player add`'s launch links, and the
 //! dealer panel, through a whole round against the demo dealer of the real binary: seats
-//! taken, chips and bets by taps, insurance and doubles by taps when the table asks, the
+//! taken, chips picked from the tray and laid on the bet spots by taps, insurance and doubles by taps when the table asks, the
 //! results and balances on the pages equal to the wallet and the log; the next window's
 //! re-bet (Deluxe: one tap; Ultimate: automatic) shown on the page. Screenshots under
 //! `target/browser-artifacts/`.
@@ -177,14 +177,16 @@ async fn two_phone_players_and_the_dealer_panel_play_a_round() {
             page.wait_for(&format!("window.playState() && window.playState().seat === {seat}"), STEP)
                 .await;
         }
-        // Chips and a bet each, by taps, within the countdown.
+        // A chip picked from the tray and laid on the main bet's spot, then the bet, by taps,
+        // within the countdown.
         let mut round = 0;
         for (page, chip) in [(&a, 0), (&b, 1)] {
             page.wait_for("document.querySelector('#chips .chip')", STEP).await;
             page.tap(&format!("#chips .chip:nth-of-type({})", chip + 1)).await;
+            page.tap("[data-target='main']").await;
             page.wait_for("!document.querySelector('#place').disabled", STEP).await;
             page.tap("#place").await;
-            page.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('Your bet') || !document.querySelector('#chips')", STEP)
+            page.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('Bet accepted') || !document.querySelector('#chips')", STEP)
                 .await;
             round = page.eval("window.playState().betting.round || window.playState().view.round.number").await.as_u64().expect("round");
         }
@@ -244,7 +246,7 @@ async fn two_phone_players_and_the_dealer_panel_play_a_round() {
         }
         pool.close().await;
         // Deluxe has no automatic re-bet: in the next window the page offers the round's
-        // bet again by one tap.
+        // bet again (Repeat lays it on the spots, Bet places it).
         a.wait_for(
             &format!("(() => {{ const s = window.playState(); return s.betting.open && s.betting.round > {round} && !!document.querySelector('#rebet'); }})()"),
             STEP,
@@ -254,9 +256,13 @@ async fn two_phone_players_and_the_dealer_panel_play_a_round() {
         assert!(last["main"].as_i64() > Some(0), "{last}");
         assert_eq!(a.eval("window.playState().betting.my_bet").await, Value::Null);
         a.tap("#rebet").await;
+        a.wait_for(&format!("document.querySelector(\"[data-target='main'] .amount\").innerText === '{}'",
+            croupier::currency::Currency::euro().format(last["main"].as_i64().expect("main"))), STEP)
+            .await;
+        a.tap("#place").await;
         a.wait_for(&format!("window.playState().betting.my_bet === {}", last["main"]), STEP)
             .await;
-        assert!(a.text("#my-bet").await.starts_with("Your bet: "));
+        assert!(a.text("#my-bet").await.starts_with("Bet accepted: "));
         a.tap("#withdraw").await;
         a.wait_for("!window.playState().betting.my_bet", STEP).await;
         browser.close().await;
@@ -288,19 +294,20 @@ async fn a_phone_player_bets_behind_with_follow_double_and_a_pair_bet() {
         for attempt in 0..4 {
             a.wait_for("document.querySelector('#chips .chip')", STEP).await;
             a.tap("#chips .chip:nth-of-type(2)").await;
+            a.tap("[data-target='main']").await;
             a.wait_for("!document.querySelector('#place').disabled", STEP).await;
             a.tap("#place").await;
-            a.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('Your bet')", STEP).await;
+            a.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('Bet accepted')", STEP).await;
             let round = a.eval("window.playState().betting.round").await.as_u64().expect("round");
-            // Behind Ann's seat: the main bet, a pair bet by the game's name, follow double.
+            // Behind Ann's seat: the main bet, a pair bet by the game's name, follow double;
+            // each chip laid by tapping its spot.
             b.wait_for("document.querySelector(\"#behind button[data-behind='4']\")", STEP).await;
+            b.tap("#chips .chip:nth-of-type(1)").await;
             b.tap("#behind button[data-behind='4']").await;
             b.wait_for("document.querySelector('#follow-double')", STEP).await;
-            b.tap("#chips .chip:nth-of-type(1)").await;
             b.tap("#follow-double").await;
             b.wait_for("document.querySelector(\"[data-target='bside:pair']\")", STEP).await;
             b.tap("[data-target='bside:pair']").await;
-            b.tap("#chips .chip:nth-of-type(1)").await;
             b.wait_for("!document.querySelector('#place-behind').disabled", STEP).await;
             if attempt == 0 {
                 b.screenshot(&out.join("play-390x844-behind.png")).await;
@@ -422,12 +429,11 @@ async fn a_phone_player_plays_three_multihand_boxes_with_a_special() {
         assert_eq!(a.eval("document.querySelector('#join') === null").await, json!(true), "no seats");
         a.tap("#join-unseated").await;
         a.wait_for("document.querySelector(\"[data-target='box:3']\")", STEP).await;
+        a.tap("#chips .chip:nth-of-type(1)").await;
         for n in 1..=3 {
             a.tap(&format!("[data-target='box:{n}']")).await;
-            a.tap("#chips .chip:nth-of-type(1)").await;
         }
         a.tap("[data-target='box:1:21+3']").await;
-        a.tap("#chips .chip:nth-of-type(1)").await;
         a.wait_for("!document.querySelector('#place-boxes').disabled", STEP).await;
         a.screenshot(&out.join("play-390x844-boxes.png")).await;
         a.tap("#place-boxes").await;
@@ -465,11 +471,10 @@ async fn an_ultimate_phone_players_bet_is_rebet_in_the_next_window() {
         a.tap("#join button[data-seat='4']").await;
         // €10.00 on the seat and €5.00 on 21+3, by taps.
         a.wait_for("document.querySelector(\"[data-target='side:21+3']\")", STEP).await;
+        a.tap("#chips .chip:nth-of-type(2)").await;
         a.tap("[data-target='main']").await;
-        a.tap("#chips .chip:nth-of-type(2)").await;
-        a.tap("#chips .chip:nth-of-type(2)").await;
+        a.tap("[data-target='main']").await;
         a.tap("[data-target='side:21+3']").await;
-        a.tap("#chips .chip:nth-of-type(2)").await;
         a.wait_for("!document.querySelector('#place').disabled", STEP).await;
         a.tap("#place").await;
         let round = play_alone(&a).await;
@@ -480,11 +485,11 @@ async fn an_ultimate_phone_players_bet_is_rebet_in_the_next_window() {
             STEP,
         )
         .await;
-        a.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('(re-bet)')", STEP)
+        a.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('(your last bet again)')", STEP)
             .await;
-        assert_eq!(a.text("#my-bet").await, "Your bet: €10.00 + 21+3 €5.00 (re-bet)");
-        assert_eq!(a.text("[data-target='main']").await, "Seat €10.00");
-        assert_eq!(a.text("[data-target='side:21+3']").await, "21+3 €5.00");
+        assert_eq!(a.text("#my-bet").await, "Bet accepted: Main €10.00 · 21+3 €5.00 (your last bet again)");
+        assert_eq!(a.text("[data-target='main'] .amount").await, "€10.00");
+        assert_eq!(a.text("[data-target='side:21+3'] .amount").await, "€5.00");
         a.screenshot(&out.join("play-390x844-rebet.png")).await;
         // Withdrawn by a tap: the stakes come back.
         a.tap("#withdraw").await;

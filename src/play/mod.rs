@@ -10,6 +10,7 @@
 
 pub mod desk;
 pub mod funds;
+pub mod history;
 pub mod rules;
 pub mod sessions;
 
@@ -43,10 +44,37 @@ pub struct Play {
     pub launch_hours: u64,
     /// Seats 1 to this are the demo players' (remote players take the others).
     pub demo_seats: u8,
+    /// What the player's page shows to protect the player (`[play]`: the session clock,
+    /// the reality check).
+    pub protections: Protections,
     /// Serialises each player's money requests (a bet and its replacement never interleave).
     pub money: tokio::sync::Mutex<()>,
     /// Who last placed each seat's bet, and in which betting window (`funds.auto_rebet`).
     marks: std::sync::Mutex<BTreeMap<SeatId, SeatMark>>,
+    /// The game's help (rules, pay tables, exact RTPs), computed once: pricing a side bet
+    /// enumerates the shoe.
+    pub help: tokio::sync::OnceCell<serde_json::Value>,
+}
+
+/// The player protections of `[play]`, as the player's page reads them
+/// (`GET /api/play/state`'s `protections`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Protections {
+    /// Show the time played since the session began.
+    pub session_clock: bool,
+    /// Stop every this many minutes of a session to show the time played and the net
+    /// result, and ask to continue or leave (0: never).
+    pub reality_check_minutes: u64,
+}
+
+impl Protections {
+    /// The settings of `[play]`.
+    pub fn of(section: &crate::table::remote::PlaySection) -> Protections {
+        Protections {
+            session_clock: section.session_clock,
+            reality_check_minutes: section.reality_check_minutes,
+        }
+    }
 }
 
 /// Who placed a seat's bet in a betting window, for the automatic re-bet: a seat the player
@@ -87,8 +115,10 @@ impl Play {
             table: table.to_string(),
             demo_seats,
             launch_hours: 12,
+            protections: Protections::of(&crate::table::remote::PlaySection::default()),
             money: tokio::sync::Mutex::new(()),
             marks: std::sync::Mutex::new(BTreeMap::new()),
+            help: tokio::sync::OnceCell::new(),
         }
     }
 

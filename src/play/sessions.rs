@@ -65,6 +65,18 @@ pub async fn player(pool: &SqlitePool, token: &str, table: &str) -> Option<Strin
     row.try_get(0).ok()
 }
 
+/// When the session of `token` began and when it ends (ms since the epoch), for the
+/// player's session clock and reality check.
+pub async fn times(pool: &SqlitePool, token: &str) -> Option<(i64, i64)> {
+    let row =
+        sqlx::query("SELECT created_ms, expires_ms FROM player_sessions WHERE token_hash = ?")
+            .bind(Sha256::digest(token.as_bytes()).to_vec())
+            .fetch_optional(pool)
+            .await
+            .ok()??;
+    Some((row.try_get(0).ok()?, row.try_get(1).ok()?))
+}
+
 /// The token in `link_or_token`: a launch link (`…/play#t=TOKEN`) or the bare token.
 pub fn token_of(link_or_token: &str) -> &str {
     let s = link_or_token.trim();

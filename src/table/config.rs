@@ -627,6 +627,9 @@ impl TableConfig {
         if let Some((key, why)) = config.integrity.unusable() {
             return Err(at(locate(text, "integrity", key), why));
         }
+        if let Some((key, why)) = config.play.unusable() {
+            return Err(at(locate(text, "play", key), why));
+        }
         if config.demo.players && !config.shoe.simulated {
             return Err(at(
                 locate(text, "demo", "players"),
@@ -735,6 +738,25 @@ mod tests {
             assert_eq!(e.line, line, "{e}");
             assert!(e.message.starts_with(key), "{e}");
         }
+    }
+
+    #[test]
+    fn the_players_protections_are_read_and_an_unusable_interval_refused_at_its_key() {
+        let c = TableConfig::embedded().expect("valid");
+        assert!(c.play.session_clock);
+        assert_eq!(c.play.reality_check_minutes, 60);
+        let text = DEFAULT_TOML
+            .replace("session_clock = true", "session_clock = false")
+            .replace("reality_check_minutes = 60", "reality_check_minutes = 0");
+        let c = TableConfig::parse("t.toml", &text).expect("0 turns the check off");
+        assert!(!c.play.session_clock);
+        assert_eq!(c.play.reality_check_minutes, 0);
+        let to = "reality_check_minutes = 1441";
+        let text = DEFAULT_TOML.replace("reality_check_minutes = 60", to);
+        let e = TableConfig::parse("t.toml", &text).expect_err("over a day");
+        let line = text.lines().position(|l| l == to).expect("line") + 1;
+        assert_eq!(e.line, line, "{e}");
+        assert!(e.message.starts_with("play.reality_check_minutes"), "{e}");
     }
 
     #[test]

@@ -38,6 +38,13 @@ pub struct PlaySection {
     pub decision_seconds: u64,
     /// How long a launch link works, hours.
     pub launch_hours: u64,
+    /// Show the player's page a clock of the time played since the session began (the
+    /// regulated markets' session clock).
+    pub session_clock: bool,
+    /// The reality check: every this many minutes of a session the player's page stops
+    /// to show the time played and the net result, and asks to continue or leave
+    /// (0: never; at most 1,440).
+    pub reality_check_minutes: u64,
     /// The start of the launch links `croupier player add` prints (default: `http://` and
     /// `[http] bind`).
     pub base_url: Option<String>,
@@ -53,6 +60,8 @@ impl Default for PlaySection {
             betting_seconds: 15,
             decision_seconds: 20,
             launch_hours: 12,
+            session_clock: true,
+            reality_check_minutes: 60,
             base_url: None,
             http_wallet: None,
         }
@@ -60,6 +69,19 @@ impl Default for PlaySection {
 }
 
 impl PlaySection {
+    /// The setting that cannot be used, as (key, why): the reality check's interval.
+    pub fn unusable(&self) -> Option<(&'static str, String)> {
+        (self.reality_check_minutes > 1_440).then(|| {
+            (
+                "reality_check_minutes",
+                format!(
+                    "play.reality_check_minutes = {}: at most 1440 (a day); 0 turns it off",
+                    self.reality_check_minutes
+                ),
+            )
+        })
+    }
+
     /// The timers.
     pub fn timing(&self) -> Timing {
         Timing {

@@ -208,6 +208,8 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
         r("/api/{*rest}", "POST", OPEN, post(api::no_route)),
         r("/play", "GET", PUBLIC, get(play::page)),
         r("/api/play/state", "GET", PLAYER, get(play::state)),
+        r("/api/play/history", "GET", PLAYER, get(play::info::history)),
+        r("/api/play/help", "GET", PLAYER, get(play::info::help)),
         r("/api/play/join", "POST", PLAYER, post(play::join)),
         r("/api/play/leave", "POST", PLAYER, post(play::leave)),
         r("/api/play/bet", "POST", PLAYER, post(play::bets::bet)),
@@ -414,6 +416,21 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "play.js",
         "text/javascript; charset=utf-8",
         include_str!("../../dealer-ui/play.js"),
+    ),
+    (
+        "play.css",
+        "text/css; charset=utf-8",
+        include_str!("../../dealer-ui/play.css"),
+    ),
+    (
+        "play-en.ftl",
+        "text/plain; charset=utf-8",
+        include_str!("../../dealer-ui/play-en.ftl"),
+    ),
+    (
+        "play-de.ftl",
+        "text/plain; charset=utf-8",
+        include_str!("../../dealer-ui/play-de.ftl"),
     ),
     (
         "public.js",

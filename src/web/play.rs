@@ -15,6 +15,8 @@
 //! | `POST /api/play/behind` | `{"seat": N, "main", "side", "follow_double", "follow_split"}`: a bet behind a seated player (games with play behind) |
 //! | `POST /api/play/boxes` | `{"boxes": [{"box": N, "main", "side"}]}`: a common draw's boxes (`[]` withdraws) |
 //! | `POST /api/play/decision` | `{"action": "hit|stand|double|split|surrender|insurance|no_insurance|even_money", "seat": N, "box": N}` while the table waits on the player's hand (`seat`: the seat played behind, for its insurance; `box`: a common draw's box) |
+//! | `GET /api/play/history` | the player's last rounds (each line's stake, return, net) and the session's time and net result |
+//! | `GET /api/play/help` | the game's rules, each side bet's pay table and exact RTP |
 //! | `POST /api/play/sessions` | the platform (`Authorization: Bearer` its credential): `{"player": ID, "name"}` → `{"token", "launch": "/play#t=TOKEN"}` |
 //!
 //! Every stake goes through the wallet before the table takes it, under a transaction id
@@ -27,6 +29,7 @@
 
 pub mod bets;
 pub mod decide;
+pub mod info;
 pub mod rebet;
 
 use super::AppState;
@@ -564,8 +567,22 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
         .iter()
         .filter(|h| h.player == me)
         .collect();
+    let session = crate::play::sessions::times(&play.pool, bearer(&headers)).await;
+    let timing = play.remote.timing();
     Ok(Json(json!({
         "player": me,
+        // The page's clocks count from these (the server's time, `now_ms`, so a phone's
+        // clock set wrong moves nothing).
+        "session": session.map(|(started, expires)| json!({
+            "started_ms": started,
+            "expires_ms": expires,
+            "now_ms": crate::wallet::now_ms(),
+        })),
+        "protections": play.protections,
+        "timing": {
+            "betting_ms": u64::try_from(timing.betting.as_millis()).unwrap_or(u64::MAX),
+            "decision_ms": u64::try_from(timing.decision.as_millis()).unwrap_or(u64::MAX),
+        },
         // How `view` (and every public page) names this player: never the platform's id.
         "public_name": snap.pseudonyms.name(&me),
         "name": who.map(|p| p.name).unwrap_or_default(),

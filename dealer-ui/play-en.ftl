@@ -1,0 +1,281 @@
+## The remote player's page (/play), in English. Every text a player reads is here:
+## play.js passes amounts already written in the table's currency ($amount, $stake, $net),
+## never minor units, and maps every code the players' API answers to error-CODE. A
+## translation is play-LANG.ftl with the same ids (play-de.ftl); i18n.js picks it from the
+## browser's languages or the page's language setting, and falls back to English per id.
+
+## Shared with the table drawing (table.js)
+
+dealer-label = Dealer
+seat-label = Seat { $seat }
+no-bet = no bet
+no-bets-round = no bets this round
+no-round = no round yet
+hand-bust = BUST
+hand-blackjack = BJ
+hand-soft = soft { $total }
+dealer-blackjack-no = no dealer blackjack
+dealer-blackjack-yes = dealer blackjack
+outcome-blackjack = blackjack
+outcome-win = win
+outcome-charlie = Charlie
+outcome-caribbean21 = Caribbean 21
+outcome-push = push
+outcome-lose = lose
+outcome-bust = bust
+outcome-surrender = surrender
+outcome-even_money = even money
+outcome-cancelled = returned
+
+## Header
+
+page-title = { $table } · { $game }
+round-number = Round { $round }
+balance = Balance
+total-bet = Bet
+session-clock = Session { $time }
+menu-help = Rules
+menu-history = History
+menu-language = Language
+menu-close = Close
+seat-you = You
+
+## Joining
+
+join-title = Take a seat
+join-none = No seat is free right now. You can wait here: seats free up between rounds.
+join-seat = Seat { $seat }
+join-behind = Bet behind other players
+join-table = Join the table
+join-second = Take a second seat
+leave = Leave
+left-table = You left the table. Take a seat again whenever you like.
+
+## Betting
+
+bets-open = Place your bets
+bets-close-in = Bets close in { $seconds } s
+bets-closed = Bets closed
+bets-closed-none = Bets closed — you did not bet this round.
+chip-tray = Chips
+chip-value = Chip { $amount }
+chip-too-big = This chip is more than you can still bet ({ $amount }).
+spot-main = Main bet
+spot-side = { $name }
+spot-behind = Behind seat { $seat }
+spot-box = Box { $box }
+spot-limits = { $min } – { $max }
+spot-empty = Tap
+undo = Undo
+clear = Clear
+repeat = Repeat { $amount }
+double-bets = Double
+place-bet = Bet { $amount }
+place-behind = Bet behind seat { $seat }: { $amount }
+place-boxes = Bet { $amount }
+withdraw = Withdraw bet
+bet-accepted = Bet accepted: { $amount }
+bet-accepted-rebet = Bet accepted: { $amount } (your last bet again)
+bet-accepted-clipped = Bet accepted: { $amount } (your last bet, cut to your balance)
+bet-none = No bet yet: pick a chip, then tap a bet spot.
+bet-over-balance = That would be more than your balance ({ $balance }).
+bet-over-max = The most on { $line } is { $max }.
+bet-under-min = The least on { $line } is { $min }.
+follow-double = Also double when the player doubles
+follows-double = follows doubles
+follow-split = Also split when the player splits
+special-pick = Special bet
+let-it-play = Let it play { $amount }
+second-seat-note = On two seats your bet goes on both (mirrored, or split evenly when your balance is short).
+my-seats = Seat { $seat }: { $amount }
+
+## Deciding
+
+your-turn = Your turn · seat { $seat }
+your-turn-hand = Your turn · seat { $seat }, hand { $hand }
+your-box = Box { $box }{ $hand ->
+    [0] {""}
+   *[other] , hand { $hand }
+}
+insurance-question = Dealer shows an ace: insurance?
+insurance-behind = Behind seat { $seat }: insurance?
+decide-in = { $seconds } s to decide
+waiting-insurance-others = Other players are answering insurance…
+action-hit = Hit
+action-stand = Stand
+action-double = Double
+action-split = Split
+action-surrender = Surrender
+action-insurance = Insurance
+action-no_insurance = No insurance
+action-even_money = Even money
+timer-left = { $seconds } seconds left
+timeout-stood = Time's up — stood on { $total } for you.
+timeout-auto = Time's up — played for you: { $actions }, then stood on { $total }.
+timeout-insurance = Time's up — insurance declined for you.
+timeout-hit = hit
+round-in-play = Round in play — the dealer deals.
+round-wait-others = Other players are deciding…
+next-round = Waiting for the next round…
+
+## Results
+
+result-title = Round { $round }
+result-win = You win { $amount }
+result-lose = You lose { $amount }
+result-even = Your stake back
+result-line = { $line }: { $net }
+line-main = Main
+line-insurance = Insurance
+line-seat = Seat { $seat }
+line-behind = Behind { $seat }
+line-box = Box { $box }
+result-cancelled = Round { $round } was cancelled: every bet was returned ({ $amount } back to you).
+result-corrected = Round { $round } was corrected by a supervisor: your result changed from { $before } to { $after }; your balance follows.
+net-plus = +{ $amount }
+net-minus = −{ $amount }
+net-zero = { $amount }
+
+## History
+
+history-title = Your last rounds
+history-empty = No rounds played yet at this table.
+history-round = Round { $round }
+history-stake = Stake
+history-return = Return
+history-net = Net
+history-cancelled = cancelled · bets returned
+history-open = in play
+history-signed = signed by the table
+
+## Help
+
+help-title = How to play { $game }
+help-basics = The dealer's hand against yours: closer to 21 without going over wins. Cards 2–10 count their value, J, Q and K count 10, an ace 1 or 11.
+help-decks = { $decks ->
+    [one] One deck
+   *[other] { $decks } decks
+}{ $fresh ->
+    [yes] , shuffled every round.
+   *[no] {"."}
+}
+help-dealer-s17 = The dealer stands on all 17s.
+help-dealer-h17 = The dealer hits soft 17.
+help-blackjack = Blackjack pays { $pays }.
+help-double = Double: { $on }{ $after_split ->
+    [yes] , also after a split.
+   *[no] {"."}
+}
+help-double-any_two = on any first two cards
+help-double-nine_to_eleven = on a first two cards' total of 9, 10 or 11
+help-double-ten_or_eleven = on a first two cards' total of 10 or 11
+help-double-any_cards = on any number of cards
+help-surrender-never = not offered
+help-surrender-first_two_cards = on your first two cards, after the dealer checks for blackjack
+help-surrender-any_time = at any time during your hand
+help-ties-push = your stake comes back
+help-ties-lose = the dealer wins
+help-split = Split pairs into up to { $hands } hands.
+help-surrender = Surrender: { $when }.
+help-insurance = Insurance against a dealer ace costs { $cost } of the bet and pays { $pays }{ $even ->
+    [yes] ; even money is offered on a blackjack.
+   *[no] {"."}
+}
+help-insurance-none = No insurance.
+help-ties = Ties: { $ties }.
+help-limits = Bets from { $min } to { $max }.
+help-timer = You have { $seconds } s for each decision; if the time runs out the table plays your hand by the rule below.
+help-timeout-stand = On time-out your hand stands.
+help-timeout-auto = On time-out the table plays your hand for you: hit while 11 or less, then stand.
+help-side-title = { $name } · return to player { $rtp }
+help-side-limits = Bets from { $min } to { $max }.
+help-paytable-line = { $combination }
+help-paytable-pays = pays { $pay }
+help-rtp-insurance = Insurance · return to player { $rtp }
+help-loading = Loading the rules…
+help-unpriced = The pay table's return could not be computed.
+
+## States
+
+state-paused-title = Table paused
+state-paused = The table is paused while the staff check something. Your bets are safe; play resumes here by itself.
+state-disputed-title = Round under review
+state-disputed = A supervisor is reviewing this round. Your bets are safe; you will see here what they decide.
+state-broken-title = Table out of service
+state-broken = The table is out of service. Your bets are safe and will be settled or returned.
+state-closed-title = Table closed
+state-closed = Remote play is closed at this table. Your balance is safe; come back when it reopens.
+state-expired-title = Session ended
+state-expired = Your session has ended. Open the game again from the casino to keep playing.
+state-lost-title = Connection lost
+state-lost = Reconnecting… (attempt { $attempt }). The table plays on; your bets are safe.
+state-lost-balance = Your balance will show again once connected.
+state-no-token = Open the game from the casino to play.
+state-connecting = Connecting…
+
+## Reality check
+
+reality-title = Reality check
+reality-body = You have played for { $minutes ->
+    [one] one minute
+   *[other] { $minutes } minutes
+}. Your net result this session: { $net }.
+reality-continue = Keep playing
+reality-leave = Leave
+
+## Errors (every code the players' API answers)
+
+error-network = No connection to the table. Retrying…
+error-unknown = That did not work. Please try again.
+error-malformed = That did not work. Reload the page and try again.
+error-unauthenticated = Your session has ended. Open the game again from the casino.
+error-no_remote_play = Remote play is closed at this table.
+error-insufficient_funds = Not enough balance for that: your balance is { $balance }.
+error-wallet_conflict = Your wallet is busy with another request. Try again in a moment.
+error-wallet_rolled_back = Your wallet undid that bet, so it was not placed. Try again.
+error-wallet_unavailable = Your wallet is not answering. Your bet was not placed; try again in a moment.
+error-unknown_player = The casino does not know your account here. Open the game again from the casino.
+error-player_disabled = Your account is blocked from play. Contact the casino.
+error-invalid_player = Your account cannot play here. Contact the casino.
+error-unavailable = The table could not do that just now. Try again.
+error-betting_closed = Too late: bets are closed for this round.
+error-not_taking_bets = The table is not taking bets right now.
+error-invalid_bet = That bet is not allowed here: bets are { $min } to { $max }{ $side ->
+    [yes] , side bets only with a main bet and within their own limits
+   *[no] {""}
+}.
+error-unknown_side_bet = That side bet is not offered at this table.
+error-decision_closed = Too late: the time for that decision ran out.
+error-action_not_allowed = That move is not allowed for this hand now.
+error-not_your_turn = It is not your turn.
+error-no_seat = Take a seat first.
+error-no_seats = This game has no seats: join the table and bet on the boxes.
+error-seat_unavailable = That seat is not open to remote players.
+error-seat_taken = Someone just took that seat. Pick another.
+error-already_seated = You already hold all the seats this game allows.
+error-seat_in_play = You have a bet in play: you can leave after the round.
+error-seat_empty = Nobody bet on that seat this round, so you cannot bet behind it.
+error-own_seat = You cannot bet behind your own seat.
+error-not_your_seat = That seat is not yours.
+error-no_play_behind = This game has no betting behind.
+error-follow_unavailable = Following that player's doubles or splits is not possible here.
+error-not_common_draw = This game has no boxes.
+error-common_draw = This game is played on boxes: join the table and bet on them.
+error-json_required = That did not work. Reload the page and try again.
+error-forbidden = That is not open to players.
+error-busy = The table is very busy. Trying again…
+error-box_out_of_range = There is no such box.
+error-no_let_it_play = This game has no "Let it play".
+error-let_it_play_no_win = "Let it play" needs a win on that box in the last round.
+error-let_it_play_over_limit = That win is above the "Let it play" limit.
+error-locked = The table is paused: try again when play resumes.
+error-disputed = The round is under review: try again when play resumes.
+error-round_provisional = The last round is still being confirmed: try again in a few seconds.
+error-out_of_service = The table is out of service.
+error-stopped = The table is closed.
+error-card_not_expected = The table was not ready for that. Try again.
+error-impossible_card = The table was not ready for that. Try again.
+error-burn_incomplete = The dealer is still burning cards: try again in a moment.
+error-shoe_finished = The dealer is changing the shoe: try again in a moment.
+language-en = English
+language-de = Deutsch

@@ -1,0 +1,304 @@
+//! The player's page (`/play`) at every phone size and on a desktop, in a real Chromium,
+//! with two players through whole rounds against the demo dealer of the real binary:
+//! Alice on an upright phone, Bob on one on its side. At each phase (joining, betting,
+//! deciding, the result, the history and the rules) every control is measured on screen,
+//! uncovered and overlapping none at each size (`support/fit.rs`, `support/player.rs`),
+//! the controls that matter then (the chips, the bet spots, Bet; the decision buttons and
+//! the player's own hand; the dealer) are checked where a thumb reaches them, and axe-core
+//! finds no violation of impact moderate or worse.
+//!
+//! What the pages say is checked against the table's record: the chips cannot pass the
+//! balance; a decision the player lets run out is explained from the hand the log holds
+//! (stood, or auto-played hits then stood, on the total); the result's net per bet line
+//! (main, side bet) and the history's are the settlements' `returned − staked`; the rules
+//! show each side bet's exact RTP as `croupier paytables` computes it; the page reads
+//! German when picked. Screenshots go to `target/browser-artifacts/` (and, with
+//! `CROUPIER_DOCS_SHOTS` set, to `docs/screenshots/play-*.png`).
+//!
+//! Without chromium the test is skipped locally, and fails under CI (`CI` set).
+
+#[path = "support/cdp.rs"]
+mod cdp;
+mod common;
+#[path = "support/fit.rs"]
+mod fit;
+#[path = "support/player.rs"]
+mod player;
+#[path = "common/proc.rs"]
+mod proc;
+
+use cdp::{chromium_present, Page};
+use player::{fits, holds, lay, on_screen, place, shot, signed, sit, state, STEP};
+use serde_json::Value;
+use std::time::Duration;
+use tokio::time::{sleep, timeout};
+
+const ALICE: (u32, u32) = (390, 844);
+const BOB: (u32, u32) = (844, 390);
+
+/// The upright sizes and the desktop (Alice's), the landscape ones and the desktop (Bob's).
+fn uprights() -> Vec<(u32, u32)> {
+    player::PORTRAIT
+        .iter()
+        .copied()
+        .chain([player::DESKTOP])
+        .collect()
+}
+fn sideways() -> Vec<(u32, u32)> {
+    player::LANDSCAPE
+        .iter()
+        .copied()
+        .chain([player::DESKTOP])
+        .collect()
+}
+
+/// What must be in a thumb's reach while betting: the chips, the main spot, Bet, the
+/// countdown, the balance and the total bet.
+const BETTING: [&str; 6] = [
+    "#chips",
+    "[data-target='main']",
+    "#place",
+    "#betting",
+    "#balance",
+    "#total-bet",
+];
+/// While deciding: the decision buttons, the player's own hand, the dealer's, the timer and
+/// the balance.
+const DECIDING: [&str; 5] = [
+    "#actions",
+    ".seat.mine",
+    "#dealer",
+    "#turn-left",
+    "#balance",
+];
+
+/// The fit check at each of `sizes`, and `wanted` on screen and uncovered at each.
+async fn sized(
+    page: &Page,
+    name: &str,
+    sizes: &[(u32, u32)],
+    back: (u32, u32),
+    wanted: &[&str],
+) -> Vec<String> {
+    let mut problems = fits(page, name, sizes, back).await;
+    for (w, h) in sizes {
+        page.resize(*w, *h).await;
+        for p in on_screen(page, wanted).await {
+            problems.push(format!("{name} {w}x{h}: {p}"));
+        }
+    }
+    page.resize(back.0, back.1).await;
+    problems
+}
+
+/// The page's result for `round`, once shown: its `data-net` and each line's words
+/// (label and signed net; read from the markup, which keeps them while bets are open).
+async fn shown_result(page: &Page, round: u64) -> (i64, Vec<String>) {
+    page.wait_for(
+        &format!("(() => {{ const r = document.querySelector('#result'); return !!r && r.dataset.round === '{round}'; }})()"),
+        STEP,
+    )
+    .await;
+    let net = page
+        .eval("Number(document.querySelector('#result').dataset.net)")
+        .await
+        .as_i64()
+        .expect("net");
+    let lines: Vec<String> = serde_json::from_value(
+        page.eval("[...document.querySelectorAll('#result .pp-lines li')].map(li => [...li.children].map(c => c.textContent).join(' '))")
+            .await,
+    )
+    .expect("lines");
+    (net, lines)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(600), async {
+        // A 20 s decision timer (the checks at each size take their time): Bob lets his
+        // run out.
+        let t = player::start("deluxe", 20, &[], &[("Alice", ALICE), ("Bob", BOB)]).await;
+        let (a, b) = (&t.pages[0], &t.pages[1]);
+        let mut problems = Vec::new();
+        // Joining: the free seats, at every size.
+        a.wait_for("document.querySelector('#join button')", STEP).await;
+        b.wait_for("document.querySelector('#join button')", STEP).await;
+        shot(a, "join-390x844").await;
+        problems.extend(fits(a, "join", &player::all_sizes(), ALICE).await);
+        sit(a, 4).await;
+        sit(b, 5).await;
+
+        // Betting: the chips can never pass the balance on the page. €500 (all of it) on
+        // the main spot: every other chip is off, and the €500 once more is refused in
+        // words, nothing added.
+        a.wait_for("window.playState().betting.open && document.querySelector('#chips .chip')", STEP).await;
+        let chips: Vec<i64> = serde_json::from_value(a.eval("[...document.querySelectorAll('#chips .chip')].map(c => Number(c.dataset.chip))").await).expect("chips");
+        let top = chips.iter().position(|c| *c == 50_000).expect("a €500 chip") + 1;
+        lay(a, top, &["main"]).await;
+        a.wait_for("[...document.querySelectorAll('#chips .chip')].every(c => c.disabled === (Number(c.dataset.chip) !== 50000))", STEP).await;
+        a.tap_in_view("[data-target='main']").await;
+        a.wait_for("!!document.querySelector('#message')", STEP).await;
+        let said = a.text("#message").await;
+        assert_eq!(said, "That would be more than your balance (€500.00).");
+        assert_eq!(a.text("[data-target='main'] .amount").await, "€500.00");
+        assert_eq!(a.text("#total-bet").await, "€500.00");
+        a.tap_in_view("#clear").await;
+        a.wait_for("document.querySelector('#total-bet').innerText === '€0.00'", STEP).await;
+        // €5 on the main bet and €1 on the pair bet (Alice); €5 and Undo, then €5 (Bob).
+        lay(a, 2, &["main"]).await;
+        lay(a, 1, &["side:pair"]).await;
+        lay(b, 2, &["main", "main"]).await;
+        b.tap_in_view("#undo").await;
+        b.wait_for("document.querySelector(\"[data-target='main'] .amount\").innerText === '€5.00'", STEP).await;
+        problems.extend(sized(a, "betting", &uprights(), ALICE, &BETTING).await);
+        problems.extend(sized(b, "betting", &sideways(), BOB, &BETTING).await);
+        shot(a, "betting-390x844").await;
+        shot(b, "betting-844x390").await;
+        let mut round = place(a).await;
+        round = round.max(place(b).await);
+        assert_eq!(a.text("#my-bet").await, "Bet accepted: Main €5.00 · pair €1.00");
+        // The last bet closes the window at once (every remote player has bet): Bob's page
+        // may go straight to the round, which holds his bet.
+        if holds(b, "window.playState().betting.open").await {
+            assert_eq!(b.text("#my-bet").await, "Bet accepted: Main €5.00");
+        } else {
+            b.wait_for("(window.playState().view.round.bets || []).some(x => x.seat === 5 && x.main === 500)", STEP).await;
+        }
+        shot(a, "accepted-390x844").await;
+
+        // Rounds until Bob's own hand ran out of time at a decision (a blackjack asks
+        // none): Alice stands, Bob waits.
+        let mut timed_out = None;
+        let mut checked_deciding = (false, false);
+        for attempt in 0..4 {
+            if attempt > 0 {
+                for page in [a, b] {
+                    page.wait_for("window.playState().betting.open", Duration::from_secs(60)).await;
+                    lay(page, 2, &["main"]).await;
+                }
+                round = place(a).await.max(place(b).await);
+            }
+            a.wait_for("!!document.querySelector('#bets-closed') || !window.playState().betting.open", STEP).await;
+            let mut done = (false, false);
+            for _ in 0..900 {
+                if !done.0 {
+                    if !checked_deciding.0 && holds(a, "!!document.querySelector('#actions')").await {
+                        checked_deciding.0 = true;
+                        shot(a, "deciding-390x844").await;
+                        problems.extend(sized(a, "deciding", &uprights(), ALICE, &DECIDING).await);
+                    }
+                    done.0 = player::step(a, round, &["stand"]).await;
+                }
+                if !done.1 {
+                    if !checked_deciding.1 && holds(b, "!!document.querySelector('#actions')").await {
+                        checked_deciding.1 = true;
+                        shot(b, "deciding-844x390").await;
+                        problems.extend(sized(b, "deciding", &sideways(), BOB, &DECIDING).await);
+                    }
+                    done.1 = holds(b, &format!("(() => {{ const r = document.querySelector('#result'); return !!r && r.dataset.round === '{round}'; }})()")).await;
+                    // The latest notice of this round (insurance may run out first).
+                    if holds(b, "!!document.querySelector('#timeout')").await {
+                        let text = b.text("#timeout").await;
+                        if timed_out.as_ref().is_none_or(|(r, said, _)| *r != round || *said != text) {
+                            let hand: Value = b.eval("window.playState().view.round.hands.find(h => h.seat === 5 && h.hand === 0) || null").await;
+                            shot(b, "timeout-844x390").await;
+                            timed_out = Some((round, text, hand));
+                        }
+                    }
+                }
+                if done == (true, true) {
+                    break;
+                }
+                sleep(Duration::from_millis(100)).await;
+            }
+            assert_eq!(done, (true, true), "both pages show round {round}'s result");
+            if timed_out.as_ref().is_some_and(|(_, text, _)| !text.contains("insurance")) {
+                break;
+            }
+            timed_out = None;
+        }
+        let (late, text, hand) = timed_out.expect("Bob's decision ran out within four rounds");
+        // What the rule did, from the hand as the table holds it: its total, and a hit per
+        // card past the two dealt.
+        let total = hand["total"].as_u64().expect("total");
+        let hits = hand["cards"].as_array().expect("cards").len() - 2;
+        let expected = if hits == 0 {
+            format!("Time's up — stood on {total} for you.")
+        } else {
+            format!("Time's up — played for you: {}, then stood on {total}.", vec!["hit"; hits].join(", "))
+        };
+        assert_eq!(text, expected, "round {late}");
+
+        // The result: the net of each bet line, as the table settled it.
+        sleep(Duration::from_millis(1500)).await;
+        let pool = t.pool().await;
+        for (page, seat) in [(a, 4u8), (b, 5u8)] {
+            let settled = player::lines(&pool, round, seat, "").await;
+            assert!(!settled.is_empty(), "seat {seat} settled in round {round}");
+            let (net, lines) = shown_result(page, round).await;
+            assert_eq!(net, settled.iter().map(|(_, s, r)| r - s).sum::<i64>(), "seat {seat}");
+            let expected: Vec<String> = settled
+                .iter()
+                .map(|(kind, s, r)| format!("{} {}", if kind == "main" { "Main" } else if kind == "insurance" { "Insurance" } else { kind.as_str() }, signed(r - s)))
+                .collect();
+            assert_eq!(lines, expected, "seat {seat}");
+        }
+        shot(a, "result-390x844").await;
+        shot(b, "result-844x390").await;
+        problems.extend(fits(a, "result", &uprights(), ALICE).await);
+        problems.extend(fits(b, "result", &sideways(), BOB).await);
+
+        // The history: each round Alice played, its lines' stakes, returns and nets.
+        a.tap_in_view("#open-history").await;
+        a.wait_for("!!document.querySelector('#history') || !!document.querySelector('#history-empty')", STEP).await;
+        let rows: Vec<Value> = serde_json::from_value(
+            a.eval("[...document.querySelectorAll('#history .pp-hround')].map(r => ({round: Number(r.dataset.round), net: Number(r.dataset.net), lines: document.querySelectorAll(`#history .pp-hline[data-round='${r.dataset.round}']`).length}))")
+                .await,
+        )
+        .expect("rows");
+        assert!(rows.iter().any(|r| r["round"] == round), "round {round} in {rows:?}");
+        for r in &rows {
+            let n = r["round"].as_u64().expect("round");
+            let settled = player::lines(&pool, n, 4, "").await;
+            assert_eq!(r["net"].as_i64(), Some(settled.iter().map(|(_, s, rt)| rt - s).sum::<i64>()), "round {n}");
+            assert_eq!(r["lines"].as_u64(), Some(settled.len() as u64), "round {n}");
+        }
+        shot(a, "history-390x844").await;
+        problems.extend(player::scroll_fits(a, "history", "#history-dialog", &[(360, 640), (640, 360)], ALICE).await);
+        a.tap_in_view("#close-dialog").await;
+
+        // The rules, with each side bet's exact RTP.
+        a.tap_in_view("#open-help").await;
+        a.wait_for("!!document.querySelector('#help-rules')", Duration::from_secs(60)).await;
+        let variant = croupier::engine::variant::Variant::built_in("deluxe").expect("built in").expect("valid");
+        let tables = croupier::math::paytable::variant_tables(&variant).expect("priced");
+        for bet in tables.bets.iter().filter(|b| b.kind != "insurance") {
+            let head = a.text(&format!("h3[data-bet='{}']", bet.bet)).await;
+            assert_eq!(head, format!("{} · return to player {:.2} %", bet.bet, bet.rtp_percent()));
+        }
+        shot(a, "help-390x844").await;
+        problems.extend(player::scroll_fits(a, "help", "#help-dialog", &[(360, 640), (640, 360)], ALICE).await);
+        a.tap_in_view("#close-dialog").await;
+
+        // Bob reads German.
+        b.eval("(() => { const s = document.querySelector('#language'); s.value = 'de'; s.dispatchEvent(new Event('change')); })()").await;
+        b.wait_for("document.documentElement.lang === 'de'", STEP).await;
+        b.wait_for("document.querySelector('.pp-wallet .pp-k').innerText === 'Guthaben'", STEP).await;
+        let balance = player::balance(&pool, "bob").await;
+        b.wait_for(&format!("document.querySelector('#balance').innerText === '{}'", player::euro(balance)), STEP).await;
+        shot(b, "german-844x390").await;
+        problems.extend(fits(b, "german", &sideways(), BOB).await);
+        let st = state(b).await;
+        assert_eq!(st["balance"].as_i64(), Some(balance));
+        pool.close().await;
+        assert!(problems.is_empty(), "{problems:#?}");
+        let Some(p) = t.p else { return };
+        t.browser.close().await;
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}

@@ -1,0 +1,219 @@
+//! Every state of the table explained on the player's page (`/play`), in a real Chromium
+//! against the real binary, two players on an upright and a landscape phone:
+//! - the table paused by an alarm (the dealer's call for a supervisor) and resumed when a
+//!   supervisor clears it;
+//! - the round under dispute, then cancelled by the supervisor: every bet returned, the
+//!   page saying so with the amount back, and the balance the wallet's;
+//! - the connection lost (the service stopped): the reconnecting overlay, no balance shown
+//!   while it may be stale, and the page back on its own, resynchronised, when the service
+//!   returns;
+//! - the table closed to remote play (`[play] enabled = false`), then open again;
+//! - the reality check (`[play] reality_check_minutes`): the time played and the session's
+//!   net result from the wallet's ledger, continue or leave;
+//! - the session ended (the platform revoked it).
+//!
+//! Each state is measured at its size (every control on screen, uncovered, overlapping
+//! none; axe-core with no violation of impact moderate or worse) and photographed
+//! (`target/browser-artifacts/`; with `CROUPIER_DOCS_SHOTS` set, `docs/screenshots/`).
+//!
+//! Without chromium the test is skipped locally, and fails under CI (`CI` set).
+
+#[path = "support/cdp.rs"]
+mod cdp;
+mod common;
+#[path = "support/fit.rs"]
+mod fit;
+#[path = "support/player.rs"]
+mod player;
+#[path = "common/proc.rs"]
+mod proc;
+
+use cdp::{chromium_present, Page};
+use player::{fits, holds, lay, place, shot, sit, STEP};
+use serde_json::json;
+use std::time::Duration;
+use tokio::time::{sleep, timeout};
+
+const ALICE: (u32, u32) = (390, 844);
+const BOB: (u32, u32) = (844, 390);
+
+/// The halt the pages show now (`paused`, `disputed`, …), or none.
+async fn halt(page: &Page) -> Option<String> {
+    page.eval("(document.querySelector('#halt') || {dataset: {}}).dataset.state || null")
+        .await
+        .as_str()
+        .map(str::to_string)
+}
+
+/// The whole-screen state of the page (`lost`, `closed`, `expired`), or none.
+async fn overlay(page: &Page) -> Option<String> {
+    page.eval("(document.querySelector('#overlay') || {dataset: {}}).dataset.state || null")
+        .await
+        .as_str()
+        .map(str::to_string)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_state_of_the_table_is_explained_on_the_players_page() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(600), async {
+        let mut t = player::start(
+            "deluxe",
+            60,
+            &[("reality_check_minutes = 60", "reality_check_minutes = 1")],
+            &[("Alice", ALICE), ("Bob", BOB)],
+        )
+        .await;
+        let started = std::time::Instant::now();
+        let mut problems = Vec::new();
+        {
+            let (a, b) = (&t.pages[0], &t.pages[1]);
+            sit(a, 4).await;
+            sit(b, 5).await;
+            a.wait_for("window.playState().betting.open", STEP).await;
+            lay(a, 2, &["main"]).await;
+            lay(b, 2, &["main"]).await;
+            let round = place(a).await.max(place(b).await);
+            // The round in play, Alice's turn: the dealer calls a supervisor.
+            a.wait_for("!!document.querySelector('#actions')", Duration::from_secs(60)).await;
+            let mut staff = t.p.take().expect("running");
+            staff.login("101", "1111").await;
+            let (status, body) = staff.post("/api/call-supervisor", "{}").await;
+            assert_eq!(status, 200, "{body}");
+            for page in [a, b] {
+                page.wait_for("(document.querySelector('#halt') || {dataset: {}}).dataset.state === 'paused'", STEP).await;
+                assert!(page.text("#halt").await.contains("Your bets are safe"));
+            }
+            shot(a, "paused-390x844").await;
+            shot(b, "paused-844x390").await;
+            problems.extend(fits(a, "paused", &[ALICE], ALICE).await);
+            problems.extend(fits(b, "paused", &[BOB], BOB).await);
+            // A supervisor clears it: play resumes on the pages by itself.
+            staff.login("201", "2222").await;
+            let (status, body) = staff
+                .post("/api/alarm/clear", &json!({"reason": "checked the table"}).to_string())
+                .await;
+            assert_eq!(status, 200, "{body}");
+            for page in [a, b] {
+                page.wait_for("document.querySelector('#halt') === null", STEP).await;
+            }
+
+            // A dispute halts the round; the supervisor cancels it.
+            let (status, body) = staff
+                .post("/api/disputes", &json!({"reason": "the player disputes the deal"}).to_string())
+                .await;
+            assert_eq!(status, 200, "{body}");
+            let id = serde_json::from_str::<serde_json::Value>(&body).expect("json")["dispute"]
+                .as_u64()
+                .expect("id");
+            for page in [a, b] {
+                page.wait_for("(document.querySelector('#halt') || {dataset: {}}).dataset.state === 'disputed'", STEP).await;
+            }
+            assert_eq!(halt(a).await.as_deref(), Some("disputed"));
+            shot(a, "disputed-390x844").await;
+            problems.extend(fits(a, "disputed", &[ALICE], ALICE).await);
+            let (status, body) = staff
+                .post(&format!("/api/disputes/{id}/propose"), &json!({"resolution": {"op": "cancel"}, "reason": "misdeal"}).to_string())
+                .await;
+            assert_eq!(status, 200, "{body}");
+            let proposal = serde_json::from_str::<serde_json::Value>(&body).expect("json")["proposal"].clone();
+            let (status, body) = staff
+                .post(&format!("/api/disputes/{id}/confirm"), &json!({"proposal": proposal}).to_string())
+                .await;
+            assert_eq!(status, 200, "{body}");
+            t.p = Some(staff);
+            // Cancelled: the page says so, with the stake back, and the balance is whole.
+            sleep(Duration::from_millis(1500)).await;
+            let pool = t.pool().await;
+            for (page, id, seat) in [(a, "alice", 4u8), (b, "bob", 5u8)] {
+                page.wait_for(&format!("(() => {{ const r = document.querySelector('#result'); return !!r && r.dataset.round === '{round}'; }})()"), STEP).await;
+                let lines = player::lines(&pool, round, seat, "").await;
+                let back: i64 = lines.iter().map(|(_, _, r)| r).sum();
+                assert!(back > 0 && lines.iter().all(|(_, s, r)| s == r), "round {round} refunded: {lines:?}");
+                assert_eq!(
+                    page.text("#result .pp-result-head strong").await,
+                    format!("Round {round} was cancelled: every bet was returned ({} back to you).", player::euro(back))
+                );
+                let balance = player::balance(&pool, id).await;
+                assert_eq!(balance, 50_000, "{id}: every stake back");
+                page.wait_for(&format!("document.querySelector('#balance').innerText === '{}'", player::euro(balance)), STEP).await;
+            }
+            shot(a, "cancelled-390x844").await;
+            problems.extend(fits(a, "cancelled", &[ALICE], ALICE).await);
+            pool.close().await;
+        }
+
+        // The connection lost: the service stops; the pages say so and show no balance.
+        let addr = t.proc().addr.clone();
+        assert!(t.p.take().expect("running").terminate(), "clean stop");
+        for page in &t.pages {
+            page.wait_for("(document.querySelector('#overlay') || {dataset: {}}).dataset.state === 'lost'", STEP).await;
+            assert_eq!(page.text("#balance").await, "\u{2014}");
+        }
+        assert_eq!(overlay(&t.pages[1]).await.as_deref(), Some("lost"));
+        shot(&t.pages[0], "lost-390x844").await;
+        shot(&t.pages[1], "lost-844x390").await;
+        problems.extend(fits(&t.pages[0], "lost", &[ALICE], ALICE).await);
+        // Back on the same address, closed to remote play: the pages say the table is closed.
+        let text = std::fs::read_to_string(&t.cfg).expect("config");
+        let fixed = text.replace("bind = \"127.0.0.1:0\"", &format!("bind = {addr:?}"));
+        std::fs::write(&t.cfg, fixed.replace("enabled = true\n# The betting countdown", "enabled = false\n# The betting countdown")).expect("config");
+        let p = proc::spawn(&t.cfg, &t.dir.path().join("log2")).await;
+        for page in &t.pages {
+            page.wait_for("(document.querySelector('#overlay') || {dataset: {}}).dataset.state === 'closed'", Duration::from_secs(60)).await;
+        }
+        shot(&t.pages[0], "closed-390x844").await;
+        problems.extend(fits(&t.pages[0], "closed", &[ALICE], ALICE).await);
+        assert!(p.terminate(), "clean stop");
+        // Open again: the pages come back by themselves, the balance the wallet's.
+        std::fs::write(&t.cfg, &fixed).expect("config");
+        t.p = Some(proc::spawn(&t.cfg, &t.dir.path().join("log3")).await);
+        let pool = t.pool().await;
+        for (page, id) in t.pages.iter().zip(["alice", "bob"]) {
+            page.wait_for("document.querySelector('#overlay') === null", Duration::from_secs(60)).await;
+            let balance = player::balance(&pool, id).await;
+            page.wait_for(&format!("document.querySelector('#balance').innerText === '{}'", player::euro(balance)), STEP).await;
+        }
+
+        // The reality check, a minute into the session: the time played and the session's
+        // net result, from the wallet's ledger since the session began.
+        let a = &t.pages[0];
+        let left = Duration::from_secs(75).saturating_sub(started.elapsed());
+        a.wait_for("!!document.querySelector('#reality-dialog')", left + STEP).await;
+        let (since, net): (i64, i64) = sqlx::query_as(
+            "SELECT s.created_ms, COALESCE((SELECT SUM(CASE l.kind WHEN 'debit' THEN -l.amount WHEN 'credit' THEN l.amount WHEN 'rollback' THEN l.amount ELSE 0 END) \
+             FROM wallet_ledger l WHERE l.player_id = 'alice' AND l.at_ms >= s.created_ms), 0) \
+             FROM player_sessions s WHERE s.player_id = 'alice' ORDER BY s.created_ms DESC LIMIT 1",
+        )
+        .fetch_one(&pool)
+        .await
+        .expect("session");
+        assert!(since > 0);
+        a.wait_for("!document.querySelector('#reality-text').innerText.includes('…')", STEP).await;
+        let said = a.text("#reality-text").await;
+        assert!(said.contains(&format!("Your net result this session: {}.", player::signed(net))), "{said}");
+        assert!(said.starts_with("You have played for "), "{said}");
+        shot(a, "reality-390x844").await;
+        problems.extend(fits(a, "reality", &[ALICE, (640, 360)], ALICE).await);
+        a.tap_in_view("#reality-continue").await;
+        a.wait_for("document.querySelector('#reality-dialog') === null", STEP).await;
+        assert!(holds(a, "!!document.querySelector('#session-clock')").await);
+
+        // The platform ends Alice's session: her page says so; Bob plays on.
+        let out = common::croupier(&["player", "revoke", "--config", &t.cfg.display().to_string(), "alice"], None);
+        assert!(out.status.success(), "{}", common::text(&out));
+        a.wait_for("(document.querySelector('#overlay') || {dataset: {}}).dataset.state === 'expired'", STEP).await;
+        assert_eq!(overlay(&t.pages[1]).await, None);
+        shot(a, "expired-390x844").await;
+        problems.extend(fits(a, "expired", &[ALICE], ALICE).await);
+        pool.close().await;
+        assert!(problems.is_empty(), "{problems:#?}");
+        let Some(p) = t.p.take() else { return };
+        t.browser.close().await;
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
