@@ -72,6 +72,8 @@ const MATRIX: &[(&str, &str, &str, Access)] = &[
     ("POST", "/api/{*rest}", "/api/nothing", O),
     ("GET", "/play", "/play", P),
     ("GET", "/api/play/state", "/api/play/state", PL),
+    ("GET", "/api/play/history", "/api/play/history", PL),
+    ("GET", "/api/play/help", "/api/play/help", PL),
     ("POST", "/api/play/join", "/api/play/join", PL),
     ("POST", "/api/play/leave", "/api/play/leave", PL),
     ("POST", "/api/play/bet", "/api/play/bet", PL),
