@@ -213,10 +213,7 @@ struct Parties {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_three_node_cluster_loses_leaders_a_node_and_its_quorum_and_nothing_is_lost_or_doubled() {
-    let Some(bin) = nats::nats_server() else {
-        return;
-    };
-    let Some(db) = pg::fresh().await else {
+    let Some((bin, db)) = pg::broker_and_db().await else {
         return;
     };
     timeout(Duration::from_secs(540), async {
