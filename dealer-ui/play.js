@@ -546,7 +546,7 @@ function resultBlock(s, compact) {
   const back = lines.reduce((a, l) => a + l.returned, 0);
   if (seenNet[r.round] === undefined) seenNet[r.round] = net;
   else if (seenNet[r.round] !== net && !r.cancelled) {
-    notice = { kind: "corrected", round: r.round, text: t("result-corrected", { round: r.round, before: signed(seenNet[r.round]), after: signed(net) }) };
+    notice = { kind: "corrected", round: r.round, text: t("result-corrected", { round: r.round, before: signed(seenNet[r.round]), after: signed(net), delta: signed(net - seenNet[r.round]) }) };
     seenNet[r.round] = net;
     historyData = null;
   }
@@ -624,9 +624,11 @@ function tableArea(s) {
     // While bets are open the last round's cards are gone: the bet spots take the table.
     kids.push(el("h2", { class: "pp-h2 pp-status-text" }, t("bets-open")));
     kids.push(...betSpots(s));
-    // The last round's result, folded, where the cards were.
+    // The last round's result, folded, where the cards were; a correction of it says more,
+    // and takes its place.
     const last = resultBlock(s, true);
-    if (last) kids.push(last);
+    if (notice && notice.kind === "corrected") kids.push(noticeEl());
+    else if (last) kids.push(last);
   } else {
     const box = renderDealer(view);
     const seal = window.Trust.sealBadge(trust, view.round);
@@ -651,6 +653,12 @@ function joinDock(s, out) {
   if (s.game.common_draw || s.game.play_behind) {
     out.push(el("div", { class: "pp-row" }, button(s.game.common_draw ? t("join-table") : t("join-behind"), () => act("/api/play/join", {}), { id: "join-unseated" })));
   }
+}
+
+// The notice (what the timeout rule did, bets closed, a correction) as the page shows it.
+function noticeEl() {
+  const id = { timeout: "timeout", corrected: "corrected", closed: "bets-closed" }[notice.kind];
+  return el("div", { class: "pp-notice " + notice.kind, id, role: "status" }, notice.text);
 }
 
 let wasBetting = false;
@@ -681,7 +689,7 @@ function dock(s) {
     const settled = s.view.round.settled || !s.view.round.number;
     out.push(el("div", { class: "pp-note", id: "waiting" }, settled ? t("next-round") : t("round-in-play")));
   }
-  if (notice) out.push(el("div", { class: "pp-notice " + notice.kind, id: notice.kind === "timeout" ? "timeout" : notice.kind === "corrected" ? "corrected" : "bets-closed", role: "status" }, notice.text));
+  if (notice && !s.betting.open) out.push(noticeEl());
   if (result) out.push(result);
   if (message) out.push(el("div", { class: "pp-error", id: "message", role: "alert" }, message));
   return el("section", { class: "pp-dock", "aria-label": t("balance") }, out);

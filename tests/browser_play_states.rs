@@ -217,3 +217,140 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
     .await
     .expect("bounded");
 }
+
+/// Alice's net in the result `r` (her seat's own lines).
+fn net_of(r: &serde_json::Value, seat: u64) -> i64 {
+    r["bets"]
+        .as_array()
+        .expect("bets")
+        .iter()
+        .filter(|b| b["seat"] == seat && b["player"].is_null())
+        .map(|b| b["returned"].as_i64().expect("returned") - b["staked"].as_i64().expect("staked"))
+        .sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrected_round_says_what_changed_and_what_the_balance_did() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(300), async {
+        // A 30 s dispute window: the settled round can still be corrected.
+        let mut t = player::start(
+            "deluxe",
+            60,
+            &[("window_seconds = 1", "window_seconds = 30")],
+            &[("Alice", ALICE)],
+        )
+        .await;
+        let a = &t.pages[0];
+        sit(a, 4).await;
+        // Betting opens once the demo round before is final (30 s).
+        a.wait_for("window.playState().betting.open", Duration::from_secs(90)).await;
+        lay(a, 2, &["main"]).await;
+        let round = place(a).await;
+        for _ in 0..600 {
+            if player::step(a, round, &["stand"]).await {
+                break;
+            }
+            sleep(Duration::from_millis(100)).await;
+        }
+        let before = a
+            .eval("Number(document.querySelector('#result').dataset.net)")
+            .await
+            .as_i64()
+            .expect("net shown");
+        // A supervisor disputes Alice's first card and corrects it to one that changes her
+        // result (each candidate previewed first).
+        let mut staff = t.p.take().expect("running");
+        staff.login("201", "2222").await;
+        let (status, body) = staff
+            .post("/api/disputes", &json!({"seat": 4, "reason": "the card was misread"}).to_string())
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let id = serde_json::from_str::<serde_json::Value>(&body).expect("json")["dispute"]
+            .as_u64()
+            .expect("id");
+        let current = staff.get("/api/disputes/current").await;
+        // Alice's cards and the dealer's, each tried as another card until one changes
+        // Alice's result.
+        let cards: Vec<serde_json::Value> = current["cards"]
+            .as_array()
+            .expect("cards")
+            .iter()
+            .filter(|c| c["place"] == "seat 4, hand 1" || c["place"] == "the dealer")
+            .cloned()
+            .collect();
+        let mut chosen = None;
+        let mut tried = Vec::new();
+        'search: for card in &cards {
+            for to in ["2S", "TS", "AS", "5S", "9S", "6S", "3S", "7S", "8S", "4S"] {
+                if card["card"] == to {
+                    continue;
+                }
+                let resolution = json!({"op": "correct", "index": card["index"], "card": card["card"], "to": to});
+                let (status, body) = staff
+                    .post(
+                        &format!("/api/disputes/{id}/propose"),
+                        &json!({"resolution": resolution, "reason": "camera shows it"}).to_string(),
+                    )
+                    .await;
+                if status != 200 {
+                    tried.push(format!("{} -> {to}: {status} {body}", card["card"]));
+                    continue;
+                }
+                let preview: serde_json::Value = serde_json::from_str(&body).expect("json");
+                tried.push(format!("{} -> {to}: net {}", card["card"], if preview["result"].is_null() { "unsettled".into() } else { net_of(&preview["result"], 4).to_string() }));
+                if !preview["result"].is_null() && net_of(&preview["result"], 4) != before {
+                    chosen = Some(preview["proposal"].clone());
+                    break 'search;
+                }
+            }
+        }
+        let proposal = chosen.unwrap_or_else(|| {
+            panic!("no correction changes Alice's result ({before}): {cards:?} {tried:#?}")
+        });
+        let (status, body) = staff
+            .post(&format!("/api/disputes/{id}/confirm"), &json!({"proposal": proposal}).to_string())
+            .await;
+        assert_eq!(status, 200, "{body}");
+        t.p = Some(staff);
+        // The page says what changed, from the table's settlements, and what the balance did.
+        a.wait_for("!!document.querySelector('#corrected')", STEP).await;
+        sleep(Duration::from_millis(1000)).await;
+        let pool = t.pool().await;
+        let lines = player::lines(&pool, round, 4, "").await;
+        let after: i64 = lines.iter().map(|(_, s, r)| r - s).sum();
+        assert_ne!(after, before);
+        assert_eq!(
+            a.text("#corrected").await,
+            format!(
+                "Round {round} was corrected by a supervisor: your result changed from {} to {}, so your balance changes by {}.",
+                player::signed(before),
+                player::signed(after),
+                player::signed(after - before)
+            )
+        );
+        // The wallet credits the round once it is final (the window's end): by the
+        // corrected result.
+        let mut balance = player::balance(&pool, "alice").await;
+        for _ in 0..120 {
+            if balance == 50_000 + after {
+                break;
+            }
+            sleep(Duration::from_millis(500)).await;
+            balance = player::balance(&pool, "alice").await;
+        }
+        assert_eq!(balance, 50_000 + after, "the wallet follows the corrected round");
+        a.wait_for(&format!("document.querySelector('#balance').innerText === '{}'", player::euro(balance)), STEP).await;
+        shot(a, "corrected-390x844").await;
+        let problems = fits(a, "corrected", &[ALICE, (640, 360)], ALICE).await;
+        assert!(problems.is_empty(), "{problems:#?}");
+        pool.close().await;
+        let Some(p) = t.p.take() else { return };
+        t.browser.close().await;
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
