@@ -554,7 +554,7 @@ function resultBlock(s, compact) {
     : net > 0 ? t("result-win", { amount: money(net) }) : net < 0 ? t("result-lose", { amount: money(-net) }) : t("result-even");
   const tone = r.cancelled ? "even" : net > 0 ? "up" : net < 0 ? "down" : "even";
   return el("div", { class: "pp-result " + tone + (compact ? " compact" : ""), id: "result", "data-round": r.round, "data-net": net, role: "status" },
-    el("div", { class: "pp-result-head" }, el("span", {}, t("result-title", { round: r.round }) + " · "), el("strong", {}, head), window.Trust.sigBadge(trust, r.round)),
+    el("div", { class: "pp-result-head" }, r.cancelled ? null : el("span", {}, t("result-title", { round: r.round }) + " · "), el("strong", {}, head), window.Trust.sigBadge(trust, r.round)),
     // While bets are open the dealer's hand is gone from the table; its seal stays here.
     compact && s.view.round.number === r.round ? window.Trust.sealBadge(trust, s.view.round) : null,
     // Compact while bets are open: the lines stay in the page, folded away.

@@ -354,3 +354,59 @@ async fn a_corrected_round_says_what_changed_and_what_the_balance_did() {
     .await
     .expect("bounded");
 }
+
+/// Found by the test above: after a supervisor cancels (or corrects) a round, the player's
+/// page reports "the hole card's commitment changed" and "the signed hole card does not
+/// match its seal" (trust.js), and marks the round's result BAD SIGNATURE — the seal the
+/// table publishes for the round after the resolution is not the one it published while
+/// the card lay face down. Not the player's page's to fix (the table's seal or trust.js);
+/// kept here, ignored, until it is: `cargo test --test browser_play_states -- --ignored`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the table's seal changes when a round is cancelled: trust.js alarms"]
+async fn a_cancelled_rounds_signed_result_verifies_on_the_players_page() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(300), async {
+        let mut t = player::start("deluxe", 60, &[], &[("Alice", ALICE)]).await;
+        let a = &t.pages[0];
+        sit(a, 4).await;
+        a.wait_for("window.playState().betting.open", STEP).await;
+        lay(a, 2, &["main"]).await;
+        let round = place(a).await;
+        a.wait_for("!!document.querySelector('#actions')", Duration::from_secs(60))
+            .await;
+        let mut staff = t.p.take().expect("running");
+        staff.login("201", "2222").await;
+        let (status, body) = staff
+            .post("/api/disputes", &json!({"reason": "misdeal"}).to_string())
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let id = serde_json::from_str::<serde_json::Value>(&body).expect("json")["dispute"].clone();
+        let (status, body) = staff
+            .post(
+                &format!("/api/disputes/{id}/propose"),
+                &json!({"resolution": {"op": "cancel"}, "reason": "misdeal"}).to_string(),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let proposal = serde_json::from_str::<serde_json::Value>(&body).expect("json")["proposal"].clone();
+        let (status, body) = staff
+            .post(&format!("/api/disputes/{id}/confirm"), &json!({"proposal": proposal}).to_string())
+            .await;
+        assert_eq!(status, 200, "{body}");
+        a.wait_for(
+            &format!("document.querySelector('#result [data-sig]') && document.querySelector('#result').dataset.round === '{round}' && document.querySelector('#result [data-sig]').dataset.sig !== 'checking'"),
+            STEP,
+        )
+        .await;
+        assert_eq!(a.eval("window.playTrust.alarms").await, json!([]), "round {round}");
+        assert_eq!(a.eval("document.querySelector('#result [data-sig]').dataset.sig").await, json!("verified"));
+        t.p = Some(staff);
+        let Some(p) = t.p.take() else { return };
+        t.browser.close().await;
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
