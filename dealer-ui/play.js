@@ -199,6 +199,12 @@ function inPlay(s) {
   const r = s.view.round;
   if (s.betting.open || !r.number || r.settled) return 0;
   let sum = 0;
+  if (s.game.common_draw) {
+    // Each box's hands carry their stakes (doubles included); the specials ride beside.
+    sum = (s.hands || []).reduce((a, h) => a + h.stake, 0);
+    for (const b of r.bets || []) if (b.player === s.public_name) sum += pairs(b.side);
+    return sum;
+  }
   for (const b of r.bets || []) {
     const mine = b.player ? b.player === s.public_name : (s.seats || []).includes(b.seat);
     if (mine) sum += b.main + pairs(b.side);
@@ -471,7 +477,12 @@ function myHand(s, seat, hand) {
   return (s.view.round.hands || []).find((h) => h.seat === seat && h.hand === hand);
 }
 
+// The turns the table asks of the player now. One turn: its words, its timer and big
+// buttons two by two. Several (a common draw's boxes, insurance behind seats): the step's
+// one timer, then a row per turn — its words and its buttons side by side — so every box
+// stays on screen.
 function turnDock(s, out) {
+  const many = s.turns.length > 1;
   s.turns.forEach((turn, i) => {
     const where = s.game.common_draw ? t("your-box", { box: turn.seat, hand: turn.hand ? turn.hand + 1 : 0 })
       : turn.kind === "insurance" ? (turn.behind ? t("insurance-behind", { seat: turn.seat }) : t("insurance-question"))
@@ -482,14 +493,16 @@ function turnDock(s, out) {
         closed: s.decision_closed ? s.decision_closed.seq : 0 };
       announce("turn" + s.view.round.number + ":" + turn.seat + ":" + turn.hand + turn.kind, where);
     }
-    out.push(el("div", { class: "pp-turn", id: i ? null : "turn", "data-seat": turn.seat }, el("strong", {}, where)));
-    if (turn.remaining_ms !== null) {
-      out.push(timer(i ? "turn-" + i : "turn-left", turn.remaining_ms, s.timing ? s.timing.decision_ms : 0, t("decide-in", { seconds: secs(turn.remaining_ms) })));
+    const timed = s.turns.find((x) => x.remaining_ms !== null);
+    if (!many) out.push(el("div", { class: "pp-turn", id: "turn", "data-seat": turn.seat }, el("strong", {}, where)));
+    if ((!many || i === 0) && timed) {
+      out.push(timer("turn-left", timed.remaining_ms, s.timing ? s.timing.decision_ms : 0, t("decide-in", { seconds: secs(timed.remaining_ms) })));
     }
     const body = (a) => Object.assign({ action: a }, s.game.common_draw ? { box: turn.seat } : { seat: turn.seat });
     const allowed = ACTIONS.filter((a) => turn.allowed.includes(a));
-    out.push(el("div", { class: "pp-actions n" + allowed.length, id: i ? null : "actions", "data-seat": turn.seat, "data-behind": turn.behind ? "true" : null },
-      allowed.map((a) => button(t("action-" + a), () => act("/api/play/decision", body(a)), { "data-action": a, class: "pp-act " + a }))));
+    const buttons = el("div", { class: "pp-actions n" + allowed.length + (many ? " inline" : ""), id: i ? null : "actions", "data-seat": turn.seat, "data-behind": turn.behind ? "true" : null },
+      allowed.map((a) => button(t("action-" + a), () => act("/api/play/decision", body(a)), { "data-action": a, class: "pp-act " + a })));
+    out.push(many ? el("div", { class: "pp-turn-row", id: i ? null : "turn", "data-seat": turn.seat }, el("strong", {}, where), buttons) : buttons);
   });
 }
 
@@ -637,7 +650,12 @@ function tableArea(s) {
     kids.push(box);
     const active = s.turn && !s.turn.behind && !s.game.common_draw ? { seat: s.turn.seat, hand: s.turn.hand } : null;
     const seats = renderSeats(view, s.game.common_draw ? s.game.boxes : Math.max(s.limits.seats, 7), active, null);
-    for (const n of seats.querySelectorAll(".seat")) if ((s.seats || []).includes(Number(n.dataset.seat))) n.classList.add("mine");
+    for (const n of seats.querySelectorAll(".seat")) {
+      if ((s.seats || []).includes(Number(n.dataset.seat))) n.classList.add("mine");
+      // A common draw's places are boxes, played by everyone who bet on them.
+      const label = n.querySelector(".label");
+      if (s.game.common_draw && label) label.textContent = t("spot-box", { box: n.dataset.seat });
+    }
     netBadges(seats, s);
     kids.push(seats);
   }
@@ -799,8 +817,15 @@ function blocking() {
   return null;
 }
 
+let shownMessage = "", messagePhase = "";
+
 function render() {
   const root = document.getElementById("app");
+  // A refusal belongs to the phase it was first shown in (a late bet's "too late" shows
+  // once the round has begun); the phase after that starts without it.
+  const phase = state ? (state.betting.open ? "betting" : (state.turns || []).length ? "deciding" : "watching") : "";
+  if (message !== shownMessage) { shownMessage = message; messagePhase = phase; }
+  else if (message && phase !== messagePhase) { message = shownMessage = ""; }
   const block = blocking();
   const s = state;
   if (s) useCurrency(s.view.currency);
@@ -816,7 +841,7 @@ function render() {
   const live = document.getElementById("announce");
   const said = live ? live.textContent : "";
   morph(root, [header(s),
-    el("main", { class: "pp-main" + (busy ? " busy" : ""), "data-phase": s.betting.open ? "betting" : (s.turns || []).length ? "deciding" : "watching" },
+    el("main", { class: "pp-main" + (busy ? " busy" : ""), "data-phase": phase },
       tableArea(s), dock(s), dialogEl(s), over),
     el("div", { id: "announce", class: "pp-sr", "aria-live": "polite" }, said)]);
   if (!block) realityDue(s);

@@ -302,3 +302,71 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
     .await
     .expect("bounded");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn multihand_boxes_and_their_decisions_fit_every_size() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(400), async {
+        // Multi-hand: no seats; Mia joins the table and bets on three boxes and a special.
+        let t = player::start("multihand", 30, &[], &[("Mia", ALICE)]).await;
+        let a = &t.pages[0];
+        let mut problems = Vec::new();
+        a.wait_for("document.querySelector('#join-unseated')", STEP).await;
+        a.tap_in_view("#join-unseated").await;
+        a.wait_for("window.playState().betting.open && document.querySelector(\"[data-target='box:3']\")", STEP).await;
+        lay(a, 1, &["box:1", "box:2", "box:3", "box:1:21+3"]).await;
+        let boxes = ["#chips", "[data-target='box:1']", "[data-target='box:3']", "#place-boxes", "#betting", "#balance"];
+        problems.extend(sized(a, "boxes", &player::all_sizes(), ALICE, &boxes).await);
+        shot(a, "boxes-390x844").await;
+        a.tap_in_view("#place-boxes").await;
+        a.wait_for("!window.playState().betting.open || (window.playState().betting.my_boxes || []).length === 3", STEP).await;
+        // The boxes' decisions: every box's buttons at every size.
+        let mut seen = false;
+        let mut round = 0;
+        for _ in 0..900 {
+            if !seen && holds(a, "(window.playState().turns || []).length > 1 && !!document.querySelector('#actions')").await {
+                seen = true;
+                round = a.eval("window.playState().view.round.number").await.as_u64().expect("round");
+                shot(a, "boxes-deciding-390x844").await;
+                problems.extend(sized(a, "boxes-deciding", &player::all_sizes(), ALICE, &["#actions", "#dealer", "#balance"]).await);
+                let n = a.eval("window.playState().turns.length").await.as_u64().expect("turns");
+                for (w, h) in player::all_sizes() {
+                    a.resize(w, h).await;
+                    let shown = a
+                        .eval("[...document.querySelectorAll('.pp-actions')].filter(e => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }).length")
+                        .await
+                        .as_u64()
+                        .expect("count");
+                    if shown != n {
+                        problems.push(format!("boxes-deciding {w}x{h}: {shown} of {n} boxes' buttons on screen"));
+                    }
+                }
+                a.resize(ALICE.0, ALICE.1).await;
+            }
+            if seen && player::step(a, round, &["stand"]).await {
+                break;
+            }
+            if !seen {
+                // A box with a blackjack asks nothing; stand where asked until several ask.
+                let _ = player::step(a, u64::MAX, &["stand"]).await;
+            }
+            sleep(Duration::from_millis(100)).await;
+            if !seen && holds(a, "window.playState().betting.open").await {
+                // The round ended before two boxes asked at once: bet again.
+                lay(a, 1, &["box:1", "box:2", "box:3"]).await;
+                a.tap_in_view("#place-boxes").await;
+                a.wait_for("!window.playState().betting.open || (window.playState().betting.my_boxes || []).length === 3", STEP).await;
+            }
+        }
+        assert!(seen, "two boxes asked at once");
+        shot(a, "boxes-result-390x844").await;
+        assert!(problems.is_empty(), "{problems:#?}");
+        let Some(p) = t.p else { return };
+        t.browser.close().await;
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
