@@ -275,6 +275,7 @@ pub async fn run_command(config: Option<PathBuf>, bind: Option<String>, init: bo
     }
 }
 
+#[cfg(feature = "studio")]
 /// `croupier relay`.
 pub async fn relay_command(config: croupier::relay::RelayConfig) -> ExitCode {
     init_logs();
@@ -293,6 +294,7 @@ pub async fn relay_command(config: croupier::relay::RelayConfig) -> ExitCode {
     }
 }
 
+#[cfg(feature = "studio")]
 /// `croupier floor`.
 pub async fn floor_command(config: croupier::floor::FloorConfig) -> ExitCode {
     init_logs();
@@ -324,6 +326,7 @@ pub async fn floor_command(config: croupier::floor::FloorConfig) -> ExitCode {
     }
 }
 
+#[cfg(feature = "studio")]
 /// `croupier floor-user`: the secret from stdin's first line.
 pub async fn floor_user(database: String, badge: String, name: String) -> ExitCode {
     let mut secret = String::new();

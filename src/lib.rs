@@ -16,6 +16,7 @@ pub mod cards;
 pub mod clock;
 pub mod currency;
 pub mod engine;
+#[cfg(feature = "studio")]
 pub mod floor;
 pub mod http_client;
 pub mod integrity;
@@ -25,10 +26,12 @@ pub mod money;
 pub mod play;
 pub mod process;
 pub mod publish;
+#[cfg(feature = "studio")]
 pub mod relay;
 pub mod replay;
 pub mod sim;
 pub mod store;
+#[cfg(feature = "studio")]
 pub mod studio;
 pub mod systemd;
 pub mod table;

@@ -109,6 +109,7 @@ enum Command {
     /// Runs a relay: serves remote players the public streams every table publishes to
     /// NATS JetStream (`[publish]` in table.toml). Stateless: run as many as needed behind
     /// a load balancer. Stops cleanly on SIGTERM or Ctrl-C.
+    #[cfg(feature = "studio")]
     Relay {
         #[command(flatten)]
         broker: BrokerArgs,
@@ -133,6 +134,7 @@ enum Command {
     /// Runs the casino floor: every table's log (published to NATS JetStream by
     /// `[publish]`) into PostgreSQL, each table's hash chain checked on the way in (a break
     /// or a gap raises a floor alarm). Stops cleanly on SIGTERM or Ctrl-C.
+    #[cfg(feature = "studio")]
     Floor {
         #[command(flatten)]
         broker: BrokerArgs,
@@ -171,6 +173,7 @@ enum Command {
     },
     /// The studio's broker: generated permissions and credentials, and its streams; and
     /// the whole studio on one machine for evaluation (`studio demo`).
+    #[cfg(feature = "studio")]
     Studio {
         #[command(subcommand)]
         command: StudioCommand,
@@ -192,6 +195,7 @@ enum Command {
     },
     /// Adds a pit-page supervisor to the floor's database (or sets their secret): the
     /// secret is read from the first line of stdin.
+    #[cfg(feature = "studio")]
     FloorUser {
         /// The floor's database: `postgres://USER@HOST:PORT/DB`.
         #[arg(long)]
@@ -293,6 +297,7 @@ enum Command {
     },
 }
 
+#[cfg(feature = "studio")]
 #[derive(Subcommand)]
 enum StudioCommand {
     /// Writes the broker's configuration for a studio into --out: nats-server.conf (which
@@ -417,6 +422,7 @@ enum TimelineCommand {
     },
 }
 
+#[cfg(feature = "studio")]
 fn parse_table_key(s: &str) -> Result<(String, String), String> {
     let (id, key) = s.split_once('=').ok_or_else(|| format!("{s:?}: ID=HEX"))?;
     let key = key.trim().trim_matches('"');
@@ -425,6 +431,7 @@ fn parse_table_key(s: &str) -> Result<(String, String), String> {
     Ok((id.trim().trim_matches('"').to_string(), key.to_string()))
 }
 
+#[cfg(feature = "studio")]
 /// How a studio party (relay, floor) reaches the broker.
 #[derive(clap::Args)]
 struct BrokerArgs {
@@ -451,6 +458,7 @@ struct BrokerArgs {
     inbox_prefix: Option<String>,
 }
 
+#[cfg(feature = "studio")]
 impl BrokerArgs {
     fn options(self, default_inbox: &str) -> croupier::broker::BrokerOptions {
         croupier::broker::BrokerOptions {
@@ -628,12 +636,20 @@ enum AlarmCommand {
     },
 }
 
+/// Whether the command is a long-running service (whose closed stdout is no reason to
+/// stop quietly).
+fn serves(command: &Command) -> bool {
+    match command {
+        Command::Run { .. } | Command::SimShoe(_) => true,
+        #[cfg(feature = "studio")]
+        Command::Relay { .. } | Command::Floor { .. } => true,
+        _ => false,
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if !matches!(
-        cli.command,
-        Command::Run { .. } | Command::Relay { .. } | Command::Floor { .. } | Command::SimShoe(_)
-    ) {
+    if !serves(&cli.command) {
         exit_quietly_on_a_closed_pipe();
     }
     match cli.command {
@@ -656,6 +672,7 @@ fn main() -> ExitCode {
             croupier::process::return_large_allocations();
             with_runtime(commands::run_command(config, bind, init))
         }
+        #[cfg(feature = "studio")]
         Command::Relay {
             broker,
             bind,
@@ -671,6 +688,7 @@ fn main() -> ExitCode {
             bucket,
             ring,
         })),
+        #[cfg(feature = "studio")]
         Command::Floor {
             broker,
             database,
@@ -699,6 +717,7 @@ fn main() -> ExitCode {
             }
             with_runtime(commands::floor_command(config))
         }
+        #[cfg(feature = "studio")]
         Command::Studio { command } => studio_command(command),
         Command::TableKey { config, db } => commands::table_key(config, db),
         Command::Timeline {
@@ -707,6 +726,7 @@ fn main() -> ExitCode {
         Command::Timeline {
             command: TimelineCommand::Lost { config, db, json },
         } => with_runtime(commands::timeline_lost(config, db, json)),
+        #[cfg(feature = "studio")]
         Command::FloorUser {
             database,
             badge,
@@ -1103,6 +1123,7 @@ fn simulate_command(
     }
 }
 
+#[cfg(feature = "studio")]
 fn studio_command(command: StudioCommand) -> ExitCode {
     match command {
         StudioCommand::NatsConfig {

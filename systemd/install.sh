@@ -10,6 +10,9 @@
 #                                     binary once no role is left; keeps /etc/croupier and
 #                                     /var/lib/croupier)
 #
+# A table's binary is `cargo build --profile pi --no-default-features` (target/pi/croupier:
+# no relay, floor or PostgreSQL inside), taken by default when present; a relay's or a
+# floor's is the default `cargo build --release` (target/release/croupier).
 # The role defaults to table. Every role: a `croupier` system user, the binary in
 # /usr/local/bin, the role's unit in /etc/systemd/system. table: the user in the dialout
 # and gpio groups, /etc/croupier/table.toml from systemd/table.toml unless one exists, the
@@ -20,7 +23,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=${DESTDIR:-}
-binary="$here/../target/release/croupier"
+binary=""
 action=install
 role=table
 while (($#)); do
@@ -69,7 +72,21 @@ if [ "$action" = uninstall ]; then
   exit 0
 fi
 
-[ -x "$binary" ] || { echo "install.sh: no binary at $binary (cargo build --release first, or --binary PATH)" >&2; exit 1; }
+if [ -z "$binary" ]; then
+  binary="$here/../target/release/croupier"
+  [ "$role" = table ] && [ -x "$here/../target/pi/croupier" ] && binary="$here/../target/pi/croupier"
+fi
+[ -x "$binary" ] || { echo "install.sh: no binary at $binary (a table: cargo build --profile pi --no-default-features; a relay or floor: cargo build --release; or --binary PATH)" >&2; exit 1; }
+# A table's build leaves the studio's roles out (Cargo.toml [features]); one binary serves
+# every role on a machine, so it must have the command of each studio role that is here.
+for r in relay floor; do
+  if [ "$role" = "$r" ] || [ -e "$root/etc/systemd/system/croupier-$r.service" ]; then
+    "$binary" help "$r" >/dev/null 2>&1 || {
+      echo "install.sh: $binary has no '$r' command: it is a table's build; the $r needs the default build (cargo build --release)" >&2
+      exit 1
+    }
+  fi
+done
 
 # The user (no home, no login) and, for a table, its device groups; not in a DESTDIR
 # staging install. A relay or a floor needs no device group.

@@ -346,3 +346,67 @@ fn install_names_the_role_and_installs_only_its_files() {
         .expect("bash");
     assert_eq!(out.status.code(), Some(2), "an unknown role is refused");
 }
+
+/// A table's build (`--no-default-features`) has no studio command; install.sh refuses it
+/// for a relay or a floor, and for a table on a machine that already runs one (one binary
+/// serves every role there), installing nothing. The stand-in answers `help relay` and
+/// `help floor` as the table's build does (clap's "unrecognized subcommand", status 2);
+/// `.ci/aarch64` checks the real build has no `relay` command.
+#[test]
+fn a_tables_build_is_refused_where_a_studio_role_needs_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tmp");
+    let table_build = dir.path().join("croupier-table");
+    std::fs::write(
+        &table_build,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = help ] && {{ [ \"$2\" = relay ] || [ \"$2\" = floor ]; }}; then\n  echo \"error: unrecognized subcommand '$2'\" >&2; exit 2\nfi\nexec {} \"$@\"\n",
+            env!("CARGO_BIN_EXE_croupier")
+        ),
+    )
+    .expect("write");
+    std::fs::set_permissions(&table_build, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let root = dir.path().join("root");
+    let with_table_build = |args: &[&str]| {
+        Command::new("bash")
+            .arg(repo().join("systemd/install.sh"))
+            .args(args)
+            .arg("--binary")
+            .arg(&table_build)
+            .env("DESTDIR", &root)
+            .output()
+            .expect("bash")
+    };
+    for role in ["relay", "floor"] {
+        let out = with_table_build(&["--role", role]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "--role {role} took a table's build");
+        assert!(err.contains(&format!("has no '{role}' command")), "{err}");
+        assert!(
+            !root.join("usr/local/bin/croupier").exists(),
+            "{role}: installed anyway"
+        );
+    }
+    // A table takes it.
+    let out = with_table_build(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(root.join("etc/systemd/system/croupier.service").exists());
+    // With a floor on the machine (the full build), the table's build is refused and the
+    // installed binary stays the floor's.
+    install(&root, &["--role", "floor"]);
+    let installed = std::fs::read(root.join("usr/local/bin/croupier")).expect("binary");
+    let out = with_table_build(&[]);
+    assert!(
+        !out.status.success(),
+        "a table's build replaced the floor's binary"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no 'floor' command"));
+    assert_eq!(
+        std::fs::read(root.join("usr/local/bin/croupier")).expect("binary"),
+        installed
+    );
+}
