@@ -106,6 +106,34 @@ fn named_modules(line: &str) -> Vec<String> {
     found
 }
 
+/// The top-level modules named by `super::` paths that climb to the crate root from a file
+/// `depth` levels down (`super::web::…` in `table/mod.rs` is `crate::web::…`).
+fn through_root(line: &str, depth: usize) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("super::") {
+        let before = rest[..at].chars().next_back();
+        let mut after = &rest[at..];
+        let mut climbs = 0;
+        while let Some(r) = after.strip_prefix("super::") {
+            climbs += 1;
+            after = r;
+        }
+        rest = after;
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') || climbs != depth {
+            continue;
+        }
+        let name: String = after
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            found.push(name);
+        }
+    }
+    found
+}
+
 /// Every use of one top-level module by another in the crate rooted at `src`.
 fn uses(src: &Path) -> Vec<Use> {
     let mut files = Vec::new();
@@ -136,9 +164,14 @@ fn uses(src: &Path) -> Vec<Use> {
             .to_string_lossy()
             .trim_end_matches(".rs")
             .to_string();
+        // How many `super::` reach the crate root from this file: `a/mod.rs` and `a.rs`
+        // are one level down, `a/b.rs` two.
+        let depth = rel.components().count() - usize::from(name == "mod.rs");
         let text = fs::read_to_string(&path).expect("read a source file");
         for (line, code) in code_lines(&text) {
-            for to in named_modules(code) {
+            let mut named = named_modules(code);
+            named.extend(through_root(code, depth));
+            for to in named {
                 if to != from {
                     out.push(Use {
                         file: rel.display().to_string(),
@@ -358,6 +391,38 @@ fn two_modules_of_one_layer_that_use_each_other_are_caught() {
     // Every module of the planted crate is placed, and nothing goes up.
     assert!(
         !found.iter().any(|f| f.contains("a layer above")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn an_upward_import_through_super_is_caught() {
+    let layers = parse_layers(PLANTED_LAYERS);
+    let dir = planted(&[
+        ("cards.rs", ""),
+        (
+            "engine/mod.rs",
+            "use super::cards::Card;\nuse super::table::Table;",
+        ),
+        (
+            "engine/round.rs",
+            "use super::super::store::Record;\nuse super::mod_item;",
+        ),
+        ("store.rs", ""),
+        ("table/mod.rs", ""),
+    ]);
+    let found = violations(dir.path(), &layers);
+    let upward: Vec<&String> = found
+        .iter()
+        .filter(|f| f.contains("a layer above"))
+        .collect();
+    assert_eq!(upward.len(), 2, "{found:?}");
+    assert!(
+        upward[0].starts_with("src/engine/mod.rs:2: `engine` (layer 1) uses `table`"),
+        "{found:?}"
+    );
+    assert!(
+        upward[1].starts_with("src/engine/round.rs:1: `engine` (layer 1) uses `store`"),
         "{found:?}"
     );
 }
