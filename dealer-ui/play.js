@@ -193,6 +193,10 @@ function placedLine(s, key) {
 // A line as it will be sent: what the table holds plus the chips laid since.
 function lineTotal(s, key) { return placedLine(s, key) + (plan.lines[key] || 0); }
 
+// A common draw's special bets as placed in the last betting window (the round's view
+// does not carry them per player).
+let boxSpecials = { round: 0, amount: 0 };
+
 // What the player has on the round in play (its bets as placed; doubles and splits add to
 // them as the hands go).
 function inPlay(s) {
@@ -200,10 +204,10 @@ function inPlay(s) {
   if (s.betting.open || !r.number || r.settled) return 0;
   let sum = 0;
   if (s.game.common_draw) {
-    // Each box's hands carry their stakes (doubles included); the specials ride beside.
+    // Each box's hands carry their stakes (doubles included); the specials ride beside,
+    // as they were placed in the window that opened this round.
     sum = (s.hands || []).reduce((a, h) => a + h.stake, 0);
-    for (const b of r.bets || []) if (b.player === s.public_name) sum += pairs(b.side);
-    return sum;
+    return sum + (boxSpecials.round === r.number ? boxSpecials.amount : 0);
   }
   for (const b of r.bets || []) {
     const mine = b.player ? b.player === s.public_name : (s.seats || []).includes(b.seat);
@@ -426,6 +430,7 @@ function myBetText(s) {
 }
 
 function bettingDock(s, out) {
+  if (s.game.common_draw) boxSpecials = { round: s.betting.round, amount: (s.betting.my_boxes || []).reduce((a, x) => a + pairs(x.side), 0) };
   const total = s.timing ? s.timing.betting_ms : 0;
   out.push(timer("betting", s.betting.remaining_ms, total, t("bets-close-in", { seconds: secs(s.betting.remaining_ms) })));
   // The automatic re-bet (Ultimate) shows on the spots as if the player had laid it.
@@ -742,7 +747,10 @@ function helpBody(s) {
   if (v.double.on !== "never") rules.push(t("help-double", { on: t("help-double-" + v.double.on), after_split: v.double.after_split ? "yes" : "no" }));
   if (v.split.max_hands > 1) rules.push(t("help-split", { hands: v.split.max_hands }));
   rules.push(t("help-surrender", { when: t("help-surrender-" + v.surrender.when) }));
-  rules.push(v.insurance.offered ? t("help-insurance", { cost: String(v.insurance.cost), pays: String(v.insurance.pays), even: v.insurance.even_money ? "yes" : "no" }) : t("help-insurance-none"));
+  // The cost is a share of the bet ("1:2": half), said as a percentage.
+  const share = /^(\d+):(\d+)$/.exec(String(v.insurance.cost));
+  const cost = share ? Math.round((Number(share[1]) / Number(share[2])) * 100) + " %" : String(v.insurance.cost);
+  rules.push(v.insurance.offered ? t("help-insurance", { cost, pays: String(v.insurance.pays), even: v.insurance.even_money ? "yes" : "no" }) : t("help-insurance-none"));
   rules.push(t("help-ties", { ties: t("help-ties-" + v.settlement.ties) }));
   rules.push(t("help-limits", { min: money(v.limits.min), max: money(v.limits.max) }));
   if (s.timing) rules.push(t("help-timer", { seconds: Math.round(s.timing.decision_ms / 1000) }));
@@ -787,7 +795,7 @@ function realityBody(s) {
 
 function dialogEl(s) {
   if (!dialog) return null;
-  const title = dialog === "help" ? t("help-title", { game: s.view.variant }) : dialog === "history" ? t("history-title") : t("reality-title");
+  const title = dialog === "help" ? t("help-title", { game: help ? help.variant.name : s.view.variant }) : dialog === "history" ? t("history-title") : t("reality-title");
   const body = dialog === "help" ? helpBody(s) : dialog === "history" ? historyBody() : realityBody(s);
   return el("div", { class: "pp-dialog sheet " + dialog, id: dialog + "-dialog", role: dialog === "reality" ? "alertdialog" : "dialog", "aria-modal": "true", "aria-labelledby": "dialog-title" },
     el("div", { class: "pp-dialog-head" }, el("h2", { id: "dialog-title" }, title),

@@ -294,10 +294,7 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
         let st = state(b).await;
         assert_eq!(st["balance"].as_i64(), Some(balance));
         pool.close().await;
-        assert!(problems.is_empty(), "{problems:#?}");
-        let Some(p) = t.p else { return };
-        t.browser.close().await;
-        assert!(p.terminate(), "clean stop");
+        player::finish(t, &problems).await;
     })
     .await
     .expect("bounded");
@@ -331,6 +328,19 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
                 round = a.eval("window.playState().view.round.number").await.as_u64().expect("round");
                 shot(a, "boxes-deciding-390x844").await;
                 problems.extend(sized(a, "boxes-deciding", &player::all_sizes(), ALICE, &["#actions", "#dealer", "#balance"]).await);
+                // The total bet is what the wallet holds for this round: its debits since
+                // the rounds before settled.
+                let pool = t.pool().await;
+                let (past,): (i64,) = sqlx::query_as(
+                    "SELECT COALESCE(SUM(returned - staked), 0) FROM settlements WHERE player = 'mia' AND round < ?",
+                )
+                .bind(i64::try_from(round).expect("round"))
+                .fetch_one(&pool)
+                .await
+                .expect("settlements");
+                let held = 50_000 + past - player::balance(&pool, "mia").await;
+                pool.close().await;
+                assert_eq!(a.text("#total-bet").await, player::euro(held), "round {round}");
                 let n = a.eval("window.playState().turns.length").await.as_u64().expect("turns");
                 for (w, h) in player::all_sizes() {
                     a.resize(w, h).await;
@@ -362,10 +372,7 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
         }
         assert!(seen, "two boxes asked at once");
         shot(a, "boxes-result-390x844").await;
-        assert!(problems.is_empty(), "{problems:#?}");
-        let Some(p) = t.p else { return };
-        t.browser.close().await;
-        assert!(p.terminate(), "clean stop");
+        player::finish(t, &problems).await;
     })
     .await
     .expect("bounded");

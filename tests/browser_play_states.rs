@@ -209,10 +209,7 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
         shot(a, "expired-390x844").await;
         problems.extend(fits(a, "expired", &[ALICE], ALICE).await);
         pool.close().await;
-        assert!(problems.is_empty(), "{problems:#?}");
-        let Some(p) = t.p.take() else { return };
-        t.browser.close().await;
-        assert!(p.terminate(), "clean stop");
+        player::finish(t, &problems).await;
     })
     .await
     .expect("bounded");
@@ -345,11 +342,8 @@ async fn a_corrected_round_says_what_changed_and_what_the_balance_did() {
         a.wait_for(&format!("document.querySelector('#balance').innerText === '{}'", player::euro(balance)), STEP).await;
         shot(a, "corrected-390x844").await;
         let problems = fits(a, "corrected", &[ALICE, (640, 360)], ALICE).await;
-        assert!(problems.is_empty(), "{problems:#?}");
         pool.close().await;
-        let Some(p) = t.p.take() else { return };
-        t.browser.close().await;
-        assert!(p.terminate(), "clean stop");
+        player::finish(t, &problems).await;
     })
     .await
     .expect("bounded");
@@ -403,9 +397,7 @@ async fn a_cancelled_rounds_signed_result_verifies_on_the_players_page() {
         assert_eq!(a.eval("window.playTrust.alarms").await, json!([]), "round {round}");
         assert_eq!(a.eval("document.querySelector('#result [data-sig]').dataset.sig").await, json!("verified"));
         t.p = Some(staff);
-        let Some(p) = t.p.take() else { return };
-        t.browser.close().await;
-        assert!(p.terminate(), "clean stop");
+        player::finish(t, &[]).await;
     })
     .await
     .expect("bounded");

@@ -103,6 +103,15 @@ impl Table {
     }
 }
 
+/// Fails on any of `problems`; then stops the browser and the service, which must exit
+/// cleanly.
+pub async fn finish(t: Table, problems: &[String]) {
+    assert!(problems.is_empty(), "{problems:#?}");
+    let Table { p, browser, .. } = t;
+    browser.close().await;
+    assert!(p.expect("running").terminate(), "clean stop");
+}
+
 /// Whether `js` is true on `page` now.
 pub async fn holds(page: &Page, js: &str) -> bool {
     page.eval(js).await == json!(true)
