@@ -377,3 +377,44 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
     .await
     .expect("bounded");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bet_behind_with_its_follows_fits_every_size() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(300), async {
+        // Ann takes a seat; Ben joins without one and bets behind her.
+        let t = player::start("deluxe", 30, &[], &[("Ann", ALICE), ("Ben", BOB)]).await;
+        let (a, b) = (&t.pages[0], &t.pages[1]);
+        let mut problems = Vec::new();
+        sit(a, 4).await;
+        b.wait_for("document.querySelector('#join-unseated')", STEP).await;
+        b.tap_in_view("#join-unseated").await;
+        a.wait_for("window.playState().betting.open", STEP).await;
+        lay(a, 2, &["main"]).await;
+        place(a).await;
+        b.wait_for("document.querySelector(\"#behind button[data-behind='4']\")", STEP).await;
+        lay(b, 1, &["behind:4"]).await;
+        b.wait_for("!!document.querySelector('#follow-double')", STEP).await;
+        b.tap_in_view("#follow-double").await;
+        b.tap_in_view("[data-target='bside:pair']").await;
+        let behind = ["#behind", "[data-target='bside:pair']", "#follow-double", "#follow-split", "#chips", "#place-behind", "#balance"];
+        problems.extend(sized(b, "behind", &player::all_sizes(), BOB, &behind).await);
+        shot(b, "behind-844x390").await;
+        b.tap_in_view("#place-behind").await;
+        b.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('follows doubles') || !window.playState().betting.open", STEP).await;
+        let bet: serde_json::Value = b.eval("(window.playState().view.round.bets.concat(window.playState().betting.bets || []).find(x => x.seat === 4) || {behind: []}).behind").await;
+        let state = state(b).await;
+        let mine = if state["betting"]["open"] == serde_json::json!(true) {
+            state["betting"]["my_behind"][0]["bet"].clone()
+        } else {
+            bet.as_array().and_then(|l| l.first()).cloned().unwrap_or_default()
+        };
+        assert_eq!(mine["main"], 100, "€1 behind seat 4: {mine}");
+        assert_eq!(mine["follow_double"], true, "{mine}");
+        player::finish(t, &problems).await;
+    })
+    .await
+    .expect("bounded");
+}
