@@ -10,11 +10,14 @@
 //! Needs `nats-server` (Debian's package) and PostgreSQL at 127.0.0.1:5432 (user postgres,
 //! trust; `CROUPIER_TEST_PG` overrides).
 
+#[path = "support/args.rs"]
+mod args;
 #[path = "../tests/support/nats.rs"]
 mod nats;
 #[path = "../tests/support/pg.rs"]
 mod pg;
 
+use args::Args;
 use croupier::engine::Input;
 use croupier::floor::{FloorConfig, IngestStats};
 use croupier::store::{chain_hash, Record, Source};
@@ -22,21 +25,13 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-fn arg(name: &str, default: u64) -> u64 {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 const CARDS: [&str; 8] = ["AS", "7H", "KD", "2C", "TS", "9H", "5D", "QC"];
 
 #[tokio::main]
 async fn main() {
-    let tables = arg("--tables", 20);
-    let rows = arg("--rows", 5000);
+    let args = Args::from_env();
+    let tables: u64 = args.number("--tables", 20);
+    let rows: u64 = args.number("--rows", 5000);
     let Some(bin) = nats::nats_server() else {
         return;
     };

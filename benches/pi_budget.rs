@@ -29,11 +29,14 @@
 
 #[path = "support/announce.rs"]
 mod announce;
+#[path = "support/args.rs"]
+mod args;
 #[path = "../tests/support/nats.rs"]
 mod nats;
 #[path = "support/viewers.rs"]
 mod viewers;
 
+use args::Args;
 use std::os::unix::net::UnixDatagram;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -171,20 +174,13 @@ struct Pings {
 
 fn start_table(budget: &Budget, pace_ms: u64, nats: &str, pings: Arc<Pings>) -> Table {
     let dir = tempfile::tempdir().expect("tempdir");
-    let text = croupier::table::config::DEFAULT_TOML
-        .replace(
-            "path = \"data/croupier.db\"",
-            &format!(
-                "path = {:?}",
-                dir.path().join("croupier.db").display().to_string()
-            ),
-        )
-        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
-        .replace("pace_ms = 400", &format!("pace_ms = {pace_ms}"))
-        .replace("window_seconds = 5", "window_seconds = 0")
-        + &format!("\n[publish]\nnats_url = \"{nats}\"\n");
-    let cfg = dir.path().join("table.toml");
-    std::fs::write(&cfg, text).expect("config");
+    let pace = format!("pace_ms = {pace_ms}");
+    let edits = [
+        ("pace_ms = 400", pace.as_str()),
+        ("window_seconds = 5", "window_seconds = 0"),
+    ];
+    let publish = format!("\n[publish]\nnats_url = \"{nats}\"\n");
+    let cfg = announce::config_in(dir.path(), &edits, &publish);
     let sock_path = dir.path().join("notify.sock");
     let manager = UnixDatagram::bind(&sock_path).expect("notify socket");
     let join: String = budget
@@ -261,23 +257,16 @@ fn kb(pid: u32, field: &str) -> u64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.iter().any(|a| a == "--list") {
-        return; // `cargo bench -- --list` (the harness protocol)
+    let args = Args::from_env();
+    if args.listing() {
+        return;
     }
-    let arg = |name: &str, default: u64| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    };
-    let seconds = arg("--seconds", 30);
-    let viewers = usize::try_from(arg("--viewers", 100)).unwrap_or(100);
-    let pace = arg("--pace-ms", 190);
-    let cpu_percent = arg("--cpu-percent", 25);
-    let memory_mb = arg("--memory-mb", 256);
-    let check = args.iter().any(|a| a == "--check");
+    let seconds: u64 = args.number("--seconds", 30);
+    let viewers: usize = args.number("--viewers", 100);
+    let pace: u64 = args.number("--pace-ms", 190);
+    let cpu_percent: u64 = args.number("--cpu-percent", 25);
+    let memory_mb: u64 = args.number("--memory-mb", 256);
+    let check = args.flag("--check");
     let bin = nats::nats_server().expect("nats-server (Debian's package) is needed");
     let name = format!("croupier-pi-budget-{}", std::process::id());
     let budget = Budget::create(&name, cpu_percent, memory_mb << 20).unwrap_or_else(|e| {
@@ -288,11 +277,7 @@ fn main() {
     let pings = Arc::new(Pings::default());
     let table = start_table(&budget, pace, &broker.url(), Arc::clone(&pings));
     let pid = table.child.id();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let rt = viewers::runtime(1);
     let stats = Arc::new(Stats::new());
     let ready = Arc::new(AtomicU64::new(0));
     let (report, goals_met) = rt.block_on(async {

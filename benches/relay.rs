@@ -14,42 +14,30 @@
 
 #[path = "support/announce.rs"]
 mod announce;
+#[path = "support/args.rs"]
+mod args;
 #[path = "../tests/support/nats.rs"]
 mod nats;
 #[path = "support/viewers.rs"]
 mod viewers;
 
+use announce::start;
+use args::Args;
 use std::io::Write;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use viewers::{connect_paced, percentile, proc_cpu_ticks, proc_rss_kb, raw_viewer, Stats};
 
-fn start(args: &[&std::ffi::OsStr]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start croupier");
-    let addr = announce::address(&mut child);
-    (child, addr)
-}
-
 fn start_table(dir: &std::path::Path, pace_ms: u64, nats: &str) -> (Child, String) {
-    let text = croupier::table::config::DEFAULT_TOML
-        .replace(
-            "path = \"data/croupier.db\"",
-            &format!("path = {:?}", dir.join("croupier.db").display().to_string()),
-        )
-        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
-        .replace("pace_ms = 400", &format!("pace_ms = {pace_ms}"))
-        .replace("seats = 3", "seats = 5")
-        + &format!("\n[publish]\nnats_url = \"{nats}\"\n");
-    let cfg = dir.join("table.toml");
-    std::fs::write(&cfg, text).expect("config");
+    let pace = format!("pace_ms = {pace_ms}");
+    let edits = [("pace_ms = 400", pace.as_str()), ("seats = 3", "seats = 5")];
+    let cfg = announce::config_in(
+        dir,
+        &edits,
+        &format!("\n[publish]\nnats_url = \"{nats}\"\n"),
+    );
     start(&["run".as_ref(), "--config".as_ref(), cfg.as_os_str()])
 }
 
@@ -79,11 +67,7 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, bin: &std::path::Path) {
         keys.as_os_str(),
     ]);
     let (table_pid, relay_pid) = (table.id(), relay.id());
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let rt = viewers::runtime(2);
     let stats = Arc::new(Stats::new());
     let ready = Arc::new(AtomicU64::new(0));
     let db = dir.path().join("croupier.db");
@@ -117,11 +101,7 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, bin: &std::path::Path) {
         let (table0, relay0) = (proc_cpu_ticks(table_pid), proc_cpu_ticks(relay_pid));
         let rows0 = committed(&db).await;
         let n0 = stats.max_n.load(Ordering::SeqCst);
-        let t0 = Instant::now();
-        stats.measuring.store(true, Ordering::SeqCst);
-        tokio::time::sleep(Duration::from_secs(seconds)).await;
-        stats.measuring.store(false, Ordering::SeqCst);
-        let wall = t0.elapsed().as_secs_f64();
+        let wall = stats.measure(seconds).await;
         let table_cpu_s = (proc_cpu_ticks(table_pid) - table0) as f64 / 100.0;
         let relay_cpu_s = (proc_cpu_ticks(relay_pid) - relay0) as f64 / 100.0;
         let rows = committed(&db).await - rows0;
@@ -165,23 +145,13 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, bin: &std::path::Path) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.iter().any(|a| a == "--list") {
-        return; // `cargo bench -- --list` (the harness protocol)
+    let args = Args::from_env();
+    if args.listing() {
+        return;
     }
-    let arg = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let viewers: Vec<usize> = arg("--viewers")
-        .unwrap_or_else(|| "0,1000,5000,10000".into())
-        .split(',')
-        .filter_map(|x| x.trim().parse().ok())
-        .collect();
-    let seconds: u64 = arg("--seconds").and_then(|x| x.parse().ok()).unwrap_or(10);
-    let pace: u64 = arg("--pace-ms").and_then(|x| x.parse().ok()).unwrap_or(100);
+    let viewers = args.numbers("--viewers", "0,1000,5000,10000");
+    let seconds: u64 = args.number("--seconds", 10);
+    let pace: u64 = args.number("--pace-ms", 100);
     let Some(bin) = nats::nats_server() else {
         return;
     };

@@ -19,7 +19,10 @@
 
 #[path = "support/announce.rs"]
 mod announce;
+#[path = "support/args.rs"]
+mod args;
 
+use args::Args;
 use croupier::process::ProcessFigures;
 use croupier::web::client::request;
 use futures::StreamExt;
@@ -59,20 +62,8 @@ fn mb(bytes: u64) -> String {
 /// the demo players when `demo` is false) and waits for `READY=1`.
 fn start(demo: bool, env: &[(String, String)]) -> Server {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut text = croupier::table::config::DEFAULT_TOML
-        .replace(
-            "path = \"data/croupier.db\"",
-            &format!(
-                "path = {:?}",
-                dir.path().join("croupier.db").display().to_string()
-            ),
-        )
-        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"");
-    if !demo {
-        text = text.replace("players = true", "players = false");
-    }
-    let cfg = dir.path().join("table.toml");
-    std::fs::write(&cfg, text).expect("config");
+    let quiet = [("players = true", "players = false")];
+    let cfg = announce::config_in(dir.path(), if demo { &[] } else { &quiet }, "");
     let sock_path = dir.path().join("notify.sock");
     let manager = UnixDatagram::bind(&sock_path).expect("notify socket");
     manager
@@ -205,24 +196,18 @@ async fn steady(label: &str, demo: bool, n: usize, seconds: u64, env: &[(String,
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.iter().any(|a| a == "--list") {
-        return; // `cargo bench -- --list` (the harness protocol)
+    let args = Args::from_env();
+    if args.listing() {
+        return;
     }
-    let arg = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let n: usize = arg("--viewers").and_then(|x| x.parse().ok()).unwrap_or(100);
-    let seconds: u64 = arg("--seconds").and_then(|x| x.parse().ok()).unwrap_or(20);
-    let starts: usize = arg("--starts").and_then(|x| x.parse().ok()).unwrap_or(5);
+    let n: usize = args.number("--viewers", 100);
+    let seconds: u64 = args.number("--seconds", 20);
+    let starts: usize = args.number("--starts", 5);
     // Extra environment for the server, e.g. `--env MALLOC_ARENA_MAX=2` (repeatable).
     let env: Vec<(String, String)> = args
-        .windows(2)
-        .filter(|w| w[0] == "--env")
-        .filter_map(|w| w[1].split_once('='))
+        .all("--env")
+        .into_iter()
+        .filter_map(|v| v.split_once('='))
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -18,51 +18,33 @@
 
 #[path = "support/announce.rs"]
 mod announce;
+#[path = "support/args.rs"]
+mod args;
 #[path = "support/viewers.rs"]
 mod viewers;
 
+use args::Args;
 use std::io::Write;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use viewers::{
     connect_paced, percentile, proc_cpu_ticks, proc_rss_kb, raw_viewer, tungstenite_viewer, Stats,
 };
 
 fn start_server(dir: &std::path::Path, pace_ms: u64) -> (Child, String) {
-    let text = croupier::table::config::DEFAULT_TOML
-        .replace(
-            "path = \"data/croupier.db\"",
-            &format!("path = {:?}", dir.join("croupier.db").display().to_string()),
-        )
-        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
-        .replace("pace_ms = 400", &format!("pace_ms = {pace_ms}"))
-        .replace("seats = 3", "seats = 5");
-    let cfg = dir.join("table.toml");
-    std::fs::write(&cfg, text).expect("config");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .arg("run")
-        .arg("--config")
-        .arg(&cfg)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start croupier");
-    let addr = announce::address(&mut child);
-    (child, addr)
+    let pace = format!("pace_ms = {pace_ms}");
+    let edits = [("pace_ms = 400", pace.as_str()), ("seats = 3", "seats = 5")];
+    let cfg = announce::config_in(dir, &edits, "");
+    announce::start(&["run".as_ref(), "--config".as_ref(), cfg.as_os_str()])
 }
 
 fn run(viewers: usize, seconds: u64, pace_ms: u64, raw: bool) {
     let dir = tempfile::tempdir().expect("tempdir");
     let (mut child, addr) = start_server(dir.path(), pace_ms);
     let pid = child.id();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let rt = viewers::runtime(2);
     let stats = Arc::new(Stats::new());
     let ready = Arc::new(AtomicU64::new(0));
     let line = rt.block_on(async {
@@ -80,11 +62,7 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, raw: bool) {
         let me = std::process::id();
         let mine0 = proc_cpu_ticks(me);
         let n0 = stats.max_n.load(Ordering::SeqCst);
-        let t0 = Instant::now();
-        stats.measuring.store(true, Ordering::SeqCst);
-        tokio::time::sleep(Duration::from_secs(seconds)).await;
-        stats.measuring.store(false, Ordering::SeqCst);
-        let wall = t0.elapsed().as_secs_f64();
+        let wall = stats.measure(seconds).await;
         let cpu = (proc_cpu_ticks(pid) - cpu0) as f64 / 100.0 / wall * 100.0;
         let mine = (proc_cpu_ticks(me) - mine0) as f64 / 100.0 / wall * 100.0;
         let load = std::fs::read_to_string("/proc/loadavg")
@@ -119,27 +97,17 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, raw: bool) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let viewers: Vec<usize> = arg("--viewers")
-        .unwrap_or_else(|| "1000,5000,10000".into())
-        .split(',')
-        .filter_map(|x| x.trim().parse().ok())
-        .collect();
-    let seconds: u64 = arg("--seconds").and_then(|x| x.parse().ok()).unwrap_or(20);
-    let pace: u64 = arg("--pace-ms").and_then(|x| x.parse().ok()).unwrap_or(100);
-    let raw = match arg("--client").as_deref() {
+    let args = Args::from_env();
+    let viewers = args.numbers("--viewers", "1000,5000,10000");
+    let seconds: u64 = args.number("--seconds", 20);
+    let pace: u64 = args.number("--pace-ms", 100);
+    let raw = match args.value("--client").as_deref() {
         None | Some("raw") => true,
         Some("tungstenite") => false,
         Some(other) => panic!("--client raw|tungstenite, not {other}"),
     };
-    if args.iter().any(|a| a == "--list") {
-        return; // `cargo bench -- --list` (the harness protocol)
+    if args.listing() {
+        return;
     }
     println!(
         "public viewers on loopback ({} client); demo pace {pace} ms; measured {seconds} s after connecting",

@@ -10,6 +10,16 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 
+/// The viewers' runtime: `workers` threads, so the benchmark's own share of the machine is
+/// what it says.
+pub fn runtime(workers: usize) -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
 const BUCKETS: usize = 10_001; // 1 ms each; the last one is "10 s or more"
 
 pub struct Stats {
@@ -23,6 +33,15 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Counts what arrives for `seconds`, from now: the wall time that took, in seconds.
+    pub async fn measure(&self, seconds: u64) -> f64 {
+        let t0 = Instant::now();
+        self.measuring.store(true, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_secs(seconds)).await;
+        self.measuring.store(false, Ordering::SeqCst);
+        t0.elapsed().as_secs_f64()
+    }
+
     /// Empty counters, not measuring yet.
     pub fn new() -> Stats {
         Stats {
