@@ -84,6 +84,13 @@ async fn hand_over(panel: &Page, badge: &str, pin: &str) {
     log_in(panel, badge, pin).await;
 }
 
+/// The supervisor (badge 701) takes the panel from the dealer, and the panel shows
+/// `shown` (a JavaScript condition).
+async fn supervisor_takes(panel: &Page, shown: &str) {
+    hand_over(panel, "701", "7070").await;
+    panel.wait_for(shown, STEP).await;
+}
+
 /// Types `text` on the dispute screen's on-screen keyboard for `field`, by taps.
 async fn keyboard(panel: &Page, field: &str, text: &str) {
     let shown = format!("document.querySelector('#kbd-{field}') !== null");
@@ -232,10 +239,7 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         problems.extend(fit::panel_at_both_sizes(&panel, "dispute-dealer").await);
 
         // The supervisor takes the panel.
-        hand_over(&panel, "701", "7070").await;
-        panel
-            .wait_for("document.querySelector('#resolution-op') !== null", STEP)
-            .await;
+        supervisor_takes(&panel, "document.querySelector('#resolution-op') !== null").await;
         // Preview stays off until a correction names its card and what it really is.
         panel.tap("[data-op=\"correct\"]").await;
         panel.tap("[data-preset=\"misread by the shoe\"]").await;
@@ -502,10 +506,7 @@ async fn a_settled_round_offers_only_the_resolutions_that_replay() {
         panel
             .wait_for("document.querySelector('#dispute')", STEP)
             .await;
-        hand_over(&panel, "701", "7070").await;
-        panel
-            .wait_for("document.querySelector('#resolution-op')", STEP)
-            .await;
+        supervisor_takes(&panel, "document.querySelector('#resolution-op')").await;
         problems.extend(fit::panel_at_both_sizes(&panel, "dispute-settled").await);
 
         // What the server offers is what the screen offers, before any Preview; what it
@@ -659,10 +660,7 @@ async fn alarms_are_said_plainly_and_cleared_by_taps() {
             json!(true)
         );
         problems.extend(fit::panel_at_both_sizes(&panel, "alarm-card-refused-dealer").await);
-        hand_over(&panel, "701", "7070").await;
-        panel
-            .wait_for("document.querySelector('#clear-alarm')", STEP)
-            .await;
+        supervisor_takes(&panel, "document.querySelector('#clear-alarm')").await;
         problems.extend(fit::panel_at_both_sizes(&panel, "alarm-card-refused").await);
         panel.tap("[data-preset=\"checked at the table\"]").await;
         panel.tap_in_view("#clear-alarm").await;
@@ -688,10 +686,7 @@ async fn alarms_are_said_plainly_and_cleared_by_taps() {
             "The dealer called the supervisor."
         );
         problems.extend(fit::panel_at_both_sizes(&panel, "alarm-called-dealer").await);
-        hand_over(&panel, "701", "7070").await;
-        panel
-            .wait_for("document.querySelector('#clear-alarm')", STEP)
-            .await;
+        supervisor_takes(&panel, "document.querySelector('#clear-alarm')").await;
         panel.tap("#keyboard-reason").await;
         keyboard(&panel, "reason", "came to the table").await;
         panel.tap("[data-kbd=\"done\"]").await;

@@ -47,6 +47,18 @@ async fn shoe(t: &mut Table, cards: &[&str]) {
     }
 }
 
+/// Waits (at most 5 s) until no round is provisional: the dispute window has closed.
+async fn window_closed(h: &TableHandle) {
+    let mut watch = h.watch();
+    tokio::time::timeout(
+        Duration::from_secs(5),
+        watch.wait_for(|s| s.provisional.is_none()),
+    )
+    .await
+    .expect("the window closes")
+    .expect("running");
+}
+
 /// A table in `dir` (default dispute settings) with 100 bet on seats 1 and 2.
 async fn two_seats_bet(dir: &Path) -> (Table, TableHandle) {
     let (mut t, h) = open(dir, DisputeSettings::default()).await;
@@ -576,13 +588,7 @@ async fn no_dispute_on_a_final_round_and_the_window_closes_with_a_final_row() {
     let tx = h.commands();
     let mut watch = h.watch();
     let task = tokio::spawn(t.run(rx, stop_rx, None));
-    tokio::time::timeout(
-        Duration::from_secs(5),
-        watch.wait_for(|s| s.provisional.is_none()),
-    )
-    .await
-    .expect("the window closes")
-    .expect("running");
+    window_closed(&h).await;
     h.submit(bets(&[(1, 100), (2, 50)]), Source::Api)
         .await
         .expect("bets");
@@ -605,13 +611,7 @@ async fn no_dispute_on_a_final_round_and_the_window_closes_with_a_final_row() {
         refused.expect_err("provisional").code(),
         "round_provisional"
     );
-    tokio::time::timeout(
-        Duration::from_secs(5),
-        watch.wait_for(|s| s.provisional.is_none()),
-    )
-    .await
-    .expect("the window closes")
-    .expect("running");
+    window_closed(&h).await;
     h.submit(bets(&[(1, 100)]), Source::Api)
         .await
         .expect("the next round opens");

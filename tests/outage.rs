@@ -12,7 +12,7 @@ mod running;
 use common::{config, until_snapshot};
 use croupier::engine::Input;
 use croupier::store::spill::{self, Spilled};
-use croupier::store::{Reader, Record, Source};
+use croupier::store::{Record, Source};
 use croupier::table::demo::main_bet;
 use croupier::table::dispute::Resolution;
 use croupier::table::{SubmitError, TableState};
@@ -213,12 +213,7 @@ async fn a_full_disk_keeps_every_card_and_the_table_recovers_when_space_is_freed
         assert_eq!(run.handle.snapshot().state, TableState::Open);
         run.stop().await;
 
-        let log = Reader::open(&db)
-            .await
-            .expect("reader")
-            .log("t1")
-            .await
-            .expect("log");
+        let log = common::log_of(&db, "t1").await;
         let kinds: Vec<&str> = log.iter().map(|r| r.record.kind()).collect();
         assert_eq!(kinds, ["input", "input", "recovered", "clear"]);
         assert!(matches!(
@@ -304,12 +299,7 @@ async fn a_long_write_lock_puts_the_table_out_of_service_until_it_is_released_in
         run.stop().await;
 
         // Every card once, in the order it came off the shoe.
-        let log = Reader::open(&db)
-            .await
-            .expect("reader")
-            .log("t1")
-            .await
-            .expect("log");
+        let log = common::log_of(&db, "t1").await;
         let mut cards = Vec::new();
         for row in &log {
             match &row.record {

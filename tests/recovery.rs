@@ -257,12 +257,7 @@ async fn rows_cut_off_the_end_of_the_log_are_caught_by_the_anchor() {
             status = p.get("/api/status").await;
         }
         assert_eq!(status["seq"], 14, "{status}");
-        let log = croupier::store::Reader::open(&db)
-            .await
-            .expect("reader")
-            .log("t1")
-            .await
-            .expect("log");
+        let log = common::log_of(&db, "t1").await;
         assert!(
             matches!(
                 &log[12].record,

@@ -158,7 +158,7 @@ pub fn demo_config_file(dir: &Path, edits: &[(&str, &str)]) -> std::path::PathBu
 /// The same as a file for the real binary.
 pub fn config_file(dir: &Path, port: &Path, stem: &str) -> std::path::PathBuf {
     // Sessions made by the engine's simulator bet any amount the game allows, so these
-    // tables take any minor unit; the betting unit has its own tests (`remote_play.rs`).
+    // tables take any minor unit; the betting unit has its own tests (`tests/remote_play/`).
     let text = croupier::table::config::DEFAULT_TOML
         .replace("bet_unit = 10", "bet_unit = 1")
         .replace("id = \"table-1\"", "id = \"t1\"")
@@ -540,6 +540,12 @@ where
         .expect("in time")
         .expect("open")
         .expect("message")
+}
+
+/// `table`'s log in the database at `db`, verified.
+pub async fn log_of(db: &Path, table: &str) -> Vec<croupier::store::LogRow> {
+    let reader = croupier::store::Reader::open(db).await.expect("reader");
+    reader.log(table).await.expect("log")
 }
 
 /// The kind of each row in `table`'s log, in order.

@@ -160,16 +160,7 @@ impl Proc {
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        let reply = client::request_with(
-            &self.addr,
-            method,
-            path,
-            body,
-            &headers,
-            Duration::from_secs(30),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        let reply = send_to(&self.addr, method, path, body, &headers).await;
         (reply.status, reply.body)
     }
 
@@ -270,4 +261,17 @@ pub async fn raw_upgrade(addr: &str, path: &str) -> (u16, tokio::net::TcpStream)
         .and_then(|c| c.parse().ok())
         .expect("status");
     (status, s)
+}
+
+/// A request to the server at `addr` (`host:port`) with `headers`, answered within 30 s.
+pub async fn send_to(
+    addr: &str,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[(&str, &str)],
+) -> client::Reply {
+    client::request_with(addr, method, path, body, headers, Duration::from_secs(30))
+        .await
+        .unwrap_or_else(|e| panic!("{method} {path}: {e}"))
 }

@@ -1,4 +1,4 @@
-//! The floor holds a table's log: every row once, byte for byte (`tests/floor.rs`,
+//! The floor holds a table's log: every row once, byte for byte (`tests/floor/`,
 //! `tests/studio_cluster.rs`).
 #![allow(dead_code)]
 

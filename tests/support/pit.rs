@@ -111,16 +111,7 @@ impl PitClient {
     ) -> croupier::web::client::Reply {
         let headers: Vec<(&str, &str)> =
             self.cookie.iter().map(|c| ("Cookie", c.as_str())).collect();
-        croupier::web::client::request_with(
-            &self.addr,
-            method,
-            path,
-            body,
-            &headers,
-            Duration::from_secs(30),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+        super::proc::send_to(&self.addr, method, path, body, &headers).await
     }
 
     /// `GET path`, which must answer 200 with JSON.
