@@ -142,6 +142,13 @@ async fn serve() -> (tempfile::TempDir, SimShoe, running::Running) {
     (dir, sim, run)
 }
 
+/// Opens a WebSocket at `addr`, writes `bytes`: the close code the server answers with.
+async fn closes_with(addr: SocketAddr, bytes: &[u8]) -> u16 {
+    let (mut stream, mut buf) = handshake(addr).await;
+    stream.write_all(bytes).await.expect("write");
+    close_code(&mut stream, &mut buf).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_viewer_on_every_shard_gets_every_message_in_order() {
     timeout(Duration::from_secs(180), async {
@@ -242,33 +249,22 @@ async fn a_ping_gets_its_pong_and_the_feed_goes_on() {
 async fn a_close_is_answered_with_a_close_and_the_end_of_the_connection() {
     timeout(Duration::from_secs(60), async {
         let (_dir, _sim, run) = serve().await;
-        let (mut stream, mut buf) = handshake(run.addr).await;
-        stream
-            .write_all(&client_frame(0x88, &1001u16.to_be_bytes()))
-            .await
-            .expect("close");
         assert_eq!(
-            close_code(&mut stream, &mut buf).await,
+            closes_with(run.addr, &client_frame(0x88, &1001u16.to_be_bytes())).await,
             1001,
             "the code is echoed"
         );
         // Codes that must never be sent on the wire (1005, 1006, 1015, unassigned ranges)
         // are a protocol error (RFC 6455, section 7.4): answered with 1002.
         for bad in [1005u16, 1006, 1015, 999, 1004, 2000, 5000] {
-            let (mut stream, mut buf) = handshake(run.addr).await;
-            stream
-                .write_all(&client_frame(0x88, &bad.to_be_bytes()))
-                .await
-                .expect("close");
-            assert_eq!(close_code(&mut stream, &mut buf).await, 1002, "close {bad}");
+            assert_eq!(
+                closes_with(run.addr, &client_frame(0x88, &bad.to_be_bytes())).await,
+                1002,
+                "close {bad}"
+            );
         }
         // A close with no code is answered with 1000.
-        let (mut stream, mut buf) = handshake(run.addr).await;
-        stream
-            .write_all(&client_frame(0x88, b""))
-            .await
-            .expect("close");
-        assert_eq!(close_code(&mut stream, &mut buf).await, 1000);
+        assert_eq!(closes_with(run.addr, &client_frame(0x88, b"")).await, 1000);
         run.stop().await;
     })
     .await
@@ -280,12 +276,7 @@ async fn protocol_violations_close_the_connection_with_their_code() {
     timeout(Duration::from_secs(60), async {
         let (_dir, _sim, run) = serve().await;
         // Unmasked (only servers may send those).
-        let (mut stream, mut buf) = handshake(run.addr).await;
-        stream
-            .write_all(&[0x81, 0x02, b'h', b'i'])
-            .await
-            .expect("write");
-        assert_eq!(close_code(&mut stream, &mut buf).await, 1002);
+        assert_eq!(closes_with(run.addr, &[0x81, 0x02, b'h', b'i']).await, 1002);
         // A ping split over two writes is still one ping; then an unknown opcode.
         let (mut stream, mut buf) = handshake(run.addr).await;
         let ping = client_frame(0x89, b"x");
@@ -332,35 +323,32 @@ async fn protocol_violations_close_the_connection_with_their_code() {
             .expect("write");
         assert_eq!(close_code(&mut stream, &mut buf).await, 1007);
         // A continuation with nothing to continue: 1002.
-        let (mut stream, mut buf) = handshake(run.addr).await;
-        stream
-            .write_all(&client_frame(0x80, b"x"))
-            .await
-            .expect("write");
-        assert_eq!(close_code(&mut stream, &mut buf).await, 1002);
+        assert_eq!(closes_with(run.addr, &client_frame(0x80, b"x")).await, 1002);
         // One byte more than the server takes (64 KiB): refused from its header alone
         // (length and masking key; none of the payload is sent, so none is buffered).
-        let (mut stream, mut buf) = handshake(run.addr).await;
-        stream
-            .write_all(&[
-                0x82,
-                0x80 | 127,
-                0,
-                0,
-                0,
-                0,
-                0,
-                1,
-                0,
-                1,
-                0x37,
-                0xfa,
-                0x21,
-                0x3d,
-            ])
-            .await
-            .expect("write");
-        assert_eq!(close_code(&mut stream, &mut buf).await, 1009);
+        assert_eq!(
+            closes_with(
+                run.addr,
+                &[
+                    0x82,
+                    0x80 | 127,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    1,
+                    0,
+                    1,
+                    0x37,
+                    0xfa,
+                    0x21,
+                    0x3d,
+                ]
+            )
+            .await,
+            1009
+        );
         run.stop().await;
     })
     .await
