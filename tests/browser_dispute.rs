@@ -26,7 +26,7 @@ mod running;
 
 use cdp::{artifacts, chromium_present, Browser, Page};
 use croupier::auth::Role;
-use croupier::table::{TableHandle, TableState};
+use croupier::table::{Snapshot, TableHandle, TableState};
 use croupier::web::client::request_with;
 use croupier_drivers::sim::{SimConfig, SimShoe};
 use serde_json::json;
@@ -82,6 +82,25 @@ async fn log_in(panel: &Page, badge: &str, pin: &str) {
 async fn hand_over(panel: &Page, badge: &str, pin: &str) {
     panel.tap_in_view("#sheet-logout").await;
     log_in(panel, badge, pin).await;
+}
+
+/// Confirms the previewed resolution by a tap: the dispute screen goes and the table is
+/// open again. The table's snapshot then.
+async fn confirm_on_panel(panel: &Page, h: &TableHandle) -> std::sync::Arc<Snapshot> {
+    panel.tap_in_view("#confirm-resolution").await;
+    panel
+        .wait_for("document.querySelector('#dispute') === null", STEP)
+        .await;
+    let s = h.snapshot();
+    assert_eq!(s.state, TableState::Open);
+    s
+}
+
+/// Each selector's text on the panel is the one given.
+async fn shows(panel: &Page, texts: &[(&str, &str)]) {
+    for (selector, text) in texts {
+        assert_eq!(panel.text(selector).await, *text, "{selector}");
+    }
 }
 
 /// The supervisor (badge 701) takes the panel from the dealer, and the panel shows
@@ -312,12 +331,7 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         // Nothing changed yet.
         assert_eq!(h.snapshot().state, TableState::Disputed);
         problems.extend(fit::panel_at_both_sizes(&panel, "dispute-preview").await);
-        panel.tap_in_view("#confirm-resolution").await;
-        panel
-            .wait_for("document.querySelector('#dispute') === null", STEP)
-            .await;
-        let s = h.snapshot();
-        assert_eq!(s.state, TableState::Open);
+        let s = confirm_on_panel(&panel, h).await;
         let seat1: Vec<String> = s.round.hands[0].cards.iter().map(|c| c.to_string()).collect();
         assert_eq!(seat1, ["9H", "9D"]);
         panel
@@ -380,12 +394,7 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
             .text("#preview-expecting")
             .await
             .contains("every bet refunded"));
-        panel.tap_in_view("#confirm-resolution").await;
-        panel
-            .wait_for("document.querySelector('#dispute') === null", STEP)
-            .await;
-        let s = h.snapshot();
-        assert_eq!(s.state, TableState::Open);
+        let s = confirm_on_panel(&panel, h).await;
         let result = s.last_result.clone().expect("a cancelled result");
         assert!(result.cancelled);
         assert!(result.bets.iter().all(|b| b.returned == b.staked));
@@ -484,22 +493,19 @@ async fn a_settled_round_offers_only_the_resolutions_that_replay() {
         panel
             .wait_for("document.querySelector('#round-summary')", STEP)
             .await;
-        assert_eq!(
-            panel.text("#round-summary .summary-title").await,
-            "Round 1 settled"
-        );
-        assert_eq!(
-            panel.text("[data-summary-seat=\"1\"]").await,
-            "Seat 1 win +€1.00"
-        );
-        assert_eq!(
-            panel.text("#summary-house").await,
-            "Dealer 17 · House paid out €1.00"
-        );
-        assert_eq!(
-            panel.text("#expecting").await,
-            "Between rounds: open betting when the players are ready."
-        );
+        shows(
+            &panel,
+            &[
+                ("#round-summary .summary-title", "Round 1 settled"),
+                ("[data-summary-seat=\"1\"]", "Seat 1 win +€1.00"),
+                ("#summary-house", "Dealer 17 · House paid out €1.00"),
+                (
+                    "#expecting",
+                    "Between rounds: open betting when the players are ready.",
+                ),
+            ],
+        )
+        .await;
         let mut problems = fit::panel_at_both_sizes(&panel, "panel-summary").await;
 
         raise_from_panel(&panel, "1", "player disputes").await;
