@@ -264,11 +264,15 @@ impl Table {
 
     /// Keeps, for each round `events` opened, the chain hash of the row that opened it
     /// (`hash`): its seal's salt. The same in live play (the hash the store just chained)
-    /// and in recovery (the stored row's).
+    /// and in recovery (the stored row's). A resolution replays its round, opening it
+    /// again: the salt stays the first opening's, so the hole card's seal published while
+    /// it lay face down is the one the resolved round reveals (players' pages check that).
     pub(super) fn salt_rounds(&mut self, events: &[Event], hash: &str) {
         for event in events {
             if let Event::RoundOpened { round } = event {
-                self.round_salts.insert(*round, hash.to_string());
+                self.round_salts
+                    .entry(*round)
+                    .or_insert_with(|| hash.to_string());
                 // A resolution re-settles a recent round; older salts are never needed.
                 while self.round_salts.len() > 64 {
                     self.round_salts.pop_first();
