@@ -244,6 +244,8 @@ async fn a_corrected_round_says_what_changed_and_what_the_balance_did() {
         sit(a, 4).await;
         // Rounds until one of them allows a correction that changes Alice's result.
         let mut attempts: Vec<String> = Vec::new();
+        // The rounds Alice played before the corrected one (their disputes rejected).
+        let mut earlier: Vec<u64> = Vec::new();
         let (round, before, id, proposal, staff) = loop {
             // Betting opens once the demo round before is final (30 s).
             a.wait_for("window.playState().betting.open", Duration::from_secs(90)).await;
@@ -325,6 +327,7 @@ async fn a_corrected_round_says_what_changed_and_what_the_balance_did() {
                 .await;
             assert_eq!(status, 200, "{body}");
             t.p = Some(staff);
+            earlier.push(round);
             attempts.push(format!("round {round}: {cards:?} {tried:#?}"));
             assert!(
                 attempts.len() < 4,
@@ -354,16 +357,22 @@ async fn a_corrected_round_says_what_changed_and_what_the_balance_did() {
             )
         );
         // The wallet credits the round once it is final (the window's end): by the
-        // corrected result.
+        // corrected result, beside the results of any rounds played before it.
+        let mut before_it = 0;
+        for r in &earlier {
+            let lines = player::lines(&pool, *r, 4, "").await;
+            before_it += lines.iter().map(|(_, s, r)| r - s).sum::<i64>();
+        }
+        let expected = 50_000 + before_it + after;
         let mut balance = player::balance(&pool, "alice").await;
         for _ in 0..120 {
-            if balance == 50_000 + after {
+            if balance == expected {
                 break;
             }
             sleep(Duration::from_millis(500)).await;
             balance = player::balance(&pool, "alice").await;
         }
-        assert_eq!(balance, 50_000 + after, "the wallet follows the corrected round");
+        assert_eq!(balance, expected, "the wallet follows the corrected round (rounds before it: {earlier:?})");
         a.wait_for(&format!("document.querySelector('#balance').innerText === '{}'", player::euro(balance)), STEP).await;
         shot(a, "corrected-390x844").await;
         let problems = fits(a, "corrected", &[ALICE, (640, 360)], ALICE).await;
