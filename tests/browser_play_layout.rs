@@ -28,13 +28,10 @@ mod player;
 mod proc;
 
 use cdp::{chromium_present, Page};
-use player::{fits, holds, lay, on_screen, place, shot, signed, sit, state, STEP};
+use player::{fits, holds, lay, on_screen, place, shot, signed, sit, state, ALICE, BOB, STEP};
 use serde_json::Value;
 use std::time::Duration;
 use tokio::time::{sleep, timeout};
-
-const ALICE: (u32, u32) = (390, 844);
-const BOB: (u32, u32) = (844, 390);
 
 /// The upright sizes and the desktop (Alice's), the landscape ones and the desktop (Bob's).
 fn uprights() -> Vec<(u32, u32)> {

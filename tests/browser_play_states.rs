@@ -29,13 +29,10 @@ mod player;
 mod proc;
 
 use cdp::{chromium_present, Page};
-use player::{fits, holds, lay, place, shot, sit, STEP};
+use player::{fits, holds, lay, place, shot, sit, ALICE, BOB, STEP};
 use serde_json::json;
 use std::time::Duration;
 use tokio::time::{sleep, timeout};
-
-const ALICE: (u32, u32) = (390, 844);
-const BOB: (u32, u32) = (844, 390);
 
 /// The halt the pages show now (`paused`, `disputed`, …), or none.
 async fn halt(page: &Page) -> Option<String> {
@@ -215,6 +212,26 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
     .expect("bounded");
 }
 
+/// A supervisor proposes `resolution` for dispute `id` and confirms the previewed proposal.
+async fn resolve(staff: &proc::Proc, id: &str, resolution: serde_json::Value, reason: &str) {
+    let (status, body) = staff
+        .post(
+            &format!("/api/disputes/{id}/propose"),
+            &json!({"resolution": resolution, "reason": reason}).to_string(),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let proposal =
+        serde_json::from_str::<serde_json::Value>(&body).expect("json")["proposal"].clone();
+    let (status, body) = staff
+        .post(
+            &format!("/api/disputes/{id}/confirm"),
+            &json!({"proposal": proposal}).to_string(),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+}
+
 /// Alice's net in the result `r` (her seat's own lines).
 fn net_of(r: &serde_json::Value, seat: u64) -> i64 {
     r["bets"]
@@ -314,18 +331,7 @@ async fn a_corrected_round_says_what_changed_and_what_the_balance_did() {
             }
             // This deal allows no such correction (a blackjack against a dealer who
             // stands): the dispute is rejected and Alice plays another round.
-            let (status, body) = staff
-                .post(
-                    &format!("/api/disputes/{id}/propose"),
-                    &json!({"resolution": {"op": "reject"}, "reason": "no change"}).to_string(),
-                )
-                .await;
-            assert_eq!(status, 200, "{body}");
-            let reject = serde_json::from_str::<serde_json::Value>(&body).expect("json")["proposal"].clone();
-            let (status, body) = staff
-                .post(&format!("/api/disputes/{id}/confirm"), &json!({"proposal": reject}).to_string())
-                .await;
-            assert_eq!(status, 200, "{body}");
+            resolve(&staff, &id.to_string(), json!({"op": "reject"}), "no change").await;
             t.p = Some(staff);
             earlier.push(round);
             attempts.push(format!("round {round}: {cards:?} {tried:#?}"));
@@ -408,18 +414,7 @@ async fn a_cancelled_rounds_signed_result_verifies_on_the_players_page() {
             .await;
         assert_eq!(status, 200, "{body}");
         let id = serde_json::from_str::<serde_json::Value>(&body).expect("json")["dispute"].clone();
-        let (status, body) = staff
-            .post(
-                &format!("/api/disputes/{id}/propose"),
-                &json!({"resolution": {"op": "cancel"}, "reason": "misdeal"}).to_string(),
-            )
-            .await;
-        assert_eq!(status, 200, "{body}");
-        let proposal = serde_json::from_str::<serde_json::Value>(&body).expect("json")["proposal"].clone();
-        let (status, body) = staff
-            .post(&format!("/api/disputes/{id}/confirm"), &json!({"proposal": proposal}).to_string())
-            .await;
-        assert_eq!(status, 200, "{body}");
+        resolve(&staff, &id.to_string(), json!({"op": "cancel"}), "misdeal").await;
         a.wait_for(
             &format!("document.querySelector('#result [data-sig]') && document.querySelector('#result').dataset.round === '{round}' && document.querySelector('#result [data-sig]').dataset.sig !== 'checking'"),
             STEP,

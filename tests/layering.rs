@@ -323,6 +323,20 @@ fn planted(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
+/// What the check finds in a crate planted from `files`, under [`PLANTED_LAYERS`].
+fn found_in(files: &[(&str, &str)]) -> Vec<String> {
+    let dir = planted(files);
+    violations(dir.path(), &parse_layers(PLANTED_LAYERS))
+}
+
+/// Fails unless one of `found` starts with `prefix`.
+fn assert_found(found: &[String], prefix: &str) {
+    assert!(
+        found.iter().any(|f| f.starts_with(prefix)),
+        "{prefix}: {found:?}"
+    );
+}
+
 const PLANTED_LAYERS: &str = "<!-- layers:begin -->
 | layer | modules |
 |---|---|
@@ -333,8 +347,7 @@ const PLANTED_LAYERS: &str = "<!-- layers:begin -->
 
 #[test]
 fn a_planted_upward_import_is_caught() {
-    let layers = parse_layers(PLANTED_LAYERS);
-    let dir = planted(&[
+    let found = found_in(&[
         ("lib.rs", "pub mod cards; pub mod engine; pub mod store; pub mod table;"),
         ("cards.rs", "pub struct Card;"),
         ("engine/mod.rs", "use crate::cards::Card;"),
@@ -347,13 +360,9 @@ fn a_planted_upward_import_is_caught() {
         ("store/mod.rs", "pub mod record;\n#[cfg(test)]\nuse crate::table::Other;\n"),
         ("table/tests.rs", "use crate::table::x;"),
     ]);
-    let found = violations(dir.path(), &layers);
-    assert!(
-        found
-            .iter()
-            .any(|f| f
-                .starts_with("src/store/record.rs:2: `store` (layer 2) uses `table` (layer 3)")),
-        "{found:?}"
+    assert_found(
+        &found,
+        "src/store/record.rs:2: `store` (layer 2) uses `table` (layer 3)",
     );
     // Only that line: the comment and both test items are exempt; the table → store use
     // and the store → table one make a cycle, reported too.
@@ -362,18 +371,12 @@ fn a_planted_upward_import_is_caught() {
         1,
         "{found:?}"
     );
-    assert!(
-        found
-            .iter()
-            .any(|f| f.starts_with("modules use each other: store → table → store")),
-        "{found:?}"
-    );
+    assert_found(&found, "modules use each other: store → table → store");
 }
 
 #[test]
 fn two_modules_of_one_layer_that_use_each_other_are_caught() {
-    let layers = parse_layers(PLANTED_LAYERS);
-    let dir = planted(&[
+    let found = found_in(&[
         ("cards.rs", "use crate::engine::Rank;"),
         (
             "engine/round.rs",
@@ -381,13 +384,7 @@ fn two_modules_of_one_layer_that_use_each_other_are_caught() {
         ),
         ("store.rs", "use crate::engine::Engine;"),
     ]);
-    let found = violations(dir.path(), &layers);
-    assert!(
-        found
-            .iter()
-            .any(|f| f.starts_with("modules use each other: cards → engine → cards")),
-        "{found:?}"
-    );
+    assert_found(&found, "modules use each other: cards → engine → cards");
     // Every module of the planted crate is placed, and nothing goes up.
     assert!(
         !found.iter().any(|f| f.contains("a layer above")),
@@ -397,8 +394,7 @@ fn two_modules_of_one_layer_that_use_each_other_are_caught() {
 
 #[test]
 fn an_upward_import_through_super_is_caught() {
-    let layers = parse_layers(PLANTED_LAYERS);
-    let dir = planted(&[
+    let found = found_in(&[
         ("cards.rs", ""),
         (
             "engine/mod.rs",
@@ -411,7 +407,6 @@ fn an_upward_import_through_super_is_caught() {
         ("store.rs", ""),
         ("table/mod.rs", ""),
     ]);
-    let found = violations(dir.path(), &layers);
     let upward: Vec<&String> = found
         .iter()
         .filter(|f| f.contains("a layer above"))
@@ -429,12 +424,10 @@ fn an_upward_import_through_super_is_caught() {
 
 #[test]
 fn a_module_the_table_does_not_place_is_caught() {
-    let layers = parse_layers(PLANTED_LAYERS);
-    let dir = planted(&[
+    let found = found_in(&[
         ("cards.rs", ""),
         ("newcomer/mod.rs", "use crate::cards::Card;"),
     ]);
-    let found = violations(dir.path(), &layers);
     assert_eq!(
         found,
         vec!["module `newcomer` is in no layer of ARCHITECTURE.md's table".to_string()]

@@ -23,6 +23,10 @@ pub const PORTRAIT: [(u32, u32); 3] = [(360, 640), (390, 844), (430, 932)];
 pub const LANDSCAPE: [(u32, u32); 3] = [(640, 360), (844, 390), (932, 430)];
 /// A desktop browser.
 pub const DESKTOP: (u32, u32) = (1280, 800);
+/// Alice's phone, upright, in the tests with two players.
+pub const ALICE: (u32, u32) = (390, 844);
+/// Bob's phone, on its side.
+pub const BOB: (u32, u32) = (844, 390);
 
 /// The demo table running in the real binary, and the players' pages.
 pub struct Table {
