@@ -82,6 +82,15 @@ fn code_lines(text: &str) -> Vec<(usize, &str)> {
     out
 }
 
+/// The module name `path` starts with (`web` of `web::client::Endpoint`), if any.
+fn module_name(path: &str) -> Option<String> {
+    let name: String = path
+        .chars()
+        .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
 /// The top-level modules named by the `crate::…` and `croupier::…` paths on a line.
 fn named_modules(line: &str) -> Vec<String> {
     let mut found = Vec::new();
@@ -94,13 +103,7 @@ fn named_modules(line: &str) -> Vec<String> {
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
                 continue; // part of a longer name (`mycrate::`)
             }
-            let name: String = after
-                .chars()
-                .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                found.push(name);
-            }
+            found.extend(module_name(after));
         }
     }
     found
@@ -123,13 +126,7 @@ fn through_root(line: &str, depth: usize) -> Vec<String> {
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_') || climbs != depth {
             continue;
         }
-        let name: String = after
-            .chars()
-            .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
-            .collect();
-        if !name.is_empty() {
-            found.push(name);
-        }
+        found.extend(module_name(after));
     }
     found
 }
