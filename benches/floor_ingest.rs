@@ -47,13 +47,10 @@ async fn main() {
     let mut bytes = 0usize;
     for t in 0..tables {
         let table = format!("bench-{t}");
-        js.get_or_create_stream(async_nats::jetstream::stream::Config {
-            name: format!("CROUPIER_LOG_{table}"),
-            subjects: vec![format!("croupier.{table}.log")],
-            ..Default::default()
-        })
-        .await
-        .expect("stream");
+        // The table's own log stream, as its publisher makes it.
+        js.get_or_create_stream(croupier::broker::streams::StreamNames::default().log(&table))
+            .await
+            .expect("stream");
         let mut prev = [0u8; 32];
         let mut acks = Vec::new();
         for seq in 1..=rows {

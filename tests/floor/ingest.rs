@@ -146,13 +146,10 @@ async fn publish_log(
     table: &str,
     rows: &[(u64, i64, String, String, [u8; 32])],
 ) {
-    js.get_or_create_stream(async_nats::jetstream::stream::Config {
-        name: format!("CROUPIER_LOG_{table}"),
-        subjects: vec![format!("croupier.{table}.log")],
-        ..Default::default()
-    })
-    .await
-    .expect("stream");
+    // The table's own log stream, as its publisher makes it.
+    js.get_or_create_stream(croupier::broker::streams::StreamNames::default().log(&table))
+        .await
+        .expect("stream");
     for (seq, at_ms, kind, payload, hash) in rows {
         let body = format!(
             r#"{{"table":"{table}","seq":{seq},"at_ms":{at_ms},"kind":"{kind}","hash":"{}","record":{payload}}}"#,
