@@ -649,6 +649,9 @@ function tableArea(s) {
     else if (last) kids.push(last);
   } else {
     const box = renderDealer(view);
+    // The peek's answer matters while the second card lies face down; once every card
+    // shows it says nothing more, and a long hand needs the row (640 px on its side).
+    if (!view.round.dealer.includes(null)) box.querySelector("#peek")?.remove();
     const seal = window.Trust.sealBadge(trust, view.round);
     if (seal) box.append(seal);
     box.classList.add("pp-dealer");
