@@ -147,7 +147,7 @@ async fn publish_log(
     rows: &[(u64, i64, String, String, [u8; 32])],
 ) {
     // The table's own log stream, as its publisher makes it.
-    js.get_or_create_stream(croupier::broker::streams::StreamNames::default().log(&table))
+    js.get_or_create_stream(croupier::broker::streams::StreamNames::default().log(table))
         .await
         .expect("stream");
     for (seq, at_ms, kind, payload, hash) in rows {
