@@ -155,16 +155,23 @@ pub async fn lay(page: &Page, chip: usize, spots: &[&str]) {
 pub async fn place(page: &Page) -> u64 {
     page.wait_for("!document.querySelector('#place').disabled", STEP)
         .await;
+    // While bets are open the view still holds the round before.
+    let before = page
+        .eval("window.playState().view.round.number")
+        .await
+        .as_u64()
+        .unwrap_or(0);
     page.tap_in_view("#place").await;
     page.wait_for(
         "(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('Bet accepted') || !window.playState().betting.open",
         STEP,
     )
     .await;
-    page.eval("window.playState().betting.round || window.playState().view.round.number")
-        .await
-        .as_u64()
-        .expect("round")
+    // The round the bet is for: the window's, or, once it closed, the view's new round —
+    // which a loaded table may open a moment after the window closes.
+    let round = "window.playState().betting.round || window.playState().view.round.number";
+    page.wait_for(&format!("({round}) > {before}"), STEP).await;
+    page.eval(round).await.as_u64().expect("round")
 }
 
 /// Taps what the table asks of this player (`prefer` first, else no insurance, stand) if
