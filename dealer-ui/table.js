@@ -48,16 +48,31 @@ function morph(container, children) {
   const next = children.flat().filter((c) => c !== null && c !== undefined && c !== false)
     .map((c) => (typeof c === "string" || typeof c === "number") ? document.createTextNode(String(c)) : c);
   const old = Array.from(container.childNodes);
-  if (old.length !== next.length) { container.replaceChildren(...next); return; }
   const shell = (e) => e.cloneNode(false).outerHTML;
+  const keep = (o, n) => {
+    o.handlers = n.handlers;
+    for (const type of Object.keys(n.handlers || {})) o.addEventListener(type, dispatch);
+    morph(o, Array.from(n.childNodes));
+    return o;
+  };
+  if (old.length !== next.length) {
+    // A list that grew or shrank (a seat taken by another player): each new element takes
+    // the old one of the same tag and attributes, in order, so a button under a finger
+    // stays the same node and the tap on it is not lost.
+    const pool = old.filter((o) => o.nodeType === 1);
+    container.replaceChildren(...next.map((n) => {
+      if (n.nodeType !== 1) return n;
+      const i = pool.findIndex((o) => shell(o) === shell(n));
+      return i < 0 ? n : keep(pool.splice(i, 1)[0], n);
+    }));
+    return;
+  }
   next.forEach((n, i) => {
     const o = old[i];
     if (o.nodeType !== n.nodeType) { o.replaceWith(n); return; }
     if (n.nodeType !== 1) { if (o.textContent !== n.textContent) o.replaceWith(n); return; }
     if (shell(o) !== shell(n)) { o.replaceWith(n); return; }
-    o.handlers = n.handlers;
-    for (const type of Object.keys(n.handlers || {})) o.addEventListener(type, dispatch);
-    morph(o, Array.from(n.childNodes));
+    keep(o, n);
   });
 }
 

@@ -73,8 +73,18 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
             lay(a, 2, &["main"]).await;
             lay(b, 2, &["main"]).await;
             let round = place(a).await.max(place(b).await);
-            // The round in play, Alice's turn: the dealer calls a supervisor.
-            a.wait_for("!!document.querySelector('#actions')", Duration::from_secs(60)).await;
+            // The round in play, Alice's turn or Bob's (a blackjack has none): the dealer
+            // calls a supervisor.
+            let mut turn = false;
+            for _ in 0..600 {
+                turn = holds(a, "!!document.querySelector('#actions')").await
+                    || holds(b, "!!document.querySelector('#actions')").await;
+                if turn {
+                    break;
+                }
+                sleep(Duration::from_millis(100)).await;
+            }
+            assert!(turn, "neither player was asked to decide in round {round}");
             let mut staff = t.p.take().expect("running");
             staff.login("101", "1111").await;
             let (status, body) = staff.post("/api/call-supervisor", "{}").await;
@@ -402,11 +412,23 @@ async fn a_cancelled_rounds_signed_result_verifies_on_the_players_page() {
         let mut t = player::start("deluxe", 60, &[], &[("Alice", ALICE)]).await;
         let a = &t.pages[0];
         sit(a, 4).await;
-        a.wait_for("window.playState().betting.open", STEP).await;
-        lay(a, 2, &["main"]).await;
-        let round = place(a).await;
-        a.wait_for("!!document.querySelector('#actions')", Duration::from_secs(60))
+        // A round with a decision of Alice's, where the dispute halts it (a blackjack has
+        // none: the round is played out, and Alice bets on the next).
+        let mut round = 0;
+        for _ in 0..4 {
+            a.wait_for("window.playState().betting.open", STEP).await;
+            lay(a, 2, &["main"]).await;
+            round = place(a).await;
+            a.wait_for(
+                &format!("!!document.querySelector('#actions') || (document.querySelector('#result') || {{dataset: {{}}}}).dataset.round === '{round}'"),
+                Duration::from_secs(60),
+            )
             .await;
+            if holds(a, "!!document.querySelector('#actions')").await {
+                break;
+            }
+        }
+        assert!(holds(a, "!!document.querySelector('#actions')").await, "no decision in four rounds");
         let mut staff = t.p.take().expect("running");
         staff.login("201", "2222").await;
         let (status, body) = staff
