@@ -8,6 +8,7 @@
 //! CPU and messages delivered per relay CPU second.
 //!
 //!     cargo bench --bench relay -- [--viewers 0,1000,5000,10000] [--seconds 10] [--pace-ms 100]
+//!         [--dispute-window-s 0]
 //!
 //! Everything shares the machine's cores; N = 0 is the table's baseline. Needs
 //! `nats-server` (Debian's package) and a file-descriptor limit above N.
@@ -28,11 +29,18 @@ use std::process::Child;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use viewers::{connect_paced, percentile, proc_cpu_ticks, proc_rss_kb, raw_viewer, Stats};
+use viewers::{
+    connect_paced, percentile, proc_cpu_ns, proc_cpu_ticks, proc_rss_kb, raw_viewer, Stats,
+};
 
-fn start_table(dir: &std::path::Path, pace_ms: u64, nats: &str) -> (Child, String) {
+fn start_table(dir: &std::path::Path, pace_ms: u64, window_s: u64, nats: &str) -> (Child, String) {
     let pace = format!("pace_ms = {pace_ms}");
-    let edits = [("pace_ms = 400", pace.as_str()), ("seats = 3", "seats = 5")];
+    let window = format!("window_seconds = {window_s}");
+    let edits = [
+        ("pace_ms = 400", pace.as_str()),
+        ("seats = 3", "seats = 5"),
+        ("window_seconds = 5", window.as_str()),
+    ];
     let cfg = announce::config_in(
         dir,
         &edits,
@@ -46,10 +54,10 @@ async fn committed(db: &std::path::Path) -> u64 {
     reader.log("table-1").await.map_or(0, |l| l.len() as u64)
 }
 
-fn run(viewers: usize, seconds: u64, pace_ms: u64, bin: &std::path::Path) {
+fn run(viewers: usize, seconds: u64, pace_ms: u64, window_s: u64, bin: &std::path::Path) {
     let dir = tempfile::tempdir().expect("tempdir");
     let broker = nats::Nats::start(bin, dir.path());
-    let (mut table, table_addr) = start_table(dir.path(), pace_ms, &broker.url());
+    let (mut table, table_addr) = start_table(dir.path(), pace_ms, window_s, &broker.url());
     // The relay serves only what the table signs, with its key pinned (made at its start).
     let key = croupier::trust::TableKeys::load(&croupier::trust::keys::path_for(
         &dir.path().join("croupier.db"),
@@ -98,11 +106,11 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, bin: &std::path::Path) {
         })
         .await;
         tokio::time::sleep(Duration::from_secs(2)).await;
-        let (table0, relay0) = (proc_cpu_ticks(table_pid), proc_cpu_ticks(relay_pid));
+        let (table0, relay0) = (proc_cpu_ns(table_pid), proc_cpu_ticks(relay_pid));
         let rows0 = committed(&db).await;
         let n0 = stats.max_n.load(Ordering::SeqCst);
         let wall = stats.measure(seconds).await;
-        let table_cpu_s = (proc_cpu_ticks(table_pid) - table0) as f64 / 100.0;
+        let table_cpu_s = proc_cpu_ns(table_pid).saturating_sub(table0) as f64 / 1e9;
         let relay_cpu_s = (proc_cpu_ticks(relay_pid) - relay0) as f64 / 100.0;
         let rows = committed(&db).await - rows0;
         let hist: Vec<u64> = stats.hist.iter().map(|h| h.load(Ordering::SeqCst)).collect();
@@ -152,15 +160,19 @@ fn main() {
     let viewers = args.numbers("--viewers", "0,1000,5000,10000");
     let seconds: u64 = args.number("--seconds", 10);
     let pace: u64 = args.number("--pace-ms", 100);
+    // A table deals on while a round's dispute window is open only between rounds: with
+    // the default 5 s most of a 10 s window is waiting, and the CPU per row would be the
+    // idle table's CPU per second spread over a few rows.
+    let window: u64 = args.number("--dispute-window-s", 0);
     let Some(bin) = nats::nats_server() else {
         return;
     };
     println!(
-        "table -> nats-server -> relay -> viewers on loopback (raw client); demo pace {pace} ms; measured {seconds} s after connecting"
+        "table -> nats-server -> relay -> viewers on loopback (raw client); demo pace {pace} ms, dispute window {window} s; measured {seconds} s after connecting"
     );
     println!("| viewers | connected | rows committed | messages published | delivered | p50 | p99 | max | table CPU per row | table CPU (of one core) | relay CPU | relay RSS | delivered per relay CPU second | resyncs | silent drops |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for n in viewers {
-        run(n, seconds, pace, &bin);
+        run(n, seconds, pace, window, &bin);
     }
 }

@@ -220,7 +220,7 @@ pub async fn run_with_clock(
             return Err(ServiceError::NewStore(e.to_string()));
         }
     }
-    let opened = match Store::open_as(
+    let mut opened = match Store::open_as(
         &config.store.path,
         &id,
         &config.table.name,
@@ -270,6 +270,11 @@ pub async fn run_with_clock(
         .as_ref()
         .ok()
         .map(|(store, _)| store.timeline().clone());
+    // The publisher takes new rows from the writer's memory, not back from SQLite.
+    let recent = match (&mut opened, &config.publish) {
+        (Ok((store, _)), Some(_)) => Some(store.recent()),
+        _ => None,
+    };
     let (mut table, handle, commands, recovered) = Table::recover(
         &id,
         &config.table.name,
@@ -429,7 +434,7 @@ pub async fn run_with_clock(
     }
 
     // 6. The broker publisher (`[publish]`): follows the committed log on its own.
-    let publisher = start_publisher(&config, &variant, &handle, trust.as_ref());
+    let publisher = start_publisher(&config, &variant, &handle, trust.as_ref(), recent);
     let floor_commands = start_floor_commands(&config, &handle);
 
     // 7. HTTP.
@@ -668,6 +673,7 @@ fn start_publisher(
     variant: &Arc<crate::engine::Variant>,
     handle: &TableHandle,
     trust: Option<&Arc<crate::trust::TableKeys>>,
+    recent: Option<crate::store::outbox::Recent>,
 ) -> Option<(Arc<crate::publish::PublishStatus>, JoinHandle<()>)> {
     let publish = config.publish.clone()?;
     info!(table = %config.table.id, url = %crate::broker::redact(&publish.nats_url), "publishing to the broker");
@@ -684,6 +690,7 @@ fn start_publisher(
         publish,
         info,
         config.store.path.clone(),
+        recent,
         handle,
     ))
 }

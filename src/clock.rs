@@ -210,6 +210,15 @@ fn adjtimex() -> std::io::Result<(i64, i64, i64, i64)> {
     ))
 }
 
+/// Sleeps until `at` on the runtime's monotonic clock, or forever without one: a deadline
+/// in a `select!` that may have none (the table loop's timers, the publisher's flush).
+pub async fn until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,4 +1,6 @@
-//! The publisher task: follows the committed log in SQLite and publishes it to JetStream.
+//! The publisher task: follows the committed log and publishes it to JetStream. New rows
+//! come from the writer's memory (`store::outbox::Recent`), older ones (catching up after
+//! a restart or an outage of the broker) from SQLite.
 //!
 //! Each pass: ensure the table's two streams and the bucket exist; ask the broker what it
 //! holds (the log stream's last sequence is the last row published, the public stream's
@@ -6,15 +8,16 @@
 //! then publish every later row on `croupier.<table>.log` and its public messages on
 //! `croupier.<table>.public`, each with `Nats-Msg-Id` and `Nats-Expected-Last-Sequence`,
 //! awaiting every acknowledgement before the progress is saved and the snapshot key is
-//! put. Any failure ends the pass; the next one starts again from what the broker holds,
-//! so nothing is skipped and nothing is stored twice, however the table, the broker or
-//! the network failed in between.
+//! put (at most once a second, and when the table goes quiet: see `FLUSH_EVERY`). Any
+//! failure ends the pass; the next one starts again from what the broker holds, so
+//! nothing is skipped and nothing is stored twice, however the table, the broker or the
+//! network failed in between.
 
 use super::fold::PublicFold;
 use super::subjects::{self, HEADER_ID, HEADER_SIG, HEADER_TABLE};
 use super::{PublishSection, PublishState, PublishStatus};
 use crate::engine::Variant;
-use crate::store::outbox::{OutboxDb, Progress, StoredRow};
+use crate::store::outbox::{OutboxDb, Progress, Recent, StoredRow};
 use crate::store::timeline::Lineage;
 use crate::table::{DisputeSettings, Snapshot, TableHandle};
 use crate::trust::{wire, TableKeys};
@@ -29,8 +32,13 @@ use tracing::{error, info, warn};
 
 /// Rows read and published per batch (their acknowledgements are awaited together).
 const BATCH: u32 = 256;
-/// How long a caught-up publisher waits for a commit before looking at the log anyway.
-const IDLE: Duration = Duration::from_secs(1);
+/// How long a caught-up publisher waits for a commit before looking at the log itself
+/// anyway (the table tells it of every commit; this is the safety net, and costs an idle
+/// table a read).
+const IDLE: Duration = Duration::from_secs(5);
+/// How often, at most, the bucket's view and the progress row follow the published rows.
+const FLUSH_EVERY: Duration = Duration::from_secs(1);
+
 /// The longest pause between two passes after a failure.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// How far back from the public stream's end the publisher looks for its own last
@@ -85,10 +93,18 @@ pub fn start(
     config: PublishSection,
     info: TableInfo,
     db: PathBuf,
+    recent: Option<Recent>,
     table: &TableHandle,
 ) -> (Arc<PublishStatus>, JoinHandle<()>) {
     let status = Arc::new(PublishStatus::new(config.max_lag));
-    let task = tokio::spawn(run(config, info, db, table.watch(), Arc::clone(&status)));
+    let task = tokio::spawn(run(
+        config,
+        info,
+        db,
+        recent,
+        table.watch(),
+        Arc::clone(&status),
+    ));
     (status, task)
 }
 
@@ -96,6 +112,7 @@ async fn run(
     config: PublishSection,
     info: TableInfo,
     path: PathBuf,
+    recent: Option<Recent>,
     mut commits: watch::Receiver<Arc<Snapshot>>,
     status: Arc<PublishStatus>,
 ) {
@@ -108,7 +125,12 @@ async fn run(
     };
     let db = loop {
         match OutboxDb::open(&path, &id).await {
-            Ok(db) => break db,
+            Ok(db) => {
+                break match &recent {
+                    Some(r) => db.with_recent(r.clone()),
+                    None => db,
+                }
+            }
             Err(e) => {
                 status.count_failure();
                 warn!(table = %id, error = %e, "publisher: the database cannot be opened; trying again");
@@ -276,15 +298,41 @@ impl Publisher {
         *backoff = Duration::from_millis(250);
         let log_subject = subjects::log(&id);
         let public_subject = subjects::public(&id);
+        // The bucket's view and the progress row follow the published messages at most
+        // every FLUSH_EVERY (and once the table stops or goes quiet), not after every
+        // batch: each costs an encoding of the whole view, a signature, a round trip to
+        // the broker and a write to SQLite, and neither is needed per row (a relay seeded
+        // from an older view reads the messages after it from the stream; the progress
+        // row is a hint, the broker's streams the authority).
+        let mut flushed: Option<tokio::time::Instant> = None;
+        let mut unflushed: Option<i64> = None;
+        let mut from_disk = false;
         loop {
             let fold = self.fold.as_mut().ok_or_else(|| broker("no fold"))?;
-            let rows = self.db.rows_after(fold.seq(), BATCH).await?;
+            let rows = if from_disk {
+                self.db.stored_rows_after(fold.seq(), BATCH).await?
+            } else {
+                self.db.rows_after(fold.seq(), BATCH).await?
+            };
+            from_disk = false;
             if rows.is_empty() {
+                let due = unflushed.and(flushed).map(|at| at + FLUSH_EVERY);
                 tokio::select! {
                     changed = commits.changed() => if changed.is_err() {
+                        if let Some(at_ms) = unflushed {
+                            self.flush(js, &bucket_subject, held, at_ms).await?;
+                        }
                         return Ok(());
                     },
-                    _ = tokio::time::sleep(IDLE) => {}
+                    _ = crate::clock::until(due) => {
+                        if let Some(at_ms) = unflushed.take() {
+                            self.flush(js, &bucket_subject, held, at_ms).await?;
+                            flushed = Some(tokio::time::Instant::now());
+                        }
+                    }
+                    // Nothing for a while: look at the log itself, in case a row was
+                    // committed that the writer's buffer does not hold.
+                    _ = tokio::time::sleep(IDLE) => from_disk = true,
                 }
                 continue;
             }
@@ -385,38 +433,57 @@ impl Publisher {
             held = next;
             self.status.count_published(sent);
             self.status.set_acked(held.log, held.n);
-            // The late joiners' snapshot and the progress row follow every batch.
-            let fold = self.fold.as_ref().ok_or_else(|| broker("no fold"))?;
-            let public_id = self.published_id(held.public);
-            if let Some(view) = fold.view() {
-                let at_ms = rows.last().map_or(0, |r| r.row.at_ms);
-                let text = encode(
-                    public_id.0,
-                    public_id.1,
-                    held.n,
-                    u64::try_from(at_ms).unwrap_or(0),
-                    Body::View { view, resync: true },
-                );
-                // Published with its signature (a relay seeds its feed only from a value
-                // the table signed), on the key-value subject itself.
-                let sig = wire::sign(&self.keys, wire::SNAPSHOT, &id, text.as_bytes());
-                let message = jetstream::message::PublishMessage::build()
-                    .payload(text.into())
-                    .header(HEADER_SIG, sig.as_str());
-                js.send_publish(bucket_subject.clone(), message)
-                    .await
-                    .map_err(broker)?
-                    .await
-                    .map_err(broker)?;
+            let at_ms = rows.last().map_or(0, |r| r.row.at_ms);
+            if flushed.is_none_or(|at| at.elapsed() >= FLUSH_EVERY) {
+                self.flush(js, &bucket_subject, held, at_ms).await?;
+                flushed = Some(tokio::time::Instant::now());
+                unflushed = None;
+            } else {
+                unflushed = Some(at_ms);
             }
-            self.db
-                .save(Progress {
-                    log_seq: held.log,
-                    public_id,
-                    public_n: held.n,
-                })
-                .await?;
         }
+    }
+
+    /// The late joiners' snapshot (the bucket's view, signed) and the progress row, as of
+    /// `held`, the last published row having been committed at `at_ms`.
+    async fn flush(
+        &self,
+        js: &Context,
+        bucket_subject: &str,
+        held: Held,
+        at_ms: i64,
+    ) -> Result<(), PassError> {
+        let id = self.info.id.as_str();
+        let fold = self.fold.as_ref().ok_or_else(|| broker("no fold"))?;
+        let public_id = self.published_id(held.public);
+        if let Some(view) = fold.view() {
+            let text = encode(
+                public_id.0,
+                public_id.1,
+                held.n,
+                u64::try_from(at_ms).unwrap_or(0),
+                Body::View { view, resync: true },
+            );
+            // Published with its signature (a relay seeds its feed only from a value
+            // the table signed), on the key-value subject itself.
+            let sig = wire::sign(&self.keys, wire::SNAPSHOT, id, text.as_bytes());
+            let message = jetstream::message::PublishMessage::build()
+                .payload(text.into())
+                .header(HEADER_SIG, sig.as_str());
+            js.send_publish(bucket_subject.to_string(), message)
+                .await
+                .map_err(broker)?
+                .await
+                .map_err(broker)?;
+        }
+        self.db
+            .save(Progress {
+                log_seq: held.log,
+                public_id,
+                public_n: held.n,
+            })
+            .await?;
+        Ok(())
     }
 
     /// Says on the table's log subject, signed, that publishing stopped over another

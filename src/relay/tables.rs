@@ -602,7 +602,12 @@ async fn follow_once(
         Some(_) if feed.oldest().is_some() => {
             (relayed.stream_seq.load(Ordering::Relaxed) + 1, None)
         }
-        Some((_, n)) => (tail, Some(n)),
+        // The bucket's view may be older than the ring's worth of messages at the stream's
+        // end (the table puts it at most once a second): read from it, so the messages
+        // after it are relayed, not skipped with a resync. A message's stream sequence is
+        // never below its `n` (other writers only add), so the seed's own is at or after
+        // sequence `n`.
+        Some((_, n)) => (tail.min(n.max(1)), Some(n)),
         None => (tail, None),
     };
     let start = start.max(state.first_sequence).max(1);
@@ -668,6 +673,10 @@ async fn follow_once(
         match seeded {
             Some(seed) if r.n <= seed => {
                 early.push(Arc::new(Message::new(r.seq, r.sub, r.kind, r.text)));
+                // Only the last `ring` of them can fill the ring.
+                if early.len() >= 2 * ring {
+                    early.drain(..early.len() - ring);
+                }
                 if r.n == seed {
                     if !feed.backfill(std::mem::take(&mut early)) {
                         warn!(table, n = seed, "the stream's message does not match the bucket's view: the ring starts after it");

@@ -254,6 +254,8 @@ pub struct Store {
     timeline: Timeline,
     /// The database's first timeline.
     first_timeline: String,
+    /// The last committed rows, for the broker publisher (only once it asked for them).
+    recent: Option<outbox::Recent>,
 }
 
 /// What [`Store::open`] found.
@@ -408,6 +410,7 @@ impl Store {
             anchor,
             timeline,
             first_timeline,
+            recent: None,
         };
         if store.begin_restored_timeline(&log).await? {
             log = store.reload().await?;
@@ -531,7 +534,7 @@ impl Store {
             // Most cards: one statement, atomic and durable on its own (autocommit), one
             // round trip to SQLite's thread instead of three.
             insert.execute(&mut *self.conn).await?;
-            self.committed(seq, hash, record);
+            self.committed(seq, at_ms, hash, record, payload);
             return Ok(seq);
         }
         let mut tx = self.conn.begin().await?;
@@ -556,12 +559,19 @@ impl Store {
             }
         }
         tx.commit().await?;
-        self.committed(seq, hash, record);
+        self.committed(seq, at_ms, hash, record, payload);
         Ok(seq)
     }
 
     /// After a commit: the writer's position and the anchor follow the log's new head.
-    fn committed(&mut self, seq: u64, hash: [u8; 32], record: &Record) {
+    fn committed(
+        &mut self,
+        seq: u64,
+        at_ms: i64,
+        hash: [u8; 32],
+        record: &Record,
+        payload: String,
+    ) {
         self.last_seq = seq;
         self.last_hash = hash;
         self.timeline.follow(seq, record);
@@ -570,6 +580,33 @@ impl Store {
                 tracing::warn!(error = %e, "the anchor could not follow the log head");
             }
         }
+        if let Some(recent) = &self.recent {
+            let hash = hex::encode(hash);
+            recent.push(outbox::StoredRow {
+                row: LogRow {
+                    seq,
+                    at_ms,
+                    record: record.clone(),
+                    hash: hash.clone(),
+                },
+                kind: record.kind().to_string(),
+                payload,
+                hash,
+            });
+        }
+    }
+
+    /// The buffer of the rows this writer commits from now on, for the broker publisher
+    /// ([`outbox::OutboxDb::with_recent`]): made at the first call, the same one after.
+    pub fn recent(&mut self) -> outbox::Recent {
+        let last_seq = self.last_seq;
+        self.recent
+            .get_or_insert_with(|| {
+                let recent = outbox::Recent::default();
+                recent.reset(last_seq);
+                recent
+            })
+            .clone()
     }
 
     /// The log's head: the last row's chain hash (lowercase hex).
@@ -584,6 +621,9 @@ impl Store {
         let (log, last_hash) = read_log(&mut self.conn, &self.table).await?;
         self.last_seq = log.last().map_or(0, |r| r.seq);
         self.last_hash = last_hash;
+        if let Some(recent) = &self.recent {
+            recent.reset(self.last_seq);
+        }
         self.timeline = Timeline::of(&self.first_timeline, &log);
         Ok(log)
     }
@@ -898,6 +938,60 @@ mod tests {
         drop(reopened);
         let reader = Reader::open(&db).await.expect("reader");
         assert_eq!(reader.recall("t", 10).await.expect("recall").len(), 1);
+    }
+
+    #[tokio::test]
+    async fn the_publishers_buffer_serves_what_the_database_holds_and_falls_back_past_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (db, mut store) = fresh(dir.path()).await;
+        let record = |n: u64| Record::Input {
+            source: if n.is_multiple_of(2) {
+                Source::Api
+            } else {
+                Source::Shoe
+            },
+            input: Input::Shuffle,
+        };
+        // Rows committed before the buffer was asked for are only in the database.
+        store.append(&record(0), &[], 1).await.expect("row 1");
+        let recent = store.recent();
+        let total = super::outbox::RECENT_ROWS as u64 + 40;
+        for n in 2..=total {
+            store.append(&record(n), &[], 1).await.expect("a row");
+        }
+        let plain = outbox::OutboxDb::open(&db, "t").await.expect("outbox");
+        let buffered = outbox::OutboxDb::open(&db, "t")
+            .await
+            .expect("outbox")
+            .with_recent(recent.clone());
+        let key = |rows: Vec<outbox::StoredRow>| {
+            rows.into_iter()
+                .map(|r| (r.row, r.kind, r.payload, r.hash))
+                .collect::<Vec<_>>()
+        };
+        for after in [0, 1, 30, 41, total - 100, total - 1, total] {
+            let from_db = plain.rows_after(after, 64).await.expect("db rows");
+            let from_memory = buffered.rows_after(after, 64).await.expect("rows");
+            assert_eq!(key(from_memory), key(from_db), "rows after {after}");
+        }
+        // In memory: the last row, not read from the database (which no longer has it).
+        assert!(recent.after(total - 1, 1).is_some());
+        // Past its reach (and before the buffer began): not in memory, so from the database.
+        assert!(recent.after(1, 1).is_none());
+        assert!(recent.after(0, 1).is_none());
+        // A reload starts the buffer again at the log's head.
+        store.reload().await.expect("reload");
+        assert_eq!(recent.after(total - 1, 1), None);
+        assert_eq!(recent.after(total, 1).map(|r| r.len()), Some(0));
+        store
+            .append(&record(1), &[], 1)
+            .await
+            .expect("after reload");
+        let next = recent.after(total, 8).expect("in memory again");
+        assert_eq!(
+            next.iter().map(|r| r.row.seq).collect::<Vec<_>>(),
+            [total + 1]
+        );
     }
 
     #[tokio::test]

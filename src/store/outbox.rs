@@ -1,14 +1,82 @@
 //! The broker publisher's access to the database (`crate::publish`): committed log rows
 //! in sequence order, and its own progress (`publish_progress`). Its own small pool, so it
 //! never waits on the table task's writer; it writes nothing but its progress row.
+//!
+//! The rows the writer committed last are also kept in memory ([`Recent`]), so a caught-up
+//! publisher takes each new row from there instead of reading it back from SQLite (a read
+//! transaction, its locks and page reads on a second connection's thread, per row): the
+//! database is read only to catch up on rows older than the buffer.
 
 use super::{options, reader_options, LogRow, Record, StoreError};
 use sqlx::sqlite::{SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::Row;
+use std::collections::VecDeque;
 use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// How many committed rows [`Recent`] keeps: one publisher batch.
+pub(super) const RECENT_ROWS: usize = 256;
+
+/// The writer's last committed rows, shared with the publisher ([`OutboxDb::with_recent`]).
+/// The writer pushes every row it commits, in order, once it is on disk; a row that is not
+/// the one after the last pushed (the writer reloaded the log after a failed write) starts
+/// the buffer again, so what it holds is always a run of consecutive committed rows, and
+/// the log's head it knows is the writer's own.
+#[derive(Debug, Clone, Default)]
+pub struct Recent(Arc<Mutex<RecentRows>>);
+
+#[derive(Debug, Default)]
+struct RecentRows {
+    /// The last committed row's sequence number, as the writer knows it.
+    head: u64,
+    rows: VecDeque<StoredRow>,
+}
+
+impl Recent {
+    fn lock(&self) -> std::sync::MutexGuard<'_, RecentRows> {
+        // A panic while holding the lock leaves a consistent deque (push and clear only).
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The writer's head after opening or reloading the log: nothing buffered before it.
+    pub(super) fn reset(&self, head: u64) {
+        let mut r = self.lock();
+        r.head = head;
+        r.rows.clear();
+    }
+
+    /// A row the writer committed.
+    pub(super) fn push(&self, row: StoredRow) {
+        let mut r = self.lock();
+        if r.head + 1 != row.row.seq {
+            r.rows.clear();
+        }
+        r.head = row.row.seq;
+        r.rows.push_back(row);
+        while r.rows.len() > RECENT_ROWS {
+            r.rows.pop_front();
+        }
+    }
+
+    /// Up to `limit` committed rows after `seq` from memory: empty when `seq` is the head;
+    /// `None` when the row after `seq` is no longer (or not yet) in the buffer.
+    pub(super) fn after(&self, seq: u64, limit: u32) -> Option<Vec<StoredRow>> {
+        let r = self.lock();
+        if seq >= r.head {
+            return Some(Vec::new());
+        }
+        let first = r.rows.front()?.row.seq;
+        if seq + 1 < first {
+            return None;
+        }
+        let skip = usize::try_from(seq + 1 - first).ok()?;
+        let take = usize::try_from(limit).unwrap_or(usize::MAX);
+        Some(r.rows.iter().skip(skip).take(take).cloned().collect())
+    }
+}
 
 /// One committed row as stored: the parsed record and the stored text.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredRow {
     /// The row.
     pub row: LogRow,
@@ -37,6 +105,7 @@ pub struct OutboxDb {
     read: SqlitePool,
     write: SqlitePool,
     table: String,
+    recent: Option<Recent>,
 }
 
 impl OutboxDb {
@@ -62,7 +131,14 @@ impl OutboxDb {
             read,
             write,
             table: table.to_string(),
+            recent: None,
         })
+    }
+
+    /// Takes new rows from the writer's [`Recent`] buffer where it holds them.
+    pub fn with_recent(mut self, recent: Recent) -> OutboxDb {
+        self.recent = Some(recent);
+        self
     }
 
     /// The log's timelines (`store/timeline.rs`): the first, and every `timeline` row.
@@ -97,6 +173,18 @@ impl OutboxDb {
 
     /// Up to `limit` committed rows after `seq`, in order.
     pub async fn rows_after(&self, seq: u64, limit: u32) -> Result<Vec<StoredRow>, StoreError> {
+        match self.recent.as_ref().and_then(|r| r.after(seq, limit)) {
+            Some(rows) => Ok(rows),
+            None => self.stored_rows_after(seq, limit).await,
+        }
+    }
+
+    /// [`OutboxDb::rows_after`] read from the database, whatever the buffer holds.
+    pub async fn stored_rows_after(
+        &self,
+        seq: u64,
+        limit: u32,
+    ) -> Result<Vec<StoredRow>, StoreError> {
         let rows = sqlx::query(
             "SELECT seq, kind, payload, at_ms, hash FROM events WHERE table_id = ? AND seq > ? \
              ORDER BY seq LIMIT ?",

@@ -3,6 +3,11 @@
 //! a projection that fails never loses the row). Never read back into the engine.
 
 use super::*;
+use sqlx::QueryBuilder;
+
+/// Rows per multi-row INSERT: 9 values each stays far below SQLite's limit of 32,766
+/// bound values per statement, even for a common draw's thousands of players.
+const ROWS_PER_INSERT: usize = 500;
 
 /// Writes the projections of one row (shoes, rounds, bets, settlements, alarms).
 pub(super) async fn project(
@@ -65,19 +70,26 @@ pub(super) async fn project(
                     _ => None,
                 };
                 if let Some(input) = opening {
-                    for (line, (seat, player, kind, amount)) in (1i64..).zip(placed_bets(input)) {
-                        sqlx::query(
-                            "INSERT INTO bets (table_id, round, line, seat, player, kind, amount) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        )
-                        .bind(table)
-                        .bind(number)
-                        .bind(line)
-                        .bind(i64::from(seat))
-                        .bind(player)
-                        .bind(kind)
-                        .bind(amount)
-                        .execute(&mut *conn)
-                        .await?;
+                    let bets: Vec<_> = (1i64..).zip(placed_bets(input)).collect();
+                    // Many rows per statement: one round trip to SQLite's thread for a
+                    // round's bets, not one per bet.
+                    for chunk in bets.chunks(ROWS_PER_INSERT) {
+                        let mut insert = QueryBuilder::<Sqlite>::new(
+                            "INSERT INTO bets (table_id, round, line, seat, player, kind, amount) ",
+                        );
+                        insert.push_values(
+                            chunk,
+                            |mut row, (line, (seat, player, kind, amount))| {
+                                row.push_bind(table)
+                                    .push_bind(number)
+                                    .push_bind(*line)
+                                    .push_bind(i64::from(*seat))
+                                    .push_bind(player.as_str())
+                                    .push_bind(kind.as_str())
+                                    .push_bind(*amount);
+                            },
+                        );
+                        insert.build().execute(&mut *conn).await?;
                     }
                 }
             }
@@ -98,21 +110,26 @@ pub(super) async fn project(
                     .bind(number)
                     .execute(&mut *conn)
                     .await?;
-                for (line, bet) in (1i64..).zip(&result.bets) {
-                    sqlx::query(
-                            "INSERT INTO settlements (table_id, round, line, seat, player, kind, staked, returned, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        )
-                        .bind(table)
-                        .bind(number)
-                        .bind(line)
-                        .bind(i64::from(bet.seat))
-                        .bind(bet.player.as_deref().unwrap_or(""))
-                        .bind(bet.kind.name())
-                        .bind(bet.staked)
-                        .bind(bet.returned)
-                        .bind(serde_json::to_string(bet)?)
-                        .execute(&mut *conn)
-                        .await?;
+                let settled = (1i64..)
+                    .zip(&result.bets)
+                    .map(|(line, bet)| Ok((line, bet, serde_json::to_string(bet)?)))
+                    .collect::<Result<Vec<_>, serde_json::Error>>()?;
+                for chunk in settled.chunks(ROWS_PER_INSERT) {
+                    let mut insert = QueryBuilder::<Sqlite>::new(
+                        "INSERT INTO settlements (table_id, round, line, seat, player, kind, staked, returned, detail) ",
+                    );
+                    insert.push_values(chunk, |mut row, (line, bet, detail)| {
+                        row.push_bind(table)
+                            .push_bind(number)
+                            .push_bind(*line)
+                            .push_bind(i64::from(bet.seat))
+                            .push_bind(bet.player.as_deref().unwrap_or(""))
+                            .push_bind(bet.kind.name())
+                            .push_bind(bet.staked)
+                            .push_bind(bet.returned)
+                            .push_bind(detail.as_str());
+                    });
+                    insert.build().execute(&mut *conn).await?;
                 }
             }
             _ => {}

@@ -25,6 +25,10 @@ pub struct Journal {
     tx_table: String,
     /// `[disputes] window_seconds = 0`: a settled round is final at once (no `final` row).
     final_when_settled: bool,
+    /// Whether the journal may hold open debits: set by every journalled debit (and at
+    /// the start), cleared by a reconciliation that found none. Without remote bets the
+    /// reconciler that runs after every committed row then reads nothing.
+    maybe_open: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// One journalled debit.
@@ -69,6 +73,7 @@ impl Journal {
             table: table.to_string(),
             tx_table: table.to_string(),
             final_when_settled,
+            maybe_open: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true)),
         }
     }
 
@@ -160,6 +165,10 @@ impl Journal {
         .execute(&self.pool)
         .await
         .map_err(db)?;
+        // Once the row is committed: a reconciliation that cleared the flag before it
+        // could read the row looks again at the next one.
+        self.maybe_open
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         Ok(())
     }
 
@@ -237,7 +246,27 @@ impl Journal {
         at_start: bool,
     ) -> Result<Reconciled, WalletError> {
         let mut done = Reconciled::default();
-        let entries = self.open_entries().await?;
+        // Cleared before the read: a debit journalled after it sets it again.
+        if !self
+            .maybe_open
+            .swap(false, std::sync::atomic::Ordering::SeqCst)
+            && !at_start
+        {
+            return Ok(done);
+        }
+        let entries = match self.open_entries().await {
+            Ok(entries) => entries,
+            Err(e) => {
+                self.maybe_open
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+                return Err(e);
+            }
+        };
+        if !entries.is_empty() {
+            // Some stay open until their round is final: looked at again after each row.
+            self.maybe_open
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         // One group per round, seat and owner: a seat's own player, each player behind it
         // and each player's box in a common draw settle apart (oldest first within).
         let mut groups: std::collections::BTreeMap<(u64, u8, Owner), Vec<Entry>> =

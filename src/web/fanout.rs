@@ -95,7 +95,7 @@ impl Fanout {
                     viewers: HashMap::new(),
                     blocked: HashSet::new(),
                 };
-                tokio::spawn(shard.run(rx, feed.subscribe()));
+                tokio::spawn(shard.run(rx));
                 tx
             })
             .collect();
@@ -336,27 +336,40 @@ enum Wake {
 }
 
 impl Shard {
-    async fn run(
-        mut self,
-        mut control: mpsc::Receiver<Control>,
-        mut live: broadcast::Receiver<Arc<FeedMessage>>,
-    ) {
+    /// Serves the shard's viewers until the feed or the fan-out ends. A shard without
+    /// viewers holds no live receiver, so the feed's messages wake only the shards that
+    /// have someone to write them to (a viewer joining catches up from the ring first).
+    async fn run(mut self, mut control: mpsc::Receiver<Control>) {
+        let mut live: Option<broadcast::Receiver<Arc<FeedMessage>>> = None;
         loop {
+            if self.viewers.is_empty() {
+                live = None;
+            }
             let wake = tokio::select! {
                 c = control.recv() => Wake::Control(c),
-                m = live.recv() => Wake::Live(m),
+                m = recv(live.as_mut()) => Wake::Live(m),
                 ids = writable(&self.viewers, &self.blocked) => Wake::Writable(ids),
             };
             match wake {
-                Wake::Control(Some(c)) => self.control(c),
+                Wake::Control(Some(c)) => {
+                    // Subscribed before the joining viewer reads the ring: a message
+                    // published in between comes both ways and is sent once (by key).
+                    if matches!(c, Control::Join { .. }) && live.is_none() {
+                        live = Some(self.feed.subscribe());
+                    }
+                    self.control(c)
+                }
                 Wake::Control(None) | Wake::Live(Err(RecvError::Closed)) => return,
                 Wake::Live(Ok(m)) => {
+                    let Some(live) = live.as_mut() else {
+                        continue;
+                    };
                     // Everything already published goes out together: one write per
                     // viewer for a burst.
                     let mut batch = vec![m];
                     let mut lagged = false;
-                    gather(&mut live, &mut batch, &mut lagged);
-                    let lagged = self.publish(batch, &mut live, lagged).await;
+                    gather(live, &mut batch, &mut lagged);
+                    let lagged = self.publish(batch, live, lagged).await;
                     if lagged {
                         self.all_behind().await;
                     }
@@ -508,6 +521,16 @@ impl Shard {
                 self.flush(id);
             }
         }
+    }
+}
+
+/// The next live message, or never without a receiver.
+async fn recv(
+    live: Option<&mut broadcast::Receiver<Arc<FeedMessage>>>,
+) -> Result<Arc<FeedMessage>, RecvError> {
+    match live {
+        Some(live) => live.recv().await,
+        None => std::future::pending().await,
     }
 }
 

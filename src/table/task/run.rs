@@ -24,14 +24,6 @@ async fn remote_changed(remote: Option<&crate::table::remote::RemoteSeats>) {
     }
 }
 
-/// Sleeps until `at`, or forever without one.
-async fn until(at: Option<tokio::time::Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
-}
-
 impl Table {
     /// Runs until `shutdown` fires or every sender is gone. A command is always handled to
     /// the end (decision, commit, publish) before shutdown is looked at again; at shutdown
@@ -68,9 +60,9 @@ impl Table {
             let next = tokio::select! {
                 biased;
                 _ = shutdown.wait_for(|stop| *stop) => Next::Stop,
-                _ = until(window) => Next::Window,
-                _ = until(retry) => Next::Retry,
-                _ = until(timer) => Next::Timer,
+                _ = crate::clock::until(window) => Next::Window,
+                _ = crate::clock::until(retry) => Next::Retry,
+                _ = crate::clock::until(timer) => Next::Timer,
                 // A seat, a bet or a request for a card from the players' API: the staff
                 // see it now (a request for a card is what the dealer acts on).
                 _ = remote_changed(remote.as_deref()) => {
