@@ -267,6 +267,34 @@ fn inputs_and_events_survive_json_for_the_event_log() {
 }
 
 #[test]
+fn a_common_draws_specials_stay_staked_per_player_box_through_the_round() {
+    let mut e = engine("multihand");
+    let mut mia = seat_bets(&[(1, 100), (3, 300)]);
+    mia[0].side = vec![("21+3".into(), 20), ("lucky_ladies".into(), 10)];
+    apply(
+        &mut e,
+        Input::PlayerBets(vec![
+            croupier::engine::PlayerBets {
+                player: "mia".into(),
+                boxes: mia,
+            },
+            croupier::engine::PlayerBets {
+                player: "max".into(),
+                boxes: seat_bets(&[(1, 50)]),
+            },
+        ]),
+    );
+    let expected = vec![("mia".to_string(), 1u8, 30i64)];
+    assert_eq!(e.player_specials(), expected, "staked once the round opens");
+    // Boxes 1, 2, 3, the dealer's one card, then boxes 1, 2, 3 again: the 21+3 has its
+    // three cards (box 1's two and the dealer's) and is decided.
+    for c in ["TS", "2C", "5H", "9D", "6S", "3C", "6D"] {
+        apply(&mut e, card(c));
+    }
+    assert_eq!(e.player_specials(), expected, "still staked once decided");
+}
+
+#[test]
 fn a_common_draws_player_hands_hold_the_box_cards_then_what_each_drew() {
     let mut e = engine("multihand");
     let boxes = |player: &str, on: &[(u8, i64)]| croupier::engine::PlayerBets {

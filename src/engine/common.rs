@@ -202,6 +202,22 @@ impl Engine {
         out
     }
 
+    /// Every player box's side bets staked this round, as (player, box, total), boxes
+    /// without any left out. They stay staked after they are settled (a 21+3 at the first
+    /// three cards), so a player's stake in the round is these plus the hands' stakes.
+    pub fn player_specials(&self) -> Vec<(String, SeatId, Amount)> {
+        self.common
+            .players
+            .iter()
+            .flat_map(|p| {
+                p.boxes.iter().filter_map(|sp| {
+                    let total: Amount = sp.side.iter().map(|(_, stake)| *stake).sum();
+                    (total > 0).then(|| (p.id.to_string(), sp.seat, total))
+                })
+            })
+            .collect()
+    }
+
     /// Every player box whose insurance question is open.
     pub fn open_insurance(&self) -> Vec<(String, SeatId)> {
         self.common

@@ -277,6 +277,9 @@ pub struct CommonView {
     pub insurance: Vec<(String, SeatId)>,
     /// Every player's hands.
     pub hands: Vec<crate::engine::PlayerHand>,
+    /// Every player box's side bets this round: (player, box, total staked).
+    #[serde(default)]
+    pub specials: Vec<(String, SeatId, crate::money::Amount)>,
 }
 
 /// The shoe as the table sees it.

@@ -604,6 +604,9 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
         "turns": turns.iter().map(Turn::to_json).collect::<Vec<_>>(),
         "behind": round_behind,
         "hands": hands,
+        // A common draw's side bets this round, however the page came to it (a reload, a
+        // window it never saw open): its total bet is these plus the hands' stakes.
+        "specials": snap.common.specials.iter().filter(|(p, _, _)| *p == me).map(|(_, b, amount)| json!({"box": b, "amount": amount})).collect::<Vec<_>>(),
         "decision_closed": play.remote.decision_closed(),
         "limits": app.limits,
         "view": super::view::public_view(&snap),

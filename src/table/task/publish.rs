@@ -117,6 +117,7 @@ impl Table {
             decisions: self.engine.open_decisions(),
             insurance: self.engine.open_insurance(),
             hands: self.engine.player_hands(),
+            specials: self.engine.player_specials(),
         }
     }
 
