@@ -142,6 +142,12 @@ async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served
             unsigned.is_some_and(|n| n >= 1.0),
             "the unsigned message was counted ({unsigned:?}): {metrics}"
         );
+        // A viewer that connected late (under load) began further on: the table deals on,
+        // so its count grows; what is judged is that what it got is consecutive.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while viewer.values().len() < 8 && Instant::now() < deadline {
+            sleep(Duration::from_millis(100)).await;
+        }
         let served = viewer.assert_consecutive("t1");
         assert!(
             served >= 8,
