@@ -193,10 +193,6 @@ function placedLine(s, key) {
 // A line as it will be sent: what the table holds plus the chips laid since.
 function lineTotal(s, key) { return placedLine(s, key) + (plan.lines[key] || 0); }
 
-// A common draw's special bets as placed in the last betting window (the round's view
-// does not carry them per player).
-let boxSpecials = { round: 0, amount: 0 };
-
 // What the player has on the round in play (its bets as placed; doubles and splits add to
 // them as the hands go).
 function inPlay(s) {
@@ -205,9 +201,9 @@ function inPlay(s) {
   let sum = 0;
   if (s.game.common_draw) {
     // Each box's hands carry their stakes (doubles included); the specials ride beside,
-    // as they were placed in the window that opened this round.
+    // staked still once settled.
     sum = (s.hands || []).reduce((a, h) => a + h.stake, 0);
-    return sum + (boxSpecials.round === r.number ? boxSpecials.amount : 0);
+    return sum + (s.specials || []).reduce((a, x) => a + x.amount, 0);
   }
   for (const b of r.bets || []) {
     const mine = b.player ? b.player === s.public_name : (s.seats || []).includes(b.seat);
@@ -430,7 +426,6 @@ function myBetText(s) {
 }
 
 function bettingDock(s, out) {
-  if (s.game.common_draw) boxSpecials = { round: s.betting.round, amount: (s.betting.my_boxes || []).reduce((a, x) => a + pairs(x.side), 0) };
   const total = s.timing ? s.timing.betting_ms : 0;
   out.push(timer("betting", s.betting.remaining_ms, total, t("bets-close-in", { seconds: secs(s.betting.remaining_ms) })));
   // The automatic re-bet (Ultimate) shows on the spots as if the player had laid it.
@@ -660,11 +655,20 @@ function tableArea(s) {
     const seats = renderSeats(view, s.game.common_draw ? s.game.boxes : Math.max(s.limits.seats, 7), active, null);
     for (const n of seats.querySelectorAll(".seat")) {
       if ((s.seats || []).includes(Number(n.dataset.seat))) n.classList.add("mine");
-      // A common draw's places are boxes, played by everyone who bet on them.
+      // A common draw's places are boxes, played by everyone who bet on them. Where the
+      // seats are too narrow for "Seat 1" on one line, the number alone stands for it
+      // (fit-5); the seat keeps the words as its name for screen readers.
       const label = n.querySelector(".label");
-      if (s.game.common_draw && label) label.textContent = t("spot-box", { box: n.dataset.seat });
+      if (label) {
+        const words = s.game.common_draw ? t("spot-box", { box: n.dataset.seat }) : label.textContent;
+        label.replaceChildren(el("span", { class: "long" }, words), el("span", { class: "short", "aria-hidden": "true" }, n.dataset.seat));
+        n.setAttribute("role", "group");
+        n.setAttribute("aria-label", words);
+      }
     }
     netBadges(seats, s);
+    // The fit found for the last render, so the row keeps its shell (and its nodes).
+    seats.classList.add(...SEAT_FIT.slice(0, seatFit));
     kids.push(seats);
   }
   return el("section", { class: "pp-table", "aria-label": t("dealer-label") }, kids);
@@ -699,7 +703,12 @@ function dock(s) {
   }
   wasBetting = !!(s.betting.open && atTable);
   if (s.betting.open) { if (notice && notice.kind !== "corrected") notice = null; }
-  const result = s.betting.open ? null : resultBlock(s, false);
+  // While a round is in play the dock shows only that round's result (once settled): the
+  // round before's would take a decision's room (640x360 on its side), and it is in the
+  // history. It is still built, so a correction of it is noticed.
+  const built = s.betting.open ? null : resultBlock(s, false);
+  const inRound = s.view.round.number && !s.view.round.settled;
+  const result = built && inRound && built.dataset.round !== String(s.view.round.number) ? null : built;
   // A halted table takes no bet and no decision: the dock says why instead, the table
   // stays in view.
   const halt = halted(s);
@@ -830,6 +839,25 @@ function blocking() {
 
 let shownMessage = "", messagePhase = "";
 
+// Seats that do not fit (a phone on its side, many seats, split hands; upright, a second
+// row of seats too tall) are made narrower step by step, measured after each render and
+// each resize: first the other players' amounts go (their cards and outcomes stay), then
+// the room around their hands, then their split hands stack, then their cards close up to
+// the index strips, then their labels shrink to the number. The player's own seat keeps
+// everything.
+const SEAT_FIT = ["fit-1", "fit-2", "fit-3", "fit-4", "fit-5"];
+let seatFit = 0;
+function fitSeats() {
+  const row = document.getElementById("seats");
+  if (!row) return;
+  const over = () => row.scrollWidth > row.clientWidth + 1 || row.scrollHeight > row.clientHeight + 1;
+  row.classList.remove(...SEAT_FIT);
+  let level = 0;
+  while (level < SEAT_FIT.length && over()) row.classList.add(SEAT_FIT[level++]);
+  seatFit = level;
+}
+window.addEventListener("resize", fitSeats);
+
 function render() {
   const root = document.getElementById("app");
   // A refusal belongs to the phase it was first shown in (a late bet's "too late" shows
@@ -855,6 +883,7 @@ function render() {
     el("main", { class: "pp-main" + (busy ? " busy" : ""), "data-phase": phase },
       tableArea(s), dock(s), dialogEl(s), over),
     el("div", { id: "announce", class: "pp-sr", "aria-live": "polite" }, said)]);
+  fitSeats();
   if (!block) realityDue(s);
 }
 

@@ -26,13 +26,8 @@ use tokio::time::{sleep, timeout};
 const STEP: Duration = Duration::from_secs(20);
 
 /// A request as the remote player (their launch token).
-async fn as_player(p: &mut proc::Proc, token: &str, path: &str, body: &str) -> Value {
-    let staff = std::mem::replace(
-        &mut p.headers,
-        vec![("Authorization".into(), format!("Bearer {token}"))],
-    );
-    let (status, text) = p.post(path, body).await;
-    p.headers = staff;
+async fn as_player(p: &proc::Proc, token: &str, path: &str, body: &str) -> Value {
+    let (status, text) = p.post_as(token, path, body).await;
     assert_eq!(status, 200, "{path}: {text}");
     serde_json::from_str(&text).expect("json")
 }
@@ -79,7 +74,7 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
         .await
         .expect("dealer account");
         pool.close().await;
-        let mut p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        let p = proc::spawn(&cfg, &dir.path().join("log")).await;
         let browser = Browser::launch().await;
         let panel = browser.page(&format!("http://{}/", p.addr), 800, 480).await;
         let login = "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'}, \
@@ -89,7 +84,7 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
         panel.wait_for("document.querySelector('#conn.live')", STEP).await;
 
         // The player takes seat 4: the snapshot and the panel know it is remote.
-        as_player(&mut p, &token, "/api/play/join", r#"{"seat": 4}"#).await;
+        as_player(&p, &token, "/api/play/join", r#"{"seat": 4}"#).await;
         let (snap, _) = until(&p, "seat 4 remote", |s, v| {
             s["remote"]["seats"][0]["seat"] == 4 && v["remote"]["seats"] == json!([4])
         })
@@ -132,7 +127,7 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
             .await;
 
         // The player bets over HTTP: the panel shows it.
-        as_player(&mut p, &token, "/api/play/bet", r#"{"main": 1000}"#).await;
+        as_player(&p, &token, "/api/play/bet", r#"{"main": 1000}"#).await;
         until(&p, "seat 4 has bet", |s, v| {
             s["remote"]["seats"][0]["bet"] == true && v["remote"]["bet"] == json!([4])
         })
@@ -179,7 +174,7 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
         assert!(panel.eval("document.querySelector('#remote-hit') === null").await == json!(true));
 
         // The player asks for a card: only the dealer can deal it, and the panel says so.
-        let asked = as_player(&mut p, &token, "/api/play/decision", r#"{"action": "hit"}"#).await;
+        let asked = as_player(&p, &token, "/api/play/decision", r#"{"action": "hit"}"#).await;
         assert_eq!(asked["action"], "hit", "{asked}");
         let (snap, _) = until(&p, "the request for a card", |s, v| {
             s["remote"]["hit"]["seat"] == 4 && v["remote"]["hit"] == 4

@@ -176,6 +176,34 @@ impl Proc {
         self.send("POST", path, Some(body)).await
     }
 
+    /// POST a JSON body as the remote player whose launch token is `token` (this
+    /// process's own credentials are left as they are); returns status and body.
+    pub async fn post_as(&self, token: &str, path: &str, body: &str) -> (u16, String) {
+        let bearer = format!("Bearer {token}");
+        let reply = send_to(
+            &self.addr,
+            "POST",
+            path,
+            Some(body),
+            &[("Authorization", bearer.as_str())],
+        )
+        .await;
+        (reply.status, reply.body)
+    }
+
+    /// GETs `path` every 50 ms until `f` holds for the document (at most 10 s), and returns
+    /// it; panics with `what` and the last document otherwise.
+    pub async fn until(&self, path: &str, what: &str, f: impl Fn(&Value) -> bool) -> Value {
+        for _ in 0..200 {
+            let doc = self.get(path).await;
+            if f(&doc) {
+                return doc;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("{what}: {}", self.get(path).await);
+    }
+
     /// SIGKILL, and reap.
     pub fn kill(self) {
         drop(self);

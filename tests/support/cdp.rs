@@ -25,44 +25,68 @@ type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Value>>>>;
 /// A running headless Chromium.
 pub struct Browser {
     child: Child,
-    out: mpsc::UnboundedSender<String>,
-    pending: Pending,
-    next: Arc<AtomicU64>,
+    conn: Conn,
     _profile: tempfile::TempDir,
 }
 
 /// One page (tab), attached with a flat session.
 pub struct Page {
-    out: mpsc::UnboundedSender<String>,
-    pending: Pending,
-    next: Arc<AtomicU64>,
+    conn: Conn,
     session: String,
 }
 
-async fn call(
-    out: &mpsc::UnboundedSender<String>,
-    pending: &Pending,
-    next: &AtomicU64,
-    session: Option<&str>,
-    method: &str,
-    params: Value,
-) -> Value {
-    let id = next.fetch_add(1, Ordering::SeqCst);
-    let (tx, rx) = oneshot::channel();
-    pending.lock().expect("lock").insert(id, tx);
-    let mut msg = json!({"id": id, "method": method, "params": params});
-    if let Some(s) = session {
-        msg["sessionId"] = json!(s);
+/// The DevTools connection, shared by the browser and its pages: commands go out, replies
+/// come back to the command's id.
+#[derive(Clone)]
+struct Conn {
+    out: mpsc::UnboundedSender<String>,
+    pending: Pending,
+    next: Arc<AtomicU64>,
+}
+
+impl Conn {
+    /// Sends one command (in `session`, if any) and returns its result; panics on an error.
+    async fn call(&self, session: Option<&str>, method: &str, params: Value) -> Value {
+        self.request(session, method, params)
+            .await
+            .unwrap_or_else(|err| panic!("{method}: {err}"))
     }
-    out.send(msg.to_string()).expect("browser connection open");
-    let reply = tokio::time::timeout(Duration::from_secs(20), rx)
-        .await
-        .unwrap_or_else(|_| panic!("{method}: no answer from the browser in 20 s"))
-        .expect("browser connection open");
-    if let Some(err) = reply.get("error") {
-        panic!("{method}: {err}");
+
+    /// Sends one command and returns its result, or the browser's error object.
+    async fn request(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, Value> {
+        let id = self.next.fetch_add(1, Ordering::SeqCst);
+        let (tx, rx) = oneshot::channel();
+        self.pending.lock().expect("lock").insert(id, tx);
+        let mut msg = json!({"id": id, "method": method, "params": params});
+        if let Some(s) = session {
+            msg["sessionId"] = json!(s);
+        }
+        self.out
+            .send(msg.to_string())
+            .expect("browser connection open");
+        let reply = tokio::time::timeout(Duration::from_secs(20), rx)
+            .await
+            .unwrap_or_else(|_| panic!("{method}: no answer from the browser in 20 s"))
+            .expect("browser connection open");
+        match reply.get("error") {
+            Some(err) => Err(err.clone()),
+            None => Ok(reply["result"].clone()),
+        }
     }
-    reply["result"].clone()
+}
+
+/// Whether a command failed only because the page was navigating (a reload under way):
+/// the document it was sent to is gone, and the next one answers.
+fn navigating(err: &Value) -> bool {
+    let message = err["message"].as_str().unwrap_or_default();
+    message.contains("navigated or closed")
+        || message.contains("Execution context was destroyed")
+        || message.contains("Cannot find context")
 }
 
 impl Browser {
@@ -134,37 +158,31 @@ impl Browser {
         });
         Browser {
             child,
-            out,
-            pending,
-            next: Arc::new(AtomicU64::new(1)),
+            conn: Conn {
+                out,
+                pending,
+                next: Arc::new(AtomicU64::new(1)),
+            },
             _profile: profile,
         }
     }
 
     /// Opens `url` in a new page of `width`×`height` CSS pixels.
     pub async fn page(&self, url: &str, width: u32, height: u32) -> Page {
-        let target = call(
-            &self.out,
-            &self.pending,
-            &self.next,
-            None,
-            "Target.createTarget",
-            json!({"url": "about:blank"}),
-        )
-        .await;
-        let attached = call(
-            &self.out,
-            &self.pending,
-            &self.next,
-            None,
-            "Target.attachToTarget",
-            json!({"targetId": target["targetId"], "flatten": true}),
-        )
-        .await;
+        let target = self
+            .conn
+            .call(None, "Target.createTarget", json!({"url": "about:blank"}))
+            .await;
+        let attached = self
+            .conn
+            .call(
+                None,
+                "Target.attachToTarget",
+                json!({"targetId": target["targetId"], "flatten": true}),
+            )
+            .await;
         let page = Page {
-            out: self.out.clone(),
-            pending: Arc::clone(&self.pending),
-            next: Arc::clone(&self.next),
+            conn: self.conn.clone(),
             session: attached["sessionId"].as_str().expect("session").to_string(),
         };
         page.resize(width, height).await;
@@ -192,24 +210,21 @@ impl Browser {
 impl Page {
     /// Sends one command in this page's session.
     pub async fn call(&self, method: &str, params: Value) -> Value {
-        call(
-            &self.out,
-            &self.pending,
-            &self.next,
-            Some(&self.session),
-            method,
-            params,
-        )
-        .await
+        self.conn.call(Some(&self.session), method, params).await
     }
 
-    /// Sets the viewport.
+    /// Sets the viewport, and waits until the page has laid out at it.
     pub async fn resize(&self, width: u32, height: u32) {
         self.call(
             "Emulation.setDeviceMetricsOverride",
             json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
         )
         .await;
+        // Returns once the page has laid out at the new size and its resize handlers have
+        // run (the player's page fits its seats then): two frames. Measured sooner, a page
+        // can still be at the last size's layout (seen under load in CI).
+        self.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            .await;
     }
 
     /// Evaluates `expr` and returns its value (JSON).
@@ -227,12 +242,24 @@ impl Page {
     }
 
     /// Waits until `expr` is truthy; panics with `expr` and the page's text after `limit`.
+    /// A page that is navigating (just reloaded) is waited out, not taken for an error.
     pub async fn wait_for(&self, expr: &str, limit: Duration) {
         let start = std::time::Instant::now();
         loop {
-            let v = self.eval(&format!("!!({expr})")).await;
-            if v == json!(true) {
-                return;
+            let reply = self
+                .conn
+                .request(
+                    Some(&self.session),
+                    "Runtime.evaluate",
+                    json!({"expression": format!("!!({expr})"), "returnByValue": true}),
+                )
+                .await;
+            match reply {
+                Ok(r) if r.get("exceptionDetails").is_some() => panic!("{expr}: {r}"),
+                Ok(r) if r["result"]["value"] == json!(true) => return,
+                Ok(_) => {}
+                Err(err) if navigating(&err) => {}
+                Err(err) => panic!("Runtime.evaluate: {err}"),
             }
             if start.elapsed() > limit {
                 let text = self

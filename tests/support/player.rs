@@ -175,8 +175,20 @@ pub async fn place(page: &Page) -> u64 {
 }
 
 /// Taps what the table asks of this player (`prefer` first, else no insurance, stand) if
-/// anything; answers whether the page shows `round`'s result.
+/// anything; answers whether the page shows `round`'s result. A decision never shares the
+/// dock with an earlier round's result (it took the buttons' room at 640×360).
 pub async fn step(page: &Page, round: u64, prefer: &[&str]) -> bool {
+    let stale = page
+        .eval(
+            "(() => { const r = document.querySelector('#result'); \
+             return !!document.querySelector('#actions') && !!r \
+               && r.dataset.round !== String(window.playState().view.round.number) ? r.dataset.round : null; })()",
+        )
+        .await;
+    assert!(
+        stale.is_null(),
+        "a decision in round {round} beside round {stale}'s result"
+    );
     if holds(
         page,
         &format!("(() => {{ const r = document.querySelector('#result'); return !!r && r.dataset.round === '{round}'; }})()"),
@@ -199,6 +211,26 @@ pub async fn step(page: &Page, round: u64, prefer: &[&str]) -> bool {
         }
     }
     false
+}
+
+/// [`fits`] at each of `sizes`, and `wanted` on screen and uncovered at each (the page
+/// left at `back`).
+pub async fn sized(
+    page: &Page,
+    name: &str,
+    sizes: &[(u32, u32)],
+    back: (u32, u32),
+    wanted: &[&str],
+) -> Vec<String> {
+    let mut problems = fits(page, name, sizes, back).await;
+    for (w, h) in sizes {
+        page.resize(*w, *h).await;
+        for p in on_screen(page, wanted).await {
+            problems.push(format!("{name} {w}x{h}: {p}"));
+        }
+    }
+    page.resize(back.0, back.1).await;
+    problems
 }
 
 /// The fit check at each of `sizes` (the page left at `back`): a screenshot each,
