@@ -42,6 +42,7 @@ seat-you = Sie
 join-title = Platz nehmen
 join-none = Gerade ist kein Platz frei. Warten Sie hier: zwischen den Runden werden Plätze frei.
 join-seat = Platz { $seat }
+join-taken = Platz { $seat }: besetzt
 join-behind = Hinter anderen Spielern setzen
 join-table = Am Tisch mitspielen
 join-second = Zweiten Platz nehmen

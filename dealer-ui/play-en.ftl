@@ -45,6 +45,7 @@ seat-you = You
 join-title = Take a seat
 join-none = No seat is free right now. You can wait here: seats free up between rounds.
 join-seat = Seat { $seat }
+join-taken = Seat { $seat }: taken
 join-behind = Bet behind other players
 join-table = Join the table
 join-second = Take a second seat

@@ -678,7 +678,12 @@ function joinDock(s, out) {
   out.push(el("h2", { class: "pp-h2" }, t("join-title")));
   if (!s.game.common_draw) {
     if (!s.free_seats.length) out.push(el("p", { class: "pp-note" }, t("join-none")));
-    out.push(el("div", { class: "pp-row pp-seats", id: "join" }, s.free_seats.map((n) => button(t("join-seat", { seat: n }), () => act("/api/play/join", { seat: n }), { "data-seat": n }))));
+    // Every seat a remote player may take, the taken ones off in their place: a seat
+    // taken by someone else never moves the one under a finger.
+    const offered = s.offered_seats || s.free_seats;
+    out.push(el("div", { class: "pp-row pp-seats", id: "join" }, offered.map((n) => s.free_seats.includes(n)
+      ? button(t("join-seat", { seat: n }), () => act("/api/play/join", { seat: n }), { "data-seat": n })
+      : el("button", { type: "button", class: "pp-taken", "data-seat": n, disabled: "" }, t("join-taken", { seat: n })))));
   }
   if (s.game.common_draw || s.game.play_behind) {
     out.push(el("div", { class: "pp-row" }, button(s.game.common_draw ? t("join-table") : t("join-behind"), () => act("/api/play/join", {}), { id: "join-unseated" })));

@@ -106,7 +106,14 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
         b.wait_for("document.querySelector('#join button')", STEP).await;
         shot(a, "join-390x844").await;
         problems.extend(fits(a, "join", &player::all_sizes(), ALICE).await);
+        // A seat taken by someone else stays in the list, off, in its place: the seat
+        // under Bob's finger does not move when Alice sits.
+        let at = "JSON.stringify((r => [r.x, r.y])(document.querySelector(\"#join button[data-seat='5']\").getBoundingClientRect()))";
+        let before = b.eval(at).await;
         sit(a, 4).await;
+        b.wait_for("document.querySelector(\"#join button[data-seat='4']\").disabled", STEP).await;
+        assert_eq!(b.text("#join button[data-seat='4']").await, "Seat 4: taken");
+        assert_eq!(b.eval(at).await, before, "seat 5's button did not move when seat 4 was taken");
         sit(b, 5).await;
 
         // Betting: the chips can never pass the balance on the page. €500 (all of it) on
@@ -305,7 +312,9 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
         let mut problems = Vec::new();
         a.wait_for("document.querySelector('#join-unseated')", STEP).await;
         a.tap_in_view("#join-unseated").await;
-        a.wait_for("window.playState().betting.open && document.querySelector(\"[data-target='box:3']\")", STEP).await;
+        // A window with time to spare (one about to close, under load, would take the
+        // spots away while the sizes are checked).
+        a.wait_for("window.playState().betting.open && window.playState().betting.remaining_ms > 30000 && document.querySelector(\"[data-target='box:3']\")", Duration::from_secs(90)).await;
         lay(a, 1, &["box:1", "box:2", "box:3", "box:1:21+3"]).await;
         let boxes = ["#chips", "[data-target='box:1']", "[data-target='box:3']", "#place-boxes", "#betting", "#balance"];
         problems.extend(sized(a, "boxes", &player::all_sizes(), ALICE, &boxes).await);
@@ -374,7 +383,7 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
                 let _ = player::step(a, u64::MAX, &["stand"]).await;
             }
             sleep(Duration::from_millis(100)).await;
-            if !seen && holds(a, "window.playState().betting.open").await {
+            if !seen && holds(a, "window.playState().betting.open && window.playState().betting.remaining_ms > 10000").await {
                 // The round ended before two boxes asked at once: bet again.
                 lay(a, 1, &["box:1", "box:2", "box:3"]).await;
                 a.tap_in_view("#place-boxes").await;

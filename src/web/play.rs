@@ -492,13 +492,19 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
     let seat = play.remote.seat_of(&me);
     let seats = play.remote.seats();
     let common = common_draw(&app);
-    let free: Vec<SeatId> = if common {
+    // Every seat a remote player may take, free or not: the page lists them all, the
+    // taken ones off, so a seat taken by someone else never moves the others under a
+    // finger on its way down.
+    let offered: Vec<SeatId> = if common {
         Vec::new()
     } else {
-        (play.demo_seats + 1..=app.variant.deal.seats)
-            .filter(|s| !seats.contains_key(s))
-            .collect()
+        (play.demo_seats + 1..=app.variant.deal.seats).collect()
     };
+    let free: Vec<SeatId> = offered
+        .iter()
+        .copied()
+        .filter(|s| !seats.contains_key(s))
+        .collect();
     let window_bets = &snap.betting.bets;
     let behind_mine: Vec<Value> = window_bets
         .iter()
@@ -591,6 +597,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
         "seats": play.remote.seats_of(&me),
         "unseated": play.remote.is_unseated(&me),
         "free_seats": free,
+        "offered_seats": offered,
         "game": {
             "common_draw": common,
             "play_behind": app.variant.betting.play_behind && !common,

@@ -291,28 +291,75 @@ impl Page {
 
     /// Taps `selector` with the finger held down for `hold` between press and release, as
     /// a slow hand (or a loaded machine) does: the page may redraw meanwhile.
+    ///
+    /// A press is checked to land on what was looked at: when the page moved in the moment
+    /// between the look and the press (a line appearing above, under load), the press is
+    /// let go away from everything (so nothing is clicked) and the tap is tried again, at
+    /// most three times, each miss printed — a page that keeps moving still fails. A
+    /// release that brings no click to the target is printed too.
     #[allow(dead_code)]
     pub async fn tap_held(&self, selector: &str, hold: std::time::Duration) {
         let s = serde_json::to_string(selector).expect("json");
-        let rect = self
-            .eval(&format!(
-                "(() => {{ const e = document.querySelector({s}); if (!e) return null; \
-                 e.scrollIntoView({{block: 'center', inline: 'center'}}); \
-                 const r = e.getBoundingClientRect(); \
-                 return {{x: r.x + r.width / 2, y: r.y + r.height / 2, disabled: !!e.disabled}}; }})()"
-            ))
+        for attempt in 1..=4 {
+            let rect = self
+                .eval(&format!(
+                    "(() => {{ const e = document.querySelector({s}); if (!e) return null; \
+                     e.scrollIntoView({{block: 'center', inline: 'center'}}); \
+                     if (!window.__taps) {{ window.__taps = {{}}; \
+                       for (const k of ['mousedown', 'click']) addEventListener(k, (ev) => {{ window.__taps[k] = ev.target; }}, true); }} \
+                     window.__taps.mousedown = null; window.__taps.click = null; window.__tapWant = e; \
+                     const r = e.getBoundingClientRect(); \
+                     return {{x: r.x + r.width / 2, y: r.y + r.height / 2, disabled: !!e.disabled}}; }})()"
+                ))
+                .await;
+            assert!(!rect.is_null(), "nothing to tap at {selector}");
+            assert_eq!(rect["disabled"], json!(false), "{selector} is disabled");
+            let at = |kind: &str, x: &Value, y: &Value| json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1});
+            self.call(
+                "Input.dispatchMouseEvent",
+                at("mousePressed", &rect["x"], &rect["y"]),
+            )
             .await;
-        assert!(!rect.is_null(), "nothing to tap at {selector}");
-        assert_eq!(rect["disabled"], json!(false), "{selector} is disabled");
-        for kind in ["mousePressed", "mouseReleased"] {
-            if kind == "mouseReleased" && !hold.is_zero() {
+            let pressed = self
+                .eval(&format!(
+                    "(() => {{ const d = window.__taps.mousedown, w = window.__tapWant, now = document.querySelector({s}); \
+                     if (d && (w.contains(d) || (now && now.contains(d)))) return 'ok'; \
+                     const say = (n) => n ? n.tagName.toLowerCase() + (n.id ? '#' + n.id : '') + (n.className ? '.' + String(n.className).split(' ').join('.') : '') + ' \"' + (n.innerText || '').slice(0, 30) + '\"' : 'nothing'; \
+                     const r = now && now.getBoundingClientRect(); \
+                     return 'the press landed on ' + say(d) + '; ' + {s} + ' is now ' + (r ? [r.left, r.top, r.right, r.bottom].map(Math.round).join(',') : 'gone'); }})()"
+                ))
+                .await;
+            if pressed != json!("ok") {
+                // Let go at the page's corner: the click, if any, goes to what both share
+                // (the document), which acts on nothing.
+                self.call(
+                    "Input.dispatchMouseEvent",
+                    at("mouseReleased", &json!(0), &json!(0)),
+                )
+                .await;
+                eprintln!("tap {selector}, attempt {attempt}: {pressed}");
+                assert!(attempt < 4, "tap {selector}: {pressed}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+            if !hold.is_zero() {
                 tokio::time::sleep(hold).await;
             }
             self.call(
                 "Input.dispatchMouseEvent",
-                json!({"type": kind, "x": rect["x"], "y": rect["y"], "button": "left", "clickCount": 1}),
+                at("mouseReleased", &rect["x"], &rect["y"]),
             )
             .await;
+            let clicked = self
+                .eval(&format!(
+                    "(() => {{ const c = window.__taps.click, w = window.__tapWant, now = document.querySelector({s}); \
+                     return !!c && (w.contains(c) || (!!now && now.contains(c))); }})()"
+                ))
+                .await;
+            if clicked != json!(true) {
+                eprintln!("tap {selector}: pressed, but no click reached it");
+            }
+            return;
         }
     }
 
@@ -332,7 +379,12 @@ impl Page {
                  return h && (h === e || e.contains(h)) ? 'ok' : 'covered'; }})()"
             ))
             .await;
-        assert_eq!(seen, json!("ok"), "{selector} cannot be tapped where it is");
+        if seen != json!("ok") {
+            let text = self
+                .eval("document.body ? document.body.innerText : ''")
+                .await;
+            panic!("{selector} cannot be tapped where it is ({seen}); the page shows:\n{text}");
+        }
         self.tap(selector).await;
     }
 

@@ -129,8 +129,13 @@ pub async fn state(page: &Page) -> Value {
 /// Takes a free seat by tap and waits until the table has it.
 pub async fn sit(page: &Page, seat: u8) {
     let sel = format!("#join button[data-seat='{seat}']");
-    page.wait_for(&format!("document.querySelector(\"{sel}\")"), STEP)
-        .await;
+    page.wait_for(
+        &format!(
+            "document.querySelector(\"{sel}\") && !document.querySelector(\"{sel}\").disabled"
+        ),
+        STEP,
+    )
+    .await;
     page.tap(&sel).await;
     page.wait_for(
         &format!("window.playState() && window.playState().seat === {seat}"),
