@@ -56,15 +56,25 @@ function morph(container, children) {
     return o;
   };
   if (old.length !== next.length) {
-    // A list that grew or shrank (a seat taken by another player): each new element takes
-    // the old one of the same tag and attributes, in order, so a button under a finger
-    // stays the same node and the tap on it is not lost.
+    // A list that grew or shrank (a seat taken by another player, a line of the dock
+    // coming or going): each new element takes the old one of the same tag and
+    // attributes, in order, so a button under a finger stays the same node. And the nodes
+    // kept are never taken out of the document, not even to be put straight back: the
+    // browser would give the click to their parent, and the tap would be lost. Only the
+    // nodes gone are removed, and only what is new (or out of order) is inserted.
     const pool = old.filter((o) => o.nodeType === 1);
-    container.replaceChildren(...next.map((n) => {
+    const want = next.map((n) => {
       if (n.nodeType !== 1) return n;
       const i = pool.findIndex((o) => shell(o) === shell(n));
       return i < 0 ? n : keep(pool.splice(i, 1)[0], n);
-    }));
+    });
+    const wanted = new Set(want);
+    for (const o of old) if (!wanted.has(o)) o.remove();
+    let at = container.firstChild;
+    for (const n of want) {
+      if (n === at) at = at.nextSibling;
+      else container.insertBefore(n, at);
+    }
     return;
   }
   next.forEach((n, i) => {
