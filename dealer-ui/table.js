@@ -38,12 +38,17 @@ function on(e, type, handler) {
   e.addEventListener(type, dispatch);
 }
 
+// Elements whose state lives in properties a user changes (value, checkedness, the pick).
+const FIELDS = new Set(["INPUT", "SELECT", "TEXTAREA", "OPTION"]);
+
 // Puts `children` in `container`, keeping every node the new render did not change. These
 // pages re-render every second and on every update; a tap is a press and a release on the
 // same node, and a node replaced between the two swallows the tap (seen on a loaded
 // machine, as it would be on a busy phone). A kept element (same tag and attributes) takes
 // the new render's handlers, whose closures may hold what its markup does not show, and
-// its children are put the same way; anything else is replaced.
+// its children are put the same way. An element of the same tag whose attributes changed
+// is kept too and takes the new ones (a form field excepted: it is replaced); anything
+// else is replaced.
 function morph(container, children) {
   const next = children.flat().filter((c) => c !== null && c !== undefined && c !== false)
     .map((c) => (typeof c === "string" || typeof c === "number") ? document.createTextNode(String(c)) : c);
@@ -81,7 +86,15 @@ function morph(container, children) {
     const o = old[i];
     if (o.nodeType !== n.nodeType) { o.replaceWith(n); return; }
     if (n.nodeType !== 1) { if (o.textContent !== n.textContent) o.replaceWith(n); return; }
-    if (shell(o) !== shell(n)) { o.replaceWith(n); return; }
+    if (shell(o) !== shell(n)) {
+      // A container whose attributes changed (the page's phase, a busy flag, a class) is
+      // kept and takes the new ones: replacing it would take a pressed button inside it
+      // out of the document (the tap lost) and drop the focus. A form field is replaced:
+      // its live value and checkedness follow the render only on a new node.
+      if (o.tagName !== n.tagName || FIELDS.has(n.tagName)) { o.replaceWith(n); return; }
+      for (const a of Array.from(o.attributes)) if (!n.hasAttribute(a.name)) o.removeAttribute(a.name);
+      for (const a of Array.from(n.attributes)) if (o.getAttribute(a.name) !== a.value) o.setAttribute(a.name, a.value);
+    }
     keep(o, n);
   });
 }

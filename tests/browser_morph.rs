@@ -79,6 +79,8 @@ async fn a_render_between_press_and_release_never_loses_the_tap() {
             ("a line after it goes", format!("[el('h2', {{}}, 'Take a seat'), {go}, n ? null : el('p', {{}}, 'Bets close in 9 s')]")),
             // A sibling of the button appears after it in its own list.
             ("a button beside it appears", "[el('div', {id: 'list'}, el('button', {id: 'go', type: 'button', onclick: hit, style: 'width: 120px; height: 44px'}, 'Seat 4'), n ? el('button', {type: 'button'}, 'Seat 5') : null)]".to_string()),
+            // The list's parent changes an attribute (the page's phase, a busy flag).
+            ("its parent's attributes change", format!("[el('section', {{'data-phase': n ? 'deciding' : 'betting', class: n ? 'busy' : ''}}, {go})]")),
             // Two lines change places after it, and a text node changes.
             ("lines after it reorder", format!("[{go}, n ? 'round 2' : 'round 1', ...(n ? [el('p', {{class: 'b'}}, 'b'), el('p', {{class: 'a'}}, 'a'), el('p', {{class: 'c'}}, 'c')] : [el('p', {{class: 'a'}}, 'a'), el('p', {{class: 'b'}}, 'b')])]")),
         ];
@@ -93,6 +95,17 @@ async fn a_render_between_press_and_release_never_loses_the_tap() {
         // The same render again (nothing changed) keeps the button too: the baseline.
         let r = press_render_release(&page, &format!("[el('h2', {{}}, 'Take a seat'), {go}]")).await;
         assert_eq!(r, json!({"hits": 1, "same": true}), "an unchanged render");
+        // A form field whose attributes changed is a new node (its value and checkedness
+        // follow the render only so); a container of the same tag is the same node.
+        let kept = page
+            .eval("(() => { const root = document.getElementById('root'); \
+                   morph(root, [el('div', {class: 'a'}, el('input', {type: 'checkbox', id: 'f'}))]); \
+                   const d = root.firstChild, f = document.getElementById('f'); f.checked = true; \
+                   morph(root, [el('div', {class: 'b', 'data-x': '1'}, el('input', {type: 'checkbox', id: 'f', 'data-y': '2'}))]); \
+                   return {div: root.firstChild === d && d.className === 'b' && d.dataset.x === '1', \
+                           field: document.getElementById('f') !== f && !document.getElementById('f').checked}; })()")
+            .await;
+        assert_eq!(kept, json!({"div": true, "field": true}));
         browser.close().await;
     })
     .await
