@@ -29,7 +29,7 @@ mod proc;
 
 use cdp::{chromium_present, Page};
 use player::{fits, holds, lay, place, shot, signed, sit, sized, state, ALICE, BOB, STEP};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::time::{sleep, timeout};
 
@@ -398,6 +398,24 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
     .expect("bounded");
 }
 
+/// Watches `#join button[data-seat='4']` on every frame until the table area has had three
+/// more heights (cards dealt, a round over, a window opened or closed: up to 15 s): `ok`, or
+/// where the button went and what the table did.
+const STILL: &str = "new Promise((done) => { \
+    const seat = () => document.querySelector(\"#join button[data-seat='4']\"); \
+    const table = () => Math.round(document.querySelector('.pp-table').getBoundingClientRect().height); \
+    const at = (e) => { const r = e.getBoundingClientRect(); return Math.round(r.left) + ',' + Math.round(r.top); }; \
+    const first = at(seat()), heights = [table()], start = Date.now(); \
+    const look = () => { \
+      const e = seat(); if (!e) return done('the button went'); \
+      const phase = document.querySelector('.pp-main').dataset.phase; \
+      if (at(e) !== first) return done('moved from ' + first + ' to ' + at(e) + ' (table heights ' + heights.concat(table()).join(' > ') + ', ' + phase + ')'); \
+      if (table() !== heights[heights.length - 1]) heights.push(table()); \
+      if (heights.length > 3) return done('ok'); \
+      if (Date.now() - start > 15000) return done('the table kept its height: ' + heights.join(' > ')); \
+      requestAnimationFrame(look); }; \
+    look(); })";
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bet_behind_with_its_follows_fits_every_size() {
     if !chromium_present() {
@@ -408,6 +426,13 @@ async fn a_bet_behind_with_its_follows_fits_every_size() {
         let t = player::start("deluxe", 30, &[], &[("Ann", ALICE), ("Ben", BOB)]).await;
         let (a, b) = (&t.pages[0], &t.pages[1]);
         let mut problems = Vec::new();
+        // Upright, while the demo's rounds go on (the table growing with each card and
+        // emptying, the windows opening and closing), the seats Ann may take stay where her
+        // finger is on its way to them: the dock's content stays at the bottom.
+        a.resize(390, 844).await;
+        a.wait_for("document.querySelector(\"#join button[data-seat='4']\")", STEP).await;
+        let still = a.eval(STILL).await;
+        assert_eq!(still, json!("ok"), "Ann's seat 4 while the table changed");
         sit(a, 4).await;
         b.wait_for("document.querySelector('#join-unseated')", STEP).await;
         b.tap_in_view("#join-unseated").await;

@@ -306,8 +306,8 @@ impl Page {
                     "(() => {{ const e = document.querySelector({s}); if (!e) return null; \
                      e.scrollIntoView({{block: 'center', inline: 'center'}}); \
                      if (!window.__taps) {{ window.__taps = {{}}; \
-                       for (const k of ['mousedown', 'click']) addEventListener(k, (ev) => {{ window.__taps[k] = ev.target; }}, true); }} \
-                     window.__taps.mousedown = null; window.__taps.click = null; window.__tapWant = e; \
+                       for (const k of ['mousedown', 'mouseup', 'click']) addEventListener(k, (ev) => {{ window.__taps[k] = ev.target; }}, true); }} \
+                     window.__taps.mousedown = null; window.__taps.mouseup = null; window.__taps.click = null; window.__tapWant = e; \
                      const r = e.getBoundingClientRect(); \
                      return {{x: r.x + r.width / 2, y: r.y + r.height / 2, disabled: !!e.disabled}}; }})()"
                 ))
@@ -352,12 +352,18 @@ impl Page {
             .await;
             let clicked = self
                 .eval(&format!(
-                    "(() => {{ const c = window.__taps.click, w = window.__tapWant, now = document.querySelector({s}); \
-                     return !!c && (w.contains(c) || (!!now && now.contains(c))); }})()"
+                    "(() => {{ const c = window.__taps.click, u = window.__taps.mouseup, w = window.__tapWant, now = document.querySelector({s}); \
+                     if (c && (w.contains(c) || (!!now && now.contains(c)))) return 'ok'; \
+                     const say = (n) => n ? n.tagName.toLowerCase() + (n.id ? '#' + n.id : '') + (n.className ? '.' + String(n.className).split(' ').join('.') : '') + (n.isConnected ? '' : ' (out of the document)') : 'nothing'; \
+                     const r = w.getBoundingClientRect(); \
+                     return 'released on ' + say(u) + ', clicked ' + say(c) + '; the pressed node ' + say(w) + (now === w ? '' : ' (no longer the one matched)') + ' at ' + [r.left, r.top, r.right, r.bottom].map(Math.round).join(',') + (w.disabled ? ', disabled' : ''); }})()"
                 ))
                 .await;
-            if clicked != json!(true) {
-                eprintln!("tap {selector}: pressed, but no click reached it");
+            if clicked != json!("ok") {
+                eprintln!(
+                    "tap {selector}: pressed at {},{}, but no click reached it: {clicked}",
+                    rect["x"], rect["y"]
+                );
             }
             return;
         }
