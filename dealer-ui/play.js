@@ -680,8 +680,7 @@ function joinDock(s, out) {
     if (!s.free_seats.length) out.push(el("p", { class: "pp-note" }, t("join-none")));
     // Every seat a remote player may take, the taken ones off in their place: a seat
     // taken by someone else never moves the one under a finger.
-    const offered = s.offered_seats || s.free_seats;
-    out.push(el("div", { class: "pp-row pp-seats", id: "join" }, offered.map((n) => s.free_seats.includes(n)
+    out.push(el("div", { class: "pp-row pp-seats", id: "join" }, s.offered_seats.map((n) => s.free_seats.includes(n)
       ? button(t("join-seat", { seat: n }), () => act("/api/play/join", { seat: n }), { "data-seat": n })
       : el("button", { type: "button", class: "pp-taken", "data-seat": n, disabled: "" }, t("join-taken", { seat: n })))));
   }
