@@ -15,7 +15,6 @@ pub mod anchor;
 pub mod audit;
 mod backup;
 mod checkpoint;
-mod direct;
 pub mod dispute;
 mod integrity;
 pub mod outbox;
@@ -162,9 +161,6 @@ pub enum StoreError {
     /// A query failed.
     #[error("database error: {0}")]
     Sql(#[from] sqlx::Error),
-    /// The card path's direct insert failed (`direct.rs`).
-    #[error("database error: {0}")]
-    Direct(#[from] rusqlite::Error),
     /// A payload could not be encoded or decoded.
     #[error("event payload: {0}")]
     Json(#[from] serde_json::Error),
@@ -260,9 +256,6 @@ pub struct Store {
     first_timeline: String,
     /// The last committed rows, for the broker publisher (only once it asked for them).
     recent: Option<outbox::Recent>,
-    /// The plain rows' connection, used in place (`direct.rs`); `None` if it could not be
-    /// opened, and then every row goes through `conn`.
-    direct: Option<direct::DirectWriter>,
 }
 
 /// What [`Store::open`] found.
@@ -404,13 +397,6 @@ impl Store {
             }
         };
         let checkpointer = Checkpointer::spawn(path.to_path_buf());
-        let direct = match direct::DirectWriter::open(path) {
-            Ok(d) => Some(d),
-            Err(e) => {
-                tracing::warn!(error = %e, "every row goes through sqlx's thread: the direct connection cannot be opened");
-                None
-            }
-        };
         let timeline = Timeline::of(&first_timeline, &log);
         let mut store = Store {
             conn,
@@ -425,7 +411,6 @@ impl Store {
             timeline,
             first_timeline,
             recent: None,
-            direct,
         };
         if store.begin_restored_timeline(&log).await? {
             log = store.reload().await?;
@@ -546,16 +531,8 @@ impl Store {
                 )
             });
         if !projected {
-            // Most cards: one statement, atomic and durable on its own (autocommit), in
-            // place on this thread (`direct.rs`); through SQLite's thread only when another
-            // process holds the lock, or without the direct connection.
-            if let Some(direct) = &self.direct {
-                let written = direct.insert(table, seq_i, kind, &payload, at_ms, &hash)?;
-                if written == direct::Inserted::Committed {
-                    self.committed(seq, at_ms, hash, record, payload);
-                    return Ok(seq);
-                }
-            }
+            // Most cards: one statement, atomic and durable on its own (autocommit), one
+            // round trip to SQLite's thread instead of three.
             insert.execute(&mut *self.conn).await?;
             self.committed(seq, at_ms, hash, record, payload);
             return Ok(seq);
@@ -657,9 +634,6 @@ impl Store {
         sqlx::query(&format!("PRAGMA busy_timeout = {}", wait.as_millis()))
             .execute(&mut *self.conn)
             .await?;
-        if let Some(direct) = &self.direct {
-            direct.set_busy_timeout(wait)?;
-        }
         Ok(())
     }
 
@@ -680,10 +654,8 @@ impl Store {
             pool,
             checkpointer,
             _lock: lock,
-            direct,
             ..
         } = self;
-        drop(direct);
         // Its connection closed first and for good: nothing may touch the files once this
         // returns (a restore may replace them).
         checkpointer.close().await;
@@ -966,47 +938,6 @@ mod tests {
         drop(reopened);
         let reader = Reader::open(&db).await.expect("reader");
         assert_eq!(reader.recall("t", 10).await.expect("recall").len(), 1);
-    }
-
-    #[tokio::test]
-    async fn a_plain_row_waits_out_a_lock_longer_than_the_direct_connections_and_is_written_once() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let (db, mut store) = fresh(dir.path()).await;
-        let card = |c: &str| Record::Input {
-            source: Source::Shoe,
-            input: Input::Card(c.parse().expect("card")),
-        };
-        assert_eq!(store.append(&card("AS"), &[], 1).await.expect("row 1"), 1);
-        // Another process holds the write lock ten times as long as the direct connection
-        // waits: the row goes through the sqlx connection's longer wait.
-        let mut blocker = options(&db).connect().await.expect("blocker");
-        sqlx::query("BEGIN IMMEDIATE")
-            .execute(&mut blocker)
-            .await
-            .expect("lock");
-        let held = direct::DIRECT_BUSY * 10;
-        let release = tokio::spawn(async move {
-            tokio::time::sleep(held).await;
-            sqlx::query("COMMIT")
-                .execute(&mut blocker)
-                .await
-                .expect("unlock");
-        });
-        let started = std::time::Instant::now();
-        assert_eq!(store.append(&card("KH"), &[], 1).await.expect("row 2"), 2);
-        assert!(
-            started.elapsed() >= held,
-            "written only once the lock was released"
-        );
-        release.await.expect("released");
-        assert_eq!(store.append(&card("QD"), &[], 1).await.expect("row 3"), 3);
-        store.close().await.expect("close");
-        let reopened = Store::open(&db, "t", "t", "deluxe").await.expect("reopen");
-        assert_eq!(
-            reopened.log.iter().map(|r| r.seq).collect::<Vec<_>>(),
-            [1, 2, 3],
-            "each row once, and the chain verifies across both connections"
-        );
     }
 
     #[tokio::test]
