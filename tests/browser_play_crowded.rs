@@ -148,13 +148,9 @@ async fn seven_seats_with_three_splits_fit_every_size() {
     }
     let steps = plan();
     timeout(Duration::from_secs(400), async {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let sim =
-            croupier_drivers::sim::SimShoe::start(croupier_drivers::sim::SimConfig::default())
-                .expect("pty shoe");
         // Long timers: the dealer closes betting, and the player's decision waits for the
         // checks.
-        let cfg = common::no_demo_play_config(dir.path(), &sim.path(), 300, 300);
+        let (dir, sim, cfg) = common::no_demo_table(300, 300);
         let token = common::launch_token(&cfg, "Pia", "500.00");
         let p = proc::spawn(&cfg, &dir.path().join("log")).await;
         let browser = Browser::launch().await;

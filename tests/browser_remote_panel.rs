@@ -51,13 +51,9 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
     }
     timeout(Duration::from_secs(240), async {
         let out = artifacts();
-        let dir = tempfile::tempdir().expect("tempdir");
-        let sim =
-            croupier_drivers::sim::SimShoe::start(croupier_drivers::sim::SimConfig::default())
-                .expect("pty shoe");
         // A long countdown (the dealer closes it) and a long decision timer (the test acts
         // well within it).
-        let cfg = common::no_demo_play_config(dir.path(), &sim.path(), 120, 120);
+        let (dir, sim, cfg) = common::no_demo_table(120, 120);
         let token = common::launch_token(&cfg, "Gus", "500.00");
         // The dealer's account (no demo start creates one here).
         let pool = croupier::auth::open_pool(&dir.path().join("croupier.db"))

@@ -208,6 +208,24 @@ pub fn no_demo_play_config(
     path
 }
 
+/// A table without the demo dealer for remote play ([`no_demo_play_config`]), dealt from a
+/// new simulated `croupier-v1` shoe on a PTY: its temporary directory (the database goes
+/// there), the shoe and the config file.
+pub fn no_demo_table(
+    betting: u64,
+    decision: u64,
+) -> (
+    tempfile::TempDir,
+    croupier_drivers::sim::SimShoe,
+    std::path::PathBuf,
+) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sim = croupier_drivers::sim::SimShoe::start(croupier_drivers::sim::SimConfig::default())
+        .expect("pty shoe");
+    let cfg = no_demo_play_config(dir.path(), &sim.path(), betting, decision);
+    (dir, sim, cfg)
+}
+
 /// The table part of the wallet transaction ids of the table in `db` (its only table), on
 /// its current first timeline: `<id>~<eight hex digits>` (`wallet::journal::tx_table`).
 pub async fn tx_table(db: &Path) -> String {

@@ -75,13 +75,6 @@ async fn a_decision_after_its_timer_is_refused_with_the_close_and_takes_nothing(
     .expect("bounded");
 }
 
-/// A table without the demo dealer (`common::config_file`: id `t1`, the shoe a simulated
-/// `croupier-v1` shoe on a PTY the test deals from): nobody but the table runs the windows.
-fn no_demo_config(dir: &Path, port: &Path) -> PathBuf {
-    // Long enough that a loaded machine still bets and sees the decision in time.
-    common::no_demo_play_config(dir, port, 6, 4)
-}
-
 fn shoe(cards: &[&str]) -> Vec<croupier_drivers::ShoeItem> {
     common::cards_for_shoe(cards)
 }
@@ -92,11 +85,8 @@ async fn without_the_demo_dealer_the_table_runs_the_countdown_and_the_decision_t
     use croupier::engine::Input;
     use croupier::store::Record;
     timeout(Duration::from_secs(240), async {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let sim =
-            croupier_drivers::sim::SimShoe::start(croupier_drivers::sim::SimConfig::default())
-                .expect("pty shoe");
-        let cfg = no_demo_config(dir.path(), &sim.path());
+        // Long enough that a loaded machine still bets and sees the decision in time.
+        let (dir, sim, cfg) = common::no_demo_table(6, 4);
         let db = dir.path().join("croupier.db");
         let log = dir.path().join("log");
         let token = add_player(&cfg, "Gus", "500.00");
@@ -297,13 +287,9 @@ async fn without_the_demo_dealer_the_table_runs_the_countdown_and_the_decision_t
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_bet_change_leaves_the_standing_bet_and_odd_stakes_are_refused() {
     timeout(Duration::from_secs(120), async {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let sim =
-            croupier_drivers::sim::SimShoe::start(croupier_drivers::sim::SimConfig::default())
-                .expect("pty shoe");
         // No demo dealer (it would close the window once the player has bet): the window
         // stays open for its whole countdown.
-        let cfg = common::no_demo_play_config(dir.path(), &sim.path(), 120, 20);
+        let (dir, _shoe, cfg) = common::no_demo_table(120, 20);
         // The shipped table's betting unit (€0.10), which the shared test config lifts.
         let text = std::fs::read_to_string(&cfg).expect("config");
         std::fs::write(&cfg, text.replace("bet_unit = 1", "bet_unit = 10")).expect("write");
