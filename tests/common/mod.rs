@@ -183,16 +183,22 @@ pub fn config_file(dir: &Path, port: &Path, stem: &str) -> std::path::PathBuf {
     path
 }
 
-/// [`config_file`] for remote play at a table without the demo dealer (the test deals
-/// from the PTY shoe `port`): a betting countdown of `betting` seconds and a decision timer
-/// of `decision` seconds.
-pub fn no_demo_play_config(
-    dir: &Path,
-    port: &Path,
+/// A table for remote play without the demo dealer, dealt from a new simulated
+/// `croupier-v1` shoe on a PTY (the test deals): [`config_file`] with a betting countdown of
+/// `betting` seconds and a decision timer of `decision` seconds. Returns its temporary
+/// directory (the database goes there), the shoe and the config file.
+pub fn no_demo_table(
     betting: u64,
     decision: u64,
-) -> std::path::PathBuf {
-    let path = config_file(dir, port, "deluxe");
+) -> (
+    tempfile::TempDir,
+    croupier_drivers::sim::SimShoe,
+    std::path::PathBuf,
+) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sim = croupier_drivers::sim::SimShoe::start(croupier_drivers::sim::SimConfig::default())
+        .expect("pty shoe");
+    let path = config_file(dir.path(), &sim.path(), "deluxe");
     let text = std::fs::read_to_string(&path)
         .expect("config")
         .replace(
@@ -205,25 +211,7 @@ pub fn no_demo_play_config(
         );
     std::fs::write(&path, text).expect("write config");
     TableConfig::load(&path).expect("valid config");
-    path
-}
-
-/// A table without the demo dealer for remote play ([`no_demo_play_config`]), dealt from a
-/// new simulated `croupier-v1` shoe on a PTY: its temporary directory (the database goes
-/// there), the shoe and the config file.
-pub fn no_demo_table(
-    betting: u64,
-    decision: u64,
-) -> (
-    tempfile::TempDir,
-    croupier_drivers::sim::SimShoe,
-    std::path::PathBuf,
-) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let sim = croupier_drivers::sim::SimShoe::start(croupier_drivers::sim::SimConfig::default())
-        .expect("pty shoe");
-    let cfg = no_demo_play_config(dir.path(), &sim.path(), betting, decision);
-    (dir, sim, cfg)
+    (dir, sim, path)
 }
 
 /// The table part of the wallet transaction ids of the table in `db` (its only table), on
