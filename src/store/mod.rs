@@ -1,5 +1,7 @@
-//! The store: SQLite through sqlx. One writer connection (owned by the table task) appends
-//! to the event log; read-only connections serve recall and the API.
+//! The store: SQLite through sqlx. One writer (owned by the table task) appends to the
+//! event log — in place on its second, direct connection (`direct.rs`), through the sqlx
+//! connection for audited rows and while another process holds the lock; read-only
+//! connections serve recall and the API.
 //!
 //! - WAL journal, `synchronous = FULL` (every commit is on disk before `append` returns),
 //!   foreign keys on, migrations embedded in the binary (`src/store/migrations/`).
@@ -15,6 +17,7 @@ pub mod anchor;
 pub mod audit;
 mod backup;
 mod checkpoint;
+mod direct;
 pub mod dispute;
 mod integrity;
 pub mod outbox;
@@ -161,6 +164,9 @@ pub enum StoreError {
     /// A query failed.
     #[error("database error: {0}")]
     Sql(#[from] sqlx::Error),
+    /// The card path's direct insert failed (`direct.rs`).
+    #[error("database error: {0}")]
+    Direct(#[from] rusqlite::Error),
     /// A payload could not be encoded or decoded.
     #[error("event payload: {0}")]
     Json(#[from] serde_json::Error),
@@ -256,6 +262,9 @@ pub struct Store {
     first_timeline: String,
     /// The last committed rows, for the broker publisher (only once it asked for them).
     recent: Option<outbox::Recent>,
+    /// The plain rows' connection, used in place (`direct.rs`); `None` if it could not be
+    /// opened, and then every row goes through `conn`.
+    direct: Option<direct::DirectWriter>,
 }
 
 /// What [`Store::open`] found.
@@ -397,6 +406,13 @@ impl Store {
             }
         };
         let checkpointer = Checkpointer::spawn(path.to_path_buf());
+        let direct = match direct::DirectWriter::open(path) {
+            Ok(d) => Some(d),
+            Err(e) => {
+                tracing::warn!(error = %e, "every row goes through sqlx's thread: the direct connection cannot be opened");
+                None
+            }
+        };
         let timeline = Timeline::of(&first_timeline, &log);
         let mut store = Store {
             conn,
@@ -411,6 +427,7 @@ impl Store {
             timeline,
             first_timeline,
             recent: None,
+            direct,
         };
         if store.begin_restored_timeline(&log).await? {
             log = store.reload().await?;
@@ -530,9 +547,32 @@ impl Store {
                     Event::ShoeShuffled { .. } | Event::RoundOpened { .. } | Event::RoundSettled(_)
                 )
             });
+        // Without an audit row (nearly every row: cards, decisions, a round's settlement),
+        // in place on this thread (`direct.rs`); through SQLite's thread when another
+        // process holds the lock, without the direct connection, or with an audit row
+        // (whose chain `audit::append` reads and extends on the sqlx writer).
+        if let (Some(direct), None) = (&self.direct, audit) {
+            let row = direct::EventRow {
+                table,
+                seq: seq_i,
+                kind,
+                payload: &payload,
+                at_ms,
+                hash: &hash,
+            };
+            let projection = projected.then_some(direct::Projected {
+                record,
+                events,
+                shoe,
+            });
+            if direct.append(&row, projection)? == direct::Inserted::Committed {
+                self.committed(seq, at_ms, hash, record, payload);
+                return Ok(seq);
+            }
+        }
         if !projected {
-            // Most cards: one statement, atomic and durable on its own (autocommit), one
-            // round trip to SQLite's thread instead of three.
+            // One statement, atomic and durable on its own (autocommit): one round trip
+            // to SQLite's thread instead of three.
             insert.execute(&mut *self.conn).await?;
             self.committed(seq, at_ms, hash, record, payload);
             return Ok(seq);
@@ -551,7 +591,7 @@ impl Store {
         // still commits and the projection is logged as missing, rather than the table
         // going out of service over a report.
         let mut savepoint = (*tx).begin().await?;
-        match project(&mut savepoint, table, seq_i, record, events, shoe).await {
+        match project(&mut *savepoint, table, seq_i, record, events, shoe).await {
             Ok(()) => savepoint.commit().await?,
             Err(e) => {
                 savepoint.rollback().await?;
@@ -634,6 +674,9 @@ impl Store {
         sqlx::query(&format!("PRAGMA busy_timeout = {}", wait.as_millis()))
             .execute(&mut *self.conn)
             .await?;
+        if let Some(direct) = &self.direct {
+            direct.set_busy_timeout(wait)?;
+        }
         Ok(())
     }
 
@@ -654,8 +697,10 @@ impl Store {
             pool,
             checkpointer,
             _lock: lock,
+            direct,
             ..
         } = self;
+        drop(direct);
         // Its connection closed first and for good: nothing may touch the files once this
         // returns (a restore may replace them).
         checkpointer.close().await;
@@ -938,6 +983,144 @@ mod tests {
         drop(reopened);
         let reader = Reader::open(&db).await.expect("reader");
         assert_eq!(reader.recall("t", 10).await.expect("recall").len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_row_waits_out_a_lock_longer_than_the_direct_connections_and_is_written_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (db, mut store) = fresh(dir.path()).await;
+        let card = |c: &str| Record::Input {
+            source: Source::Shoe,
+            input: Input::Card(c.parse().expect("card")),
+        };
+        assert_eq!(store.append(&card("AS"), &[], 1).await.expect("row 1"), 1);
+        // A plain row (one autocommit INSERT) and a projected one (a transaction) in turn.
+        let shuffled = [Event::ShoeShuffled { shoe: 2 }];
+        let rows: [(Record, &[Event]); 2] = [(card("KH"), &[]), (card("QD"), &shuffled)];
+        for (n, (record, events)) in rows.iter().enumerate() {
+            // Another process holds the write lock ten times as long as the direct
+            // connection waits: the row goes through the sqlx connection's longer wait.
+            let mut blocker = options(&db).connect().await.expect("blocker");
+            sqlx::query("BEGIN IMMEDIATE")
+                .execute(&mut blocker)
+                .await
+                .expect("lock");
+            let held = direct::DIRECT_BUSY * 10;
+            let release = tokio::spawn(async move {
+                tokio::time::sleep(held).await;
+                sqlx::query("COMMIT")
+                    .execute(&mut blocker)
+                    .await
+                    .expect("unlock");
+            });
+            let started = std::time::Instant::now();
+            let seq = store.append(record, events, 2).await.expect("written");
+            assert_eq!(seq, n as u64 + 2);
+            assert!(
+                started.elapsed() >= held,
+                "written only once the lock was released"
+            );
+            release.await.expect("released");
+        }
+        assert_eq!(store.append(&card("JC"), &[], 2).await.expect("row 4"), 4);
+        store.close().await.expect("close");
+        let reopened = Store::open(&db, "t", "t", "deluxe").await.expect("reopen");
+        assert_eq!(
+            reopened.log.iter().map(|r| r.seq).collect::<Vec<_>>(),
+            [1, 2, 3, 4],
+            "each row once, and the chain verifies across both connections"
+        );
+        drop(reopened);
+        assert_eq!(
+            projections_of(&db).await,
+            ["shoes [\"t\",2,3,null]"],
+            "the projection of the row written under the lock"
+        );
+    }
+
+    /// Every projection table, row by row, in a stable order.
+    async fn projections_of(db: &Path) -> Vec<String> {
+        let mut conn = options(db).connect().await.expect("connect");
+        let mut out = Vec::new();
+        for (table, order) in [
+            ("shoes", "shoe"),
+            ("rounds", "round"),
+            ("bets", "round, line"),
+            ("settlements", "round, line"),
+            ("alarms", "raised_seq"),
+        ] {
+            let columns: String =
+                sqlx::query_scalar("SELECT group_concat(name, ', ') FROM pragma_table_info(?)")
+                    .bind(table)
+                    .fetch_one(&mut conn)
+                    .await
+                    .expect("columns");
+            let sql = format!("SELECT json_array({columns}) FROM {table} ORDER BY {order}");
+            let rows: Vec<String> = sqlx::query_scalar(&sql)
+                .fetch_all(&mut conn)
+                .await
+                .expect("dump");
+            out.extend(rows.into_iter().map(|r| format!("{table} {r}")));
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn the_direct_connection_projects_a_session_as_the_sqlx_writer_does() {
+        use crate::engine::{Engine, Variant};
+        use crate::sim::{Style, TableSim};
+        let variant =
+            std::sync::Arc::new(Variant::built_in("deluxe").expect("known").expect("valid"));
+        let mut engine = Engine::new(std::sync::Arc::clone(&variant));
+        let mut sim = TableSim::new(variant, 11, Style::Random);
+        let (one, two) = (
+            tempfile::tempdir().expect("tempdir"),
+            tempfile::tempdir().expect("tempdir"),
+        );
+        let (direct_db, mut direct) = fresh(one.path()).await;
+        let (sqlx_db, mut through_sqlx) = fresh(two.path()).await;
+        assert!(direct.direct.is_some(), "the direct connection opened");
+        through_sqlx.direct = None;
+        let (mut events, mut settled) = (Vec::new(), 0);
+        while settled < 40 {
+            let input = sim.next_input(&engine);
+            events.clear();
+            engine.apply(&input, &mut events).expect("legal");
+            settled += events
+                .iter()
+                .filter(|e| matches!(e, Event::RoundSettled(_)))
+                .count();
+            let record = Record::Input {
+                source: Source::Api,
+                input,
+            };
+            let shoe = engine.shoe().number();
+            let a = direct.append(&record, &events, shoe).await.expect("direct");
+            let b = through_sqlx
+                .append(&record, &events, shoe)
+                .await
+                .expect("sqlx");
+            assert_eq!(a, b);
+        }
+        // An alarm and its clearing (projected, no audit row) go the direct way too.
+        let alarm = Record::Alarm {
+            reason: "wrong card".into(),
+            expected: "a card for seat 1".into(),
+            item: None,
+        };
+        for store in [&mut direct, &mut through_sqlx] {
+            store.append(&alarm, &[], 1).await.expect("alarm");
+        }
+        direct.close().await.expect("close");
+        through_sqlx.close().await.expect("close");
+        let (a, b) = (
+            projections_of(&direct_db).await,
+            projections_of(&sqlx_db).await,
+        );
+        assert!(a.iter().filter(|r| r.starts_with("settlements ")).count() >= 40);
+        assert!(a.iter().any(|r| r.starts_with("shoes ")));
+        assert!(a.iter().any(|r| r.starts_with("alarms ")));
+        assert_eq!(a, b, "the same projections whichever connection wrote them");
     }
 
     #[tokio::test]

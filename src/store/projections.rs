@@ -1,23 +1,77 @@
 //! The projections: `shoes`, `rounds`, `bets`, `settlements` and `alarms`, written from a
 //! log row's record and events in the same transaction as the row (inside a savepoint, so
 //! a projection that fails never loses the row). Never read back into the engine.
+//!
+//! Written once, over [`Sink`]: the statements and their values are the same whichever
+//! connection runs them — the sqlx writer (rows with an audit row, or when the direct
+//! connection is busy) or the direct connection on the table's thread (`direct.rs`).
 
 use super::*;
-use sqlx::QueryBuilder;
 
 /// Rows per multi-row INSERT: 9 values each stays far below SQLite's limit of 32,766
 /// bound values per statement, even for a common draw's thousands of players.
 const ROWS_PER_INSERT: usize = 500;
 
+/// A value bound to one of the projections' statements.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Arg<'a> {
+    /// An integer.
+    Int(i64),
+    /// A text.
+    Text(&'a str),
+    /// SQL `NULL`.
+    Null,
+}
+
+impl<'a> From<Option<i64>> for Arg<'a> {
+    fn from(v: Option<i64>) -> Arg<'a> {
+        v.map_or(Arg::Null, Arg::Int)
+    }
+}
+
+impl<'a> From<Option<&'a str>> for Arg<'a> {
+    fn from(v: Option<&'a str>) -> Arg<'a> {
+        v.map_or(Arg::Null, Arg::Text)
+    }
+}
+
+/// A connection inside the row's transaction that runs one statement with its values.
+pub(super) trait Sink {
+    /// Runs `sql` with `args` bound in order.
+    async fn exec(&mut self, sql: &str, args: &[Arg<'_>]) -> Result<(), StoreError>;
+}
+
+impl Sink for SqliteConnection {
+    async fn exec(&mut self, sql: &str, args: &[Arg<'_>]) -> Result<(), StoreError> {
+        let mut query = sqlx::query(sql);
+        for arg in args {
+            query = match *arg {
+                Arg::Int(v) => query.bind(v),
+                Arg::Text(v) => query.bind(v),
+                Arg::Null => query.bind(None::<i64>),
+            };
+        }
+        query.execute(&mut *self).await?;
+        Ok(())
+    }
+}
+
+/// `INSERT INTO … VALUES (?, …), (?, …)…`: `rows` rows of `columns` placeholders each.
+fn multi_row(prefix: &str, columns: usize, rows: usize) -> String {
+    let row = format!("({})", vec!["?"; columns].join(", "));
+    format!("{prefix} VALUES {}", vec![row; rows].join(", "))
+}
+
 /// Writes the projections of one row (shoes, rounds, bets, settlements, alarms).
 pub(super) async fn project(
-    conn: &mut SqliteConnection,
+    conn: &mut impl Sink,
     table: &str,
     seq_i: i64,
     record: &Record,
     events: &[Event],
     shoe: u32,
 ) -> Result<(), StoreError> {
+    use Arg::{Int, Text};
     if let Record::Resolve { .. } = record {
         // The corrected round replaces the recorded one: its bets and settlement are
         // written again from the corrected replay's events below.
@@ -31,38 +85,27 @@ pub(super) async fn project(
                 "DELETE FROM settlements WHERE table_id = ? AND round = ?",
                 "UPDATE rounds SET settled_seq = NULL, result = NULL, final_seq = NULL WHERE table_id = ? AND round = ?",
             ] {
-                sqlx::query(sql)
-                    .bind(table)
-                    .bind(number)
-                    .execute(&mut *conn)
-                    .await?;
+                conn.exec(sql, &[Text(table), Int(number)]).await?;
             }
         }
     }
     for event in events {
         match event {
             Event::ShoeShuffled { shoe } => {
-                sqlx::query(
+                conn.exec(
                     "INSERT OR REPLACE INTO shoes (table_id, shoe, started_seq) VALUES (?, ?, ?)",
+                    &[Text(table), Int(i64::from(*shoe)), Int(seq_i)],
                 )
-                .bind(table)
-                .bind(i64::from(*shoe))
-                .bind(seq_i)
-                .execute(&mut *conn)
                 .await?;
             }
             Event::RoundOpened { round: number } => {
                 let number = i64::try_from(*number).unwrap_or(i64::MAX);
                 // A resolution replays the round's opening: the row stays as first written.
-                sqlx::query(
+                conn.exec(
                     "INSERT INTO rounds (table_id, round, shoe, opened_seq) VALUES (?, ?, ?, ?) \
                      ON CONFLICT (table_id, round) DO NOTHING",
+                    &[Text(table), Int(number), Int(i64::from(shoe)), Int(seq_i)],
                 )
-                .bind(table)
-                .bind(number)
-                .bind(i64::from(shoe))
-                .bind(seq_i)
-                .execute(&mut *conn)
                 .await?;
                 let opening = match record {
                     Record::Input { input, .. } => Some(input),
@@ -71,65 +114,73 @@ pub(super) async fn project(
                 };
                 if let Some(input) = opening {
                     let bets: Vec<_> = (1i64..).zip(placed_bets(input)).collect();
-                    // Many rows per statement: one round trip to SQLite's thread for a
-                    // round's bets, not one per bet.
+                    // Many rows per statement: one statement for a round's bets, not one
+                    // per bet.
                     for chunk in bets.chunks(ROWS_PER_INSERT) {
-                        let mut insert = QueryBuilder::<Sqlite>::new(
-                            "INSERT INTO bets (table_id, round, line, seat, player, kind, amount) ",
+                        let sql = multi_row(
+                            "INSERT INTO bets (table_id, round, line, seat, player, kind, amount)",
+                            7,
+                            chunk.len(),
                         );
-                        insert.push_values(
-                            chunk,
-                            |mut row, (line, (seat, player, kind, amount))| {
-                                row.push_bind(table)
-                                    .push_bind(number)
-                                    .push_bind(*line)
-                                    .push_bind(i64::from(*seat))
-                                    .push_bind(player.as_str())
-                                    .push_bind(kind.as_str())
-                                    .push_bind(*amount);
-                            },
-                        );
-                        insert.build().execute(&mut *conn).await?;
+                        let args: Vec<Arg> = chunk
+                            .iter()
+                            .flat_map(|(line, (seat, player, kind, amount))| {
+                                [
+                                    Text(table),
+                                    Int(number),
+                                    Int(*line),
+                                    Int(i64::from(*seat)),
+                                    Text(player),
+                                    Text(kind),
+                                    Int(*amount),
+                                ]
+                            })
+                            .collect();
+                        conn.exec(&sql, &args).await?;
                     }
                 }
             }
             Event::RoundSettled(result) => {
                 let number = i64::try_from(result.round).unwrap_or(i64::MAX);
                 // A cancellation of a settled round replaces its settlement.
-                sqlx::query("DELETE FROM settlements WHERE table_id = ? AND round = ?")
-                    .bind(table)
-                    .bind(number)
-                    .execute(&mut *conn)
-                    .await?;
-                sqlx::query(
-                        "UPDATE rounds SET settled_seq = ?, result = ? WHERE table_id = ? AND round = ?",
-                    )
-                    .bind(seq_i)
-                    .bind(serde_json::to_string(result)?)
-                    .bind(table)
-                    .bind(number)
-                    .execute(&mut *conn)
-                    .await?;
+                conn.exec(
+                    "DELETE FROM settlements WHERE table_id = ? AND round = ?",
+                    &[Text(table), Int(number)],
+                )
+                .await?;
+                let json = serde_json::to_string(result)?;
+                conn.exec(
+                    "UPDATE rounds SET settled_seq = ?, result = ? WHERE table_id = ? AND round = ?",
+                    &[Int(seq_i), Text(&json), Text(table), Int(number)],
+                )
+                .await?;
                 let settled = (1i64..)
                     .zip(&result.bets)
                     .map(|(line, bet)| Ok((line, bet, serde_json::to_string(bet)?)))
                     .collect::<Result<Vec<_>, serde_json::Error>>()?;
                 for chunk in settled.chunks(ROWS_PER_INSERT) {
-                    let mut insert = QueryBuilder::<Sqlite>::new(
-                        "INSERT INTO settlements (table_id, round, line, seat, player, kind, staked, returned, detail) ",
+                    let sql = multi_row(
+                        "INSERT INTO settlements (table_id, round, line, seat, player, kind, staked, returned, detail)",
+                        9,
+                        chunk.len(),
                     );
-                    insert.push_values(chunk, |mut row, (line, bet, detail)| {
-                        row.push_bind(table)
-                            .push_bind(number)
-                            .push_bind(*line)
-                            .push_bind(i64::from(bet.seat))
-                            .push_bind(bet.player.as_deref().unwrap_or(""))
-                            .push_bind(bet.kind.name())
-                            .push_bind(bet.staked)
-                            .push_bind(bet.returned)
-                            .push_bind(detail.as_str());
-                    });
-                    insert.build().execute(&mut *conn).await?;
+                    let args: Vec<Arg> = chunk
+                        .iter()
+                        .flat_map(|(line, bet, detail)| {
+                            [
+                                Text(table),
+                                Int(number),
+                                Int(*line),
+                                Int(i64::from(bet.seat)),
+                                Text(bet.player.as_deref().unwrap_or("")),
+                                Text(bet.kind.name()),
+                                Int(bet.staked),
+                                Int(bet.returned),
+                                Text(detail),
+                            ]
+                        })
+                        .collect();
+                    conn.exec(&sql, &args).await?;
                 }
             }
             _ => {}
@@ -142,25 +193,17 @@ pub(super) async fn project(
         _ => record.recovered_alarm(),
     };
     if let Some((reason, expected)) = alarm {
-        sqlx::query(
+        conn.exec(
             "INSERT INTO alarms (table_id, raised_seq, reason, expected) VALUES (?, ?, ?, ?)",
+            &[Text(table), Int(seq_i), Text(&reason), Text(&expected)],
         )
-        .bind(table)
-        .bind(seq_i)
-        .bind(reason)
-        .bind(expected)
-        .execute(&mut *conn)
         .await?;
     }
+    let clear_alarms =
+        "UPDATE alarms SET cleared_seq = ? WHERE table_id = ? AND cleared_seq IS NULL";
     match record {
         Record::Clear { .. } => {
-            sqlx::query(
-                "UPDATE alarms SET cleared_seq = ? WHERE table_id = ? AND cleared_seq IS NULL",
-            )
-            .bind(seq_i)
-            .bind(table)
-            .execute(&mut *conn)
-            .await?;
+            conn.exec(clear_alarms, &[Int(seq_i), Text(table)]).await?;
         }
         Record::Dispute {
             origin,
@@ -170,19 +213,21 @@ pub(super) async fn project(
             by,
             frozen,
         } => {
-            sqlx::query(
+            let frozen = frozen.as_ref().map(serde_json::to_string).transpose()?;
+            conn.exec(
                 "INSERT INTO disputes (table_id, raised_seq, round, origin, seat, reason, raised_by, frozen) \
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                &[
+                    Text(table),
+                    Int(seq_i),
+                    Int(i64::try_from(*round).unwrap_or(i64::MAX)),
+                    Text(origin.as_str()),
+                    seat.map(i64::from).into(),
+                    Text(reason),
+                    Text(by),
+                    frozen.as_deref().into(),
+                ],
             )
-            .bind(table)
-            .bind(seq_i)
-            .bind(i64::try_from(*round).unwrap_or(i64::MAX))
-            .bind(origin.as_str())
-            .bind(seat.map(i64::from))
-            .bind(reason)
-            .bind(by)
-            .bind(frozen.as_ref().map(serde_json::to_string).transpose()?)
-            .execute(&mut *conn)
             .await?;
         }
         Record::Resolve {
@@ -202,46 +247,41 @@ pub(super) async fn project(
                     _ => None,
                 })
                 .unwrap_or(0);
-            sqlx::query(
+            let dispute = i64::try_from(*dispute).unwrap_or(i64::MAX);
+            conn.exec(
                 "INSERT INTO disputes (table_id, raised_seq, round, origin, reason, raised_by) \
                  SELECT ?, ?, ?, 'alarm', reason, 'alarm' FROM alarms WHERE table_id = ? AND raised_seq = ? \
                  ON CONFLICT (table_id, raised_seq) DO NOTHING",
+                &[Text(table), Int(dispute), Int(round), Text(table), Int(dispute)],
             )
-            .bind(table)
-            .bind(i64::try_from(*dispute).unwrap_or(i64::MAX))
-            .bind(round)
-            .bind(table)
-            .bind(i64::try_from(*dispute).unwrap_or(i64::MAX))
-            .execute(&mut *conn)
             .await?;
-            sqlx::query(
+            let resolution = serde_json::to_string(resolution)?;
+            conn.exec(
                 "UPDATE disputes SET resolved_seq = ?, resolution = ?, resolve_reason = ?, proposed_by = ?, confirmed_by = ? \
                  WHERE table_id = ? AND raised_seq = ?",
+                &[
+                    Int(seq_i),
+                    Text(&resolution),
+                    Text(reason),
+                    Text(proposed_by),
+                    Text(confirmed_by),
+                    Text(table),
+                    Int(dispute),
+                ],
             )
-            .bind(seq_i)
-            .bind(serde_json::to_string(resolution)?)
-            .bind(reason)
-            .bind(proposed_by)
-            .bind(confirmed_by)
-            .bind(table)
-            .bind(i64::try_from(*dispute).unwrap_or(i64::MAX))
-            .execute(&mut *conn)
             .await?;
-            sqlx::query(
-                "UPDATE alarms SET cleared_seq = ? WHERE table_id = ? AND cleared_seq IS NULL",
-            )
-            .bind(seq_i)
-            .bind(table)
-            .execute(&mut *conn)
-            .await?;
+            conn.exec(clear_alarms, &[Int(seq_i), Text(table)]).await?;
         }
         Record::Final { round } => {
-            sqlx::query("UPDATE rounds SET final_seq = ? WHERE table_id = ? AND round = ?")
-                .bind(seq_i)
-                .bind(table)
-                .bind(i64::try_from(*round).unwrap_or(i64::MAX))
-                .execute(&mut *conn)
-                .await?;
+            conn.exec(
+                "UPDATE rounds SET final_seq = ? WHERE table_id = ? AND round = ?",
+                &[
+                    Int(seq_i),
+                    Text(table),
+                    Int(i64::try_from(*round).unwrap_or(i64::MAX)),
+                ],
+            )
+            .await?;
         }
         _ => {}
     }
