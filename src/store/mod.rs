@@ -164,7 +164,7 @@ pub enum StoreError {
     /// A query failed.
     #[error("database error: {0}")]
     Sql(#[from] sqlx::Error),
-    /// The card path's direct insert failed (`direct.rs`).
+    /// A write on the direct connection failed (`direct.rs`).
     #[error("database error: {0}")]
     Direct(#[from] rusqlite::Error),
     /// A payload could not be encoded or decoded.
@@ -262,8 +262,8 @@ pub struct Store {
     first_timeline: String,
     /// The last committed rows, for the broker publisher (only once it asked for them).
     recent: Option<outbox::Recent>,
-    /// The plain rows' connection, used in place (`direct.rs`); `None` if it could not be
-    /// opened, and then every row goes through `conn`.
+    /// The unaudited rows' connection, used in place (`direct.rs`); `None` if it could not
+    /// be opened, and then every row goes through `conn`.
     direct: Option<direct::DirectWriter>,
 }
 
