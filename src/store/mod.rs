@@ -522,15 +522,6 @@ impl Store {
         let hash = chain_hash(&self.last_hash, seq, at_ms, kind, &payload);
         let table = self.table.as_str();
         let seq_i = i64::try_from(seq).unwrap_or(i64::MAX);
-        let insert = sqlx::query(
-            "INSERT INTO events (table_id, seq, kind, payload, at_ms, hash) VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(table)
-        .bind(seq_i)
-        .bind(kind)
-        .bind(&payload)
-        .bind(at_ms)
-        .bind(&hash[..]);
         let projected = audit.is_some()
             || matches!(
                 record,
@@ -570,6 +561,16 @@ impl Store {
                 return Ok(seq);
             }
         }
+        // Built only off the card's path: the direct connection has its own statement.
+        let insert = sqlx::query(
+            "INSERT INTO events (table_id, seq, kind, payload, at_ms, hash) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(table)
+        .bind(seq_i)
+        .bind(kind)
+        .bind(&payload)
+        .bind(at_ms)
+        .bind(&hash[..]);
         if !projected {
             // One statement, atomic and durable on its own (autocommit): one round trip
             // to SQLite's thread instead of three.
