@@ -9,6 +9,11 @@
 //! - `croupier-v1`: the simulated shoe sends CRC frames and waits for ACKs; the clock starts
 //!   when the bench asks the simulator to deal, a little before the frame is written, so
 //!   this figure is an upper bound.
+//!
+//! Before them, two yardsticks in the same run: the store's durable append of one card row
+//! and nothing else, and its append of the very rows the table writes for this session
+//! (each input with the engine's events: a settling card's row carries the settlement and
+//! its projections), with the process's CPU per row over it.
 
 use croupier::app::{self, Started};
 use croupier::engine::{Engine, Input, Variant};
@@ -25,6 +30,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
+
+#[path = "support/viewers.rs"]
+mod viewers;
 
 const MIN_CARDS: usize = 10_000;
 const WARM_UP: usize = 200;
@@ -242,6 +250,53 @@ fn main() {
         }
         samples.drain(..WARM_UP);
         report("store append alone (one card row, committed)", samples);
+        drop(store);
+
+        // The store's append of the very rows the table writes for this session (every
+        // input with the engine's events, so a settling card's row carries the round's
+        // settlement and its projections), without the table: the yardstick for the
+        // durable path that does the same storage work. Only the cards are timed.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store =
+            croupier::store::Store::open(&dir.path().join("rows.db"), "bench", "bench", "ultimate")
+                .await
+                .expect("store")
+                .store;
+        let mut engine = Engine::new(Arc::clone(&variant));
+        let mut events = Vec::new();
+        let mut samples = Vec::new();
+        // The process's CPU over the whole session (every row, not only the cards): what
+        // the storage alone costs per row, the floor under the table's CPU per row.
+        let cpu0 = viewers::proc_cpu_ns(std::process::id());
+        for input in &inputs {
+            events.clear();
+            engine.apply(input, &mut events).expect("legal session");
+            let record = croupier::store::Record::Input {
+                source: Source::Shoe,
+                input: input.clone(),
+            };
+            let t0 = Instant::now();
+            store.append(&record, &events, 1).await.expect("append");
+            if matches!(input, Input::Card(_)) {
+                samples.push(Sample {
+                    took: t0.elapsed(),
+                    settled: events
+                        .iter()
+                        .any(|e| matches!(e, croupier::engine::Event::RoundSettled(_))),
+                });
+            }
+        }
+        let cpu = viewers::proc_cpu_ns(std::process::id()).saturating_sub(cpu0);
+        samples.drain(..WARM_UP);
+        report_cards(
+            "store append alone (the session's own rows, projections included)",
+            samples,
+        );
+        println!(
+            "  CPU per row (the whole process, {} rows): {:.3} ms",
+            inputs.len(),
+            cpu as f64 / 1e6 / inputs.len() as f64
+        );
         drop(store);
 
         // barcode4: the bench is the shoe and writes each line itself.
