@@ -4,7 +4,9 @@
 //! `/ws/public?table=table-1` on the relay, in this process. Per N: delivery latency from the
 //! row's commit (`at_ms` of a published message is its row's commit time) to a viewer
 //! having read the message — table → broker → relay → viewer; resyncs and silent drops (a
-//! gap in `n` not announced by a resync); the table's CPU per committed row; the relay's
+//! gap in `n` not announced by a resync); the table's CPU per committed row and its threads'
+//! voluntary context switches per row (how often a row puts the table to sleep and wakes it,
+//! a count the VM's host does not move); the relay's
 //! CPU and messages delivered per relay CPU second.
 //!
 //!     cargo bench --bench relay -- [--viewers 0,1000,5000,10000] [--seconds 10] [--pace-ms 100]
@@ -30,7 +32,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use viewers::{
-    connect_paced, percentile, proc_cpu_ns, proc_cpu_ticks, proc_rss_kb, raw_viewer, Stats,
+    connect_paced, percentile, proc_cpu_ns, proc_cpu_ticks, proc_rss_kb, proc_voluntary_switches,
+    raw_viewer, Stats,
 };
 
 fn start_table(dir: &std::path::Path, pace_ms: u64, window_s: u64, nats: &str) -> (Child, String) {
@@ -107,10 +110,12 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, window_s: u64, bin: &std::pat
         .await;
         tokio::time::sleep(Duration::from_secs(2)).await;
         let (table0, relay0) = (proc_cpu_ns(table_pid), proc_cpu_ticks(relay_pid));
+        let switches0 = proc_voluntary_switches(table_pid);
         let rows0 = committed(&db).await;
         let n0 = stats.max_n.load(Ordering::SeqCst);
         let wall = stats.measure(seconds).await;
         let table_cpu_s = proc_cpu_ns(table_pid).saturating_sub(table0) as f64 / 1e9;
+        let switches = proc_voluntary_switches(table_pid).saturating_sub(switches0);
         let relay_cpu_s = (proc_cpu_ticks(relay_pid) - relay0) as f64 / 100.0;
         let rows = committed(&db).await - rows0;
         let hist: Vec<u64> = stats.hist.iter().map(|h| h.load(Ordering::SeqCst)).collect();
@@ -127,9 +132,10 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, window_s: u64, bin: &std::pat
         };
         let _ = table_addr;
         format!(
-            "| {viewers} | {connected} in {connect_s:.1} s | {rows} | {} | {got} | {latency} | {:.2} ms | {:.0} % | {:.0} % | {:.0} MB | {} | {} | {} |",
+            "| {viewers} | {connected} in {connect_s:.1} s | {rows} | {} | {got} | {latency} | {:.2} ms | {:.1} | {:.0} % | {:.0} % | {:.0} MB | {} | {} | {} |",
             stats.max_n.load(Ordering::SeqCst).saturating_sub(n0),
             table_cpu_s * 1000.0 / rows.max(1) as f64,
+            switches as f64 / rows.max(1) as f64,
             table_cpu_s / wall * 100.0,
             relay_cpu_s / wall * 100.0,
             proc_rss_kb(relay_pid) as f64 / 1024.0,
@@ -170,8 +176,8 @@ fn main() {
     println!(
         "table -> nats-server -> relay -> viewers on loopback (raw client); demo pace {pace} ms, dispute window {window} s; measured {seconds} s after connecting"
     );
-    println!("| viewers | connected | rows committed | messages published | delivered | p50 | p99 | max | table CPU per row | table CPU (of one core) | relay CPU | relay RSS | delivered per relay CPU second | resyncs | silent drops |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| viewers | connected | rows committed | messages published | delivered | p50 | p99 | max | table CPU per row | table sleeps per row | table CPU (of one core) | relay CPU | relay RSS | delivered per relay CPU second | resyncs | silent drops |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for n in viewers {
         run(n, seconds, pace, window, &bin);
     }

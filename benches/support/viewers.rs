@@ -99,6 +99,26 @@ pub fn proc_cpu_ns(pid: u32) -> u64 {
         .sum()
 }
 
+/// Voluntary context switches of every thread `pid` has now (each time a thread went to
+/// sleep to wait: a parked runtime worker, an fsync, a futex), summed over
+/// `/proc/PID/task/TID/status`. Unlike the CPU time it does not move with what a virtual
+/// machine's host is doing, so it tracks how many times a row wakes the process. Threads
+/// that ended are not counted, as in [`proc_cpu_ns`].
+pub fn proc_voluntary_switches(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("status")).ok())
+        .filter_map(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        })
+        .sum()
+}
+
 pub fn proc_rss_kb(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .unwrap_or_default()
