@@ -89,13 +89,21 @@ pub fn proc_cpu_ticks(pid: u32) -> u64 {
 /// Threads that ended are not counted: measure over a window in which the threads live
 /// (the table's runtime workers and SQLite connection threads do).
 pub fn proc_cpu_ns(pid: u32) -> u64 {
+    per_thread_sum(pid, "schedstat", |s| {
+        s.split_whitespace().next()?.parse().ok()
+    })
+}
+
+/// The sum over every thread `pid` has now of what `read` finds in its
+/// `/proc/PID/task/TID/<file>`.
+fn per_thread_sum(pid: u32, file: &str, read: impl Fn(&str) -> Option<u64>) -> u64 {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return 0;
     };
     tasks
         .flatten()
-        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .filter_map(|t| std::fs::read_to_string(t.path().join(file)).ok())
+        .filter_map(|s| read(&s))
         .sum()
 }
 
@@ -105,18 +113,11 @@ pub fn proc_cpu_ns(pid: u32) -> u64 {
 /// machine's host is doing, so it tracks how many times a row wakes the process. Threads
 /// that ended are not counted, as in [`proc_cpu_ns`].
 pub fn proc_voluntary_switches(pid: u32) -> u64 {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return 0;
-    };
-    tasks
-        .flatten()
-        .filter_map(|t| std::fs::read_to_string(t.path().join("status")).ok())
-        .filter_map(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
-                .and_then(|v| v.trim().parse::<u64>().ok())
-        })
-        .sum()
+    per_thread_sum(pid, "status", |s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+            .and_then(|v| v.trim().parse().ok())
+    })
 }
 
 pub fn proc_rss_kb(pid: u32) -> u64 {
