@@ -110,8 +110,9 @@ fn per_thread_sum(pid: u32, file: &str, read: impl Fn(&str) -> Option<u64>) -> u
 /// Voluntary context switches of every thread `pid` has now (each time a thread went to
 /// sleep to wait: a parked runtime worker, an fsync, a futex), summed over
 /// `/proc/PID/task/TID/status`. Unlike the CPU time it does not move with what a virtual
-/// machine's host is doing, so it tracks how many times a row wakes the process. Threads
-/// that ended are not counted, as in [`proc_cpu_ns`].
+/// machine's host is doing, so it tracks how many times a row wakes the process (it does
+/// fall when the machine itself is busy: a worker then finds work instead of sleeping).
+/// Threads that ended are not counted, as in [`proc_cpu_ns`].
 pub fn proc_voluntary_switches(pid: u32) -> u64 {
     per_thread_sum(pid, "status", |s| {
         s.lines()
