@@ -113,6 +113,21 @@ struct Sample {
     settled: bool,
 }
 
+/// Whether a row's events settle a round.
+fn settles(events: &[croupier::engine::Event]) -> bool {
+    events
+        .iter()
+        .any(|e| matches!(e, croupier::engine::Event::RoundSettled(_)))
+}
+
+/// A store of its own in `dir`, for the yardsticks (the table is not running).
+async fn bench_store(dir: &Path) -> croupier::store::Store {
+    croupier::store::Store::open(&dir.join("bench.db"), "bench", "bench", "ultimate")
+        .await
+        .expect("store")
+        .store
+}
+
 /// Plays `inputs`; `deal` puts one card on the wire and returns when the clock starts.
 async fn play<F, Fut>(handle: &TableHandle, inputs: &[Input], mut deal: F) -> Vec<Sample>
 where
@@ -141,13 +156,9 @@ where
                 Update::Delta(d) => {
                     if let croupier::store::Record::Input { input: got, .. } = &d.record {
                         if got == input {
-                            let settled = d
-                                .events
-                                .iter()
-                                .any(|e| matches!(e, croupier::engine::Event::RoundSettled(_)));
                             samples.push(Sample {
                                 took: t0.elapsed(),
-                                settled,
+                                settled: settles(&d.events),
                             });
                             break;
                         }
@@ -229,15 +240,7 @@ fn main() {
 
         // The durable append alone (one card row, fsync'd), for comparison.
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut store = croupier::store::Store::open(
-            &dir.path().join("append.db"),
-            "bench",
-            "bench",
-            "ultimate",
-        )
-        .await
-        .expect("store")
-        .store;
+        let mut store = bench_store(dir.path()).await;
         let mut samples = Vec::new();
         for input in inputs.iter().filter(|i| matches!(i, Input::Card(_))) {
             let record = croupier::store::Record::Input {
@@ -257,11 +260,7 @@ fn main() {
         // settlement and its projections), without the table: the yardstick for the
         // durable path that does the same storage work. Only the cards are timed.
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut store =
-            croupier::store::Store::open(&dir.path().join("rows.db"), "bench", "bench", "ultimate")
-                .await
-                .expect("store")
-                .store;
+        let mut store = bench_store(dir.path()).await;
         let mut engine = Engine::new(Arc::clone(&variant));
         let mut events = Vec::new();
         let mut samples = Vec::new();
@@ -280,9 +279,7 @@ fn main() {
             if matches!(input, Input::Card(_)) {
                 samples.push(Sample {
                     took: t0.elapsed(),
-                    settled: events
-                        .iter()
-                        .any(|e| matches!(e, croupier::engine::Event::RoundSettled(_))),
+                    settled: settles(&events),
                 });
             }
         }
