@@ -10,10 +10,11 @@
 //!   when the bench asks the simulator to deal, a little before the frame is written, so
 //!   this figure is an upper bound.
 //!
-//! Before them, two yardsticks in the same run: the store's durable append of one card row
-//! and nothing else, and its append of the very rows the table writes for this session
-//! (each input with the engine's events: a settling card's row carries the settlement and
-//! its projections), with the process's CPU per row over it.
+//! Side by side with the durable `barcode4` run, two yardsticks: the store's durable append
+//! of one card row and nothing else, and its append of the very rows the table writes for
+//! this session (each input with the engine's events: a settling card's row carries the
+//! settlement and its projections), with the process's CPU per row over it. The three take
+//! turns a slice of the session at a time, so they meet the same spells of the disk.
 
 use croupier::app::{self, Started};
 use croupier::engine::{Engine, Input, Variant};
@@ -36,6 +37,9 @@ mod viewers;
 
 const MIN_CARDS: usize = 10_000;
 const WARM_UP: usize = 200;
+/// Inputs per slice of the side-by-side run (about 790 cards, a fraction of a second to a
+/// few seconds each way, depending on the disk).
+const SLICE: usize = 1_000;
 
 fn session(variant: &Arc<Variant>) -> Vec<Input> {
     let mut engine = Engine::new(Arc::clone(variant));
@@ -128,14 +132,19 @@ async fn bench_store(dir: &Path) -> croupier::store::Store {
         .store
 }
 
-/// Plays `inputs`; `deal` puts one card on the wire and returns when the clock starts.
-async fn play<F, Fut>(handle: &TableHandle, inputs: &[Input], mut deal: F) -> Vec<Sample>
+/// Plays `inputs` and times every card (warm-up included: the caller drops it); `deal`
+/// puts one card on the wire and returns when the clock starts. `sub` is a subscription
+/// whose initial snapshot has been read.
+async fn play<F, Fut>(
+    handle: &TableHandle,
+    sub: &mut croupier::table::Subscription,
+    inputs: &[Input],
+    mut deal: F,
+) -> Vec<Sample>
 where
     F: FnMut(ShoeItem) -> Fut,
     Fut: std::future::Future<Output = Instant>,
 {
-    let mut sub = handle.subscribe();
-    let _ = sub.next().await; // the initial snapshot
     let mut samples = Vec::with_capacity(inputs.len());
     for input in inputs {
         let item = match input {
@@ -168,6 +177,18 @@ where
             }
         }
     }
+    samples
+}
+
+/// A subscription to `handle` past its initial snapshot.
+async fn subscribe(handle: &TableHandle) -> croupier::table::Subscription {
+    let mut sub = handle.subscribe();
+    let _ = sub.next().await;
+    sub
+}
+
+/// `samples` without the warm-up's.
+fn warmed<T>(mut samples: Vec<T>) -> Vec<T> {
     samples.drain(..WARM_UP.min(samples.len()));
     samples
 }
@@ -202,20 +223,127 @@ fn report(name: &str, mut samples: Vec<Duration>) {
     );
 }
 
-async fn barcode4(inputs: &[Input], dir: &Path, name: &str) {
-    let pty = Pty::open().expect("pty");
-    let (handle, stop, task) = start(config(dir, pty.path(), Dialect::Barcode4)).await;
-    let pty = Arc::new(pty);
-    let samples = play(&handle, inputs, |item| {
-        let pty = Arc::clone(&pty);
+/// The barcode4 shoe on a PTY of its own: the bench writes each card's line itself, so
+/// the clock starts when the line's last byte is written.
+struct Barcode4Shoe(Arc<Pty>);
+
+impl Barcode4Shoe {
+    fn open() -> Self {
+        Self(Arc::new(Pty::open().expect("pty")))
+    }
+
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+
+    /// Deals `item`: its line written on the PTY, and the instant the last byte went.
+    fn deal(&self, item: ShoeItem) -> impl std::future::Future<Output = Instant> {
+        let pty = Arc::clone(&self.0);
         async move {
             let line = Barcode4.encode(item).expect("a card");
             pty.write_all(&line).await.expect("write");
             Instant::now()
         }
-    })
-    .await;
-    report_cards(name, samples);
+    }
+}
+
+/// The software path: the whole session on a table whose database is on tmpfs.
+async fn barcode4_tmpfs(inputs: &[Input], dir: &Path, name: &str) {
+    let shoe = Barcode4Shoe::open();
+    let (handle, stop, task) = start(config(dir, shoe.path(), Dialect::Barcode4)).await;
+    let mut sub = subscribe(&handle).await;
+    let samples = play(&handle, &mut sub, inputs, |item| shoe.deal(item)).await;
+    report_cards(name, warmed(samples));
+    let _ = stop.send(());
+    let _ = task.await;
+}
+
+/// The store's append of one card row and nothing else, for each card of `inputs`.
+async fn append_card_rows(store: &mut croupier::store::Store, inputs: &[Input]) -> Vec<Duration> {
+    let mut samples = Vec::new();
+    for input in inputs.iter().filter(|i| matches!(i, Input::Card(_))) {
+        let record = croupier::store::Record::Input {
+            source: Source::Shoe,
+            input: input.clone(),
+        };
+        let t0 = Instant::now();
+        store.append(&record, &[], 1).await.expect("append");
+        samples.push(t0.elapsed());
+    }
+    samples
+}
+
+/// The store's append of the very rows the table writes for `inputs` (each with the
+/// engine's events, so a settling card's row carries the round's settlement and its
+/// projections), without the table; only the cards are timed. `engine` is where the
+/// session stands.
+async fn append_session_rows(
+    store: &mut croupier::store::Store,
+    engine: &mut Engine,
+    inputs: &[Input],
+) -> Vec<Sample> {
+    let mut events = Vec::new();
+    let mut samples = Vec::new();
+    for input in inputs {
+        events.clear();
+        engine.apply(input, &mut events).expect("legal session");
+        let record = croupier::store::Record::Input {
+            source: Source::Shoe,
+            input: input.clone(),
+        };
+        let t0 = Instant::now();
+        store.append(&record, &events, 1).await.expect("append");
+        if matches!(input, Input::Card(_)) {
+            samples.push(Sample {
+                took: t0.elapsed(),
+                settled: settles(&events),
+            });
+        }
+    }
+    samples
+}
+
+/// The durable path and its two yardsticks side by side: the session in slices of
+/// `SLICE` inputs, each slice played on the table (database on disk) and then appended
+/// by the store alone twice (one card row per card; the session's own rows), so that all
+/// three meet the same spells of this disk rather than three minutes of their own.
+async fn durable_side_by_side(variant: &Arc<Variant>, inputs: &[Input]) {
+    let table_dir = tempfile::tempdir().expect("tempdir");
+    let shoe = Barcode4Shoe::open();
+    let (handle, stop, task) =
+        start(config(table_dir.path(), shoe.path(), Dialect::Barcode4)).await;
+    let mut sub = subscribe(&handle).await;
+    let one_dir = tempfile::tempdir().expect("tempdir");
+    let mut one_store = bench_store(one_dir.path()).await;
+    let rows_dir = tempfile::tempdir().expect("tempdir");
+    let mut rows_store = bench_store(rows_dir.path()).await;
+    let mut engine = Engine::new(Arc::clone(variant));
+    let (mut table, mut one, mut rows) = (Vec::new(), Vec::new(), Vec::new());
+    // The process's CPU over the session's rows appended alone (every row, not only the
+    // cards): what the storage alone costs per row, the floor under the table's CPU per
+    // row. The table is idle meanwhile, its timers aside.
+    let mut rows_cpu = 0;
+    for slice in inputs.chunks(SLICE) {
+        table.extend(play(&handle, &mut sub, slice, |item| shoe.deal(item)).await);
+        one.extend(append_card_rows(&mut one_store, slice).await);
+        let cpu0 = viewers::proc_cpu_ns(std::process::id());
+        rows.extend(append_session_rows(&mut rows_store, &mut engine, slice).await);
+        rows_cpu += viewers::proc_cpu_ns(std::process::id()).saturating_sub(cpu0);
+    }
+    report("store append alone (one card row, committed)", warmed(one));
+    report_cards(
+        "store append alone (the session's own rows, projections included)",
+        warmed(rows),
+    );
+    println!(
+        "  CPU per row (the whole process, {} rows): {:.3} ms",
+        inputs.len(),
+        rows_cpu as f64 / 1e6 / inputs.len() as f64
+    );
+    report_cards(
+        "barcode4 (exact: from the last byte written)",
+        warmed(table),
+    );
     let _ = stop.send(());
     let _ = task.await;
 }
@@ -238,76 +366,11 @@ fn main() {
         // is not a card) go through the input channel, untimed.
         let inputs = session(&variant);
 
-        // The durable append alone (one card row, fsync'd), for comparison.
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut store = bench_store(dir.path()).await;
-        let mut samples = Vec::new();
-        for input in inputs.iter().filter(|i| matches!(i, Input::Card(_))) {
-            let record = croupier::store::Record::Input {
-                source: Source::Shoe,
-                input: input.clone(),
-            };
-            let t0 = Instant::now();
-            store.append(&record, &[], 1).await.expect("append");
-            samples.push(t0.elapsed());
-        }
-        samples.drain(..WARM_UP);
-        report("store append alone (one card row, committed)", samples);
-        drop(store);
-
-        // The store's append of the very rows the table writes for this session (every
-        // input with the engine's events, so a settling card's row carries the round's
-        // settlement and its projections), without the table: the yardstick for the
-        // durable path that does the same storage work. Only the cards are timed.
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut store = bench_store(dir.path()).await;
-        let mut engine = Engine::new(Arc::clone(&variant));
-        let mut events = Vec::new();
-        let mut samples = Vec::new();
-        // The process's CPU over the whole session (every row, not only the cards): what
-        // the storage alone costs per row, the floor under the table's CPU per row.
-        let cpu0 = viewers::proc_cpu_ns(std::process::id());
-        for input in &inputs {
-            events.clear();
-            engine.apply(input, &mut events).expect("legal session");
-            let record = croupier::store::Record::Input {
-                source: Source::Shoe,
-                input: input.clone(),
-            };
-            let t0 = Instant::now();
-            store.append(&record, &events, 1).await.expect("append");
-            if matches!(input, Input::Card(_)) {
-                samples.push(Sample {
-                    took: t0.elapsed(),
-                    settled: settles(&events),
-                });
-            }
-        }
-        let cpu = viewers::proc_cpu_ns(std::process::id()).saturating_sub(cpu0);
-        samples.drain(..WARM_UP);
-        report_cards(
-            "store append alone (the session's own rows, projections included)",
-            samples,
-        );
-        println!(
-            "  CPU per row (the whole process, {} rows): {:.3} ms",
-            inputs.len(),
-            cpu as f64 / 1e6 / inputs.len() as f64
-        );
-        drop(store);
-
-        // barcode4: the bench is the shoe and writes each line itself.
-        let dir = tempfile::tempdir().expect("tempdir");
-        barcode4(
-            &inputs,
-            dir.path(),
-            "barcode4 (exact: from the last byte written)",
-        )
-        .await;
+        durable_side_by_side(&variant, &inputs).await;
         // The same with the database on tmpfs, where fsync costs nothing: the software
         // path alone, to tell it from the disk.
         if let Ok(dir) = tempfile::tempdir_in("/dev/shm") {
-            barcode4(&inputs, dir.path(), "barcode4, database on tmpfs (no disk)").await;
+            barcode4_tmpfs(&inputs, dir.path(), "barcode4, database on tmpfs (no disk)").await;
         }
 
         // croupier-v1: the simulated shoe frames, CRCs and retransmits.
@@ -328,7 +391,8 @@ fn main() {
         );
         let (handle, stop, task) =
             start(config(dir.path(), &sim.path(), Dialect::CroupierV1)).await;
-        let samples = play(&handle, &inputs, |_| {
+        let mut sub = subscribe(&handle).await;
+        let samples = play(&handle, &mut sub, &inputs, |_| {
             let sim = Arc::clone(&sim);
             async move {
                 let t0 = Instant::now();
@@ -337,7 +401,10 @@ fn main() {
             }
         })
         .await;
-        report_cards("croupier-v1 (upper bound: from the deal request)", samples);
+        report_cards(
+            "croupier-v1 (upper bound: from the deal request)",
+            warmed(samples),
+        );
         let _ = stop.send(());
         let _ = task.await;
     });
