@@ -141,7 +141,17 @@ async fn sigkill_at_random_points_loses_and_doubles_nothing() {
                     in_flight = Some(j + 1);
                 }
             }
-            sleep(Duration::from_micros(rng.u64(0..1_500))).await;
+            // The kill lands 20 µs to 5 ms after the last input went out, spread evenly
+            // on a log scale, so that it falls before the commit and after it on a fast
+            // disk as on a slow one; slept on a blocking thread, precise to the OS's
+            // timer (tokio's rounds up to whole milliseconds, which on a fast machine
+            // put every kill after the commit).
+            let micros = (20.0 * (5_000.0_f64 / 20.0).powf(rng.f64())) as u64;
+            tokio::task::spawn_blocking(move || {
+                std::thread::sleep(Duration::from_micros(micros));
+            })
+            .await
+            .expect("the kill's delay");
             p.kill();
             if let Some(task) = pending {
                 let _ = task.await;
