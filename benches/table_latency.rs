@@ -367,7 +367,7 @@ fn main() {
         let inputs = session(&variant);
 
         durable_side_by_side(&variant, &inputs).await;
-        // The same with the database on tmpfs, where fsync costs nothing: the software
+        // The same with the database on tmpfs, where the sync costs nothing: the software
         // path alone, to tell it from the disk.
         if let Ok(dir) = tempfile::tempdir_in("/dev/shm") {
             barcode4_tmpfs(&inputs, dir.path(), "barcode4, database on tmpfs (no disk)").await;

@@ -85,8 +85,9 @@ async fn every_commit_syncs_the_wal_with_fdatasync_never_fsync() {
             Input::Card(_) => Source::Shoe,
             _ => Source::Api,
         };
+        let shoe = engine.shoe().number();
         store
-            .append(&Record::Input { source, input }, &events, 1)
+            .append(&Record::Input { source, input }, &events, shoe)
             .await
             .expect("append");
         rows += 1;
