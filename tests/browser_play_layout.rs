@@ -361,19 +361,7 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
                     STEP,
                 )
                 .await;
-                let n = a.eval("window.playState().turns.length").await.as_u64().expect("turns");
-                for (w, h) in player::all_sizes() {
-                    a.resize(w, h).await;
-                    let shown = a
-                        .eval("[...document.querySelectorAll('.pp-actions')].filter(e => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }).length")
-                        .await
-                        .as_u64()
-                        .expect("count");
-                    if shown != n {
-                        problems.push(format!("boxes-deciding {w}x{h}: {shown} of {n} boxes' buttons on screen"));
-                    }
-                }
-                a.resize(ALICE.0, ALICE.1).await;
+                problems.extend(player::every_turn_on_screen(a, "boxes-deciding", &player::all_sizes(), ALICE).await);
             }
             if seen && player::step(a, round, &["stand"]).await {
                 break;

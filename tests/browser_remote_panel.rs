@@ -53,7 +53,7 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
         let out = artifacts();
         // A long countdown (the dealer closes it) and a long decision timer (the test acts
         // well within it).
-        let (dir, sim, cfg) = common::no_demo_table(120, 120);
+        let (dir, sim, cfg) = common::no_demo_table("deluxe", 120, 120);
         let token = common::launch_token(&cfg, "Gus", "500.00");
         // The dealer's account (no demo start creates one here).
         let pool = croupier::auth::open_pool(&dir.path().join("croupier.db"))

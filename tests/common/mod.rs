@@ -183,11 +183,13 @@ pub fn config_file(dir: &Path, port: &Path, stem: &str) -> std::path::PathBuf {
     path
 }
 
-/// A table for remote play without the demo dealer, dealt from a new simulated
-/// `croupier-v1` shoe on a PTY (the test deals): [`config_file`] with a betting countdown of
+/// A table of `variant` (a built-in variant's stem, or a variant file's path) for remote
+/// play without the demo dealer, dealt from a new simulated `croupier-v1` shoe on a PTY
+/// (the test deals): [`config_file`] with a betting countdown of
 /// `betting` seconds and a decision timer of `decision` seconds. Returns its temporary
 /// directory (the database goes there), the shoe and the config file.
 pub fn no_demo_table(
+    variant: &str,
     betting: u64,
     decision: u64,
 ) -> (
@@ -198,7 +200,7 @@ pub fn no_demo_table(
     let dir = tempfile::tempdir().expect("tempdir");
     let sim = croupier_drivers::sim::SimShoe::start(croupier_drivers::sim::SimConfig::default())
         .expect("pty shoe");
-    let path = config_file(dir.path(), &sim.path(), "deluxe");
+    let path = config_file(dir.path(), &sim.path(), variant);
     let text = std::fs::read_to_string(&path)
         .expect("config")
         .replace(

@@ -86,7 +86,7 @@ async fn without_the_demo_dealer_the_table_runs_the_countdown_and_the_decision_t
     use croupier::store::Record;
     timeout(Duration::from_secs(240), async {
         // Long enough that a loaded machine still bets and sees the decision in time.
-        let (dir, sim, cfg) = common::no_demo_table(6, 4);
+        let (dir, sim, cfg) = common::no_demo_table("deluxe", 6, 4);
         let db = dir.path().join("croupier.db");
         let log = dir.path().join("log");
         let token = add_player(&cfg, "Gus", "500.00");
@@ -289,7 +289,7 @@ async fn a_refused_bet_change_leaves_the_standing_bet_and_odd_stakes_are_refused
     timeout(Duration::from_secs(120), async {
         // No demo dealer (it would close the window once the player has bet): the window
         // stays open for its whole countdown.
-        let (dir, _shoe, cfg) = common::no_demo_table(120, 20);
+        let (dir, _shoe, cfg) = common::no_demo_table("deluxe", 120, 20);
         // The shipped table's betting unit (€0.10), which the shared test config lifts.
         let text = std::fs::read_to_string(&cfg).expect("config");
         std::fs::write(&cfg, text.replace("bet_unit = 1", "bet_unit = 10")).expect("write");

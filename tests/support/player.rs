@@ -296,6 +296,38 @@ pub fn all_sizes() -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// At each of `sizes` (the page left at `back`), every turn's buttons within the viewport
+/// (a dock that must scroll to show a box's buttons hides a decision): a problem for each
+/// size where fewer than the page's turns show.
+pub async fn every_turn_on_screen(
+    page: &Page,
+    name: &str,
+    sizes: &[(u32, u32)],
+    back: (u32, u32),
+) -> Vec<String> {
+    let n = page
+        .eval("window.playState().turns.length")
+        .await
+        .as_u64()
+        .expect("turns");
+    let mut problems = Vec::new();
+    for (w, h) in sizes {
+        page.resize(*w, *h).await;
+        let shown = page
+            .eval("[...document.querySelectorAll('.pp-actions')].filter(e => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }).length")
+            .await
+            .as_u64()
+            .expect("count");
+        if shown != n {
+            problems.push(format!(
+                "{name} {w}x{h}: {shown} of {n} turns' buttons on screen"
+            ));
+        }
+    }
+    page.resize(back.0, back.1).await;
+    problems
+}
+
 /// The selectors `ids` are each on `page`, on screen and not covered (a control that
 /// matters now).
 pub async fn on_screen(page: &Page, ids: &[&str]) -> Vec<String> {
