@@ -101,11 +101,12 @@ decide-in = { $seconds } s zum Entscheiden
 waiting-insurance-others = Andere Spieler entscheiden über die Versicherung…
 action-hit = Karte
 action-stand = Keine Karte
-action-double = Verdoppeln
+# Soft hyphens ({"\u00AD"}) where a long word may break in a narrow button (several boxes in one row).
+action-double = Ver{"\u00AD"}dop{"\u00AD"}peln
 action-split = Teilen
-action-surrender = Aufgeben
-action-insurance = Versichern
-action-no_insurance = Keine Versicherung
+action-surrender = Auf{"\u00AD"}ge{"\u00AD"}ben
+action-insurance = Ver{"\u00AD"}si{"\u00AD"}chern
+action-no_insurance = Keine Ver{"\u00AD"}si{"\u00AD"}che{"\u00AD"}rung
 action-even_money = Even Money
 timer-left = noch { $seconds } Sekunden
 timeout-stood = Zeit abgelaufen — für Sie bei { $total } geblieben.

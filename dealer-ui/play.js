@@ -731,7 +731,8 @@ function dock(s) {
   if (notice && !s.betting.open) out.push(noticeEl());
   if (result) out.push(result);
   if (message) out.push(el("div", { class: "pp-error", id: "message", role: "alert" }, message));
-  return el("section", { class: "pp-dock", "aria-label": t("balance") }, out);
+  // The fit found for the last render (see fitTurns), so the rows keep their shape.
+  return el("section", { class: ["pp-dock", ...TURN_FIT.slice(0, turnFit)].join(" "), "aria-label": t("balance") }, out);
 }
 
 // ---- dialogs: help, history, the reality check
@@ -862,6 +863,25 @@ function fitSeats() {
 }
 window.addEventListener("resize", fitSeats);
 
+// Several turns at once (a common draw's boxes, insurance behind seats) are rows of words
+// then buttons. Where a row's buttons do not fit beside its words (a narrow dock, a pair that
+// may also double and split, a language with longer words), measured after each render and
+// each resize, every row puts its words above its buttons; where the buttons still do not
+// fit the dock's width, they wrap onto a second line.
+const TURN_FIT = ["turns-stacked", "turns-wrapped"];
+let turnFit = 0;
+function fitTurns() {
+  const dock = document.querySelector(".pp-dock");
+  if (!dock) return;
+  const rows = [...dock.querySelectorAll(".pp-turn-row")];
+  const over = () => rows.some((r) => r.scrollWidth > r.clientWidth + 1);
+  dock.classList.remove(...TURN_FIT);
+  let level = 0;
+  while (rows.length && level < TURN_FIT.length && over()) dock.classList.add(TURN_FIT[level++]);
+  turnFit = level;
+}
+window.addEventListener("resize", fitTurns);
+
 function render() {
   const root = document.getElementById("app");
   // A refusal belongs to the phase it was first shown in (a late bet's "too late" shows
@@ -888,6 +908,7 @@ function render() {
       tableArea(s), dock(s), dialogEl(s), over),
     el("div", { id: "announce", class: "pp-sr", "aria-live": "polite" }, said)]);
   fitSeats();
+  fitTurns();
   if (!block) realityDue(s);
 }
 

@@ -6,7 +6,10 @@
 //! fit every phone and desktop size (`support/fit.rs`, through `play.js`'s `fitSeats`
 //! steps), its own seat whole, every card's rank and suit readable.
 //!
-//! Without chromium the test is skipped locally, and fails under CI (`CI` set).
+//! And the most a common draw asks at once: Multi-hand's three boxes, each with a pair of
+//! fives (four buttons a box), in English and in German.
+//!
+//! Without chromium the tests are skipped locally, and fail under CI (`CI` set).
 
 #[allow(dead_code)] // the page's text is read through player.rs
 #[path = "support/cdp.rs"]
@@ -150,7 +153,7 @@ async fn seven_seats_with_three_splits_fit_every_size() {
     timeout(Duration::from_secs(400), async {
         // Long timers: the dealer closes betting, and the player's decision waits for the
         // checks.
-        let (dir, sim, cfg) = common::no_demo_table(300, 300);
+        let (dir, sim, cfg) = common::no_demo_table("deluxe", 300, 300);
         let token = common::launch_token(&cfg, "Pia", "500.00");
         let p = proc::spawn(&cfg, &dir.path().join("log")).await;
         let browser = Browser::launch().await;
@@ -236,6 +239,78 @@ async fn seven_seats_with_three_splits_fit_every_size() {
         }
         page.resize(360, 640).await;
         page.screenshot(&cdp::artifacts().join("play-crowded-360x640.png")).await;
+        browser.close().await;
+        assert!(p.terminate(), "clean stop");
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    })
+    .await
+    .expect("bounded");
+}
+
+/// A common draw's deal (boxes 1, 2, 3, the dealer's one card, boxes 1, 2, 3 again): a pair
+/// of fives on every box, ten, which may hit, stand, double (nine to eleven) and split — the
+/// most buttons Multi-hand asks of a box — and a nine for the dealer (no insurance).
+/// (No card more than four times: the shoe's integrity checks count them.)
+const FIVES: [&str; 7] = ["5S", "5C", "5H", "9D", "5H", "5D", "5S"];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_boxes_with_four_decisions_each_fit_every_size_in_every_language() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(400), async {
+        // Multi-hand with its longest step timer (25 s, and a second one: the first strike
+        // passes for a player with several boxes), so the step is still open while every
+        // size is checked in both languages.
+        let files = tempfile::tempdir().expect("tempdir");
+        let variant = files.path().join("multihand-long-step.toml");
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/config/variants/multihand.toml"))
+            .expect("variant");
+        assert!(text.contains("decision_ms = 15000"), "the variant's step timer");
+        std::fs::write(&variant, text.replace("decision_ms = 15000", "decision_ms = 25000")).expect("write variant");
+        let (dir, sim, cfg) = common::no_demo_table(&variant.display().to_string(), 300, 300);
+        let token = common::launch_token(&cfg, "Mia", "500.00");
+        let p = proc::spawn(&cfg, &dir.path().join("log")).await;
+        let browser = Browser::launch().await;
+        let page = browser
+            .page(&format!("http://{}/play#t={token}", p.addr), 640, 360)
+            .await;
+        page.wait_for("document.querySelector('#join-unseated')", player::STEP).await;
+        let (status, body) = p.post_as(&token, "/api/play/join", "{}").await;
+        assert_eq!(status, 200, "{body}");
+        let (status, body) = p.post("/api/betting/open", "").await;
+        assert_eq!(status, 200, "{body}");
+        let (status, body) = p
+            .post_as(&token, "/api/play/boxes", r#"{"boxes": [{"box": 1, "main": 1000}, {"box": 2, "main": 1000}, {"box": 3, "main": 1000}]}"#)
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let (status, body) = p.post("/api/betting/close", "").await;
+        assert!(status == 200 || body.contains("betting_closed"), "{status} {body}");
+        for (n, code) in FIVES.iter().enumerate() {
+            sim.load(common::cards_for_shoe(&[code])).await.expect("load");
+            assert_eq!(sim.deal(1).await.expect("deal").len(), 1);
+            p.until("/api/status", &format!("card {code} on the table"), |s| cards_on_table(s) == n + 1)
+                .await;
+        }
+        page.wait_for(
+            "(window.playState().turns || []).length === 3 && document.querySelectorAll('.pp-actions.n4').length === 3",
+            player::STEP,
+        )
+        .await;
+        let wanted = ["#actions", "#dealer", "#balance", ".pp-turn-row[data-seat='3'] [data-action='split']"];
+        let mut problems = player::sized(&page, "fives", &player::all_sizes(), (640, 360), &wanted).await;
+        problems.extend(player::every_turn_on_screen(&page, "fives", &player::all_sizes(), (640, 360)).await);
+        // German's words are the longer.
+        page.eval("(() => { const s = document.querySelector('#language'); s.value = 'de'; s.dispatchEvent(new Event('change')); })()")
+            .await;
+        page.wait_for("document.documentElement.lang === 'de'", player::STEP).await;
+        problems.extend(player::sized(&page, "fives-de", &player::all_sizes(), (640, 360), &wanted).await);
+        problems.extend(player::every_turn_on_screen(&page, "fives-de", &player::all_sizes(), (640, 360)).await);
+        assert_eq!(
+            page.eval("document.querySelectorAll('.pp-actions.n4').length").await,
+            serde_json::json!(3),
+            "the step stayed open while the sizes were checked"
+        );
         browser.close().await;
         assert!(p.terminate(), "clean stop");
         assert!(problems.is_empty(), "{}", problems.join("\n"));
