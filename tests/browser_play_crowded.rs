@@ -7,7 +7,8 @@
 //! steps), its own seat whole, every card's rank and suit readable.
 //!
 //! And the most a common draw asks at once: Multi-hand's three boxes, each with a pair of
-//! fives (four buttons a box), in English and in German.
+//! fives (four buttons a box), and the same boxes asked about insurance under an ace, in
+//! English and in German.
 //!
 //! Without chromium the tests are skipped locally, and fail under CI (`CI` set).
 
@@ -252,9 +253,29 @@ async fn seven_seats_with_three_splits_fit_every_size() {
 /// most buttons Multi-hand asks of a box — and a nine for the dealer (no insurance).
 /// (No card more than four times: the shoe's integrity checks count them.)
 const FIVES: [&str; 7] = ["5S", "5C", "5H", "9D", "5H", "5D", "5S"];
+/// The same with an ace for the dealer: every box is asked about insurance first.
+const UNDER_AN_ACE: [&str; 7] = ["5S", "5C", "5H", "AD", "5H", "5D", "5S"];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_boxes_with_four_decisions_each_fit_every_size_in_every_language() {
+    three_boxes_fit("fives", FIVES, ".pp-actions.n4", "[data-action='split']").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_boxes_asked_for_insurance_fit_every_size_in_every_language() {
+    three_boxes_fit(
+        "insurance",
+        UNDER_AN_ACE,
+        ".pp-actions.n2",
+        "[data-action='no_insurance']",
+    )
+    .await;
+}
+
+/// Mia bets on Multi-hand's three boxes, `dealt` is dealt, and while every box asks at once
+/// (three `rows`, each with a `last` button) the page must fit every size, every box's
+/// buttons on screen, in English and in German (`NAME-*.png`, `NAME-de-*.png`).
+async fn three_boxes_fit(name: &str, dealt: [&str; 7], rows: &str, last: &str) {
     if !chromium_present() {
         return;
     }
@@ -286,29 +307,29 @@ async fn three_boxes_with_four_decisions_each_fit_every_size_in_every_language()
         assert_eq!(status, 200, "{body}");
         let (status, body) = p.post("/api/betting/close", "").await;
         assert!(status == 200 || body.contains("betting_closed"), "{status} {body}");
-        for (n, code) in FIVES.iter().enumerate() {
+        for (n, code) in dealt.iter().enumerate() {
             sim.load(common::cards_for_shoe(&[code])).await.expect("load");
             assert_eq!(sim.deal(1).await.expect("deal").len(), 1);
             p.until("/api/status", &format!("card {code} on the table"), |s| cards_on_table(s) == n + 1)
                 .await;
         }
-        page.wait_for(
-            "(window.playState().turns || []).length === 3 && document.querySelectorAll('.pp-actions.n4').length === 3",
-            player::STEP,
-        )
-        .await;
-        let wanted = ["#actions", "#dealer", "#balance", ".pp-turn-row[data-seat='3'] [data-action='split']"];
-        let mut problems = player::sized(&page, "fives", &player::all_sizes(), (640, 360), &wanted).await;
-        problems.extend(player::every_turn_on_screen(&page, "fives", &player::all_sizes(), (640, 360)).await);
+        let asked = format!("(window.playState().turns || []).length === 3 && document.querySelectorAll('.pp-turn-row {rows}').length === 3");
+        page.wait_for(&asked, player::STEP).await;
+        let last = format!(".pp-turn-row[data-seat='3'] {last}");
+        let wanted = ["#actions", "#dealer", "#balance", last.as_str()];
+        let sizes = player::all_sizes();
+        let mut problems = player::sized(&page, name, &sizes, (640, 360), &wanted).await;
+        problems.extend(player::every_turn_on_screen(&page, name, &sizes, (640, 360)).await);
         // German's words are the longer.
         page.eval("(() => { const s = document.querySelector('#language'); s.value = 'de'; s.dispatchEvent(new Event('change')); })()")
             .await;
         page.wait_for("document.documentElement.lang === 'de'", player::STEP).await;
-        problems.extend(player::sized(&page, "fives-de", &player::all_sizes(), (640, 360), &wanted).await);
-        problems.extend(player::every_turn_on_screen(&page, "fives-de", &player::all_sizes(), (640, 360)).await);
+        let german = format!("{name}-de");
+        problems.extend(player::sized(&page, &german, &sizes, (640, 360), &wanted).await);
+        problems.extend(player::every_turn_on_screen(&page, &german, &sizes, (640, 360)).await);
         assert_eq!(
-            page.eval("document.querySelectorAll('.pp-actions.n4').length").await,
-            serde_json::json!(3),
+            page.eval(&asked).await,
+            serde_json::json!(true),
             "the step stayed open while the sizes were checked"
         );
         browser.close().await;
