@@ -28,6 +28,8 @@ window.playState = () => state;
 window.playConn = () => conn;
 
 const trust = new window.Trust.Checker(() => render());
+// The checks' words from the page's catalogue (`trust-CODE`).
+const trustWords = (code, args) => t("trust-" + code, args);
 window.playTrust = trust;
 window.Table.liveSocket("/ws/public", (m) => trust.message(m), () => {});
 
@@ -567,9 +569,9 @@ function resultBlock(s, compact) {
     : net > 0 ? t("result-win", { amount: money(net) }) : net < 0 ? t("result-lose", { amount: money(-net) }) : t("result-even");
   const tone = r.cancelled ? "even" : net > 0 ? "up" : net < 0 ? "down" : "even";
   return el("div", { class: "pp-result " + tone + (compact ? " compact" : ""), id: "result", "data-round": r.round, "data-net": net, role: "status" },
-    el("div", { class: "pp-result-head" }, r.cancelled ? null : el("span", {}, t("result-title", { round: r.round }) + " · "), el("strong", {}, head), window.Trust.sigBadge(trust, r.round)),
+    el("div", { class: "pp-result-head" }, r.cancelled ? null : el("span", {}, t("result-title", { round: r.round }) + " · "), el("strong", {}, head), window.Trust.sigBadge(trust, r.round, trustWords)),
     // While bets are open the dealer's hand is gone from the table; its seal stays here.
-    compact && s.view.round.number === r.round ? window.Trust.sealBadge(trust, s.view.round) : null,
+    compact && s.view.round.number === r.round ? window.Trust.sealBadge(trust, s.view.round, trustWords) : null,
     // Compact while bets are open: the lines stay in the page, folded away.
     r.cancelled ? null : el("ul", { class: "pp-lines", hidden: compact }, lines.map((l) =>
       el("li", { class: l.net > 0 ? "up" : l.net < 0 ? "down" : "even" }, el("span", {}, l.label), el("strong", {}, signed(l.net))))));
@@ -632,7 +634,7 @@ function tableArea(s) {
   const view = s.view;
   // A failed check of the table's word (trust.js) heads the table, in the flow: it covers
   // nothing a player needs.
-  const kids = [window.Trust.alarmBanner(trust)].filter(Boolean);
+  const kids = [window.Trust.alarmBanner(trust, trustWords)].filter(Boolean);
   if (s.betting.open && (s.seat || s.unseated)) {
     // While bets are open the last round's cards are gone: the bet spots take the table.
     kids.push(el("h2", { class: "pp-h2 pp-status-text" }, t("bets-open")));
@@ -647,7 +649,7 @@ function tableArea(s) {
     // The peek's answer matters while the second card lies face down; once every card
     // shows it says nothing more, and a long hand needs the row (640 px on its side).
     if (!view.round.dealer.includes(null)) box.querySelector("#peek")?.remove();
-    const seal = window.Trust.sealBadge(trust, view.round);
+    const seal = window.Trust.sealBadge(trust, view.round, trustWords);
     if (seal) box.append(seal);
     box.classList.add("pp-dealer");
     kids.push(box);
@@ -792,7 +794,7 @@ function historyBody() {
     el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("history-round", { round: "" }).trim()), el("th", { scope: "col" }, t("history-stake")), el("th", { scope: "col" }, t("history-return")), el("th", { scope: "col" }, t("history-net")))),
     el("tbody", {}, historyData.rounds.flatMap((r) => [
       el("tr", { class: "pp-hround", "data-round": r.round, "data-net": r.net },
-        el("th", { scope: "row" }, t("history-round", { round: r.round }), r.cancelled ? el("span", { class: "pp-tag" }, " " + t("history-cancelled")) : !r.settled ? el("span", { class: "pp-tag" }, " " + t("history-open")) : window.Trust.sigBadge(trust, r.round)),
+        el("th", { scope: "row" }, t("history-round", { round: r.round }), r.cancelled ? el("span", { class: "pp-tag" }, " " + t("history-cancelled")) : !r.settled ? el("span", { class: "pp-tag" }, " " + t("history-open")) : window.Trust.sigBadge(trust, r.round, trustWords)),
         el("td", {}, money(r.lines.reduce((a, l) => a + l.staked, 0))), el("td", {}, money(r.lines.reduce((a, l) => a + l.returned, 0))),
         el("td", { class: r.net > 0 ? "up" : r.net < 0 ? "down" : "" }, signed(r.net))),
       ...r.lines.map((l) => el("tr", { class: "pp-hline", "data-round": r.round, "data-kind": l.kind },

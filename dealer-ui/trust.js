@@ -37,10 +37,10 @@
     this.commitments = {};      // round -> the commitment first published
     this.seals = {};            // round -> "sealed" | "verified" | "mismatch"
     this.sigs = {};             // round -> "verified" | "invalid" | "unsigned"
-    this.alarms = [];           // what cannot happen unless something is wrong
+    this.alarms = [];           // what cannot happen unless something is wrong: {code, args}
     this.lastRound = null;      // the last round a result settled, since a resync
     this.timeline = null;       // the table's timeline after its first: {id, epoch, from_seq}
-    this.changes = [];          // each timeline change seen (a restore): told, not an alarm
+    this.changes = [];          // each timeline change seen (a restore): told, not an alarm: {code, args}
     this.onChange = onChange;
     this.available = !!subtle;
     this.queue = Promise.resolve();
@@ -49,16 +49,19 @@
   // pinned): views that name another key raise an alarm rather than replace it.
   Checker.prototype.pin = function (key) {
     if (!key) return;
-    if (this.key && this.key !== key) this.alarm("the table key changed");
+    if (this.key && this.key !== key) this.alarm("key-changed");
     this.key = key;
     this.pinned = true;
   };
-  Checker.prototype.alarm = function (text) {
-    if (!this.alarms.includes(text)) this.alarms.push(text);
+  // An alarm is a code and its arguments (strings), in words only where it is shown
+  // (`english`, or the page's own catalogue).
+  Checker.prototype.alarm = function (code, args) {
+    const found = { code, args: args || {} };
+    if (!this.alarms.some((a) => JSON.stringify(a) === JSON.stringify(found))) this.alarms.push(found);
   };
   Checker.prototype.commit = function (round, c) {
     const seen = this.commitments[round];
-    if (seen && seen !== c) { this.alarm("round " + round + ": the hole card's commitment changed"); return false; }
+    if (seen && seen !== c) { this.alarm("commitment-changed", { round: String(round) }); return false; }
     this.commitments[round] = c;
     return true;
   };
@@ -69,9 +72,8 @@
     const id = t ? t.id : null, epoch = t ? t.epoch : 0;
     const current = this.timeline ? this.timeline.id : null, currentEpoch = this.timeline ? this.timeline.epoch : 0;
     if (id === current) return true;
-    if (epoch <= currentEpoch) { this.alarm("the table's timeline went back"); return false; }
-    this.changes.push("the table's history was restored or continued at its row " + t.from_seq +
-      ": rounds after it are played again, and checked anew");
+    if (epoch <= currentEpoch) { this.alarm("timeline-back"); return false; }
+    this.changes.push({ code: "restored", args: { row: String(t.from_seq) } });
     this.timeline = t;
     this.commitments = {}; this.seals = {}; this.sigs = {}; this.lastRound = null;
     return true;
@@ -79,7 +81,7 @@
   // Messages are checked one after another, in arrival order.
   Checker.prototype.message = function (m) {
     if (!this.available) return;
-    this.queue = this.queue.then(() => this.check(m)).catch((e) => this.alarm("verification failed: " + e)).then(() => this.onChange());
+    this.queue = this.queue.then(() => this.check(m)).catch((e) => this.alarm("failed", { error: String(e) })).then(() => this.onChange());
     return this.queue;
   };
   Checker.prototype.check = async function (m) {
@@ -90,14 +92,15 @@
       const r = m.result.round;
       if (this.lastRound !== null && r > this.lastRound + 1) {
         const from = this.lastRound + 1, to = r - 1;
-        this.alarm((from === to ? "round " + from : "rounds " + from + "\u2013" + to) + ": no result was published");
+        if (from === to) this.alarm("missing-result", { round: String(from) });
+        else this.alarm("missing-results", { from: String(from), to: String(to) });
       }
       if (this.lastRound === null || r > this.lastRound) this.lastRound = r;
     }
     if (m.type === "view" && m.view) {
       const v = m.view;
       if (v.table_key) {
-        if (this.key && this.key !== v.table_key) this.alarm("the table key changed");
+        if (this.key && this.key !== v.table_key) this.alarm("key-changed");
         this.key = this.key || v.table_key;
       }
       const s = v.round && v.round.seal;
@@ -109,23 +112,23 @@
       const shown = v.round.dealer[1];
       if (c !== s.commitment || (shown && shown !== s.card)) {
         this.seals[round] = "mismatch";
-        this.alarm("round " + round + ": the revealed hole card " + s.card + " does not match its seal");
+        this.alarm("revealed-mismatch", { round: String(round), card: s.card });
       } else if (this.seals[round] !== "mismatch") {
         this.seals[round] = "verified";
       }
     } else if (m.type === "result" && m.result) {
       const round = m.result.round;
-      if (!m.signed) { this.sigs[round] = "unsigned"; this.alarm("round " + round + ": the result is not signed"); return; }
+      if (!m.signed) { this.sigs[round] = "unsigned"; this.alarm("unsigned", { round: String(round) }); return; }
       const st = this.key ? await verifySigned(this.key, m.signed) : null;
       if (!st || st.round !== round || JSON.stringify(st.result) !== JSON.stringify(m.result)) {
         this.sigs[round] = "invalid";
-        this.alarm("round " + round + ": the result's signature does not verify");
+        this.alarm("bad-signature", { round: String(round) });
         return;
       }
       if (!this.onTimeline(st.timeline || null)) { this.sigs[round] = "invalid"; return; }
       if (!st.seal && this.commitments[round]) {
         this.sigs[round] = "invalid";
-        this.alarm("round " + round + ": the hole card was committed, and the signed result opens no seal");
+        this.alarm("no-seal", { round: String(round) });
         return;
       }
       if (st.seal) {
@@ -133,7 +136,7 @@
         if (c !== st.seal.commitment || !this.commit(round, c) || st.result.dealer_cards[1] !== st.seal.card) {
           this.sigs[round] = "invalid";
           this.seals[round] = "mismatch";
-          this.alarm("round " + round + ": the signed hole card does not match its seal");
+          this.alarm("signed-mismatch", { round: String(round) });
           return;
         }
         if (this.seals[round] !== "mismatch") this.seals[round] = "verified";
@@ -142,41 +145,71 @@
     }
   };
 
+  // The checks' words in English, by code (the public page's; the player's page passes
+  // its own catalogue's, `trust-CODE` in play-*.ftl, with the same arguments).
+  const ENGLISH = {
+    "seal-sealed": (a) => "hole card sealed \u00b7 " + a.commitment,
+    "seal-verified": () => "\u2713 hole card seal verified",
+    "seal-mismatch": () => "\u26A0 SEAL MISMATCH",
+    "seal-checking": () => "checking the seal\u2026",
+    "seal-unchecked": () => "seal not checked (this page needs HTTPS)",
+    "seal-title": (a) => "commitment " + a.commitment,
+    "sig-verified": () => "\u2713 signed",
+    "sig-invalid": () => "\u26A0 BAD SIGNATURE",
+    "sig-unsigned": () => "\u26A0 unsigned",
+    "alarm-title": () => "\u26A0 Verification failed:",
+    "timeline-title": () => "Table history restored:",
+    "key-changed": () => "the table key changed",
+    "commitment-changed": (a) => "round " + a.round + ": the hole card's commitment changed",
+    "timeline-back": () => "the table's timeline went back",
+    "restored": (a) => "the table's history was restored or continued at its row " + a.row + ": rounds after it are played again, and checked anew",
+    "failed": (a) => "verification failed: " + a.error,
+    "missing-result": (a) => "round " + a.round + ": no result was published",
+    "missing-results": (a) => "rounds " + a.from + "\u2013" + a.to + ": no result was published",
+    "revealed-mismatch": (a) => "round " + a.round + ": the revealed hole card " + a.card + " does not match its seal",
+    "unsigned": (a) => "round " + a.round + ": the result is not signed",
+    "bad-signature": (a) => "round " + a.round + ": the result's signature does not verify",
+    "no-seal": (a) => "round " + a.round + ": the hole card was committed, and the signed result opens no seal",
+    "signed-mismatch": (a) => "round " + a.round + ": the signed hole card does not match its seal",
+  };
+  function english(code, args) {
+    const say = ENGLISH[code];
+    return say ? say(args || {}) : code;
+  }
+
   // The seal of the round on the table (`round` is a public view's round): committed
   // while the card lies face down, verified once its reveal opens the commitment;
-  // anything else is an alarm. Shared by the public page and the player's page.
-  function sealBadge(checker, round) {
+  // anything else is an alarm. Shared by the public page and the player's page; `words`
+  // (code, args) says it, English unless given.
+  function sealBadge(checker, round, words) {
+    const say = words || english;
     const s = round.seal;
     if (!s) return null;
     const state = !checker.available ? "unchecked" : checker.seals[round.number] || "checking";
-    const text = {
-      sealed: "hole card sealed \u00b7 " + s.commitment.slice(0, 8),
-      verified: "\u2713 hole card seal verified",
-      mismatch: "\u26A0 SEAL MISMATCH",
-      checking: "checking the seal\u2026",
-      unchecked: "seal not checked (this page needs HTTPS)",
-    }[state];
-    return window.Table.el("div", { id: "seal", class: "seal " + state, "data-state": state, title: "commitment " + s.commitment }, text);
+    const text = say("seal-" + state, { commitment: s.commitment.slice(0, 8) });
+    return window.Table.el("div", { id: "seal", class: "seal " + state, "data-state": state, title: say("seal-title", { commitment: s.commitment }) }, text);
   }
 
   // Whether round `n`'s result verified against the table's key.
-  function sigBadge(checker, n) {
+  function sigBadge(checker, n, words) {
     if (!checker.available) return null;
     const state = checker.sigs[n] || "checking";
-    const text = { verified: "\u2713 signed", invalid: "\u26A0 BAD SIGNATURE", unsigned: "\u26A0 unsigned", checking: "\u2026" }[state];
+    const text = state === "checking" ? "\u2026" : (words || english)("sig-" + state, {});
     return window.Table.el("span", { class: "sig " + state, "data-sig": state }, " " + text);
   }
 
   // The banner shown while any check failed; else, after a timeline change, a notice.
-  function alarmBanner(checker) {
+  function alarmBanner(checker, words) {
+    const say = words || english;
     const el = window.Table.el;
     if (checker.alarms.length) {
       return el("div", { id: "trust-alarm", class: "trust-alarm", role: "alert" },
-        el("strong", {}, "\u26A0 Verification failed: "), checker.alarms.join("; "));
+        el("strong", {}, say("alarm-title", {})), " " + checker.alarms.map((a) => say(a.code, a.args)).join("; "));
     }
-    return checker.changes.length ? el("div", { id: "trust-timeline", class: "trust-timeline", role: "status" },
-      el("strong", {}, "Table history restored: "), checker.changes[checker.changes.length - 1]) : null;
+    const last = checker.changes[checker.changes.length - 1];
+    return last ? el("div", { id: "trust-timeline", class: "trust-timeline", role: "status" },
+      el("strong", {}, say("timeline-title", {})), " " + say(last.code, last.args)) : null;
   }
 
-  window.Trust = { Checker, commitment, verifySigned, sealBadge, sigBadge, alarmBanner };
+  window.Trust = { Checker, commitment, verifySigned, sealBadge, sigBadge, alarmBanner, english, codes: Object.keys(ENGLISH) };
 })();

@@ -214,14 +214,8 @@ async fn seven_seats_with_three_splits_fit_every_size() {
         // Pia decides at seat 7 beside nine other hands (ten in all).
         page.wait_for("!!document.querySelector('#actions') && document.querySelectorAll('#seats .hand').length === 10", player::STEP)
             .await;
-        let problems = player::sized(
-            &page,
-            "crowded",
-            &player::all_sizes(),
-            (360, 640),
-            &["#actions", ".seat.mine", "#dealer", "#balance"],
-        )
-        .await;
+        let wanted = ["#actions", ".seat.mine", "#dealer", "#balance"];
+        let mut problems = player::sized(&page, "crowded", &player::all_sizes(), (360, 640), &wanted).await;
         // The smallest sizes need every step; the own seat keeps its cards whole.
         for (w, h) in [(360, 640), (640, 360)] {
             page.resize(w, h).await;
@@ -240,6 +234,16 @@ async fn seven_seats_with_three_splits_fit_every_size() {
         }
         page.resize(360, 640).await;
         page.screenshot(&cdp::artifacts().join("play-crowded-360x640.png")).await;
+        // German's words (the decision's among them) are the longer.
+        page.eval("(() => { const s = document.querySelector('#language'); s.value = 'de'; s.dispatchEvent(new Event('change')); })()")
+            .await;
+        page.wait_for("document.documentElement.lang === 'de'", player::STEP).await;
+        // The hole card's seal, checked by the page itself, in German too.
+        page.wait_for("document.querySelector('#seal') && document.querySelector('#seal').dataset.state === 'sealed'", player::STEP)
+            .await;
+        let seal = page.text("#seal").await;
+        assert!(seal.starts_with("verdeckte Karte versiegelt · "), "{seal}");
+        problems.extend(player::sized(&page, "crowded-de", &player::all_sizes(), (360, 640), &wanted).await);
         browser.close().await;
         assert!(p.terminate(), "clean stop");
         assert!(problems.is_empty(), "{}", problems.join("\n"));

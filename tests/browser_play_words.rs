@@ -171,7 +171,7 @@ async fn every_code_the_players_api_answers_has_words_in_every_language() {
             .page(&format!("http://{}/play", p.addr), 390, 844)
             .await;
         page.wait_for(
-            "window.I18n && window.FluentBundle",
+            "window.I18n && window.FluentBundle && window.Trust",
             Duration::from_secs(15),
         )
         .await;
@@ -188,13 +188,20 @@ async fn every_code_the_players_api_answers_has_words_in_every_language() {
                    for (const lang of window.I18n.languages) {{ \
                      const text = await (await fetch('/ui/play-' + lang + '.ftl')).text(); \
                      const res = new window.FluentBundle.FluentResource(text); \
-                     const bundle = new window.FluentBundle.FluentBundle(lang); \
+                     const bundle = new window.FluentBundle.FluentBundle(lang, {{ useIsolating: false }}); \
                      const errors = bundle.addResource(res); \
                      const ids = res.body.map(m => m.id); \
                      if (lang === 'en') english = ids; \
+                     const args = {{ round: '7', from: '3', to: '5', row: '12', card: 'AS', commitment: 'ee15b016', error: 'x' }}; \
+                     const said = (c) => bundle.formatPattern(bundle.getMessage('trust-' + c).value, args); \
                      out[lang] = {{ errors: errors.map(String), \
                        missing_codes: codes.filter(c => !bundle.hasMessage('error-' + c)), \
-                       missing_ids: (english || []).filter(id => !bundle.hasMessage(id)) \
+                       missing_ids: (english || []).filter(id => !bundle.hasMessage(id)), \
+                       trust_codes: window.Trust.codes.length, \
+                       missing_trust: window.Trust.codes.filter(c => !bundle.hasMessage('trust-' + c)), \
+                       trust_unlike_english: lang !== 'en' ? [] : window.Trust.codes \
+                         .filter(c => bundle.hasMessage('trust-' + c) && said(c) !== window.Trust.english(c, args)) \
+                         .map(c => c + ': ' + said(c) + ' / ' + window.Trust.english(c, args)) \
                        }}; }} \
                    return out; }})()",
                 json!(codes)
@@ -208,6 +215,14 @@ async fn every_code_the_players_api_answers_has_words_in_every_language() {
                 r["missing_ids"],
                 json!([]),
                 "{lang}: messages English has and {lang} lacks"
+            );
+            // trust.js's checks (seal, signatures, alarms) in the page's words.
+            assert!(r["trust_codes"].as_u64() >= Some(20), "trust.js names its codes: {r}");
+            assert_eq!(r["missing_trust"], json!([]), "{lang}: trust.js codes without words");
+            assert_eq!(
+                r["trust_unlike_english"],
+                json!([]),
+                "the catalogue's English of trust.js's codes is trust.js's own"
             );
         }
         println!(

@@ -144,7 +144,7 @@ async fn the_public_page_shows_verified_seals_and_signatures_and_alarms_on_tampe
                       const told = c.alarms.length === 0 && c.changes.length === 1 && banner.id === 'trust-timeline'
                         && banner.textContent.includes('row 5');
                       await c.check(v);
-                      return [told, c.alarms.includes(\"the table's timeline went back\")]; })()",
+                      return [told, c.alarms.some(a => a.code === 'timeline-back')]; })()",
                 )
                 .await,
             json!([true, true])
