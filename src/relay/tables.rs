@@ -148,6 +148,11 @@ pub struct RelayedTable {
     stream: Mutex<Option<jetstream::stream::Stream>>,
     /// Messages not served, by reason.
     refused: Mutex<BTreeMap<Refusal, u64>>,
+    /// The bucket's view could not be read when the table was found (the broker did not
+    /// answer in time, under load): each pass of `follow` reads it again first, until
+    /// read. Without it a quiet table's feed would hold no view, and the table would be
+    /// missing from the lobby until it published again.
+    unseeded: AtomicBool,
 }
 
 impl RelayedTable {
@@ -432,9 +437,15 @@ impl Tables {
             stream_seq: AtomicU64::new(0),
             stream: Mutex::new(None),
             refused: Mutex::default(),
+            unseeded: AtomicBool::new(false),
         });
-        if let Some(s) = signed_snapshot(js, &self.bucket, table, &relayed).await {
-            relayed.source.feed.seed(s.view, s.id, s.n);
+        match signed_snapshot(js, &self.bucket, table, &relayed).await {
+            Ok(Some(s)) => relayed.source.feed.seed(s.view, s.id, s.n),
+            Ok(None) => {}
+            Err(e) => {
+                warn!(table, error = %e, "relay: the bucket's view cannot be read now; reading it again before following the stream");
+                relayed.unseeded.store(true, Ordering::Relaxed);
+            }
         }
         let mut map = self.inner.write().unwrap_or_else(|e| e.into_inner());
         if map.contains_key(table) {
@@ -449,32 +460,43 @@ impl Tables {
             subjects::stream(&self.public_stream, table),
             relayed,
             self.ring,
+            self.bucket.clone(),
         ));
     }
 }
 
-/// The bucket's value for `table`, if the table signed it.
+/// The bucket's value for `table`, if the table signed it: `Ok(None)` when the bucket
+/// holds none (or none the table signed), an error when the broker could not say.
 async fn signed_snapshot(
     js: &Context,
     bucket: &str,
     table: &str,
     relayed: &RelayedTable,
-) -> Option<Snapshot> {
-    let stream = js.get_stream_no_info(format!("KV_{bucket}")).await.ok()?;
-    let m = stream
+) -> Result<Option<Snapshot>, String> {
+    let stream = js
+        .get_stream_no_info(format!("KV_{bucket}"))
+        .await
+        .map_err(|e| e.to_string())?;
+    let m = match stream
         .direct_get_last_for_subject(subjects::bucket_key(bucket, table))
         .await
-        .ok()?;
+    {
+        Ok(m) => m,
+        Err(e) if e.kind() == jetstream::stream::DirectGetErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
     if !relayed.signed(table, wire::SNAPSHOT, &m.payload, Some(&m.headers)) {
         relayed.refuse(table, Refusal::Unsigned, 0, "the bucket's snapshot");
-        return None;
+        return Ok(None);
     }
-    let m: Incoming = serde_json::from_slice(&m.payload).ok()?;
-    Some(Snapshot {
+    let Ok(m) = serde_json::from_slice::<Incoming>(&m.payload) else {
+        return Ok(None);
+    };
+    Ok(m.view.map(|view| Snapshot {
         id: (m.seq, m.sub),
         n: m.n,
-        view: m.view?,
-    })
+        view,
+    }))
 }
 
 /// Watches the bucket for publishing tables, for ever; reads the keys file again when it
@@ -564,15 +586,32 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// Follows `table`'s public stream into its feed, for ever.
+/// Follows `table`'s public stream into its feed, for ever (its view from `bucket` first,
+/// if that could not be read when the table was found).
 async fn follow(
     js: Context,
     table: String,
     stream: String,
     relayed: Arc<RelayedTable>,
     ring: usize,
+    bucket: String,
 ) {
     loop {
+        if relayed.unseeded.load(Ordering::Relaxed) && relayed.source.feed.last().is_none() {
+            match signed_snapshot(&js, &bucket, &table, &relayed).await {
+                Ok(seed) => {
+                    if let Some(s) = seed {
+                        relayed.source.feed.seed(s.view, s.id, s.n);
+                    }
+                    relayed.unseeded.store(false, Ordering::Relaxed);
+                }
+                Err(e) => {
+                    warn!(table, error = %e, "relay: the bucket's view still cannot be read; trying again");
+                    tokio::time::sleep(RETRY).await;
+                    continue;
+                }
+            }
+        }
         if let Err(e) = follow_once(&js, &table, &stream, &relayed, ring).await {
             warn!(table, error = %e, "following the public stream failed; resuming");
         }
