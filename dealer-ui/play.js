@@ -856,12 +856,7 @@ const SEAT_FIT = ["fit-1", "fit-2", "fit-3", "fit-4", "fit-5"];
 let seatFit = 0;
 function fitSeats() {
   const row = document.getElementById("seats");
-  if (!row) return;
-  const over = () => row.scrollWidth > row.clientWidth + 1 || row.scrollHeight > row.clientHeight + 1;
-  row.classList.remove(...SEAT_FIT);
-  let level = 0;
-  while (level < SEAT_FIT.length && over()) row.classList.add(SEAT_FIT[level++]);
-  seatFit = level;
+  if (row) seatFit = fitSteps(row, SEAT_FIT, () => row.scrollWidth > row.clientWidth + 1 || row.scrollHeight > row.clientHeight + 1);
 }
 window.addEventListener("resize", fitSeats);
 
@@ -876,13 +871,18 @@ function fitTurns() {
   const dock = document.querySelector(".pp-dock");
   if (!dock) return;
   const rows = [...dock.querySelectorAll(".pp-turn-row")];
-  const over = () => rows.some((r) => r.scrollWidth > r.clientWidth + 1);
-  dock.classList.remove(...TURN_FIT);
-  let level = 0;
-  while (rows.length && level < TURN_FIT.length && over()) dock.classList.add(TURN_FIT[level++]);
-  turnFit = level;
+  turnFit = fitSteps(dock, TURN_FIT, () => rows.some((r) => r.scrollWidth > r.clientWidth + 1));
 }
 window.addEventListener("resize", fitTurns);
+
+// The fitting both use: `el` loses every step's class, then takes them in order while
+// `over()` still holds; returns how many it took (the next render starts from them).
+function fitSteps(el, steps, over) {
+  el.classList.remove(...steps);
+  let level = 0;
+  while (level < steps.length && over()) el.classList.add(steps[level++]);
+  return level;
+}
 
 function render() {
   const root = document.getElementById("app");

@@ -156,6 +156,15 @@ pub struct RelayedTable {
 }
 
 impl RelayedTable {
+    /// Seeds the feed with the bucket's value for `table` if the table signed it (none,
+    /// or none signed, leaves it as it is); an error when the broker could not say.
+    async fn seed(&self, js: &Context, bucket: &str, table: &str) -> Result<(), String> {
+        if let Some(s) = signed_snapshot(js, bucket, table, self).await? {
+            self.source.feed.seed(s.view, s.id, s.n);
+        }
+        Ok(())
+    }
+
     /// A message of the table's was served: it is not quiet.
     fn heard_now(&self) {
         self.heard_ms
@@ -439,13 +448,9 @@ impl Tables {
             refused: Mutex::default(),
             unseeded: AtomicBool::new(false),
         });
-        match signed_snapshot(js, &self.bucket, table, &relayed).await {
-            Ok(Some(s)) => relayed.source.feed.seed(s.view, s.id, s.n),
-            Ok(None) => {}
-            Err(e) => {
-                warn!(table, error = %e, "relay: the bucket's view cannot be read now; reading it again before following the stream");
-                relayed.unseeded.store(true, Ordering::Relaxed);
-            }
+        if let Err(e) = relayed.seed(js, &self.bucket, table).await {
+            warn!(table, error = %e, "relay: the bucket's view cannot be read now; reading it again before following the stream");
+            relayed.unseeded.store(true, Ordering::Relaxed);
         }
         let mut map = self.inner.write().unwrap_or_else(|e| e.into_inner());
         if map.contains_key(table) {
@@ -598,19 +603,12 @@ async fn follow(
 ) {
     loop {
         if relayed.unseeded.load(Ordering::Relaxed) && relayed.source.feed.last().is_none() {
-            match signed_snapshot(&js, &bucket, &table, &relayed).await {
-                Ok(seed) => {
-                    if let Some(s) = seed {
-                        relayed.source.feed.seed(s.view, s.id, s.n);
-                    }
-                    relayed.unseeded.store(false, Ordering::Relaxed);
-                }
-                Err(e) => {
-                    warn!(table, error = %e, "relay: the bucket's view still cannot be read; trying again");
-                    tokio::time::sleep(RETRY).await;
-                    continue;
-                }
+            if let Err(e) = relayed.seed(&js, &bucket, &table).await {
+                warn!(table, error = %e, "relay: the bucket's view still cannot be read; trying again");
+                tokio::time::sleep(RETRY).await;
+                continue;
             }
+            relayed.unseeded.store(false, Ordering::Relaxed);
         }
         if let Err(e) = follow_once(&js, &table, &stream, &relayed, ring).await {
             warn!(table, error = %e, "following the public stream failed; resuming");
