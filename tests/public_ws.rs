@@ -169,25 +169,12 @@ async fn every_viewer_on_every_shard_gets_every_message_in_order() {
         let last_seq = h.snapshot().seq;
         let mut seen: Vec<Vec<String>> = Vec::new();
         for ws in &mut viewers {
-            let mut ids = Vec::new();
-            let mut prev: Option<u64> = None;
-            loop {
-                let m = common::next_message(ws, STEP).await;
-                let v: Value = serde_json::from_str(m.to_text().expect("text")).expect("json");
-                let n = v["n"].as_u64().expect("n");
-                if let Some(p) = prev {
-                    assert_eq!(n, p + 1, "a gap or a repeat after {p}: {v}");
-                    assert_ne!(v["resync"], true, "only the first message is a resync");
-                } else {
-                    assert_eq!(v["resync"], true, "a new viewer starts from a resync view");
-                }
-                prev = Some(n);
-                ids.push(v["id"].as_str().expect("id").to_owned());
-                if v["type"] == "view" && v["seq"].as_u64() >= Some(last_seq) {
-                    break;
-                }
-            }
-            seen.push(ids);
+            let got = read_to(ws, last_seq).await;
+            assert_eq!(
+                got[0]["resync"], true,
+                "a new viewer starts from a resync view"
+            );
+            seen.push(got.iter().map(|v| v["id"].to_string()).collect());
         }
         // Same messages for everyone after the first viewer's starting point.
         let longest = seen.iter().map(Vec::len).max().expect("viewers");
@@ -418,6 +405,103 @@ async fn a_request_that_is_not_an_upgrade_is_a_400() {
                 .as_str()
                 .is_some_and(|m| m.contains("Connection: upgrade")),
             "{v}"
+        );
+        run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
+
+/// Reads `ws` until a view of row `seq` or later: every message read, each numbered
+/// right after the one before, and none but the first a resync.
+async fn read_to<S>(ws: &mut S, seq: u64) -> Vec<Value>
+where
+    S: futures::Stream<
+            Item = Result<
+                tokio_tungstenite::tungstenite::Message,
+                tokio_tungstenite::tungstenite::Error,
+            >,
+        > + Unpin,
+{
+    let mut got: Vec<Value> = Vec::new();
+    loop {
+        let m = common::next_message(ws, STEP).await;
+        let v: Value = serde_json::from_str(m.to_text().expect("text")).expect("json");
+        let n = v["n"].as_u64().expect("n");
+        if let Some(p) = got.last().and_then(|p| p["n"].as_u64()) {
+            assert_eq!(n, p + 1, "a gap or a repeat after {p}: {v}");
+            assert_ne!(v["resync"], true, "only the first message is a resync: {v}");
+        }
+        let done = v["type"] == "view" && v["seq"].as_u64() >= Some(seq);
+        got.push(v);
+        if done {
+            return got;
+        }
+    }
+}
+
+/// The last message's number and id.
+fn last_n_id(got: &[Value]) -> (u64, String) {
+    let last = got.last().expect("a message");
+    (
+        last["n"].as_u64().expect("n"),
+        last["id"].as_str().expect("id").to_owned(),
+    )
+}
+
+/// Issue #37: a table's own feed with no viewer for `feed::ALONE` stops making messages
+/// (a studio table's players watch through relays), and a viewer who joins then — new, or
+/// resuming from an id of before — gets a resync view of the table's state now, numbered
+/// right after the last message made, then every message after it with no gap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feed_nobody_watches_rests_and_a_viewer_who_joins_gets_now_and_what_follows() {
+    timeout(Duration::from_secs(150), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (inputs, _, _) = session("deluxe", 23, 6);
+        let sim = common::session_shoe(&inputs);
+        let run = running::start(common::config(dir.path(), &sim.path(), "deluxe")).await;
+        let h = &run.handle;
+        let third = inputs.len() / 3;
+        let url = format!("ws://{}/ws/public", run.addr);
+        // A viewer watches the first third, then leaves.
+        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .expect("ws");
+        common::feed_session(h, &sim, &inputs[..third]).await;
+        let (n_left, id_left) = last_n_id(&read_to(&mut ws, h.snapshot().seq).await);
+        drop(ws);
+        // Nobody watches for longer than ALONE: the second third's first change puts the
+        // feed at rest, and the rest of it makes no message.
+        tokio::time::sleep(croupier::web::feed::ALONE + Duration::from_millis(500)).await;
+        common::feed_session(h, &sim, &inputs[third..2 * third]).await;
+        let now = h.snapshot().seq;
+        let (mut ws, _) = tokio_tungstenite::connect_async(format!("{url}?after={id_left}"))
+            .await
+            .expect("ws");
+        let back = read_to(&mut ws, now).await.swap_remove(0);
+        assert_eq!(back["resync"], true, "{back}");
+        assert!(back["seq"].as_u64() >= Some(now), "the state now: {back}");
+        // At most the second third's first changes were made into messages before it
+        // rested (a view and perhaps a result): not the dozens of the whole third.
+        let made = back["n"].as_u64().expect("n") - n_left;
+        assert!(
+            (1..=4).contains(&made),
+            "{made} messages between the viewer who left and the one who came back"
+        );
+        // A new viewer joins the feed that follows again; both get the last third.
+        let (mut new, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .expect("ws");
+        let first_new = read_to(&mut new, now).await.swap_remove(0);
+        assert_eq!(first_new["resync"], true, "{first_new}");
+        common::feed_session(h, &sim, &inputs[2 * third..]).await;
+        let end = h.snapshot().seq;
+        let (n_back, id_back) = last_n_id(&read_to(&mut ws, end).await);
+        let (n_new, id_new) = last_n_id(&read_to(&mut new, end).await);
+        assert_eq!((n_back, id_back), (n_new, id_new));
+        assert!(
+            n_back > back["n"].as_u64().expect("n") + 10,
+            "the last third"
         );
         run.stop().await;
     })

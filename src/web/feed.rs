@@ -22,13 +22,16 @@
 
 use super::view::{public_view, PublicView};
 use crate::engine::{Event, RoundResult};
-use crate::table::{TableHandle, Update};
+use crate::table::{Subscription, TableHandle, Update};
 use crate::trust::Signed;
 use axum::extract::ws::Utf8Bytes;
+use futures::FutureExt;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
-use tokio::sync::broadcast;
+use std::time::Duration;
+use tokio::sync::{broadcast, Notify};
+use tokio::time::Instant;
 
 /// Messages kept for resumption.
 pub const RING: usize = 4096;
@@ -184,6 +187,8 @@ struct Ring {
     seq: u64,
     sub: u32,
     n: u64,
+    /// The table's own feed stopped following its table: no viewer for [`ALONE`].
+    idle: bool,
 }
 
 /// Wall-clock milliseconds since the Unix epoch (when a message was published).
@@ -208,6 +213,39 @@ pub fn parse_id(id: &str) -> Option<(u64, u32)> {
 pub struct PublicFeed {
     ring: Arc<Mutex<Ring>>,
     tx: broadcast::Sender<Arc<Message>>,
+    /// The table a table's own feed follows (`None`: a relay's, fed from the broker).
+    follow: Option<Arc<Follow>>,
+}
+
+/// How long the table's own feed goes on making messages with no viewer: a viewer who
+/// comes back within it resumes from the ring. After it the feed stops following the
+/// table until a viewer joins, so a table nobody watches directly (a studio's, whose
+/// players watch through relays) does not view, encode and frame every change for no
+/// one (issue #37).
+pub const ALONE: Duration = Duration::from_secs(5);
+/// How often a quiet table's feed looks whether it still has viewers (a busy one looks at
+/// every change).
+const LOOK_FOR_VIEWERS: Duration = Duration::from_secs(1);
+/// How often a feed at rest looks whether its table has stopped.
+const AT_REST_CHECK: Duration = Duration::from_secs(5);
+
+/// What brings a table's own feed back to following its table when a viewer joins.
+struct Follow {
+    table: TableHandle,
+    /// The subscription the joining viewer's call took, for the feed's task.
+    resumed: Mutex<Option<Subscription>>,
+    woken: Notify,
+}
+
+impl Follow {
+    fn lock_resumed(&self) -> MutexGuard<'_, Option<Subscription>> {
+        // Only ever a take or a put: a panic cannot leave it inconsistent.
+        self.resumed.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn take(&self) -> Option<Subscription> {
+        self.lock_resumed().take()
+    }
 }
 
 /// A message numbered elsewhere, for [`PublicFeed::relay`].
@@ -257,8 +295,10 @@ impl PublicFeed {
                 seq: 0,
                 sub: 0,
                 n: 0,
+                idle: false,
             })),
             tx,
+            follow: None,
         }
     }
 
@@ -372,23 +412,55 @@ impl PublicFeed {
         self.lock().view.clone()
     }
 
-    /// Starts the feed's task for `table`; it ends when the table stops.
+    /// Starts the feed's task for `table`; it ends when the table stops. With no viewer
+    /// for [`ALONE`] it rests until one joins.
     pub fn start(table: &TableHandle) -> PublicFeed {
-        let feed = PublicFeed::empty();
+        PublicFeed::start_resting_after(table, ALONE)
+    }
+
+    /// [`PublicFeed::start`], resting after `alone` without a viewer.
+    pub fn start_resting_after(table: &TableHandle, alone: Duration) -> PublicFeed {
+        let follow = Arc::new(Follow {
+            table: table.clone(),
+            resumed: Mutex::new(None),
+            woken: Notify::new(),
+        });
+        let feed = PublicFeed {
+            follow: Some(Arc::clone(&follow)),
+            ..PublicFeed::empty()
+        };
         feed.on_snapshot(&table.snapshot());
-        let mut sub = table.subscribe();
+        let mut sub = Some(table.subscribe());
         let mut watch = table.watch();
         let me = feed.clone();
         let handle = table.clone();
         tokio::spawn(async move {
+            // The last time the task saw someone subscribed: it looks at every change,
+            // and every `LOOK_FOR_VIEWERS` while the table is quiet.
+            let mut watched_at = Instant::now();
             loop {
+                let Some(following) = sub.as_mut() else {
+                    // At rest: a viewer's join wakes it with a subscription taken then.
+                    tokio::select! {
+                        () = follow.woken.notified() => {
+                            sub = follow.take();
+                            watched_at = Instant::now();
+                        }
+                        () = tokio::time::sleep(AT_REST_CHECK) => {
+                            if watch.has_changed().is_err() {
+                                break;
+                            }
+                        }
+                    }
+                    continue;
+                };
                 tokio::select! {
                     // Deltas first: a snapshot replaces the last one at once, while the
                     // deltas of the rows before it may still be queued; taking the
                     // snapshot first would number a later row's view before an earlier
                     // row's result (issue #32: the "silent gap" under load).
                     biased;
-                    update = sub.next() => match update {
+                    update = following.next() => match update {
                         Some(Update::Delta(d)) => {
                             let settled = d.events.iter().filter_map(|e| match e {
                                 Event::RoundSettled(result) => Some(result),
@@ -415,10 +487,68 @@ impl PublicFeed {
                         let snapshot = Arc::clone(&watch.borrow_and_update());
                         me.on_snapshot(&snapshot);
                     }
+                    () = tokio::time::sleep(LOOK_FOR_VIEWERS) => {}
+                }
+                if me.tx.receiver_count() > 0 {
+                    watched_at = Instant::now();
+                } else if watched_at.elapsed() >= alone && me.rest() {
+                    sub = None;
                 }
             }
         });
         feed
+    }
+
+    /// Whether the feed is following its table (a relay's feed always is).
+    pub fn following(&self) -> bool {
+        !self.lock().idle
+    }
+
+    /// Stops following the table if no one is subscribed (checked under the ring's lock,
+    /// which every join takes: none can slip in between).
+    fn rest(&self) -> bool {
+        let mut ring = self.lock();
+        if self.tx.receiver_count() > 0 {
+            return false;
+        }
+        ring.idle = true;
+        true
+    }
+
+    /// A viewer joins a feed at rest: it follows the table again from the table's state
+    /// now, taken with a subscription whose deltas are those after it (its first update
+    /// is that state, at once), and the task is woken with it.
+    fn resume(&self, ring: &mut Ring) {
+        let Some(follow) = self.follow.as_ref().filter(|_| ring.idle) else {
+            return;
+        };
+        ring.idle = false;
+        let mut sub = follow.table.subscribe();
+        let snapshot = match sub.next().now_or_never() {
+            Some(Some(Update::Resync(snapshot))) => snapshot,
+            _ => follow.table.snapshot(),
+        };
+        let view = public_view(&snapshot);
+        if Self::changes(ring, &view) {
+            // What changed at rest made no message: no resumer can be brought to now
+            // from the ring, so it starts again here, and the state now takes a number
+            // (and an id) of its own, which a new viewer's resync view carries.
+            ring.messages.clear();
+            Self::number_next(ring, view.seq);
+            ring.view = Some(view);
+        }
+        *follow.lock_resumed() = Some(sub);
+        follow.woken.notify_one();
+    }
+
+    /// Whether `view` differs from the ring's in what people can see (not its `seq`).
+    fn changes(ring: &Ring, view: &PublicView) -> bool {
+        !ring.view.as_ref().is_some_and(|v| {
+            PublicView {
+                seq: view.seq,
+                ..v.clone()
+            } == *view
+        })
     }
 
     fn lock(&self) -> MutexGuard<'_, Ring> {
@@ -426,7 +556,9 @@ impl PublicFeed {
         self.ring.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn push(&self, ring: &mut Ring, seq: u64, body: Body<'_>) {
+    /// Takes the next number and id, for a message about row `seq`; the row it is
+    /// numbered under (never before the last one's).
+    fn number_next(ring: &mut Ring, seq: u64) -> u64 {
         // Ids only ever grow with `n`: a viewer's fan-out sends nothing at or below the
         // last id it queued, and resumes after an id by finding it in the ring. A message
         // about an earlier row than the last one numbered takes that row's id space.
@@ -438,6 +570,11 @@ impl PublicFeed {
             ring.sub = 0;
         }
         ring.n += 1;
+        seq
+    }
+
+    fn push(&self, ring: &mut Ring, seq: u64, body: Body<'_>) {
+        let seq = Self::number_next(ring, seq);
         let text = encode(seq, ring.sub, ring.n, now_ms(), body);
         let message = Arc::new(Message::new(seq, ring.sub, body.kind(), text));
         self.insert(ring, message);
@@ -457,13 +594,7 @@ impl PublicFeed {
         let view = public_view(snapshot);
         let mut ring = self.lock();
         // Only changes people can see make a message (e.g. not the expectation).
-        let same = ring.view.as_ref().is_some_and(|v| {
-            PublicView {
-                seq: view.seq,
-                ..v.clone()
-            } == view
-        });
-        if same {
+        if !Self::changes(&ring, &view) {
             return;
         }
         // The last result travels in its own message (and in resync views): leaving it
@@ -511,7 +642,8 @@ impl PublicFeed {
     /// Joins the feed after the message `after` (`None`: a new viewer): the missed
     /// messages when they are all still in the ring, otherwise a resync view.
     pub fn join(&self, after: Option<(u64, u32)>) -> Joined {
-        let ring = self.lock();
+        let mut ring = self.lock();
+        self.resume(&mut ring);
         let live = self.tx.subscribe();
         let backlog = Self::backlog(&ring, after);
         Joined { backlog, live }
@@ -539,6 +671,8 @@ impl PublicFeed {
 
     /// A live receiver of its own (for the `/ws/public` fan-out's shards).
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Message>> {
+        let mut ring = self.lock();
+        self.resume(&mut ring);
         self.tx.subscribe()
     }
 
