@@ -12,6 +12,8 @@
 //!     cargo bench --bench relay -- [--viewers 0,1000,5000,10000] [--seconds 10] [--pace-ms 100]
 //!         [--dispute-window-s 0]
 //!
+//! Measured from 2 s after the viewers are connected, and at least 8 s after the table
+//! started (its steady state: its own public feed, which nobody watches here, at rest).
 //! Everything shares the machine's cores; N = 0 is the table's baseline. Needs
 //! `nats-server` (Debian's package) and a file-descriptor limit above N.
 
@@ -61,6 +63,9 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, window_s: u64, bin: &std::pat
     let dir = tempfile::tempdir().expect("tempdir");
     let broker = nats::Nats::start(bin, dir.path());
     let (mut table, table_addr) = start_table(dir.path(), pace_ms, window_s, &broker.url());
+    // A studio table runs for hours: measured in its steady state, once its own public feed,
+    // which no one watches here (the viewers are the relay's), has come to rest.
+    let steady = Instant::now() + croupier::web::feed::ALONE + Duration::from_secs(3);
     // The relay serves only what the table signs, with its key pinned (made at its start).
     let key = croupier::trust::TableKeys::load(&croupier::trust::keys::path_for(
         &dir.path().join("croupier.db"),
@@ -109,6 +114,7 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, window_s: u64, bin: &std::pat
         })
         .await;
         tokio::time::sleep(Duration::from_secs(2)).await;
+        tokio::time::sleep_until(steady.into()).await;
         let (table0, relay0) = (proc_cpu_ns(table_pid), proc_cpu_ticks(relay_pid));
         let switches0 = proc_voluntary_switches(table_pid);
         let rows0 = committed(&db).await;

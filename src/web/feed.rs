@@ -499,11 +499,6 @@ impl PublicFeed {
         feed
     }
 
-    /// Whether the feed is following its table (a relay's feed always is).
-    pub fn following(&self) -> bool {
-        !self.lock().idle
-    }
-
     /// Stops following the table if no one is subscribed (checked under the ring's lock,
     /// which every join takes: none can slip in between).
     fn rest(&self) -> bool {
