@@ -1,7 +1,8 @@
 //! `/ws/public` through the fan-out (`web::fanout`), over real sockets: three viewers per
 //! shard each get every message in order; what viewers send is answered as RFC
 //! 6455 says (a ping with its pong, a close with a close and the end of the connection,
-//! a protocol violation with close code 1002 or 1009); a plain GET is a 400.
+//! a protocol violation with close code 1002 or 1009); a plain GET is a 400; a feed with
+//! no viewer rests, and a viewer who comes back gets the state then and what follows.
 
 mod common;
 #[path = "support/running.rs"]
