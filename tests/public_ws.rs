@@ -441,6 +441,36 @@ where
     }
 }
 
+/// The first event of `/sse/public` resumed after `last_id`, as JSON (asked over HTTP/1.0,
+/// so the body is the event stream itself, not chunks).
+async fn first_sse_event(addr: SocketAddr, last_id: &str) -> Value {
+    let mut tcp = TcpStream::connect(addr).await.expect("tcp");
+    tcp.write_all(
+        format!("GET /sse/public HTTP/1.0\r\nHost: x\r\nLast-Event-ID: {last_id}\r\n\r\n")
+            .as_bytes(),
+    )
+    .await
+    .expect("write");
+    let mut text = String::new();
+    let mut buf = vec![0u8; 65536];
+    loop {
+        let data = text
+            .split("\r\n\r\n")
+            .nth(1)
+            .and_then(|body| body.split("\n\n").next().filter(|_| body.contains("\n\n")))
+            .and_then(|event| event.lines().find_map(|l| l.strip_prefix("data: ")));
+        if let Some(data) = data {
+            return serde_json::from_str(data).expect("an event's JSON");
+        }
+        let k = timeout(STEP, tcp.read(&mut buf))
+            .await
+            .expect("sse in time")
+            .expect("read");
+        assert!(k > 0, "sse closed: {text}");
+        text.push_str(&String::from_utf8_lossy(&buf[..k]));
+    }
+}
+
 /// The last message's number and id.
 fn last_n_id(got: &[Value]) -> (u64, String) {
     let last = got.last().expect("a message");
@@ -476,6 +506,11 @@ async fn a_feed_nobody_watches_rests_and_a_viewer_who_joins_gets_now_and_what_fo
         tokio::time::sleep(croupier::web::feed::ALONE + Duration::from_millis(500)).await;
         common::feed_session(h, &sim, &inputs[third..2 * third]).await;
         let now = h.snapshot().seq;
+        // The first to come back is an SSE client resuming after the last id it had (the
+        // feed's `join`; WebSocket viewers reach it through the fan-out's `subscribe`).
+        let sse = first_sse_event(run.addr, &id_left).await;
+        assert_eq!(sse["resync"], true, "{sse}");
+        assert!(sse["seq"].as_u64() >= Some(now), "the state now: {sse}");
         let (mut ws, _) = tokio_tungstenite::connect_async(format!("{url}?after={id_left}"))
             .await
             .expect("ws");
