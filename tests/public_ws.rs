@@ -413,17 +413,12 @@ async fn a_request_that_is_not_an_upgrade_is_a_400() {
     .expect("bounded");
 }
 
+/// A `/ws/public` viewer.
+type Viewer = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
+
 /// Reads `ws` until a view of row `seq` or later: every message read, each numbered
 /// right after the one before, and none but the first a resync.
-async fn read_to<S>(ws: &mut S, seq: u64) -> Vec<Value>
-where
-    S: futures::Stream<
-            Item = Result<
-                tokio_tungstenite::tungstenite::Message,
-                tokio_tungstenite::tungstenite::Error,
-            >,
-        > + Unpin,
-{
+async fn read_to(ws: &mut Viewer, seq: u64) -> Vec<Value> {
     let mut got: Vec<Value> = Vec::new();
     loop {
         let m = common::next_message(ws, STEP).await;

@@ -415,11 +415,6 @@ impl PublicFeed {
     /// Starts the feed's task for `table`; it ends when the table stops. With no viewer
     /// for [`ALONE`] it rests until one joins.
     pub fn start(table: &TableHandle) -> PublicFeed {
-        PublicFeed::start_resting_after(table, ALONE)
-    }
-
-    /// [`PublicFeed::start`], resting after `alone` without a viewer.
-    pub fn start_resting_after(table: &TableHandle, alone: Duration) -> PublicFeed {
         let follow = Arc::new(Follow {
             table: table.clone(),
             resumed: Mutex::new(None),
@@ -491,7 +486,7 @@ impl PublicFeed {
                 }
                 if me.tx.receiver_count() > 0 {
                     watched_at = Instant::now();
-                } else if watched_at.elapsed() >= alone && me.rest() {
+                } else if watched_at.elapsed() >= ALONE && me.rest() {
                     sub = None;
                 }
             }
