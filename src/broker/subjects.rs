@@ -33,9 +33,51 @@ pub fn stream(prefix: &str, table: &str) -> String {
 pub const HEADER_ID: &str = "Croupier-Id";
 /// Header: the table.
 pub const HEADER_TABLE: &str = "Croupier-Table";
-/// Header: the table's Ed25519 signature of the payload (`trust::wire`), on every public
-/// message and bucket snapshot.
+/// Header: the table's Ed25519 signature (`trust::wire`), on every public message, log
+/// row and bucket snapshot: of the payload itself, or of its row's list of digests.
 pub const HEADER_SIG: &str = "Croupier-Sig";
+/// Header: on a message signed with the other messages of its row, the row's list of
+/// digests that `Croupier-Sig` signs (`trust::wire`).
+pub const HEADER_ROW: &str = "Croupier-Row";
+/// Header: on a log row signed with its public messages, the salt of its digest.
+pub const HEADER_SALT: &str = "Croupier-Salt";
+
+/// What `headers` carry to prove a message the table's (`trust::wire::verify_proof`);
+/// `None` without a signature.
+pub fn proof(headers: &async_nats::HeaderMap) -> Option<crate::trust::wire::ProofRef<'_>> {
+    Some(crate::trust::wire::ProofRef {
+        sig: headers.get(HEADER_SIG)?.as_str(),
+        row: headers.get(HEADER_ROW).map(|v| v.as_str()),
+        salt: headers.get(HEADER_SALT).map(|v| v.as_str()),
+    })
+}
+
+/// Whether `headers` prove `payload` to be `table`'s, in `domain`, signed by `key`.
+pub fn signed(
+    key: &ed25519_dalek::VerifyingKey,
+    domain: &str,
+    table: &str,
+    payload: &[u8],
+    headers: &async_nats::HeaderMap,
+) -> bool {
+    proof(headers).is_some_and(|p| crate::trust::wire::verify_proof(key, domain, table, payload, p))
+}
+
+/// `message` with `proof` in its headers.
+pub fn with_proof(
+    message: async_nats::jetstream::message::PublishMessage,
+    proof: &crate::trust::wire::Proof,
+) -> async_nats::jetstream::message::PublishMessage {
+    let message = message.header(HEADER_SIG, proof.sig.as_str());
+    let message = match &proof.row {
+        Some(row) => message.header(HEADER_ROW, row.as_str()),
+        None => message,
+    };
+    match &proof.salt {
+        Some(salt) => message.header(HEADER_SALT, salt.as_str()),
+        None => message,
+    }
+}
 
 /// The subject of `table`'s value in `bucket`.
 pub fn bucket_key(bucket: &str, table: &str) -> String {

@@ -12,7 +12,7 @@
 //! each marked by its own `timeline`/`branch` fields, and the new ones say theirs.
 
 use super::outbox::LoggedRow;
-use super::subjects::{HEADER_ID, HEADER_SIG};
+use super::subjects::{self, HEADER_ID};
 use crate::store::{timeline, BrokerHead, Record, Store, TimelineCause};
 use crate::table::TableConfig;
 use crate::trust::{wire, TableKeys};
@@ -196,10 +196,7 @@ async fn own(
 ) -> Result<Option<jetstream::message::StreamMessage>, String> {
     match stream.get_raw_message(seq).await {
         Ok(m) => {
-            let signed = m
-                .headers
-                .get(HEADER_SIG)
-                .is_some_and(|sig| wire::verify(key, domain, table, &m.payload, sig.as_str()));
+            let signed = subjects::signed(key, domain, table, &m.payload, &m.headers);
             Ok(signed.then_some(m))
         }
         Err(e) if e.kind() == stream::RawMessageErrorKind::NoMessageFound => Ok(None),

@@ -350,20 +350,49 @@ impl Publisher {
                 let seq = r.row.seq;
                 let branch = self.lineage.branch_at(seq);
                 let offset = branch.as_ref().map_or(0, |b| b.public_offset);
-                if seq > next.log {
+                // The row's log message (unless the broker holds it) and the public messages
+                // it does not hold yet, made first: one signature covers them all.
+                let log = (seq > next.log).then(|| {
                     let timeline = self.lineage.timeline_at(seq);
                     let on = branch.as_ref().map_or("", |b| b.id);
-                    let text = log_json(&id, r, timeline, on);
-                    let sig = wire::sign(&self.keys, wire::LOG, &id, text.as_bytes());
                     // Unique across histories: a branch republishes row numbers the
                     // superseded history used, within the broker's duplicate window too.
                     let msg_id =
                         format!("{id}:{}:{seq}", if on.is_empty() { timeline } else { on });
+                    (log_json(&id, r, timeline, on), msg_id)
+                });
+                let at_ms = u64::try_from(r.row.at_ms).unwrap_or(0);
+                let mut n = next.n;
+                let publics: Vec<_> = drafts
+                    .iter()
+                    .filter(|d| d.key() > next.public)
+                    .map(|d| {
+                        n += 1;
+                        let published = (d.seq + offset, d.sub);
+                        (d.key(), n, published, d.text_as(published, n, at_ms))
+                    })
+                    .collect();
+                let mut parts = Vec::with_capacity(1 + publics.len());
+                if let Some((text, msg_id)) = &log {
+                    parts.push(wire::Part {
+                        domain: wire::LOG,
+                        payload: text.as_bytes(),
+                        salt: Some(wire::salt(&self.keys, msg_id)),
+                    });
+                }
+                parts.extend(publics.iter().map(|(.., text)| wire::Part {
+                    domain: wire::PUBLIC,
+                    payload: text.as_bytes(),
+                    salt: None,
+                }));
+                let mut proofs = wire::sign_together(&self.keys, &id, &parts).into_iter();
+                if let Some((text, msg_id)) = log {
+                    let proof = proofs.next().ok_or_else(|| broker("no proof"))?;
                     let message = jetstream::message::PublishMessage::build()
                         .payload(text.into())
                         .message_id(msg_id.as_str())
-                        .header(HEADER_TABLE, id.as_str())
-                        .header(HEADER_SIG, sig.as_str());
+                        .header(HEADER_TABLE, id.as_str());
+                    let message = subjects::with_proof(message, &proof);
                     let message = match log_prev.replace(msg_id) {
                         Some(prev) => message.expected_last_message_id(prev),
                         None => message.expected_last_sequence(next.log_seq),
@@ -376,23 +405,15 @@ impl Publisher {
                     pending.push((next.log_seq, ack));
                     next.log = r.row.seq;
                 }
-                for d in &drafts {
-                    if d.key() <= next.public {
-                        continue;
-                    }
-                    let n = next.n + 1;
-                    let at_ms = u64::try_from(r.row.at_ms).unwrap_or(0);
-                    let published = (d.seq + offset, d.sub);
+                for ((draft, n, published, text), proof) in publics.into_iter().zip(proofs) {
                     let key = format!("{}.{}", published.0, published.1);
-                    let text = d.text_as(published, n, at_ms);
-                    let sig = wire::sign(&self.keys, wire::PUBLIC, &id, text.as_bytes());
                     let msg_id = format!("{id}:{key}");
                     let message = jetstream::message::PublishMessage::build()
                         .payload(text.into())
                         .message_id(msg_id.as_str())
                         .header(HEADER_ID, key.as_str())
-                        .header(HEADER_TABLE, id.as_str())
-                        .header(HEADER_SIG, sig.as_str());
+                        .header(HEADER_TABLE, id.as_str());
+                    let message = subjects::with_proof(message, &proof);
                     let message = match public_prev.replace(msg_id) {
                         Some(prev) => message.expected_last_message_id(prev),
                         None => message.expected_last_sequence(next.public_seq),
@@ -403,7 +424,7 @@ impl Publisher {
                         .map_err(broker)?;
                     next.public_seq += 1;
                     pending.push((next.public_seq, ack));
-                    next.public = d.key();
+                    next.public = draft;
                     next.n = n;
                 }
             }
@@ -716,9 +737,7 @@ impl Publisher {
         let table = self.info.id.as_str();
         let key = self.keys.verifying_key();
         let signed = |domain: &str, m: &jetstream::message::StreamMessage| {
-            m.headers
-                .get(HEADER_SIG)
-                .is_some_and(|sig| wire::verify(&key, domain, table, &m.payload, sig.as_str()))
+            subjects::signed(&key, domain, table, &m.payload, &m.headers)
         };
         // A well-formed row of this table's signed with another key: another table
         // publishes under this id (or this table's key was replaced).

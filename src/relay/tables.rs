@@ -24,7 +24,7 @@
 //! is read from there (up to [`HISTORY`] messages; beyond, or once the stream no longer
 //! keeps it, a resync view, as on the table).
 
-use crate::broker::subjects::{self, HEADER_ID, HEADER_SIG};
+use crate::broker::subjects::{self, HEADER_ID};
 use crate::engine::RoundResult;
 use crate::metrics::Metrics;
 use crate::table::TableState;
@@ -202,9 +202,7 @@ impl RelayedTable {
         payload: &[u8],
         headers: Option<&async_nats::HeaderMap>,
     ) -> bool {
-        headers
-            .and_then(|h| h.get(HEADER_SIG))
-            .is_some_and(|sig| wire::verify(&self.key(), domain, table, payload, sig.as_str()))
+        headers.is_some_and(|h| subjects::signed(&self.key(), domain, table, payload, h))
     }
 }
 

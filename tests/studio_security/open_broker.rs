@@ -4,6 +4,20 @@
 
 use super::*;
 
+/// The headers that prove a message the table's (`trust::wire`), copied from `headers`:
+/// what a replay carries.
+fn proof_headers(headers: &async_nats::HeaderMap) -> async_nats::HeaderMap {
+    use croupier::broker::subjects::{HEADER_ROW, HEADER_SALT, HEADER_SIG};
+    let mut copy = async_nats::HeaderMap::new();
+    assert!(headers.get(HEADER_SIG).is_some(), "the table signs");
+    for name in [HEADER_SIG, HEADER_ROW, HEADER_SALT] {
+        if let Some(value) = headers.get(name) {
+            copy.insert(name, value.as_str());
+        }
+    }
+    copy
+}
+
 /// A broker without authentication with its store in a fresh directory, or `None`
 /// (skipped, as `nats::nats_server` says) without `nats-server`.
 fn open_broker() -> Option<(tempfile::TempDir, nats::Nats)> {
@@ -42,6 +56,12 @@ async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served
             .await
             .expect("the last message");
         let real: Value = serde_json::from_slice(&last.payload).expect("json");
+        assert!(
+            last.headers
+                .get(croupier::broker::subjects::HEADER_ROW)
+                .is_some(),
+            "the table's last message was signed with its row"
+        );
         let sig = last
             .headers
             .get(croupier::broker::subjects::HEADER_SIG)
@@ -53,9 +73,12 @@ async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served
             headers.insert(croupier::broker::subjects::HEADER_SIG, sig);
             (payload, headers)
         };
-        // 1. A forged result with the real message's signature; 2. a forged view with a
-        // high sequence; 3. messages missing required fields; 4. a replay of the table's
-        // own last message (a valid signature, a number already served).
+        // The real message's whole proof: its signature and, signed with the rest of its
+        // row, the row's digests.
+        let with_proof = |payload: String| (payload, proof_headers(&last.headers));
+        // 1. A forged result with the real message's signature, and with its whole proof;
+        // 2. a forged view with a high sequence; 3. messages missing required fields; 4. a
+        // replay of the table's own last message (a valid proof, a number already served).
         let mut forged_result = real.clone();
         forged_result["type"] = "result".into();
         forged_result["n"] = (real["n"].as_u64().expect("n") + 1).into();
@@ -65,11 +88,12 @@ async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served
         high["n"] = 1_000_000_000u64.into();
         let sends = vec![
             with_sig(forged_result.to_string(), &sig),
+            with_proof(forged_result.to_string()),
             with_sig(high.to_string(), "00"),
             with_sig("{\"type\":\"view\",\"seq\":5}".into(), &sig),
             with_sig("not json at all".into(), "zz"),
             // Without its Nats-Msg-Id, or the broker would drop it as a duplicate.
-            with_sig(String::from_utf8_lossy(&last.payload).into_owned(), &sig),
+            with_proof(String::from_utf8_lossy(&last.payload).into_owned()),
         ];
         let mut attack_end = 0;
         for (payload, headers) in sends {
@@ -123,7 +147,7 @@ async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served
         );
         let (_, ready) = get(&relay.addr, "/readyz").await;
         let refused = &ready["refused"]["t1"];
-        assert!(refused["unsigned"].as_u64() >= Some(4), "{ready}");
+        assert!(refused["unsigned"].as_u64() >= Some(5), "{ready}");
         assert!(refused["stale"].as_u64() >= Some(1), "the replay: {ready}");
         assert_eq!(
             ready["ready"], true,
@@ -255,13 +279,8 @@ async fn a_relay_seeded_from_a_quiet_table_refuses_replays_as_stale() {
         let viewer = Viewer::connect(&relay.addr, "t1", None).await;
         let js2 = jetstream::new(async_nats::connect(broker.url()).await.expect("connect"));
         for m in &replays {
-            let mut headers = async_nats::HeaderMap::new();
-            let sig = m
-                .headers
-                .get(croupier::broker::subjects::HEADER_SIG)
-                .expect("the table signs");
-            headers.insert(croupier::broker::subjects::HEADER_SIG, sig.as_str());
             // Without its Nats-Msg-Id, or the broker would drop it as a duplicate.
+            let headers = proof_headers(&m.headers);
             js2.publish_with_headers("croupier.t1.public", headers, m.payload.clone())
                 .await
                 .expect("sent")
