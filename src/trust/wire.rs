@@ -446,6 +446,17 @@ mod tests {
         );
         assert_eq!(proofs.len(), 1);
         assert_eq!(proofs[0].row, None);
-        assert!(verify(&key_of(&keys), PUBLIC, "t1", FIRST, &proofs[0].sig));
+        let key = key_of(&keys);
+        assert!(verify(&key, PUBLIC, "t1", FIRST, &proofs[0].sig));
+        // As every message was signed before rows were: the relays still serve it.
+        assert!(verify_proof(&key, PUBLIC, "t1", FIRST, proofs[0].as_ref()));
+        let salted = ProofRef {
+            salt: Some("00"),
+            ..proofs[0].as_ref()
+        };
+        assert!(
+            !verify_proof(&key, PUBLIC, "t1", FIRST, salted),
+            "a salt only goes with a row's list"
+        );
     }
 }
