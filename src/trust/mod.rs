@@ -18,3 +18,17 @@ pub use attest::{Signed, Statement};
 pub use keys::TableKeys;
 pub use pseudonym::Pseudonyms;
 pub use seal::Seal;
+
+/// HMAC-SHA256 of `message` under a 32-byte `key`: what every secret the table derives
+/// from its seal secret is made with (hole-card nonces, pseudonyms, a log row's salt on
+/// the broker).
+pub(crate) fn hmac_sha256(key: &[u8; 32], message: &[u8]) -> [u8; 32] {
+    use hmac::{Hmac, Mac};
+    // HMAC zero-pads a key shorter than its block: padding here gives the same MAC through
+    // the infallible fixed-size constructor.
+    let mut block = [0u8; 64];
+    block[..32].copy_from_slice(key);
+    let mut m = <Hmac<sha2::Sha256> as hmac::digest::KeyInit>::new(&block.into());
+    m.update(message);
+    m.finalize().into_bytes().into()
+}

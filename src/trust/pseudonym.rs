@@ -9,8 +9,6 @@
 
 use super::TableKeys;
 use crate::engine::{PlayerBets, RoundResult, SeatBets};
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
 
 /// The key that turns player ids into public names. The default (a zero key) serves only
 /// views built without a table key (tests, a table whose key file cannot be written, which
@@ -81,13 +79,7 @@ impl Pseudonyms {
 }
 
 fn mac(key: &[u8; 32], message: &[u8]) -> [u8; 32] {
-    // HMAC zero-pads a key shorter than its block: padding here gives the same MAC through
-    // the infallible fixed-size constructor (as `seal::nonce`).
-    let mut block = [0u8; 64];
-    block[..32].copy_from_slice(key);
-    let mut m = <Hmac<Sha256> as hmac::digest::KeyInit>::new(&block.into());
-    m.update(message);
-    m.finalize().into_bytes().into()
+    super::hmac_sha256(key, message)
 }
 
 #[cfg(test)]

@@ -25,7 +25,6 @@
 
 use super::keys::TableKeys;
 use crate::cards::Card;
-use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -56,18 +55,11 @@ pub fn nonce(
     position: &str,
     salt: Option<&str>,
 ) -> [u8; 32] {
-    // HMAC zero-pads a key shorter than its block: padding here gives the same MAC through
-    // the infallible fixed-size constructor.
-    let mut block = [0u8; 64];
-    block[..32].copy_from_slice(keys.seal_secret());
-    let mut m = <Hmac<Sha256> as hmac::digest::KeyInit>::new(&block.into());
-    match salt {
-        Some(salt) => m.update(
-            format!("croupier-seal-nonce/2\n{table}\n{round}\n{position}\n{salt}").as_bytes(),
-        ),
-        None => m.update(format!("croupier-seal-nonce/1\n{table}\n{round}\n{position}").as_bytes()),
-    }
-    m.finalize().into_bytes().into()
+    let text = match salt {
+        Some(salt) => format!("croupier-seal-nonce/2\n{table}\n{round}\n{position}\n{salt}"),
+        None => format!("croupier-seal-nonce/1\n{table}\n{round}\n{position}"),
+    };
+    super::hmac_sha256(keys.seal_secret(), text.as_bytes())
 }
 
 /// The text the commitment hashes.
