@@ -165,8 +165,14 @@ async fn a_sigkill_between_the_debit_and_the_commit_is_rolled_back_once() {
         let cfg = config_with(dir.path(), &[("betting_seconds = 3", "betting_seconds = 60")]);
         let db = dir.path().join("croupier.db");
         let token = add_player(&cfg, "Bob", "100.00");
+        // Carol is at the table and never bets, so the window stays open: once every
+        // player present has bet the demo dealer closes it early and commits the bet, which
+        // under load could come before the kill.
+        let carol = add_player(&cfg, "Carol", "100.00");
         let log = dir.path().join("log");
         let mut p = proc::spawn(&cfg, &log).await;
+        as_player(&mut p, &carol);
+        taken(&p, "/api/play/join", "{}").await;
         as_player(&mut p, &token);
         taken(&p, "/api/play/join", r#"{"seat": 5}"#).await;
         until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
