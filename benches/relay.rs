@@ -120,8 +120,8 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, window_s: u64, bin: &std::pat
         let rows0 = committed(&db).await;
         let n0 = stats.max_n.load(Ordering::SeqCst);
         let wall = stats.measure(seconds).await;
-        let table_cpu_s = proc_cpu_ns(table_pid).saturating_sub(table0) as f64 / 1e9;
-        let switches = proc_voluntary_switches(table_pid).saturating_sub(switches0);
+        let table_cpu_s = proc_cpu_ns(table_pid).since(&table0) as f64 / 1e9;
+        let switches = proc_voluntary_switches(table_pid).since(&switches0);
         let relay_cpu_s = (proc_cpu_ticks(relay_pid) - relay0) as f64 / 100.0;
         let rows = committed(&db).await - rows0;
         let hist: Vec<u64> = stats.hist.iter().map(|h| h.load(Ordering::SeqCst)).collect();

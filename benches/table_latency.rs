@@ -328,7 +328,7 @@ async fn durable_side_by_side(variant: &Arc<Variant>, inputs: &[Input]) {
         one.extend(append_card_rows(&mut one_store, slice).await);
         let cpu0 = viewers::proc_cpu_ns(std::process::id());
         rows.extend(append_session_rows(&mut rows_store, &mut engine, slice).await);
-        rows_cpu += viewers::proc_cpu_ns(std::process::id()).saturating_sub(cpu0);
+        rows_cpu += viewers::proc_cpu_ns(std::process::id()).since(&cpu0);
     }
     report("store append alone (one card row, committed)", warmed(one));
     report_cards(

@@ -83,38 +83,59 @@ pub fn proc_cpu_ticks(pid: u32) -> u64 {
         + f.get(12).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0)
 }
 
+/// What each thread of a process had counted at one moment, by thread id.
+pub struct ThreadCounts(std::collections::BTreeMap<u64, u64>);
+
+impl ThreadCounts {
+    /// What the threads counted since `earlier`: each thread's own difference, a thread
+    /// born since counting from zero. A thread that ended since is left out with only
+    /// what it counted after `earlier` (a sum over the threads alive at each end would
+    /// subtract all it had counted: the bench once read a table's CPU per row as 0.19 ms
+    /// where it was 1.1 ms, because a blocking thread that had hashed the demo accounts'
+    /// PINs at the start ended, idle, inside the window).
+    pub fn since(&self, earlier: &ThreadCounts) -> u64 {
+        self.0
+            .iter()
+            .map(|(tid, n)| n.saturating_sub(earlier.0.get(tid).copied().unwrap_or(0)))
+            .sum()
+    }
+}
+
 /// CPU time of every thread `pid` has now, in nanoseconds (the first field of each
 /// `/proc/PID/task/TID/schedstat`): exact where `/proc/PID/stat` counts 10 ms ticks, which
 /// a table using a millisecond per row at a few rows a second would round to nothing.
-/// Threads that ended are not counted: measure over a window in which the threads live
-/// (the table's runtime workers and SQLite connection threads do).
-pub fn proc_cpu_ns(pid: u32) -> u64 {
-    per_thread_sum(pid, "schedstat", |s| {
+/// Take the difference with [`ThreadCounts::since`].
+pub fn proc_cpu_ns(pid: u32) -> ThreadCounts {
+    per_thread(pid, "schedstat", |s| {
         s.split_whitespace().next()?.parse().ok()
     })
 }
 
-/// The sum over every thread `pid` has now of what `read` finds in its
-/// `/proc/PID/task/TID/<file>`.
-fn per_thread_sum(pid: u32, file: &str, read: impl Fn(&str) -> Option<u64>) -> u64 {
+/// What `read` finds in `/proc/PID/task/TID/<file>` of every thread `pid` has now.
+fn per_thread(pid: u32, file: &str, read: impl Fn(&str) -> Option<u64>) -> ThreadCounts {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return 0;
+        return ThreadCounts(Default::default());
     };
-    tasks
-        .flatten()
-        .filter_map(|t| std::fs::read_to_string(t.path().join(file)).ok())
-        .filter_map(|s| read(&s))
-        .sum()
+    ThreadCounts(
+        tasks
+            .flatten()
+            .filter_map(|t| {
+                let tid = t.file_name().to_str()?.parse().ok()?;
+                let text = std::fs::read_to_string(t.path().join(file)).ok()?;
+                Some((tid, read(&text)?))
+            })
+            .collect(),
+    )
 }
 
 /// Voluntary context switches of every thread `pid` has now (each time a thread went to
-/// sleep to wait: a parked runtime worker, an fsync, a futex), summed over
+/// sleep to wait: a parked runtime worker, an fsync, a futex), from
 /// `/proc/PID/task/TID/status`. Unlike the CPU time it does not move with what a virtual
 /// machine's host is doing, so it tracks how many times a row wakes the process (it does
 /// fall when the machine itself is busy: a worker then finds work instead of sleeping).
-/// Threads that ended are not counted, as in [`proc_cpu_ns`].
-pub fn proc_voluntary_switches(pid: u32) -> u64 {
-    per_thread_sum(pid, "status", |s| {
+/// Take the difference with [`ThreadCounts::since`].
+pub fn proc_voluntary_switches(pid: u32) -> ThreadCounts {
+    per_thread(pid, "status", |s| {
         s.lines()
             .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
             .and_then(|v| v.trim().parse().ok())
