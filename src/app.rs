@@ -459,7 +459,7 @@ pub async fn run_with_clock(
     }
     // A step of the wall clock is seen within a second even while no row is written.
     tasks.push(tokio::spawn(async {
-        let mut every = tokio::time::interval(Duration::from_secs(1));
+        let mut every = crate::clock::every(Duration::from_secs(1));
         loop {
             every.tick().await;
             crate::clock::wall_now_ms();

@@ -10,6 +10,11 @@
 //! It does not gate readiness: a table without network must still deal.
 //!
 //! [`interpret`] is a pure function of the raw values; [`read`] makes the call.
+//!
+//! The process's timers live here too: [`every`] and [`on_grid`] put its periodic timers on
+//! one grid, and [`Alarm`] is a one-shot timer that wakes the runtime once. Each wake-up of
+//! an idle runtime costs a thread switched out and back in, the figure a Pi pays for
+//! (`docs/src/benchmarks.md`, "Timers on one grid").
 
 use serde::Serialize;
 
@@ -219,6 +224,125 @@ pub async fn until(at: Option<tokio::time::Instant>) {
     }
 }
 
+/// The instant every periodic timer of the process counts from (see [`every`]).
+static GRID: std::sync::OnceLock<tokio::time::Instant> = std::sync::OnceLock::new();
+
+/// The first point at or after `at` of the process's grid of step `period` (for `at`
+/// before the grid's origin, the origin).
+pub fn on_grid(at: tokio::time::Instant, period: std::time::Duration) -> tokio::time::Instant {
+    let origin = *GRID.get_or_init(tokio::time::Instant::now);
+    let since = at.saturating_duration_since(origin).as_nanos();
+    let step = period.as_nanos().max(1);
+    let steps = since.div_ceil(step);
+    let offset = u64::try_from(steps.saturating_mul(step)).unwrap_or(u64::MAX);
+    origin + std::time::Duration::from_nanos(offset)
+}
+
+/// An interval of `period` whose ticks fall on one grid shared by the whole process, so
+/// that every periodic timer of the same period (the heartbeat, the checkpointer, the
+/// wall-clock watch, the sessions' re-checks, the publisher's flush) fires at the same
+/// instants and a quiet table wakes once a second, not once per timer. Each timer of its
+/// own cost two wake-ups a second: tokio's timer wheel wakes at the start of the 64 ms
+/// slot a deadline falls in and again at the deadline (`docs/src/benchmarks.md`,
+/// "Timers on one grid").
+///
+/// Unlike `tokio::time::interval`, the first tick is the next point of the grid, not
+/// now; a tick missed is skipped, so the ticks stay on the grid.
+pub fn every(period: std::time::Duration) -> tokio::time::Interval {
+    let first = on_grid(
+        tokio::time::Instant::now() + std::time::Duration::from_nanos(1),
+        period,
+    );
+    let mut interval = tokio::time::interval_at(first, period);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    interval
+}
+
+/// A one-shot alarm on a timerfd of its own, which wakes the runtime once, at the
+/// deadline. A tokio timer 64 ms or more away wakes it twice: at the start of the wheel's
+/// slot the deadline falls in, and at the deadline. The demo dealer waits its pace before
+/// every action; on tokio's timer that was one wake-up more for every row
+/// (`docs/src/benchmarks.md`, "Timers on one grid"). Where a timerfd cannot be made, it
+/// falls back to tokio's timer.
+pub struct Alarm {
+    fd: Option<tokio::io::unix::AsyncFd<AlarmFd>>,
+}
+
+/// The timerfd, as `AsyncFd` takes it.
+struct AlarmFd(nix::sys::timerfd::TimerFd);
+
+impl std::os::fd::AsRawFd for AlarmFd {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsFd;
+        self.0.as_fd().as_raw_fd()
+    }
+}
+
+impl Alarm {
+    /// An alarm, not set.
+    pub fn new() -> Alarm {
+        use nix::sys::timerfd::{ClockId, TimerFd, TimerFlags};
+        let made = TimerFd::new(
+            ClockId::CLOCK_MONOTONIC,
+            TimerFlags::TFD_NONBLOCK | TimerFlags::TFD_CLOEXEC,
+        )
+        .map_err(std::io::Error::from)
+        // SAFETY: the `TimerFd` owns its fd, open for its whole life and always the same,
+        // and the `AsyncFd` owns the `TimerFd`: the fd stays registered only while valid.
+        .and_then(|fd| {
+            unsafe { tokio::io::unix::AsyncFd::register(AlarmFd(fd)) }.map_err(Into::into)
+        });
+        match made {
+            Ok(fd) => Alarm { fd: Some(fd) },
+            Err(e) => {
+                tracing::debug!(error = %e, "no timerfd: the alarm uses tokio's timer");
+                Alarm { fd: None }
+            }
+        }
+    }
+
+    /// Whether it runs on its own timerfd (not on tokio's timer).
+    pub fn on_timerfd(&self) -> bool {
+        self.fd.is_some()
+    }
+
+    /// Waits `after`.
+    pub async fn sleep(&self, after: std::time::Duration) {
+        if let Some(fd) = &self.fd {
+            if !after.is_zero() && Alarm::ring(fd, after).await.is_ok() {
+                return;
+            }
+        }
+        tokio::time::sleep(after).await;
+    }
+
+    async fn ring(
+        fd: &tokio::io::unix::AsyncFd<AlarmFd>,
+        after: std::time::Duration,
+    ) -> std::io::Result<()> {
+        use nix::sys::time::TimeSpec;
+        use nix::sys::timerfd::{Expiration, TimerSetTimeFlags};
+        // Setting it again replaces a deadline left by a wait that was dropped.
+        fd.get_ref().0.set(
+            Expiration::OneShot(TimeSpec::from_duration(after)),
+            TimerSetTimeFlags::empty(),
+        )?;
+        loop {
+            let mut ready = fd.readable().await?;
+            // Not expired yet (a readiness left over): EAGAIN, and the guard clears it.
+            if let Ok(rang) = ready.try_io(|fd| fd.get_ref().0.wait().map_err(Into::into)) {
+                return rang;
+            }
+        }
+    }
+}
+
+impl Default for Alarm {
+    fn default() -> Alarm {
+        Alarm::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,6 +404,67 @@ mod tests {
         assert!(!s.synchronised);
         assert_eq!(s.state, "unknown");
         assert_eq!((s.max_error_us, s.est_error_us), (None, None));
+    }
+
+    #[test]
+    fn a_point_on_the_grid_is_the_first_at_or_after_the_instant() {
+        let period = std::time::Duration::from_millis(300);
+        let now = tokio::time::Instant::now();
+        for later in [0, 1, 299, 300, 301, 12_345] {
+            let at = now + std::time::Duration::from_millis(later);
+            let point = on_grid(at, period);
+            assert!(point >= at && point - at < period, "{later} ms");
+            assert_eq!(
+                on_grid(point, period),
+                point,
+                "a point of the grid is its own"
+            );
+            let apart = (on_grid(at + period * 7, period) - point).as_nanos();
+            assert_eq!(apart % period.as_nanos(), 0, "{later} ms");
+        }
+    }
+
+    #[tokio::test]
+    async fn intervals_made_at_different_times_tick_together() {
+        let period = std::time::Duration::from_millis(200);
+        let mut first = every(period);
+        tokio::time::sleep(std::time::Duration::from_millis(130)).await;
+        let mut second = every(period);
+        let made = tokio::time::Instant::now();
+        let (a, b) = tokio::join!(first.tick(), second.tick());
+        assert!(b >= made, "the first tick is not at once");
+        let (c, d) = tokio::join!(first.tick(), second.tick());
+        // The instants each tick was due at, not when the test saw them: exact under load.
+        for (x, y) in [(a, b), (a, d), (c, b), (c, d), (b, d)] {
+            let apart = if x > y { x - y } else { y - x };
+            assert_eq!(apart.as_nanos() % period.as_nanos(), 0, "{x:?} {y:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_alarm_rings_after_its_time_every_time_it_is_set() {
+        let alarm = Alarm::new();
+        assert!(alarm.on_timerfd(), "Linux makes a timerfd");
+        for ms in [30, 1, 70] {
+            let after = std::time::Duration::from_millis(ms);
+            let set = std::time::Instant::now();
+            alarm.sleep(after).await;
+            assert!(
+                set.elapsed() >= after,
+                "{ms} ms: rang after {:?}",
+                set.elapsed()
+            );
+        }
+        // A wait given up leaves its deadline behind; the next wait is the new one's.
+        let dropped = tokio::time::timeout(
+            std::time::Duration::from_millis(5),
+            alarm.sleep(std::time::Duration::from_millis(40)),
+        )
+        .await;
+        assert!(dropped.is_err());
+        let set = std::time::Instant::now();
+        alarm.sleep(std::time::Duration::from_millis(80)).await;
+        assert!(set.elapsed() >= std::time::Duration::from_millis(80));
     }
 
     #[test]

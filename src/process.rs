@@ -52,7 +52,7 @@ const STORM: usize = 256;
 /// `M_ARENA_MAX = 1` (tried through `GLIBC_TUNABLES`) kept 16 MB: the arenas are not it.
 pub fn trim_after_storms(open: impl Fn() -> usize + Send + 'static) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+        let mut tick = crate::clock::every(std::time::Duration::from_secs(1));
         let mut peak = 0;
         loop {
             tick.tick().await;

@@ -83,12 +83,11 @@ impl Watchdog {
         })
     }
 
-    /// Ticks every [`Watchdog::every`]; after a stall the next tick waits a full period
-    /// (no burst of pings that would hide how long the loop was stuck).
+    /// Ticks every [`Watchdog::every`], on the process's grid (`clock::every`); after a
+    /// stall the next tick is the next point of the grid (no burst of pings that would
+    /// hide how long the loop was stuck).
     pub fn interval(&self) -> tokio::time::Interval {
-        let mut t = tokio::time::interval(self.every);
-        t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        t
+        crate::clock::every(self.every)
     }
 }
 

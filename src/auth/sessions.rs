@@ -469,8 +469,7 @@ impl Auth {
     /// deadline. A database error is not an end: the next re-check decides.
     pub async fn session_ended(&self, hash: [u8; 32]) {
         let mut ended = self.ended.subscribe();
-        let mut recheck = tokio::time::interval(SESSION_RECHECK);
-        recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut recheck = crate::clock::every(SESSION_RECHECK);
         loop {
             tokio::select! {
                 gone = ended.recv() => match gone {

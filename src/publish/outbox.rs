@@ -316,7 +316,11 @@ impl Publisher {
             };
             from_disk = false;
             if rows.is_empty() {
-                let due = unflushed.and(flushed).map(|at| at + FLUSH_EVERY);
+                // On the process's grid of seconds, with its other timers (`clock::every`).
+                let due = unflushed
+                    .and(flushed)
+                    .map(|at| crate::clock::on_grid(at + FLUSH_EVERY, FLUSH_EVERY));
+                let idle = crate::clock::on_grid(tokio::time::Instant::now() + IDLE, FLUSH_EVERY);
                 tokio::select! {
                     changed = commits.changed() => if changed.is_err() {
                         if let Some(at_ms) = unflushed {
@@ -332,7 +336,7 @@ impl Publisher {
                     }
                     // Nothing for a while: look at the log itself, in case a row was
                     // committed that the writer's buffer does not hold.
-                    _ = tokio::time::sleep(IDLE) => from_disk = true,
+                    _ = tokio::time::sleep_until(idle) => from_disk = true,
                 }
                 continue;
             }

@@ -66,8 +66,7 @@ async fn checkpointer(path: PathBuf, mut stop: tokio::sync::oneshot::Receiver<()
         tracing::warn!(db = %path.display(), "no checkpointer: the WAL grows until shutdown");
         return;
     };
-    let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut tick = crate::clock::every(CHECKPOINT_EVERY);
     let wal = wal_path(&path);
     let mut copied = None;
     loop {

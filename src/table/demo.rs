@@ -158,8 +158,10 @@ impl Demo {
         let pace = Duration::from_millis(self.config.pace_ms);
         let mut watch = self.handle.watch();
         let mut shoe = self.handle.snapshot().shoe.number;
+        // Its own timerfd: tokio's timer would wake the runtime twice for every action.
+        let alarm = crate::clock::Alarm::new();
         loop {
-            tokio::time::sleep(pace).await;
+            alarm.sleep(pace).await;
             let snap = Arc::clone(&watch.borrow_and_update());
             if snap.shoe.number != shoe {
                 shoe = snap.shoe.number;

@@ -433,6 +433,7 @@ impl PublicFeed {
             // The last time the task saw someone subscribed: it looks at every change,
             // and every `LOOK_FOR_VIEWERS` while the table is quiet.
             let mut watched_at = Instant::now();
+            let mut look = crate::clock::every(LOOK_FOR_VIEWERS);
             loop {
                 let Some(following) = sub.as_mut() else {
                     // At rest: a viewer's join wakes it with a subscription taken then.
@@ -441,7 +442,10 @@ impl PublicFeed {
                             sub = follow.take();
                             watched_at = Instant::now();
                         }
-                        () = tokio::time::sleep(AT_REST_CHECK) => {
+                        () = tokio::time::sleep_until(crate::clock::on_grid(
+                            tokio::time::Instant::now() + AT_REST_CHECK,
+                            LOOK_FOR_VIEWERS,
+                        )) => {
                             if watch.has_changed().is_err() {
                                 break;
                             }
@@ -482,7 +486,7 @@ impl PublicFeed {
                         let snapshot = Arc::clone(&watch.borrow_and_update());
                         me.on_snapshot(&snapshot);
                     }
-                    () = tokio::time::sleep(LOOK_FOR_VIEWERS) => {}
+                    _ = look.tick() => {}
                 }
                 if me.tx.receiver_count() > 0 {
                     watched_at = Instant::now();

@@ -40,8 +40,7 @@ impl Table {
         watchdog: Option<Watchdog>,
     ) -> Option<Store> {
         let mut ticks = watchdog.as_ref().map(Watchdog::interval);
-        let mut beats = tokio::time::interval(heartbeat::EVERY);
-        beats.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut beats = crate::clock::every(heartbeat::EVERY);
         // A verdict a crash kept from being written (recovery judged the last shoe again).
         self.write_verdicts().await;
         loop {
