@@ -38,6 +38,7 @@ use studio_table::Table;
 use tokio::time::{sleep, timeout};
 
 mod broker;
+mod chain;
 mod relays;
 mod timeline;
 
