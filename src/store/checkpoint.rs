@@ -54,12 +54,17 @@ fn wal_path(path: &std::path::Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// How often the WAL is copied back into the database file.
-const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+/// How often the WAL is copied back into the database file. Every ten seconds, not every
+/// second: each checkpoint costs two `fdatasync`s (the WAL, then the database file) and a
+/// round trip to SQLite's thread, and a page written by many rows (the log's last leaf,
+/// its indexes) is copied once per checkpoint, not once per second — a tenth of the writes
+/// to a Pi's SD card. The WAL holds ten seconds of rows in between (under a megabyte at a
+/// demo's pace), which SQLite reads through its index and replays after a crash.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(10);
 
-/// Copies the WAL into the database every second on a connection of its own, so the
-/// writer's commits never pay for a checkpoint (with SQLite's automatic checkpoint, one
-/// commit in a few hundred did, which was most of the p99 card latency). PASSIVE: it
+/// Copies the WAL into the database every [`CHECKPOINT_EVERY`] on a connection of its own,
+/// so the writer's commits never pay for a checkpoint (with SQLite's automatic checkpoint,
+/// one commit in a few hundred did, which was most of the p99 card latency). PASSIVE: it
 /// never blocks the writer; a crash in the middle is recovered by SQLite at the next open.
 async fn checkpointer(path: PathBuf, mut stop: tokio::sync::oneshot::Receiver<()>) {
     let Ok(mut conn) = options(&path).connect().await else {
