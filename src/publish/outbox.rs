@@ -346,7 +346,7 @@ impl Publisher {
         let mut flushed: Option<tokio::time::Instant> = None;
         let mut unflushed: Option<i64> = None;
         let mut from_disk = false;
-        // What was sent and not yet confirmed (`Sent::confirm`), and where the sending
+        // What was sent and not yet confirmed (`Publisher::confirm`), and where the sending
         // stands: `held` moves up to `sent` only at a confirmation.
         let mut sent = Sent::new(held);
         let client = js.client();
