@@ -41,6 +41,12 @@ const IDLE: Duration = Duration::from_secs(3);
 const FETCH_DEADLINE: Duration = Duration::from_secs(3);
 /// The longest pause after a failure.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// Idle looks in a row that find the stream ahead of what the consumer delivered before
+/// the floor reads the stream itself (`pass`).
+const STARVED_LOOKS: u32 = 2;
+/// Messages read from the stream itself per batch while the consumer delivers nothing
+/// (one request each).
+const DIRECT_BATCH: u64 = 200;
 
 /// What the ingest follows and where it writes.
 #[derive(Debug, Clone)]
@@ -291,12 +297,17 @@ async fn pass(
     // two drift apart; until the first batch the row's `seq` is the lower bound.
     let mut stream_head = at.head.seq;
     *backoff = Duration::from_millis(250);
+    // Idle looks in a row that found the stream holding more than the floor took while
+    // the consumer delivered nothing.
+    let mut starved = 0u32;
     loop {
         let mut messages = pulled(
             consumer.fetch().max_messages(BATCH).messages(),
             FETCH_DEADLINE,
         )
         .await?;
+        // Read from the stream itself up to this sequence, the consumer being starved.
+        let mut direct: Option<u64> = None;
         if messages.is_empty() {
             // Caught up: wait for the next row (woken as soon as one arrives).
             messages = pulled(
@@ -320,14 +331,36 @@ async fn pass(
                 consumer_alive(&fresh, durable).await?;
                 if last <= stream_head {
                     taken.store(last, Ordering::Relaxed);
+                    starved = 0;
+                    continue;
                 }
-                continue;
+                // The stream holds more and the consumer delivered none of it. Once is
+                // a race (a row stored as the pull expired); twice in a row, the
+                // consumer is stuck: seen after a cluster lost its quorum, where the
+                // consumer's state had its messages delivered to a pull no one answered
+                // and delivered nothing more (tests/studio_cluster.rs, under load). The
+                // rows are read from the stream itself, as a hole is; the consumer's own
+                // delivery of them later is passed over (rows at or below the head).
+                starved += 1;
+                if starved < STARVED_LOOKS {
+                    continue;
+                }
+                let upto = last.min(stream_head + DIRECT_BATCH);
+                warn!(%table, from = stream_head + 1, upto, last, "floor: the consumer delivers nothing while the stream holds more; reading them from the stream");
+                direct = Some(upto);
             }
         }
-        let first = messages[0].info().map_err(broker)?.stream_sequence;
+        starved = 0;
         // Delivered earlier but never acknowledged (lost in a crash or an outage): read
         // them from the stream itself, so a consumer's hole is not taken for a gap.
-        let mut bodies = fill_hole(&stream, stream_head, first).await?;
+        let mut bodies = match (direct, messages.first()) {
+            (Some(upto), _) => fill_hole(&stream, stream_head, upto + 1).await?,
+            (None, Some(m)) => {
+                let first = m.info().map_err(broker)?.stream_sequence;
+                fill_hole(&stream, stream_head, first).await?
+            }
+            (None, None) => continue,
+        };
         for m in &messages {
             let seq = m.info().map_err(broker)?.stream_sequence;
             bodies.push((seq, m.payload.to_vec()));
@@ -338,6 +371,8 @@ async fn pass(
         let from = at.clone();
         let (batch, to) = check(table, at.clone(), stream_head, &bodies, &held);
         stream_head = stream_head.max(bodies.last().map_or(0, |(seq, _)| *seq));
+        // Read from the stream itself: everything up to `upto` was looked at, if missing.
+        stream_head = stream_head.max(direct.unwrap_or(0));
         if to.head != from.head || !batch.alarms.is_empty() {
             db.commit(table, from.head, &to, stream_head, &batch)
                 .await?;
