@@ -345,6 +345,11 @@ async fn pass(
                 if starved < STARVED_LOOKS {
                     continue;
                 }
+                // A second floor on this database shares the consumer and took them:
+                // follow it from the database, as after a commit it won.
+                if db.position(table).await?.head != at.head {
+                    return Err(PassError::Db(DbError::HeadMoved(table.to_string())));
+                }
                 let upto = last.min(stream_head + DIRECT_BATCH);
                 warn!(%table, from = stream_head + 1, upto, last, "floor: the consumer delivers nothing while the stream holds more; reading them from the stream");
                 direct = Some(upto);
