@@ -63,14 +63,19 @@ pub fn signed(
     proof(headers).is_some_and(|p| crate::trust::wire::verify_proof(key, domain, table, payload, p))
 }
 
-/// `proof` added to `headers`.
-pub fn add_proof(headers: &mut async_nats::HeaderMap, proof: &crate::trust::wire::Proof) {
-    headers.insert(HEADER_SIG, proof.sig.as_str());
-    if let Some(row) = &proof.row {
-        headers.insert(HEADER_ROW, row.as_str());
-    }
-    if let Some(salt) = &proof.salt {
-        headers.insert(HEADER_SALT, salt.as_str());
+/// `message` with `proof` in its headers.
+pub fn with_proof(
+    message: async_nats::jetstream::message::PublishMessage,
+    proof: &crate::trust::wire::Proof,
+) -> async_nats::jetstream::message::PublishMessage {
+    let message = message.header(HEADER_SIG, proof.sig.as_str());
+    let message = match &proof.row {
+        Some(row) => message.header(HEADER_ROW, row.as_str()),
+        None => message,
+    };
+    match &proof.salt {
+        Some(salt) => message.header(HEADER_SALT, salt.as_str()),
+        None => message,
     }
 }
 

@@ -7,9 +7,7 @@
 //! - `fold`: the public messages each committed row makes, numbered from the log.
 //! - `floor_commands`: the casino floor's signed dispute commands (`[publish] floor_key`).
 //! - `outbox`: the publisher task: reads committed rows from SQLite in order, publishes,
-//!   confirms what the broker stored, records its progress, resumes after a crash or outage.
-//! - `chain`: one subject's messages sent without a reply, each expecting the one before
-//!   it, and confirmed together by sending the last one again with a reply.
+//!   awaits each acknowledgement, records its progress, resumes after a crash or outage.
 //! - [`PublishStatus`] (in `crate::broker`, below `web`, which reports it): what `/readyz`
 //!   and `/metrics` say about the publisher.
 //!
@@ -18,7 +16,6 @@
 //! down only makes the publisher lag (`/readyz` reason `publish_lag`), never the table.
 
 pub mod branch;
-pub mod chain;
 pub mod floor_commands;
 pub mod fold;
 pub mod outbox;

@@ -6,16 +6,13 @@
 //! holds (the log stream's last sequence is the last row published, the public stream's
 //! last message carries its id and its sequence is its `n`); fold the log up to there;
 //! then publish every later row on `croupier.<table>.log` and its public messages on
-//! `croupier.<table>.public`, each with `Nats-Msg-Id` and expecting the one before it
-//! (`chain`), without a reply; everything sent is confirmed at once (the last message of
-//! each subject sent again with a reply) before the progress is saved and the snapshot
-//! key is put (at most once a second, when the table goes quiet and every `BATCH`
-//! messages while catching up: see `FLUSH_EVERY`). Any
+//! `croupier.<table>.public`, each with `Nats-Msg-Id` and `Nats-Expected-Last-Sequence`,
+//! awaiting every acknowledgement before the progress is saved and the snapshot key is
+//! put (at most once a second, and when the table goes quiet: see `FLUSH_EVERY`). Any
 //! failure ends the pass; the next one starts again from what the broker holds, so
 //! nothing is skipped and nothing is stored twice, however the table, the broker or the
 //! network failed in between.
 
-use super::chain::{Chain, ChainError};
 use super::fold::PublicFold;
 use super::subjects::{self, HEADER_ID, HEADER_SIG, HEADER_TABLE};
 use super::{PublishSection, PublishState, PublishStatus};
@@ -33,7 +30,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tracing::{error, info, warn};
 
-/// Rows read and published per batch; at most this many messages are sent unconfirmed.
+/// Rows read and published per batch (their acknowledgements are awaited together).
 const BATCH: u32 = 256;
 /// How long a caught-up publisher waits for a commit before looking at the log itself
 /// anyway (the table tells it of every commit; this is the safety net, and costs an idle
@@ -82,19 +79,9 @@ enum PassError {
     /// The broker holds another history under this table's id.
     #[error("{0}")]
     Fork(String),
-    /// A stream does not hold what was sent to it, in order: a message the table did not
-    /// send reached it while it published, or the connection lost one.
+    /// A message the table did not send reached its stream while it published.
     #[error("{0}")]
     Raced(String),
-}
-
-impl From<ChainError> for PassError {
-    fn from(e: ChainError) -> PassError {
-        match e {
-            ChainError::Broker(why) => PassError::Broker(why),
-            ChainError::Hole(why) => PassError::Raced(why),
-        }
-    }
 }
 
 fn broker(e: impl std::fmt::Display) -> PassError {
@@ -200,10 +187,9 @@ async fn run(
                 return;
             }
             Err(PassError::Raced(why)) => {
-                // A message the table did not send reached its stream (see `scan_own`), or
-                // the connection lost one of a chain (`chain`). Start again at once from
-                // what the broker holds.
-                warn!(table = %id, %why, "publisher: a stream does not hold what was sent in order; resuming after what it holds");
+                // Not a broker failure: a message the table did not send reached its
+                // stream (see `scan_own`). Start again at once from what the broker holds.
+                warn!(table = %id, %why, "publisher: a foreign message reached the table's stream; resuming after it");
                 publisher.fold = None;
             }
             Err(e) => {
@@ -252,31 +238,6 @@ struct Held {
     /// The public stream's last sequence: `n`, unless someone else wrote to the table's
     /// subject (the messages it did not sign are skipped, by the relays too).
     public_seq: u64,
-}
-
-/// What a pass has sent and not yet confirmed, and where the sending stands.
-struct Sent {
-    /// What the broker will hold once everything sent is confirmed.
-    at: Held,
-    /// The log subject's messages.
-    log: Chain,
-    /// The public subject's messages.
-    public: Chain,
-}
-
-impl Sent {
-    fn new(held: Held) -> Sent {
-        Sent {
-            at: held,
-            log: Chain::default(),
-            public: Chain::default(),
-        }
-    }
-
-    /// Messages sent and not yet confirmed.
-    fn unconfirmed(&self) -> u64 {
-        self.log.unconfirmed() + self.public.unconfirmed()
-    }
 }
 
 impl Publisher {
@@ -346,10 +307,6 @@ impl Publisher {
         let mut flushed: Option<tokio::time::Instant> = None;
         let mut unflushed: Option<i64> = None;
         let mut from_disk = false;
-        // What was sent and not yet confirmed (`Publisher::confirm`), and where the sending
-        // stands: `held` moves up to `sent` only at a confirmation.
-        let mut sent = Sent::new(held);
-        let client = js.client();
         loop {
             let fold = self.fold.as_mut().ok_or_else(|| broker("no fold"))?;
             let rows = if from_disk {
@@ -367,14 +324,12 @@ impl Publisher {
                 tokio::select! {
                     changed = commits.changed() => if changed.is_err() {
                         if let Some(at_ms) = unflushed {
-                            held = self.confirm(js, &mut sent).await?;
                             self.flush(js, &bucket_subject, held, at_ms).await?;
                         }
                         return Ok(());
                     },
                     _ = crate::clock::until(due) => {
                         if let Some(at_ms) = unflushed.take() {
-                            held = self.confirm(js, &mut sent).await?;
                             self.flush(js, &bucket_subject, held, at_ms).await?;
                             flushed = Some(tokio::time::Instant::now());
                         }
@@ -385,11 +340,15 @@ impl Publisher {
                 }
                 continue;
             }
-            // Sent without a reply (no acknowledgement to read and wait for per message):
-            // each message expects the one before it by id, so once one is refused or
-            // lost (a foreign message got in between, the connection dropped) every later
-            // one is refused too, and none is stored after a hole. `confirm` then finds
-            // out which: the last one sent again, with a reply.
+            // Everything is sent, then every acknowledgement awaited in order: a batch
+            // costs one round trip, and `Nats-Expected-Last-Sequence` keeps it in order.
+            let mut pending = Vec::new();
+            let mut next = held;
+            // The first message of a batch expects the stream's last sequence; each later
+            // one expects the message before it by id, so that once one is refused (a
+            // foreign message got in between) every later one is refused too, and none is
+            // stored after a hole.
+            let (mut log_prev, mut public_prev): (Option<String>, Option<String>) = (None, None);
             for r in &rows {
                 let drafts = fold.row(&r.row).map_err(PassError::Replay)?;
                 let seq = r.row.seq;
@@ -397,7 +356,7 @@ impl Publisher {
                 let offset = branch.as_ref().map_or(0, |b| b.public_offset);
                 // The row's log message (unless the broker holds it) and the public messages
                 // it does not hold yet, made first: one signature covers them all.
-                let log = (seq > sent.at.log).then(|| {
+                let log = (seq > next.log).then(|| {
                     let timeline = self.lineage.timeline_at(seq);
                     let on = branch.as_ref().map_or("", |b| b.id);
                     // Unique across histories: a branch republishes row numbers the
@@ -407,10 +366,10 @@ impl Publisher {
                     (log_json(&id, r, timeline, on), msg_id)
                 });
                 let at_ms = u64::try_from(r.row.at_ms).unwrap_or(0);
-                let mut n = sent.at.n;
+                let mut n = next.n;
                 let publics: Vec<_> = drafts
                     .iter()
-                    .filter(|d| d.key() > sent.at.public)
+                    .filter(|d| d.key() > next.public)
                     .map(|d| {
                         n += 1;
                         let published = (d.seq + offset, d.sub);
@@ -433,65 +392,81 @@ impl Publisher {
                 let mut proofs = wire::sign_together(&self.keys, &id, &parts).into_iter();
                 if let Some((text, msg_id)) = log {
                     let proof = proofs.next().ok_or_else(|| broker("no proof"))?;
-                    let mut headers = async_nats::HeaderMap::new();
-                    headers.insert(HEADER_TABLE, id.as_str());
-                    subjects::add_proof(&mut headers, &proof);
-                    sent.at.log_seq += 1;
-                    let expected = sent.at.log_seq;
-                    sent.log
-                        .send(&client, &log_subject, headers, msg_id, text, expected)
-                        .await?;
-                    sent.at.log = r.row.seq;
+                    let message = jetstream::message::PublishMessage::build()
+                        .payload(text.into())
+                        .message_id(msg_id.as_str())
+                        .header(HEADER_TABLE, id.as_str());
+                    let message = subjects::with_proof(message, &proof);
+                    let message = match log_prev.replace(msg_id) {
+                        Some(prev) => message.expected_last_message_id(prev),
+                        None => message.expected_last_sequence(next.log_seq),
+                    };
+                    let ack = js
+                        .send_publish(log_subject.clone(), message)
+                        .await
+                        .map_err(broker)?;
+                    next.log_seq += 1;
+                    pending.push((next.log_seq, ack));
+                    next.log = r.row.seq;
                 }
                 for ((draft, n, published, text), proof) in publics.into_iter().zip(proofs) {
                     let key = format!("{}.{}", published.0, published.1);
-                    let mut headers = async_nats::HeaderMap::new();
-                    headers.insert(HEADER_ID, key.as_str());
-                    headers.insert(HEADER_TABLE, id.as_str());
-                    subjects::add_proof(&mut headers, &proof);
-                    sent.at.public_seq += 1;
-                    let expected = sent.at.public_seq;
-                    sent.public
-                        .send(
-                            &client,
-                            &public_subject,
-                            headers,
-                            format!("{id}:{key}"),
-                            text,
-                            expected,
-                        )
-                        .await?;
-                    sent.at.public = draft;
-                    sent.at.n = n;
+                    let msg_id = format!("{id}:{key}");
+                    let message = jetstream::message::PublishMessage::build()
+                        .payload(text.into())
+                        .message_id(msg_id.as_str())
+                        .header(HEADER_ID, key.as_str())
+                        .header(HEADER_TABLE, id.as_str());
+                    let message = subjects::with_proof(message, &proof);
+                    let message = match public_prev.replace(msg_id) {
+                        Some(prev) => message.expected_last_message_id(prev),
+                        None => message.expected_last_sequence(next.public_seq),
+                    };
+                    let ack = js
+                        .send_publish(public_subject.clone(), message)
+                        .await
+                        .map_err(broker)?;
+                    next.public_seq += 1;
+                    pending.push((next.public_seq, ack));
+                    next.public = draft;
+                    next.n = n;
                 }
             }
+            let sent = pending.len() as u64;
+            for (expected, ack) in pending {
+                let ack = match ack.await {
+                    Ok(ack) => ack,
+                    // Something else reached the stream between two of its messages.
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            jetstream::context::PublishErrorKind::WrongLastSequence
+                                | jetstream::context::PublishErrorKind::WrongLastMessageId
+                        ) =>
+                    {
+                        return Err(PassError::Raced(e.to_string()))
+                    }
+                    Err(e) => return Err(broker(e)),
+                };
+                if ack.sequence != expected {
+                    return Err(broker(format!(
+                        "stream {} stored sequence {} where {expected} was expected",
+                        ack.stream, ack.sequence
+                    )));
+                }
+            }
+            held = next;
+            self.status.count_published(sent);
+            self.status.set_acked(held.log, held.n);
             let at_ms = rows.last().map_or(0, |r| r.row.at_ms);
-            // Confirmed with the flush, and at least every BATCH messages (catching up).
             if flushed.is_none_or(|at| at.elapsed() >= FLUSH_EVERY) {
-                held = self.confirm(js, &mut sent).await?;
                 self.flush(js, &bucket_subject, held, at_ms).await?;
                 flushed = Some(tokio::time::Instant::now());
                 unflushed = None;
             } else {
-                if sent.unconfirmed() >= u64::from(BATCH) {
-                    self.confirm(js, &mut sent).await?;
-                }
                 unflushed = Some(at_ms);
             }
         }
-    }
-
-    /// Confirms everything `sent` holds: its last message on each subject sent again,
-    /// with a reply. The broker answers a message it stored with its sequence (a
-    /// duplicate: `Nats-Msg-Id` is checked before the expected last id), stores one it
-    /// lost if the one before it is its stream's last (in order, then), and refuses it
-    /// otherwise: a hole, which ends the pass (the next one resumes after what the broker
-    /// holds). Returns what the broker now holds.
-    async fn confirm(&self, js: &Context, sent: &mut Sent) -> Result<Held, PassError> {
-        let confirmed = sent.log.confirm(js).await? + sent.public.confirm(js).await?;
-        self.status.count_published(confirmed);
-        self.status.set_acked(sent.at.log, sent.at.n);
-        Ok(sent.at)
     }
 
     /// The late joiners' snapshot (the bucket's view, signed) and the progress row, as of

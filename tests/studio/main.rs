@@ -38,7 +38,6 @@ use studio_table::Table;
 use tokio::time::{sleep, timeout};
 
 mod broker;
-mod chain;
 mod relays;
 mod timeline;
 
