@@ -358,14 +358,12 @@ async fn pass(
         starved = 0;
         // Delivered earlier but never acknowledged (lost in a crash or an outage): read
         // them from the stream itself, so a consumer's hole is not taken for a gap.
-        let mut bodies = match (direct, messages.first()) {
-            (Some(upto), _) => fill_hole(&stream, stream_head, upto + 1).await?,
-            (None, Some(m)) => {
-                let first = m.info().map_err(broker)?.stream_sequence;
-                fill_hole(&stream, stream_head, first).await?
-            }
-            (None, None) => continue,
+        // (Without `direct`, `messages` holds at least one.)
+        let first = match direct {
+            Some(upto) => upto + 1,
+            None => messages[0].info().map_err(broker)?.stream_sequence,
         };
+        let mut bodies = fill_hole(&stream, stream_head, first).await?;
         for m in &messages {
             let seq = m.info().map_err(broker)?.stream_sequence;
             bodies.push((seq, m.payload.to_vec()));

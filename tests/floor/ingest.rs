@@ -173,6 +173,18 @@ async fn broker_and_js(
     (broker, async_nats::jetstream::new(client))
 }
 
+/// Table `table`'s rows on the floor, in order: (seq, verdict).
+async fn verdicts(pool: &sqlx::PgPool, table: &str) -> Vec<(i64, String)> {
+    sqlx::query("SELECT seq, verified FROM floor_events WHERE table_id = $1 ORDER BY seq")
+        .bind(table)
+        .fetch_all(pool)
+        .await
+        .expect("rows")
+        .iter()
+        .map(|r| (r.get("seq"), r.get("verified")))
+        .collect()
+}
+
 /// A chained log of `n` held-card rows.
 fn chained(n: u64) -> Vec<(u64, i64, String, String, [u8; 32])> {
     let mut prev = [0u8; 32];
@@ -221,14 +233,7 @@ async fn a_tampered_row_and_a_missing_row_raise_floor_alarms() {
             ("bent".to_string(), 8, "gap".to_string()),
         ]
     );
-    let verdicts: Vec<(i64, String)> =
-        sqlx::query("SELECT seq, verified FROM floor_events WHERE table_id = 'bent' ORDER BY seq")
-            .fetch_all(&pool)
-            .await
-            .expect("rows")
-            .iter()
-            .map(|r| (r.get("seq"), r.get("verified")))
-            .collect();
+    let verdicts = verdicts(&pool, "bent").await;
     let expected: Vec<(i64, String)> = [1, 2, 3, 4, 5, 6, 8]
         .iter()
         .map(|&s| {
@@ -251,9 +256,8 @@ async fn a_tampered_row_and_a_missing_row_raise_floor_alarms() {
     assert!(floor.terminate(), "the floor stops cleanly on SIGTERM");
 }
 
-/// A durable consumer that delivers nothing while its stream holds rows (seen after a
-/// cluster lost its quorum: its state had the messages delivered to a pull no one
-/// answered). Made here by hand: the floor's consumer exists already, starting far past
+/// A durable consumer that delivers nothing while its stream holds rows (seen once in
+/// tests/studio_cluster.rs under load, after the cluster lost its quorum). Made here by hand: the floor's consumer exists already, starting far past
 /// the stream's end. The floor reads the rows from the stream itself, each once, in order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_consumer_that_delivers_nothing_does_not_stall_the_floor() {
@@ -285,14 +289,7 @@ async fn a_consumer_that_delivers_nothing_does_not_stall_the_floor() {
     let floor = announced(spawn_floor(&broker.url(), &db.url, &floor_log)).await;
     let pool = db.pool().await;
     wait_floor_rows(&pool, 12, &floor_log).await;
-    let rows: Vec<(i64, String)> =
-        sqlx::query("SELECT seq, verified FROM floor_events WHERE table_id = 'stuck' ORDER BY seq")
-            .fetch_all(&pool)
-            .await
-            .expect("rows")
-            .iter()
-            .map(|r| (r.get("seq"), r.get("verified")))
-            .collect();
+    let rows = verdicts(&pool, "stuck").await;
     let want: Vec<(i64, String)> = (1..=12).map(|s| (s, "ok".to_string())).collect();
     assert_eq!(rows, want, "every row once, in order, verified");
     let alarms = count(&pool, "SELECT count(*) FROM floor_alarms").await;
