@@ -12,6 +12,9 @@
 //!     cargo bench --bench relay -- [--viewers 0,1000,5000,10000] [--seconds 10] [--pace-ms 100]
 //!         [--dispute-window-s 0]
 //!
+//! Before them, the floor at the same pace (`benches/row_floor.rs`): what a process doing
+//! nothing but a row's durable commit and acknowledged publication uses per row here.
+//!
 //! Measured from 2 s after the viewers are connected, and at least 8 s after the table
 //! started (its steady state: its own public feed, which nobody watches here, at rest).
 //! Everything shares the machine's cores; N = 0 is the table's baseline. Needs
@@ -21,6 +24,8 @@
 mod announce;
 #[path = "support/args.rs"]
 mod args;
+#[path = "support/floor.rs"]
+mod floor;
 #[path = "../tests/support/nats.rs"]
 mod nats;
 #[path = "support/viewers.rs"]
@@ -181,6 +186,22 @@ fn main() {
     };
     println!(
         "table -> nats-server -> relay -> viewers on loopback (raw client); demo pace {pace} ms, dispute window {window} s; measured {seconds} s after connecting"
+    );
+    // The floor beside the table's figure, in the same run: what a process doing nothing
+    // but a row's durable commit and acknowledged publication at this pace costs here.
+    let floor_dir = tempfile::tempdir().expect("tempdir");
+    let floor_broker = nats::Nats::start(&bin, floor_dir.path());
+    let floor_rows = (seconds * 1000 / pace.max(1)).clamp(50, 500);
+    let (floor_cpu, floor_sleeps) = floor::runtime().block_on(floor::cost(
+        floor::Mode::Both,
+        floor_rows,
+        Duration::from_millis(pace),
+        &floor::payload(400),
+        &floor_broker.url(),
+    ));
+    drop(floor_broker);
+    println!(
+        "the floor at this pace (cargo bench --bench row_floor): a process doing nothing but a 400-byte row's durable commit and acknowledged publication, {floor_rows} rows: {floor_cpu:.2} ms CPU and {floor_sleeps:.1} sleeps a row"
     );
     println!("| viewers | connected | rows committed | messages published | delivered | p50 | p99 | max | table CPU per row | table sleeps per row | table CPU (of one core) | relay CPU | relay RSS | delivered per relay CPU second | resyncs | silent drops |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
