@@ -192,7 +192,7 @@ fn main() {
     let floor_dir = tempfile::tempdir().expect("tempdir");
     let floor_broker = nats::Nats::start(&bin, floor_dir.path());
     let floor_rows = (seconds * 1000 / pace.max(1)).clamp(50, 500);
-    let (floor_cpu, floor_sleeps) = floor::runtime().block_on(floor::cost(
+    let (floor_cpu, floor_sleeps) = viewers::runtime(2).block_on(floor::cost(
         floor::Mode::Both,
         floor_rows,
         Duration::from_millis(pace),
@@ -201,7 +201,7 @@ fn main() {
     ));
     drop(floor_broker);
     println!(
-        "the floor at this pace (cargo bench --bench row_floor): a process doing nothing but a 400-byte row's durable commit and acknowledged publication, {floor_rows} rows: {floor_cpu:.2} ms CPU and {floor_sleeps:.1} sleeps a row"
+        "the floor at this pace (cargo bench --bench row_floor): a process doing nothing but a card row's durable commit (the table's writer) and a 400-byte message's acknowledged publication, {floor_rows} rows: {floor_cpu:.2} ms CPU and {floor_sleeps:.1} sleeps a row"
     );
     println!("| viewers | connected | rows committed | messages published | delivered | p50 | p99 | max | table CPU per row | table sleeps per row | table CPU (of one core) | relay CPU | relay RSS | delivered per relay CPU second | resyncs | silent drops |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");

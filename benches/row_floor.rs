@@ -1,8 +1,9 @@
 //! The floor under the table's CPU per committed row: what this machine charges a process
 //! for the two things a studio table cannot leave out of a row — its durable commit (one
-//! SQLite row in WAL mode with `synchronous = FULL`, as the table's writer commits it) and
-//! its publication (one JetStream message, its acknowledgement awaited, as the publisher
-//! sends it) — with nothing else in the process: no engine, no signature, no subscriber.
+//! card row through the table's own writer, `Store::append`: SQLite in WAL mode with
+//! `synchronous = FULL`) and its publication (one JetStream message on the table's own log
+//! stream, its acknowledgement awaited, as the publisher sends it) — with nothing else in
+//! the process: no engine, no signature, no subscriber.
 //! Against it, `cargo bench --bench relay` shows how much of the table's own CPU per row is
 //! the table's and how much is the kernel's and the broker client's.
 //!
@@ -41,21 +42,15 @@ fn main() {
     let dir = tempfile::tempdir().expect("tempdir");
     let broker = nats::Nats::start(&bin, dir.path());
     let payload = floor::payload(size);
-    let rt = floor::runtime();
+    let rt = viewers::runtime(2);
     println!(
-        "one process, {rows} rows a mode, one every {} ms, {size}-byte rows; database under {}",
+        "one process, {rows} rows a mode, one every {} ms, {size}-byte messages; database under {}",
         pace.as_millis(),
         std::env::temp_dir().display()
     );
     println!("| does per row | rows | process CPU per row | sleeps per row |");
     println!("|---|---|---|---|");
-    for mode in [
-        Mode::Wake,
-        Mode::CommitUnsynced,
-        Mode::Commit,
-        Mode::Publish,
-        Mode::Both,
-    ] {
+    for mode in [Mode::Wake, Mode::Commit, Mode::Publish, Mode::Both] {
         let (cpu, sleeps) = rt.block_on(floor::cost(mode, rows, pace, &payload, &broker.url()));
         println!("| {mode:?} | {rows} | {cpu:.3} ms | {sleeps:.1} |");
     }

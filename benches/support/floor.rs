@@ -6,18 +6,9 @@
 use super::viewers::{proc_cpu_ns, proc_voluntary_switches};
 use std::time::Duration;
 
-/// A row's payload of `size` bytes.
+/// A published row's payload of `size` bytes.
 pub fn payload(size: usize) -> String {
     format!("{{\"card\":\"{}\"}}", "x".repeat(size.saturating_sub(12)))
-}
-
-/// A two-worker tokio runtime, like the table's on a two-core machine.
-pub fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
 }
 
 /// What each mode does per row.
@@ -25,36 +16,12 @@ pub fn runtime() -> tokio::runtime::Runtime {
 pub enum Mode {
     /// Nothing but waking for the row: the runtime's own cost of a row's pace.
     Wake,
-    /// The commit without its `fdatasync` (`synchronous = NORMAL`): not durable, shown
-    /// only to tell SQLite's share from the disk's.
-    CommitUnsynced,
     /// The durable commit alone.
     Commit,
     /// The publication alone.
     Publish,
     /// The commit, then the publication of the committed row (the table's order).
     Both,
-}
-
-/// A connection set up as the table's direct writer sets up its own (`store/direct.rs`).
-fn writer(path: &std::path::Path, synced: bool) -> rusqlite::Connection {
-    let conn = rusqlite::Connection::open(path).expect("open");
-    let mode: String = conn
-        .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
-        .expect("wal");
-    assert_eq!(mode, "wal");
-    conn.pragma_update(None, "synchronous", if synced { "FULL" } else { "NORMAL" })
-        .expect("sync");
-    conn.pragma_update(None, "wal_autocheckpoint", 0)
-        .expect("autocheckpoint");
-    conn.execute_batch(
-        "CREATE TABLE events (
-            table_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
-            payload TEXT NOT NULL, at_ms INTEGER NOT NULL, hash BLOB NOT NULL,
-            PRIMARY KEY (table_id, seq)) WITHOUT ROWID;",
-    )
-    .expect("schema");
-    conn
 }
 
 /// `rows` rows of `mode`, one every `pace` (0: back to back), against the broker at
@@ -68,43 +35,35 @@ pub async fn cost(
     nats_url: &str,
 ) -> (f64, f64) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let conn = writer(
-        &dir.path().join("floor.db"),
-        !matches!(mode, Mode::CommitUnsynced),
-    );
+    // The table's own writer (`Store::append`: in place on this thread, `synchronous =
+    // FULL`, its checkpointer every ten seconds) and its own log stream and subject.
+    let mut store =
+        croupier::store::Store::open(&dir.path().join("floor.db"), "floor", "floor", "ultimate")
+            .await
+            .expect("store")
+            .store;
+    let table = format!("floor-{mode:?}").to_lowercase();
     let client = async_nats::connect(nats_url).await.expect("connect");
     let js = async_nats::jetstream::new(client);
-    let name = format!("FLOOR_{mode:?}").to_uppercase();
-    js.get_or_create_stream(async_nats::jetstream::stream::Config {
-        name: name.clone(),
-        subjects: vec![format!("{name}.>")],
-        ..Default::default()
-    })
-    .await
-    .expect("stream");
-    let subject = format!("{name}.rows");
-    let mut insert = conn
-        .prepare_cached("INSERT INTO events VALUES ('t', ?1, 'card', ?2, ?3, ?4)")
-        .expect("statement");
-    let hash = [7u8; 32];
-    let committing = matches!(mode, Mode::CommitUnsynced | Mode::Commit | Mode::Both);
+    js.get_or_create_stream(croupier::broker::streams::StreamNames::default().log(&table))
+        .await
+        .expect("stream");
+    let subject = croupier::broker::subjects::log(&table);
+    let record = croupier::store::Record::Input {
+        source: croupier::store::Source::Shoe,
+        input: croupier::engine::Input::Card("QH".parse().expect("card")),
+    };
+    let committing = matches!(mode, Mode::Commit | Mode::Both);
     if committing {
-        // The table's WAL is in its steady state: the checkpointer copies it back every ten
-        // seconds and the next commit starts it again from its beginning, so a row
-        // overwrites blocks the file already has instead of growing it (an `fdatasync`
-        // that also commits the file's new size to the file system's journal). Here too:
-        // as many rows written first, then the WAL restarted.
-        for seq in 1..=rows {
-            insert
-                .execute(rusqlite::params![
-                    seq as i64,
-                    payload,
-                    seq as i64,
-                    &hash[..]
-                ])
-                .expect("warm-up insert");
+        // The WAL in its steady state, as a table's after its first checkpoint: a row
+        // overwrites blocks the file has rather than growing it (an `fdatasync` that would
+        // also commit the file's new size to the file system's journal).
+        for _ in 0..rows {
+            store.append(&record, &[], 1).await.expect("warm-up append");
         }
-        conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |_| Ok(()))
+        // On a connection of its own, as the table's checkpointer does.
+        rusqlite::Connection::open(store.path())
+            .and_then(|c| c.query_row("PRAGMA wal_checkpoint(RESTART)", [], |_| Ok(())))
             .expect("checkpoint");
     }
     let pid = std::process::id();
@@ -125,10 +84,7 @@ pub async fn cost(
                 .await;
         }
         if committing {
-            let key = (rows + seq) as i64;
-            insert
-                .execute(rusqlite::params![key, payload, key, &hash[..]])
-                .expect("insert");
+            store.append(&record, &[], 1).await.expect("append");
         }
         if matches!(mode, Mode::Publish | Mode::Both) {
             let mut headers = async_nats::HeaderMap::new();

@@ -257,8 +257,9 @@ async fn a_tampered_row_and_a_missing_row_raise_floor_alarms() {
 }
 
 /// A durable consumer that delivers nothing while its stream holds rows (seen once in
-/// tests/studio_cluster.rs under load, after the cluster lost its quorum). Made here by hand: the floor's consumer exists already, starting far past
-/// the stream's end. The floor reads the rows from the stream itself, each once, in order.
+/// tests/studio_cluster.rs under load, after the cluster lost its quorum). Made here by
+/// hand: the floor's consumer exists already, starting far past the stream's end. The
+/// floor reads the rows from the stream itself, each once, in order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_consumer_that_delivers_nothing_does_not_stall_the_floor() {
     let Some((bin, db)) = pg::broker_and_db().await else {
