@@ -11,20 +11,25 @@ pub enum PublishState {
     Connecting = 0,
     /// Connected: publishing, or caught up and waiting for rows.
     Publishing = 1,
-    /// The broker refused or failed a request: waiting before trying again.
+    /// The link to the broker is down (or it was never reached): nothing is published
+    /// until it is back.
     Disconnected = 2,
-    /// The table's log cannot be followed (a row does not replay): nothing more is
-    /// published until a restart on a repaired database.
+    /// Publishing stopped for good (a row that does not replay, another history on the
+    /// broker): nothing more is published until the operator acts and restarts.
     Failed = 3,
+    /// Connected, but the broker refused or failed a request (a stream unavailable, an
+    /// acknowledgement that did not come): waiting before trying again.
+    Retrying = 4,
 }
 
 impl PublishState {
     /// Every state, for the metric's labels.
-    pub const ALL: [PublishState; 4] = [
+    pub const ALL: [PublishState; 5] = [
         PublishState::Connecting,
         PublishState::Publishing,
         PublishState::Disconnected,
         PublishState::Failed,
+        PublishState::Retrying,
     ];
 
     /// Its name in `/readyz` and `/metrics`.
@@ -34,6 +39,7 @@ impl PublishState {
             PublishState::Publishing => "publishing",
             PublishState::Disconnected => "disconnected",
             PublishState::Failed => "failed",
+            PublishState::Retrying => "retrying",
         }
     }
 }
@@ -47,6 +53,7 @@ pub struct PublishStatus {
     public_n: AtomicU64,
     published: AtomicU64,
     failures: AtomicU64,
+    foreign: AtomicU64,
     max_lag: AtomicU64,
     /// The broker connection, once made: a lost link is reported at once, not only when
     /// the next acknowledgement times out.
@@ -65,16 +72,17 @@ impl PublishStatus {
 
     /// The current state.
     pub fn state(&self) -> PublishState {
+        let link_down = || {
+            self.client
+                .get()
+                .is_some_and(|c| c.connection_state() != async_nats::connection::State::Connected)
+        };
         match self.state.load(Ordering::Relaxed) {
-            1 if self.client.get().is_some_and(|c| {
-                c.connection_state() != async_nats::connection::State::Connected
-            }) =>
-            {
-                PublishState::Disconnected
-            }
+            1 | 4 if link_down() => PublishState::Disconnected,
             1 => PublishState::Publishing,
             2 => PublishState::Disconnected,
             3 => PublishState::Failed,
+            4 => PublishState::Retrying,
             _ => PublishState::Connecting,
         }
     }
@@ -132,6 +140,16 @@ impl PublishStatus {
 
     pub(crate) fn count_failure(&self) {
         self.failures.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Messages on the table's streams that it did not sign, passed over since start
+    /// (found reading on from its last message, or between two of its acknowledgements).
+    pub fn foreign(&self) -> u64 {
+        self.foreign.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn count_foreign(&self, n: u64) {
+        self.foreign.fetch_add(n, Ordering::Relaxed);
     }
 
     /// Committed rows not yet acknowledged, with `committed` the table's last row.

@@ -11,7 +11,7 @@
 //! the superseded history's. Nothing on the broker is deleted: the superseded rows stay,
 //! each marked by its own `timeline`/`branch` fields, and the new ones say theirs.
 
-use super::outbox::LoggedRow;
+use super::position::LoggedRow;
 use super::subjects::{self, HEADER_ID};
 use crate::store::{timeline, BrokerHead, Record, Store, TimelineCause};
 use crate::table::TableConfig;

@@ -19,6 +19,7 @@ pub mod branch;
 pub mod floor_commands;
 pub mod fold;
 pub mod outbox;
+mod position;
 
 pub use crate::broker::{subjects, PublishSection};
 

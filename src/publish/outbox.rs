@@ -2,16 +2,21 @@
 //! come from the writer's memory (`store::outbox::Recent`), older ones (catching up after
 //! a restart or an outage of the broker) from SQLite.
 //!
-//! Each pass: ensure the table's two streams and the bucket exist; ask the broker what it
-//! holds (the log stream's last sequence is the last row published, the public stream's
-//! last message carries its id and its sequence is its `n`); fold the log up to there;
-//! then publish every later row on `croupier.<table>.log` and its public messages on
-//! `croupier.<table>.public`, each with `Nats-Msg-Id` and `Nats-Expected-Last-Sequence`,
-//! awaiting every acknowledgement before the progress is saved and the snapshot key is
-//! put (at most once a second, and when the table goes quiet: see `FLUSH_EVERY`). Any
-//! failure ends the pass; the next one starts again from what the broker holds, so
-//! nothing is skipped and nothing is stored twice, however the table, the broker or the
-//! network failed in between.
+//! Each pass: ensure the table's two streams and the bucket exist; find where the table's
+//! own last messages are on them (`position.rs`: read on from the stream sequences the
+//! broker's acknowledgements gave, past anything the table did not sign); fold the log up
+//! to there; then publish every later row on `croupier.<table>.log` and its public
+//! messages on `croupier.<table>.public`, each with `Nats-Msg-Id`, one message in flight
+//! per stream: the next is sent once the broker acknowledged the one before, so no message
+//! is ever stored after one that was not (no hole), a message sent again after a lost
+//! acknowledgement is answered as a duplicate (none stored twice), and what others write
+//! to the same subjects in between is only interleaved, never a refusal (no guard on the
+//! stream's last sequence that a stranger could break, and so no way to starve the table).
+//! The progress (each stream's last row or message and its stream sequence) is kept in
+//! memory as acknowledgements arrive and saved with the bucket's view at most once a
+//! second and when the table goes quiet (see `FLUSH_EVERY`). Any failure ends the pass;
+//! the next one reads on from the last acknowledged messages, so nothing is skipped and
+//! nothing is stored twice, however the table, the broker or the network failed.
 
 use super::fold::PublicFold;
 use super::subjects::{self, HEADER_ID, HEADER_SIG, HEADER_TABLE};
@@ -41,9 +46,6 @@ const FLUSH_EVERY: Duration = Duration::from_secs(1);
 
 /// The longest pause between two passes after a failure.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
-/// How far back from the public stream's end the publisher looks for its own last
-/// message, past messages it did not sign (someone else wrote to its subject).
-const FOREIGN_SCAN: u64 = 1_000;
 
 /// The table being published.
 #[derive(Clone)]
@@ -66,7 +68,7 @@ pub struct TableInfo {
 
 /// A pass failed.
 #[derive(Debug, thiserror::Error)]
-enum PassError {
+pub(super) enum PassError {
     /// The broker failed or refused a request.
     #[error("broker: {0}")]
     Broker(String),
@@ -79,12 +81,9 @@ enum PassError {
     /// The broker holds another history under this table's id.
     #[error("{0}")]
     Fork(String),
-    /// A message the table did not send reached its stream while it published.
-    #[error("{0}")]
-    Raced(String),
 }
 
-fn broker(e: impl std::fmt::Display) -> PassError {
+pub(super) fn broker(e: impl std::fmt::Display) -> PassError {
     PassError::Broker(e.to_string())
 }
 
@@ -168,6 +167,7 @@ async fn run(
         status: Arc::clone(&status),
         fold: None,
         lineage: Lineage::default(),
+        acked: None,
     };
     let mut backoff = Duration::from_millis(250);
     loop {
@@ -186,14 +186,8 @@ async fn run(
                 publisher.announce_fork(&js, &why).await;
                 return;
             }
-            Err(PassError::Raced(why)) => {
-                // Not a broker failure: a message the table did not send reached its
-                // stream (see `scan_own`). Start again at once from what the broker holds.
-                warn!(table = %id, %why, "publisher: a foreign message reached the table's stream; resuming after it");
-                publisher.fold = None;
-            }
             Err(e) => {
-                status.set_state(PublishState::Disconnected);
+                status.set_state(PublishState::Retrying);
                 status.count_failure();
                 warn!(table = %id, error = %e, "publisher: pass failed; starting again from what the broker holds");
                 // A fold that ran ahead of what was acknowledged is rebuilt.
@@ -206,38 +200,91 @@ async fn run(
     }
 }
 
-struct Publisher {
+pub(super) struct Publisher {
     config: PublishSection,
-    info: TableInfo,
-    keys: Arc<TableKeys>,
-    db: OutboxDb,
-    status: Arc<PublishStatus>,
+    pub(super) info: TableInfo,
+    pub(super) keys: Arc<TableKeys>,
+    pub(super) db: OutboxDb,
+    pub(super) status: Arc<PublishStatus>,
     fold: Option<PublicFold>,
     /// The log's timelines, read at the start of each pass (a new one only begins while
     /// the table is stopped: a restore, `croupier timeline continue`).
-    lineage: Lineage,
+    pub(super) lineage: Lineage,
+    /// What this process last had acknowledged, and where the broker stored it: the next
+    /// pass reads on from here (`None`: from the saved progress).
+    acked: Option<Progress>,
 }
 
-/// What the broker holds for the table.
+/// Where the table's own last messages are on the broker.
 #[derive(Debug, Clone, Copy)]
-struct Held {
+pub(super) struct Held {
     /// The table's last row on the log stream.
-    log: u64,
-    /// The log stream's last sequence: `log`, unless something else reached the table's
-    /// log subject (passed over, as the floor's chain check does).
-    log_seq: u64,
+    pub(super) log: u64,
+    /// Its sequence in the log stream (0: not known).
+    pub(super) log_at: u64,
     /// The last public message's id, in row terms (its row and index among the row's
     /// messages; published ids add the branch's offset: [`Lineage::branch_at`]).
-    public: (u64, u32),
+    pub(super) public: (u64, u32),
     /// Its number.
-    n: u64,
+    pub(super) n: u64,
+    /// Its sequence in the public stream (0: not known).
+    pub(super) public_at: u64,
     /// A branch begins: the public stream's viewers must be sent the whole state at the
     /// common row before anything of the branch (the superseded history's state is not
     /// this log's).
-    resync_due: bool,
-    /// The public stream's last sequence: `n`, unless someone else wrote to the table's
-    /// subject (the messages it did not sign are skipped, by the relays too).
-    public_seq: u64,
+    pub(super) resync_due: bool,
+}
+
+/// What one stream's messages of a batch came to: sent one at a time, each once the one
+/// before it was acknowledged.
+struct Sent<P> {
+    /// The last acknowledged message's position and its stream sequence.
+    last: Option<(P, u64)>,
+    /// Messages acknowledged.
+    count: u64,
+    /// Messages someone else put on the stream between two of the table's (the gaps
+    /// between consecutive acknowledgements).
+    foreign: u64,
+    /// Why the batch stopped short, if it did.
+    error: Option<PassError>,
+}
+
+/// Publishes `messages` on `subject` in order, one in flight: a message is sent only once
+/// the broker acknowledged the one before, so none is stored after one that was not. `at`
+/// is the stream sequence of the table's last message there (0: not known).
+async fn send_in_order<P>(
+    js: &Context,
+    subject: &str,
+    messages: Vec<(jetstream::message::PublishMessage, P)>,
+    mut at: u64,
+) -> Sent<P> {
+    let mut sent = Sent {
+        last: None,
+        count: 0,
+        foreign: 0,
+        error: None,
+    };
+    for (message, position) in messages {
+        let ack = match js.send_publish(subject.to_string(), message).await {
+            Ok(ack) => ack.await.map_err(broker),
+            Err(e) => Err(broker(e)),
+        };
+        match ack {
+            Ok(ack) => {
+                if !ack.duplicate && at > 0 && ack.sequence > at + 1 {
+                    sent.foreign += ack.sequence - at - 1;
+                }
+                at = at.max(ack.sequence);
+                sent.last = Some((position, ack.sequence));
+                sent.count += 1;
+            }
+            Err(e) => {
+                sent.error = Some(e);
+                break;
+            }
+        }
+    }
+    sent
 }
 
 impl Publisher {
@@ -253,9 +300,12 @@ impl Publisher {
         let public_stream = self.ensure_stream(js, true).await?;
         self.ensure_bucket(js).await?;
         let bucket_subject = subjects::bucket_key(&self.config.bucket, &id);
-        let saved = self.db.progress().await?;
+        let from = match self.acked {
+            Some(acked) => acked,
+            None => self.db.progress().await?,
+        };
         self.lineage = self.db.lineage().await?;
-        let mut held = self.held(&log_stream, &public_stream, saved).await?;
+        let mut held = self.held(&log_stream, &public_stream, from).await?;
         // Re-fold to the first row whose messages may be missing.
         // (A row's messages may be published in part: its drafts are made again, unless
         // the position is past all of them, as a branch's resync view is.)
@@ -293,6 +343,7 @@ impl Publisher {
         if held.resync_due {
             held = self.begin_branch(js, held).await?;
         }
+        self.acked = Some(self.progress_of(held));
         self.status.set_acked(held.log, held.n);
         self.status.set_state(PublishState::Publishing);
         *backoff = Duration::from_millis(250);
@@ -302,8 +353,9 @@ impl Publisher {
         // every FLUSH_EVERY (and once the table stops or goes quiet), not after every
         // batch: each costs an encoding of the whole view, a signature, a round trip to
         // the broker and a write to SQLite, and neither is needed per row (a relay seeded
-        // from an older view reads the messages after it from the stream; the progress
-        // row is a hint, the broker's streams the authority).
+        // from an older view reads the messages after it from the stream; the saved
+        // progress is where a restarted publisher starts reading, and it reads on from
+        // there to what it acknowledged since).
         let mut flushed: Option<tokio::time::Instant> = None;
         let mut unflushed: Option<i64> = None;
         let mut from_disk = false;
@@ -340,15 +392,11 @@ impl Publisher {
                 }
                 continue;
             }
-            // Everything is sent, then every acknowledgement awaited in order: a batch
-            // costs one round trip, and `Nats-Expected-Last-Sequence` keeps it in order.
-            let mut pending = Vec::new();
+            // The batch's messages for each stream, signed, then sent: the two streams at
+            // once, each in order and one in flight.
+            let mut logs = Vec::new();
+            let mut publics = Vec::new();
             let mut next = held;
-            // The first message of a batch expects the stream's last sequence; each later
-            // one expects the message before it by id, so that once one is refused (a
-            // foreign message got in between) every later one is refused too, and none is
-            // stored after a hole.
-            let (mut log_prev, mut public_prev): (Option<String>, Option<String>) = (None, None);
             for r in &rows {
                 let drafts = fold.row(&r.row).map_err(PassError::Replay)?;
                 let seq = r.row.seq;
@@ -367,7 +415,7 @@ impl Publisher {
                 });
                 let at_ms = u64::try_from(r.row.at_ms).unwrap_or(0);
                 let mut n = next.n;
-                let publics: Vec<_> = drafts
+                let drafted: Vec<_> = drafts
                     .iter()
                     .filter(|d| d.key() > next.public)
                     .map(|d| {
@@ -376,7 +424,7 @@ impl Publisher {
                         (d.key(), n, published, d.text_as(published, n, at_ms))
                     })
                     .collect();
-                let mut parts = Vec::with_capacity(1 + publics.len());
+                let mut parts = Vec::with_capacity(1 + drafted.len());
                 if let Some((text, msg_id)) = &log {
                     parts.push(wire::Part {
                         domain: wire::LOG,
@@ -384,7 +432,7 @@ impl Publisher {
                         salt: Some(wire::salt(&self.keys, msg_id)),
                     });
                 }
-                parts.extend(publics.iter().map(|(.., text)| wire::Part {
+                parts.extend(drafted.iter().map(|(.., text)| wire::Part {
                     domain: wire::PUBLIC,
                     payload: text.as_bytes(),
                     salt: None,
@@ -396,68 +444,43 @@ impl Publisher {
                         .payload(text.into())
                         .message_id(msg_id.as_str())
                         .header(HEADER_TABLE, id.as_str());
-                    let message = subjects::with_proof(message, &proof);
-                    let message = match log_prev.replace(msg_id) {
-                        Some(prev) => message.expected_last_message_id(prev),
-                        None => message.expected_last_sequence(next.log_seq),
-                    };
-                    let ack = js
-                        .send_publish(log_subject.clone(), message)
-                        .await
-                        .map_err(broker)?;
-                    next.log_seq += 1;
-                    pending.push((next.log_seq, ack));
-                    next.log = r.row.seq;
+                    logs.push((subjects::with_proof(message, &proof), seq));
+                    next.log = seq;
                 }
-                for ((draft, n, published, text), proof) in publics.into_iter().zip(proofs) {
-                    let key = format!("{}.{}", published.0, published.1);
-                    let msg_id = format!("{id}:{key}");
+                for ((key, n, published, text), proof) in drafted.into_iter().zip(proofs) {
+                    let header_id = format!("{}.{}", published.0, published.1);
                     let message = jetstream::message::PublishMessage::build()
                         .payload(text.into())
-                        .message_id(msg_id.as_str())
-                        .header(HEADER_ID, key.as_str())
+                        .message_id(format!("{id}:{header_id}").as_str())
+                        .header(HEADER_ID, header_id.as_str())
                         .header(HEADER_TABLE, id.as_str());
-                    let message = subjects::with_proof(message, &proof);
-                    let message = match public_prev.replace(msg_id) {
-                        Some(prev) => message.expected_last_message_id(prev),
-                        None => message.expected_last_sequence(next.public_seq),
-                    };
-                    let ack = js
-                        .send_publish(public_subject.clone(), message)
-                        .await
-                        .map_err(broker)?;
-                    next.public_seq += 1;
-                    pending.push((next.public_seq, ack));
-                    next.public = draft;
+                    publics.push((subjects::with_proof(message, &proof), (key, n)));
+                    next.public = key;
                     next.n = n;
                 }
             }
-            let sent = pending.len() as u64;
-            for (expected, ack) in pending {
-                let ack = match ack.await {
-                    Ok(ack) => ack,
-                    // Something else reached the stream between two of its messages.
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            jetstream::context::PublishErrorKind::WrongLastSequence
-                                | jetstream::context::PublishErrorKind::WrongLastMessageId
-                        ) =>
-                    {
-                        return Err(PassError::Raced(e.to_string()))
-                    }
-                    Err(e) => return Err(broker(e)),
-                };
-                if ack.sequence != expected {
-                    return Err(broker(format!(
-                        "stream {} stored sequence {} where {expected} was expected",
-                        ack.stream, ack.sequence
-                    )));
-                }
+            let (log_sent, public_sent) = tokio::join!(
+                send_in_order(js, &log_subject, logs, held.log_at),
+                send_in_order(js, &public_subject, publics, held.public_at),
+            );
+            if let Some((seq, at)) = log_sent.last {
+                (held.log, held.log_at) = (seq, at);
             }
-            held = next;
-            self.status.count_published(sent);
+            if let Some(((key, n), at)) = public_sent.last {
+                (held.public, held.n, held.public_at) = (key, n, at);
+            }
+            self.acked = Some(self.progress_of(held));
+            self.status
+                .count_published(log_sent.count + public_sent.count);
             self.status.set_acked(held.log, held.n);
+            let foreign = log_sent.foreign + public_sent.foreign;
+            if foreign > 0 {
+                self.status.count_foreign(foreign);
+            }
+            if let Some(e) = log_sent.error.or(public_sent.error) {
+                // What was acknowledged is kept; the next pass reads on from it.
+                return Err(e);
+            }
             let at_ms = rows.last().map_or(0, |r| r.row.at_ms);
             if flushed.is_none_or(|at| at.elapsed() >= FLUSH_EVERY) {
                 self.flush(js, &bucket_subject, held, at_ms).await?;
@@ -466,6 +489,17 @@ impl Publisher {
             } else {
                 unflushed = Some(at_ms);
             }
+        }
+    }
+
+    /// The progress `held` stands for, as saved (public ids as published).
+    fn progress_of(&self, held: Held) -> Progress {
+        Progress {
+            log_seq: held.log,
+            log_stream_seq: held.log_at,
+            public_id: self.published_id(held.public),
+            public_n: held.n,
+            public_stream_seq: held.public_at,
         }
     }
 
@@ -480,7 +514,8 @@ impl Publisher {
     ) -> Result<(), PassError> {
         let id = self.info.id.as_str();
         let fold = self.fold.as_ref().ok_or_else(|| broker("no fold"))?;
-        let public_id = self.published_id(held.public);
+        let progress = self.progress_of(held);
+        let public_id = progress.public_id;
         if let Some(view) = fold.view() {
             let text = encode(
                 public_id.0,
@@ -501,13 +536,7 @@ impl Publisher {
                 .await
                 .map_err(broker)?;
         }
-        self.db
-            .save(Progress {
-                log_seq: held.log,
-                public_id,
-                public_n: held.n,
-            })
-            .await?;
+        self.db.save(progress).await?;
         Ok(())
     }
 
@@ -579,23 +608,17 @@ impl Publisher {
             .message_id(format!("{id}:{}:{header_id}", branch.id).as_str())
             .header(HEADER_ID, header_id.as_str())
             .header(HEADER_TABLE, id.as_str())
-            .header(HEADER_SIG, sig.as_str())
-            .expected_last_sequence(held.public_seq);
+            .header(HEADER_SIG, sig.as_str());
         let ack = js
             .send_publish(subjects::public(&id), message)
             .await
             .map_err(broker)?
             .await
-            .map_err(|e| match e.kind() {
-                jetstream::context::PublishErrorKind::WrongLastSequence => {
-                    PassError::Raced(e.to_string())
-                }
-                _ => broker(e),
-            })?;
+            .map_err(broker)?;
         warn!(table = %id, branch = branch.id, common, superseded = branch.superseded.seq, n, "publisher: a new branch begins after the common row; viewers are sent its state");
         held.public = key;
         held.n = n;
-        held.public_seq = ack.sequence;
+        held.public_at = ack.sequence;
         held.resync_due = false;
         Ok(held)
     }
@@ -634,265 +657,6 @@ async fn get_or_create(js: &Context, config: stream::Config) -> Result<stream::S
             })
         }
         Err(e) => Err(broker(format!("stream {}: {e}", config.name))),
-    }
-}
-
-/// The newest message at the end of `stream` that `own` accepts (the table's own: signed
-/// with its key), scanning back past up to [`FOREIGN_SCAN`] others — messages someone
-/// else put on the table's subject, or JetStream's answers a client pointed there (any
-/// client with a JetStream grant can name any reply subject). `fresh` tells a message
-/// from now (at or after what was saved as acknowledged) from a replayed copy of an
-/// older one. Returns the fresh message, else (when the scan reached the stream's first
-/// message) the newest own one at all, and the stream's last sequence.
-async fn scan_own<T>(
-    stream: &stream::Stream,
-    table: &str,
-    own: impl Fn(&jetstream::message::StreamMessage) -> Option<T>,
-    fresh: impl Fn(&T) -> bool,
-) -> Result<Scanned<T>, PassError> {
-    // The description `get_stream` fetched at the start of this pass.
-    let state = &stream.cached_info().state;
-    let last = state.last_sequence;
-    let first = state.first_sequence.max(1);
-    let lowest = first.max(last.saturating_sub(FOREIGN_SCAN - 1));
-    let mut newest = None;
-    let mut seq = last;
-    while seq >= lowest && seq > 0 {
-        match stream.get_raw_message(seq).await {
-            Ok(m) => match own(&m) {
-                Some(t) if fresh(&t) => {
-                    return Ok(Scanned {
-                        fresh: Some(t),
-                        any: None,
-                        last,
-                        whole: true,
-                    })
-                }
-                Some(t) => {
-                    warn!(table, stream = %stream.cached_info().config.name, seq, "publisher: a copy of an older message of the table's; passed over");
-                    newest.get_or_insert(t);
-                }
-                None => {
-                    warn!(table, stream = %stream.cached_info().config.name, seq, "publisher: a message the table did not sign; passed over");
-                }
-            },
-            Err(e) if e.kind() == stream::RawMessageErrorKind::NoMessageFound => {}
-            Err(e) => return Err(broker(e)),
-        }
-        seq -= 1;
-    }
-    Ok(Scanned {
-        fresh: None,
-        any: newest,
-        last,
-        whole: lowest <= first,
-    })
-}
-
-/// What [`scan_own`] found.
-struct Scanned<T> {
-    fresh: Option<T>,
-    any: Option<T>,
-    last: u64,
-    /// Whether every message of the stream was looked at.
-    whole: bool,
-}
-
-/// A log message's row: its `seq`, chain hash and timeline (`branch.rs` reads it too).
-#[derive(serde::Deserialize)]
-pub(super) struct LoggedRow {
-    pub(super) table: String,
-    pub(super) seq: u64,
-    pub(super) hash: String,
-    /// Absent in rows published before timelines existed.
-    #[serde(default)]
-    pub(super) timeline: String,
-}
-
-/// A public message's number.
-#[derive(serde::Deserialize)]
-struct Numbered {
-    n: u64,
-}
-
-/// What the broker's last own row says of this log.
-enum Standing {
-    /// The log holds it: publishing goes on after it.
-    Holds,
-    /// The log's newest branch supersedes it: publishing goes on after the common row.
-    Superseded,
-}
-
-impl Publisher {
-    /// What the two streams hold of this table's: the last row and public message it
-    /// signed (see [`scan_own`]). The log's last row must be the table's own row at that
-    /// `seq` (same chain hash), or the very row the log's newest branch supersedes (the
-    /// operator's `croupier timeline continue`): anything else is another history under
-    /// this table's id (a restored database, a second table with the same id), and
-    /// nothing is published. So is a newest row of this table's signed by another key.
-    /// When the broker lost its store (the log stream holds less than was acknowledged),
-    /// what it holds now is where publishing resumes.
-    async fn held(
-        &self,
-        log: &stream::Stream,
-        public: &stream::Stream,
-        saved: Progress,
-    ) -> Result<Held, PassError> {
-        let table = self.info.id.as_str();
-        let key = self.keys.verifying_key();
-        let signed = |domain: &str, m: &jetstream::message::StreamMessage| {
-            subjects::signed(&key, domain, table, &m.payload, &m.headers)
-        };
-        // A well-formed row of this table's signed with another key: another table
-        // publishes under this id (or this table's key was replaced).
-        // A Mutex, not a RefCell: the scan awaits, and the pass must stay Send.
-        let foreign = std::sync::Mutex::new(None);
-        let rows = scan_own(
-            log,
-            table,
-            |m| {
-                let row = serde_json::from_slice::<LoggedRow>(&m.payload)
-                    .ok()
-                    .filter(|r| r.table == table)?;
-                if signed(wire::LOG, m) {
-                    return Some(row);
-                }
-                if m.headers.get(HEADER_SIG).is_some() {
-                    foreign
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .get_or_insert((row.seq, row.timeline));
-                }
-                None
-            },
-            |r| r.seq >= saved.log_seq,
-        )
-        .await?;
-        let foreign = foreign.into_inner().unwrap_or_else(|e| e.into_inner());
-        if let (Some((seq, timeline)), true) =
-            (&foreign, rows.fresh.is_none() && rows.any.is_none())
-        {
-            return Err(PassError::Fork(format!(
-                "timeline_foreign: the broker holds rows of table {table} signed with another key (row {seq}, timeline {timeline}): another table publishes under this id, or this table's key was replaced. Nothing is published; give one of the tables another id"
-            )));
-        }
-        let (row, lost) = match (rows.fresh, rows.any) {
-            (Some(r), _) => (Some(r), false),
-            (None, any) if rows.whole => (any, true),
-            (None, _) => {
-                return Err(broker(format!(
-                    "none of the log stream's last {FOREIGN_SCAN} messages is this table's"
-                )))
-            }
-        };
-        let mut position = row.as_ref().map_or(0, |r| r.seq);
-        if let Some(r) = &row {
-            match self.standing(r).await? {
-                Standing::Holds => {}
-                Standing::Superseded => {
-                    let branch = self
-                        .lineage
-                        .last_branch()
-                        .ok_or_else(|| broker("no branch"))?;
-                    position = branch.common_seq;
-                }
-            }
-        }
-        let messages = scan_own(
-            public,
-            table,
-            |m| {
-                if !signed(wire::PUBLIC, m) {
-                    return None;
-                }
-                let id = m
-                    .headers
-                    .get(HEADER_ID)
-                    .and_then(|v| crate::web::feed::parse_id(v.as_str()))?;
-                let n = serde_json::from_slice::<Numbered>(&m.payload).ok()?;
-                Some((id, n.n))
-            },
-            |(id, _)| lost || *id >= saved.public_id,
-        )
-        .await?;
-        let (public_id, n) = match (messages.fresh, messages.any) {
-            (Some(m), _) => m,
-            (None, Some(m)) if lost => m,
-            (None, _) if messages.whole && (lost || messages.last == 0) => ((0, 0), 0),
-            // Its own messages expired (the public stream's retention): the saved
-            // progress says where it stands.
-            (None, _) if messages.whole => (saved.public_id, saved.public_n),
-            (None, _) => {
-                return Err(broker(format!(
-                    "none of the public stream's last {FOREIGN_SCAN} messages is this table's"
-                )))
-            }
-        };
-        let (public, resync_due) = self.public_position(public_id);
-        Ok(Held {
-            log: position,
-            log_seq: rows.last,
-            public,
-            n,
-            resync_due,
-            public_seq: messages.last,
-        })
-    }
-
-    /// Whether this log holds the broker's last own row `r`, or its newest branch
-    /// supersedes it; otherwise the broker holds another history ([`PassError::Fork`]).
-    async fn standing(&self, r: &LoggedRow) -> Result<Standing, PassError> {
-        let table = self.info.id.as_str();
-        let ours = self.db.rows_after(r.seq - 1, 1).await?;
-        if ours
-            .first()
-            .is_some_and(|o| o.row.seq == r.seq && o.hash == r.hash)
-        {
-            return Ok(Standing::Holds);
-        }
-        if let Some(b) = self.lineage.last_branch() {
-            if b.superseded.seq == r.seq && b.superseded.hash == r.hash {
-                return Ok(Standing::Superseded);
-            }
-        }
-        let last = self.db.last_seq().await?;
-        let why = if r.seq > last {
-            format!(
-                "it holds row {} and this log ends at row {last} (a restored or cut-back database)",
-                r.seq
-            )
-        } else {
-            format!(
-                "its row {} (hash {}) is not this log's row {}",
-                r.seq, r.hash, r.seq
-            )
-        };
-        Err(PassError::Fork(format!(
-            "timeline_fork: the broker holds another history of table {table}: {why}. Nothing is published. If this log is the one to keep, stop the table and run `croupier timeline continue` (the broker's history is kept, marked superseded)"
-        )))
-    }
-
-    /// The public stream's position in row terms from its last own message's id, and
-    /// whether a branch's resync view is still due: a message of the superseded history
-    /// after the newest branch's common row puts the position back to that row, with a
-    /// resync first. (A stream behind the common row — one the broker lost and that is
-    /// being filled again — goes on from where it is.)
-    fn public_position(&self, id: (u64, u32)) -> ((u64, u32), bool) {
-        let Some(newest) = self.lineage.last_branch() else {
-            return (id, false);
-        };
-        let branches = self.lineage.branches_newest_first();
-        let on = branches
-            .iter()
-            .position(|b| id >= (b.common_seq + b.public_offset, u32::MAX));
-        let row = match on {
-            Some(i) => (id.0 - branches[i].public_offset, id.1),
-            None => id,
-        };
-        if on == Some(0) || row.0 <= newest.common_seq {
-            return (row, false);
-        }
-        ((newest.common_seq, u32::MAX), true)
     }
 }
 

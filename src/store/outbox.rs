@@ -88,15 +88,20 @@ pub struct StoredRow {
     pub hash: String,
 }
 
-/// What the publisher last had acknowledged.
+/// What the publisher last had acknowledged, and where the broker stored it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Progress {
     /// The last row on the log subject.
     pub log_seq: u64,
+    /// Its message's sequence in the log stream, from the broker's acknowledgement (0: not
+    /// known).
+    pub log_stream_seq: u64,
     /// The last public message's id.
     pub public_id: (u64, u32),
     /// Its number.
     pub public_n: u64,
+    /// Its sequence in the public stream (0: not known).
+    pub public_stream_seq: u64,
 }
 
 /// The publisher's connections.
@@ -230,8 +235,8 @@ impl OutboxDb {
     /// The progress last saved (zero when none).
     pub async fn progress(&self) -> Result<Progress, StoreError> {
         let row = sqlx::query(
-            "SELECT log_seq, public_seq, public_sub, public_n FROM publish_progress \
-             WHERE table_id = ?",
+            "SELECT log_seq, log_stream_seq, public_seq, public_sub, public_n, public_stream_seq \
+             FROM publish_progress WHERE table_id = ?",
         )
         .bind(&self.table)
         .fetch_optional(&self.read)
@@ -244,11 +249,13 @@ impl OutboxDb {
         };
         Ok(Progress {
             log_seq: get("log_seq")?,
+            log_stream_seq: get("log_stream_seq")?,
             public_id: (
                 get("public_seq")?,
                 u32::try_from(get("public_sub")?).unwrap_or(0),
             ),
             public_n: get("public_n")?,
+            public_stream_seq: get("public_stream_seq")?,
         })
     }
 
@@ -256,16 +263,20 @@ impl OutboxDb {
     pub async fn save(&self, progress: Progress) -> Result<(), StoreError> {
         let int = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         sqlx::query(
-            "INSERT INTO publish_progress (table_id, log_seq, public_seq, public_sub, public_n, at_ms) \
-             VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(table_id) DO UPDATE SET log_seq = excluded.log_seq, \
-             public_seq = excluded.public_seq, public_sub = excluded.public_sub, \
-             public_n = excluded.public_n, at_ms = excluded.at_ms",
+            "INSERT INTO publish_progress (table_id, log_seq, log_stream_seq, public_seq, \
+             public_sub, public_n, public_stream_seq, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?) \
+             ON CONFLICT(table_id) DO UPDATE SET log_seq = excluded.log_seq, \
+             log_stream_seq = excluded.log_stream_seq, public_seq = excluded.public_seq, \
+             public_sub = excluded.public_sub, public_n = excluded.public_n, \
+             public_stream_seq = excluded.public_stream_seq, at_ms = excluded.at_ms",
         )
         .bind(&self.table)
         .bind(int(progress.log_seq))
+        .bind(int(progress.log_stream_seq))
         .bind(int(progress.public_id.0))
         .bind(i64::from(progress.public_id.1))
         .bind(int(progress.public_n))
+        .bind(int(progress.public_stream_seq))
         .bind(super::now_ms())
         .execute(&self.write)
         .await?;

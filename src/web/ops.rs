@@ -76,10 +76,14 @@ pub enum Reason {
 /// The broker publisher in `/readyz`.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct PublishReport {
-    /// `connecting`, `publishing`, `disconnected` or `failed`.
+    /// `connecting`, `publishing`, `disconnected` (the link to the broker is down),
+    /// `retrying` (connected; the broker refused or failed a request) or `failed`.
     pub state: &'static str,
     /// The last log row the broker acknowledged.
     pub acked: u64,
+    /// Messages on the table's streams it did not sign, passed over since start: noise
+    /// someone wrote to its subjects, never a reason to stop.
+    pub foreign: u64,
     /// Committed rows not yet acknowledged.
     pub lag: u64,
     /// Why publishing stopped (`failed`): the broker holds another history of this table,
@@ -108,6 +112,7 @@ pub fn with_publish(
     r.publish = Some(PublishReport {
         state: status.state().label(),
         acked: status.acked(),
+        foreign: status.foreign(),
         lag: status.lag(committed),
         stopped,
     });
@@ -318,6 +323,11 @@ fn write_publish(out: &mut Exposition, p: &crate::broker::PublishStatus, committ
         "croupier_publish_failures_total",
         "Failed connections, requests and publications since start.",
         p.failures(),
+    );
+    out.counter(
+        "croupier_publish_foreign_messages_total",
+        "Messages on the table's streams it did not sign, passed over since start.",
+        p.foreign(),
     );
     out.family(
         "croupier_publish_state",
