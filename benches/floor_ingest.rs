@@ -45,7 +45,22 @@ async fn main() {
 
     let started = Instant::now();
     let mut bytes = 0usize;
+    // Every table's rows signed with a key of its own, pinned for the floor as a studio
+    // pins its tables' keys.
+    let table_keys = |t: u64| {
+        let mut secret = [9u8; 32];
+        secret[..8].copy_from_slice(&t.to_le_bytes());
+        croupier::trust::TableKeys::from_secrets(secret, [0; 32])
+    };
+    let mut pinned = croupier::trust::pinned::PinnedKeys::default();
     for t in 0..tables {
+        let key = croupier::trust::attest::verifying_key(&table_keys(t).public_hex()).expect("key");
+        pinned.insert(&format!("bench-{t}"), key);
+    }
+    let keys_path = dir.path().join("table-keys.toml");
+    std::fs::write(&keys_path, pinned.to_text()).expect("keys file");
+    for t in 0..tables {
+        let keys = table_keys(t);
         let table = format!("bench-{t}");
         // The table's own log stream, as its publisher makes it.
         js.get_or_create_stream(croupier::broker::streams::StreamNames::default().log(&table))
@@ -68,8 +83,16 @@ async fn main() {
                 hex::encode(hash)
             );
             bytes += body.len();
+            let sig = croupier::trust::wire::sign(
+                &keys,
+                croupier::trust::wire::LOG,
+                &table,
+                body.as_bytes(),
+            );
+            let mut headers = async_nats::HeaderMap::new();
+            headers.insert(croupier::broker::subjects::HEADER_SIG, sig.as_str());
             acks.push(
-                js.publish(format!("croupier.{table}.log"), body.into())
+                js.publish_with_headers(format!("croupier.{table}.log"), headers, body.into())
                     .await
                     .expect("publish"),
             );
@@ -92,7 +115,7 @@ async fn main() {
 
     let stats = Arc::new(IngestStats::default());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let config = FloorConfig::new(&broker.url(), &db.url);
+    let config = FloorConfig::new(&broker.url(), &db.url, &keys_path);
     let floor = tokio::spawn(croupier::floor::run(
         config,
         Arc::clone(&stats),

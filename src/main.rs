@@ -157,6 +157,11 @@ enum Command {
         /// dispute commands are signed with it.
         #[arg(long)]
         floor_key: Option<PathBuf>,
+        /// The tables' pinned public keys (`table-keys.toml`, written by `croupier studio
+        /// nats-config`; read again when it changes): only rows a table signed are taken,
+        /// and a table with no key here is not followed until it has one.
+        #[arg(long)]
+        table_keys: PathBuf,
         /// A `stall` floor alarm when a table's stream holds rows the floor has not taken
         /// for this long (a broken consumer, a failing database, a recreated stream it
         /// cannot follow).
@@ -697,11 +702,13 @@ fn main() -> ExitCode {
             bind,
             bucket,
             floor_key,
+            table_keys,
             stall_seconds,
             https_cert,
             https_key,
         } => {
-            let mut config = croupier::floor::FloorConfig::new(&broker.nats, &database);
+            let mut config =
+                croupier::floor::FloorConfig::new(&broker.nats, &database, &table_keys);
             config.stall = std::time::Duration::from_secs(stall_seconds);
             config.broker = broker.options(croupier::broker::connect::FLOOR_INBOX);
             config.log_stream = log_stream;

@@ -26,6 +26,10 @@ mod pg;
 mod pit;
 #[path = "common/proc.rs"]
 mod proc;
+#[path = "support/roles.rs"]
+mod roles;
+#[path = "support/studio_table.rs"]
+mod studio_table;
 
 use cdp::{artifacts, chromium_present, Browser};
 use proc::spawn;
@@ -132,9 +136,12 @@ async fn a_supervisor_uses_the_pit_page() {
     let table = spawn(&cfg, &dir.path().join("table.log")).await;
 
     pit::add_supervisor(&db.url, "301", "pit-boss-1");
+    let keys = dir.path().join("table-keys.toml");
+    studio_table::pin_keys(&keys, [("pit-b", table_db.as_path())]);
     let (floor, addr) = pit::pit_floor(
         &url,
         &db.url,
+        &keys,
         &dir.path().join("floor.log"),
         &["--floor-key", &key_arg],
     )

@@ -444,7 +444,11 @@ async fn every_metric_the_rules_and_dashboard_query_is_in_a_live_scrape() {
     let relay = spawn(&roles::relay(&url, &keys), &dir.path().join("relay.log")).await;
 
     // A floor ingesting it, with its pit page and /metrics.
-    let floor = spawn(&roles::floor(&url, &db.url), &dir.path().join("floor.log")).await;
+    let floor = spawn(
+        &roles::floor(&url, &db.url, &keys),
+        &dir.path().join("floor.log"),
+    )
+    .await;
     let floor_addr = pit_addr(&floor.announce);
 
     let mut live = Live::default();

@@ -245,7 +245,7 @@ async fn a_three_node_cluster_loses_leaders_a_node_and_its_quorum_and_nothing_is
             ))
             .await,
             floor: announced(spawn_role(
-                &["floor", "--nats", &urls, "--database", &db.url],
+                &["floor", "--nats", &urls, "--database", &db.url, "--table-keys", &keys],
                 &floor_log,
             ))
             .await,

@@ -102,11 +102,27 @@ async fn the_floor_is_ready_with_its_database_and_broker_and_pings() {
     let sock_path = dir.path().join("notify.sock");
     let manager = UnixDatagram::bind(&sock_path).expect("bind notify socket");
     let log = dir.path().join("floor.log");
+    // No table: the keys file pins none.
+    let keys = dir.path().join("table-keys.toml");
+    std::fs::write(
+        &keys,
+        croupier::trust::pinned::PinnedKeys::default().to_text(),
+    )
+    .expect("keys file");
+    let keys = keys.display().to_string();
 
     // A database that does not answer: no READY (the driver keeps trying for its acquire
     // timeout, then the floor exits for systemd to restart it).
     let nowhere = "postgres://postgres@127.0.0.1:1/nowhere";
-    let args = ["floor", "--nats", &url, "--database", nowhere];
+    let args = [
+        "floor",
+        "--nats",
+        &url,
+        "--database",
+        nowhere,
+        "--table-keys",
+        &keys,
+    ];
     let mut refused = under_systemd(&args, &log, &sock_path, 100)
         .spawn()
         .expect("spawn the floor");
@@ -118,7 +134,7 @@ async fn the_floor_is_ready_with_its_database_and_broker_and_pings() {
     let _ = refused.kill();
     let _ = refused.wait();
 
-    let args = roles::floor(&url, &db.url);
+    let args = roles::floor(&url, &db.url, &keys);
     let child = under_systemd(&args, &log, &sock_path, 100)
         .spawn()
         .expect("spawn the floor");

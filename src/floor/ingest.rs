@@ -19,8 +19,12 @@
 
 use super::chain::{self, Alarm, Finding, Head, Position, WireRow};
 use super::db::{Batch, BranchStart, DbError, FloorDb};
+use super::noise::Noise;
+use crate::broker::subjects;
 use crate::engine::Input;
 use crate::store::Record;
+use crate::trust::pinned::KeysFile;
+use crate::trust::wire;
 use async_nats::jetstream::{self, consumer, stream::Stream, Context};
 use futures::StreamExt;
 use std::collections::{HashMap, HashSet};
@@ -59,11 +63,14 @@ pub struct IngestConfig {
     pub stall: Duration,
     /// systemd's watchdog, pinged from the discovery loop (`None`: not under systemd).
     pub watchdog: Option<crate::systemd::Watchdog>,
+    /// The tables' pinned keys (`--table-keys`): a row is taken only if its table signed
+    /// it; a table with no pinned key is not followed until it has one.
+    pub keys: Arc<KeysFile>,
 }
 
 /// The alarm kinds the floor raises (`chain::Alarm::kind`): each is reported from the
 /// start, at 0, so an alert on its rate has a series to read before the first one.
-pub const ALARM_KINDS: [&str; 8] = [
+pub const ALARM_KINDS: [&str; 10] = [
     "chain_break",
     "gap",
     "conflict",
@@ -72,6 +79,8 @@ pub const ALARM_KINDS: [&str; 8] = [
     "timeline",
     "fork",
     "stall",
+    "unsigned",
+    "unpinned",
 ];
 
 /// Counters the floor reports on `/metrics` (and the benchmark reads).
@@ -134,6 +143,9 @@ enum PassError {
     Broker(String),
     #[error(transparent)]
     Db(#[from] DbError),
+    /// The table has no key in `--table-keys`: nothing of its is taken.
+    #[error("the table's key is not pinned")]
+    Unpinned,
 }
 
 fn broker(e: impl std::fmt::Display) -> PassError {
@@ -152,6 +164,15 @@ pub async fn run(
     let prefix = format!("{}_", config.log_stream);
     let mut followers: HashMap<String, JoinHandle<()>> = HashMap::new();
     'discover: loop {
+        match config.keys.reload() {
+            Ok(true) => {
+                info!(file = %config.keys.path().display(), "floor: the table keys were read again")
+            }
+            Ok(false) => {}
+            Err(e) => {
+                warn!(error = %e, "floor: the table keys file changed but cannot be used; keeping the keys in use")
+            }
+        }
         match stream_names(&js, &prefix).await {
             Ok(names) => {
                 for name in names {
@@ -164,9 +185,12 @@ pub async fn run(
                     let task = tokio::spawn(follow(
                         js.clone(),
                         db.clone(),
-                        config.consumer.clone(),
-                        name.clone(),
-                        table,
+                        Followed {
+                            durable: config.consumer.clone(),
+                            stream: name.clone(),
+                            table,
+                            keys: Arc::clone(&config.keys),
+                        },
                         Arc::clone(&stats),
                         config.stall,
                     ));
@@ -218,31 +242,54 @@ async fn stream_names(js: &Context, prefix: &str) -> Result<Vec<String>, PassErr
 async fn follow(
     js: Context,
     db: FloorDb,
-    durable: String,
-    stream: String,
-    table: String,
+    followed: Followed,
     stats: Arc<IngestStats>,
     stall: Duration,
 ) {
+    let table = followed.table.clone();
     let mut backoff = Duration::from_millis(250);
     let taken = Arc::new(AtomicU64::new(0));
     let _watch = AbortOnDrop(tokio::spawn(watch_stall(
         js.clone(),
         db.clone(),
-        stream.clone(),
+        followed.stream.clone(),
         table.clone(),
         Arc::clone(&taken),
         stall,
         Arc::clone(&stats),
     )));
+    let mut noise = Noise::default();
+    let mut unpinned_said = false;
     loop {
-        let followed = Followed {
-            durable: &durable,
-            stream: &stream,
-            table: &table,
-        };
-        match pass(&js, &db, &followed, &stats, &mut backoff, &taken).await {
+        match pass(
+            &js,
+            &db,
+            &followed,
+            &stats,
+            &mut backoff,
+            &taken,
+            &mut noise,
+        )
+        .await
+        {
             Ok(()) => return,
+            Err(PassError::Unpinned) => {
+                // Said once, as an alarm: the operator pins the key (the file is read again
+                // when it changes) and the table is followed from where the floor stands.
+                if !std::mem::replace(&mut unpinned_said, true) {
+                    let alarm = Alarm {
+                        seq: 0,
+                        kind: "unpinned",
+                        detail: format!("table {table} publishes but its key is not pinned in --table-keys: nothing of its is taken until it is"),
+                    };
+                    warn!(%table, kind = alarm.kind, detail = %alarm.detail, "FLOOR ALARM");
+                    match db.raise(&table, &alarm).await {
+                        Ok(()) => stats.alarmed(alarm.kind),
+                        Err(e) => warn!(%table, error = %e, "floor: the alarm cannot be written"),
+                    }
+                }
+                tokio::time::sleep(DISCOVER).await;
+            }
             Err(PassError::Db(DbError::HeadMoved(_))) => {
                 // Another floor on this database (a standby, or a second active one)
                 // committed these rows first: nothing is wrong, and each row is stored
@@ -260,26 +307,30 @@ async fn follow(
     }
 }
 
-/// Which table a pass follows: its stream and the durable consumer's name.
-struct Followed<'a> {
-    durable: &'a str,
-    stream: &'a str,
-    table: &'a str,
+/// Which table a follower follows: its stream, the durable consumer's name, and the keys
+/// its rows must be signed with.
+struct Followed {
+    durable: String,
+    stream: String,
+    table: String,
+    keys: Arc<KeysFile>,
 }
 
 async fn pass(
     js: &Context,
     db: &FloorDb,
-    followed: &Followed<'_>,
+    followed: &Followed,
     stats: &IngestStats,
     backoff: &mut Duration,
     taken: &AtomicU64,
+    noise: &mut Noise,
 ) -> Result<(), PassError> {
-    let Followed {
-        durable,
-        stream: stream_name,
-        table,
-    } = *followed;
+    let (durable, stream_name, table) = (
+        followed.durable.as_str(),
+        followed.stream.as_str(),
+        followed.table.as_str(),
+    );
+    followed.keys.get(table).ok_or(PassError::Unpinned)?;
     let stream = js.get_stream(stream_name).await.map_err(broker)?;
     let consumer: consumer::PullConsumer = stream
         .get_or_create_consumer(durable, crate::broker::streams::floor_consumer(durable))
@@ -301,6 +352,11 @@ async fn pass(
     // the consumer delivered nothing.
     let mut starved = 0u32;
     loop {
+        if let Some(alarm) = noise.due(table, std::time::Instant::now()) {
+            warn!(%table, seq = alarm.seq, kind = alarm.kind, detail = %alarm.detail, "FLOOR ALARM");
+            db.raise(table, &alarm).await?;
+            stats.alarmed(alarm.kind);
+        }
         let mut messages = pulled(
             consumer.fetch().max_messages(BATCH).messages(),
             FETCH_DEADLINE,
@@ -363,17 +419,32 @@ async fn pass(
             Some(upto) => upto + 1,
             None => messages[0].info().map_err(broker)?.stream_sequence,
         };
-        let mut bodies = fill_hole(&stream, stream_head, first).await?;
+        // Only what the table signed goes on to the chain check; the rest is noise,
+        // counted once (messages at or below the head were looked at before).
+        let key = followed.keys.get(table).ok_or(PassError::Unpinned)?;
+        let mut bodies = Vec::with_capacity(messages.len());
+        let mut looked_at = stream_head;
+        let mut sift = |seq: u64, payload: &[u8], headers: Option<&async_nats::HeaderMap>| {
+            looked_at = looked_at.max(seq);
+            if headers.is_some_and(|h| subjects::signed(&key, wire::LOG, table, payload, h)) {
+                bodies.push((seq, payload.to_vec()));
+            } else if seq > stream_head {
+                noise.heard(seq);
+            }
+        };
+        for (seq, m) in fill_hole(&stream, stream_head, first).await? {
+            sift(seq, &m.payload, Some(&m.headers));
+        }
         for m in &messages {
             let seq = m.info().map_err(broker)?.stream_sequence;
-            bodies.push((seq, m.payload.to_vec()));
+            sift(seq, &m.payload, m.headers.as_ref());
         }
         let held = db
             .history_hashes(table, &branch_points(&at, &bodies))
             .await?;
         let from = at.clone();
         let (batch, to) = check(table, at.clone(), stream_head, &bodies, &held);
-        stream_head = stream_head.max(bodies.last().map_or(0, |(seq, _)| *seq));
+        stream_head = looked_at;
         // Read from the stream itself: everything up to `upto` was looked at, if missing.
         stream_head = stream_head.max(direct.unwrap_or(0));
         if to.head != from.head || !batch.alarms.is_empty() {
@@ -523,11 +594,11 @@ async fn fill_hole(
     stream: &Stream,
     head: u64,
     first: u64,
-) -> Result<Vec<(u64, Vec<u8>)>, PassError> {
+) -> Result<Vec<(u64, jetstream::message::StreamMessage)>, PassError> {
     let mut out = Vec::new();
     for seq in head + 1..first {
         match stream.get_raw_message(seq).await {
-            Ok(m) => out.push((seq, m.payload.to_vec())),
+            Ok(m) => out.push((seq, m)),
             Err(e) if e.kind() == jetstream::stream::RawMessageErrorKind::NoMessageFound => {}
             Err(e) => return Err(broker(e)),
         }

@@ -20,6 +20,7 @@ pub mod chain;
 pub mod db;
 pub mod ingest;
 pub mod metrics;
+pub mod noise;
 pub mod pit;
 pub mod report;
 
@@ -54,11 +55,14 @@ pub struct FloorConfig {
     /// How long a table's stream may hold rows the floor has not taken before a `stall`
     /// alarm (`--stall-seconds`).
     pub stall: std::time::Duration,
+    /// The tables' pinned public keys (`--table-keys`, the file `croupier studio
+    /// nats-config` writes): only what a table signed is taken or shown.
+    pub table_keys: std::path::PathBuf,
 }
 
 impl FloorConfig {
-    /// The defaults for `nats` and `database`.
-    pub fn new(nats: &str, database: &str) -> FloorConfig {
+    /// The defaults for `nats`, `database` and the keys file `table_keys`.
+    pub fn new(nats: &str, database: &str, table_keys: &std::path::Path) -> FloorConfig {
         FloorConfig {
             broker: crate::broker::BrokerOptions {
                 url: nats.to_string(),
@@ -74,6 +78,7 @@ impl FloorConfig {
             floor_key: None,
             tls: None,
             stall: std::time::Duration::from_secs(60),
+            table_keys: table_keys.to_path_buf(),
         }
     }
 }
@@ -104,6 +109,9 @@ pub enum FloorError {
     /// The pit page's certificate or key cannot be used.
     #[error("the pit page's TLS: {0}")]
     Tls(#[from] crate::web::tls::TlsError),
+    /// The tables' keys file cannot be used.
+    #[error(transparent)]
+    Keys(#[from] crate::trust::pinned::PinnedError),
 }
 
 /// Serves the pit page on `listener` (TLS or plain) until `done`.
@@ -138,6 +146,8 @@ pub async fn run(
     shutdown: impl std::future::Future<Output = ()>,
     started: impl FnOnce(Option<std::net::SocketAddr>),
 ) -> Result<(), FloorError> {
+    // Nothing is taken on trust: without the tables' keys the floor does not start.
+    let keys = Arc::new(crate::trust::pinned::KeysFile::open(&config.table_keys)?);
     let db = FloorDb::open(&config.database, config.connections).await?;
     let client = crate::broker::connect(&config.broker, "croupier floor").await?;
     let js = crate::broker::jetstream(client.clone());
@@ -167,6 +177,7 @@ pub async fn run(
                 floor_key: config.floor_key.clone(),
                 secure: tls.is_some(),
                 gate: accounts::Gate::default(),
+                keys: Arc::clone(&keys),
             }))
             .merge(metrics::router(metrics::Scraped {
                 stats: Arc::clone(&stats),
@@ -206,6 +217,7 @@ pub async fn run(
             consumer: config.consumer,
             stall: config.stall,
             watchdog,
+            keys,
         },
         stats,
         wait(stopped),

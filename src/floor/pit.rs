@@ -50,6 +50,8 @@ pub struct Pit {
     pub secure: bool,
     /// The login throttles.
     pub gate: accounts::Gate,
+    /// The tables' pinned keys: a view in the bucket is shown only if its table signed it.
+    pub keys: Arc<crate::trust::pinned::KeysFile>,
 }
 
 const PAGE: &str = include_str!("pit.html");
@@ -245,11 +247,29 @@ async fn logout(State(pit): State<Arc<Pit>>, headers: HeaderMap) -> Response {
     }
 }
 
-/// The table's latest public view from the bucket (`None` if it never published one).
+/// The table's latest public view from the bucket (`None` if it never published one, or
+/// the value there is not one its table signed: someone else may write to the key).
 async fn view(pit: &Pit, table: &str) -> Option<Value> {
-    let kv = pit.js.get_key_value(&pit.bucket).await.ok()?;
-    let bytes = kv.get(table).await.ok()??;
-    let v: Value = serde_json::from_slice(&bytes).ok()?;
+    let key = pit.keys.get(table)?;
+    let stream = pit
+        .js
+        .get_stream_no_info(format!("KV_{}", pit.bucket))
+        .await
+        .ok()?;
+    let m = stream
+        .direct_get_last_for_subject(subjects::bucket_key(&pit.bucket, table))
+        .await
+        .ok()?;
+    if !subjects::signed(
+        &key,
+        crate::trust::wire::SNAPSHOT,
+        table,
+        &m.payload,
+        &m.headers,
+    ) {
+        return None;
+    }
+    let v: Value = serde_json::from_slice(&m.payload).ok()?;
     v.get("view").cloned()
 }
 

@@ -28,7 +28,7 @@ use crate::broker::subjects::{self, HEADER_ID};
 use crate::engine::RoundResult;
 use crate::metrics::Metrics;
 use crate::table::TableState;
-use crate::trust::pinned::PinnedKeys;
+use crate::trust::pinned::KeysFile;
 use crate::trust::wire;
 use crate::web::fanout::Fanout;
 use crate::web::feed::{Message, PublicFeed, Relayed};
@@ -221,9 +221,8 @@ pub struct Tables {
     public_stream: String,
     /// The bucket.
     bucket: String,
-    /// The operator's keys file and what it said when last read.
-    keys_file: PathBuf,
-    keys: Arc<RwLock<(Option<std::time::SystemTime>, PinnedKeys)>>,
+    /// The operator's keys file, as last read.
+    keys: Arc<KeysFile>,
     /// Tables publishing in the bucket that have no pinned key (not served).
     unpinned: Arc<Mutex<BTreeSet<String>>>,
 }
@@ -238,26 +237,21 @@ impl Tables {
         bucket: &str,
         keys_file: PathBuf,
     ) -> Result<Tables, crate::trust::pinned::PinnedError> {
-        let modified = std::fs::metadata(&keys_file)
-            .and_then(|m| m.modified())
-            .ok();
-        let keys = PinnedKeys::load(&keys_file)?;
+        let keys = KeysFile::open(&keys_file)?;
         Ok(Tables {
             inner: Arc::default(),
             watching: Arc::default(),
             ring: ring.max(1),
             public_stream: public_stream.to_string(),
             bucket: bucket.to_string(),
-            keys_file,
-            keys: Arc::new(RwLock::new((modified, keys))),
+            keys: Arc::new(keys),
             unpinned: Arc::default(),
         })
     }
 
     /// `table`'s pinned key (hex), for `GET /api/table-key`.
     pub fn pinned_key(&self, table: &str) -> Option<String> {
-        let keys = self.keys.read().unwrap_or_else(|e| e.into_inner());
-        keys.1.get(table).map(|k| hex::encode(k.as_bytes()))
+        self.keys.get(table).map(|k| hex::encode(k.as_bytes()))
     }
 
     /// Tables in the bucket that have no pinned key.
@@ -288,26 +282,19 @@ impl Tables {
     /// Reads the keys file again if it changed since; returns whether it did. A file
     /// that no longer reads keeps the keys in use (and says so).
     fn reload_keys(&self) -> bool {
-        let modified = std::fs::metadata(&self.keys_file)
-            .and_then(|m| m.modified())
-            .ok();
-        if modified == self.keys.read().unwrap_or_else(|e| e.into_inner()).0 {
-            return false;
-        }
-        match PinnedKeys::load(&self.keys_file) {
-            Ok(keys) => {
+        match self.keys.reload() {
+            Ok(false) => false,
+            Ok(true) => {
                 for (id, t) in self.read().iter() {
-                    if let Some(k) = keys.get(id) {
-                        *t.key.write().unwrap_or_else(|e| e.into_inner()) = *k;
+                    if let Some(k) = self.keys.get(id) {
+                        *t.key.write().unwrap_or_else(|e| e.into_inner()) = k;
                     }
                 }
-                *self.keys.write().unwrap_or_else(|e| e.into_inner()) = (modified, keys);
-                info!(file = %self.keys_file.display(), "relay: the table keys were read again");
+                info!(file = %self.keys.path().display(), "relay: the table keys were read again");
                 true
             }
             Err(e) => {
                 warn!(error = %e, "relay: the table keys file changed but cannot be used; keeping the keys in use");
-                self.keys.write().unwrap_or_else(|e| e.into_inner()).0 = modified;
                 false
             }
         }
@@ -406,11 +393,7 @@ impl Tables {
         if self.read().contains_key(table) {
             return;
         }
-        let key = {
-            let keys = self.keys.read().unwrap_or_else(|e| e.into_inner());
-            keys.1.get(table).copied()
-        };
-        let Some(key) = key else {
+        let Some(key) = self.keys.get(table) else {
             if self
                 .unpinned
                 .lock()

@@ -548,11 +548,11 @@ impl Demo {
                 "--bind".into(),
                 any_port(&host).into(),
                 "--table-keys".into(),
-                keys.into_os_string(),
+                keys.clone().into_os_string(),
             ],
         )?;
         let relay = self.services[relay].address().await?;
-        let floor = self.start_floor(&nats, &host).await?;
+        let floor = self.start_floor(&nats, &host, &keys).await?;
         if !is_loopback(&host) {
             // Everyone on the network may log in with the demo accounts (their PINs are in
             // the README) and play with the demo players' money.
@@ -607,12 +607,14 @@ impl Demo {
         Ok(format!("nats://127.0.0.1:{port}"))
     }
 
-    /// The floor on a fresh database of `options.pg`'s server, with the demo pit account;
-    /// `None` (said on stdout) when the server does not answer.
+    /// The floor on a fresh database of `options.pg`'s server, with the demo pit account,
+    /// taking the tables pinned in `keys`; `None` (said on stdout) when the server does not
+    /// answer.
     async fn start_floor(
         &mut self,
         nats: &str,
         host: &str,
+        keys: &std::path::Path,
     ) -> Result<Option<(String, String)>, DemoError> {
         let admin = self.options.pg.clone();
         let connect = tokio::time::timeout(Duration::from_secs(5), PgConnection::connect(&admin));
@@ -649,6 +651,8 @@ impl Demo {
                 url.into(),
                 "--bind".into(),
                 any_port(host).into(),
+                "--table-keys".into(),
+                keys.as_os_str().to_owned(),
             ],
         )?;
         let addr = self.services[floor].address().await?;

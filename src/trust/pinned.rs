@@ -91,6 +91,66 @@ impl PinnedKeys {
     }
 }
 
+/// A keys file as last read, read again when it changes (the operator pins a new table's
+/// key while the relays and the floor run).
+#[derive(Debug)]
+pub struct KeysFile {
+    path: std::path::PathBuf,
+    read: std::sync::RwLock<(Option<std::time::SystemTime>, PinnedKeys)>,
+}
+
+impl KeysFile {
+    /// Reads `path` (a file that cannot be used is an error: nothing is trusted without it).
+    pub fn open(path: &Path) -> Result<KeysFile, PinnedError> {
+        let modified = modified(path);
+        let keys = PinnedKeys::load(path)?;
+        Ok(KeysFile {
+            path: path.to_path_buf(),
+            read: std::sync::RwLock::new((modified, keys)),
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Reads the file again if it changed since: `Ok(true)` when it did and its keys are
+    /// now in use; an error when it changed but cannot be used (the keys in use are kept,
+    /// and it is not read again until it changes once more).
+    pub fn reload(&self) -> Result<bool, PinnedError> {
+        let modified = modified(&self.path);
+        if modified == self.lock_read().0 {
+            return Ok(false);
+        }
+        let loaded = PinnedKeys::load(&self.path);
+        let mut read = self.read.write().unwrap_or_else(|e| e.into_inner());
+        read.0 = modified;
+        read.1 = loaded?;
+        Ok(true)
+    }
+
+    /// The keys in use.
+    pub fn keys(&self) -> PinnedKeys {
+        self.lock_read().1.clone()
+    }
+
+    /// `table`'s key.
+    pub fn get(&self, table: &str) -> Option<VerifyingKey> {
+        self.lock_read().1.get(table).copied()
+    }
+
+    fn lock_read(
+        &self,
+    ) -> std::sync::RwLockReadGuard<'_, (Option<std::time::SystemTime>, PinnedKeys)> {
+        self.read.read().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn modified(path: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

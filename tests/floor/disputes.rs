@@ -38,7 +38,9 @@ async fn a_dispute_raised_at_a_table_is_resolved_from_the_floor() {
     add_supervisor(&db.url, "sup1", "pit-boss-1");
     let floor_log = dir.path().join("floor.log");
     let key_arg = key.display().to_string();
-    let (floor, addr) = pit_floor(&url, &db.url, &floor_log, &["--floor-key", &key_arg]).await;
+    let keys = studio_table::keys_file(dir.path(), &[&table]);
+    let (floor, addr) =
+        pit_floor(&url, &db.url, &keys, &floor_log, &["--floor-key", &key_arg]).await;
 
     // The dealer raises a dispute at the table: the round halts.
     let dispute = raise_dispute(&p, "seat 1 says the card was misread").await;

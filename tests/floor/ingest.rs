@@ -22,7 +22,8 @@ async fn three_tables_exactly_once_through_a_broker_restart_and_a_killed_floor()
     for t in &mut tables {
         t.start(true).await;
     }
-    let floor = announced(spawn_floor(&url, &db.url, &floor_log)).await;
+    let keys = studio_table::keys_file(dir.path(), &tables.iter().collect::<Vec<_>>());
+    let floor = announced(spawn_floor(&url, &db.url, &keys, &floor_log)).await;
     for t in &tables {
         t.wait_rows(20).await;
     }
@@ -38,7 +39,7 @@ async fn three_tables_exactly_once_through_a_broker_restart_and_a_killed_floor()
     // The floor is SIGKILLed mid-ingest; the tables go on; a new floor takes over.
     floor.kill();
     sleep(Duration::from_secs(2)).await;
-    let floor = announced(spawn_floor(&url, &db.url, &floor_log)).await;
+    let floor = announced(spawn_floor(&url, &db.url, &keys, &floor_log)).await;
 
     // The logs stop growing; the publishers catch up; the floor must hold them all.
     for t in &mut tables {
@@ -102,14 +103,15 @@ async fn two_floors_at_once_store_each_row_once() {
     for t in &mut tables {
         t.start(true).await;
     }
-    let a = announced(spawn_bound_floor(&url, &db.url, &log_a)).await;
-    let b = announced(spawn_bound_floor(&url, &db.url, &log_b)).await;
+    let keys = studio_table::keys_file(dir.path(), &tables.iter().collect::<Vec<_>>());
+    let a = announced(spawn_bound_floor(&url, &db.url, &keys, &log_a)).await;
+    let b = announced(spawn_bound_floor(&url, &db.url, &keys, &log_b)).await;
     wait_floor_rows(&pool, 40, &log_a).await;
     // One dies mid-ingest; the other goes on alone, then the first comes back beside it.
     a.kill();
     let before = count(&pool, "SELECT count(*) FROM floor_events").await;
     wait_floor_rows(&pool, before + 40, &log_b).await;
-    let a = announced(spawn_bound_floor(&url, &db.url, &log_a)).await;
+    let a = announced(spawn_bound_floor(&url, &db.url, &keys, &log_a)).await;
     let before = count(&pool, "SELECT count(*) FROM floor_events").await;
     wait_floor_rows(&pool, before + 40, &log_a).await;
     // The other dies: the one beside it takes over alone.
@@ -140,7 +142,8 @@ async fn two_floors_at_once_store_each_row_once() {
     drop(pool);
 }
 
-/// Publishes `rows` as table `table`'s log: (seq, at_ms, kind, payload, hash).
+/// Publishes `rows` as table `table`'s log: (seq, at_ms, kind, payload, hash), signed with
+/// the table's hand-made key (`hand_keys`).
 async fn publish_log(
     js: &async_nats::jetstream::Context,
     table: &str,
@@ -155,7 +158,15 @@ async fn publish_log(
             r#"{{"table":"{table}","seq":{seq},"at_ms":{at_ms},"kind":"{kind}","hash":"{}","record":{payload}}}"#,
             hex::encode(hash)
         );
-        js.publish(format!("croupier.{table}.log"), body.into())
+        let sig = croupier::trust::wire::sign(
+            &hand_keys(table),
+            croupier::trust::wire::LOG,
+            table,
+            body.as_bytes(),
+        );
+        let mut headers = async_nats::HeaderMap::new();
+        headers.insert(croupier::broker::subjects::HEADER_SIG, sig.as_str());
+        js.publish_with_headers(format!("croupier.{table}.log"), headers, body.into())
             .await
             .expect("publish")
             .await
@@ -215,7 +226,8 @@ async fn a_tampered_row_and_a_missing_row_raise_floor_alarms() {
     publish_log(&js, "bent", &log).await;
 
     let floor_log = dir.path().join("floor.log");
-    let floor = announced(spawn_floor(&broker.url(), &db.url, &floor_log)).await;
+    let keys = hand_keys_file(dir.path(), &["clean", "bent"]);
+    let floor = announced(spawn_floor(&broker.url(), &db.url, &keys, &floor_log)).await;
     let pool = db.pool().await;
     wait_floor_rows(&pool, 15, &floor_log).await;
     let alarms: Vec<(String, i64, String)> =
@@ -287,7 +299,8 @@ async fn a_consumer_that_delivers_nothing_does_not_stall_the_floor() {
         .expect("a consumer past the stream's end");
 
     let floor_log = dir.path().join("floor.log");
-    let floor = announced(spawn_floor(&broker.url(), &db.url, &floor_log)).await;
+    let keys = hand_keys_file(dir.path(), &["stuck"]);
+    let floor = announced(spawn_floor(&broker.url(), &db.url, &keys, &floor_log)).await;
     let pool = db.pool().await;
     wait_floor_rows(&pool, 12, &floor_log).await;
     let rows = verdicts(&pool, "stuck").await;

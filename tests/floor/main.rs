@@ -23,6 +23,8 @@ mod pg;
 mod pit;
 #[path = "../common/proc.rs"]
 mod proc;
+#[path = "../support/roles.rs"]
+mod roles;
 #[path = "../support/studio_table.rs"]
 mod studio_table;
 
@@ -56,13 +58,19 @@ impl Table {
     }
 }
 
-fn spawn_floor(nats: &str, db: &str, log: &Path) -> std::process::Child {
-    spawn_floor_with(nats, db, log, &[])
+fn spawn_floor(nats: &str, db: &str, keys: &Path, log: &Path) -> std::process::Child {
+    spawn_floor_with(nats, db, keys, log, &[])
 }
 
-/// A floor with more arguments.
-fn spawn_floor_with(nats: &str, db: &str, log: &Path, extra: &[&str]) -> std::process::Child {
-    let mut args = vec!["floor", "--nats", nats, "--database", db];
+/// A floor with more arguments, trusting the tables' keys pinned in `keys`.
+fn spawn_floor_with(
+    nats: &str,
+    db: &str,
+    keys: &Path,
+    log: &Path,
+    extra: &[&str],
+) -> std::process::Child {
+    let mut args = roles::floor_unbound(nats, db, keys.to_str().expect("utf-8 path"));
     args.extend_from_slice(extra);
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
     spawn_args(&args, log)
@@ -78,8 +86,27 @@ fn committed(metrics: &str) -> f64 {
 }
 
 /// A floor serving its pit page and `/metrics` on a free port.
-fn spawn_bound_floor(nats: &str, db: &str, log: &Path) -> std::process::Child {
-    spawn_floor_with(nats, db, log, &["--bind", "127.0.0.1:0"])
+fn spawn_bound_floor(nats: &str, db: &str, keys: &Path, log: &Path) -> std::process::Child {
+    spawn_floor_with(nats, db, keys, log, &["--bind", "127.0.0.1:0"])
+}
+
+/// The key a log a test makes by hand for `table` is signed with (a fixed secret each).
+fn hand_keys(table: &str) -> croupier::trust::TableKeys {
+    let mut secret = [7u8; 32];
+    for (i, b) in table.bytes().enumerate().take(32) {
+        secret[i] = b;
+    }
+    croupier::trust::TableKeys::from_secrets(secret, [0; 32])
+}
+
+/// The keys file in `dir` pinning the hand-made logs' keys of `tables`.
+fn hand_keys_file(dir: &Path, tables: &[&str]) -> std::path::PathBuf {
+    let path = dir.join("table-keys.toml");
+    studio_table::pin_public_keys(
+        &path,
+        tables.iter().map(|t| (*t, hand_keys(t).public_hex())),
+    );
+    path
 }
 
 async fn count(pool: &PgPool, sql: &str) -> i64 {

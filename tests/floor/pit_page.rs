@@ -17,7 +17,8 @@ async fn the_pit_page_shows_tables_rounds_and_reports_as_the_table_recorded_them
     add_supervisor(&db.url, "sup1", "pit-boss-1");
     add_supervisor(&db.url, "sup2", "pit-boss-2");
     let floor_log = dir.path().join("floor.log");
-    let (floor, addr) = pit_floor(&url, &db.url, &floor_log, &[]).await;
+    let keys = studio_table::keys_file(dir.path(), &[&table]);
+    let (floor, addr) = pit_floor(&url, &db.url, &keys, &floor_log, &[]).await;
 
     // A few settled rounds, then the log stops growing.
     until_settled(&table.db, "pit-r", 4).await;
@@ -215,9 +216,12 @@ async fn the_pit_page_over_tls_never_framed_and_badges_not_told_apart() {
         cert_pem.display().to_string(),
         key_pem.display().to_string(),
     );
+    // No table here: the keys file pins none.
+    let keys = studio_table::keys_file(dir.path(), &[]);
     let (floor, addr) = pit_floor(
         &url,
         &db.url,
+        &keys,
         &dir.path().join("floor.log"),
         &["--https-cert", &cert_s, "--https-key", &key_s],
     )

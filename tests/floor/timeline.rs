@@ -69,7 +69,9 @@ async fn the_floor_follows_a_restored_table_a_wiped_broker_and_alarms_a_stall() 
         // A stall is a floor that takes nothing for this long: 10 s, not less, so that a
         // loaded machine's slow commit (seen at 3 s beside CI and the suite) is not one,
         // and "nothing else alarmed" below holds.
-        let args = ["floor", "--nats", &url, "--database", &db.url, "--stall-seconds", "10"];
+        let keys = studio_table::keys_file(dir.path(), &[&t]);
+        let keys = keys.to_str().expect("utf-8 path");
+        let args = ["floor", "--nats", &url, "--database", &db.url, "--stall-seconds", "10", "--table-keys", keys];
         let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
         let floor = announced(spawn_args(&args, &floor_log)).await;
         t.wait_rows(20).await;

@@ -38,6 +38,7 @@ use std::time::{Duration, Instant};
 use tokio::time::{sleep, timeout};
 
 mod credentials;
+mod foreign_writers;
 mod open_broker;
 mod tls;
 

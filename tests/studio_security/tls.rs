@@ -115,6 +115,8 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
             url.clone(),
             "--database".into(),
             db.url.clone(),
+            "--table-keys".into(),
+            keys_file.clone(),
             "--credentials".into(),
             croupier::studio::credential_path(&studio, "floor")
                 .display()

@@ -29,19 +29,18 @@ pub fn add_supervisor(db: &str, badge: &str, secret: &str) {
     assert!(child.wait().expect("wait").success(), "floor-user {badge}");
 }
 
-/// `croupier floor` on the broker at `nats` and the database at `db`, its pit page on a
-/// free port, with `extra` arguments (stderr to `log`): the process, once it has announced
-/// itself, and the page's `host:port`.
-pub async fn pit_floor(nats: &str, db: &str, log: &Path, extra: &[&str]) -> (Proc, String) {
-    let mut args = vec![
-        "floor",
-        "--nats",
-        nats,
-        "--database",
-        db,
-        "--bind",
-        "127.0.0.1:0",
-    ];
+/// `croupier floor` on the broker at `nats` and the database at `db`, taking the tables
+/// pinned in the keys file `keys`, its pit page on a free port, with `extra` arguments
+/// (stderr to `log`): the process, once it has announced itself, and the page's
+/// `host:port`.
+pub async fn pit_floor(
+    nats: &str,
+    db: &str,
+    keys: &Path,
+    log: &Path,
+    extra: &[&str],
+) -> (Proc, String) {
+    let mut args = super::roles::floor(nats, db, keys.to_str().expect("utf-8 path"));
     args.extend_from_slice(extra);
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
     let floor = announced(spawn_args(&args, log)).await;

@@ -16,10 +16,25 @@ pub fn relay<'a>(nats: &'a str, keys: &'a str) -> [&'a str; 7] {
     ]
 }
 
-/// `croupier floor` on broker `nats` and database `db`, with its pit page and `/metrics`.
-pub fn floor<'a>(nats: &'a str, db: &'a str) -> [&'a str; 7] {
-    let bind = "127.0.0.1:0";
-    ["floor", "--nats", nats, "--database", db, "--bind", bind]
+/// `croupier floor` on broker `nats` and database `db`, taking the tables pinned in the
+/// keys file `keys`, with its pit page and `/metrics`.
+pub fn floor<'a>(nats: &'a str, db: &'a str, keys: &'a str) -> Vec<&'a str> {
+    let mut args = floor_unbound(nats, db, keys);
+    args.extend(["--bind", "127.0.0.1:0"]);
+    args
+}
+
+/// [`floor`] without its pit page and `/metrics`: the ingest alone.
+pub fn floor_unbound<'a>(nats: &'a str, db: &'a str, keys: &'a str) -> Vec<&'a str> {
+    vec![
+        "floor",
+        "--nats",
+        nats,
+        "--database",
+        db,
+        "--table-keys",
+        keys,
+    ]
 }
 
 /// What a relay and a floor need: a broker with its own port and store, a fresh floor

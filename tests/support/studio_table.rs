@@ -43,14 +43,35 @@ pub fn table_config(dir: &Path, id: &str, nats: &str, demo: bool) -> PathBuf {
 /// Writes a relays' keys file at `path` pinning each table's public key, read from the key
 /// file beside its database (the table makes it at its first start).
 pub fn pin_keys<'a>(path: &Path, tables: impl IntoIterator<Item = (&'a str, &'a Path)>) {
+    pin_public_keys(
+        path,
+        tables.into_iter().map(|(id, db)| {
+            let keys = croupier::trust::TableKeys::load(&croupier::trust::keys::path_for(db))
+                .expect("the table's key file");
+            (id, keys.public_hex())
+        }),
+    );
+}
+
+/// Writes the keys file at `path` pinning each table's public key (hex).
+pub fn pin_public_keys<'a>(path: &Path, tables: impl IntoIterator<Item = (&'a str, String)>) {
     let mut pinned = croupier::trust::pinned::PinnedKeys::default();
-    for (id, db) in tables {
-        let keys = croupier::trust::TableKeys::load(&croupier::trust::keys::path_for(db))
-            .expect("the table's key file");
-        let key = croupier::trust::attest::verifying_key(&keys.public_hex()).expect("key");
+    for (id, hex_key) in tables {
+        let key = croupier::trust::attest::verifying_key(&hex_key).expect("key");
         pinned.insert(id, key);
     }
     std::fs::write(path, pinned.to_text()).expect("write the keys file");
+}
+
+/// Pins `tables`' keys in `dir/table-keys.toml` (what the relays and the floor read) and
+/// returns its path.
+pub fn keys_file(dir: &Path, tables: &[&Table]) -> std::path::PathBuf {
+    let path = dir.join("table-keys.toml");
+    pin_keys(
+        &path,
+        tables.iter().map(|t| (t.id.as_str(), t.db.as_path())),
+    );
+    path
 }
 
 impl Table {
