@@ -6,10 +6,12 @@
 //! - `streams`: the streams' and the bucket's configurations;
 //! - `config`: `[publish]` in `table.toml`;
 //! - `subjects`: subject, stream, bucket and header names;
-//! - `status`: the publisher's status, reported by `/readyz` and `/metrics`.
+//! - `status`: the publisher's status, reported by `/readyz` and `/metrics`;
+//! - `noise`: what the readers of a table's streams say of messages it did not sign.
 
 pub mod config;
 pub mod connect;
+pub mod noise;
 mod status;
 pub mod streams;
 pub mod subjects;

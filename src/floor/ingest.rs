@@ -19,7 +19,7 @@
 
 use super::chain::{self, Alarm, Finding, Head, Position, WireRow};
 use super::db::{Batch, BranchStart, DbError, FloorDb};
-use super::noise::Noise;
+use crate::broker::noise::Noise;
 use crate::broker::subjects;
 use crate::engine::Input;
 use crate::store::Record;
@@ -352,7 +352,16 @@ async fn pass(
     // the consumer delivered nothing.
     let mut starved = 0u32;
     loop {
-        if let Some(alarm) = noise.due(table, std::time::Instant::now()) {
+        if let Some(heard) = noise.due(std::time::Instant::now()) {
+            // The table's own subject written to by someone else: said with its number.
+            let alarm = Alarm {
+                seq: heard.last,
+                kind: "unsigned",
+                detail: format!(
+                    "table {table}: {} message(s) on its log stream not signed with its pinned key (stream sequences {}..={}) passed over: someone else writes to the table's subject",
+                    heard.count, heard.first, heard.last
+                ),
+            };
             warn!(%table, seq = alarm.seq, kind = alarm.kind, detail = %alarm.detail, "FLOOR ALARM");
             db.raise(table, &alarm).await?;
             stats.alarmed(alarm.kind);

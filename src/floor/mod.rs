@@ -20,7 +20,6 @@ pub mod chain;
 pub mod db;
 pub mod ingest;
 pub mod metrics;
-pub mod noise;
 pub mod pit;
 pub mod report;
 

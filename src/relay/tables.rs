@@ -13,7 +13,7 @@
 //! stream message and the bucket's snapshot must carry the table's signature of its
 //! bytes (`trust::wire`); one that does not verify, does not parse, or repeats a number
 //! already served is refused — counted per table and reason (`/metrics`, `/readyz`),
-//! logged the first time — and the feed goes on with the next message. A signed message
+//! logged at once, then at most once a minute with the number since — and the feed goes on with the next message. A signed message
 //! that jumps ahead (messages lost on the broker) is served as an announced resync. The
 //! stream's sequence is not the messages' `n` once someone else wrote to a table's
 //! subject, so the relay keeps its own place in the stream.
@@ -148,6 +148,8 @@ pub struct RelayedTable {
     stream: Mutex<Option<jetstream::stream::Stream>>,
     /// Messages not served, by reason.
     refused: Mutex<BTreeMap<Refusal, u64>>,
+    /// What of the refusals is still to be said in the log, by reason.
+    noise: Mutex<BTreeMap<Refusal, crate::broker::noise::Noise>>,
     /// The bucket's view could not be read when the table was found (the broker did not
     /// answer in time, under load): each pass of `follow` reads it again first, until
     /// read. Without it a quiet table's feed would hold no view, and the table would be
@@ -184,13 +186,17 @@ impl RelayedTable {
         *self.key.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Counts a refusal; logs the first of each reason.
+    /// Counts a refusal; says it at once, then at most once a minute per reason with the
+    /// number since (`broker::noise`): never a line per message.
     fn refuse(&self, table: &str, why: Refusal, stream_seq: u64, detail: &str) {
         let mut refused = self.refused.lock().unwrap_or_else(|e| e.into_inner());
-        let count = refused.entry(why).or_insert(0);
-        *count += 1;
-        if *count == 1 {
-            warn!(table, reason = why.label(), stream_seq, detail, "relay: a message on the table's public stream is not served (logged once per table and reason; see /metrics)");
+        *refused.entry(why).or_insert(0) += 1;
+        drop(refused);
+        let mut noise = self.noise.lock().unwrap_or_else(|e| e.into_inner());
+        let noise = noise.entry(why).or_default();
+        noise.heard(stream_seq);
+        if let Some(heard) = noise.due(std::time::Instant::now()) {
+            warn!(table, reason = why.label(), count = heard.count, first = heard.first, last = heard.last, detail, "relay: messages on the table's public stream not served (said at most once a minute per table and reason; /metrics counts each)");
         }
     }
 
@@ -427,6 +433,7 @@ impl Tables {
             stream_seq: AtomicU64::new(0),
             stream: Mutex::new(None),
             refused: Mutex::default(),
+            noise: Mutex::default(),
             unseeded: AtomicBool::new(false),
         });
         if let Err(e) = relayed.seed(js, &self.bucket, table).await {
