@@ -1,5 +1,6 @@
 //! The table's publisher away from its steady state (issue #59), on a real `nats-server` and
-//! the real `croupier run` (the built-in Deluxe demo table, dealing at `--pace-ms`):
+//! the real `croupier run` (the built-in Deluxe demo table, dealing at `--pace-ms`, no
+//! dispute window):
 //!
 //! 1. **Catching up.** The broker is killed for `--outage-s` while the table deals on, then
 //!    started again on its store: the time from its return until the publisher has every
@@ -93,9 +94,13 @@ async fn main() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut broker = nats::Nats::start(&bin, dir.path());
     let pace = format!("pace_ms = {pace_ms}");
+    // No dispute window: rounds follow one another at the demo's pace.
     let cfg = announce::config_in(
         dir.path(),
-        &[("pace_ms = 400", pace.as_str())],
+        &[
+            ("pace_ms = 400", pace.as_str()),
+            ("window_seconds = 5", "window_seconds = 0"),
+        ],
         &format!("\n[publish]\nnats_url = \"{}\"\n", broker.url()),
     );
     let run = ["run".as_ref(), "--config".as_ref(), cfg.as_os_str()];

@@ -222,6 +222,9 @@ pub(super) struct Held {
     pub(super) log: u64,
     /// Its sequence in the log stream (0: not known).
     pub(super) log_at: u64,
+    /// The log stream's last sequence already looked at (what others put there up to it
+    /// is counted).
+    pub(super) log_read: u64,
     /// The last public message's id, in row terms (its row and index among the row's
     /// messages; published ids add the branch's offset: [`Lineage::branch_at`]).
     pub(super) public: (u64, u32),
@@ -229,6 +232,8 @@ pub(super) struct Held {
     pub(super) n: u64,
     /// Its sequence in the public stream (0: not known).
     pub(super) public_at: u64,
+    /// The public stream's last sequence already looked at.
+    pub(super) public_read: u64,
     /// A branch begins: the public stream's viewers must be sent the whole state at the
     /// common row before anything of the branch (the superseded history's state is not
     /// this log's).
@@ -240,6 +245,8 @@ pub(super) struct Held {
 struct Sent<P> {
     /// The last acknowledged message's position and its stream sequence.
     last: Option<(P, u64)>,
+    /// The stream's last sequence looked at: the highest acknowledged.
+    read: u64,
     /// Messages acknowledged.
     count: u64,
     /// Messages someone else put on the stream between two of the table's (the gaps
@@ -250,16 +257,18 @@ struct Sent<P> {
 }
 
 /// Publishes `messages` on `subject` in order, one in flight: a message is sent only once
-/// the broker acknowledged the one before, so none is stored after one that was not. `at`
-/// is the stream sequence of the table's last message there (0: not known).
+/// the broker acknowledged the one before, so none is stored after one that was not. `read`
+/// is the stream's last sequence already looked at (0: none): the messages others stored
+/// after it and before the first acknowledged one are counted as foreign.
 async fn send_in_order<P>(
     js: &Context,
     subject: &str,
     messages: Vec<(jetstream::message::PublishMessage, P)>,
-    mut at: u64,
+    read: u64,
 ) -> Sent<P> {
     let mut sent = Sent {
         last: None,
+        read,
         count: 0,
         foreign: 0,
         error: None,
@@ -271,10 +280,10 @@ async fn send_in_order<P>(
         };
         match ack {
             Ok(ack) => {
-                if !ack.duplicate && at > 0 && ack.sequence > at + 1 {
-                    sent.foreign += ack.sequence - at - 1;
+                if !ack.duplicate && sent.read > 0 && ack.sequence > sent.read + 1 {
+                    sent.foreign += ack.sequence - sent.read - 1;
                 }
-                at = at.max(ack.sequence);
+                sent.read = sent.read.max(ack.sequence);
                 sent.last = Some((position, ack.sequence));
                 sent.count += 1;
             }
@@ -460,8 +469,8 @@ impl Publisher {
                 }
             }
             let (log_sent, public_sent) = tokio::join!(
-                send_in_order(js, &log_subject, logs, held.log_at),
-                send_in_order(js, &public_subject, publics, held.public_at),
+                send_in_order(js, &log_subject, logs, held.log_read),
+                send_in_order(js, &public_subject, publics, held.public_read),
             );
             if let Some((seq, at)) = log_sent.last {
                 (held.log, held.log_at) = (seq, at);
@@ -469,6 +478,7 @@ impl Publisher {
             if let Some(((key, n), at)) = public_sent.last {
                 (held.public, held.n, held.public_at) = (key, n, at);
             }
+            (held.log_read, held.public_read) = (log_sent.read, public_sent.read);
             self.acked = Some(self.progress_of(held));
             self.status
                 .count_published(log_sent.count + public_sent.count);
@@ -619,6 +629,7 @@ impl Publisher {
         held.public = key;
         held.n = n;
         held.public_at = ack.sequence;
+        held.public_read = held.public_read.max(ack.sequence);
         held.resync_due = false;
         Ok(held)
     }

@@ -41,6 +41,9 @@ pub(super) enum Seen<T> {
 pub(super) struct Search<T> {
     /// The newest of the table's own messages read, and its stream sequence.
     pub(super) newest: Option<(T, u64)>,
+    /// The stream's last sequence when the search began: every message up to it was read
+    /// (or was the record's, or came before it).
+    pub(super) read: u64,
     /// Whether the publisher's record held: the stream still had (or had let expire) the
     /// message it last had acknowledged there, and every message after it was read.
     pub(super) anchored: bool,
@@ -69,6 +72,7 @@ pub(super) async fn search<T: Ord + Clone>(
     let first = state.first_sequence.max(1);
     let mut found = Search {
         newest: None,
+        read: last,
         anchored: false,
         foreign: 0,
         other_key: None,
@@ -293,9 +297,11 @@ impl Publisher {
         Ok(Held {
             log: position,
             log_at,
+            log_read: rows.read,
             public,
             n,
             public_at,
+            public_read: messages.read,
             resync_due,
         })
     }
