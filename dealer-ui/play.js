@@ -676,7 +676,18 @@ function tableArea(s) {
   return el("section", { class: "pp-table", "aria-label": t("dealer-label") }, kids);
 }
 
+// Why the player's place was given up while they were gone (their session ended, or the
+// page was not heard from), until they join again.
+function releasedNote(s) {
+  const r = s.released;
+  if (!r) return null;
+  const why = t("released-" + r.reason, { rounds: r.rounds });
+  const where = t("released-seat", { count: r.seats.length, seats: r.seats.join(", "), round: r.round });
+  return el("div", { class: "pp-notice released", id: "released", role: "status", "data-reason": r.reason }, why + " " + where);
+}
+
 function joinDock(s, out) {
+  out.push(releasedNote(s));
   out.push(el("h2", { class: "pp-h2" }, t("join-title")));
   if (!s.game.common_draw) {
     if (!s.free_seats.length) out.push(el("p", { class: "pp-note" }, t("join-none")));

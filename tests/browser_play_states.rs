@@ -462,3 +462,57 @@ async fn a_cancelled_rounds_signed_result_verifies_on_the_players_page() {
     .await
     .expect("bounded");
 }
+
+/// Issue #58 item 4 on the page: Alice bets on Ultimate, then her page goes (the tab
+/// navigates away). No re-bet is placed for her, and after a whole round without her page
+/// her seat is freed; when she opens the page again it says why, in words, above the seats.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_back_after_a_round_away_is_told_why_the_seat_went() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(400), async {
+        let t = player::start("ultimate", 5, &[("betting_seconds = 90", "betting_seconds = 30")], &[("Alice", ALICE)]).await;
+        let a = &t.pages[0];
+        sit(a, 4).await;
+        a.wait_for("window.playState().betting.open", STEP).await;
+        lay(a, 2, &["main"]).await;
+        let round = place(a).await;
+        a.call("Page.navigate", json!({"url": "about:blank"})).await;
+        let staff = t.proc();
+        let mut freed = false;
+        for _ in 0..3000 {
+            let s = staff.get("/api/status").await;
+            if s["last_result"]["round"].as_u64() > Some(round) && s["remote"]["seats"] == json!([]) {
+                freed = true;
+                break;
+            }
+            sleep(Duration::from_millis(100)).await;
+        }
+        assert!(freed, "seat 4 freed after round {round}");
+        let pool = t.pool().await;
+        let later: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM wallet_journal WHERE player_id = 'alice' AND round > ?")
+            .bind(i64::try_from(round).expect("round"))
+            .fetch_one(&pool)
+            .await
+            .expect("journal");
+        assert_eq!(later, 0, "nothing staked for Alice after round {round}");
+        // Back: the tab keeps the launch token.
+        a.call("Page.navigate", json!({"url": format!("{}/play", t.base)})).await;
+        a.wait_for("!!document.querySelector('#released')", STEP).await;
+        let r = a.eval("window.playState().released.round").await;
+        assert_eq!(
+            a.text("#released").await,
+            format!("This page was not heard from for a whole round. After round {r} seat 4 was freed, and nothing was bet for you since. Take a seat to play again.")
+        );
+        shot(a, "released-390x844").await;
+        let problems = fits(a, "released", &[ALICE, (360, 640), (640, 360)], ALICE).await;
+        // Taking a seat again reads the note.
+        sit(a, 4).await;
+        a.wait_for("document.querySelector('#released') === null", STEP).await;
+        pool.close().await;
+        player::finish(t, &problems).await;
+    })
+    .await
+    .expect("bounded");
+}

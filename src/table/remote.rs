@@ -45,6 +45,12 @@ pub struct PlaySection {
     /// to show the time played and the net result, and asks to continue or leave
     /// (0: never; at most 1,440).
     pub reality_check_minutes: u64,
+    /// A player's game session ends when their page has not been heard from (no request on
+    /// any player route) for this many rounds — a betting window and the round it opens —
+    /// in a row: no automatic stake moves for them any more (a re-bet, a followed double or
+    /// split) and their seats are freed; the page says why when they come back (1..=1000;
+    /// the Ultimate sheet's "within the same game session": a round without the page).
+    pub away_after_rounds: u64,
     /// The start of the launch links `croupier player add` prints (default: `http://` and
     /// `[http] bind`).
     pub base_url: Option<String>,
@@ -62,6 +68,7 @@ impl Default for PlaySection {
             launch_hours: 12,
             session_clock: true,
             reality_check_minutes: 60,
+            away_after_rounds: 1,
             base_url: None,
             http_wallet: None,
         }
@@ -69,14 +76,24 @@ impl Default for PlaySection {
 }
 
 impl PlaySection {
-    /// The setting that cannot be used, as (key, why): the reality check's interval.
+    /// The setting that cannot be used, as (key, why): the reality check's interval, the
+    /// rounds after which a silent player is away.
     pub fn unusable(&self) -> Option<(&'static str, String)> {
-        (self.reality_check_minutes > 1_440).then(|| {
-            (
+        if self.reality_check_minutes > 1_440 {
+            return Some((
                 "reality_check_minutes",
                 format!(
                     "play.reality_check_minutes = {}: at most 1440 (a day); 0 turns it off",
                     self.reality_check_minutes
+                ),
+            ));
+        }
+        (!(1..=1_000).contains(&self.away_after_rounds)).then(|| {
+            (
+                "away_after_rounds",
+                format!(
+                    "play.away_after_rounds = {}: between 1 and 1000 (a player silent that many rounds is away)",
+                    self.away_after_rounds
                 ),
             )
         })
@@ -146,6 +163,9 @@ struct Inner {
     decision: Option<Window>,
     decision_closed: Option<Closed>,
     hit: Option<(SeatId, u64)>,
+    /// How many betting windows have opened since the start (the players' presence is
+    /// counted in them, `play::presence`).
+    windows: u64,
 }
 
 /// The registry, shared by the table task, the demo dealer and the players' API.
@@ -358,6 +378,12 @@ impl RemoteSeats {
         !i.seats.is_empty() || !i.present.is_empty()
     }
 
+    /// Every remote player at the table, seated or not.
+    pub fn players(&self) -> BTreeSet<String> {
+        let i = self.lock();
+        i.seats.values().chain(i.present.iter()).cloned().collect()
+    }
+
     /// Whether `player` plays here remotely (seated or not).
     pub fn is_remote_player(&self, player: &str) -> bool {
         let i = self.lock();
@@ -431,6 +457,10 @@ impl RemoteSeats {
             i.bet.clear();
             i.bet_players.clear();
         }
+        let key = |w: Option<Window>| w.map(|w| (w.round, w.at_seq));
+        if window.is_some() && key(window) != key(i.betting) {
+            i.windows += 1;
+        }
         i.betting = window;
         if closed.is_some() {
             i.betting_closed = closed;
@@ -440,6 +470,11 @@ impl RemoteSeats {
     /// The open betting window.
     pub fn betting(&self) -> Option<Window> {
         self.lock().betting
+    }
+
+    /// How many betting windows have opened since the start (the one open now included).
+    pub fn windows_opened(&self) -> u64 {
+        self.lock().windows
     }
 
     /// `seat` has a bet in the window (or withdrew it).
