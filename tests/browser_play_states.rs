@@ -463,6 +463,59 @@ async fn a_cancelled_rounds_signed_result_verifies_on_the_players_page() {
     .expect("bounded");
 }
 
+/// Issue #58 item 5: the timeout notice says what the table did, after the auto-play's
+/// cards. A Deluxe table without the demo dealer, so the test deals: Alice's 8 against a 9
+/// runs out of time; the table auto-plays it, which waits on the dealer's hits (before, the
+/// page read the hand as the turn left and said "stood on 8" while the table hit twice and
+/// stood on 14). The notice is checked against the hand the table logged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_timeout_notice_says_what_the_table_did_after_its_cards() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(300), async {
+        let (t, sim) = player::start_dealt("deluxe", 120, 10, &[("Alice", ALICE)]).await;
+        let a = &t.pages[0];
+        let staff = t.proc();
+        sit(a, 4).await;
+        let (status, body) = staff.post("/api/betting/open", "").await;
+        assert_eq!(status, 200, "{body}");
+        a.wait_for("window.playState().betting.open", STEP).await;
+        lay(a, 2, &["main"]).await;
+        let round = place(a).await;
+        let (status, body) = staff.post("/api/betting/close", "").await;
+        assert_eq!(status, 200, "{body}");
+        sim.load(common::cards_for_shoe(&["5H", "9C", "3D", "7S", "2C", "4D", "8H"]))
+            .await
+            .expect("load");
+        assert_eq!(sim.deal(4).await.expect("deal").len(), 4);
+        a.wait_for("!!document.querySelector('#actions')", STEP).await;
+        // Alice lets the timer run out: the page has seen the turn leave by its timer.
+        a.wait_for(
+            &format!("!window.playState().turns.length && (window.playState().decision_closed || {{}}).round === {round}"),
+            STEP,
+        )
+        .await;
+        // The auto-play's hits, then the dealer's card; the round settles.
+        assert_eq!(sim.deal(3).await.expect("deal").len(), 3);
+        a.wait_for(&format!("(document.querySelector('#result') || {{dataset: {{}}}}).dataset.round === '{round}'"), STEP).await;
+        a.wait_for("!!document.querySelector('#timeout')", STEP).await;
+        let said = a.text("#timeout").await;
+        // The table's own record: the tick that ran the timer out, the rule it played, the
+        // hand then and as the round settled.
+        let log = common::log_of(&t.dir.path().join("croupier.db"), "t1").await;
+        let (_, logged) = common::logged_timeouts(&log, "deluxe", 4);
+        let last = logged.iter().rfind(|x| x.round == round).expect("a timeout of seat 4 in the log");
+        assert_eq!(last.action, croupier::engine::Action::AutoPlay);
+        let hits = last.cards.len() - last.cards_then;
+        assert_eq!((last.cards_then, hits, last.total), (2, 2, 14), "the shoe as loaded: {last:?}");
+        assert_eq!(said, format!("Time's up — played for you: {}, then stood on {}.", vec!["hit"; hits].join(", "), last.total));
+        player::finish(t, &[]).await;
+    })
+    .await
+    .expect("bounded");
+}
+
 /// Issue #58 item 4 on the page: Alice bets on Ultimate, then her page goes (the tab
 /// navigates away). No re-bet is placed for her, and after a whole round without her page
 /// her seat is freed; when she opens the page again it says why, in words, above the seats.

@@ -624,6 +624,10 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
         // window it never saw open): its total bet is these plus the hands' stakes.
         "specials": snap.common.specials.iter().filter(|(p, _, _)| *p == me).map(|(_, b, amount)| json!({"box": b, "amount": amount})).collect::<Vec<_>>(),
         "decision_closed": play.remote.decision_closed(),
+        // What the table did when the player's timers ran out this round, from its log.
+        "timeouts": play.remote.timed_out().iter()
+            .filter(|t| t.player.as_ref().map_or(seats_held.contains(&t.seat), |p| *p == me))
+            .map(|t| t.view(&snap.round, &snap.expectation)).collect::<Vec<_>>(),
         // Why the player's place was given up while they were gone, until they join again.
         "released": play.presence.released(&me),
         "limits": app.limits,

@@ -184,45 +184,8 @@ fn timeouts_in(
     log: &[croupier::store::LogRow],
     seat: u8,
 ) -> (Vec<u64>, Vec<(u64, croupier::engine::Action)>) {
-    use croupier::engine::{Engine, Event, Input, Variant};
-    use croupier::store::Record;
-    let variant = Variant::built_in("deluxe")
-        .expect("shipped")
-        .expect("valid");
-    let mut engine = Engine::new(std::sync::Arc::new(variant));
-    let (mut ticks, mut out) = (Vec::new(), Vec::new());
-    let mut events = Vec::new();
-    for row in log {
-        let Record::Input { input, .. } = &row.record else {
-            continue;
-        };
-        events.clear();
-        engine.apply(input, &mut events).expect("the log replays");
-        if let Input::Bets(bets) = input {
-            if let Some(b) = bets.iter().find(|b| b.seat == seat) {
-                assert!(
-                    b.timer_ms > 0,
-                    "the remote seat is timed in the bets: {b:?}"
-                );
-            }
-        }
-        if matches!(input, Input::Tick { .. }) {
-            ticks.push(row.seq);
-            if events.iter().any(|e| matches!(e, Event::DecisionTimeout)) {
-                for e in &events {
-                    if let Event::Decided {
-                        seat: s, action, ..
-                    } = e
-                    {
-                        if *s == seat {
-                            out.push((row.seq, *action));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    (ticks, out)
+    let (ticks, out) = common::logged_timeouts(log, "deluxe", seat);
+    (ticks, out.into_iter().map(|t| (t.seq, t.action)).collect())
 }
 
 async fn ledger_rows(db: &Path, sql: &str) -> i64 {
