@@ -113,10 +113,11 @@ pub async fn ended(pool: &SqlitePool, player: &str, table: &str) -> Result<Optio
         return Ok(Some(Ended::Disabled));
     }
     let now = crate::wallet::now_ms();
-    // The live one if any, else the last one opened: its end is the session's.
+    // The live one if any, else the one that ended last: its end is the game session's.
     let row: Option<(Option<i64>, i64)> = sqlx::query_as(
         "SELECT revoked_ms, expires_ms FROM player_sessions WHERE player_id = ? AND table_id = ? \
-         ORDER BY (revoked_ms IS NULL AND expires_ms > ?) DESC, created_ms DESC LIMIT 1",
+         ORDER BY (revoked_ms IS NULL AND expires_ms > ?) DESC, \
+         MIN(COALESCE(revoked_ms, expires_ms), expires_ms) DESC, created_ms DESC LIMIT 1",
     )
     .bind(player)
     .bind(table)
@@ -126,7 +127,7 @@ pub async fn ended(pool: &SqlitePool, player: &str, table: &str) -> Result<Optio
     .map_err(|e| e.to_string())?;
     Ok(match row {
         Some((None, expires)) if expires > now => None,
-        Some((Some(_), _)) => Some(Ended::Revoked),
+        Some((Some(revoked), expires)) if revoked < expires => Some(Ended::Revoked),
         // Expired, or no session here at all (a seat kept from another table's links).
         _ => Some(Ended::Expired),
     })
@@ -248,4 +249,60 @@ pub async fn is_platform(pool: &SqlitePool, key: &str) -> bool {
     let given = Sha256::digest(key.as_bytes());
     // Compared as hashes: equal length, and the stored value is not secret-equivalent.
     stored.is_some_and(|s| s.as_slice() == given.as_slice())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sets `column` of the session of `token` (its end, written as the test wants it).
+    async fn set(pool: &SqlitePool, token: &str, column: &str, ms: i64) {
+        sqlx::query(&format!(
+            "UPDATE player_sessions SET {column} = ? WHERE token_hash = ?"
+        ))
+        .bind(ms)
+        .bind(key(token).as_slice())
+        .execute(pool)
+        .await
+        .expect("update");
+    }
+
+    #[tokio::test]
+    async fn a_players_game_session_ends_with_their_last_link_and_says_how() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pool = crate::auth::open_pool(&dir.path().join("t.db"))
+            .await
+            .expect("pool");
+        let ledger = crate::wallet::ledger::Ledger::new(pool.clone());
+        ledger.add_player("ann", "Ann", 0).await.expect("add");
+        let first = open(&pool, "ann", "t1", 12).await.expect("open");
+        let second = open(&pool, "ann", "t1", 12).await.expect("open");
+        assert!(is_live(&pool, &key(&first), "t1").await);
+        assert!(!is_live(&pool, &key(&first), "t2").await, "another table's");
+        assert_eq!(ended(&pool, "ann", "t1").await, Ok(None));
+        // One link of two revoked: her game session goes on; that session does not.
+        assert!(revoke_token(&pool, &first).await.expect("revoke"));
+        assert!(!is_live(&pool, &key(&first), "t1").await);
+        assert!(is_live(&pool, &key(&second), "t1").await);
+        assert_eq!(ended(&pool, "ann", "t1").await, Ok(None));
+        // Then the other ran out, after the revocation: it ran out.
+        set(&pool, &first, "revoked_ms", 1_000).await;
+        set(&pool, &second, "expires_ms", 2_000).await;
+        assert_eq!(ended(&pool, "ann", "t1").await, Ok(Some(Ended::Expired)));
+        // A new one, revoked with every other live one: revoked, the last end.
+        open(&pool, "ann", "t1", 12).await.expect("open");
+        assert_eq!(ended(&pool, "ann", "t1").await, Ok(None));
+        assert_eq!(revoke_player(&pool, "ann").await, Ok(1));
+        assert_eq!(ended(&pool, "ann", "t1").await, Ok(Some(Ended::Revoked)));
+        // Disabled outranks both; enabled again, her links stay ended.
+        set_disabled(&pool, "ann", true).await.expect("disable");
+        assert_eq!(ended(&pool, "ann", "t1").await, Ok(Some(Ended::Disabled)));
+        set_disabled(&pool, "ann", false).await.expect("enable");
+        assert_eq!(ended(&pool, "ann", "t1").await, Ok(Some(Ended::Revoked)));
+        assert_eq!(
+            ended(&pool, "ann", "t2").await,
+            Ok(Some(Ended::Expired)),
+            "none at t2"
+        );
+    }
 }
