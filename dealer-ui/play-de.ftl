@@ -48,6 +48,18 @@ join-table = Am Tisch mitspielen
 join-second = Zweiten Platz nehmen
 leave = Gehen
 left-table = Sie haben den Tisch verlassen. Sie können jederzeit wieder Platz nehmen.
+released-away = Von dieser Seite kam { $rounds ->
+    [one] eine ganze Runde
+   *[other] { $rounds } Runden
+} lang kein Lebenszeichen.
+released-revoked = Das Casino hat Ihre vorherige Sitzung beendet.
+released-expired = Ihre vorherige Sitzung ist abgelaufen.
+released-disabled = Ihr Konto wurde gesperrt.
+released-seat = { $count ->
+    [0] Nach Runde { $round } wurde Ihr Platz am Tisch freigegeben
+    [one] Nach Runde { $round } wurde Platz { $seats } freigegeben
+   *[other] Nach Runde { $round } wurden die Plätze { $seats } freigegeben
+}, und seitdem wurde nichts für Sie gesetzt. Nehmen Sie Platz, um wieder zu spielen.
 
 ## Setzen
 

@@ -51,6 +51,18 @@ join-table = Join the table
 join-second = Take a second seat
 leave = Leave
 left-table = You left the table. Take a seat again whenever you like.
+released-away = This page was not heard from for { $rounds ->
+    [one] a whole round
+   *[other] { $rounds } rounds
+}.
+released-revoked = The casino ended your earlier session.
+released-expired = Your earlier session ran out.
+released-disabled = Your account was disabled.
+released-seat = { $count ->
+    [0] After round { $round } your place at the table was given up
+    [one] After round { $round } seat { $seats } was freed
+   *[other] After round { $round } seats { $seats } were freed
+}, and nothing was bet for you since. Take a seat to play again.
 
 ## Betting
 

@@ -473,11 +473,7 @@ function bettingDock(s, out) {
 // ---- deciding
 
 const ACTIONS = ["hit", "stand", "double", "split", "surrender", "insurance", "no_insurance", "even_money"];
-let lastTurn = null;       // the turn shown last: what the timeout rule's notice compares with
-
-function myHand(s, seat, hand) {
-  return (s.view.round.hands || []).find((h) => h.seat === seat && h.hand === hand);
-}
+const toldTimeouts = new Set();   // the table's timeouts already said (round:seq:seat:hand)
 
 // The turns the table asks of the player now. One turn: its words, its timer and big
 // buttons two by two. Several (a common draw's boxes, insurance behind seats): the step's
@@ -490,9 +486,6 @@ function turnDock(s, out) {
       : turn.kind === "insurance" ? (turn.behind ? t("insurance-behind", { seat: turn.seat }) : t("insurance-question"))
       : (myHandsCount(s, turn.seat) > 1 ? t("your-turn-hand", { seat: turn.seat, hand: turn.hand + 1 }) : t("your-turn", { seat: turn.seat }));
     if (i === 0) {
-      const h = myHand(s, turn.seat, turn.hand);
-      lastTurn = { round: s.view.round.number, seat: turn.seat, hand: turn.hand, kind: turn.kind, cards: h ? h.cards.length : 0,
-        closed: s.decision_closed ? s.decision_closed.seq : 0 };
       announce("turn" + s.view.round.number + ":" + turn.seat + ":" + turn.hand + turn.kind, where);
     }
     const timed = s.turns.find((x) => x.remaining_ms !== null);
@@ -510,20 +503,21 @@ function turnDock(s, out) {
 
 function myHandsCount(s, seat) { return (s.view.round.hands || []).filter((h) => h.seat === seat).length; }
 
-// What the timeout rule did, said once the turn left by its timer: stood, or the
-// auto-play's hits then the stand, or insurance declined.
+// What the timeout rule did, in the table's own words (`timeouts` in the state: the rule's
+// decision, the cards the hand took after it, the total it ended on), said once the table
+// is done with the hand — an auto-play's hits come from the dealer after the timer, so the
+// hand as the page saw it when the turn left is not what the table did.
 function timeoutNotice(s) {
-  if (!lastTurn || (s.turns || []).length) return;
-  const closed = s.decision_closed;
-  const turn = lastTurn;
-  lastTurn = null;
-  if (!closed || closed.seq <= turn.closed || closed.round !== turn.round) return;
-  if (turn.kind === "insurance") { notice = { kind: "timeout", round: turn.round, text: t("timeout-insurance") }; return; }
-  const h = myHand(s, turn.seat, turn.hand);
-  if (!h) return;
-  const hits = Math.max(0, h.cards.length - turn.cards);
-  const total = String(h.total);
-  notice = { kind: "timeout", round: turn.round, text: hits ? t("timeout-auto", { actions: Array(hits).fill(t("timeout-hit")).join(", "), total }) : t("timeout-stood", { total }) };
+  for (const x of s.timeouts || []) {
+    const key = [x.round, x.seq, x.seat, x.hand].join(":");
+    if (!x.done || toldTimeouts.has(key)) continue;
+    toldTimeouts.add(key);
+    const total = String(x.total);
+    const text = x.action === "no_insurance" ? t("timeout-insurance")
+      : x.hits ? t("timeout-auto", { actions: Array(x.hits).fill(t("timeout-hit")).join(", "), total })
+      : t("timeout-stood", { total });
+    notice = { kind: "timeout", round: x.round, text };
+  }
 }
 
 // ---- results
@@ -676,7 +670,18 @@ function tableArea(s) {
   return el("section", { class: "pp-table", "aria-label": t("dealer-label") }, kids);
 }
 
+// Why the player's place was given up while they were gone (their session ended, or the
+// page was not heard from), until they join again.
+function releasedNote(s) {
+  const r = s.released;
+  if (!r) return null;
+  const why = t("released-" + r.reason, { rounds: r.rounds });
+  const where = t("released-seat", { count: r.seats.length, seats: r.seats.join(", "), round: r.round });
+  return el("div", { class: "pp-notice released", id: "released", role: "status", "data-reason": r.reason }, why + " " + where);
+}
+
 function joinDock(s, out) {
+  out.push(releasedNote(s));
   out.push(el("h2", { class: "pp-h2" }, t("join-title")));
   if (!s.game.common_draw) {
     if (!s.free_seats.length) out.push(el("p", { class: "pp-note" }, t("join-none")));

@@ -615,6 +615,7 @@ async fn start_play(
         demo_seats,
     );
     play.launch_hours = config.play.launch_hours;
+    play.presence = crate::play::presence::Presence::new(config.play.away_after_rounds);
     play.protections = crate::play::Protections::of(&config.play);
     if let Some(timeline) = timeline {
         play.journal.on_timeline(timeline);
@@ -643,6 +644,11 @@ async fn start_play(
         }
     }
     tasks.push(tokio::spawn(crate::play::run_reconciler(
+        Arc::clone(&play),
+        handle.clone(),
+    )));
+    // A session that ended moves no money, and its seats are freed (issue #58 item 4).
+    tasks.push(tokio::spawn(crate::play::presence::run(
         Arc::clone(&play),
         handle.clone(),
     )));

@@ -462,3 +462,110 @@ async fn a_cancelled_rounds_signed_result_verifies_on_the_players_page() {
     .await
     .expect("bounded");
 }
+
+/// Issue #58 item 5: the timeout notice says what the table did, after the auto-play's
+/// cards. A Deluxe table without the demo dealer, so the test deals: Alice's 8 against a 9
+/// runs out of time; the table auto-plays it, which waits on the dealer's hits (before, the
+/// page read the hand as the turn left and said "stood on 8" while the table hit twice and
+/// stood on 14). The notice is checked against the hand the table logged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_timeout_notice_says_what_the_table_did_after_its_cards() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(300), async {
+        let (t, sim) = player::start_dealt("deluxe", 120, 10, &[("Alice", ALICE)]).await;
+        let a = &t.pages[0];
+        let staff = t.proc();
+        sit(a, 4).await;
+        let (status, body) = staff.post("/api/betting/open", "").await;
+        assert_eq!(status, 200, "{body}");
+        a.wait_for("window.playState().betting.open", STEP).await;
+        lay(a, 2, &["main"]).await;
+        let round = place(a).await;
+        let (status, body) = staff.post("/api/betting/close", "").await;
+        assert_eq!(status, 200, "{body}");
+        sim.load(common::cards_for_shoe(&["5H", "9C", "3D", "7S", "2C", "4D", "8H"]))
+            .await
+            .expect("load");
+        assert_eq!(sim.deal(4).await.expect("deal").len(), 4);
+        a.wait_for("!!document.querySelector('#actions')", STEP).await;
+        // Alice lets the timer run out: the page has seen the turn leave by its timer.
+        a.wait_for(
+            &format!("!window.playState().turns.length && (window.playState().decision_closed || {{}}).round === {round}"),
+            STEP,
+        )
+        .await;
+        // The auto-play's hits, then the dealer's card; the round settles.
+        assert_eq!(sim.deal(3).await.expect("deal").len(), 3);
+        a.wait_for(&format!("(document.querySelector('#result') || {{dataset: {{}}}}).dataset.round === '{round}'"), STEP).await;
+        a.wait_for("!!document.querySelector('#timeout')", STEP).await;
+        let said = a.text("#timeout").await;
+        // The table's own record: the tick that ran the timer out, the rule it played, the
+        // hand then and as the round settled.
+        let log = common::log_of(&t.dir.path().join("croupier.db"), "t1").await;
+        let (_, logged) = common::logged_timeouts(&log, "deluxe", 4);
+        let last = logged.iter().rfind(|x| x.round == round).expect("a timeout of seat 4 in the log");
+        assert_eq!(last.action, croupier::engine::Action::AutoPlay);
+        let hits = last.cards.len() - last.cards_then;
+        assert_eq!((last.cards_then, hits, last.total), (2, 2, 14), "the shoe as loaded: {last:?}");
+        assert_eq!(said, format!("Time's up — played for you: {}, then stood on {}.", vec!["hit"; hits].join(", "), last.total));
+        player::finish(t, &[]).await;
+    })
+    .await
+    .expect("bounded");
+}
+
+/// Issue #58 item 4 on the page: Alice bets on Ultimate, then her page goes (the tab
+/// navigates away). No re-bet is placed for her, and after a whole round without her page
+/// her seat is freed; when she opens the page again it says why, in words, above the seats.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_back_after_a_round_away_is_told_why_the_seat_went() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(400), async {
+        let t = player::start("ultimate", 5, &[("betting_seconds = 90", "betting_seconds = 30")], &[("Alice", ALICE)]).await;
+        let a = &t.pages[0];
+        sit(a, 4).await;
+        a.wait_for("window.playState().betting.open", STEP).await;
+        lay(a, 2, &["main"]).await;
+        let round = place(a).await;
+        a.call("Page.navigate", json!({"url": "about:blank"})).await;
+        let staff = t.proc();
+        let mut freed = false;
+        for _ in 0..3000 {
+            let s = staff.get("/api/status").await;
+            if s["last_result"]["round"].as_u64() > Some(round) && s["remote"]["seats"] == json!([]) {
+                freed = true;
+                break;
+            }
+            sleep(Duration::from_millis(100)).await;
+        }
+        assert!(freed, "seat 4 freed after round {round}");
+        let pool = t.pool().await;
+        let later: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM wallet_journal WHERE player_id = 'alice' AND round > ?")
+            .bind(i64::try_from(round).expect("round"))
+            .fetch_one(&pool)
+            .await
+            .expect("journal");
+        assert_eq!(later, 0, "nothing staked for Alice after round {round}");
+        // Back: the tab keeps the launch token.
+        a.call("Page.navigate", json!({"url": format!("{}/play", t.base)})).await;
+        a.wait_for("!!document.querySelector('#released')", STEP).await;
+        let r = a.eval("window.playState().released.round").await;
+        assert_eq!(
+            a.text("#released").await,
+            format!("This page was not heard from for a whole round. After round {r} seat 4 was freed, and nothing was bet for you since. Take a seat to play again.")
+        );
+        shot(a, "released-390x844").await;
+        let problems = fits(a, "released", &[ALICE, (360, 640), (640, 360)], ALICE).await;
+        // Taking a seat again reads the note.
+        sit(a, 4).await;
+        a.wait_for("document.querySelector('#released') === null", STEP).await;
+        pool.close().await;
+        player::finish(t, &problems).await;
+    })
+    .await
+    .expect("bounded");
+}

@@ -189,7 +189,8 @@ pub enum Input {
     /// stake stays as it was (Deluxe: "with insufficient coin balance, the third card will
     /// be treated as a hit for the play behind player, and the original coin value remains
     /// unchanged"). The balance rules send it in place of a `double` decision when a
-    /// follower is short at that moment; the engine has no balances.
+    /// follower is short at that moment, or their game session ended (no money moves for
+    /// them by itself: `play::presence`); the engine has no balances.
     DoubleShort {
         /// The seat doubling.
         seat: SeatId,

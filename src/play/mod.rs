@@ -11,6 +11,7 @@
 pub mod desk;
 pub mod funds;
 pub mod history;
+pub mod presence;
 pub mod rules;
 pub mod sessions;
 
@@ -51,6 +52,8 @@ pub struct Play {
     pub money: tokio::sync::Mutex<()>,
     /// Who last placed each seat's bet, and in which betting window (`funds.auto_rebet`).
     marks: std::sync::Mutex<BTreeMap<SeatId, SeatMark>>,
+    /// Who is still playing: the players' last requests, the seats freed (`presence`).
+    pub presence: presence::Presence,
     /// The game's help (rules, pay tables, exact RTPs), computed once: pricing a side bet
     /// enumerates the shoe.
     pub help: tokio::sync::OnceCell<serde_json::Value>,
@@ -86,6 +89,9 @@ pub struct SeatMark {
     /// `None`: the player; `Some(clipped)`: the automatic re-bet, `clipped` when the
     /// balance could not cover the previous bet (`funds.short_rebet`).
     pub rebet: Option<bool>,
+    /// The game session the bet belongs to: the one the player placed it with, which a
+    /// re-bet of it keeps (the sheet's "within the same game session").
+    pub session: sessions::SessionKey,
 }
 
 impl std::fmt::Debug for Play {
@@ -118,14 +124,16 @@ impl Play {
             protections: Protections::of(&crate::table::remote::PlaySection::default()),
             money: tokio::sync::Mutex::new(()),
             marks: std::sync::Mutex::new(BTreeMap::new()),
+            presence: presence::Presence::new(1),
             help: tokio::sync::OnceCell::new(),
         }
     }
 
-    /// Records who placed `seat`'s bet in the window of `round` (`rebet`: see [`SeatMark`]).
-    pub fn mark_seat_bet(&self, seat: SeatId, round: u64, rebet: Option<bool>) {
+    /// Records who placed `seat`'s bet in the window of `round`, in which game session
+    /// (see [`SeatMark`]).
+    pub fn mark_seat_bet(&self, seat: SeatId, mark: SeatMark) {
         let mut marks = self.marks.lock().unwrap_or_else(|e| e.into_inner());
-        marks.insert(seat, SeatMark { round, rebet });
+        marks.insert(seat, mark);
     }
 
     /// Who last placed `seat`'s bet, and in which window.

@@ -65,6 +65,74 @@ pub async fn player(pool: &SqlitePool, token: &str, table: &str) -> Option<Strin
     row.try_get(0).ok()
 }
 
+/// A session as the service knows it in memory: the sha256 of its token (what the
+/// database keeps), never the token.
+pub type SessionKey = [u8; 32];
+
+/// The key of the session `token` opens.
+pub fn key(token: &str) -> SessionKey {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+/// Whether the session `key` is live at `table`: not expired, not revoked, its player
+/// not disabled. A database that does not answer counts as ended: no money moves on a
+/// session nobody can vouch for.
+pub async fn is_live(pool: &SqlitePool, key: &SessionKey, table: &str) -> bool {
+    sqlx::query_scalar::<_, i64>(
+        "SELECT 1 FROM player_sessions s JOIN players p ON p.id = s.player_id \
+         WHERE s.token_hash = ? AND s.table_id = ? AND s.expires_ms > ? \
+         AND s.revoked_ms IS NULL AND p.disabled_ms IS NULL",
+    )
+    .bind(key.as_slice())
+    .bind(table)
+    .bind(crate::wallet::now_ms())
+    .fetch_optional(pool)
+    .await
+    .is_ok_and(|row| row.is_some())
+}
+
+/// How a player's game session at a table ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ended {
+    /// Every launch link of theirs here was revoked (the last one they opened was).
+    Revoked,
+    /// Their last launch link here ran out (`[play] launch_hours`).
+    Expired,
+    /// The player is disabled.
+    Disabled,
+    /// Their page was not heard from for `[play] away_after_rounds` rounds (the
+    /// presence's verdict, `play::presence`; never this module's).
+    Away,
+}
+
+/// Whether `player` has no live session at `table` any more, and why (`None`: one is
+/// live). A database that does not answer is an error: nothing is decided on it.
+pub async fn ended(pool: &SqlitePool, player: &str, table: &str) -> Result<Option<Ended>, String> {
+    if is_disabled(pool, player).await? == Some(true) {
+        return Ok(Some(Ended::Disabled));
+    }
+    let now = crate::wallet::now_ms();
+    // The live one if any, else the one that ended last: its end is the game session's.
+    let row: Option<(Option<i64>, i64)> = sqlx::query_as(
+        "SELECT revoked_ms, expires_ms FROM player_sessions WHERE player_id = ? AND table_id = ? \
+         ORDER BY (revoked_ms IS NULL AND expires_ms > ?) DESC, \
+         MIN(COALESCE(revoked_ms, expires_ms), expires_ms) DESC, created_ms DESC LIMIT 1",
+    )
+    .bind(player)
+    .bind(table)
+    .bind(now)
+    .fetch_optional(pool)
+    .await
+    .map_err(|e| e.to_string())?;
+    Ok(match row {
+        Some((None, expires)) if expires > now => None,
+        Some((Some(revoked), expires)) if revoked < expires => Some(Ended::Revoked),
+        // Expired, or no session here at all (a seat kept from another table's links).
+        _ => Some(Ended::Expired),
+    })
+}
+
 /// When the session of `token` began and when it ends (ms since the epoch), for the
 /// player's session clock and reality check.
 pub async fn times(pool: &SqlitePool, token: &str) -> Option<(i64, i64)> {
@@ -181,4 +249,60 @@ pub async fn is_platform(pool: &SqlitePool, key: &str) -> bool {
     let given = Sha256::digest(key.as_bytes());
     // Compared as hashes: equal length, and the stored value is not secret-equivalent.
     stored.is_some_and(|s| s.as_slice() == given.as_slice())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sets `column` of the session of `token` (its end, written as the test wants it).
+    async fn set(pool: &SqlitePool, token: &str, column: &str, ms: i64) {
+        sqlx::query(&format!(
+            "UPDATE player_sessions SET {column} = ? WHERE token_hash = ?"
+        ))
+        .bind(ms)
+        .bind(key(token).as_slice())
+        .execute(pool)
+        .await
+        .expect("update");
+    }
+
+    #[tokio::test]
+    async fn a_players_game_session_ends_with_their_last_link_and_says_how() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pool = crate::auth::open_pool(&dir.path().join("t.db"))
+            .await
+            .expect("pool");
+        let ledger = crate::wallet::ledger::Ledger::new(pool.clone());
+        ledger.add_player("ann", "Ann", 0).await.expect("add");
+        let first = open(&pool, "ann", "t1", 12).await.expect("open");
+        let second = open(&pool, "ann", "t1", 12).await.expect("open");
+        assert!(is_live(&pool, &key(&first), "t1").await);
+        assert!(!is_live(&pool, &key(&first), "t2").await, "another table's");
+        assert_eq!(ended(&pool, "ann", "t1").await, Ok(None));
+        // One link of two revoked: her game session goes on; that session does not.
+        assert!(revoke_token(&pool, &first).await.expect("revoke"));
+        assert!(!is_live(&pool, &key(&first), "t1").await);
+        assert!(is_live(&pool, &key(&second), "t1").await);
+        assert_eq!(ended(&pool, "ann", "t1").await, Ok(None));
+        // Then the other ran out, after the revocation: it ran out.
+        set(&pool, &first, "revoked_ms", 1_000).await;
+        set(&pool, &second, "expires_ms", 2_000).await;
+        assert_eq!(ended(&pool, "ann", "t1").await, Ok(Some(Ended::Expired)));
+        // A new one, revoked with every other live one: revoked, the last end.
+        open(&pool, "ann", "t1", 12).await.expect("open");
+        assert_eq!(ended(&pool, "ann", "t1").await, Ok(None));
+        assert_eq!(revoke_player(&pool, "ann").await, Ok(1));
+        assert_eq!(ended(&pool, "ann", "t1").await, Ok(Some(Ended::Revoked)));
+        // Disabled outranks both; enabled again, her links stay ended.
+        set_disabled(&pool, "ann", true).await.expect("disable");
+        assert_eq!(ended(&pool, "ann", "t1").await, Ok(Some(Ended::Disabled)));
+        set_disabled(&pool, "ann", false).await.expect("enable");
+        assert_eq!(ended(&pool, "ann", "t1").await, Ok(Some(Ended::Revoked)));
+        assert_eq!(
+            ended(&pool, "ann", "t2").await,
+            Ok(Some(Ended::Expired)),
+            "none at t2"
+        );
+    }
 }

@@ -741,7 +741,7 @@ mod tests {
     }
 
     #[test]
-    fn the_players_protections_are_read_and_an_unusable_interval_refused_at_its_key() {
+    fn the_players_protections_and_presence_are_read_and_unusable_values_refused_at_their_key() {
         let c = TableConfig::embedded().expect("valid");
         assert!(c.play.session_clock);
         assert_eq!(c.play.reality_check_minutes, 60);
@@ -757,6 +757,29 @@ mod tests {
         let line = text.lines().position(|l| l == to).expect("line") + 1;
         assert_eq!(e.line, line, "{e}");
         assert!(e.message.starts_with("play.reality_check_minutes"), "{e}");
+        // A silent player is away after a round, by default; never is not a choice.
+        assert_eq!(
+            TableConfig::embedded()
+                .expect("valid")
+                .play
+                .away_after_rounds,
+            1
+        );
+        for (to, ok) in [
+            ("away_after_rounds = 3", true),
+            ("away_after_rounds = 0", false),
+        ] {
+            let text = DEFAULT_TOML.replace("away_after_rounds = 1", to);
+            match TableConfig::parse("t.toml", &text) {
+                Ok(c) => assert!(ok && c.play.away_after_rounds == 3, "{to}"),
+                Err(e) => {
+                    assert!(!ok, "{to}: {e}");
+                    let line = text.lines().position(|l| l == to).expect("line") + 1;
+                    assert_eq!(e.line, line, "{e}");
+                    assert!(e.message.starts_with("play.away_after_rounds"), "{e}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -18,7 +18,9 @@
 //! request for a card the moment it is made, on a table without the demo dealer too.
 
 use super::clock::TableClock;
-use super::state::{HitRequest, RemotePlayerView, RemoteSeatView, RemoteView, Snapshot, TimerView};
+use super::state::{
+    HitRequest, RemotePlayerView, RemoteSeatView, RemoteView, RoundView, Snapshot, TimerView,
+};
 use crate::engine::{Expectation, SeatId};
 use sqlx::SqlitePool;
 use std::collections::{BTreeMap, BTreeSet};
@@ -45,6 +47,12 @@ pub struct PlaySection {
     /// to show the time played and the net result, and asks to continue or leave
     /// (0: never; at most 1,440).
     pub reality_check_minutes: u64,
+    /// A player's game session ends when their page has not been heard from (no request on
+    /// any player route) for this many rounds — a betting window and the round it opens —
+    /// in a row: no automatic stake moves for them any more (a re-bet, a followed double or
+    /// split) and their seats are freed; the page says why when they come back (1..=1000;
+    /// the Ultimate sheet's "within the same game session": a round without the page).
+    pub away_after_rounds: u64,
     /// The start of the launch links `croupier player add` prints (default: `http://` and
     /// `[http] bind`).
     pub base_url: Option<String>,
@@ -62,6 +70,7 @@ impl Default for PlaySection {
             launch_hours: 12,
             session_clock: true,
             reality_check_minutes: 60,
+            away_after_rounds: 1,
             base_url: None,
             http_wallet: None,
         }
@@ -69,14 +78,24 @@ impl Default for PlaySection {
 }
 
 impl PlaySection {
-    /// The setting that cannot be used, as (key, why): the reality check's interval.
+    /// The setting that cannot be used, as (key, why): the reality check's interval, the
+    /// rounds after which a silent player is away.
     pub fn unusable(&self) -> Option<(&'static str, String)> {
-        (self.reality_check_minutes > 1_440).then(|| {
-            (
+        if self.reality_check_minutes > 1_440 {
+            return Some((
                 "reality_check_minutes",
                 format!(
                     "play.reality_check_minutes = {}: at most 1440 (a day); 0 turns it off",
                     self.reality_check_minutes
+                ),
+            ));
+        }
+        (!(1..=1_000).contains(&self.away_after_rounds)).then(|| {
+            (
+                "away_after_rounds",
+                format!(
+                    "play.away_after_rounds = {}: between 1 and 1000 (a player silent that many rounds is away)",
+                    self.away_after_rounds
                 ),
             )
         })
@@ -133,6 +152,71 @@ pub struct Window {
     pub clock_ms: u64,
 }
 
+/// What a decision timer that ran out made the table do, as the player's page says it
+/// (`GET /api/play/state` `timeouts`): the rule's decision, and once the table is done with
+/// the hand (`done`: an auto-play's cards dealt, the hand standing) the cards it took after
+/// the timer (`hits`) and what it ended on.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TimeoutView {
+    /// The round.
+    pub round: u64,
+    /// The tick row that ran the timer out.
+    pub seq: u64,
+    /// The seat.
+    pub seat: SeatId,
+    /// The hand.
+    pub hand: u8,
+    /// What the timeout rule decided: `stand`, `auto_play` or `no_insurance`.
+    pub action: crate::engine::Action,
+    /// Whether the table is done with the hand (nothing more will be dealt to it).
+    pub done: bool,
+    /// The cards the hand took after the timer ran out (an auto-play's hits).
+    pub hits: usize,
+    /// The hand's cards now.
+    pub cards: Vec<crate::cards::Card>,
+    /// Their best total.
+    pub total: u8,
+    /// Whether an ace counts 11 in it.
+    pub soft: bool,
+}
+
+impl TimedOut {
+    /// What it made the table do, with the table at `round`, waiting for `expectation`.
+    pub fn view(&self, round: &RoundView, expectation: &Expectation) -> TimeoutView {
+        let hand = round
+            .hands
+            .iter()
+            .find(|h| h.seat == self.seat && h.hand == self.hand);
+        let is_it = |seat: &SeatId, hand: &u8| *seat == self.seat && *hand == self.hand;
+        // An auto-play waits on the dealer's cards for the hand (at a seat a card is the
+        // hit); the table is done with it once it waits on anything else.
+        let waiting = match expectation {
+            Expectation::Decision { seat, hand, .. } | Expectation::HandCard { seat, hand } => {
+                is_it(seat, hand)
+            }
+            _ => false,
+        };
+        let on_hand = self.action != crate::engine::Action::NoInsurance;
+        let cards = hand.map(|h| h.cards.clone()).unwrap_or_default();
+        TimeoutView {
+            round: self.round,
+            seq: self.seq,
+            seat: self.seat,
+            hand: self.hand,
+            action: self.action,
+            done: !(on_hand && waiting && round.number == self.round && !round.settled),
+            hits: if on_hand {
+                cards.len().saturating_sub(self.cards)
+            } else {
+                0
+            },
+            cards,
+            total: hand.map_or(0, |h| h.total),
+            soft: hand.is_some_and(|h| h.soft),
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct Inner {
     seats: BTreeMap<SeatId, String>,
@@ -146,6 +230,33 @@ struct Inner {
     decision: Option<Window>,
     decision_closed: Option<Closed>,
     hit: Option<(SeatId, u64)>,
+    /// How many betting windows have opened since the start (the players' presence is
+    /// counted in them, `play::presence`).
+    windows: u64,
+    /// What each decision timer that ran out in the round in play made the table do.
+    timed_out: Vec<TimedOut>,
+}
+
+/// What the table did when a remote player's decision timer ran out: the tick row's
+/// decision for the hand (or the insurance question), and the hand as it was then. The
+/// cards it took after (an auto-play's hits) are the hand's in the round view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimedOut {
+    /// The round.
+    pub round: u64,
+    /// The tick row that ran the timer out.
+    pub seq: u64,
+    /// The seat.
+    pub seat: SeatId,
+    /// The hand.
+    pub hand: u8,
+    /// The player whose insurance question it was — behind the seat, or on a common
+    /// draw's box (`None`: the seat's own).
+    pub player: Option<String>,
+    /// What the timeout rule decided: `stand`, `auto_play` or `no_insurance`.
+    pub action: crate::engine::Action,
+    /// The hand's cards when the timer ran out.
+    pub cards: usize,
 }
 
 /// The registry, shared by the table task, the demo dealer and the players' API.
@@ -358,6 +469,12 @@ impl RemoteSeats {
         !i.seats.is_empty() || !i.present.is_empty()
     }
 
+    /// Every remote player at the table, seated or not.
+    pub fn players(&self) -> BTreeSet<String> {
+        let i = self.lock();
+        i.seats.values().chain(i.present.iter()).cloned().collect()
+    }
+
     /// Whether `player` plays here remotely (seated or not).
     pub fn is_remote_player(&self, player: &str) -> bool {
         let i = self.lock();
@@ -431,6 +548,10 @@ impl RemoteSeats {
             i.bet.clear();
             i.bet_players.clear();
         }
+        let key = |w: Option<Window>| w.map(|w| (w.round, w.at_seq));
+        if window.is_some() && key(window) != key(i.betting) {
+            i.windows += 1;
+        }
         i.betting = window;
         if closed.is_some() {
             i.betting_closed = closed;
@@ -440,6 +561,11 @@ impl RemoteSeats {
     /// The open betting window.
     pub fn betting(&self) -> Option<Window> {
         self.lock().betting
+    }
+
+    /// How many betting windows have opened since the start (the one open now included).
+    pub fn windows_opened(&self) -> u64 {
+        self.lock().windows
     }
 
     /// `seat` has a bet in the window (or withdrew it).
@@ -496,6 +622,59 @@ impl RemoteSeats {
     /// The last decision close.
     pub fn decision_closed(&self) -> Option<Closed> {
         self.lock().decision_closed
+    }
+
+    /// Row `seq` of `round` was written with `events`: the decisions its timeouts made for
+    /// remote players (`view`: the round after it, for the hands' cards then). A new round
+    /// forgets the last one's.
+    pub fn note_timeouts(
+        &self,
+        round: u64,
+        seq: u64,
+        events: &[crate::engine::Event],
+        view: &RoundView,
+    ) {
+        use crate::engine::Event;
+        let mut i = self.lock();
+        i.timed_out.retain(|t| t.round == round);
+        if !events.iter().any(|e| matches!(e, Event::DecisionTimeout)) {
+            return;
+        }
+        let cards = |seat: SeatId, hand: u8| {
+            view.hands
+                .iter()
+                .find(|h| h.seat == seat && h.hand == hand)
+                .map_or(0, |h| h.cards.len())
+        };
+        for e in events {
+            let (seat, hand, player, action) = match e {
+                Event::Decided { seat, hand, action } if i.seats.contains_key(seat) => {
+                    (*seat, *hand, None, *action)
+                }
+                Event::PlayerDecided {
+                    player,
+                    seat,
+                    hand,
+                    action: action @ crate::engine::Action::NoInsurance,
+                } => (*seat, *hand, Some(player.to_string()), *action),
+                _ => continue,
+            };
+            let noted = TimedOut {
+                round,
+                seq,
+                seat,
+                hand,
+                player,
+                action,
+                cards: cards(seat, hand),
+            };
+            i.timed_out.push(noted);
+        }
+    }
+
+    /// What the decision timers that ran out in the round in play made the table do.
+    pub fn timed_out(&self) -> Vec<TimedOut> {
+        self.lock().timed_out.clone()
     }
 
     /// The player at `seat` asks for a card (at a seat, a card is the hit).
@@ -570,6 +749,64 @@ mod tests {
             Err(SeatError::Taken("alice".into()))
         );
     }
+    #[tokio::test]
+    async fn a_timeout_says_what_the_table_did_once_it_is_done_with_the_hand() {
+        use crate::engine::{Action, Event, Place};
+        let clock = Arc::new(TableClock::new());
+        let seats = RemoteSeats::new(PlaySection::default().timing(), clock);
+        seats.join(4, "alice").await.expect("free");
+        let card = |c: &str| c.parse::<crate::cards::Card>().expect("card");
+        let mut round = RoundView::default();
+        for e in [
+            Event::RoundOpened { round: 7 },
+            Event::CardDealt {
+                card: card("5H"),
+                to: Place::Hand { seat: 4, hand: 0 },
+            },
+            Event::CardDealt {
+                card: card("3D"),
+                to: Place::Hand { seat: 4, hand: 0 },
+            },
+        ] {
+            round.on_event(&e);
+        }
+        // Seat 5 is not a remote player's: its decisions are nobody's timeout here.
+        let tick = [
+            Event::DecisionTimeout,
+            Event::Decided {
+                seat: 4,
+                hand: 0,
+                action: Action::AutoPlay,
+            },
+            Event::Decided {
+                seat: 5,
+                hand: 0,
+                action: Action::Stand,
+            },
+        ];
+        seats.note_timeouts(7, 30, &tick, &round);
+        let noted = seats.timed_out();
+        assert_eq!(noted.len(), 1, "{noted:?}");
+        // The auto-play waits on the dealer's cards for the hand: not done yet.
+        let hitting = decision(4);
+        let v = noted[0].view(&round, &hitting);
+        assert_eq!((v.action, v.done, v.hits), (Action::AutoPlay, false, 0));
+        // Two hits, then the hand stands: the table waits on the dealer.
+        for c in ["2C", "4D"] {
+            round.on_event(&Event::CardDealt {
+                card: card(c),
+                to: Place::Hand { seat: 4, hand: 0 },
+            });
+        }
+        let v = noted[0].view(&round, &Expectation::DealerCard);
+        assert_eq!((v.done, v.hits, v.cards.len(), v.seq), (true, 2, 4, 30));
+        // Rows without a timeout keep them; the next round forgets them.
+        seats.note_timeouts(7, 31, &[], &round);
+        assert_eq!(seats.timed_out().len(), 1);
+        seats.note_timeouts(8, 40, &[], &round);
+        assert!(seats.timed_out().is_empty());
+    }
+
     fn decision(seat: SeatId) -> Expectation {
         Expectation::Decision {
             seat,

@@ -34,7 +34,7 @@ pub mod rebet;
 
 use super::AppState;
 use crate::engine::variant::DealMode;
-use crate::engine::{Action, Expectation, SeatBets, SeatId};
+use crate::engine::{Action, Expectation, SeatId};
 use crate::play::Play;
 use crate::table::remote::{Closed, Window};
 use crate::table::{Snapshot, SubmitError};
@@ -218,7 +218,9 @@ pub struct RevokeBody {
 /// `POST /api/play/sessions/revoke` (the platform's credential): ends one launch link
 /// (`{"token": T}`) or every session of a player (`{"player": ID}`) at once: the next
 /// request with a revoked token, on any player route, is 401. Bets already on the table
-/// stay and are settled; the seat's timers play its hands.
+/// stay and are settled; the seat's timers play its hands. Nothing more is staked for the
+/// player by itself (a re-bet, a follow) and their seats are freed at the next betting
+/// window (`play::presence`).
 #[utoipa::path(post, path = "/api/play/sessions/revoke", tag = "players", request_body = RevokeBody,
     responses(
         (status = 200, description = "`{\"revoked\": N}`: the live sessions ended", body = Object),
@@ -294,8 +296,14 @@ async fn player(app: &AppState, headers: &HeaderMap) -> Result<(Arc<Play>, Strin
     let Some(play) = app.play.clone() else {
         return Err(no_remote_play());
     };
-    match crate::play::sessions::player(&play.pool, bearer(headers), &play.table).await {
-        Some(p) => Ok((play, p)),
+    let token = bearer(headers);
+    match crate::play::sessions::player(&play.pool, token, &play.table).await {
+        Some(p) => {
+            // Every request is the player's page being there (`play::presence`).
+            let key = crate::play::sessions::key(token);
+            play.presence.heard(&p, &key, play.remote.windows_opened());
+            Ok((play, p))
+        }
         None => Err(PlayError::new(
             StatusCode::UNAUTHORIZED,
             "unauthenticated",
@@ -490,6 +498,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
     let balance = play.wallet.balance(&me).await?;
     let snap = app.table.snapshot();
     let seat = play.remote.seat_of(&me);
+    let seats_held = play.remote.seats_of(&me);
     let seats = play.remote.seats();
     let common = common_draw(&app);
     // Every seat a remote player may take, free or not: the page lists them all, the
@@ -594,7 +603,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
         "name": who.map(|p| p.name).unwrap_or_default(),
         "balance": balance,
         "seat": seat,
-        "seats": play.remote.seats_of(&me),
+        "seats": &seats_held,
         "unseated": play.remote.is_unseated(&me),
         "free_seats": free,
         "offered_seats": offered,
@@ -615,6 +624,12 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
         // window it never saw open): its total bet is these plus the hands' stakes.
         "specials": snap.common.specials.iter().filter(|(p, _, _)| *p == me).map(|(_, b, amount)| json!({"box": b, "amount": amount})).collect::<Vec<_>>(),
         "decision_closed": play.remote.decision_closed(),
+        // What the table did when the player's timers ran out this round, from its log.
+        "timeouts": play.remote.timed_out().iter()
+            .filter(|t| t.player.as_ref().map_or(seats_held.contains(&t.seat), |p| *p == me))
+            .map(|t| t.view(&snap.round, &snap.expectation)).collect::<Vec<_>>(),
+        // Why the player's place was given up while they were gone, until they join again.
+        "released": play.presence.released(&me),
         "limits": app.limits,
         "view": super::view::public_view(&snap),
     }))
@@ -645,6 +660,7 @@ pub async fn join(
     let (play, me) = player(&app, &headers).await?;
     let b: JoinBody = parse(&body, r#"{"seat": N} or {}"#)?;
     let Some(seat) = b.seat else {
+        play.presence.forget_release(&me);
         play.remote.join_unseated(&me);
         return Ok(Json(json!({"ok": true, "seat": play.remote.seat_of(&me)})).into_response());
     };
@@ -677,6 +693,7 @@ pub async fn join(
             ),
         ));
     }
+    play.presence.forget_release(&me);
     play.remote.join(seat, &me).await.map_err(|e| match e {
         crate::table::remote::SeatError::Store(m) => {
             PlayError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", m)
@@ -686,24 +703,6 @@ pub async fn join(
         }
     })?;
     Ok(Json(json!({"ok": true, "seat": seat})).into_response())
-}
-
-/// Whether `me` has a stake in the open window or the round in play.
-fn has_stake(snap: &Snapshot, me: &str, seats: &[SeatId]) -> bool {
-    let in_play = !snap.round.settled && snap.round.number > 0;
-    let at_seat = |s: SeatId| {
-        snap.betting.bets.iter().any(|b| b.seat == s)
-            || (in_play && snap.round.hands.iter().any(|h| h.seat == s))
-    };
-    let behind = |bets: &[SeatBets]| {
-        bets.iter()
-            .any(|b| b.behind.iter().any(|bb| bb.player == me))
-    };
-    seats.iter().copied().any(at_seat)
-        || behind(&snap.betting.bets)
-        || (in_play && behind(&snap.round.bets))
-        || snap.betting.players.iter().any(|p| p.player == me)
-        || (in_play && snap.common.hands.iter().any(|h| h.player == me))
 }
 
 /// `POST /api/play/leave`: frees every seat the player holds (refused while the player
@@ -718,7 +717,7 @@ pub async fn leave(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
     if seats.is_empty() && !play.remote.is_unseated(&me) {
         return Err(PlayError::conflict("no_seat", "you are not at the table"));
     }
-    if has_stake(&app.table.snapshot(), &me, &seats) {
+    if crate::play::presence::has_stake(&app.table.snapshot(), &me, &seats) {
         return Err(PlayError::conflict(
             "seat_in_play",
             "you have a bet in play: leave after the round",

@@ -556,6 +556,98 @@ pub async fn log_of(db: &Path, table: &str) -> Vec<croupier::store::LogRow> {
     reader.log(table).await.expect("log")
 }
 
+/// A decision timer of one seat that ran out, as the table's log holds it.
+#[derive(Debug, Clone)]
+pub struct LoggedTimeout {
+    /// The tick row that ran it out.
+    pub seq: u64,
+    /// The round.
+    pub round: u64,
+    /// The hand (0 for an insurance question).
+    pub hand: u8,
+    /// What the variant's timeout rule decided.
+    pub action: croupier::engine::Action,
+    /// How many cards the hand held when the timer ran out.
+    pub cards_then: usize,
+    /// The hand's cards when its round settled.
+    pub cards: Vec<croupier::cards::Card>,
+    /// Their best total then.
+    pub total: u8,
+}
+
+/// Replays `log` (a table of variant `stem`) through the engine, as recovery does: the
+/// tick rows' sequence numbers, and every timer of `seat`'s that ran out, with the hand as
+/// it was then and as its round settled. Asserts the bets that open each round time the
+/// seat (the log says who is timed).
+pub fn logged_timeouts(
+    log: &[croupier::store::LogRow],
+    stem: &str,
+    seat: u8,
+) -> (Vec<u64>, Vec<LoggedTimeout>) {
+    use croupier::engine::Place;
+    use croupier::store::Record;
+    let mut engine = Engine::new(variant(stem));
+    let (mut ticks, mut out) = (Vec::new(), Vec::<LoggedTimeout>::new());
+    let mut cards: std::collections::HashMap<u8, usize> = Default::default();
+    let mut round = 0;
+    let mut events = Vec::new();
+    for row in log {
+        let Record::Input { input, .. } = &row.record else {
+            continue;
+        };
+        events.clear();
+        engine.apply(input, &mut events).expect("the log replays");
+        if let Input::Bets(bets) = input {
+            if let Some(b) = bets.iter().find(|b| b.seat == seat) {
+                assert!(
+                    b.timer_ms > 0,
+                    "the remote seat is timed in the bets: {b:?}"
+                );
+            }
+        }
+        let timed_out = events.iter().any(|e| matches!(e, Event::DecisionTimeout));
+        if matches!(input, Input::Tick { .. }) {
+            ticks.push(row.seq);
+        }
+        for e in &events {
+            match e {
+                Event::RoundOpened { round: r } => {
+                    round = *r;
+                    cards.clear();
+                }
+                Event::CardDealt {
+                    to: Place::Hand { seat: s, hand },
+                    ..
+                } if *s == seat => *cards.entry(*hand).or_default() += 1,
+                Event::Decided {
+                    seat: s,
+                    hand,
+                    action,
+                } if timed_out && *s == seat => out.push(LoggedTimeout {
+                    seq: row.seq,
+                    round,
+                    hand: *hand,
+                    action: *action,
+                    cards_then: cards.get(hand).copied().unwrap_or(0),
+                    cards: Vec::new(),
+                    total: 0,
+                }),
+                Event::RoundSettled(r) => {
+                    for t in out.iter_mut().filter(|t| t.round == r.round) {
+                        if let Some(h) = r.hands.iter().find(|h| h.seat == seat && h.hand == t.hand)
+                        {
+                            t.cards = h.cards.clone();
+                            t.total = h.total;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    (ticks, out)
+}
+
 /// The kind of each row in `table`'s log, in order.
 pub async fn record_kinds(reader: &croupier::store::Reader, table: &str) -> Vec<&'static str> {
     let log = reader.log(table).await.expect("log");

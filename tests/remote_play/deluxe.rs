@@ -27,7 +27,7 @@ async fn final_balances(p: &mut proc::Proc, ann: &str, ben: &str) -> (i64, i64) 
 
 /// Plays `round` (seat 4 Ann's, Ben behind it) to its result: Ben declines insurance, Ann
 /// doubles whenever she may, else stands; `on_double` judges each answer to her double.
-/// Whether a double of hers was taken.
+/// Whether a double of hers was taken. Ben's session may have ended: then only Ann plays.
 async fn ann_plays_doubling(
     p: &mut proc::Proc,
     ann: &str,
@@ -38,7 +38,12 @@ async fn ann_plays_doubling(
     let mut doubled = false;
     for _ in 0..1200 {
         as_player(p, ben);
-        let s = state(p).await;
+        let (status, body) = p.send("GET", "/api/play/state", None).await;
+        let s: Value = if status == 200 {
+            serde_json::from_str(&body).expect("json")
+        } else {
+            Value::Null
+        };
         if s["view"]["last_result"]["round"] == *round {
             break;
         }
@@ -48,6 +53,10 @@ async fn ann_plays_doubling(
         }
         as_player(p, ann);
         let s = state(p).await;
+        // Ben's page may be gone (his session ended): Ann's shows the result too.
+        if s["view"]["last_result"]["round"] == *round {
+            break;
+        }
         let action = if s["turn"]["kind"] != "insurance" && allows(&s, "double") {
             "double"
         } else {
@@ -325,6 +334,89 @@ async fn a_follower_short_at_the_double_takes_a_hit_and_the_seated_double_goes_a
             ben_balance,
             ledger_rows(&db, &format!("SELECT returned FROM settlements WHERE round = {r} AND seat = 4 AND player = 'ben' AND kind = 'main'")).await
         );
+        balance_is_the_logs(&db, "ann", ann_balance, "seat = 4 AND player = ''").await;
+        no_open_stakes(&db).await;
+    })
+    .await
+    .expect("bounded");
+}
+
+/// Issue #58 item 4 behind a seat: Ben bets behind Ann's seat, following her doubles, and
+/// his session is revoked before she doubles. A session that ended moves no money: nothing
+/// is taken from Ben for the follow — his bet plays the double's card as a hit at its own
+/// stake, the sheet's default for a bet behind that does not follow — while Ann's double
+/// goes ahead; the log's `DoubleShort` names him. (Each round he comes back with a new link,
+/// joins and bets again, then loses that session too.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follower_whose_session_ended_is_not_staked_for_the_seated_double() {
+    timeout(Duration::from_secs(300), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = config_with(dir.path(), &[("betting_seconds = 3", "betting_seconds = 20")]);
+        let cfg_s = cfg.display().to_string();
+        let db = dir.path().join("croupier.db");
+        let (ann, _, mut p) = ann_seated_ben_not(&cfg, "500.00").await;
+        let mut ended_round = None;
+        for _ in 0..8 {
+            // Ben at the table first: the window waits for his bet too.
+            let (ok, link) = croupier(&["player", "link", "ben", "--config", &cfg_s]);
+            assert!(ok, "{link}");
+            let ben = link.trim().rsplit_once("#t=").expect("a link").1.to_string();
+            as_player(&mut p, &ben);
+            taken(&p, "/api/play/join", "{}").await;
+            as_player(&mut p, &ann);
+            until(&p, 40, "a betting window", |s| s["betting"]["open"] == true).await;
+            let body = taken(&p, "/api/play/bet", r#"{"main": 1000}"#).await;
+            let round = serde_json::from_str::<Value>(&body).expect("json")["round"].clone();
+            as_player(&mut p, &ben);
+            let bet = r#"{"seat": 4, "main": 500, "follow_double": true}"#;
+            taken(&p, "/api/play/behind", bet).await;
+            let (ok, text) = croupier(&["player", "revoke", "ben", "--config", &cfg_s]);
+            assert!(ok && text.contains("session(s) revoked"), "{text}");
+            let doubled = ann_plays_doubling(&mut p, &ann, &ben, &round, |status, body| {
+                assert!(status == 200 || status == 409, "{body}");
+            })
+            .await;
+            if doubled {
+                ended_round = Some(round);
+                break;
+            }
+        }
+        let round = ended_round.expect("Ann doubled within eight rounds");
+        // Final after the dispute window: every stake settled (Ben's too, session or not).
+        for _ in 0..300 {
+            let open = "SELECT COUNT(*) FROM wallet_journal WHERE state IN ('pending', 'committed')";
+            if ledger_rows(&db, open).await == 0 {
+                break;
+            }
+            sleep(Duration::from_millis(100)).await;
+        }
+        assert!(p.terminate(), "clean stop");
+        let ann_balance = ledger_rows(&db, "SELECT balance FROM players WHERE id = 'ann'").await;
+        let r = round.as_u64().expect("round");
+        let tx = common::tx_table(&db).await;
+        assert_eq!(
+            ledger_count(&db, &format!("{tx}:{r}:4:behind-double@ben.1:debit")).await,
+            0,
+            "nothing taken for the follow of a session that ended"
+        );
+        assert_eq!(
+            ledger_rows(&db, &format!("SELECT staked FROM settlements WHERE round = {r} AND seat = 4 AND player = 'ben' AND kind = 'main'")).await,
+            500
+        );
+        assert_eq!(
+            ledger_rows(&db, &format!("SELECT staked FROM settlements WHERE round = {r} AND seat = 4 AND player = '' AND kind = 'main'")).await,
+            2000,
+            "Ann's double went ahead"
+        );
+        let log = common::log_of(&db, "table-1").await;
+        let short = log.iter().any(|row| {
+            matches!(&row.record, croupier::store::Record::Input {
+                input: croupier::engine::Input::DoubleShort { seat: 4, short }, ..
+            } if short == &["ben".to_string()])
+        });
+        assert!(short, "the log's double names Ben as not following");
+        let ben_balance = ledger_rows(&db, "SELECT balance FROM players WHERE id = 'ben'").await;
+        balance_is_the_logs(&db, "ben", ben_balance, "player = 'ben'").await;
         balance_is_the_logs(&db, "ann", ann_balance, "seat = 4 AND player = ''").await;
         no_open_stakes(&db).await;
     })

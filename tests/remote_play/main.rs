@@ -107,51 +107,85 @@ async fn until(p: &proc::Proc, secs: u64, what: &str, f: impl Fn(&Value) -> bool
     panic!("{what}: {}", state(p).await);
 }
 
+/// Polls the table's full snapshot as its staff (`staff`: their headers) until `f` holds (at
+/// most `secs`), with no request as any player meanwhile: a player's page that is gone.
+async fn until_table(
+    p: &mut proc::Proc,
+    staff: &[(String, String)],
+    secs: u64,
+    what: &str,
+    f: impl Fn(&Value) -> bool,
+) -> Value {
+    let player = std::mem::replace(&mut p.headers, staff.to_vec());
+    for _ in 0..secs * 10 {
+        let s = p.get("/api/status").await;
+        if f(&s) {
+            p.headers = player;
+            return s;
+        }
+        sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{what}: {}", p.get("/api/status").await);
+}
+
+/// After a session of `player`'s ended while round `r` was theirs: nothing of theirs was
+/// staked, debited or settled in a later round (the journal, the settlements on `filter`),
+/// their balance in the ledger is the log's (an opening of 500.00), and no seat is held.
+async fn nothing_moved_after(db: &Path, player: &str, r: u64, filter: &str) -> i64 {
+    // Round `r` is credited once final (after the dispute window).
+    let open = format!("SELECT COUNT(*) FROM wallet_journal WHERE player_id = '{player}' AND state IN ('pending', 'committed')");
+    for _ in 0..300 {
+        if ledger_rows(db, &open).await == 0 {
+            break;
+        }
+        sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        ledger_rows(
+            db,
+            &format!(
+                "SELECT COUNT(*) FROM wallet_journal WHERE player_id = '{player}' AND round > {r}"
+            )
+        )
+        .await,
+        0,
+        "{player}: no stake after round {r}"
+    );
+    assert_eq!(
+        ledger_rows(
+            db,
+            &format!("SELECT COUNT(*) FROM settlements WHERE ({filter}) AND round > {r}")
+        )
+        .await,
+        0,
+        "{player}: nothing on the table after round {r}"
+    );
+    let balance = ledger_rows(
+        db,
+        &format!("SELECT balance FROM players WHERE id = '{player}'"),
+    )
+    .await;
+    balance_is_the_logs(db, player, balance, filter).await;
+    assert_eq!(
+        ledger_rows(
+            db,
+            &format!("SELECT COUNT(*) FROM remote_seats WHERE player = '{player}'")
+        )
+        .await,
+        0,
+        "{player}'s seat is freed"
+    );
+    balance
+}
+
 /// Replays `log` (Deluxe): the tick rows, and the (seq, action) of every tick that
 /// timed out a decision of `seat` (the engine's events for it, as recovery computes them).
 fn timeouts_in(
     log: &[croupier::store::LogRow],
     seat: u8,
 ) -> (Vec<u64>, Vec<(u64, croupier::engine::Action)>) {
-    use croupier::engine::{Engine, Event, Input, Variant};
-    use croupier::store::Record;
-    let variant = Variant::built_in("deluxe")
-        .expect("shipped")
-        .expect("valid");
-    let mut engine = Engine::new(std::sync::Arc::new(variant));
-    let (mut ticks, mut out) = (Vec::new(), Vec::new());
-    let mut events = Vec::new();
-    for row in log {
-        let Record::Input { input, .. } = &row.record else {
-            continue;
-        };
-        events.clear();
-        engine.apply(input, &mut events).expect("the log replays");
-        if let Input::Bets(bets) = input {
-            if let Some(b) = bets.iter().find(|b| b.seat == seat) {
-                assert!(
-                    b.timer_ms > 0,
-                    "the remote seat is timed in the bets: {b:?}"
-                );
-            }
-        }
-        if matches!(input, Input::Tick { .. }) {
-            ticks.push(row.seq);
-            if events.iter().any(|e| matches!(e, Event::DecisionTimeout)) {
-                for e in &events {
-                    if let Event::Decided {
-                        seat: s, action, ..
-                    } = e
-                    {
-                        if *s == seat {
-                            out.push((row.seq, *action));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    (ticks, out)
+    let (ticks, out) = common::logged_timeouts(log, "deluxe", seat);
+    (ticks, out.into_iter().map(|t| (t.seq, t.action)).collect())
 }
 
 async fn ledger_rows(db: &Path, sql: &str) -> i64 {

@@ -231,3 +231,62 @@ async fn a_multihand_box_that_won_lets_its_whole_return_play_and_exactly_that_is
     .await
     .expect("bounded");
 }
+
+/// Issue #58 item 4 on a common draw: Mia's session is revoked by the platform while her
+/// boxes are in play. Nothing of hers moves by itself after it (Let it play stakes a box's
+/// return only when she asks, from a live session): no later stake, her balance the log's;
+/// at the next betting window she is taken off the table, so the window no longer waits for
+/// her; her page, back with a new session, says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multihand_player_whose_session_ended_is_taken_off_the_table_and_staked_nothing() {
+    timeout(Duration::from_secs(300), async {
+        let (dir, db, mut p) = one_player("multihand", "Mia").await;
+        let cfg = dir.path().join("table.toml").display().to_string();
+        let (ok, key) = croupier(&["player", "platform-key", "--config", &cfg]);
+        assert!(ok, "{key}");
+        let platform = vec![(
+            "Authorization".to_string(),
+            format!("Bearer {}", key.trim()),
+        )];
+        taken(&p, "/api/play/join", "{}").await;
+        until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+        let bet = r#"{"boxes": [{"box": 1, "main": 1000}, {"box": 2, "main": 2000}]}"#;
+        let body = taken(&p, "/api/play/boxes", bet).await;
+        let r1 = serde_json::from_str::<Value>(&body).expect("json")["round"]
+            .as_u64()
+            .expect("round");
+        p.headers = platform;
+        let body = taken(&p, "/api/play/sessions/revoke", r#"{"player": "mia"}"#).await;
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).expect("json")["revoked"],
+            1
+        );
+        let staff = common::local_token_header(&db);
+        until_table(
+            &mut p,
+            &staff,
+            120,
+            "Mia taken off the table after r1",
+            |s| {
+                s["last_result"]["round"].as_u64() >= Some(r1)
+                    && s["remote"]["unseated"] == serde_json::json!([])
+            },
+        )
+        .await;
+        let after = nothing_moved_after(&db, "mia", r1, "player = 'mia'").await;
+        let (ok, link) = croupier(&["player", "link", "mia", "--config", &cfg]);
+        assert!(ok, "{link}");
+        as_player(&mut p, link.trim().rsplit_once("#t=").expect("a link").1);
+        let s = state(&p).await;
+        assert_eq!(s["released"]["reason"], "revoked", "{s}");
+        assert_eq!(s["released"]["seats"], serde_json::json!([]), "{s}");
+        assert_eq!(
+            (s["unseated"].as_bool(), s["balance"].as_i64()),
+            (Some(false), Some(after)),
+            "{s}"
+        );
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}

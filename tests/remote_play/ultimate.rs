@@ -142,3 +142,92 @@ async fn ultimate_rebets_the_previous_bet_in_each_window_clipped_to_the_balance(
     .await
     .expect("bounded");
 }
+
+/// Uma on seat 4 of the Ultimate demo table (one_player: €500.00) with €40.00 on round r1,
+/// played out with her page gone after the bet: the directory, the database, the process
+/// (calling as the table's staff), her token and r1.
+async fn uma_bets_40_and_goes() -> (tempfile::TempDir, PathBuf, proc::Proc, String, u64) {
+    let (dir, db, mut p) = one_player("ultimate", "Uma").await;
+    let token = p.headers[0].1.trim_start_matches("Bearer ").to_string();
+    taken(&p, "/api/play/join", r#"{"seat": 4}"#).await;
+    until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
+    let body = taken(&p, "/api/play/bet", r#"{"main": 4000}"#).await;
+    let r1 = serde_json::from_str::<Value>(&body).expect("json")["round"]
+        .as_u64()
+        .expect("round");
+    p.headers = common::local_token_header(&db);
+    (dir, db, p, token, r1)
+}
+
+/// Issue #58 item 4, the outside finding: Uma's session is revoked while her €40.00 round
+/// is in play and her page is gone. "Your bet from the previous round within the same game
+/// session is automatically rebet": not in a session that ended — she is staked in no later
+/// round, her balance moves by that round's settlement only, seat 4 is freed (so no window
+/// waits for her), and when she comes back with a new link her page says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_ultimate_player_is_staked_in_no_later_round_and_told_why_on_return() {
+    timeout(Duration::from_secs(300), async {
+        let (dir, db, mut p, _token, r1) = uma_bets_40_and_goes().await;
+        let cfg = dir.path().join("table.toml").display().to_string();
+        let staff = p.headers.clone();
+        until_table(&mut p, &staff, 30, "round r1 in play", |s| s["round"]["number"] == r1).await;
+        let (ok, text) = croupier(&["player", "revoke", "uma", "--config", &cfg]);
+        assert!(ok && text.contains("1 session(s) revoked"), "{text}");
+        // Three more rounds played by the demo's seats.
+        until_table(&mut p, &staff, 240, "three rounds after r1", |s| {
+            s["last_result"]["round"].as_u64() >= Some(r1 + 3)
+        })
+        .await;
+        let after = nothing_moved_after(&db, "uma", r1, "seat = 4 AND player = ''").await;
+        assert_eq!(
+            ledger_rows(&db, &format!("SELECT staked FROM settlements WHERE round = {r1} AND seat = 4 AND kind = 'main'")).await,
+            4000,
+            "r1 is hers, and settled"
+        );
+        let s = p.get("/api/status").await;
+        assert_eq!(s["remote"]["seats"], serde_json::json!([]), "{s}");
+
+        // Back with a new link: her page is told why seat 4 went, and nothing moved.
+        let (ok, link) = croupier(&["player", "link", "uma", "--config", &cfg]);
+        assert!(ok, "{link}");
+        as_player(&mut p, link.trim().rsplit_once("#t=").expect("a link").1);
+        let s = state(&p).await;
+        assert_eq!(s["released"]["reason"], "revoked", "{s}");
+        assert_eq!(s["released"]["seats"], serde_json::json!([4]), "{s}");
+        assert!(s["released"]["round"].as_u64() >= Some(r1), "{s}");
+        assert_eq!((s["seat"].clone(), s["balance"].as_i64()), (Value::Null, Some(after)), "{s}");
+        // Joining again reads the note.
+        taken(&p, "/api/play/join", r#"{"seat": 4}"#).await;
+        assert!(state(&p).await["released"].is_null());
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
+
+/// Issue #58 item 4: Uma bets, then her tab closes (her link still valid). The re-bet waits
+/// for her page "on return to the betting stage", which never comes: nothing is staked in
+/// the next round, and after a whole round without a word from her (`[play]
+/// away_after_rounds = 1`) seat 4 is freed. Her page, back, says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ultimate_player_whose_page_is_gone_is_not_rebet_and_is_told_why_on_return() {
+    timeout(Duration::from_secs(300), async {
+        let (_dir, db, mut p, token, r1) = uma_bets_40_and_goes().await;
+        let staff = p.headers.clone();
+        until_table(&mut p, &staff, 240, "seat 4 freed after r1", |s| {
+            s["last_result"]["round"].as_u64() > Some(r1)
+                && s["remote"]["seats"] == serde_json::json!([])
+        })
+        .await;
+        let after = nothing_moved_after(&db, "uma", r1, "seat = 4 AND player = ''").await;
+        as_player(&mut p, &token);
+        let s = state(&p).await;
+        assert_eq!(s["released"]["reason"], "away", "{s}");
+        assert_eq!(s["released"]["rounds"], 1, "{s}");
+        assert_eq!(s["released"]["seats"], serde_json::json!([4]), "{s}");
+        assert_eq!(s["balance"].as_i64(), Some(after), "{s}");
+        assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}

@@ -67,6 +67,25 @@ pub async fn start(
     ];
     all.extend_from_slice(edits);
     let cfg = common::demo_config_file(dir.path(), &all);
+    open(dir, cfg, players).await
+}
+
+/// A table of `variant` without the demo dealer, dealt by the test from a simulated shoe
+/// (`common::no_demo_table`: a `betting` seconds countdown, a `decision` seconds timer),
+/// with `players` as [`start`] has them: the table and its shoe.
+pub async fn start_dealt(
+    variant: &str,
+    betting: u64,
+    decision: u64,
+    players: &[(&str, (u32, u32))],
+) -> (Table, croupier_drivers::sim::SimShoe) {
+    let (dir, sim, cfg) = common::no_demo_table(variant, betting, decision);
+    (open(dir, cfg, players).await, sim)
+}
+
+/// `players` added to the table configured at `cfg` with €500.00 each, the binary started,
+/// each page opened from its launch link at its size.
+async fn open(dir: tempfile::TempDir, cfg: PathBuf, players: &[(&str, (u32, u32))]) -> Table {
     let tokens: Vec<String> = players
         .iter()
         .map(|(name, _)| common::launch_token(&cfg, name, "500.00"))

@@ -241,6 +241,7 @@ impl Table {
             self.wait_count = self.engine.waits_opened();
             self.wait_seq = seq;
         }
+        remote.note_timeouts(round, seq, events, &self.view);
         let timed_out = events.iter().any(|e| matches!(e, Event::DecisionTimeout));
         let closed = timed_out.then(|| remote.closed(round, seq, self.engine.clock_ms()));
         let window = self.engine.deadline().map(|d| {

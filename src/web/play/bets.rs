@@ -6,7 +6,7 @@ use crate::engine::variant::SecondSeat;
 use crate::engine::{BehindBet, PlayerBets, SeatBets, SeatId};
 use crate::play::funds::seat_plays;
 use crate::play::rules::FundsRefusal;
-use crate::play::Play;
+use crate::play::{Play, SeatMark};
 use crate::table::remote::Window;
 use crate::table::BetError;
 use crate::wallet::journal::Entry;
@@ -341,9 +341,15 @@ pub async fn bet(
     let side = side_bets(&app, &b.side)?;
     let _money = play.money.lock().await;
     let window = open_window(&app, &play)?;
+    // The player's own bet, in the session they placed it with.
+    let mark = SeatMark {
+        round: window.round,
+        rebet: None,
+        session: crate::play::sessions::key(super::bearer(&headers)),
+    };
     let Some(&other) = mine.iter().find(|s| **s != seat) else {
         let debited = on_seat(&app, &play, &me, seat, &window, b.main, side, true).await?;
-        play.mark_seat_bet(seat, window.round, None);
+        play.mark_seat_bet(seat, mark);
         return placed(&play, &me, Some(window.round), &debited).await;
     };
     let (plays, how) = second_seat(&app, &play, &me, &window, (seat, other), b.main, &side).await?;
@@ -352,7 +358,7 @@ pub async fn bet(
     let seats: Vec<SeatId> = plays.iter().map(|(s, _, _)| *s).collect();
     let debited = on_seats(&app, &play, &me, &window, plays, true).await?;
     for s in seats {
-        play.mark_seat_bet(s, window.round, None);
+        play.mark_seat_bet(s, mark);
     }
     let mut answer = placed_json(&play, &me, Some(window.round), &debited).await?;
     // How the second seat's rule applied, and what each seat carries now.

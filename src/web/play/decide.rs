@@ -189,8 +189,8 @@ pub async fn decision(
         }
     }
     // Players behind a seat who follow its double or split stake again when it does; a
-    // follower who cannot pay is `short`: a double's card is a hit for them, a split's
-    // second hand is not theirs.
+    // follower who cannot pay, or whose game session ended, is `short`: a double's card is
+    // a hit for them, a split's second hand is not theirs.
     let mut short = Vec::new();
     if !common && !turn.behind && matches!(action, Action::Double | Action::Split) {
         let followers: Vec<BehindBet> = snap
@@ -207,6 +207,13 @@ pub async fn decision(
                 _ => bb.follows(1, false),
             };
             if !follows || bb.main == 0 {
+                continue;
+            }
+            // A follower whose game session ended is not staked again (issue #58 item 4):
+            // the sheet's default for a bet behind that does not follow — the double's
+            // card a hit for them, the split's first hand only.
+            if !play.in_session(&bb.player).await {
+                short.push(bb.player.clone());
                 continue;
             }
             let line = if action == Action::Double {

@@ -9,12 +9,19 @@
 //! by `play::funds::rebet` (`short_rebet = "maximum_available"`; below the table minimum:
 //! no re-bet). A re-bet does not count as the player's bet for closing the window early:
 //! they may change or withdraw it until the window closes.
+//!
+//! "Within the same game session ... on return to the betting stage" (issue #58 item 4):
+//! a bet is re-bet only while the launch session it was placed with (`SeatMark::session`,
+//! which the re-bet keeps) is live, and only once that session's page has been heard in
+//! this window (`play::presence`): a revoked, expired or disabled session, or a closed tab,
+//! is never staked again. A bet the service has no mark of (placed before a restart) is not
+//! re-bet: the page's Rebet lays it again with a tap.
 
 use super::bets::{on_seat, open_window};
 use super::common_draw;
 use crate::engine::variant::RebetBelowMinimum;
 use crate::engine::{SeatBets, SeatId};
-use crate::play::Play;
+use crate::play::{Play, SeatMark};
 use crate::table::remote::Window;
 use crate::table::Snapshot;
 use crate::wallet::Owner;
@@ -77,11 +84,27 @@ fn already_bet(play: &Play, seat: SeatId, round: u64) -> bool {
     play.seat_mark(seat).is_some_and(|m| m.round == round)
 }
 
-/// Re-bets `c` in `window` if it is due.
-async fn try_rebet(app: &AppState, play: &Play, window: &Window, c: &Candidate) -> Step {
+/// Re-bets `c` in `window` (the `windows`-th opened) if it is due.
+async fn try_rebet(
+    app: &AppState,
+    play: &Play,
+    (window, windows): (&Window, u64),
+    c: &Candidate,
+) -> Step {
     let seat = c.bet.seat;
     if play.remote.seat_of(&c.player) != Some(seat) || already_bet(play, seat, window.round) {
         return Step::Done;
+    }
+    // The game session the bet belongs to; none known: not re-bet.
+    let Some(session) = play
+        .seat_mark(seat)
+        .filter(|m| m.round == c.round)
+        .map(|m| m.session)
+    else {
+        return Step::Done;
+    };
+    if !play.presence.heard_in(&session, windows) {
+        return Step::Wait;
     }
     // "The maximum available" includes what the round just played returns.
     match play
@@ -106,6 +129,11 @@ async fn try_rebet(app: &AppState, play: &Play, window: &Window, c: &Candidate) 
     if open.round != window.round || taken || already_bet(play, seat, window.round) {
         return Step::Done;
     }
+    // Checked last, under the money lock: the session must still be live as it is staked.
+    if !crate::play::sessions::is_live(&play.pool, &session, &play.table).await {
+        info!(player = %c.player, seat, "re-bet: the game session ended; nothing staked");
+        return Step::Done;
+    }
     let balance = match play.wallet.balance(&c.player).await {
         Ok(b) => b,
         Err(e) => {
@@ -124,7 +152,12 @@ async fn try_rebet(app: &AppState, play: &Play, window: &Window, c: &Candidate) 
     };
     match on_seat(app, play, &c.player, seat, &open, bet.main, bet.side, false).await {
         Ok(debited) if !debited.is_empty() => {
-            play.mark_seat_bet(seat, open.round, Some(!notes.is_empty()));
+            let mark = SeatMark {
+                round: open.round,
+                rebet: Some(!notes.is_empty()),
+                session,
+            };
+            play.mark_seat_bet(seat, mark);
             info!(player = %c.player, seat, round = open.round, main = bet.main, clipped = !notes.is_empty(), "re-bet the previous round's bet");
         }
         Ok(_) => {}
@@ -162,6 +195,7 @@ pub async fn run(app: AppState) {
             pending.clear();
             continue;
         };
+        let windows = play.remote.windows_opened();
         if seen != Some((window.round, window.at_seq)) {
             seen = Some((window.round, window.at_seq));
             pending = candidates(&play, &app.table.snapshot(), window.round);
@@ -169,7 +203,7 @@ pub async fn run(app: AppState) {
         }
         let mut waiting = Vec::new();
         for c in pending.drain(..) {
-            match try_rebet(&app, &play, &window, &c).await {
+            match try_rebet(&app, &play, (&window, windows), &c).await {
                 Step::Wait => waiting.push(c),
                 Step::Stopped => {
                     stopped.insert((c.player.clone(), c.bet.seat, c.round));
