@@ -288,10 +288,10 @@ impl Table {
                     self.metrics.rounds_settled(settled as u64);
                 }
                 let events = std::mem::take(&mut self.events);
-                if let Some(hash) = self.store.as_ref().map(|s| s.head_hash()) {
-                    self.salt_rounds(&events, &hash);
-                }
                 self.absorb(seq, &record, &events);
+                if let Some(hash) = self.store.as_ref().map(|s| s.head_hash()) {
+                    self.salt_hole(&hash);
+                }
                 self.sync_remote(seq, &events);
                 self.publish(seq, record, &events);
                 self.events = events;
