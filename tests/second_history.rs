@@ -1,7 +1,12 @@
 //! A table given a second history, through the real binary without a broker (issue #58
-//! item 1): the demo table's own public feed watched by a viewer who saves every reveal,
-//! then a log cut back inside a round (before its hole card) together with its anchor,
-//! and played on: the hole card dealt again is sealed under a new nonce.
+//! items 1 and 2): the demo table's own public feed watched by a viewer who saves every
+//! reveal, then
+//! - a database restored from a backup taken with a round in play — the up card out, the
+//!   hole card not yet dealt —: the restored timeline voids that round first (every stake
+//!   returned), and no face-down card of the new history opens with a nonce the lost
+//!   history revealed (52 cards tried with every one);
+//! - a log cut back inside a round (before its hole card) together with its anchor, and
+//!   played on: the hole card dealt again is sealed under a new nonce.
 
 mod common;
 #[path = "common/proc.rs"]
@@ -13,7 +18,8 @@ mod seals;
 #[path = "support/studio_table.rs"]
 mod studio_table;
 
-use croupier::store::LogRow;
+use croupier::engine::Input;
+use croupier::store::{LogRow, Reader, Record, Source, TimelineCause};
 use croupier::table::{Follower, TableConfig};
 use public_check::Viewer;
 use serde_json::Value;
@@ -47,6 +53,18 @@ fn follower(cfg: &Path) -> Follower {
     )
 }
 
+/// The round `log` ends in, if it ends with a round in play whose up card is out and
+/// whose hole card is not.
+fn ends_before_the_hole_card(cfg: &Path, log: &[LogRow]) -> Option<u64> {
+    let mut f = follower(cfg);
+    let mut last = None;
+    for row in log {
+        last = Some(f.follow(row).expect("the log replays").0);
+    }
+    let round = &last?.round;
+    (round.number > 0 && !round.settled && round.dealer.len() == 1).then_some(round.number)
+}
+
 async fn log(db: &Path) -> Vec<LogRow> {
     common::log_of(db, "table-1").await
 }
@@ -77,6 +95,136 @@ async fn until_settled(v: &Viewer, round: u64, more: u64) {
         sleep(Duration::from_millis(100)).await;
     }
     panic!("round {round} and {more} more settled: {:?}", last_view(v));
+}
+
+/// Takes a backup of the running table while a round is in play with its up card out and
+/// its hole card not yet dealt (tried round after round until a copy holds exactly that):
+/// the backup and the round it ends in.
+async fn backup_mid_round(dir: &Path, cfg: &Path, viewer: &Viewer) -> (std::path::PathBuf, u64) {
+    let cfg_s = cfg.display().to_string();
+    for attempt in 0..60 {
+        // The up card alone on the table.
+        for _ in 0..600 {
+            let up_only = last_view(viewer).is_some_and(|m| {
+                let r = &m["view"]["round"];
+                r["settled"] == false && r["dealer"].as_array().is_some_and(|d| d.len() == 1)
+            });
+            if up_only {
+                break;
+            }
+            sleep(Duration::from_millis(10)).await;
+        }
+        let copy = dir.join(format!("backup-{attempt}.db"));
+        let out = common::croupier(
+            &["backup", copy.to_str().expect("utf-8"), "--config", &cfg_s],
+            None,
+        );
+        assert!(out.status.success(), "{}", common::text(&out));
+        if let Some(round) = ends_before_the_hole_card(cfg, &log(&copy).await) {
+            return (copy, round);
+        }
+        // Too late (or too early): the next round.
+        std::fs::remove_file(&copy).expect("remove");
+        std::fs::remove_file(croupier::store::anchor::path_for(&copy)).expect("remove");
+        let now = last_view(viewer).and_then(|m| m["view"]["round"]["number"].as_u64());
+        for _ in 0..600 {
+            let next = last_view(viewer).and_then(|m| m["view"]["round"]["number"].as_u64());
+            if next > now {
+                break;
+            }
+            sleep(Duration::from_millis(10)).await;
+        }
+    }
+    panic!("no backup caught a round between its up card and its hole card");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restore_mid_round_voids_the_round_and_no_face_down_card_opens_with_a_lost_nonce() {
+    timeout(Duration::from_secs(400), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = config(dir.path());
+        let db = dir.path().join("croupier.db");
+        let p = proc::spawn(&cfg, &dir.path().join("run.log")).await;
+        let lost = Viewer::connect(&p.addr, "table-1", None).await;
+        let (backup, round) = backup_mid_round(dir.path(), &cfg, &lost).await;
+        let backed = log(&backup).await.len();
+        // The lost history plays the round on: its hole card dealt and revealed, its
+        // stakes settled; and two rounds more.
+        until_settled(&lost, round, 2).await;
+        assert!(p.terminate(), "clean stop");
+
+        // The restore, as the guide tells it: the backup and its anchor over the live ones.
+        common::restore(&backup, &db);
+        let p = proc::spawn(&cfg, &dir.path().join("run.log")).await;
+        let restored = Viewer::connect(&p.addr, "table-1", None).await;
+        let settled = |v: &Viewer| v.values().iter().filter(|m| m["type"] == "result").count();
+        for _ in 0..1200 {
+            if settled(&restored) >= 4 {
+                break;
+            }
+            sleep(Duration::from_millis(100)).await;
+        }
+        assert!(settled(&restored) >= 4, "the restored table deals on");
+        assert!(p.terminate(), "clean stop");
+
+        // The attack: every face-down card the restored table showed, tried with every
+        // nonce the lost history revealed — its interrupted round's among them.
+        let old = seals::seen(&lost.values());
+        assert!(
+            old.nonces.iter().any(|(r, _)| *r == round),
+            "the lost history revealed round {round}'s hole card"
+        );
+        let new = seals::seen(&restored.values());
+        assert!(new.commitments.len() >= 3, "{new:?}");
+        let named = seals::named("table-1", &new.commitments, &old.nonces);
+        assert!(
+            named.is_empty(),
+            "face-down cards named by the lost history's nonces: {named:?}"
+        );
+
+        // The restored log: the backup's rows, the new timeline, then the round voided by
+        // the table itself before anything else, every stake back.
+        let after = log(&db).await;
+        assert!(
+            matches!(
+                &after[backed].record,
+                Record::Timeline {
+                    cause: TimelineCause::Restored { .. },
+                    ..
+                }
+            ),
+            "{:?}",
+            after[backed].record
+        );
+        assert!(
+            matches!(
+                &after[backed + 1].record,
+                Record::Input {
+                    source: Source::Restore,
+                    input: Input::CancelRound
+                }
+            ),
+            "the interrupted round voided first: {:?}",
+            after[backed + 1].record
+        );
+        let results = Reader::open(&db)
+            .await
+            .expect("reader")
+            .results("table-1")
+            .await
+            .expect("results");
+        let voided = results
+            .iter()
+            .find(|r| r.round == round)
+            .expect("the round's result");
+        assert!(voided.cancelled, "{voided:?}");
+        assert!(
+            !voided.bets.is_empty() && voided.bets.iter().all(|b| b.returned == b.staked),
+            "{voided:?}"
+        );
+    })
+    .await
+    .expect("bounded");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

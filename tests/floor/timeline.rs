@@ -91,15 +91,8 @@ async fn the_floor_follows_a_restored_table_a_wiped_broker_and_alarms_a_stall() 
         let lost_head = t.rows().await.len();
 
         // Restored; the publisher refuses; the operator continues.
-        for ext in ["-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{ext}", t.db.display()));
-        }
-        std::fs::copy(&backup, &t.db).expect("restore");
-        std::fs::copy(
-            croupier::store::anchor::path_for(&backup),
-            croupier::store::anchor::path_for(&t.db),
-        )
-        .expect("restore the anchor");
+        // The restore, as the guide tells it: the backup and its anchor over the live ones.
+        common::restore(&backup, &t.db);
         // Started, it refuses to publish over the floor's history, and says so: the floor
         // raises a `fork` alarm before the operator acts.
         t.start(false).await;

@@ -55,15 +55,7 @@ async fn a_restored_table_publishes_nothing_until_the_operator_continues_its_tim
         assert_eq!(broker_head["seq"], lost_head);
 
         // The restore, as the guide tells it: the backup and its anchor over the live ones.
-        for ext in ["-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{ext}", table.db.display()));
-        }
-        std::fs::copy(&backup, &table.db).expect("restore");
-        std::fs::copy(
-            croupier::store::anchor::path_for(&backup),
-            croupier::store::anchor::path_for(&table.db),
-        )
-        .expect("restore the anchor");
+        common::restore(&backup, &table.db);
         table.start(false).await;
         let log = Reader::open(&table.db).await.expect("reader").log("alpha").await.expect("log");
         let row = &log[backed as usize];

@@ -187,6 +187,7 @@ impl Table {
             shoes: Default::default(),
             trust: None,
             round_salts: Default::default(),
+            interrupted: None,
             timeline: None,
             clock: Arc::new(crate::table::clock::TableClock::new()),
             clock_seen: 0,
@@ -307,6 +308,7 @@ impl Table {
         match record {
             Record::Input { input, .. } => {
                 self.inputs += 1;
+                self.interrupted = None;
                 if let Some(base) = self.next_base.take() {
                     self.base = base;
                     self.round_inputs.clear();
@@ -382,7 +384,12 @@ impl Table {
             Record::Resolve { .. } => {}
             Record::Countdown { .. } => {}
             // A new identity for the history, nothing for the round.
-            Record::Timeline { id, .. } => {
+            Record::Timeline { id, cause, .. } => {
+                if matches!(cause, crate::store::TimelineCause::Restored { .. })
+                    && self.engine.round_in_progress()
+                {
+                    self.interrupted = Some(self.view.number);
+                }
                 let epoch = self.timeline.as_ref().map_or(0, |t| t.epoch) + 1;
                 self.timeline = Some(crate::store::Timeline {
                     id: id.clone(),

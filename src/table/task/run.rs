@@ -43,6 +43,8 @@ impl Table {
         let mut beats = crate::clock::every(heartbeat::EVERY);
         // A verdict a crash kept from being written (recovery judged the last shoe again).
         self.write_verdicts().await;
+        // A restored timeline first voids the round its backup ended in (`restore.rs`).
+        self.void_interrupted().await;
         loop {
             self.arm_window();
             let window = self.final_at;

@@ -81,6 +81,9 @@ pub struct Table {
     /// on another history (a restored database, a cut log, a new database beside the key
     /// file) never gets a nonce a viewer has already seen revealed.
     pub(super) round_salts: std::collections::BTreeMap<u64, String>,
+    /// The round a restore interrupted: in play when a `restored` timeline row was
+    /// absorbed, with no input since (`restore.rs` voids it at the start of `run`).
+    pub(super) interrupted: Option<u64>,
     /// The timeline the log is on after its first (`store/timeline.rs`), from the last
     /// `timeline` row replayed; `None` on the first. Views and signed results name it, so
     /// a viewer's checks tell a restore from a cut log.
