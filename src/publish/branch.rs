@@ -99,12 +99,16 @@ pub async fn continue_timeline(
     // Newest first: the broker's last own row, then back to the last one this log holds.
     let mut superseded = None;
     let mut common = 0;
+    // The newest row of this table's id signed with another key, newer than the last row
+    // both histories share: what the publisher refuses as `timeline_foreign`.
+    let mut foreign = None;
     let state = log.info().await.map_err(|e| e.to_string())?.state.clone();
     let mut seq = state.last_sequence;
     while seq >= state.first_sequence.max(1) {
-        if let Some(row) = own(&log, seq, wire::LOG, id, &key).await? {
-            if let Ok(row) = serde_json::from_slice::<LoggedRow>(&row.payload) {
-                if row.table == id {
+        if let Some(m) = message(&log, seq).await? {
+            let signed = subjects::signed(&key, wire::LOG, id, &m.payload, &m.headers);
+            match serde_json::from_slice::<LoggedRow>(&m.payload) {
+                Ok(row) if row.table == id && signed => {
                     if ours.get(&row.seq) == Some(&row.hash) {
                         common = row.seq;
                         break;
@@ -115,11 +119,18 @@ pub async fn continue_timeline(
                         hash: row.hash,
                     });
                 }
+                Ok(row) if row.table == id => {
+                    foreign.get_or_insert(row);
+                }
+                _ => {}
             }
         }
         seq -= 1;
     }
     let Some(superseded) = superseded else {
+        if let Some(row) = foreign {
+            return Err(foreign_history(config, db, &keys, &row));
+        }
         return Ok(Outcome::NothingToContinue(format!(
             "the broker's last row of table {id} (row {common}) is this log's: nothing to continue over; start the table"
         )));
@@ -186,6 +197,42 @@ pub async fn continue_timeline(
     })
 }
 
+/// What the operator is told when the broker's history of this table's id is signed
+/// with another key (`row` its newest row): nothing of it is this table's to continue
+/// over, and what to do instead.
+fn foreign_history(
+    config: &TableConfig,
+    db: &std::path::Path,
+    keys: &TableKeys,
+    row: &LoggedRow,
+) -> String {
+    let id = config.table.id.as_str();
+    let key_file = crate::trust::keys::path_for(db);
+    format!(
+        "the broker's history of table {id} (its last row {}, timeline {}) is signed with another key than this table's ({}): another table publishes under this id, or this table's key file was replaced. `timeline continue` continues only over this table's own history: nothing was written, and the table stays stopped publishing until one of these is done — if another table runs as {id}, give this one an id of its own ([table] id in its configuration; its database starts a new log under it, and the studio needs its credentials and its pinned key, `croupier table-key`); if this table replaces that one and its old key file still exists, put it back as {} and start the table; if that key is lost, the id cannot be published again: give this table a new id",
+        row.seq,
+        if row.timeline.is_empty() {
+            "from before timelines"
+        } else {
+            row.timeline.as_str()
+        },
+        keys.public_hex(),
+        key_file.display(),
+    )
+}
+
+/// The message at `seq` of `stream`, if there is one.
+async fn message(
+    stream: &stream::Stream,
+    seq: u64,
+) -> Result<Option<jetstream::message::StreamMessage>, String> {
+    match stream.get_raw_message(seq).await {
+        Ok(m) => Ok(Some(m)),
+        Err(e) if e.kind() == stream::RawMessageErrorKind::NoMessageFound => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// The message at `seq` of `stream` if the table signed it for `domain`.
 async fn own(
     stream: &stream::Stream,
@@ -194,14 +241,9 @@ async fn own(
     table: &str,
     key: &ed25519_dalek::VerifyingKey,
 ) -> Result<Option<jetstream::message::StreamMessage>, String> {
-    match stream.get_raw_message(seq).await {
-        Ok(m) => {
-            let signed = subjects::signed(key, domain, table, &m.payload, &m.headers);
-            Ok(signed.then_some(m))
-        }
-        Err(e) if e.kind() == stream::RawMessageErrorKind::NoMessageFound => Ok(None),
-        Err(e) => Err(e.to_string()),
-    }
+    Ok(message(stream, seq)
+        .await?
+        .filter(|m| subjects::signed(key, domain, table, &m.payload, &m.headers)))
 }
 
 /// One wallet movement of the rounds a restore lost: what the broker's superseded rows

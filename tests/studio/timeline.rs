@@ -261,6 +261,41 @@ async fn a_second_table_with_the_same_id_publishes_nothing() {
         }
         assert_eq!(notices, 1, "the twin said it stopped");
         twin.stop();
+
+        // The operator tries `timeline continue` on the twin: refused, with what to do,
+        // and nothing written (issue #58: it said "start the table", which stayed stopped).
+        let rows = twin.seq().await;
+        let idle = twin.idle.display().to_string();
+        let out = common::croupier(&["timeline", "continue", "--config", &idle], None);
+        let said = common::text(&out);
+        assert_eq!(out.status.code(), Some(2), "{said}");
+        assert!(
+            said.contains("signed with another key") && said.contains("an id of its own"),
+            "{said}"
+        );
+        assert_eq!(twin.seq().await, rows, "nothing written");
+        // Done as it says: given an id of its own, the twin publishes under it.
+        for cfg in [&twin.demo, &twin.idle] {
+            let text = std::fs::read_to_string(cfg).expect("config");
+            std::fs::write(cfg, text.replace("id = \"alpha\"", "id = \"alpha-2\""))
+                .expect("config");
+        }
+        twin.id = "alpha-2".into();
+        twin.start(true).await;
+        let started = Instant::now();
+        loop {
+            let (status, r) = get(&twin.addr(), "/readyz").await;
+            let published = r["publish"]["acked"].as_u64().unwrap_or(0);
+            if status == 200 && published >= 5 {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "alpha-2 publishes: {r}"
+            );
+            sleep(Duration::from_millis(200)).await;
+        }
+        twin.stop();
     })
     .await;
 }
