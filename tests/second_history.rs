@@ -9,6 +9,8 @@
 //!   played on: the hole card dealt again is sealed under a new nonce.
 
 mod common;
+#[path = "support/mid_round.rs"]
+mod mid_round;
 #[path = "common/proc.rs"]
 mod proc;
 #[path = "support/public_check.rs"]
@@ -20,11 +22,9 @@ mod studio_table;
 
 use croupier::engine::Input;
 use croupier::store::{LogRow, Reader, Record, Source, TimelineCause};
-use croupier::table::{Follower, TableConfig};
+use mid_round::{backup_mid_round, follower, last_view};
 use public_check::Viewer;
-use serde_json::Value;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::{sleep, timeout};
 
@@ -41,37 +41,8 @@ fn config(dir: &Path) -> std::path::PathBuf {
     )
 }
 
-/// The table of `cfg` folded over `log`: what it shows after each row.
-fn follower(cfg: &Path) -> Follower {
-    let config = TableConfig::load(cfg).expect("config");
-    Follower::new(
-        &config.table.id,
-        &config.table.name,
-        &config.table.variant,
-        Arc::new(config.variant().expect("variant")),
-        config.disputes.settings(),
-    )
-}
-
-/// The round `log` ends in, if it ends with a round in play whose up card is out and
-/// whose hole card is not.
-fn ends_before_the_hole_card(cfg: &Path, log: &[LogRow]) -> Option<u64> {
-    let mut f = follower(cfg);
-    let mut last = None;
-    for row in log {
-        last = Some(f.follow(row).expect("the log replays").0);
-    }
-    let round = &last?.round;
-    (round.number > 0 && !round.settled && round.dealer.len() == 1).then_some(round.number)
-}
-
 async fn log(db: &Path) -> Vec<LogRow> {
     common::log_of(db, "table-1").await
-}
-
-/// The viewer's latest view.
-fn last_view(v: &Viewer) -> Option<Value> {
-    v.values().into_iter().rev().find(|m| m["type"] == "view")
 }
 
 /// Waits until the viewer has seen round `round` settled and its hole card revealed, and
@@ -95,47 +66,6 @@ async fn until_settled(v: &Viewer, round: u64, more: u64) {
         sleep(Duration::from_millis(100)).await;
     }
     panic!("round {round} and {more} more settled: {:?}", last_view(v));
-}
-
-/// Takes a backup of the running table while a round is in play with its up card out and
-/// its hole card not yet dealt (tried round after round until a copy holds exactly that):
-/// the backup and the round it ends in.
-async fn backup_mid_round(dir: &Path, cfg: &Path, viewer: &Viewer) -> (std::path::PathBuf, u64) {
-    let cfg_s = cfg.display().to_string();
-    for attempt in 0..60 {
-        // The up card alone on the table.
-        for _ in 0..600 {
-            let up_only = last_view(viewer).is_some_and(|m| {
-                let r = &m["view"]["round"];
-                r["settled"] == false && r["dealer"].as_array().is_some_and(|d| d.len() == 1)
-            });
-            if up_only {
-                break;
-            }
-            sleep(Duration::from_millis(10)).await;
-        }
-        let copy = dir.join(format!("backup-{attempt}.db"));
-        let out = common::croupier(
-            &["backup", copy.to_str().expect("utf-8"), "--config", &cfg_s],
-            None,
-        );
-        assert!(out.status.success(), "{}", common::text(&out));
-        if let Some(round) = ends_before_the_hole_card(cfg, &log(&copy).await) {
-            return (copy, round);
-        }
-        // Too late (or too early): the next round.
-        std::fs::remove_file(&copy).expect("remove");
-        std::fs::remove_file(croupier::store::anchor::path_for(&copy)).expect("remove");
-        let now = last_view(viewer).and_then(|m| m["view"]["round"]["number"].as_u64());
-        for _ in 0..600 {
-            let next = last_view(viewer).and_then(|m| m["view"]["round"]["number"].as_u64());
-            if next > now {
-                break;
-            }
-            sleep(Duration::from_millis(10)).await;
-        }
-    }
-    panic!("no backup caught a round between its up card and its hole card");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -29,21 +29,8 @@ async fn a_restored_table_publishes_nothing_until_the_operator_continues_its_tim
         table.stop();
         let nats = async_nats::connect(studio.nats.url()).await.expect("nats");
         let js = async_nats::jetstream::new(nats);
-        // The log stream's last row (a fork notice is not one).
-        let last_row = |js: async_nats::jetstream::Context| async move {
-            let mut s = js.get_stream("CROUPIER_LOG_alpha").await.expect("log stream");
-            let mut seq = s.info().await.expect("info").state.last_sequence;
-            loop {
-                let m = s.get_raw_message(seq).await.expect("message");
-                let v = serde_json::from_slice::<Value>(&m.payload).expect("json");
-                if v.get("seq").is_some() {
-                    return v;
-                }
-                seq -= 1;
-            }
-        };
         let started = Instant::now();
-        while last_row(js.clone()).await["seq"] != table.seq().await {
+        while last_row(&js, "alpha").await["seq"] != table.seq().await {
             // The quiet twin publishes what the demo table left.
             assert!(started.elapsed() < Duration::from_secs(30), "the tail reaches the broker");
             table.start(false).await;
@@ -51,7 +38,7 @@ async fn a_restored_table_publishes_nothing_until_the_operator_continues_its_tim
             table.stop();
         }
         let lost_head = table.seq().await;
-        let broker_head = last_row(js.clone()).await;
+        let broker_head = last_row(&js, "alpha").await;
         assert_eq!(broker_head["seq"], lost_head);
 
         // The restore, as the guide tells it: the backup and its anchor over the live ones.
@@ -79,7 +66,7 @@ async fn a_restored_table_publishes_nothing_until_the_operator_continues_its_tim
         assert!(stopped.starts_with("timeline_fork"), "{stopped}");
         assert!(stopped.contains("croupier timeline continue"), "{stopped}");
         sleep(Duration::from_secs(2)).await;
-        assert_eq!(last_row(js.clone()).await, broker_head, "nothing published over the broker's history");
+        assert_eq!(last_row(&js, "alpha").await, broker_head, "nothing published over the broker's history");
         // It said so on its log subject, signed, for the floor (a notice, not a row).
         let mut s = js.get_stream("CROUPIER_LOG_alpha").await.expect("log stream");
         let last = s.info().await.expect("info").state.last_sequence;
