@@ -210,7 +210,7 @@ fn foreign_history(
     let id = config.table.id.as_str();
     let key_file = crate::trust::keys::path_for(db);
     format!(
-        "the broker's history of table {id} (its last row {}, timeline {}) is signed with another key than this table's ({}): another table publishes under this id, or this table's key file was replaced. `timeline continue` continues only over this table's own history: nothing was written, and the table stays stopped publishing until one of these is done — if another table runs as {id}, give this one an id of its own ([table] id in its configuration; its database starts a new log under it, and the studio needs its credentials and its pinned key, `croupier table-key`); if this table replaces that one and its old key file still exists, put it back as {} and start the table; if that key is lost, the id cannot be published again: give this table a new id",
+        "the broker's history of table {id} (its last row {}, timeline {}) is signed with another key than this table's ({}): another table publishes under this id, or this table's key file was replaced. `timeline continue` continues only over this table's own history: nothing was written, and the table publishes nothing until one of these is done — if another table runs as {id}, give this one an id of its own ([table] id in its configuration; its database starts a new log under it, and the studio needs its credentials and its pinned key, `croupier table-key`); if this table replaces that one and its old key file still exists, put it back as {} and start the table; if that key is lost, the id cannot be published again: give this table a new id",
         row.seq,
         if row.timeline.is_empty() {
             "from before timelines"
