@@ -115,46 +115,79 @@ pub async fn timeline_lost(config: Option<PathBuf>, db: Option<PathBuf>, json: b
         return ExitCode::SUCCESS;
     }
     let money = config.table.currency();
-    println!(
-        "table {}: the broker's superseded rows {}..={} (this log continued as timeline {}): wallet movements this log does not know",
-        config.table.id,
+    print!("{}", lost_report(&config.table.id, &lost, &money));
+    ExitCode::SUCCESS
+}
+
+/// `croupier timeline lost` for people: each seat-round the superseded rows moved money
+/// in, what became of it, and per player what the operator has to do.
+fn lost_report(
+    table: &str,
+    lost: &croupier::publish::lost::LostTail,
+    money: &croupier::currency::Currency,
+) -> String {
+    use croupier::publish::lost::{Here, LostState};
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "table {table}: the broker's superseded rows {}..={} (timeline {}; this log continued as timeline {}): what they moved in the wallet after the last row both share, which this log does not know",
         lost.common_seq + 1,
         lost.last_seq,
+        if lost.superseded.is_empty() { "from before timelines" } else { lost.superseded.as_str() },
         lost.timeline
     );
     if lost.moves.is_empty() {
-        println!("no player's money moved in them");
-        return ExitCode::SUCCESS;
+        let _ = writeln!(out, "no player's money moved in them");
+        return out;
     }
-    let mut totals: std::collections::BTreeMap<&str, (i64, i64)> =
-        std::collections::BTreeMap::new();
+    // Per player: (paid twice: net to take back, stakes held that nothing settles, net of
+    // the rounds played there only).
+    let mut totals: std::collections::BTreeMap<&str, (i64, i64, i64)> = Default::default();
     for m in &lost.moves {
-        println!(
-            "round {:>5}  seat {:>2}  {:<16} staked {:>12}  returned {:>12}  {}",
+        let what = match (m.here, m.state) {
+            (Here::None, LostState::Final) => "final there: played and paid on that history only",
+            (Here::None, LostState::Settled) => {
+                "settled there, never final: nothing credited, its stakes stayed debited"
+            }
+            (Here::None, LostState::Open) => {
+                "in play when that history ends: its stakes stayed debited, and nothing will settle them"
+            }
+            (Here::Voided, _) => {
+                "in play at the fork, voided here (its stakes up to the fork returned by this log): what that history staked after the fork and paid is extra"
+            }
+            (Here::Settled, _) => {
+                "settled at the fork and paid here too once final: that history's payment is a second one"
+            }
+            (Here::Open, _) => "in play at the fork and still in play here",
+        };
+        let _ = writeln!(
+            out,
+            "round {:>5}  seat {:>2}  {:<16} staked {:>12}  returned {:>12}  {what}",
             m.round,
             m.seat,
             m.player,
             money.format(m.staked),
             money.format(m.returned),
-            if m.settled {
-                "settled"
-            } else {
-                "not settled (its stake may have been rolled back)"
-            }
         );
         let t = totals.entry(m.player.as_str()).or_default();
-        t.0 += m.staked;
-        t.1 += m.returned;
+        match (m.here, m.state) {
+            (Here::Voided | Here::Settled, _) => t.0 += m.returned - m.staked,
+            (Here::None, LostState::Settled | LostState::Open) => t.1 += m.staked,
+            (Here::None, LostState::Final) => t.2 += m.returned - m.staked,
+            (Here::Open, _) => {}
+        }
     }
-    for (player, (staked, returned)) in totals {
-        println!(
-            "{player}: staked {}, returned {}, net to the player {}",
-            money.format(staked),
-            money.format(returned),
-            money.format(returned - staked)
+    for (player, (twice, held, there)) in totals {
+        let _ = writeln!(
+            out,
+            "{player}: on rounds this log also settles, that history's net to the player {} — reverse it to match this log; stakes no history will settle {} — return them (the sheets void an interrupted round); rounds played only there, net {} — as paid",
+            money.format(twice),
+            money.format(held),
+            money.format(there),
         );
     }
-    ExitCode::SUCCESS
+    out
 }
 
 /// `croupier check-config [FILE]`.

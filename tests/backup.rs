@@ -1,6 +1,6 @@
 //! `croupier backup` against a live table: the demo deals rounds while the backup is taken;
 //! the copy verifies (integrity check, hash chain) and is recallable; a tampered copy fails
-//! verification; an existing file is never overwritten.
+//! verification; an existing file is never overwritten; the copy and its anchor are 0600.
 
 #[path = "common/proc.rs"]
 mod proc;
@@ -9,11 +9,19 @@ use sqlx::{Connection, Executor};
 use std::process::Command;
 use std::time::Duration;
 
+/// Runs `croupier ARGS` under the usual umask 022, whatever the test's own.
 fn croupier(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(args)
-        .output()
-        .expect("run croupier")
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_croupier"));
+    command.args(args);
+    // SAFETY: umask(2) between fork and exec touches only the child.
+    unsafe {
+        command.pre_exec(|| {
+            libc::umask(0o022);
+            Ok(())
+        });
+    }
+    command.output().expect("run croupier")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -55,6 +63,15 @@ async fn backup_of_a_live_table_verifies_and_tampering_is_caught() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(said.contains("hash chain intact"), "{said}");
+    // The copy holds what the live database holds (accounts, sessions, secrets, the
+    // wallet's journal): private like the live files, whatever the umask (the command
+    // runs under the usual 022, under which the copy was 0644).
+    for file in [copy.clone(), croupier::store::anchor::path_for(&copy)] {
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(&file).expect("the copy").permissions(),
+        );
+        assert_eq!(mode & 0o777, 0o600, "{}", file.display());
+    }
     let verified = croupier::store::verify(&copy)
         .await
         .expect("the copy verifies");

@@ -6,132 +6,15 @@
 //! `wallet_unavailable` and nothing is applied; a debit whose answer never came is rolled
 //! back by the journal's reconciliation once the server is back.
 
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::routing::post;
-use axum::{Json, Router};
+#[path = "support/wallet_server.rs"]
+mod wallet_server;
+
 use croupier::wallet::http::{HttpWallet, HttpWalletSection};
 use croupier::wallet::journal::{Entry, Journal};
 use croupier::wallet::{TxId, TxKind, Wallet, WalletError, WalletRequest};
-use hmac::{Hmac, Mac};
-use serde_json::{json, Value};
-use sha2::Sha256;
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
-const SECRET: &str = "a-wallet-secret-of-enough-length";
-
-#[derive(Default)]
-struct Server {
-    balances: Mutex<HashMap<String, i64>>,
-    /// Applied transactions: id → (operation, amount).
-    applied: Mutex<HashMap<String, (String, i64)>>,
-    /// Requests seen per id.
-    seen: Mutex<HashMap<String, usize>>,
-    /// Answer this many more requests too late (after applying them).
-    slow: AtomicUsize,
-    /// Answer 503 without applying anything.
-    down: AtomicBool,
-}
-
-async fn handle(
-    State(s): State<Arc<Server>>,
-    Path(op): Path<String>,
-    headers: HeaderMap,
-    body: String,
-) -> (StatusCode, Json<Value>) {
-    let mut mac = Hmac::<Sha256>::new_from_slice(SECRET.as_bytes()).expect("key");
-    mac.update(body.as_bytes());
-    let good = hex::encode(mac.finalize().into_bytes());
-    if headers
-        .get("x-croupier-signature")
-        .and_then(|v| v.to_str().ok())
-        != Some(good.as_str())
-    {
-        return (
-            StatusCode::UNAUTHORIZED,
-            Json(json!({"error": "bad_signature"})),
-        );
-    }
-    if s.down.load(Ordering::SeqCst) {
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            Json(json!({"error": "down"})),
-        );
-    }
-    let v: Value = serde_json::from_str(&body).expect("json");
-    let player = v["player"].as_str().unwrap_or_default().to_string();
-    let tx = v["tx"].as_str().unwrap_or_default().to_string();
-    let amount = v["amount"].as_i64().unwrap_or(0);
-    *s.seen.lock().expect("lock").entry(tx.clone()).or_default() += 1;
-    let answer = {
-        let mut balances = s.balances.lock().expect("lock");
-        let mut applied = s.applied.lock().expect("lock");
-        match balances.get(&player).copied() {
-            None => (
-                StatusCode::NOT_FOUND,
-                json!({"error": "unknown_player", "player": player}),
-            ),
-            Some(balance) if op == "balance" => (StatusCode::OK, json!({ "balance": balance })),
-            Some(balance) => {
-                let undone = format!("{}rollback", tx.trim_end_matches("debit"));
-                if op == "debit" && applied.contains_key(&undone) {
-                    (
-                        StatusCode::CONFLICT,
-                        json!({"error": "rolled_back", "tx": tx}),
-                    )
-                } else if let Some((o, a)) = applied.get(&tx) {
-                    if *o == op && (op == "rollback" || *a == amount) {
-                        (StatusCode::OK, json!({ "balance": balance }))
-                    } else {
-                        (StatusCode::CONFLICT, json!({"error": "conflict", "tx": tx}))
-                    }
-                } else {
-                    let delta = match op.as_str() {
-                        "debit" => -amount,
-                        "credit" => amount,
-                        _ => {
-                            let reference = v["ref"].as_str().unwrap_or_default();
-                            applied.get(reference).map_or(0, |(_, a)| *a)
-                        }
-                    };
-                    if balance + delta < 0 {
-                        (
-                            StatusCode::PAYMENT_REQUIRED,
-                            json!({"error": "insufficient_funds", "balance": balance, "amount": amount}),
-                        )
-                    } else {
-                        balances.insert(player.clone(), balance + delta);
-                        applied.insert(tx.clone(), (op.clone(), amount));
-                        (StatusCode::OK, json!({"balance": balance + delta}))
-                    }
-                }
-            }
-        }
-    };
-    if s.slow.load(Ordering::SeqCst) > 0 {
-        s.slow.fetch_sub(1, Ordering::SeqCst);
-        // Applied, but the answer comes after the adapter gave up on it.
-        tokio::time::sleep(Duration::from_millis(800)).await;
-    }
-    (answer.0, Json(answer.1))
-}
-
-async fn start(server: Arc<Server>) -> String {
-    let app = Router::new()
-        .route("/wallet/{op}", post(handle))
-        .with_state(server);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://{addr}/wallet")
-}
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use wallet_server::{start, Server, SECRET};
 
 fn adapter(dir: &std::path::Path, url: &str, secret: &str) -> HttpWallet {
     let file = dir.join("wallet.secret");

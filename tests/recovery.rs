@@ -246,17 +246,18 @@ async fn rows_cut_off_the_end_of_the_log_are_caught_by_the_anchor() {
         let cfg = config_file(dir.path(), &sim.path(), "deluxe");
         let p = spawn(&cfg, &dir.path().join("croupier.log")).await;
         assert!(!p.announce.contains("OUT OF SERVICE"), "{}", p.announce);
-        // The backup's 12 rows, the new timeline a restore begins (row 13), then the QS
-        // read while the database was missing, taken into the log held for a supervisor.
+        // The backup's 12 rows, the new timeline a restore begins (row 13), the round the
+        // backup ended in voided (row 14: issue #58), then the QS read while the database
+        // was missing, taken into the log held for a supervisor.
         let mut status = p.get("/api/status").await;
         for _ in 0..100 {
-            if status["seq"] == 14 {
+            if status["seq"] == 15 {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
             status = p.get("/api/status").await;
         }
-        assert_eq!(status["seq"], 14, "{status}");
+        assert_eq!(status["seq"], 15, "{status}");
         let log = common::log_of(&db, "t1").await;
         assert!(
             matches!(
@@ -268,6 +269,17 @@ async fn rows_cut_off_the_end_of_the_log_are_caught_by_the_anchor() {
             ),
             "{:?}",
             log[12].record
+        );
+        assert!(
+            matches!(
+                &log[13].record,
+                croupier::store::Record::Input {
+                    source: croupier::store::Source::Restore,
+                    input: croupier::engine::Input::CancelRound,
+                }
+            ),
+            "{:?}",
+            log[13].record
         );
         assert_eq!(
             status["alarm"]["held"],

@@ -11,6 +11,7 @@
 //! the superseded history's. Nothing on the broker is deleted: the superseded rows stay,
 //! each marked by its own `timeline`/`branch` fields, and the new ones say theirs.
 
+pub use super::lost::{LostMove, LostTail};
 use super::position::LoggedRow;
 use super::subjects::{self, HEADER_ID};
 use crate::store::{timeline, BrokerHead, Record, Store, TimelineCause};
@@ -99,12 +100,16 @@ pub async fn continue_timeline(
     // Newest first: the broker's last own row, then back to the last one this log holds.
     let mut superseded = None;
     let mut common = 0;
+    // The newest row of this table's id signed with another key, newer than the last row
+    // both histories share: what the publisher refuses as `timeline_foreign`.
+    let mut foreign = None;
     let state = log.info().await.map_err(|e| e.to_string())?.state.clone();
     let mut seq = state.last_sequence;
     while seq >= state.first_sequence.max(1) {
-        if let Some(row) = own(&log, seq, wire::LOG, id, &key).await? {
-            if let Ok(row) = serde_json::from_slice::<LoggedRow>(&row.payload) {
-                if row.table == id {
+        if let Some(m) = message(&log, seq).await? {
+            let signed = subjects::signed(&key, wire::LOG, id, &m.payload, &m.headers);
+            match serde_json::from_slice::<LoggedRow>(&m.payload) {
+                Ok(row) if row.table == id && signed => {
                     if ours.get(&row.seq) == Some(&row.hash) {
                         common = row.seq;
                         break;
@@ -115,11 +120,18 @@ pub async fn continue_timeline(
                         hash: row.hash,
                     });
                 }
+                Ok(row) if row.table == id => {
+                    foreign.get_or_insert(row);
+                }
+                _ => {}
             }
         }
         seq -= 1;
     }
     let Some(superseded) = superseded else {
+        if let Some(row) = foreign {
+            return Err(foreign_history(config, db, &keys, &row));
+        }
         return Ok(Outcome::NothingToContinue(format!(
             "the broker's last row of table {id} (row {common}) is this log's: nothing to continue over; start the table"
         )));
@@ -186,6 +198,42 @@ pub async fn continue_timeline(
     })
 }
 
+/// What the operator is told when the broker's history of this table's id is signed
+/// with another key (`row` its newest row): nothing of it is this table's to continue
+/// over, and what to do instead.
+fn foreign_history(
+    config: &TableConfig,
+    db: &std::path::Path,
+    keys: &TableKeys,
+    row: &LoggedRow,
+) -> String {
+    let id = config.table.id.as_str();
+    let key_file = crate::trust::keys::path_for(db);
+    format!(
+        "the broker's history of table {id} (its last row {}, timeline {}) is signed with another key than this table's ({}): another table publishes under this id, or this table's key file was replaced. `timeline continue` continues only over this table's own history: nothing was written, and the table publishes nothing until one of these is done — if another table runs as {id}, give this one an id of its own ([table] id in its configuration; its database starts a new log under it, and the studio needs its credentials and its pinned key, `croupier table-key`); if this table replaces that one and its old key file still exists, put it back as {} and start the table; if that key is lost, the id cannot be published again: give this table a new id",
+        row.seq,
+        if row.timeline.is_empty() {
+            "from before timelines"
+        } else {
+            row.timeline.as_str()
+        },
+        keys.public_hex(),
+        key_file.display(),
+    )
+}
+
+/// The message at `seq` of `stream`, if there is one.
+async fn message(
+    stream: &stream::Stream,
+    seq: u64,
+) -> Result<Option<jetstream::message::StreamMessage>, String> {
+    match stream.get_raw_message(seq).await {
+        Ok(m) => Ok(Some(m)),
+        Err(e) if e.kind() == stream::RawMessageErrorKind::NoMessageFound => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// The message at `seq` of `stream` if the table signed it for `domain`.
 async fn own(
     stream: &stream::Stream,
@@ -194,46 +242,9 @@ async fn own(
     table: &str,
     key: &ed25519_dalek::VerifyingKey,
 ) -> Result<Option<jetstream::message::StreamMessage>, String> {
-    match stream.get_raw_message(seq).await {
-        Ok(m) => {
-            let signed = subjects::signed(key, domain, table, &m.payload, &m.headers);
-            Ok(signed.then_some(m))
-        }
-        Err(e) if e.kind() == stream::RawMessageErrorKind::NoMessageFound => Ok(None),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
-/// One wallet movement of the rounds a restore lost: what the broker's superseded rows
-/// say was staked and returned at a seat, for one player.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct LostMove {
-    /// The round (on the superseded history).
-    pub round: u64,
-    /// The seat (box).
-    pub seat: u8,
-    /// The player.
-    pub player: String,
-    /// Staked: what the wallet was debited for it.
-    pub staked: i64,
-    /// Returned: what the wallet was credited once the round was final (0 if it was not
-    /// settled before the history ends).
-    pub returned: i64,
-    /// Whether the round was settled on the superseded history.
-    pub settled: bool,
-}
-
-/// What `croupier timeline lost` found: the superseded rows it read and the movements.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct LostTail {
-    /// The continue's timeline id.
-    pub timeline: String,
-    /// The superseded rows: `common_seq + 1 ..= last_seq`.
-    pub common_seq: u64,
-    /// The superseded history's last row.
-    pub last_seq: u64,
-    /// Every player's stakes and returns in those rows, by round and seat.
-    pub moves: Vec<LostMove>,
+    Ok(message(stream, seq)
+        .await?
+        .filter(|m| subjects::signed(key, domain, table, &m.payload, &m.headers)))
 }
 
 /// The wallet movements of the rows the table's newest branch superseded (the rounds a
@@ -333,182 +344,28 @@ pub async fn lost_tail(config: &TableConfig, db: &std::path::Path) -> Result<Los
         });
     }
     let variant = std::sync::Arc::new(config.variant().map_err(|e| e.to_string())?);
-    let mut follower = crate::table::Follower::new(
-        id,
-        &config.table.name,
-        &config.table.variant,
-        variant,
-        config.disputes.settings(),
-    );
-    for row in log.iter().take_while(|r| r.seq <= common) {
-        follower.follow(row)?;
-    }
+    let follower = || {
+        crate::table::Follower::new(
+            id,
+            &config.table.name,
+            &config.table.variant,
+            std::sync::Arc::clone(&variant),
+            config.disputes.settings(),
+        )
+    };
+    let split = log.partition_point(|r| r.seq <= common);
+    let moves = super::lost::lost_moves(
+        follower,
+        &log[..split],
+        &log[split..],
+        &rows,
+        config.disputes.window_seconds == 0,
+    )?;
     Ok(LostTail {
         timeline: branch.id.to_string(),
+        superseded: branch.superseded.timeline.clone(),
         common_seq: common,
         last_seq: last,
-        moves: moves(&mut follower, &rows)?,
+        moves,
     })
-}
-
-/// The movements `rows` make after what `follower` has folded: each settled round's
-/// stakes and returns by seat and player (the seated player named in the round's bets; a
-/// player behind or on a common draw's box in the result), and the stakes of a round the
-/// rows end in before it settled.
-fn moves(
-    follower: &mut crate::table::Follower,
-    rows: &[crate::store::LogRow],
-) -> Result<Vec<LostMove>, String> {
-    use crate::engine::{Event, Input};
-    use std::collections::BTreeMap;
-    let mut out = Vec::new();
-    // The bets of the round in play: seat → (seated player, stakes by player).
-    let mut placed: BTreeMap<u8, (Option<String>, BTreeMap<String, i64>)> = BTreeMap::new();
-    let mut round = 0;
-    for row in rows {
-        let (snapshot, events) = follower.follow(row)?;
-        round = snapshot.round.number;
-        if let Record::Input {
-            input: Input::Bets(bets),
-            ..
-        } = &row.record
-        {
-            placed.clear();
-            for b in bets {
-                let (seated, stakes) = placed.entry(b.seat).or_default();
-                if let Some(p) = &b.player {
-                    *seated = Some(p.clone());
-                    *stakes.entry(p.clone()).or_default() +=
-                        b.main + b.side.iter().map(|(_, a)| *a).sum::<i64>();
-                }
-                for behind in &b.behind {
-                    *stakes.entry(behind.player.clone()).or_default() +=
-                        behind.main + behind.side.iter().map(|(_, a)| *a).sum::<i64>();
-                }
-            }
-        }
-        for e in &events {
-            let Event::RoundSettled(result) = e else {
-                continue;
-            };
-            let mut settled: BTreeMap<(u8, String), (i64, i64)> = BTreeMap::new();
-            for bet in &result.bets {
-                let player = match &bet.player {
-                    Some(p) => p.to_string(),
-                    None => match placed.get(&bet.seat).and_then(|(p, _)| p.clone()) {
-                        Some(p) => p,
-                        None => continue,
-                    },
-                };
-                let s = settled.entry((bet.seat, player)).or_default();
-                // The settlement's stakes include doubles, splits and insurance.
-                s.0 += bet.staked;
-                s.1 += bet.returned;
-            }
-            out.extend(
-                settled
-                    .into_iter()
-                    .map(|((seat, player), (staked, returned))| LostMove {
-                        round: result.round,
-                        seat,
-                        player,
-                        staked,
-                        returned,
-                        settled: true,
-                    }),
-            );
-            placed.clear();
-        }
-    }
-    // Bets the rows end with, unsettled.
-    for (seat, (_, stakes)) in placed {
-        out.extend(stakes.into_iter().map(|(player, staked)| LostMove {
-            round,
-            seat,
-            player,
-            staked,
-            returned: 0,
-            settled: false,
-        }));
-    }
-    Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::{Engine, Event, Input, Variant};
-    use crate::sim::{Style, TableSim};
-    use crate::store::{LogRow, Source};
-    use std::sync::Arc;
-
-    /// A session of `rounds` settled rounds whose seats are held by players `p<seat>`:
-    /// the log rows, and what the engine settled.
-    fn session(rounds: usize) -> (Vec<LogRow>, Vec<crate::engine::RoundResult>) {
-        let v = Arc::new(Variant::built_in("deluxe").expect("known").expect("valid"));
-        let mut engine = Engine::new(Arc::clone(&v));
-        let mut sim = TableSim::new(v, 7, Style::Random);
-        let (mut rows, mut results, mut events) = (Vec::new(), Vec::new(), Vec::new());
-        while results.len() < rounds {
-            let mut input = sim.next_input(&engine);
-            if let Input::Bets(bets) = &mut input {
-                for b in bets.iter_mut() {
-                    b.player = Some(format!("p{}", b.seat));
-                }
-            }
-            events.clear();
-            engine.apply(&input, &mut events).expect("legal");
-            for e in events.drain(..) {
-                if let Event::RoundSettled(r) = e {
-                    results.push(*r);
-                }
-            }
-            rows.push(LogRow {
-                seq: rows.len() as u64 + 1,
-                at_ms: 0,
-                record: Record::Input {
-                    source: Source::Api,
-                    input,
-                },
-                hash: String::new(),
-            });
-        }
-        (rows, results)
-    }
-
-    #[test]
-    fn the_lost_rows_movements_are_each_seated_players_stakes_and_returns() {
-        let (rows, results) = session(6);
-        let v = Arc::new(Variant::built_in("deluxe").expect("known").expect("valid"));
-        let mut follower = crate::table::Follower::new(
-            "t",
-            "t",
-            "deluxe",
-            v,
-            crate::table::DisputeSettings::default(),
-        );
-        let got = moves(&mut follower, &rows).expect("folds");
-        assert!(!got.is_empty());
-        assert!(got.iter().all(|m| m.settled), "{got:?}");
-        for r in &results {
-            // Every bet line's stake and return, by seat and player: the seat's own lines
-            // (no player in the result) are its seated player's.
-            let mut want: std::collections::BTreeMap<(u8, String), (i64, i64)> = Default::default();
-            for b in &r.bets {
-                let player = b
-                    .player
-                    .as_deref()
-                    .map_or_else(|| format!("p{}", b.seat), str::to_string);
-                let e = want.entry((b.seat, player)).or_default();
-                e.0 += b.staked;
-                e.1 += b.returned;
-            }
-            let have: std::collections::BTreeMap<(u8, String), (i64, i64)> = got
-                .iter()
-                .filter(|m| m.round == r.round)
-                .map(|m| ((m.seat, m.player.clone()), (m.staked, m.returned)))
-                .collect();
-            assert_eq!(have, want, "round {}", r.round);
-        }
-    }
 }

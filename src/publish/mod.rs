@@ -18,6 +18,7 @@
 pub mod branch;
 pub mod floor_commands;
 pub mod fold;
+pub mod lost;
 pub mod outbox;
 mod position;
 

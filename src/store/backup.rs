@@ -24,26 +24,46 @@ pub struct Verified {
 /// Copies the live database at `live` to `copy` (which must not exist yet) and verifies the
 /// copy. Safe while `croupier run` is writing.
 pub async fn backup(live: &Path, copy: &Path) -> Result<Verified, StoreError> {
-    if copy.exists() {
-        return Err(StoreError::Backup {
-            path: copy.to_path_buf(),
-            why: "the file exists; a backup never overwrites".into(),
-        });
-    }
-    let reader = Reader::open(live).await?;
     let target = copy.to_str().ok_or_else(|| StoreError::Backup {
         path: copy.to_path_buf(),
         why: "the path is not UTF-8".into(),
     })?;
-    sqlx::query("VACUUM INTO ?")
+    let reader = Reader::open(live).await?;
+    // The copy holds what the live database holds (accounts, sessions, secrets, the
+    // wallet's journal): made empty here, 0600 whatever the umask, and only then filled
+    // (`VACUUM INTO` takes an empty file and keeps its mode). `create_new` is also the
+    // check that nothing is overwritten, with no window between the check and the write.
+    let made = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(copy)
+    };
+    if let Err(e) = made {
+        return Err(StoreError::Backup {
+            path: copy.to_path_buf(),
+            why: if e.kind() == std::io::ErrorKind::AlreadyExists {
+                "the file exists; a backup never overwrites".into()
+            } else {
+                e.to_string()
+            },
+        });
+    }
+    let copied = sqlx::query("VACUUM INTO ?")
         .bind(target)
         .execute(&reader.pool)
-        .await
-        .map_err(|e| StoreError::Backup {
+        .await;
+    reader.pool.close().await;
+    if let Err(e) = copied {
+        // Nothing of a failed copy is left to be taken for a backup.
+        let _ = std::fs::remove_file(copy);
+        return Err(StoreError::Backup {
             path: copy.to_path_buf(),
             why: e.to_string(),
-        })?;
-    reader.pool.close().await;
+        });
+    }
     // A backup is one self-contained file: no WAL beside it.
     let mut conn = SqliteConnectOptions::new()
         .filename(copy)

@@ -21,6 +21,9 @@ pub enum Source {
     /// The table's own clock: a tick at a deadline or just before an input that opens a
     /// timed wait, and the bets of a betting countdown that ran out.
     Clock,
+    /// The table itself at the start of a restored timeline: the round a restore
+    /// interrupted, voided (`table/task/restore.rs`).
+    Restore,
 }
 
 impl Source {
@@ -32,6 +35,7 @@ impl Source {
             Source::Api => "api",
             Source::Demo => "demo",
             Source::Clock => "clock",
+            Source::Restore => "restore",
         }
     }
 }

@@ -2,18 +2,22 @@
 //! commitment to it; at the reveal, the card and the nonce that open the commitment.
 //!
 //! ```text
-//! nonce      = HMAC-SHA256(seal secret, "croupier-seal-nonce/2\n" table "\n" round "\n" position "\n" salt)
+//! nonce      = HMAC-SHA256(seal secret, "croupier-seal-nonce/3\n" table "\n" round "\n" position "\n" salt)
 //! commitment = SHA-256("croupier-seal/1\n" table "\n" round "\n" position "\n" card "\n" hex(nonce))
 //! ```
 //!
-//! `salt` is the chain hash (hex) of the log row that opened the round: a round number
-//! played again on another timeline — a database restored from a backup, a table started
-//! anew beside its old key file — opens at a row with another hash (every row's hash
-//! covers its time and all before it), so its nonce is new, and a viewer who saved the
-//! first timeline's reveals learns nothing about the second's face-down cards. (Without a
-//! known opening row — no log — the version-1 nonce `"croupier-seal-nonce/1\n" table "\n"
-//! round "\n" position` is used.) A verifier needs none of this: the reveal carries the
-//! nonce.
+//! `salt` is the chain hash (hex) of the log row that recorded the sealed card. A row's
+//! hash covers its record (the card) and, through the chain, every row before it with its
+//! time: whenever a table gets a second history — a database restored from a backup (even
+//! one taken mid-round, whose round shares its opening row with the lost history), a log
+//! cut back and played on, a table started anew beside its old key file — a card recorded
+//! on it is salted with a hash no other history has, so its nonce is new, and a viewer
+//! who saved another history's reveals learns nothing about its face-down cards. Only the
+//! very same row after the very same history gives the same salt, and then the same card
+//! behind the same commitment. (Without a known row — no log — the version-1 nonce
+//! `"croupier-seal-nonce/1\n" table "\n" round "\n" position` is used. Version 2 salted
+//! with the row that *opened* the round, which a backup taken mid-round shares with the
+//! lost history.) A verifier needs none of this: the reveal carries the nonce.
 //!
 //! Everything is UTF-8 text: `round` in decimal, `card` in the feed's notation (`"TD"`,
 //! `"AS"`), `hex` lowercase (64 digits), no trailing newline; the commitment is published
@@ -46,7 +50,7 @@ pub struct Seal {
     pub nonce: Option<String>,
 }
 
-/// The nonce of (`table`, `round`, `position`) for the round opened at the row with chain
+/// The nonce of (`table`, `round`, `position`) for the card recorded at the row with chain
 /// hash `salt`.
 pub fn nonce(
     keys: &TableKeys,
@@ -56,7 +60,7 @@ pub fn nonce(
     salt: Option<&str>,
 ) -> [u8; 32] {
     let text = match salt {
-        Some(salt) => format!("croupier-seal-nonce/2\n{table}\n{round}\n{position}\n{salt}"),
+        Some(salt) => format!("croupier-seal-nonce/3\n{table}\n{round}\n{position}\n{salt}"),
         None => format!("croupier-seal-nonce/1\n{table}\n{round}\n{position}"),
     };
     super::hmac_sha256(keys.seal_secret(), text.as_bytes())
@@ -74,8 +78,8 @@ pub fn commitment(table: &str, round: u64, position: &str, card: Card, nonce_hex
     )))
 }
 
-/// The seal of the dealer's face-down `card` in `round` (opened at the row with chain hash
-/// `salt`): the commitment, and the card with its nonce when `revealed`.
+/// The seal of the dealer's face-down `card` in `round` (recorded at the row with chain
+/// hash `salt`): the commitment, and the card with its nonce when `revealed`.
 pub fn seal_hole(
     keys: &TableKeys,
     table: &str,
@@ -157,8 +161,8 @@ mod tests {
             true,
         );
         assert_ne!(other.commitment, open.commitment);
-        // The same round opened at another row (another timeline): another nonce, and
-        // the first timeline's reveal says nothing about the second's card.
+        // The same round's card recorded at another row (another history): another
+        // nonce, and the first history's reveal says nothing about the second's card.
         let again = seal_hole(&keys(), "t1", 4, Some("cd"), card, true);
         assert_ne!(again.nonce, open.nonce);
         let deck: Vec<Card> = "A23456789TJQK"

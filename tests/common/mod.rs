@@ -676,6 +676,21 @@ pub fn croupier(args: &[&str], stdin: Option<&str>) -> std::process::Output {
     child.wait_with_output().expect("output")
 }
 
+/// Restores the backup `backup` over the database `db` as the guide tells it
+/// (docs/src/alarms.md): the stopped table's WAL files gone, the backup and its anchor
+/// copied over the live ones.
+pub fn restore(backup: &Path, db: &Path) {
+    for ext in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{ext}", db.display()));
+    }
+    std::fs::copy(backup, db).expect("restore");
+    std::fs::copy(
+        croupier::store::anchor::path_for(backup),
+        croupier::store::anchor::path_for(db),
+    )
+    .expect("restore the anchor");
+}
+
 /// A command's stdout and stderr, for messages.
 pub fn text(out: &std::process::Output) -> String {
     format!(

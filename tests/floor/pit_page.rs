@@ -72,13 +72,7 @@ async fn the_pit_page_shows_tables_rounds_and_reports_as_the_table_recorded_them
         .expect("reader");
     let results = reader.results("pit-r").await.expect("results");
     let rounds = pit.get("/floor/api/rounds?table=pit-r&last=100000").await;
-    let settled: Vec<serde_json::Value> = rounds
-        .as_array()
-        .expect("rounds")
-        .iter()
-        .filter(|r| !r["result"].is_null())
-        .map(|r| r["result"].clone())
-        .collect();
+    let settled = pit.settled("pit-r").await;
     let expected: Vec<serde_json::Value> = results
         .iter()
         .map(|r| serde_json::to_value(r).expect("json"))

@@ -93,15 +93,8 @@ async fn the_floor_follows_a_restored_table_a_wiped_broker_and_alarms_a_stall() 
         let lost_head = t.rows().await.len();
 
         // Restored; the publisher refuses; the operator continues.
-        for ext in ["-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{ext}", t.db.display()));
-        }
-        std::fs::copy(&backup, &t.db).expect("restore");
-        std::fs::copy(
-            croupier::store::anchor::path_for(&backup),
-            croupier::store::anchor::path_for(&t.db),
-        )
-        .expect("restore the anchor");
+        // The restore, as the guide tells it: the backup and its anchor over the live ones.
+        common::restore(&backup, &t.db);
         // Started, it refuses to publish over the floor's history, and says so: the floor
         // raises a `fork` alarm before the operator acts.
         t.start(false).await;
@@ -188,6 +181,137 @@ async fn the_floor_follows_a_restored_table_a_wiped_broker_and_alarms_a_stall() 
         }
         lock.rollback().await.expect("unlock");
         settle_on_the_floor(&mut t, &pool, &floor_log).await;
+        t.stop();
+        assert!(floor.terminate(), "the floor stops cleanly");
+    })
+    .await
+    .expect("bounded");
+}
+
+/// The pit's pages on table `id` answer from the history the floor holds: every settled
+/// round is the table's own (its database at `db`), and the shift report and the open
+/// disputes answer.
+async fn pit_pages_work(pit: &PitClient, id: &str, db: &Path) {
+    let settled = pit.settled(id).await;
+    let reader = croupier::store::Reader::open(db).await.expect("reader");
+    let expected: Vec<serde_json::Value> = reader
+        .results(id)
+        .await
+        .expect("results")
+        .iter()
+        .map(|r| serde_json::to_value(r).expect("json"))
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(settled, expected, "the floor's settlements are the table's");
+    let report = pit
+        .get(&format!(
+            "/floor/api/report?from_ms=0&to_ms=9999999999999&table={id}"
+        ))
+        .await;
+    assert_eq!(
+        report[0]["rounds"].as_u64(),
+        Some(expected.len() as u64),
+        "{report}"
+    );
+    pit.get(&format!("/floor/api/disputes?table={id}")).await;
+}
+
+/// How a table gets another history.
+enum Another<'a> {
+    /// Its database restored from this backup.
+    Restore(&'a Path),
+    /// Its database gone, a new one made with `run --init` beside its key.
+    Anew,
+}
+
+/// Stopped, `t` is given `another` history, started quiet (it refuses to publish over the
+/// broker's history), stopped, continued by the operator, and deals on its new branch
+/// until the floor holds its log row for row.
+async fn continue_over(t: &mut Table, another: Another<'_>, pool: &PgPool, floor_log: &Path) {
+    t.stop();
+    match another {
+        Another::Restore(backup) => {
+            common::restore(backup, &t.db);
+            t.start(false).await;
+        }
+        Another::Anew => t.start_anew(false).await,
+    }
+    t.stop();
+    let idle = t.idle.display().to_string();
+    let out = common::croupier(&["timeline", "continue", "--config", &idle], None);
+    let said = common::text(&out);
+    assert!(
+        out.status.success() && said.contains("begins at row"),
+        "{said}"
+    );
+    t.start(true).await;
+    let now = t.rows().await.len();
+    t.wait_rows(now + 25).await;
+    settle_on_the_floor(t, pool, floor_log).await;
+}
+
+/// Issue #58 item 3: superseding is transitive. A table continued over its own branches
+/// again and again — restored from a backup, then from an older backup than that, then
+/// started anew beside its key (`run --init`) — leaves the floor with exactly its log
+/// along the newest branch after each continue, and the pit's rounds, report and disputes
+/// answering from it (after two nested branches they answered `does_not_replay`: the
+/// first branch's rows stood beside the newest's).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nested_continues_leave_the_floor_with_the_surviving_history_and_the_pit_working() {
+    let Some((bin, db)) = pg::broker_and_db().await else {
+        return;
+    };
+    tokio::time::timeout(Duration::from_secs(600), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let broker = Nats::start(&bin, dir.path());
+        let url = broker.url();
+        let pool = db.pool().await;
+        let floor_log = dir.path().join("floor.log");
+        add_supervisor(&db.url, "sup1", "pit-boss-1");
+        let (floor, addr) = pit_floor(&url, &db.url, &floor_log, &[]).await;
+        let mut pit = PitClient::new(addr);
+        assert_eq!(pit.login("sup1", "pit-boss-1").await, 200);
+        let mut t = Table::new(dir.path(), "pit-n", &url);
+        t.start(true).await;
+        let cfg = t.demo.display().to_string();
+        let backup = |name: &str| {
+            let path = dir.path().join(name);
+            let out = common::croupier(
+                &["backup", path.to_str().expect("utf-8"), "--config", &cfg],
+                None,
+            );
+            assert!(out.status.success(), "{}", common::text(&out));
+            path
+        };
+        t.wait_rows(20).await;
+        let older = backup("older.db");
+        let now = t.rows().await.len();
+        t.wait_rows(now + 25).await;
+        let newer = backup("newer.db");
+        let now = t.rows().await.len();
+        t.wait_rows(now + 25).await;
+        settle_on_the_floor(&mut t, &pool, &floor_log).await;
+        pit_pages_work(&pit, "pit-n", &t.db).await;
+        for another in [
+            Another::Restore(&newer),
+            Another::Restore(&older),
+            Another::Anew,
+        ] {
+            continue_over(&mut t, another, &pool, &floor_log).await;
+            let unverified = count(
+                &pool,
+                "SELECT count(*) FROM floor_history WHERE table_id = 'pit-n' AND verified <> 'ok'",
+            )
+            .await;
+            assert_eq!(unverified, 0, "every row of the history verified");
+            pit_pages_work(&pit, "pit-n", &t.db).await;
+        }
+        let kinds = alarm_kinds(&pool, "pit-n").await;
+        assert_eq!(
+            kinds.iter().filter(|k| *k == "timeline").count(),
+            3,
+            "one branch per continue: {kinds:?}"
+        );
         t.stop();
         assert!(floor.terminate(), "the floor stops cleanly");
     })

@@ -15,14 +15,20 @@
 mod cdp;
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../support/mid_round.rs"]
+mod mid_round;
 #[path = "../support/nats.rs"]
 mod nats;
 #[path = "../common/proc.rs"]
 mod proc;
 #[path = "../support/public_check.rs"]
 mod public_check;
+#[path = "../support/seals.rs"]
+mod seals;
 #[path = "../support/studio_table.rs"]
 mod studio_table;
+#[path = "../support/wallet_server.rs"]
+mod wallet_server;
 
 use croupier::store::Reader;
 use croupier::web::client;
@@ -39,6 +45,7 @@ use tokio::time::{sleep, timeout};
 
 mod broker;
 mod relays;
+mod restore_wallet;
 mod timeline;
 
 fn spawn_relay(nats: &str, log: &Path, extra: &[&str]) -> std::process::Child {
@@ -178,5 +185,22 @@ async fn check_all(
         for v in group {
             check_viewer(&studio.tables[*t].id, &v.messages(), stream);
         }
+    }
+}
+
+/// The last row on table `id`'s log stream (a fork notice is not one).
+async fn last_row(js: &async_nats::jetstream::Context, id: &str) -> Value {
+    let mut s = js
+        .get_stream(format!("CROUPIER_LOG_{id}"))
+        .await
+        .expect("log stream");
+    let mut seq = s.info().await.expect("info").state.last_sequence;
+    loop {
+        let m = s.get_raw_message(seq).await.expect("message");
+        let v = serde_json::from_slice::<Value>(&m.payload).expect("json");
+        if v.get("seq").is_some() {
+            return v;
+        }
+        seq -= 1;
     }
 }

@@ -29,21 +29,8 @@ async fn a_restored_table_publishes_nothing_until_the_operator_continues_its_tim
         table.stop();
         let nats = async_nats::connect(studio.nats.url()).await.expect("nats");
         let js = async_nats::jetstream::new(nats);
-        // The log stream's last row (a fork notice is not one).
-        let last_row = |js: async_nats::jetstream::Context| async move {
-            let mut s = js.get_stream("CROUPIER_LOG_alpha").await.expect("log stream");
-            let mut seq = s.info().await.expect("info").state.last_sequence;
-            loop {
-                let m = s.get_raw_message(seq).await.expect("message");
-                let v = serde_json::from_slice::<Value>(&m.payload).expect("json");
-                if v.get("seq").is_some() {
-                    return v;
-                }
-                seq -= 1;
-            }
-        };
         let started = Instant::now();
-        while last_row(js.clone()).await["seq"] != table.seq().await {
+        while last_row(&js, "alpha").await["seq"] != table.seq().await {
             // The quiet twin publishes what the demo table left.
             assert!(started.elapsed() < Duration::from_secs(30), "the tail reaches the broker");
             table.start(false).await;
@@ -51,19 +38,11 @@ async fn a_restored_table_publishes_nothing_until_the_operator_continues_its_tim
             table.stop();
         }
         let lost_head = table.seq().await;
-        let broker_head = last_row(js.clone()).await;
+        let broker_head = last_row(&js, "alpha").await;
         assert_eq!(broker_head["seq"], lost_head);
 
         // The restore, as the guide tells it: the backup and its anchor over the live ones.
-        for ext in ["-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{ext}", table.db.display()));
-        }
-        std::fs::copy(&backup, &table.db).expect("restore");
-        std::fs::copy(
-            croupier::store::anchor::path_for(&backup),
-            croupier::store::anchor::path_for(&table.db),
-        )
-        .expect("restore the anchor");
+        common::restore(&backup, &table.db);
         table.start(false).await;
         let log = Reader::open(&table.db).await.expect("reader").log("alpha").await.expect("log");
         let row = &log[backed as usize];
@@ -87,7 +66,7 @@ async fn a_restored_table_publishes_nothing_until_the_operator_continues_its_tim
         assert!(stopped.starts_with("timeline_fork"), "{stopped}");
         assert!(stopped.contains("croupier timeline continue"), "{stopped}");
         sleep(Duration::from_secs(2)).await;
-        assert_eq!(last_row(js.clone()).await, broker_head, "nothing published over the broker's history");
+        assert_eq!(last_row(&js, "alpha").await, broker_head, "nothing published over the broker's history");
         // It said so on its log subject, signed, for the floor (a notice, not a row).
         let mut s = js.get_stream("CROUPIER_LOG_alpha").await.expect("log stream");
         let last = s.info().await.expect("info").state.last_sequence;
@@ -268,6 +247,41 @@ async fn a_second_table_with_the_same_id_publishes_nothing() {
             );
         }
         assert_eq!(notices, 1, "the twin said it stopped");
+        twin.stop();
+
+        // The operator tries `timeline continue` on the twin: refused, with what to do,
+        // and nothing written (issue #58: it said "start the table", which stayed stopped).
+        let rows = twin.seq().await;
+        let idle = twin.idle.display().to_string();
+        let out = common::croupier(&["timeline", "continue", "--config", &idle], None);
+        let said = common::text(&out);
+        assert_eq!(out.status.code(), Some(2), "{said}");
+        assert!(
+            said.contains("signed with another key") && said.contains("an id of its own"),
+            "{said}"
+        );
+        assert_eq!(twin.seq().await, rows, "nothing written");
+        // Done as it says: given an id of its own, the twin publishes under it.
+        for cfg in [&twin.demo, &twin.idle] {
+            let text = std::fs::read_to_string(cfg).expect("config");
+            std::fs::write(cfg, text.replace("id = \"alpha\"", "id = \"alpha-2\""))
+                .expect("config");
+        }
+        twin.id = "alpha-2".into();
+        twin.start(true).await;
+        let started = Instant::now();
+        loop {
+            let (status, r) = get(&twin.addr(), "/readyz").await;
+            let published = r["publish"]["acked"].as_u64().unwrap_or(0);
+            if status == 200 && published >= 5 {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "alpha-2 publishes: {r}"
+            );
+            sleep(Duration::from_millis(200)).await;
+        }
         twin.stop();
     })
     .await;

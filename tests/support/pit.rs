@@ -120,6 +120,20 @@ impl PitClient {
         serde_json::from_str(&r.body).expect("JSON")
     }
 
+    /// The settlement of every settled round of `table` the pit page lists.
+    pub async fn settled(&self, table: &str) -> Vec<serde_json::Value> {
+        let rounds = self
+            .get(&format!("/floor/api/rounds?table={table}&last=100000"))
+            .await;
+        rounds
+            .as_array()
+            .expect("rounds")
+            .iter()
+            .filter(|r| !r["result"].is_null())
+            .map(|r| r["result"].clone())
+            .collect()
+    }
+
     /// Logs in (keeping the session cookie on success): the status.
     pub async fn login(&mut self, badge: &str, secret: &str) -> u16 {
         let body = serde_json::json!({"badge": badge, "secret": secret}).to_string();

@@ -4,7 +4,7 @@
 //! at the end so the log stops growing and the publisher can catch up.
 #![allow(dead_code)]
 
-use super::proc::{announced, spawn_raw, Proc};
+use super::proc::{announced, spawn_raw, spawn_raw_with, Proc};
 use croupier::table::TableConfig;
 use std::path::{Path, PathBuf};
 
@@ -112,6 +112,41 @@ impl Table {
     pub async fn start(&mut self, demo: bool) {
         let cfg = if demo { &self.demo } else { &self.idle };
         self.proc = Some(announced(spawn_raw(cfg, &self.log)).await);
+    }
+
+    /// Both configurations with `edits` (text replacements, each of which must find its
+    /// text) applied.
+    pub fn edit(&self, edits: &[(&str, &str)]) {
+        for cfg in [&self.demo, &self.idle] {
+            let mut text = std::fs::read_to_string(cfg).expect("config");
+            for (from, to) in edits {
+                assert!(text.contains(from), "{from} is in the configuration");
+                text = text.replace(from, to);
+            }
+            std::fs::write(cfg, text).expect("write config");
+            TableConfig::load(cfg).expect("valid config");
+        }
+    }
+
+    /// Both configurations with `text` (TOML sections) appended.
+    pub fn append(&self, text: &str) {
+        for cfg in [&self.demo, &self.idle] {
+            let whole = std::fs::read_to_string(cfg).expect("config") + text;
+            std::fs::write(cfg, whole).expect("write config");
+            TableConfig::load(cfg).expect("valid config");
+        }
+    }
+
+    /// Its database gone (the Pi's card replaced, say) while its key file and anchor
+    /// stay: started with `run --init`, a new table with a new log — dealing (`demo`) or
+    /// quiet — beside the old key.
+    pub async fn start_anew(&mut self, demo: bool) {
+        assert!(self.proc.is_none(), "stopped first");
+        for ext in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{ext}", self.db.display()));
+        }
+        let cfg = if demo { &self.demo } else { &self.idle };
+        self.proc = Some(announced(spawn_raw_with(cfg, &self.log, &["--init"])).await);
     }
 
     /// Where it serves.

@@ -69,6 +69,24 @@ impl Follower {
         Ok((self.0.build_snapshot(), events))
     }
 
+    /// Every stake of the round in play so far (bets, doubles, splits, insurance, side
+    /// bets, by line, seat and player), as a cancellation would return them — the engine
+    /// copied and the round cancelled on the copy; `None` between rounds.
+    pub fn stakes_in_play(&self) -> Option<crate::engine::RoundResult> {
+        if !self.0.engine.round_in_progress() {
+            return None;
+        }
+        let mut engine = self.0.engine.clone();
+        let mut events = Vec::new();
+        engine
+            .apply(&crate::engine::Input::CancelRound, &mut events)
+            .ok()?;
+        events.into_iter().find_map(|e| match e {
+            Event::RoundSettled(r) => Some(*r),
+            _ => None,
+        })
+    }
+
     /// The last row folded (0 before the first).
     pub fn seq(&self) -> u64 {
         self.0.seq

@@ -26,6 +26,7 @@ mod integrity;
 mod outage;
 mod publish;
 mod recovery;
+mod restore;
 mod run;
 mod shoe_watch;
 mod table;

@@ -187,6 +187,7 @@ impl Table {
             shoes: Default::default(),
             trust: None,
             round_salts: Default::default(),
+            interrupted: None,
             timeline: None,
             clock: Arc::new(crate::table::clock::TableClock::new()),
             clock_seen: 0,
@@ -233,8 +234,8 @@ impl Table {
                 .map_err(|r| format!("the engine refuses {input:?}: {r}"))?;
         }
         let events = std::mem::take(&mut self.events);
-        self.salt_rounds(&events, &row.hash);
         self.absorb(row.seq, &row.record, &events);
+        self.salt_hole(&row.hash);
         self.events = events;
         if let Some(why) = &self.broken {
             return Err(why.clone());
@@ -262,22 +263,25 @@ impl Table {
         result
     }
 
-    /// Keeps, for each round `events` opened, the chain hash of the row that opened it
-    /// (`hash`): its seal's salt. The same in live play (the hash the store just chained)
-    /// and in recovery (the stored row's). A resolution replays its round, opening it
-    /// again: the salt stays the first opening's, so the hole card's seal published while
-    /// it lay face down is the one the resolved round reveals (players' pages check that).
-    pub(super) fn salt_rounds(&mut self, events: &[Event], hash: &str) {
-        for event in events {
-            if let Event::RoundOpened { round } = event {
-                self.round_salts
-                    .entry(*round)
-                    .or_insert_with(|| hash.to_string());
-                // A resolution re-settles a recent round; older salts are never needed.
-                while self.round_salts.len() > 64 {
-                    self.round_salts.pop_first();
-                }
-            }
+    /// Keeps the chain hash of the row that recorded the face-down card of the round in
+    /// play (`hash`, the row just absorbed): the salt of its seal (`trust::seal::nonce`).
+    /// The row's hash covers its record — the card — and every row before it, so no two
+    /// histories (a restore, a cut log, a new database beside the key) record their hole
+    /// card with the same salt unless it is the same card after the same history. Read
+    /// from the table after the row, whatever its kind, so live play, recovery and every
+    /// follower (the broker's fold) agree — a resolution that puts the card in salts with
+    /// its own row. The first salt of a round stays: a resolution replays the round, and
+    /// the seal published while the card lay face down is the one it reveals.
+    pub(super) fn salt_hole(&mut self, hash: &str) {
+        if self.view.number == 0 || self.view.dealer.len() < 2 {
+            return;
+        }
+        self.round_salts
+            .entry(self.view.number)
+            .or_insert_with(|| hash.to_string());
+        // A resolution re-settles a recent round; older salts are never needed.
+        while self.round_salts.len() > 64 {
+            self.round_salts.pop_first();
         }
     }
 
@@ -304,6 +308,7 @@ impl Table {
         match record {
             Record::Input { input, .. } => {
                 self.inputs += 1;
+                self.interrupted = None;
                 if let Some(base) = self.next_base.take() {
                     self.base = base;
                     self.round_inputs.clear();
@@ -379,7 +384,12 @@ impl Table {
             Record::Resolve { .. } => {}
             Record::Countdown { .. } => {}
             // A new identity for the history, nothing for the round.
-            Record::Timeline { id, .. } => {
+            Record::Timeline { id, cause, .. } => {
+                if matches!(cause, crate::store::TimelineCause::Restored { .. })
+                    && self.engine.round_in_progress()
+                {
+                    self.interrupted = Some(self.view.number);
+                }
                 let epoch = self.timeline.as_ref().map_or(0, |t| t.epoch) + 1;
                 self.timeline = Some(crate::store::Timeline {
                     id: id.clone(),

@@ -43,6 +43,8 @@ impl Table {
         let mut beats = crate::clock::every(heartbeat::EVERY);
         // A verdict a crash kept from being written (recovery judged the last shoe again).
         self.write_verdicts().await;
+        // A restored timeline first voids the round its backup ended in (`restore.rs`).
+        self.void_interrupted().await;
         loop {
             self.arm_window();
             let window = self.final_at;
@@ -288,10 +290,10 @@ impl Table {
                     self.metrics.rounds_settled(settled as u64);
                 }
                 let events = std::mem::take(&mut self.events);
-                if let Some(hash) = self.store.as_ref().map(|s| s.head_hash()) {
-                    self.salt_rounds(&events, &hash);
-                }
                 self.absorb(seq, &record, &events);
+                if let Some(hash) = self.store.as_ref().map(|s| s.head_hash()) {
+                    self.salt_hole(&hash);
+                }
                 self.sync_remote(seq, &events);
                 self.publish(seq, record, &events);
                 self.events = events;

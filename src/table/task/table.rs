@@ -76,10 +76,14 @@ pub struct Table {
     pub(super) shoes: super::shoe_watch::ShoeWatch,
     /// The keys that seal the face-down card and sign results (`crate::trust`).
     pub(super) trust: Option<Arc<crate::trust::TableKeys>>,
-    /// Per recent round, the chain hash of the row that opened it: the salt of its seal's
-    /// nonce (`trust::seal::nonce`), so a round number played again on another timeline
-    /// (a restored database) never gets a nonce a viewer has already seen revealed.
+    /// Per recent round, the chain hash of the row that recorded its face-down card: the
+    /// salt of its seal's nonce (`trust::seal::nonce`, `salt_hole`), so a hole card dealt
+    /// on another history (a restored database, a cut log, a new database beside the key
+    /// file) never gets a nonce a viewer has already seen revealed.
     pub(super) round_salts: std::collections::BTreeMap<u64, String>,
+    /// The round a restore interrupted: in play when a `restored` timeline row was
+    /// absorbed, with no input since (`restore.rs` voids it at the start of `run`).
+    pub(super) interrupted: Option<u64>,
     /// The timeline the log is on after its first (`store/timeline.rs`), from the last
     /// `timeline` row replayed; `None` on the first. Views and signed results name it, so
     /// a viewer's checks tell a restore from a cut log.
