@@ -101,7 +101,8 @@ pub async fn continue_timeline(
     let mut superseded = None;
     let mut common = 0;
     // The newest row of this table's id signed with another key, newer than the last row
-    // both histories share: what the publisher refuses as `timeline_foreign`.
+    // both histories share: what a publisher that never published refuses as
+    // `timeline_foreign`.
     let mut foreign = None;
     let state = log.info().await.map_err(|e| e.to_string())?.state.clone();
     let mut seq = state.last_sequence;
@@ -120,7 +121,9 @@ pub async fn continue_timeline(
                         hash: row.hash,
                     });
                 }
-                Ok(row) if row.table == id => {
+                // Signed, but with another key: another table's history under this id.
+                // (An unsigned row is only noise someone wrote, as it is to the publisher.)
+                Ok(row) if row.table == id && m.headers.get(subjects::HEADER_SIG).is_some() => {
                     foreign.get_or_insert(row);
                 }
                 _ => {}

@@ -268,11 +268,14 @@ async fn nested_continues_leave_the_floor_with_the_surviving_history_and_the_pit
         let pool = db.pool().await;
         let floor_log = dir.path().join("floor.log");
         add_supervisor(&db.url, "sup1", "pit-boss-1");
-        let (floor, addr) = pit_floor(&url, &db.url, &floor_log, &[]).await;
-        let mut pit = PitClient::new(addr);
-        assert_eq!(pit.login("sup1", "pit-boss-1").await, 200);
         let mut t = Table::new(dir.path(), "pit-n", &url);
         t.start(true).await;
+        // The table's key, made at its first start, pinned for the floor (the same key
+        // through every continue below: the table keeps its key file).
+        let keys = studio_table::keys_file(dir.path(), &[&t]);
+        let (floor, addr) = pit_floor(&url, &db.url, &keys, &floor_log, &[]).await;
+        let mut pit = PitClient::new(addr);
+        assert_eq!(pit.login("sup1", "pit-boss-1").await, 200);
         let cfg = t.demo.display().to_string();
         let backup = |name: &str| {
             let path = dir.path().join(name);
