@@ -111,7 +111,10 @@ async fn open_auth(
 /// Records a `config` audit row when the configuration (the table file as parsed, with
 /// `--bind` applied, and the variant's rules) differs from the one the last `config` row
 /// recorded. old_value/new_value hold `{"config_sha256", "variant", "variant_sha256",
-/// "config"}`, so the change itself can be read from the two rows.
+/// "config"}`, so the change itself can be read from the two rows. The configuration is
+/// recorded as the logs show it: every URL's password masked (`crate::redact`), so the
+/// audit log (in every backup, export and `GET /api/audit`) never holds the broker's or a
+/// wallet's password — a changed password alone is therefore no configuration change.
 async fn audit_config(
     pool: &sqlx::SqlitePool,
     config: &TableConfig,
@@ -119,20 +122,28 @@ async fn audit_config(
 ) -> Result<(), crate::auth::AuthError> {
     use crate::store::audit::{self, actions, AuditEntry};
     use sha2::{Digest, Sha256};
-    let config_json =
-        serde_json::to_string(config).map_err(crate::store::audit::AuditError::from)?;
+    let mut config_value =
+        serde_json::to_value(config).map_err(crate::store::audit::AuditError::from)?;
+    crate::redact::json(&mut config_value);
+    let config_json = config_value.to_string();
     let variant_json =
         serde_json::to_string(variant).map_err(crate::store::audit::AuditError::from)?;
     let config_sha = hex::encode(Sha256::digest(config_json.as_bytes()));
     let variant_sha = hex::encode(Sha256::digest(variant_json.as_bytes()));
     let mut conn = pool.acquire().await?;
     let last = audit::last_of(&mut conn, actions::CONFIG).await?;
+    // A row an earlier version wrote may hold a password: it is compared, and carried
+    // into old_value, masked.
     let old: Option<serde_json::Value> = last
         .as_ref()
         .and_then(|r| r.new_value.as_deref())
-        .and_then(|v| serde_json::from_str(v).ok());
+        .and_then(|v| serde_json::from_str(v).ok())
+        .map(|mut v| {
+            crate::redact::json(&mut v);
+            v
+        });
     let same = old.as_ref().is_some_and(|o| {
-        o["config_sha256"] == config_sha.as_str() && o["variant_sha256"] == variant_sha.as_str()
+        o["config"] == config_value && o["variant_sha256"] == variant_sha.as_str()
     });
     if same {
         return Ok(());
@@ -141,14 +152,17 @@ async fn audit_config(
         "config_sha256": config_sha,
         "variant": config.table.variant,
         "variant_sha256": variant_sha,
-        "config": serde_json::from_str::<serde_json::Value>(&config_json).unwrap_or_default(),
+        "config": config_value,
     });
     drop(conn);
+    let old_value = last
+        .and_then(|r| r.new_value)
+        .map(|v| crate::redact::text(&v));
     audit::append_now(
         pool,
         &AuditEntry::new("system", actions::CONFIG)
             .subject(config.table.id.clone())
-            .values(last.and_then(|r| r.new_value), Some(new.to_string()))
+            .values(old_value, Some(new.to_string()))
             .reason(if old.is_some() {
                 "the configuration differs from the last start's"
             } else {
