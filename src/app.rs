@@ -201,7 +201,9 @@ pub async fn run_with_clock(
         variant.funds.bet_unit = (variant.funds.bet_unit + unit - 1) / unit * unit;
     }
     let variant = Arc::new(variant);
+    // The database records the variant as configured; people are shown the game's name.
     let variant_name = config.table.variant.clone();
+    let game = config.game(&variant);
 
     // The port first: a second instance fails here, before it touches the store.
     let listener = tokio::net::TcpListener::bind(&config.http.bind)
@@ -289,13 +291,8 @@ pub async fn run_with_clock(
         (Ok((store, _)), Some(_)) => Some(store.recent()),
         _ => None,
     };
-    let (mut table, handle, commands, recovered) = Table::recover(
-        &id,
-        &config.table.name,
-        &variant_name,
-        Arc::clone(&variant),
-        opened,
-    );
+    let (mut table, handle, commands, recovered) =
+        Table::recover(&id, &config.table.name, &game, Arc::clone(&variant), opened);
     table.set_disputes(config.disputes.settings());
     table.set_integrity(config.integrity.settings());
     table.set_currency(config.table.currency());
@@ -694,7 +691,7 @@ fn start_publisher(
     let info = crate::publish::outbox::TableInfo {
         id: config.table.id.clone(),
         name: config.table.name.clone(),
-        variant_name: config.table.variant.clone(),
+        variant_name: config.game(variant),
         variant: Arc::clone(variant),
         disputes: config.disputes.settings(),
         trust: trust.cloned(),
