@@ -31,6 +31,10 @@ pub enum ServiceError {
     /// reason on its panel).
     #[error("store: {0}")]
     NewStore(String),
+    /// `store.path` cannot hold a database (`store::check_path`): a directory, a device, a
+    /// place that cannot be written, a kernel file system.
+    #[error("store.path {0}")]
+    StorePath(String),
     /// The HTTP address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -55,6 +59,18 @@ pub enum ServiceError {
     /// credentials at once).
     #[error("publish: {0}")]
     Broker(#[from] crate::broker::ConnectError),
+}
+
+impl ServiceError {
+    /// The exit status of `croupier run` ending with this (docs/src/operations.md, "Exit
+    /// status"): 1 when the table's database cannot be kept where `store.path` says (or
+    /// a new one cannot be made there), 2 for every other refusal at start.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ServiceError::StorePath(_) | ServiceError::NewStore(_) => 1,
+            _ => 2,
+        }
+    }
 }
 
 /// At shutdown, the shoe's events are still forwarded until it has been quiet this long.
@@ -231,11 +247,12 @@ pub async fn run_with_clock(
     let new_table = config.store.init
         || !config.store.path.exists()
             && !crate::store::anchor::path_for(&config.store.path).exists();
-    if new_table {
-        if let Err(e) = crate::store::check_writable(&config.store.path) {
-            return Err(ServiceError::NewStore(e.to_string()));
-        }
-    }
+    // A path that can never hold a database (a directory, a device, a read-only place,
+    // the kernel's /proc) is the configuration's mistake too, whether or not a database
+    // was there: ended with (exit 1), not served out of service for ever. A file there that
+    // is not a database is the table's data: out of service, for a restore.
+    crate::store::check_path(&config.store.path)
+        .map_err(|e| ServiceError::StorePath(e.to_string()))?;
     let mut opened = match Store::open_as(
         &config.store.path,
         &id,
