@@ -31,6 +31,10 @@ pub enum ServiceError {
     /// reason on its panel).
     #[error("store: {0}")]
     NewStore(String),
+    /// `store.path` cannot hold a database (`store::check_path`): a directory, a device, a
+    /// place that cannot be written, a kernel file system.
+    #[error("store.path {0}")]
+    StorePath(String),
     /// The HTTP address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -55,6 +59,18 @@ pub enum ServiceError {
     /// credentials at once).
     #[error("publish: {0}")]
     Broker(#[from] crate::broker::ConnectError),
+}
+
+impl ServiceError {
+    /// The exit status of `croupier run` ending with this (docs/src/operations.md, "Exit
+    /// status"): 1 when the table's database cannot be kept where `store.path` says (or
+    /// a new one cannot be made there), 2 for every other refusal at start.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ServiceError::StorePath(_) | ServiceError::NewStore(_) => 1,
+            _ => 2,
+        }
+    }
 }
 
 /// At shutdown, the shoe's events are still forwarded until it has been quiet this long.
@@ -111,7 +127,10 @@ async fn open_auth(
 /// Records a `config` audit row when the configuration (the table file as parsed, with
 /// `--bind` applied, and the variant's rules) differs from the one the last `config` row
 /// recorded. old_value/new_value hold `{"config_sha256", "variant", "variant_sha256",
-/// "config"}`, so the change itself can be read from the two rows.
+/// "config"}`, so the change itself can be read from the two rows. The configuration is
+/// recorded as the logs show it: every URL's password masked (`crate::redact`), so the
+/// audit log (in every backup, export and `GET /api/audit`) never holds the broker's or a
+/// wallet's password — a changed password alone is therefore no configuration change.
 async fn audit_config(
     pool: &sqlx::SqlitePool,
     config: &TableConfig,
@@ -119,20 +138,28 @@ async fn audit_config(
 ) -> Result<(), crate::auth::AuthError> {
     use crate::store::audit::{self, actions, AuditEntry};
     use sha2::{Digest, Sha256};
-    let config_json =
-        serde_json::to_string(config).map_err(crate::store::audit::AuditError::from)?;
+    let mut config_value =
+        serde_json::to_value(config).map_err(crate::store::audit::AuditError::from)?;
+    crate::redact::json(&mut config_value);
+    let config_json = config_value.to_string();
     let variant_json =
         serde_json::to_string(variant).map_err(crate::store::audit::AuditError::from)?;
     let config_sha = hex::encode(Sha256::digest(config_json.as_bytes()));
     let variant_sha = hex::encode(Sha256::digest(variant_json.as_bytes()));
     let mut conn = pool.acquire().await?;
     let last = audit::last_of(&mut conn, actions::CONFIG).await?;
+    // A row an earlier version wrote may hold a password: it is compared, and carried
+    // into old_value, masked.
     let old: Option<serde_json::Value> = last
         .as_ref()
         .and_then(|r| r.new_value.as_deref())
-        .and_then(|v| serde_json::from_str(v).ok());
+        .and_then(|v| serde_json::from_str(v).ok())
+        .map(|mut v| {
+            crate::redact::json(&mut v);
+            v
+        });
     let same = old.as_ref().is_some_and(|o| {
-        o["config_sha256"] == config_sha.as_str() && o["variant_sha256"] == variant_sha.as_str()
+        o["config"] == config_value && o["variant_sha256"] == variant_sha.as_str()
     });
     if same {
         return Ok(());
@@ -141,14 +168,17 @@ async fn audit_config(
         "config_sha256": config_sha,
         "variant": config.table.variant,
         "variant_sha256": variant_sha,
-        "config": serde_json::from_str::<serde_json::Value>(&config_json).unwrap_or_default(),
+        "config": config_value,
     });
     drop(conn);
+    let old_value = last
+        .and_then(|r| r.new_value)
+        .map(|v| crate::redact::text(&v));
     audit::append_now(
         pool,
         &AuditEntry::new("system", actions::CONFIG)
             .subject(config.table.id.clone())
-            .values(last.and_then(|r| r.new_value), Some(new.to_string()))
+            .values(old_value, Some(new.to_string()))
             .reason(if old.is_some() {
                 "the configuration differs from the last start's"
             } else {
@@ -187,7 +217,9 @@ pub async fn run_with_clock(
         variant.funds.bet_unit = (variant.funds.bet_unit + unit - 1) / unit * unit;
     }
     let variant = Arc::new(variant);
+    // The database records the variant as configured; people are shown the game's name.
     let variant_name = config.table.variant.clone();
+    let game = config.game(&variant);
 
     // The port first: a second instance fails here, before it touches the store.
     let listener = tokio::net::TcpListener::bind(&config.http.bind)
@@ -215,11 +247,12 @@ pub async fn run_with_clock(
     let new_table = config.store.init
         || !config.store.path.exists()
             && !crate::store::anchor::path_for(&config.store.path).exists();
-    if new_table {
-        if let Err(e) = crate::store::check_writable(&config.store.path) {
-            return Err(ServiceError::NewStore(e.to_string()));
-        }
-    }
+    // A path that can never hold a database (a directory, a device, a read-only place,
+    // the kernel's /proc) is the configuration's mistake too, whether or not a database
+    // was there: ended with (exit 1), not served out of service for ever. A file there that
+    // is not a database is the table's data: out of service, for a restore.
+    crate::store::check_path(&config.store.path)
+        .map_err(|e| ServiceError::StorePath(e.to_string()))?;
     let mut opened = match Store::open_as(
         &config.store.path,
         &id,
@@ -275,13 +308,8 @@ pub async fn run_with_clock(
         (Ok((store, _)), Some(_)) => Some(store.recent()),
         _ => None,
     };
-    let (mut table, handle, commands, recovered) = Table::recover(
-        &id,
-        &config.table.name,
-        &variant_name,
-        Arc::clone(&variant),
-        opened,
-    );
+    let (mut table, handle, commands, recovered) =
+        Table::recover(&id, &config.table.name, &game, Arc::clone(&variant), opened);
     table.set_disputes(config.disputes.settings());
     table.set_integrity(config.integrity.settings());
     table.set_currency(config.table.currency());
@@ -686,7 +714,7 @@ fn start_publisher(
     let info = crate::publish::outbox::TableInfo {
         id: config.table.id.clone(),
         name: config.table.name.clone(),
-        variant_name: config.table.variant.clone(),
+        variant_name: config.game(variant),
         variant: Arc::clone(variant),
         disputes: config.disputes.settings(),
         trust: trust.cloned(),

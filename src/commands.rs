@@ -195,8 +195,10 @@ pub fn check_config(file: Option<&Path>) -> ExitCode {
     match load_config(file) {
         Ok(c) => {
             let name = file.map_or("<built-in>".to_string(), |p| p.display().to_string());
-            if let Err(e) = croupier::store::check_writable(&c.store.path) {
-                return fail(format!("{name}: store.path: {e}"));
+            if let Err(e) = croupier::store::check_path(&c.store.path) {
+                // The status `run` ends with on it (docs/src/operations.md, "Exit status").
+                eprintln!("croupier: {name}: store.path {e}");
+                return ExitCode::from(1);
             }
             if let Some(publish) = &c.publish {
                 if let Err(e) =
@@ -304,7 +306,11 @@ pub async fn run_command(config: Option<PathBuf>, bind: Option<String>, init: bo
     };
     match app::run(config, shutdown_signal(), announce).await {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(e),
+        Err(e) => {
+            let code = e.exit_code();
+            eprintln!("croupier: {e}");
+            ExitCode::from(code)
+        }
     }
 }
 

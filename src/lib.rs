@@ -26,6 +26,7 @@ pub mod money;
 pub mod play;
 pub mod process;
 pub mod publish;
+pub mod redact;
 #[cfg(feature = "studio")]
 pub mod relay;
 pub mod replay;

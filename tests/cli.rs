@@ -144,35 +144,14 @@ fn a_new_table_whose_database_cannot_be_created_is_refused_by_check_config_and_r
     std::fs::write(dir.path().join("table.toml"), &text).expect("write");
     let out = croupier(dir.path(), &["check-config", "table.toml"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "check-config refuses: {err}");
+    assert_eq!(out.status.code(), Some(1), "check-config refuses: {err}");
     assert!(
         err.contains("store.path") && err.contains("blocker"),
         "names the key and the path: {err}"
     );
     // `run` ends at once with the reason instead of serving an out-of-service table.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(["run", "--config", "table.toml"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("croupier runs");
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("run served a table that has no database instead of ending");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut err)
-        .expect("read");
-    assert!(!status.success(), "run refuses: {err}");
+    let (status, err) = run_to_its_end(dir.path(), "table.toml");
+    assert_eq!(status.code(), Some(1), "run refuses: {err}");
     assert!(err.contains("blocker"), "says why: {err}");
     assert!(!dir.path().join("blocker").is_dir());
     // The same file with a usable path passes.
@@ -190,5 +169,130 @@ fn a_new_table_whose_database_cannot_be_created_is_refused_by_check_config_and_r
     assert!(
         !dir.path().join("data").exists(),
         "check-config creates nothing"
+    );
+}
+
+/// `croupier run --config CFG` in `dir`, which must end by itself (it is killed after a
+/// minute, and the test fails); its status and stderr.
+fn run_to_its_end(dir: &std::path::Path, cfg: &str) -> (std::process::ExitStatus, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["run", "--config", cfg])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("croupier runs");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("run served a table from {cfg} instead of ending");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut err)
+        .expect("read");
+    (status, err)
+}
+
+/// The built-in configuration with its database at `store` and any free port, as
+/// `table.toml` in `dir`.
+fn config_with_store(dir: &std::path::Path, store: &str) {
+    let text = croupier::table::config::DEFAULT_TOML
+        .replace("path = \"data/croupier.db\"", &format!("path = {store:?}"))
+        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"");
+    assert!(text.contains(store), "the default names its store path");
+    std::fs::write(dir.join("table.toml"), text).expect("write");
+}
+
+#[test]
+fn every_unusable_store_path_ends_run_with_status_1_naming_it_and_why() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("a-directory")).expect("mkdir");
+    // A directory that already holds a table's files is still no database file.
+    std::fs::create_dir(dir.path().join("tables")).expect("mkdir");
+    std::fs::write(dir.path().join("tables/croupier.db.anchor"), "").expect("write");
+    for (store, why) in [
+        ("a-directory", "it is a directory"),
+        ("tables", "it is a directory"),
+        ("/dev/null", "character device"),
+        (
+            "/proc/croupier.db",
+            "/proc is the kernel's proc file system",
+        ),
+        (
+            "/proc/self/data/croupier.db",
+            "/proc/self is the kernel's proc file system",
+        ),
+    ] {
+        config_with_store(dir.path(), store);
+        let out = croupier(dir.path(), &["check-config", "table.toml"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "check-config refuses {store}: {err}"
+        );
+        assert!(
+            err.contains(&format!("store.path {store}: ")) && err.contains(why),
+            "check-config names {store} and why ({why}): {err}"
+        );
+        let (status, err) = run_to_its_end(dir.path(), "table.toml");
+        assert_eq!(status.code(), Some(1), "run refuses {store}: {err}");
+        assert!(
+            err.contains(&format!("store.path {store}: ")) && err.contains(why),
+            "run names {store} and why ({why}): {err}"
+        );
+        assert!(
+            !err.contains("No such file"),
+            "{store}: a misleading reason: {err}"
+        );
+    }
+    assert!(
+        !dir.path().join("a-directory/croupier.db").exists() && !dir.path().join("data").exists(),
+        "nothing made"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_that_is_not_ready_says_so_without_an_error_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A serial shoe that is not plugged in: the table serves, locked, not ready.
+    let text = croupier::table::config::DEFAULT_TOML
+        .replace(
+            "path = \"data/croupier.db\"",
+            &format!("path = {:?}", dir.path().join("t.db").display().to_string()),
+        )
+        .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
+        .replace("simulated = true", "simulated = false")
+        .replace("players = true", "players = false")
+        .replace(
+            "port = \"/dev/croupier-shoe\"",
+            &format!(
+                "port = {:?}",
+                dir.path().join("no-shoe").display().to_string()
+            ),
+        );
+    let cfg = dir.path().join("table.toml");
+    std::fs::write(&cfg, text).expect("write");
+    let log = dir.path().join("log");
+    let table = proc::announced(proc::spawn_raw(&cfg, &log)).await;
+    for _ in 0..5 {
+        let (status, body) = table.send("GET", "/readyz", None).await;
+        assert_eq!(status, 503, "not ready without its shoe: {body}");
+        assert!(body.contains("shoe"), "{body}");
+    }
+    assert!(table.terminate(), "stops cleanly");
+    let logged = std::fs::read_to_string(&log).expect("log");
+    let errors: Vec<&str> = logged.lines().filter(|l| l.contains("ERROR")).collect();
+    assert!(
+        errors.is_empty(),
+        "a 503 of /readyz is no error: {errors:#?}"
     );
 }

@@ -168,15 +168,9 @@ async fn a_table_stopped_for_seconds_does_not_take_its_unread_heartbeats_for_a_d
     let log = dir.path().join("table.log");
     let table = proc::spawn(&cfg, &log).await;
     let connected = |s: &serde_json::Value| s["shoe"]["link"] == "connected";
-    let mut s = table.get("/api/status").await;
-    for _ in 0..100 {
-        if connected(&s) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        s = table.get("/api/status").await;
-    }
-    assert!(connected(&s), "the link comes up: {s}");
+    table
+        .until("/api/status", "the link comes up", connected)
+        .await;
     let pid = libc::pid_t::try_from(table.child.id()).expect("pid");
     for stop in [4, 6] {
         // SAFETY: kill(2) on the child this test spawned.
@@ -193,4 +187,72 @@ async fn a_table_stopped_for_seconds_does_not_take_its_unread_heartbeats_for_a_d
     let text = std::fs::read_to_string(&log).expect("log");
     assert!(!text.contains("heartbeat timeout"), "{text}");
     assert!(table.terminate(), "clean stop");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stalls_of_2_5_to_4_seconds_raise_no_false_disconnect_with_either_shoe() {
+    use croupier_drivers::sim::{SimConfig, SimShoe};
+    let dir = tempfile::tempdir().expect("tmp");
+    // An external shoe (the test's): it goes on sending heartbeats while the table is
+    // stopped, and they wait in the port.
+    let sim = SimShoe::start(SimConfig::default()).expect("pty shoe");
+    let outside = dir.path().join("external");
+    std::fs::create_dir(&outside).expect("mkdir");
+    let external = common::config_file(&outside, &sim.path(), "deluxe");
+    // The built-in simulated shoe, in the table's own process: stopped with it, it owes a
+    // heartbeat when they both run again. Quiet (no demo players): only the link talks.
+    let inside = dir.path().join("built-in");
+    std::fs::create_dir(&inside).expect("mkdir");
+    let built_in = default_config(&inside);
+    let text = std::fs::read_to_string(&built_in)
+        .expect("config")
+        .replace("players = true", "players = false");
+    std::fs::write(&built_in, text).expect("config");
+    let tables = [
+        (
+            "external shoe",
+            proc::spawn(&external, &outside.join("log")).await,
+            outside.join("log"),
+        ),
+        (
+            "built-in shoe",
+            proc::spawn(&built_in, &inside.join("log")).await,
+            inside.join("log"),
+        ),
+    ];
+    let connected = |s: &serde_json::Value| s["shoe"]["link"] == "connected";
+    for (name, table, _) in &tables {
+        table.until("/api/status", name, connected).await;
+    }
+    let pids: Vec<libc::pid_t> = tables
+        .iter()
+        .map(|(_, t, _)| libc::pid_t::try_from(t.child.id()).expect("pid"))
+        .collect();
+    // Around the 3 s heartbeat timeout, each stall starting wherever the last heartbeat
+    // left it: the timeout may pass while the table is stopped, just before it runs again.
+    for tenths in 25..=40u64 {
+        let stall = Duration::from_millis(tenths * 100);
+        for &pid in &pids {
+            // SAFETY: kill(2) on a child this test spawned.
+            assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0);
+        }
+        tokio::time::sleep(stall).await;
+        for &pid in &pids {
+            // SAFETY: as above.
+            assert_eq!(unsafe { libc::kill(pid, libc::SIGCONT) }, 0);
+        }
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        for (name, table, _) in &tables {
+            let s = table.get("/api/status").await;
+            assert!(
+                s["alarm"].is_null() && connected(&s),
+                "{name}: after a stall of {stall:?} the table is neither locked nor disconnected: {s}"
+            );
+        }
+    }
+    for (name, table, log) in tables {
+        assert!(table.terminate(), "{name}: clean stop");
+        let text = std::fs::read_to_string(&log).expect("log");
+        assert!(!text.contains("heartbeat timeout"), "{name}: {text}");
+    }
 }

@@ -310,7 +310,14 @@ impl Auth {
         let expires = now.saturating_add(
             i64::try_from(cfg.session_hours.saturating_mul(3_600_000)).unwrap_or(i64::MAX),
         );
-        sqlx::query("UPDATE users SET failed_attempts = 0, locked_until_ms = NULL WHERE id = ?")
+        // The account's lockout stays recorded while another address's is in force: a
+        // login here lifts no one else's (issue #59: the owner's login at the terminal
+        // let the guesser's right PIN in). `croupier user unlock` still lifts every one.
+        let mono = self.clock().monotonic();
+        let kept = self.locked(stored.id, locked_until)
+            && self.throttle().locked_elsewhere(badge, ip, mono);
+        sqlx::query("UPDATE users SET failed_attempts = 0, locked_until_ms = ? WHERE id = ?")
+            .bind(locked_until.filter(|_| kept))
             .bind(stored.id)
             .execute(&mut *tx)
             .await?;

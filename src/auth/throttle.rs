@@ -14,6 +14,10 @@
 //!   any account is looked at.
 //! - **Unknown badges lock like real ones** (the same counts), so the answers do not tell
 //!   which badges exist.
+//! - **A lock holds until it ends**: a login from another address forgives the badge's
+//!   failures but lifts no address's own lock, and the account's stored lockout stays
+//!   recorded while one is in force ([`Throttle::locked_elsewhere`]); only `croupier user
+//!   unlock` lifts them all.
 //! - After a restart nothing is known: an account's stored lockout then holds for every
 //!   address until it runs out (or `croupier user unlock`).
 //!
@@ -128,12 +132,22 @@ impl Throttle {
     /// [`Throttle::locked_for`] when this process has seen the failures; everywhere but
     /// trusted addresses when it has not (the lockout is from before a restart).
     pub fn lock_applies(&self, badge: &str, ip: Option<IpAddr>, now: Duration) -> bool {
-        let seen = self.badges.contains_key(badge)
-            || self.pairs.contains_key(&(badge.to_string(), address(ip)));
+        // Seen: the badge's failures, or any address's (a login elsewhere forgave the
+        // badge's, not that address's lock).
+        let seen = self.badges.contains_key(badge) || self.pairs.keys().any(|(b, _)| b == badge);
         if seen {
             return self.locked_for(badge, ip, now).is_some();
         }
         !self.is_trusted(badge, address(ip))
+    }
+
+    /// Whether an address other than `ip` is locked out of `badge` now (its own
+    /// failures): a login from `ip` must leave the account's stored lockout in force.
+    pub fn locked_elsewhere(&self, badge: &str, ip: Option<IpAddr>, now: Duration) -> bool {
+        let ip = address(ip);
+        self.pairs
+            .iter()
+            .any(|((b, other), c)| b == badge && *other != ip && c.blocked(now).is_some())
     }
 
     /// A failed login on `badge` (an account's or an unknown one) from `ip`; returns how

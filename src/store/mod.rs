@@ -21,6 +21,7 @@ mod direct;
 pub mod dispute;
 mod integrity;
 pub mod outbox;
+mod path;
 mod projections;
 mod reader;
 mod record;
@@ -29,6 +30,7 @@ pub mod timeline;
 
 pub use backup::{backup, verify, Verified};
 use checkpoint::Checkpointer;
+pub use path::check_path;
 use projections::project;
 pub use reader::{DisputeRow, Reader, RecalledRound};
 pub use record::{BrokerHead, Record, Source, TimelineCause};
@@ -56,13 +58,13 @@ pub enum StoreError {
         /// Why.
         source: std::io::Error,
     },
-    /// The database (or, for a new one, its directory) cannot be written.
-    #[error("cannot write {path}: {source}")]
-    NotWritable {
-        /// The file, or the directory it would be created in.
+    /// `store.path` cannot hold a database (`path::check_path`).
+    #[error("{path}: {why}")]
+    Unusable {
+        /// The configured path.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why, naming the directory or file at fault.
+        why: String,
     },
     /// SQLite refused to open the file (not a database, unreadable, locked).
     #[error("cannot open the database {path}: {source}")]
@@ -797,59 +799,6 @@ pub fn check_file(path: &Path) -> Result<(), StoreError> {
             }),
             _ => Ok(()),
         },
-    }
-}
-
-/// Whether a table can keep its database at `path`: an existing file must open for
-/// writing; for a new one, the nearest existing directory on its way must take a new
-/// file (a probe, removed at once). `check-config` asks this, and `run` asks it before
-/// making a new table (whose failure then ends the process with the reason instead of
-/// serving an out-of-service table that never had a database).
-pub fn check_writable(path: &Path) -> Result<(), StoreError> {
-    let not_writable = |path: &Path, source| StoreError::NotWritable {
-        path: path.to_path_buf(),
-        source,
-    };
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => Err(not_writable(
-            path,
-            std::io::Error::new(std::io::ErrorKind::IsADirectory, "it is a directory"),
-        )),
-        Ok(_) => std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
-            .map(drop)
-            .map_err(|e| not_writable(path, e)),
-        Err(_) => {
-            let mut dir = path
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            while !dir.exists() {
-                match dir.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    Some(up) => dir = up,
-                    None => {
-                        dir = Path::new(".");
-                        break;
-                    }
-                }
-            }
-            if !dir.is_dir() {
-                return Err(not_writable(
-                    dir,
-                    std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory"),
-                ));
-            }
-            let probe = dir.join(format!(".croupier-write-check-{}", std::process::id()));
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&probe)
-                .map_err(|e| not_writable(dir, e))?;
-            let _ = std::fs::remove_file(&probe);
-            Ok(())
-        }
     }
 }
 

@@ -647,6 +647,18 @@ impl TableConfig {
         Ok(config)
     }
 
+    /// The game as the table shows it (its snapshot's `variant`, the public view, the
+    /// published stream, the relays' lobby): a built-in variant's stem (`deluxe`), or
+    /// the `name` of a variant given as a file — never the file's path, which is the
+    /// server's business (issue #59).
+    pub fn game(&self, variant: &Variant) -> String {
+        if Variant::built_in_name(&self.table.variant).is_some() {
+            self.table.variant.clone()
+        } else {
+            variant.name.trim().to_string()
+        }
+    }
+
     /// Loads the configured variant (built-in stem or file path).
     pub fn variant(&self) -> Result<Variant, String> {
         let name = &self.table.variant;
@@ -655,7 +667,14 @@ impl TableConfig {
         }
         let path = Path::new(name);
         if path.is_file() {
-            return Variant::load(path).map_err(|e| e.to_string());
+            let variant = Variant::load(path).map_err(|e| e.to_string())?;
+            if variant.name.trim().is_empty() {
+                return Err(format!(
+                    "table.variant {name:?}: the variant file has no `name` (viewers see a \
+                     game by its name, never by its file)"
+                ));
+            }
+            return Ok(variant);
         }
         let known: Vec<&str> = crate::engine::variant::BUILT_IN
             .iter()

@@ -80,10 +80,18 @@ impl HttpWallet {
         } else {
             return Err(format!(
                 "{}: the wallet URL must start with http:// or https://",
-                section.url
+                crate::redact::url(&section.url)
             ));
         };
         let (addr, path) = rest.split_once('/').unwrap_or((rest, ""));
+        // The requests are signed with `secret_file`: a user in the URL would be sent to
+        // no one, and shown wherever the address is (errors, the log).
+        if addr.contains('@') {
+            return Err(format!(
+                "{}: the wallet URL must not hold a user or password (the requests are signed with secret_file)",
+                crate::redact::url(&section.url)
+            ));
+        }
         let endpoint = match (tls, &section.cert) {
             (false, _) => Endpoint::plain(addr),
             (true, Some(cert)) => Endpoint::pinned(addr, cert).map_err(|e| e.to_string())?,

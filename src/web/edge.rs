@@ -4,7 +4,8 @@
 //! 1. `SetRequestIdLayer`: every request gets an `x-request-id` (a UUID, or the one the
 //!    client sent), which the trace span carries and `PropagateRequestIdLayer` echoes.
 //! 2. `TraceLayer`: one `http` span per request (method, path, request id) and its status
-//!    and latency at debug level.
+//!    and latency at debug level; a failed response at error level, but for a 503
+//!    ([`on_failure`]).
 //! 3. Security headers on every response: a CSP without inline script, `X-Frame-Options`,
 //!    `Referrer-Policy`, `X-Content-Type-Options`.
 //! 4. [`PublicGate`]: the cap on public requests and streams, and the connections kept
@@ -31,6 +32,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::sync::Semaphore;
+use tower_http::classify::ServerErrorsFailureClass;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -210,20 +212,40 @@ pub fn layers(router: Router, http: &HttpSection, gate: PublicGate) -> Router {
         }));
     page_headers(router)
         .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
-            let id = req
-                .headers()
-                .get("x-request-id")
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("-");
-            tracing::info_span!(
-                "http",
-                method = %req.method(),
-                path = %req.uri().path(),
-                request_id = %id,
-            )
-        }))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|req: &Request| {
+                    let id = req
+                        .headers()
+                        .get("x-request-id")
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("-");
+                    tracing::info_span!(
+                        "http",
+                        method = %req.method(),
+                        path = %req.uri().path(),
+                        request_id = %id,
+                    )
+                })
+                .on_failure(on_failure),
+        )
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+}
+
+/// A response tower-http classes as failed (a 5xx, or a body that failed): an error — but
+/// a 503, which is the service answering as it means to (`/readyz` not ready, `/healthz`
+/// stalled, the public cap, an out-of-service table refusing an input): the answer is the
+/// report, `/readyz` is asked every few seconds, and what makes it 503 is logged where
+/// it happens (the shoe's link, the store); so a 503 is at debug level, with the other
+/// responses.
+fn on_failure(class: ServerErrorsFailureClass, latency: Duration, _: &tracing::Span) {
+    let ms = latency.as_millis();
+    match class {
+        ServerErrorsFailureClass::StatusCode(StatusCode::SERVICE_UNAVAILABLE) => {
+            tracing::debug!(latency_ms = ms, "response: 503")
+        }
+        class => tracing::error!(classification = %class, latency_ms = ms, "response failed"),
+    }
 }
 
 #[cfg(test)]

@@ -95,21 +95,8 @@ async fn three_failures_lock_the_account_and_every_attempt_is_audited() {
 
 /// `POST /api/login` from the source address `from` (any 127.x.y.z reaches the service).
 async fn login_from(addr: SocketAddr, from: &str, badge: &str, secret: &str) -> (u16, Value) {
-    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
-    socket
-        .bind(SocketAddr::new(from.parse().expect("ip"), 0))
-        .expect("bind the source address");
-    let mut tcp = socket.connect(addr).await.expect("connect");
     let body = serde_json::json!({"badge": badge, "secret": secret}).to_string();
-    let req = format!(
-        "POST /api/login HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    tcp.write_all(req.as_bytes()).await.expect("write");
-    let mut raw = Vec::new();
-    tcp.read_to_end(&mut raw).await.expect("read");
-    let reply = croupier::web::client::parse("x", &raw).expect("http");
+    let reply = common::post_json_from(addr, from, "/api/login", &body).await;
     (
         reply.status,
         serde_json::from_str(&reply.body).unwrap_or(Value::String(reply.body)),
@@ -287,6 +274,40 @@ async fn a_login_flood_is_answered_429_beyond_the_admitted_and_a_real_login_gets
             call(addr, "POST", "/api/login", Some(&body), "").await.0,
             200
         );
+        run.stop().await;
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_address_lockout_holds_until_it_ends_whoever_logs_in_elsewhere() {
+    timeout(Duration::from_secs(90), async {
+        let clock = croupier::auth::time::ManualClock::at_system_now();
+        let (run, _fixture) = running::served_on("deluxe", |_| {}, clock.clone()).await;
+        let addr = run.addr;
+        let (badge, secret) = running::user(Role::Supervisor);
+        let guesser = "127.0.0.7";
+        let mut last = 0;
+        for pin in ["9991", "9992", "9993"] {
+            last = login_from(addr, guesser, badge, pin).await.0;
+        }
+        assert_eq!(last, 423, "the third failure locks the guesser's address");
+        // The badge's owner logs in at the table's terminal, inside the guesser's lockout.
+        assert_eq!(login_from(addr, "127.0.0.1", badge, secret).await.0, 200);
+        // The guesser's lockout holds: the right and a wrong secret answer alike.
+        let (right, r) = login_from(addr, guesser, badge, secret).await;
+        let (wrong, w) = login_from(addr, guesser, badge, "9994").await;
+        assert_eq!(
+            (wrong, code(&w), right, code(&r)),
+            (423, "account_locked", 423, "account_locked"),
+            "locked, whatever the secret: {w} {r}"
+        );
+        // Until it ends: a second inside it, still locked; past it, the right secret works.
+        clock.advance(Duration::from_secs(299));
+        assert_eq!(login_from(addr, guesser, badge, secret).await.0, 423);
+        clock.advance(Duration::from_secs(2));
+        assert_eq!(login_from(addr, guesser, badge, secret).await.0, 200);
         run.stop().await;
     })
     .await

@@ -736,3 +736,28 @@ pub async fn table_input(
     .await;
     rx.await.expect("answered")
 }
+
+/// `POST path` with a JSON `body` to `addr` from the source address `from` (any
+/// 127.x.y.z reaches a service on loopback): how the lockout tests are several clients.
+pub async fn post_json_from(
+    addr: std::net::SocketAddr,
+    from: &str,
+    path: &str,
+    body: &str,
+) -> croupier::web::client::Reply {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind(std::net::SocketAddr::new(from.parse().expect("ip"), 0))
+        .expect("bind the source address");
+    let mut tcp = socket.connect(addr).await.expect("connect");
+    let req = format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    tcp.write_all(req.as_bytes()).await.expect("write");
+    let mut raw = Vec::new();
+    tcp.read_to_end(&mut raw).await.expect("read");
+    croupier::web::client::parse("x", &raw).expect("http")
+}

@@ -299,3 +299,45 @@ async fn the_pit_page_over_tls_never_framed_and_badges_not_told_apart() {
     assert_eq!(login("sup2", "pit-boss-2").await.status, 429);
     assert_eq!(login("sup1", "pit-boss-1").await.status, 200);
 }
+
+/// `POST /floor/api/login` from the source address `from` (any 127.x.y.z reaches the
+/// floor): the status and the error code, if any.
+async fn login_from(addr: &str, from: &str, badge: &str, secret: &str) -> (u16, String) {
+    let body = serde_json::json!({"badge": badge, "secret": secret}).to_string();
+    let addr = addr.parse().expect("addr");
+    let reply = common::post_json_from(addr, from, "/floor/api/login", &body).await;
+    let code = serde_json::from_str::<serde_json::Value>(&reply.body)
+        .ok()
+        .and_then(|v| v["code"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    (reply.status, code)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pit_lockout_holds_whoever_logs_in_from_another_address() {
+    let Some((bin, db)) = pg::broker_and_db().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broker = Nats::start(&bin, dir.path());
+    add_supervisor(&db.url, "sup1", "pit-boss-1");
+    let (_floor, addr) =
+        pit_floor(&broker.url(), &db.url, &dir.path().join("floor.log"), &[]).await;
+    let guesser = "127.0.0.7";
+    for _ in 0..3 {
+        assert_eq!(
+            login_from(&addr, guesser, "sup1", "wrong-secret").await.0,
+            401
+        );
+    }
+    // The badge's owner logs in from the pit's own machine, inside the guesser's lockout.
+    assert_eq!(
+        login_from(&addr, "127.0.0.1", "sup1", "pit-boss-1").await.0,
+        200
+    );
+    // The guesser's lockout holds: the right and a wrong secret answer alike.
+    let right = login_from(&addr, guesser, "sup1", "pit-boss-1").await;
+    let wrong = login_from(&addr, guesser, "sup1", "wrong-secret").await;
+    assert_eq!(right, (429, "locked".to_string()), "the right secret");
+    assert_eq!(wrong, right, "a wrong secret answers as the right one");
+}

@@ -49,7 +49,7 @@ impl Table {
         let mut fold = PublicFold::new(
             &self.id,
             &config.table.name,
-            &config.table.variant,
+            &config.game(&variant),
             variant,
             config.disputes.settings(),
         )

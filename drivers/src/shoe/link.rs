@@ -29,10 +29,18 @@ use crate::proto::{Decoded, ShoeCodec};
 /// are silent between cards).
 const HEALTHY_AFTER: Duration = Duration::from_secs(2);
 
-/// How late the heartbeat timer may fire before the lateness is taken for this process not
-/// running (a stop, a starved machine), and how long the port then gets to deliver what it
-/// holds.
+/// How long the port gets, once the heartbeat's deadline has passed, to deliver what it
+/// holds before the link is judged down: the port is read before the heartbeat is judged
+/// late (issue #59 item 5). After the process was not running (stopped, a starved
+/// machine), the heartbeats of an external shoe wait in the port, but the first turn
+/// of the runtime may see the timer and not yet the port (`epoll_wait` returns `EINTR`
+/// after a stop); a shoe simulated in this very process was stopped too and sends its
+/// heartbeat once it runs again.
 const STALL_GRACE: Duration = Duration::from_millis(500);
+
+/// A timer this much later than its deadline means the process was not running for a
+/// while (a timer's ordinary lateness is a few milliseconds): the grace starts again.
+const LATE: Duration = Duration::from_millis(50);
 
 /// Everything the link task owns.
 pub(crate) struct Link {
@@ -125,6 +133,8 @@ where
     // Far enough away to never fire for line dialects, which have no heartbeat.
     let far = Duration::from_secs(86_400 * 365);
     let mut deadline = Instant::now() + heartbeat.unwrap_or(far);
+    // The deadline passed: the port has [`STALL_GRACE`] to deliver before the verdict.
+    let mut judging = false;
     let down = |reason: String, heard: bool| End::Down {
         reason,
         healthy: heard || started.elapsed() >= HEALTHY_AFTER,
@@ -142,18 +152,24 @@ where
                     let outcome = handle(&link.stats, host, decoded, v1);
                     if !matches!(outcome.event, Some(ShoeEvent::Fault(_))) {
                         heard = true;
+                        judging = false;
                         deadline = Instant::now() + heartbeat.unwrap_or(far);
                     }
                     outcome
                 }
             },
             () = sleep_until(deadline) => {
-                // A timer that fires long after its deadline means this process was not
-                // running: the silence is ours, not the shoe's. Give the port a moment to
-                // deliver what it holds; a real silence is caught at the next deadline.
+                // The port is read before the heartbeat is judged late: once the deadline
+                // passed, the port gets a grace of its own, and again whenever the timer
+                // fired late (this process was not running: the silence was ours, not the
+                // shoe's). Only a grace the process ran through, with nothing read, is the
+                // shoe's silence.
                 let late = Instant::now().saturating_duration_since(deadline);
-                if late > STALL_GRACE {
-                    warn!(late_ms = late.as_millis() as u64, "the shoe link's timer fired late: this process was not running; reading what the port holds before judging the heartbeat");
+                if !judging || late > LATE {
+                    if late > LATE {
+                        warn!(late_ms = late.as_millis() as u64, "the shoe link's timer fired late: this process was not running; reading what the port holds before judging the heartbeat");
+                    }
+                    judging = true;
                     deadline = Instant::now() + STALL_GRACE;
                     continue;
                 }
