@@ -456,6 +456,16 @@ struct BrokerArgs {
     /// `_INBOX.floor`, the ones the generated grants allow).
     #[arg(long)]
     inbox_prefix: Option<String>,
+    /// The JetStream API's subject prefix (default `$JS.API`). On a broker configured by
+    /// `croupier studio nats-config`, the floor's is `$JS.STUDIO.API` (the command prints
+    /// what each party sets); the relays keep the default.
+    #[arg(long, value_parser = parse_prefix)]
+    js_api_prefix: Option<String>,
+}
+
+#[cfg(feature = "studio")]
+fn parse_prefix(s: &str) -> Result<String, String> {
+    croupier::broker::connect::check_prefix(s).map(|()| s.to_string())
 }
 
 #[cfg(feature = "studio")]
@@ -468,6 +478,7 @@ impl BrokerArgs {
             tls_cert: self.tls_cert,
             tls_key: self.tls_key,
             inbox_prefix: Some(self.inbox_prefix.unwrap_or_else(|| default_inbox.into())),
+            api_prefix: self.js_api_prefix,
         }
     }
 }
