@@ -301,10 +301,11 @@ enum Command {
 #[derive(Subcommand)]
 enum StudioCommand {
     /// Writes the broker's configuration for a studio into --out: nats-server.conf (which
-    /// includes auth.conf: one nkey user per party, each with only its own grants), one
-    /// credential per party in credentials/ (mode 0600), table-keys.toml (the keys the
-    /// relays pin) and studio.toml. Run it again with the full list to add a table:
-    /// existing credentials are kept. Then: nats-server --signal reload.
+    /// includes auth.conf: one account per party, one nkey user each with only its own
+    /// grants), one credential per party in credentials/ (mode 0600), table-keys.toml (the
+    /// keys the relays pin) and studio.toml, and prints what each party sets. Run it again
+    /// with the full list to add a table: existing credentials are kept. Then:
+    /// nats-server --signal reload.
     NatsConfig {
         /// Every table's id, comma-separated.
         #[arg(long, value_delimiter = ',', required = true)]
@@ -350,8 +351,10 @@ enum StudioCommand {
         #[arg(long, default_value_t = 24)]
         public_max_age_hours: u32,
     },
-    /// Creates the tables' streams and the bucket that are missing, with the admin's
-    /// credential (--dir's credentials/admin.nk): tables may not create streams.
+    /// Creates what is missing of the tables' streams, the floor's consumers, the bucket
+    /// and the relays' mirrors, with the admin's credential (--dir's credentials/admin.nk):
+    /// tables may not create streams. A mirror that stopped following its origin is made
+    /// again.
     Provision {
         /// The studio directory `nats-config` wrote.
         #[arg(long)]
@@ -1183,6 +1186,10 @@ fn studio_command(command: StudioCommand) -> ExitCode {
                             if *new { "new" } else { "kept" }
                         );
                     }
+                    println!("what each party sets, beside its credential:");
+                    for (party, setting) in croupier::studio::settings() {
+                        println!("  {party:<16} {setting}");
+                    }
                     for t in &done.unpinned {
                         eprintln!("croupier: table {t} has no pinned key yet: the relays will not serve it (run `croupier table-key` on it, then again with --table-key {t}=HEX)");
                     }
@@ -1196,8 +1203,8 @@ fn studio_command(command: StudioCommand) -> ExitCode {
             with_runtime(async move {
                 match croupier::studio::provision(&dir, &options).await {
                     Ok(streams) => {
-                        for (name, created) in streams {
-                            println!("{name}: {}", if created { "created" } else { "exists" });
+                        for (name, made) in streams {
+                            println!("{name}: {made}");
                         }
                         ExitCode::SUCCESS
                     }
