@@ -350,6 +350,12 @@ enum StudioCommand {
         /// Hours the public streams keep messages.
         #[arg(long, default_value_t = 24)]
         public_max_age_hours: u32,
+        /// The relays read the studio's public streams and bucket themselves rather than
+        /// mirrors in their own account: no second copy on the broker, but a relay's
+        /// credential can then deliver messages into any table's streams (a push
+        /// consumer). docs/src/studio.md says what each costs.
+        #[arg(long)]
+        no_relay_mirrors: bool,
     },
     /// Creates what is missing of the tables' streams, the floor's consumers, the bucket
     /// and the relays' mirrors, with the admin's credential (--dir's credentials/admin.nk):
@@ -1155,6 +1161,7 @@ fn studio_command(command: StudioCommand) -> ExitCode {
             floor_consumer,
             replicas,
             public_max_age_hours,
+            no_relay_mirrors,
         } => {
             let tls = match (tls_cert, tls_key) {
                 (Some(cert), Some(key)) => Some(croupier::studio::ServerTls {
@@ -1175,6 +1182,7 @@ fn studio_command(command: StudioCommand) -> ExitCode {
                 replicas,
                 public_max_age_hours,
                 tls,
+                relay_mirrors: !no_relay_mirrors,
             };
             match croupier::studio::nats_config(&spec, &out, &table_keys) {
                 Ok(done) => {
@@ -1187,7 +1195,7 @@ fn studio_command(command: StudioCommand) -> ExitCode {
                         );
                     }
                     println!("what each party sets, beside its credential:");
-                    for (party, setting) in croupier::studio::settings() {
+                    for (party, setting) in croupier::studio::settings(&spec) {
                         println!("  {party:<16} {setting}");
                     }
                     for t in &done.unpinned {

@@ -181,35 +181,79 @@ pub fn table(names: &StreamNames, id: &str) -> Party {
     }
 }
 
-/// The relays, for `tables`. Their grants name their own account's JetStream API (the
-/// mirrors); their imports are the mirrors' own, which no relay may use.
-pub fn relay(names: &StreamNames, tables: &[String]) -> Party {
+/// The relays, for `tables`. With `mirrors` (the default), their grants name their own
+/// account's JetStream API — the mirrors `provision` makes there — and their imports are
+/// the mirrors' own, which no relay may use. Without, they read the studio's streams
+/// through imports under [`STUDIO_API`], as the tables do: cheaper on the broker (no
+/// second copy), but a relay may then make push consumers on the studio's public streams
+/// and the bucket, which deliver wherever in `STUDIO` it says — another table's streams
+/// included.
+pub fn relay(names: &StreamNames, tables: &[String], mirrors: bool) -> Party {
     let bucket = bucket_stream(names);
-    let mut publish = vec![
-        format!("{API}.STREAM.INFO.{bucket}"),
-        format!("{API}.CONSUMER.CREATE.{bucket}"),
-        format!("{API}.CONSUMER.CREATE.{bucket}.>"),
-        // The bucket's watch is a push consumer with flow control.
-        format!("$JS.FC.{bucket}.>"),
+    // What a relay asks of the JetStream API (after the prefix), and whether the answer
+    // is many messages.
+    let mut asks = vec![
+        (format!("STREAM.INFO.{bucket}"), Kind::Service),
+        (format!("CONSUMER.CREATE.{bucket}"), Kind::Service),
+        (format!("CONSUMER.CREATE.{bucket}.>"), Kind::Service),
     ];
-    let mut mirrored = vec![bucket.clone()];
+    let mut read = vec![bucket.clone()];
     for id in tables {
         let public = subjects::stream(&names.public_stream, id);
-        publish.extend([
-            format!("{API}.STREAM.INFO.{public}"),
-            format!("{API}.CONSUMER.CREATE.{public}"),
-            format!("{API}.CONSUMER.CREATE.{public}.>"),
-            format!("{API}.CONSUMER.MSG.NEXT.{public}.*"),
-            format!("{API}.STREAM.MSG.GET.{public}"),
-            format!(
-                "{API}.DIRECT.GET.{bucket}.{}",
-                subjects::bucket_key(&names.bucket, id)
+        asks.extend([
+            (format!("STREAM.INFO.{public}"), Kind::Service),
+            (format!("CONSUMER.CREATE.{public}"), Kind::Service),
+            (format!("CONSUMER.CREATE.{public}.>"), Kind::Service),
+            (
+                format!("CONSUMER.MSG.NEXT.{public}.*"),
+                Kind::StreamedService,
+            ),
+            (format!("STREAM.MSG.GET.{public}"), Kind::Service),
+            (
+                format!(
+                    "DIRECT.GET.{bucket}.{}",
+                    subjects::bucket_key(&names.bucket, id)
+                ),
+                Kind::Service,
             ),
         ]);
-        mirrored.push(public);
+        read.push(public);
     }
+    // The bucket's watch is a push consumer with flow control.
+    let flow_control = format!("$JS.FC.{bucket}.>");
+    let subscribe = vec![format!("{}.>", crate::broker::connect::RELAY_INBOX)];
+    if !mirrors {
+        let mut imports: Vec<Import> = asks
+            .into_iter()
+            .map(|(what, kind)| studio_api(what, kind))
+            .collect();
+        imports.push(service(STUDIO, flow_control));
+        // The watch's deliveries, sent in `STUDIO` to the relay's inbox.
+        imports.push(Import {
+            account: STUDIO.into(),
+            subject: subscribe[0].clone(),
+            to: None,
+            kind: Kind::Stream,
+        });
+        return Party {
+            account: RELAY.into(),
+            jetstream: false,
+            grants: Grants {
+                publish: requests(&imports),
+                deny_publish: Vec::new(),
+                subscribe,
+                allow_responses: false,
+            },
+            imports,
+        };
+    }
+    let mut publish: Vec<String> = asks
+        .into_iter()
+        .map(|(what, _)| format!("{API}.{what}"))
+        .collect();
+    publish.push(flow_control);
     let mut imports = Vec::new();
-    for stream in mirrored {
+    for stream in read {
         imports.extend([
             studio_api(format!("CONSUMER.CREATE.{stream}"), Kind::Service),
             Import {
@@ -230,7 +274,7 @@ pub fn relay(names: &StreamNames, tables: &[String]) -> Party {
             // Already outside `publish`; said again so that no edit of the list above can
             // let a relay make consumers on the studio's streams.
             deny_publish: vec![format!("{STUDIO_API}.>"), format!("{MIRROR_DELIVERY}.>")],
-            subscribe: vec![format!("{}.>", crate::broker::connect::RELAY_INBOX)],
+            subscribe,
             allow_responses: false,
         },
     }
@@ -287,17 +331,23 @@ pub fn floor(names: &StreamNames, tables: &[String], consumer: &str) -> Party {
     }
 }
 
-/// The admin: everything in `STUDIO`, and `RELAY`'s JetStream under [`RELAY_API`].
-pub fn admin() -> Party {
-    Party {
-        account: STUDIO.into(),
-        jetstream: true,
-        imports: vec![Import {
+/// The admin: everything in `STUDIO`, and (with the relays' `mirrors`) `RELAY`'s
+/// JetStream under [`RELAY_API`].
+pub fn admin(mirrors: bool) -> Party {
+    let imports = if mirrors {
+        vec![Import {
             account: RELAY.into(),
             subject: format!("{API}.>"),
             to: Some(format!("{RELAY_API}.>")),
             kind: Kind::Service,
-        }],
+        }]
+    } else {
+        Vec::new()
+    };
+    Party {
+        account: STUDIO.into(),
+        jetstream: true,
+        imports,
         grants: Grants {
             publish: vec![">".into()],
             deny_publish: Vec::new(),
@@ -348,59 +398,84 @@ pub fn exports(parties: &[Party]) -> Vec<Export> {
 mod tests {
     use super::*;
 
-    fn parties() -> Vec<Party> {
+    fn parties(mirrors: bool) -> Vec<Party> {
         let names = StreamNames::default();
         let tables = vec!["t1".to_string(), "t-2".to_string()];
         vec![
             table(&names, "t1"),
             table(&names, "t-2"),
-            relay(&names, &tables),
+            relay(&names, &tables, mirrors),
             floor(&names, &tables, "croupier_floor"),
-            admin(),
+            admin(mirrors),
         ]
     }
 
     #[test]
     fn no_party_but_the_admin_holds_a_partial_token_or_the_whole_api() {
         let names = StreamNames::default();
-        let parties = parties();
-        for p in &parties[..4] {
-            let g = &p.grants;
-            for s in g.publish.iter().chain(&g.subscribe) {
-                assert!(
-                    s.split('.')
-                        .all(|t| t == "*" || t == ">" || !t.contains(['*', '>'])),
-                    "{s}: a wildcard inside a token matches nothing"
-                );
-                assert!(
-                    !s.starts_with("$JS.API.>") && !s.starts_with("$JS.STUDIO.API.>") && s != ">",
-                    "{s}"
-                );
-                assert!(!s.starts_with("_INBOX.>"), "{s}: every inbox");
+        for mirrors in [true, false] {
+            let parties = parties(mirrors);
+            for p in parties.iter().filter(|p| p.account != STUDIO) {
+                let g = &p.grants;
+                for s in g.publish.iter().chain(&g.subscribe) {
+                    assert!(
+                        s.split('.')
+                            .all(|t| t == "*" || t == ">" || !t.contains(['*', '>'])),
+                        "{s}: a wildcard inside a token matches nothing"
+                    );
+                    assert!(
+                        !s.starts_with("$JS.API.>")
+                            && !s.starts_with("$JS.STUDIO.API.>")
+                            && s != ">",
+                        "{s}"
+                    );
+                    assert!(!s.starts_with("_INBOX.>"), "{s}: every inbox");
+                }
             }
-            assert_ne!(
-                p.account, STUDIO,
+            assert_eq!(
+                parties.iter().filter(|p| p.account == STUDIO).count(),
+                1,
                 "only the admin is in the studio's account"
             );
-        }
-        let relay = &parties[2];
-        assert!(
-            relay
+            let relay = &parties[2];
+            assert_eq!(
+                relay.jetstream, mirrors,
+                "the mirrors are the relays' streams"
+            );
+            assert!(
+                relay
+                    .grants
+                    .publish
+                    .iter()
+                    .all(|s| !s.contains("CROUPIER_LOG")),
+                "a relay touches no log stream"
+            );
+            assert!(relay
+                .imports
+                .iter()
+                .all(|i| !i.subject.contains("CROUPIER_LOG")));
+            assert!(relay
                 .grants
                 .publish
                 .iter()
-                .all(|s| !s.contains("CROUPIER_LOG")),
-            "a relay touches no log stream"
-        );
-        assert!(relay
-            .imports
-            .iter()
-            .all(|i| !i.subject.contains("CROUPIER_LOG")));
-        assert!(relay
-            .grants
-            .publish
-            .iter()
-            .all(|s| !s.contains("DELETE") && !s.contains("UPDATE") && !s.contains("PURGE")));
+                .all(|s| !s.contains("DELETE") && !s.contains("UPDATE") && !s.contains("PURGE")));
+            let t1 = &parties[0];
+            assert!(
+                t1.grants.publish.iter().all(|s| !s.contains("t-2")),
+                "{t1:?}"
+            );
+            assert!(
+                t1.imports.iter().all(|i| !i.subject.contains("t-2")),
+                "{t1:?}"
+            );
+            assert!(t1.grants.publish.iter().all(|s| !s.contains("CREATE")));
+            assert!(parties[3]
+                .grants
+                .publish
+                .iter()
+                .all(|s| !s.contains("CREATE") && !s.contains(&names.public_stream)));
+        }
+        let relay = relay(&names, &["t1".to_string()], true);
         assert!(
             relay
                 .grants
@@ -409,26 +484,11 @@ mod tests {
                 .all(|s| !s.starts_with(STUDIO_API) && !s.starts_with(MIRROR_DELIVERY)),
             "a relay cannot use the mirrors' imports"
         );
-        let t1 = &parties[0];
-        assert!(
-            t1.grants.publish.iter().all(|s| !s.contains("t-2")),
-            "{t1:?}"
-        );
-        assert!(
-            t1.imports.iter().all(|i| !i.subject.contains("t-2")),
-            "{t1:?}"
-        );
-        assert!(t1.grants.publish.iter().all(|s| !s.contains("CREATE")));
-        assert!(parties[3]
-            .grants
-            .publish
-            .iter()
-            .all(|s| !s.contains("CREATE") && !s.contains(&names.public_stream)));
     }
 
     #[test]
     fn each_export_goes_to_its_importers_alone_and_tables_share_no_account() {
-        let parties = parties();
+        let parties = parties(true);
         let accounts: std::collections::BTreeSet<_> =
             parties[..4].iter().map(|p| p.account.as_str()).collect();
         assert_eq!(accounts.len(), 4, "one account per table, relay and floor");

@@ -55,6 +55,16 @@ pub struct StudioSpec {
     /// The broker's TLS, if any.
     #[serde(default)]
     pub tls: Option<ServerTls>,
+    /// Whether the relays read mirrors of the public streams and the bucket in their own
+    /// account (the default), or the studio's streams themselves: a second copy of every
+    /// public message on the broker, against a relay able to deliver, by a push consumer,
+    /// into any table's streams (`grants::relay`).
+    #[serde(default = "yes")]
+    pub relay_mirrors: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The broker's certificate, and the CA its clients' certificates must chain to.
@@ -311,9 +321,14 @@ fn server_conf(spec: &StudioSpec) -> String {
     out
 }
 
-/// What each party must set to use the generated configuration, beside its credential:
-/// the JetStream API prefix its account reaches the studio's streams under.
-pub fn settings() -> Vec<(&'static str, String)> {
+/// What each party must set to use the configuration generated from `spec`, beside its
+/// credential: the JetStream API prefix its account reaches the studio's streams under.
+pub fn settings(spec: &StudioSpec) -> Vec<(&'static str, String)> {
+    let relays = if spec.relay_mirrors {
+        "nothing (their account holds the mirrors they read: the default $JS.API)".into()
+    } else {
+        format!("croupier relay --js-api-prefix '{}'", grants::STUDIO_API)
+    };
     vec![
         (
             "each table",
@@ -323,10 +338,7 @@ pub fn settings() -> Vec<(&'static str, String)> {
             "the floor",
             format!("croupier floor --js-api-prefix '{}'", grants::STUDIO_API),
         ),
-        (
-            "the relays",
-            "nothing (their account holds the mirrors they read: the default $JS.API)".into(),
-        ),
+        ("the relays", relays),
     ]
 }
 
@@ -360,12 +372,15 @@ pub fn nats_config(
     for id in &spec.tables {
         add(table_party(id), grants::table(&names, id))?;
     }
-    add("relay".into(), grants::relay(&names, &spec.tables))?;
+    add(
+        "relay".into(),
+        grants::relay(&names, &spec.tables, spec.relay_mirrors),
+    )?;
     add(
         "floor".into(),
         grants::floor(&names, &spec.tables, &spec.floor_consumer),
     )?;
-    add("admin".into(), grants::admin())?;
+    add("admin".into(), grants::admin(spec.relay_mirrors))?;
 
     let keys_path = dir.join("table-keys.toml");
     let mut pinned = match std::fs::metadata(&keys_path) {
@@ -436,6 +451,7 @@ mod tests {
             replicas: 1,
             public_max_age_hours: 24,
             tls: None,
+            relay_mirrors: true,
         }
     }
 

@@ -119,6 +119,12 @@ pub async fn provision(
             out.push((format!("{name} consumer {consumer}"), made));
         }
     }
+    // Without mirrors the relays read the studio's streams.
+    let origins = if spec.relay_mirrors {
+        origins
+    } else {
+        Vec::new()
+    };
     for origin in origins {
         let made = mirror(&js, &relays, &origin).await?;
         out.push((format!("{} (the relays' mirror)", origin.name), made));

@@ -100,20 +100,17 @@ async fn flood_publishes(client: &async_nats::Client) {
 /// A broker on the configuration `croupier studio nats-config` generates for `tables`,
 /// under `dir`: the studio directory, the broker's URL, the broker.
 fn generated(bin: &Path, dir: &Path, tables: &str) -> (PathBuf, String, Broker) {
-    let studio = dir.join("studio");
-    let port = nats::free_port();
-    croupier(&[
-        "studio",
-        "nats-config",
-        "--tables",
-        tables,
-        "--out",
-        &studio.display().to_string(),
-        "--listen",
-        &format!("127.0.0.1:{port}"),
-        "--store-dir",
-        &dir.join("js").display().to_string(),
-    ]);
+    generated_with(bin, dir, tables, &[])
+}
+
+/// [`generated`], with more arguments to `nats-config`.
+fn generated_with(
+    bin: &Path,
+    dir: &Path,
+    tables: &str,
+    more: &[&str],
+) -> (PathBuf, String, Broker) {
+    let (studio, port) = nats::generated_config(dir, tables, more);
     let conf = studio.join("nats-server.conf");
     let broker = Broker::start(bin, &conf, port, &dir.join("nats.log"));
     (studio, format!("nats://127.0.0.1:{port}"), broker)
@@ -423,6 +420,108 @@ async fn provision_starts_mirrors_where_a_chain_starts_and_remakes_a_stuck_one()
             "{out}"
         );
         assert_eq!(mirrored(&relays, "CROUPIER_PUBLIC_t1", 12).await, (11, 2));
+    })
+    .await
+    .expect("bounded");
+}
+
+/// `nats-config --no-relay-mirrors`: the relays read the studio's streams through their
+/// account's imports (`--js-api-prefix`), and serve a table's viewers as on mirrors.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_mirrors_the_relays_read_the_studios_streams() {
+    timeout(Duration::from_secs(240), async {
+        let Some(bin) = nats::nats_server() else {
+            return;
+        };
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path();
+        let (studio, url, _broker) = generated_with(&bin, dir, "t1", &["--no-relay-mirrors"]);
+        let studio_s = studio.display().to_string();
+        let out = croupier(&["studio", "provision", "--dir", &studio_s, "--nats", &url]);
+        assert!(!out.contains("mirror"), "no mirror is made: {out}");
+        let publish = format!(
+            "credentials = {:?}\njs_api_prefix = \"$JS.STUDIO.API\"\n",
+            croupier::studio::credential_path(&studio, "table-t1")
+                .display()
+                .to_string(),
+        );
+        let cfg = table_config(dir, "t1", &url, &publish);
+        let table = announced(proc::spawn_raw(&cfg, &dir.join("t1.log"))).await;
+        let keys = dir.join("table-keys.toml");
+        studio_table::pin_keys(&keys, [("t1", dir.join("t1.db").as_path())]);
+        let mut args = relay_args(&url, &keys);
+        args.extend([
+            "--credentials".into(),
+            croupier::studio::credential_path(&studio, "relay")
+                .display()
+                .to_string(),
+            "--js-api-prefix".into(),
+            "$JS.STUDIO.API".into(),
+        ]);
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+        let relay = announced(spawn_args(&args, &dir.join("relay.log"))).await;
+        let n = wait_relayed(&relay.addr, "t1", 3).await;
+        let viewer = Viewer::connect(&relay.addr, "t1", None).await;
+        wait_relayed(&relay.addr, "t1", n + 5).await;
+        sleep(Duration::from_millis(300)).await;
+        assert!(viewer.assert_consecutive("t1") >= 2, "the viewer is served");
+        let (status, ready) = get(&relay.addr, "/readyz").await;
+        assert_eq!(status, 200, "{ready}");
+        assert!(table.terminate(), "the table stops cleanly");
+    })
+    .await
+    .expect("bounded");
+}
+
+/// The floor's dispute commands reach a table through the table's export, and its answer
+/// comes back; no other party reaches a table's floor subject.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_floor_reaches_each_tables_floor_subject_and_no_one_else_does() {
+    timeout(Duration::from_secs(120), async {
+        let Some(bin) = nats::nats_server() else {
+            return;
+        };
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (studio, url, _broker) = generated(&bin, tmp.path(), "t1,t2");
+        let t1 = party(&url, &studio, "table-t1", "_INBOX.table.t1", None).await;
+        let mut commands = t1.subscribe("croupier.t1.floor").await.expect("subscribe");
+        let (seen, mut heard) = tokio::sync::mpsc::unbounded_channel();
+        let answering = {
+            let t1 = t1.clone();
+            tokio::spawn(async move {
+                while let Some(m) = commands.next().await {
+                    let _ = seen.send(String::from_utf8_lossy(&m.payload).into_owned());
+                    if let Some(reply) = m.reply {
+                        t1.publish(reply, "answered".into()).await.expect("answer");
+                        t1.flush().await.expect("flush");
+                    }
+                }
+            })
+        };
+        t1.flush().await.expect("flush");
+        let floor = party(&url, &studio, "floor", "_INBOX.floor", None).await;
+        let answer = floor
+            .request("croupier.t1.floor", "from the floor".into())
+            .await
+            .expect("the table answers the floor");
+        assert_eq!(answer.payload, "answered");
+        // Each of these waits out its request's timeout: anything it sent has arrived.
+        for (name, inbox) in [("table-t2", "_INBOX.table.t2"), ("relay", "_INBOX.relay")] {
+            let other = party(&url, &studio, name, inbox, None).await;
+            assert!(
+                other
+                    .request("croupier.t1.floor", format!("from {name}").into())
+                    .await
+                    .is_err(),
+                "{name} reaches t1's floor subject"
+            );
+        }
+        let mut got = Vec::new();
+        while let Ok(m) = heard.try_recv() {
+            got.push(m);
+        }
+        assert_eq!(got, vec!["from the floor".to_string()]);
+        answering.abort();
     })
     .await
     .expect("bounded");
