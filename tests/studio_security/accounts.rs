@@ -28,25 +28,30 @@ const STREAMS: [&str; 3] = [
     "KV_croupier_tables",
 ];
 
-/// The last sequence of each of the victim's streams: every message stored moves it.
-async fn held(admin: &Context) -> Vec<u64> {
+/// The last sequence of each of the victim's streams (every message stored moves it),
+/// and its consumers.
+async fn held(admin: &Context) -> Vec<(u64, usize)> {
     let mut out = Vec::new();
     for name in STREAMS {
         let mut stream = admin.get_stream(name).await.expect("the victim's stream");
-        out.push(stream.info().await.expect("info").state.last_sequence);
+        let state = &stream.info().await.expect("info").state;
+        out.push((state.last_sequence, state.consumer_count));
     }
     out
 }
 
-/// What landed in the victim's streams since `before`, stream by stream; `before`
-/// becomes now.
-async fn landed(admin: &Context, before: &mut Vec<u64>) -> Vec<(&'static str, u64)> {
+/// What landed in the victim's streams since `before`, stream by stream — messages, and
+/// consumers made on them —; `before` becomes now.
+async fn landed(
+    admin: &Context,
+    before: &mut Vec<(u64, usize)>,
+) -> Vec<(&'static str, u64, usize)> {
     let now = held(admin).await;
     let out = STREAMS
         .iter()
         .zip(now.iter().zip(before.iter()))
-        .filter(|(_, (n, b))| n > b)
-        .map(|(s, (n, b))| (*s, n - b))
+        .filter(|(_, (n, b))| n != b)
+        .map(|(s, (n, b))| (*s, n.0.saturating_sub(b.0), n.1.saturating_sub(b.1)))
         .collect();
     *before = now;
     out
@@ -218,7 +223,11 @@ async fn no_party_lands_a_message_in_another_tables_streams() {
                 ..Default::default()
             };
             let mut injectors = Vec::new();
-            for target in TARGETS {
+            // And into the studio's consumer creation, which the relays' account imports
+            // for its mirrors alone: each delivery a request to make a consumer on t2's
+            // public stream.
+            let create = "$JS.STUDIO.API.CONSUMER.CREATE.CROUPIER_PUBLIC_t2";
+            for target in TARGETS.into_iter().chain([create]) {
                 // Where the stream captures the subject itself, the broker refuses the
                 // consumer (a cycle); the others are the relay's to make.
                 if let Ok(c) = handle.create_consumer(push(target)).await {
@@ -226,7 +235,7 @@ async fn no_party_lands_a_message_in_another_tables_streams() {
                 }
             }
             if stream == "CROUPIER_PUBLIC_t1" {
-                assert_eq!(injectors.len(), 3, "the relay may create push consumers");
+                assert_eq!(injectors.len(), 4, "the relay may create push consumers");
             }
             let control = relay
                 .subscribe(format!("_INBOX.relay.control.{stream}"))
