@@ -10,7 +10,15 @@
 //! CPU and messages delivered per relay CPU second.
 //!
 //!     cargo bench --bench relay -- [--viewers 0,1000,5000,10000] [--seconds 10] [--pace-ms 100]
-//!         [--dispute-window-s 0]
+//!         [--dispute-window-s 0] [--broker open,accounts,accounts-no-mirrors]
+//!
+//! `--broker` (issue #59): `open`, a broker without authentication (one account, the
+//! default); `accounts`, the configuration `croupier studio nats-config` generates (one
+//! account per party, the relay reading mirrors in its own), the table and the relay with
+//! their own credentials; `accounts-no-mirrors`, the same made with `--no-relay-mirrors`.
+//! Several, comma-separated, take turns for each N. Per run it prints the broker's CPU per
+//! public message (`nats-server`'s threads, `/proc/PID/task/*/schedstat`, over the public
+//! messages the stream took in the window).
 //!
 //! Before them, the floor at the same pace (`benches/row_floor.rs`): what a process doing
 //! nothing but a row's durable commit and acknowledged publication uses per row here.
@@ -43,7 +51,128 @@ use viewers::{
     raw_viewer, Stats,
 };
 
-fn start_table(dir: &std::path::Path, pace_ms: u64, window_s: u64, nats: &str) -> (Child, String) {
+/// Which broker configuration a run uses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Config {
+    /// No authentication: one account.
+    Open,
+    /// `croupier studio nats-config`: an account per party, the relay on mirrors.
+    Accounts,
+    /// The same with `--no-relay-mirrors`.
+    AccountsNoMirrors,
+}
+
+impl Config {
+    fn parse(s: &str) -> Config {
+        match s {
+            "open" => Config::Open,
+            "accounts" => Config::Accounts,
+            "accounts-no-mirrors" => Config::AccountsNoMirrors,
+            _ => panic!("--broker {s}: open, accounts or accounts-no-mirrors"),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Config::Open => "open",
+            Config::Accounts => "accounts",
+            Config::AccountsNoMirrors => "accounts-no-mirrors",
+        }
+    }
+}
+
+/// A running broker, what the table adds to `[publish]`, the relay's arguments beside
+/// `--nats`, and the admin's options (to count the public stream's messages).
+struct Broker {
+    _open: Option<nats::Nats>,
+    child: Option<Child>,
+    pid: u32,
+    url: String,
+    publish: String,
+    relay: Vec<String>,
+    admin: croupier::broker::BrokerOptions,
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.child {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn start_broker(config: Config, bin: &std::path::Path, dir: &std::path::Path) -> Broker {
+    if config == Config::Open {
+        let nats = nats::Nats::start(bin, dir);
+        let url = nats.url();
+        return Broker {
+            pid: nats.pid().expect("running"),
+            _open: Some(nats),
+            child: None,
+            admin: croupier::broker::BrokerOptions {
+                url: url.clone(),
+                ..Default::default()
+            },
+            url,
+            publish: String::new(),
+            relay: Vec::new(),
+        };
+    }
+    let more: &[&str] = if config == Config::AccountsNoMirrors {
+        &["--no-relay-mirrors"]
+    } else {
+        &[]
+    };
+    let (studio, port) = nats::generated_config(dir, "table-1", more);
+    let out = studio.display().to_string();
+    let conf = studio.join("nats-server.conf");
+    let child = nats::spawn_listening(bin, &["-c".into(), conf.into_os_string()], port);
+    let url = format!("nats://127.0.0.1:{port}");
+    nats::croupier_ok(&["studio", "provision", "--dir", &out, "--nats", &url]);
+    let credential = |party: &str| croupier::studio::credential_path(&studio, party);
+    let mut relay = vec![
+        "--credentials".to_string(),
+        credential("relay").display().to_string(),
+    ];
+    if config == Config::AccountsNoMirrors {
+        relay.extend(["--js-api-prefix".into(), "$JS.STUDIO.API".into()]);
+    }
+    Broker {
+        _open: None,
+        pid: child.id(),
+        child: Some(child),
+        publish: format!(
+            "credentials = {:?}\njs_api_prefix = \"$JS.STUDIO.API\"\n",
+            credential("table-table-1").display().to_string()
+        ),
+        relay,
+        admin: croupier::broker::BrokerOptions {
+            url: url.clone(),
+            credentials: Some(credential("admin")),
+            ..Default::default()
+        },
+        url,
+    }
+}
+
+/// The last sequence of the table's public stream, as the admin reads it.
+async fn public_messages(js: &async_nats::jetstream::Context) -> u64 {
+    js.get_stream("CROUPIER_PUBLIC_table-1")
+        .await
+        .expect("the public stream")
+        .cached_info()
+        .state
+        .last_sequence
+}
+
+fn start_table(
+    dir: &std::path::Path,
+    pace_ms: u64,
+    window_s: u64,
+    nats: &str,
+    publish: &str,
+) -> (Child, String) {
     let pace = format!("pace_ms = {pace_ms}");
     let window = format!("window_seconds = {window_s}");
     let edits = [
@@ -54,7 +183,7 @@ fn start_table(dir: &std::path::Path, pace_ms: u64, window_s: u64, nats: &str) -
     let cfg = announce::config_in(
         dir,
         &edits,
-        &format!("\n[publish]\nnats_url = \"{nats}\"\n"),
+        &format!("\n[publish]\nnats_url = \"{nats}\"\n{publish}"),
     );
     start(&["run".as_ref(), "--config".as_ref(), cfg.as_os_str()])
 }
@@ -64,10 +193,18 @@ async fn committed(db: &std::path::Path) -> u64 {
     reader.log("table-1").await.map_or(0, |l| l.len() as u64)
 }
 
-fn run(viewers: usize, seconds: u64, pace_ms: u64, window_s: u64, bin: &std::path::Path) {
+fn run(
+    config: Config,
+    viewers: usize,
+    seconds: u64,
+    pace_ms: u64,
+    window_s: u64,
+    bin: &std::path::Path,
+) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let broker = nats::Nats::start(bin, dir.path());
-    let (mut table, table_addr) = start_table(dir.path(), pace_ms, window_s, &broker.url());
+    let broker = start_broker(config, bin, dir.path());
+    let (mut table, table_addr) =
+        start_table(dir.path(), pace_ms, window_s, &broker.url, &broker.publish);
     // A studio table runs for hours: measured in its steady state, once its own public feed,
     // which no one watches here (the viewers are the relay's), has come to rest.
     let steady = Instant::now() + croupier::web::feed::ALONE + Duration::from_secs(3);
@@ -78,15 +215,17 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, window_s: u64, bin: &std::pat
     .expect("the table's key");
     let keys = dir.path().join("table-keys.toml");
     std::fs::write(&keys, format!("table-1 = \"{}\"\n", key.public_hex())).expect("keys");
-    let (mut relay, relay_addr) = start(&[
+    let mut relay_args: Vec<&std::ffi::OsStr> = vec![
         "relay".as_ref(),
         "--nats".as_ref(),
-        broker.url().as_ref(),
+        broker.url.as_ref(),
         "--bind".as_ref(),
         "127.0.0.1:0".as_ref(),
         "--table-keys".as_ref(),
         keys.as_os_str(),
-    ]);
+    ];
+    relay_args.extend(broker.relay.iter().map(|a| a.as_ref() as &std::ffi::OsStr));
+    let (mut relay, relay_addr) = start(&relay_args);
     let (table_pid, relay_pid) = (table.id(), relay.id());
     let rt = viewers::runtime(2);
     let stats = Arc::new(Stats::new());
@@ -120,14 +259,21 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, window_s: u64, bin: &std::pat
         .await;
         tokio::time::sleep(Duration::from_secs(2)).await;
         tokio::time::sleep_until(steady.into()).await;
+        let admin = croupier::broker::connect(&broker.admin, "relay bench")
+            .await
+            .expect("the admin connects");
+        let admin = croupier::broker::jetstream(admin, croupier::broker::connect::DEFAULT_API);
+        let public0 = public_messages(&admin).await;
+        let broker0 = proc_cpu_ns(broker.pid);
         let (table0, relay0) = (proc_cpu_ns(table_pid), proc_cpu_ticks(relay_pid));
         let switches0 = proc_voluntary_switches(table_pid);
         let rows0 = committed(&db).await;
-        let n0 = stats.max_n.load(Ordering::SeqCst);
         let wall = stats.measure(seconds).await;
         let table_cpu_s = proc_cpu_ns(table_pid).since(&table0) as f64 / 1e9;
         let switches = proc_voluntary_switches(table_pid).since(&switches0);
         let relay_cpu_s = (proc_cpu_ticks(relay_pid) - relay0) as f64 / 100.0;
+        let broker_cpu_s = proc_cpu_ns(broker.pid).since(&broker0) as f64 / 1e9;
+        let public = public_messages(&admin).await - public0;
         let rows = committed(&db).await - rows0;
         let hist: Vec<u64> = stats.hist.iter().map(|h| h.load(Ordering::SeqCst)).collect();
         let got = stats.messages.load(Ordering::SeqCst);
@@ -143,11 +289,13 @@ fn run(viewers: usize, seconds: u64, pace_ms: u64, window_s: u64, bin: &std::pat
         };
         let _ = table_addr;
         format!(
-            "| {viewers} | {connected} in {connect_s:.1} s | {rows} | {} | {got} | {latency} | {:.2} ms | {:.1} | {:.0} % | {:.0} % | {:.0} MB | {} | {} | {} |",
-            stats.max_n.load(Ordering::SeqCst).saturating_sub(n0),
+            "| {} | {viewers} | {connected} in {connect_s:.1} s | {rows} | {public} | {got} | {latency} | {:.2} ms | {:.1} | {:.0} % | {:.0} µs | {:.0} % | {:.0} % | {:.0} MB | {} | {} | {} |",
+            config.name(),
             table_cpu_s * 1000.0 / rows.max(1) as f64,
             switches as f64 / rows.max(1) as f64,
             table_cpu_s / wall * 100.0,
+            broker_cpu_s * 1e6 / public.max(1) as f64,
+            broker_cpu_s / wall * 100.0,
             relay_cpu_s / wall * 100.0,
             proc_rss_kb(relay_pid) as f64 / 1024.0,
             if relay_cpu_s > 0.0 {
@@ -203,9 +351,17 @@ fn main() {
     println!(
         "the floor at this pace (cargo bench --bench row_floor): a process doing nothing but a card row's durable commit (the table's writer) and a 400-byte message's acknowledged publication, {floor_rows} rows: {floor_cpu:.2} ms CPU and {floor_sleeps:.1} sleeps a row"
     );
-    println!("| viewers | connected | rows committed | messages published | delivered | p50 | p99 | max | table CPU per row | table sleeps per row | table CPU (of one core) | relay CPU | relay RSS | delivered per relay CPU second | resyncs | silent drops |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let configs: Vec<Config> = args
+        .value("--broker")
+        .unwrap_or_else(|| "open".into())
+        .split(',')
+        .map(|b| Config::parse(b.trim()))
+        .collect();
+    println!("| broker | viewers | connected | rows committed | messages published | delivered | p50 | p99 | max | table CPU per row | table sleeps per row | table CPU (of one core) | broker CPU per public message | broker CPU | relay CPU | relay RSS | delivered per relay CPU second | resyncs | silent drops |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for n in viewers {
-        run(n, seconds, pace, window, &bin);
+        for config in &configs {
+            run(*config, n, seconds, pace, window, &bin);
+        }
     }
 }

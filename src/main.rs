@@ -306,10 +306,11 @@ enum Command {
 #[derive(Subcommand)]
 enum StudioCommand {
     /// Writes the broker's configuration for a studio into --out: nats-server.conf (which
-    /// includes auth.conf: one nkey user per party, each with only its own grants), one
-    /// credential per party in credentials/ (mode 0600), table-keys.toml (the keys the
-    /// relays pin) and studio.toml. Run it again with the full list to add a table:
-    /// existing credentials are kept. Then: nats-server --signal reload.
+    /// includes auth.conf: one account per party, one nkey user each with only its own
+    /// grants), one credential per party in credentials/ (mode 0600), table-keys.toml (the
+    /// keys the relays pin) and studio.toml, and prints what each party sets. Run it again
+    /// with the full list to add a table: existing credentials are kept. Then:
+    /// nats-server --signal reload.
     NatsConfig {
         /// Every table's id, comma-separated.
         #[arg(long, value_delimiter = ',', required = true)]
@@ -354,9 +355,17 @@ enum StudioCommand {
         /// Hours the public streams keep messages.
         #[arg(long, default_value_t = 24)]
         public_max_age_hours: u32,
+        /// The relays read the studio's public streams and bucket themselves rather than
+        /// mirrors in their own account: no second copy on the broker, but a relay's
+        /// credential can then deliver messages into any table's streams (a push
+        /// consumer). docs/src/studio.md says what each costs.
+        #[arg(long)]
+        no_relay_mirrors: bool,
     },
-    /// Creates the tables' streams and the bucket that are missing, with the admin's
-    /// credential (--dir's credentials/admin.nk): tables may not create streams.
+    /// Creates what is missing of the tables' streams, the floor's consumers, the bucket
+    /// and the relays' mirrors, with the admin's credential (--dir's credentials/admin.nk):
+    /// tables may not create streams. A mirror that stopped following its origin is made
+    /// again.
     Provision {
         /// The studio directory `nats-config` wrote.
         #[arg(long)]
@@ -461,6 +470,16 @@ struct BrokerArgs {
     /// `_INBOX.floor`, the ones the generated grants allow).
     #[arg(long)]
     inbox_prefix: Option<String>,
+    /// The JetStream API's subject prefix (default `$JS.API`). On a broker configured by
+    /// `croupier studio nats-config`, the floor's is `$JS.STUDIO.API` (the command prints
+    /// what each party sets); the relays keep the default.
+    #[arg(long, value_parser = parse_prefix)]
+    js_api_prefix: Option<String>,
+}
+
+#[cfg(feature = "studio")]
+fn parse_prefix(s: &str) -> Result<String, String> {
+    croupier::broker::connect::check_prefix(s).map(|()| s.to_string())
 }
 
 #[cfg(feature = "studio")]
@@ -473,6 +492,7 @@ impl BrokerArgs {
             tls_cert: self.tls_cert,
             tls_key: self.tls_key,
             inbox_prefix: Some(self.inbox_prefix.unwrap_or_else(|| default_inbox.into())),
+            api_prefix: self.js_api_prefix,
         }
     }
 }
@@ -1148,6 +1168,7 @@ fn studio_command(command: StudioCommand) -> ExitCode {
             floor_consumer,
             replicas,
             public_max_age_hours,
+            no_relay_mirrors,
         } => {
             let tls = match (tls_cert, tls_key) {
                 (Some(cert), Some(key)) => Some(croupier::studio::ServerTls {
@@ -1168,6 +1189,7 @@ fn studio_command(command: StudioCommand) -> ExitCode {
                 replicas,
                 public_max_age_hours,
                 tls,
+                relay_mirrors: !no_relay_mirrors,
             };
             match croupier::studio::nats_config(&spec, &out, &table_keys) {
                 Ok(done) => {
@@ -1178,6 +1200,10 @@ fn studio_command(command: StudioCommand) -> ExitCode {
                             croupier::studio::credential_path(&out, party).display(),
                             if *new { "new" } else { "kept" }
                         );
+                    }
+                    println!("what each party sets, beside its credential:");
+                    for (party, setting) in croupier::studio::settings(&spec) {
+                        println!("  {party:<16} {setting}");
                     }
                     for t in &done.unpinned {
                         eprintln!("croupier: table {t} has no pinned key yet: the relays will not serve it (run `croupier table-key` on it, then again with --table-key {t}=HEX)");
@@ -1192,8 +1218,8 @@ fn studio_command(command: StudioCommand) -> ExitCode {
             with_runtime(async move {
                 match croupier::studio::provision(&dir, &options).await {
                     Ok(streams) => {
-                        for (name, created) in streams {
-                            println!("{name}: {}", if created { "created" } else { "exists" });
+                        for (name, made) in streams {
+                            println!("{name}: {made}");
                         }
                         ExitCode::SUCCESS
                     }

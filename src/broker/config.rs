@@ -30,6 +30,11 @@ pub struct PublishSection {
     /// generated grants allow this table alone.
     #[serde(default)]
     pub inbox_prefix: Option<String>,
+    /// The JetStream API's subject prefix; default `$JS.API` (an open broker). On a broker
+    /// configured by `croupier studio nats-config` the table reaches the studio's streams
+    /// through its account's imports: `$JS.STUDIO.API`, as the command prints.
+    #[serde(default)]
+    pub js_api_prefix: Option<String>,
     /// The public streams' name prefix: table `T` publishes to stream `<prefix>_T`.
     #[serde(default = "default_public_stream")]
     pub public_stream: String,
@@ -95,6 +100,7 @@ impl PublishSection {
                     .clone()
                     .unwrap_or_else(|| super::connect::table_inbox(id)),
             ),
+            api_prefix: self.js_api_prefix.clone(),
         }
     }
 
@@ -135,15 +141,12 @@ impl PublishSection {
         if self.tls_cert.is_some() != self.tls_key.is_some() {
             return Err("publish.tls_cert and publish.tls_key go together".into());
         }
-        if let Some(prefix) = &self.inbox_prefix {
-            if prefix.is_empty()
-                || prefix.split('.').any(|t| {
-                    t.is_empty() || t.contains(|c: char| c.is_whitespace() || c == '*' || c == '>')
-                })
-            {
-                return Err(format!(
-                    "publish.inbox_prefix {prefix:?}: dot-separated tokens without wildcards"
-                ));
+        for (key, prefix) in [
+            ("inbox_prefix", &self.inbox_prefix),
+            ("js_api_prefix", &self.js_api_prefix),
+        ] {
+            if let Some(prefix) = prefix {
+                super::connect::check_prefix(prefix).map_err(|e| format!("publish.{key} {e}"))?;
             }
         }
         if !(1..=5).contains(&self.replicas) {
@@ -182,6 +185,7 @@ mod tests {
             (1, 24, 100)
         );
         assert_eq!(p.credentials, None);
+        assert_eq!(p.broker_options("t").api_prefix(), "$JS.API");
     }
 
     #[test]
@@ -205,5 +209,14 @@ mod tests {
         let e =
             with("[publish]\nnats_url = \"nats://x:4222\"\nreplicas = 0\n").expect_err("replicas");
         assert!(e.contains("publish.replicas 0"), "{e}");
+        let e = with("[publish]\nnats_url = \"nats://x:4222\"\njs_api_prefix = \"$JS.*.API\"\n")
+            .expect_err("a wildcard prefix");
+        assert!(e.contains("publish.js_api_prefix \"$JS.*.API\""), "{e}");
+        let p =
+            with("[publish]\nnats_url = \"nats://x:4222\"\njs_api_prefix = \"$JS.STUDIO.API\"\n")
+                .expect("valid")
+                .publish
+                .expect("publish");
+        assert_eq!(p.broker_options("t").api_prefix(), "$JS.STUDIO.API");
     }
 }

@@ -30,6 +30,37 @@ pub struct BrokerOptions {
     /// The prefix of this party's reply subjects (`_INBOX.<party>`); `None`: the client's
     /// default `_INBOX`, which only an unrestricted user may subscribe to.
     pub inbox_prefix: Option<String>,
+    /// The subject prefix of the JetStream API this party talks to; `None`: [`DEFAULT_API`]
+    /// (the party's own account: an open broker, or the relays' own account on a studio
+    /// broker). On a studio broker the tables and the floor reach the studio account's
+    /// JetStream through an import under another prefix (`croupier studio nats-config`
+    /// says which).
+    pub api_prefix: Option<String>,
+}
+
+impl BrokerOptions {
+    /// The JetStream API prefix this party uses.
+    pub fn api_prefix(&self) -> &str {
+        self.api_prefix.as_deref().unwrap_or(DEFAULT_API)
+    }
+}
+
+/// JetStream's own API prefix.
+pub const DEFAULT_API: &str = "$JS.API";
+
+/// Why `prefix` cannot be a subject prefix (a JetStream API or inbox prefix): empty, an
+/// empty token, a wildcard or whitespace.
+pub fn check_prefix(prefix: &str) -> Result<(), String> {
+    if prefix.is_empty()
+        || prefix.split('.').any(|t| {
+            t.is_empty() || t.contains(|c: char| c.is_whitespace() || c == '*' || c == '>')
+        })
+    {
+        return Err(format!(
+            "{prefix:?}: dot-separated tokens without wildcards"
+        ));
+    }
+    Ok(())
 }
 
 /// The inbox prefix of table `id` (the grants of `croupier studio nats-config` match it).
@@ -241,10 +272,11 @@ pub fn client_options(
 /// answers in milliseconds, so 3 s is still far from a false failure.
 pub const JETSTREAM_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// The JetStream context every party uses on `client`: requests bounded by
+/// The JetStream context every party uses on `client`, with the API under `api_prefix`
+/// ([`BrokerOptions::api_prefix`]; [`DEFAULT_API`] on an open broker): requests bounded by
 /// [`JETSTREAM_TIMEOUT`].
-pub fn jetstream(client: Client) -> async_nats::jetstream::Context {
-    let mut js = async_nats::jetstream::new(client);
+pub fn jetstream(client: Client, api_prefix: &str) -> async_nats::jetstream::Context {
+    let mut js = async_nats::jetstream::with_prefix(client, api_prefix);
     js.set_timeout(JETSTREAM_TIMEOUT);
     js
 }

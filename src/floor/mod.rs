@@ -149,7 +149,7 @@ pub async fn run(
     let keys = Arc::new(crate::trust::pinned::KeysFile::open(&config.table_keys)?);
     let db = FloorDb::open(&config.database, config.connections).await?;
     let client = crate::broker::connect(&config.broker, "croupier floor").await?;
-    let js = crate::broker::jetstream(client.clone());
+    let js = crate::broker::jetstream(client.clone(), config.broker.api_prefix());
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let wait = move |mut rx: tokio::sync::watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|s| *s).await;

@@ -86,7 +86,7 @@ pub async fn continue_timeline(
     )
     .await
     .map_err(|e| e.to_string())?;
-    let js = crate::broker::jetstream(client);
+    let js = crate::broker::jetstream(client, publish.broker_options(id).api_prefix());
     let names = publish.stream_names();
     let mut log = js
         .get_stream(names.log(id).name)
@@ -281,7 +281,7 @@ pub async fn lost_tail(config: &TableConfig, db: &std::path::Path) -> Result<Los
     )
     .await
     .map_err(|e| e.to_string())?;
-    let js = crate::broker::jetstream(client);
+    let js = crate::broker::jetstream(client, publish.broker_options(id).api_prefix());
     let mut stream = js
         .get_stream(publish.stream_names().log(id).name)
         .await

@@ -158,7 +158,7 @@ async fn run(
     };
     info!(table = %id, url = %crate::broker::redact(&config.nats_url), "publisher connected");
     status.set_client(client.clone());
-    let js = crate::broker::jetstream(client);
+    let js = crate::broker::jetstream(client, config.broker_options(&id).api_prefix());
     let mut publisher = Publisher {
         config,
         info,

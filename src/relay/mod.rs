@@ -244,7 +244,7 @@ async fn connect(config: RelayConfig, relay: Relay) {
     info!(nats = %crate::broker::redact(&config.broker.url), "relay connected");
     let _ = relay.client.set(client.clone());
     tables::discover(
-        crate::broker::jetstream(client),
+        crate::broker::jetstream(client, config.broker.api_prefix()),
         config.bucket,
         relay.tables,
     )

@@ -228,7 +228,11 @@ async fn ten_thousand_foreign_messages_from_every_party_never_stop_a_table() {
                 dir,
                 id,
                 &url,
-                &format!("credentials = {:?}\n", credential.display().to_string()),
+                &format!(
+                    "credentials = {:?}\njs_api_prefix = {:?}\n",
+                    credential.display().to_string(),
+                    croupier::studio::grants::STUDIO_API
+                ),
             );
             let p = announced(proc::spawn_raw(&cfg, &dir.join(format!("{id}.log")))).await;
             keys.push(
@@ -262,6 +266,8 @@ async fn ten_thousand_foreign_messages_from_every_party_never_stop_a_table() {
             &keys_arg,
             "--credentials",
             &floor_credential,
+            "--js-api-prefix",
+            croupier::studio::grants::STUDIO_API,
         ];
         let floor_args: Vec<&std::ffi::OsStr> = floor_args.iter().map(|a| a.as_ref()).collect();
         let _floor = announced(spawn_args(&floor_args, &floor_log)).await;
@@ -280,30 +286,26 @@ async fn ten_thousand_foreign_messages_from_every_party_never_stop_a_table() {
         };
 
         let flood_began = wall_ms();
-        // Each party asks what its grants allow, with t1's subjects as the reply subject.
+        // Each party asks what its grants allow — under the studio's API (its account's
+        // import on the generated configuration) and under the default prefix — with t1's
+        // subjects as the reply subject.
+        let studio_api = croupier::studio::grants::STUDIO_API;
         let asks = [
-            (
-                "table-t2",
-                "_INBOX.table.t2",
-                "$JS.API.STREAM.INFO.CROUPIER_LOG_t2",
-            ),
-            (
-                "relay",
-                "_INBOX.relay",
-                "$JS.API.STREAM.INFO.CROUPIER_PUBLIC_t1",
-            ),
-            (
-                "floor",
-                "_INBOX.floor",
-                "$JS.API.STREAM.INFO.CROUPIER_LOG_t1",
-            ),
+            ("table-t2", "_INBOX.table.t2", "STREAM.INFO.CROUPIER_LOG_t2"),
+            ("relay", "_INBOX.relay", "STREAM.INFO.CROUPIER_PUBLIC_t1"),
+            ("floor", "_INBOX.floor", "STREAM.INFO.CROUPIER_LOG_t1"),
         ];
         let targets = targets("t1");
         for (name, inbox, allowed) in asks {
             let client = party(&url, &studio, name, inbox, None).await;
             for i in 0..FLOOD {
+                let api = if i % 2 == 0 { studio_api } else { "$JS.API" };
                 client
-                    .publish_with_reply(allowed, targets[i % 3].clone(), "".into())
+                    .publish_with_reply(
+                        format!("{api}.{allowed}"),
+                        targets[i % 3].clone(),
+                        "".into(),
+                    )
                     .await
                     .expect("sent");
             }

@@ -37,6 +37,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use tokio::time::{sleep, timeout};
 
+mod accounts;
 mod credentials;
 mod foreign_writers;
 mod open_broker;
@@ -193,6 +194,7 @@ async fn party(
         tls_cert: pki.map(|p| p.client_cert.clone()),
         tls_key: pki.map(|p| p.client_key.clone()),
         inbox_prefix: Some(inbox.to_string()),
+        ..Default::default()
     };
     let (options, addrs) =
         croupier::broker::connect::client_options(&options).expect("party options");

@@ -1,9 +1,25 @@
 //! The studio on the configuration `croupier studio nats-config` generates, over TLS with a
 //! test CA made here: three tables, two relays and the floor each with its own nkey
-//! credential do their whole job, and every attack an outside tester ran is refused by the
-//! broker.
+//! credential (and account) do their whole job, and every attack an outside tester ran is
+//! refused by the broker.
 
 use super::*;
+
+/// Asserts that `js` can neither describe `stream`, nor read a message of it, nor make a
+/// consumer on it.
+async fn cannot_read(js: &jetstream::Context, stream: &str, who: &str) {
+    assert!(js.get_stream(stream).await.is_err(), "{who}: STREAM.INFO");
+    let handle = js.get_stream_no_info(stream).await.expect("handle");
+    assert!(handle.get_raw_message(1).await.is_err(), "{who}: MSG.GET");
+    let spy = consumer::pull::Config {
+        durable_name: Some("spy".into()),
+        ..Default::default()
+    };
+    assert!(
+        js.create_consumer_on_stream(spy, stream).await.is_err(),
+        "{who}: CONSUMER.CREATE"
+    );
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
@@ -67,14 +83,16 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
         ];
         provision.extend(tls_flags.iter().cloned());
         let out = croupier(&provision.iter().map(String::as_str).collect::<Vec<_>>());
-        assert_eq!(out.matches("created").count(), 10, "{out}");
+        // Three tables' two streams and the floor's consumer, the bucket, and the relays'
+        // mirrors of the three public streams and the bucket.
+        assert_eq!(out.matches("created").count(), 14, "{out}");
 
         // The tables, each with its own credential, over TLS.
         let mut tables: Vec<Proc> = Vec::new();
         let mut keys = Vec::new();
         for id in ids {
             let publish = format!(
-                "credentials = {:?}\ntls_ca = {:?}\ntls_cert = {:?}\ntls_key = {:?}\n",
+                "credentials = {:?}\ntls_ca = {:?}\ntls_cert = {:?}\ntls_key = {:?}\njs_api_prefix = \"$JS.STUDIO.API\"\n",
                 croupier::studio::credential_path(&studio, &croupier::studio::table_party(id))
                     .display()
                     .to_string(),
@@ -121,6 +139,8 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
             croupier::studio::credential_path(&studio, "floor")
                 .display()
                 .to_string(),
+            "--js-api-prefix".into(),
+            croupier::studio::grants::STUDIO_API.into(),
         ];
         args.extend(tls_flags.iter().cloned());
         let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
@@ -191,7 +211,6 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
         let admin = party(&url, &studio, "admin", "_INBOX.admin", Some(&pki)).await;
         let admin_js = jetstream::new(admin.clone());
         let relay = party(&url, &studio, "relay", "_INBOX.relay", Some(&pki)).await;
-        let relay_js = jetstream::new(relay.clone());
         let all_inboxes = relay.subscribe("_INBOX.>").await.expect("subscribe");
         let logs = relay.subscribe("croupier.*.log").await.expect("subscribe");
         let own = relay
@@ -199,8 +218,14 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
             .await
             .expect("subscribe");
         sleep(Duration::from_millis(200)).await;
-        admin
-            .publish("_INBOX.relay.probe", "control".into())
+        // The control: a JetStream answer the relay points at its own inbox (the admin,
+        // in another account, cannot publish there).
+        relay
+            .publish_with_reply(
+                "$JS.API.STREAM.INFO.CROUPIER_PUBLIC_t1",
+                "_INBOX.relay.probe",
+                "".into(),
+            )
             .await
             .expect("publish");
         let (inboxes, logs, own) = tokio::join!(
@@ -211,29 +236,26 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
         assert_eq!(own, 1, "the relay's own inbox works (the control)");
         assert_eq!(inboxes, 0, "the relay reads no other party's replies");
         assert_eq!(logs, 0, "the relay reads no log row");
-        assert!(relay_js.get_stream("CROUPIER_LOG_t1").await.is_err());
-        assert!(relay_js
-            .get_stream_no_info("CROUPIER_LOG_t1")
-            .await
-            .expect("handle")
-            .get_raw_message(1)
-            .await
-            .is_err());
-        assert!(relay_js
-            .create_consumer_on_stream(
-                consumer::pull::Config {
-                    durable_name: Some("spy".into()),
-                    ..Default::default()
-                },
-                "CROUPIER_LOG_t1",
-            )
-            .await
-            .is_err());
-        assert!(relay_js
-            .delete_consumer_from_stream(croupier::floor::DEFAULT_CONSUMER, "CROUPIER_LOG_t1")
-            .await
-            .is_err());
-        assert!(relay_js.delete_stream("CROUPIER_PUBLIC_t1").await.is_err());
+        // Through its own account's JetStream (its mirrors) and through the prefix its
+        // account imports the studio's consumer creation under (for the mirrors alone).
+        for api in ["$JS.API", croupier::studio::grants::STUDIO_API] {
+            let relay_js = jetstream::with_prefix(relay.clone(), api);
+            cannot_read(&relay_js, "CROUPIER_LOG_t1", &format!("the relay on {api}")).await;
+            assert!(
+                relay_js
+                    .delete_consumer_from_stream(
+                        croupier::floor::DEFAULT_CONSUMER,
+                        "CROUPIER_LOG_t1"
+                    )
+                    .await
+                    .is_err(),
+                "{api}"
+            );
+            assert!(
+                relay_js.delete_stream("CROUPIER_PUBLIC_t1").await.is_err(),
+                "{api}: the relay deletes the public stream or its mirror"
+            );
+        }
         assert!(
             admin_js
                 .get_stream("CROUPIER_LOG_t1")
@@ -244,77 +266,55 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
                 .is_ok(),
             "the floor's consumer is still there"
         );
+        let relay_js = jetstream::new(relay.clone());
 
         // Table t1's credential against table t2.
         let t1 = party(&url, &studio, "table-t1", "_INBOX.table.t1", Some(&pki)).await;
-        let t1_js = jetstream::new(t1.clone());
         let t2_log = t1.subscribe("croupier.t2.log").await.expect("subscribe");
         assert_eq!(
             received(t2_log, Duration::from_secs(2)).await,
             0,
             "t1 reads t2's rows"
         );
-        assert!(
-            t1_js.get_stream("CROUPIER_LOG_t2").await.is_err(),
-            "STREAM.INFO"
-        );
-        assert!(
-            t1_js
-                .get_stream_no_info("CROUPIER_LOG_t2")
+        // Through the prefix its account imports the studio's API under, and JetStream's own.
+        for api in [croupier::studio::grants::STUDIO_API, "$JS.API"] {
+            let t1_js = jetstream::with_prefix(t1.clone(), api);
+            cannot_read(&t1_js, "CROUPIER_LOG_t2", &format!("t1 on {api}")).await;
+            let mut changed = admin_js
+                .get_stream("CROUPIER_PUBLIC_t2")
                 .await
-                .expect("handle")
-                .get_raw_message(1)
-                .await
-                .is_err(),
-            "MSG.GET"
-        );
-        assert!(
-            t1_js
-                .create_consumer_on_stream(
-                    consumer::pull::Config {
-                        durable_name: Some("spy".into()),
+                .expect("stream")
+                .cached_info()
+                .config
+                .clone();
+            changed.subjects = vec!["croupier.t2.public".into(), "croupier.t1.public".into()];
+            assert!(t1_js.update_stream(changed).await.is_err(), "STREAM.UPDATE");
+            assert!(
+                t1_js.delete_stream("CROUPIER_PUBLIC_t2").await.is_err(),
+                "STREAM.DELETE"
+            );
+            assert!(
+                t1_js
+                    .create_stream(stream::Config {
+                        name: "CAPTURE".into(),
+                        subjects: vec!["croupier.t2.floor".into()],
                         ..Default::default()
-                    },
-                    "CROUPIER_LOG_t2",
-                )
-                .await
-                .is_err(),
-            "CONSUMER.CREATE"
-        );
-        let mut changed = admin_js
-            .get_stream("CROUPIER_PUBLIC_t2")
-            .await
-            .expect("stream")
-            .cached_info()
-            .config
-            .clone();
-        changed.subjects = vec!["croupier.t2.public".into(), "croupier.t1.public".into()];
-        assert!(t1_js.update_stream(changed).await.is_err(), "STREAM.UPDATE");
-        assert!(
-            t1_js.delete_stream("CROUPIER_PUBLIC_t2").await.is_err(),
-            "STREAM.DELETE"
-        );
-        assert!(
-            t1_js
-                .create_stream(stream::Config {
-                    name: "CAPTURE".into(),
-                    subjects: vec!["croupier.t2.floor".into()],
-                    ..Default::default()
-                })
-                .await
-                .is_err(),
-            "STREAM.CREATE"
-        );
-        for subject in [
-            "$KV.croupier_tables.t2",
-            "croupier.t2.public",
-            "croupier.t2.log",
-        ] {
-            let ack = t1_js
-                .publish(subject, "{\"forged\":true}".into())
-                .await
-                .expect("sent");
-            assert!(ack.await.is_err(), "t1 publishes on {subject}");
+                    })
+                    .await
+                    .is_err(),
+                "STREAM.CREATE"
+            );
+            for subject in [
+                "$KV.croupier_tables.t2",
+                "croupier.t2.public",
+                "croupier.t2.log",
+            ] {
+                let ack = t1_js
+                    .publish(subject, "{\"forged\":true}".into())
+                    .await
+                    .expect("sent");
+                assert!(ack.await.is_err(), "t1 publishes on {subject}");
+            }
         }
         let info = admin_js
             .get_stream("CROUPIER_PUBLIC_t2")
@@ -333,25 +333,36 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
             .expect("t2's view");
         assert!(!String::from_utf8_lossy(&value).contains("forged"));
 
-        // What permissions cannot stop inside one account: a push consumer delivering one
-        // stream into another table's log subject (the relay may create consumers on
-        // the public streams), and a JetStream answer pointed at another table's public
-        // subject. Such messages land in t2's streams; nothing signed by t2 is among
-        // them, so t2's publisher passes over them and publishes every row, the relays
-        // serve t2's own messages only, and the floor keeps t2's rows whole.
-        let injector = relay_js
+        // What grants inside one account could not stop, the accounts do: while t2
+        // publishes, push consumers of the relay's delivering into t2's subjects, and
+        // JetStream answers to the relay's and t1's requests pointed at them. The relay's
+        // consumers are on its own account's mirrors, every answer lands in its
+        // requester's account: t2's streams hold t2's own messages alone.
+        // (`accounts.rs` floods every route from every party's credential.)
+        let mirror = relay_js
             .get_stream_no_info("CROUPIER_PUBLIC_t1")
             .await
-            .expect("handle")
-            .create_consumer(consumer::push::Config {
-                deliver_subject: "croupier.t2.log".into(),
-                deliver_policy: consumer::DeliverPolicy::New,
-                ack_policy: consumer::AckPolicy::None,
-                ..Default::default()
-            })
-            .await;
-        assert!(injector.is_ok(), "the relay may create consumers on public streams");
-        // JetStream's answers pointed at t2's subjects, while t2 publishes.
+            .expect("handle");
+        let mut injectors = Vec::new();
+        for target in [
+            "croupier.t2.log",
+            "croupier.t2.public",
+            "$KV.croupier_tables.t2",
+        ] {
+            injectors.push(
+                mirror
+                    .create_consumer(consumer::push::Config {
+                        deliver_subject: target.into(),
+                        deliver_policy: consumer::DeliverPolicy::All,
+                        ack_policy: consumer::AckPolicy::None,
+                        ..Default::default()
+                    })
+                    .await
+                    .expect("the relay may create consumers on its mirrors"),
+            );
+        }
+        let (_, t2_ready) = get(&tables[1].addr, "/readyz").await;
+        let acked = t2_ready["publish"]["acked"].as_u64().expect("acked");
         for _ in 0..30 {
             relay
                 .publish_with_reply(
@@ -362,7 +373,7 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
                 .await
                 .expect("sent");
             t1.publish_with_reply(
-                "$JS.API.STREAM.INFO.CROUPIER_PUBLIC_t1",
+                "$JS.STUDIO.API.STREAM.INFO.CROUPIER_PUBLIC_t1",
                 "croupier.t2.public",
                 "".into(),
             )
@@ -372,23 +383,7 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
         }
         t1.flush().await.expect("flush");
         relay.flush().await.expect("flush");
-        // The injection lands: t2's log stream holds more messages than t2 has rows.
-        let started = Instant::now();
-        let acked = loop {
-            let (_, t2_ready) = get(&tables[1].addr, "/readyz").await;
-            let acked = t2_ready["publish"]["acked"].as_u64().expect("acked");
-            let mut log = admin_js.get_stream("CROUPIER_LOG_t2").await.expect("t2's log");
-            let held = log.info().await.expect("info").state.last_sequence;
-            if held > acked + 10 {
-                break acked;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "the injection reached t2's log stream: {held} messages for {acked} rows"
-            );
-            sleep(Duration::from_millis(200)).await;
-        };
-        // t2 publishes on, past the foreign messages.
+        // t2 publishes on.
         let started = Instant::now();
         let goal = acked + 10;
         loop {
@@ -399,13 +394,32 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
             }
             assert!(
                 started.elapsed() < Duration::from_secs(60),
-                "t2 publishes past the injected messages: {r}"
+                "t2 publishes on: {r}"
             );
             sleep(Duration::from_millis(200)).await;
         }
-        drop(injector);
-        // The floor holds t2's rows 1..goal, each once, all verified: the junk is alarmed
-        // as unreadable, never stored as a row.
+        drop(injectors);
+        // Every message of t2's streams is one t2 signed.
+        let pinned = croupier::trust::pinned::PinnedKeys::load(&studio.join("table-keys.toml"))
+            .expect("the pinned keys");
+        let key = pinned.get("t2").expect("t2's key");
+        for (name, domain) in [
+            ("CROUPIER_LOG_t2", croupier::trust::wire::LOG),
+            ("CROUPIER_PUBLIC_t2", croupier::trust::wire::PUBLIC),
+        ] {
+            let mut stream = admin_js.get_stream(name).await.expect("t2's stream");
+            let state = stream.info().await.expect("info").state.clone();
+            assert!(state.messages > 10, "{name}: {state:?}");
+            for seq in state.first_sequence..=state.last_sequence {
+                let m = stream.get_raw_message(seq).await.expect("a message");
+                assert!(
+                    croupier::broker::subjects::signed(key, domain, "t2", &m.payload, &m.headers),
+                    "{name} {seq} is not t2's: {:?}",
+                    String::from_utf8_lossy(&m.payload)
+                );
+            }
+        }
+        // The floor holds t2's rows 1..goal, each once, all verified.
         let started = Instant::now();
         loop {
             let rows: Vec<(i64, String)> = sqlx::query_as(
@@ -430,6 +444,16 @@ async fn the_generated_studio_over_tls_does_its_job_and_refuses_every_attack() {
             );
             sleep(Duration::from_millis(200)).await;
         }
+
+        // A mirror lost (made again by `provision`, as after a broker's crash that left one
+        // not following its origin): the relays follow the new one by themselves.
+        let relays_js =
+            jetstream::with_prefix(admin.clone(), croupier::studio::grants::RELAY_API);
+        for mirror in ["CROUPIER_PUBLIC_t3", "KV_croupier_tables"] {
+            relays_js.delete_stream(mirror).await.expect("deleted");
+        }
+        let out = croupier(&provision.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(out.matches("created").count(), 2, "{out}");
 
         // Through all of it, the studio went on: the viewers got consecutive messages.
         for relay in &relays {

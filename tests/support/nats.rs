@@ -58,6 +58,11 @@ impl Nats {
         n
     }
 
+    /// Its process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// `nats://127.0.0.1:PORT`.
     pub fn url(&self) -> String {
         format!("nats://127.0.0.1:{}", self.port)
@@ -93,6 +98,49 @@ impl Nats {
         ];
         self.child = Some(spawn_listening(&self.bin, &args, self.port));
     }
+}
+
+/// Writes under `dir/studio` the configuration `croupier studio nats-config` generates for
+/// `tables` (comma-separated), listening on a free loopback port, its store in `dir/js`,
+/// with `more` arguments: the studio directory and the port. The server is not started
+/// (`nats-server -c <studio>/nats-server.conf`).
+pub fn generated_config(dir: &Path, tables: &str, more: &[&str]) -> (PathBuf, u16) {
+    let studio = dir.join("studio");
+    let port = free_port();
+    let (out, listen, store) = (
+        studio.display().to_string(),
+        format!("127.0.0.1:{port}"),
+        dir.join("js").display().to_string(),
+    );
+    let mut args = vec![
+        "studio",
+        "nats-config",
+        "--tables",
+        tables,
+        "--out",
+        &out,
+        "--listen",
+        &listen,
+        "--store-dir",
+        &store,
+    ];
+    args.extend(more);
+    croupier_ok(&args);
+    (studio, port)
+}
+
+/// `croupier ARGS` run to its end, which must succeed: its stdout.
+pub fn croupier_ok(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(args)
+        .output()
+        .expect("croupier");
+    assert!(
+        out.status.success(),
+        "croupier {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Starts `bin` with `args`; returns once it accepts connections on `port`.
