@@ -321,8 +321,16 @@ async fn a_pit_lockout_holds_whoever_logs_in_from_another_address() {
     let dir = tempfile::tempdir().expect("tempdir");
     let broker = Nats::start(&bin, dir.path());
     add_supervisor(&db.url, "sup1", "pit-boss-1");
-    let (_floor, addr) =
-        pit_floor(&broker.url(), &db.url, &dir.path().join("floor.log"), &[]).await;
+    // No table here: the keys file pins none.
+    let keys = studio_table::keys_file(dir.path(), &[]);
+    let (_floor, addr) = pit_floor(
+        &broker.url(),
+        &db.url,
+        &keys,
+        &dir.path().join("floor.log"),
+        &[],
+    )
+    .await;
     let guesser = "127.0.0.7";
     for _ in 0..3 {
         assert_eq!(
