@@ -63,6 +63,17 @@ pub fn signed(
     proof(headers).is_some_and(|p| crate::trust::wire::verify_proof(key, domain, table, payload, p))
 }
 
+/// What `headers`' proof asks a key to have signed for `payload` (`trust::wire::claim`),
+/// for checking many messages together (`trust::wire::verify_claims`).
+pub fn claim(
+    domain: &str,
+    table: &str,
+    payload: &[u8],
+    headers: &async_nats::HeaderMap,
+) -> Option<crate::trust::wire::Claim> {
+    proof(headers).and_then(|p| crate::trust::wire::claim(domain, table, payload, p))
+}
+
 /// `message` with `proof` in its headers.
 pub fn with_proof(
     message: async_nats::jetstream::message::PublishMessage,

@@ -429,24 +429,38 @@ async fn pass(
             None => messages[0].info().map_err(broker)?.stream_sequence,
         };
         // Only what the table signed goes on to the chain check; the rest is noise,
-        // counted once (messages at or below the head were looked at before).
+        // counted once (messages at or below the head were looked at before). The
+        // signatures of a fetch are checked together (`wire::verify_claims`).
         let key = followed.keys.get(table).ok_or(PassError::Unpinned)?;
-        let mut bodies = Vec::with_capacity(messages.len());
-        let mut looked_at = stream_head;
-        let mut sift = |seq: u64, payload: &[u8], headers: Option<&async_nats::HeaderMap>| {
-            looked_at = looked_at.max(seq);
-            if headers.is_some_and(|h| subjects::signed(&key, wire::LOG, table, payload, h)) {
-                bodies.push((seq, payload.to_vec()));
-            } else if seq > stream_head {
-                noise.heard(seq);
-            }
-        };
+        let mut fetched = Vec::with_capacity(messages.len());
         for (seq, m) in fill_hole(&stream, stream_head, first).await? {
-            sift(seq, &m.payload, Some(&m.headers));
+            let claim = subjects::claim(wire::LOG, table, &m.payload, &m.headers);
+            fetched.push((seq, m.payload.to_vec(), claim));
         }
         for m in &messages {
             let seq = m.info().map_err(broker)?.stream_sequence;
-            sift(seq, &m.payload, m.headers.as_ref());
+            let claim = m
+                .headers
+                .as_ref()
+                .and_then(|h| subjects::claim(wire::LOG, table, &m.payload, h));
+            fetched.push((seq, m.payload.to_vec(), claim));
+        }
+        let claims: Vec<&wire::Claim> = fetched.iter().filter_map(|f| f.2.as_ref()).collect();
+        let mut held_up = wire::verify_claims(&key, &claims).into_iter();
+        let looked_at = fetched
+            .iter()
+            .map(|f| f.0)
+            .max()
+            .unwrap_or(0)
+            .max(stream_head);
+        let mut bodies = Vec::with_capacity(fetched.len());
+        for (seq, payload, claim) in fetched {
+            let signed = claim.is_some() && held_up.next().unwrap_or(false);
+            if signed {
+                bodies.push((seq, payload));
+            } else if seq > stream_head {
+                noise.heard(seq);
+            }
         }
         let held = db
             .history_hashes(table, &branch_points(&at, &bodies))

@@ -210,33 +210,130 @@ pub fn verify_proof(
     payload: &[u8],
     proof: ProofRef<'_>,
 ) -> bool {
+    claim(domain, table, payload, proof).is_some_and(|c| key.verify(&c.signed, &c.sig).is_ok())
+}
+
+/// What a message's proof asks a key to have signed: the bytes and the signature, once
+/// everything but the signature itself checks out (the message's digest in its row's
+/// list). `None`: the proof cannot hold whatever the key.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    signed: Vec<u8>,
+    sig: Signature,
+}
+
+/// The [`Claim`] of `payload` with `proof` as `table`'s in `domain`.
+pub fn claim(domain: &str, table: &str, payload: &[u8], proof: ProofRef<'_>) -> Option<Claim> {
     let Some(row) = proof.row else {
-        return proof.salt.is_none() && verify(key, domain, table, payload, proof.sig);
+        return match proof.salt {
+            None => Some(Claim {
+                signed: signed_bytes(domain, table, payload),
+                sig: signature(proof.sig)?,
+            }),
+            Some(_) => None,
+        };
     };
     // Bounded before it is decoded: a message cannot make a relay hash a list of any length.
     if row.len() > MAX_TOGETHER * 64 {
-        return false;
+        return None;
     }
-    let Ok(list) = hex::decode(row.trim()) else {
-        return false;
-    };
+    let list = hex::decode(row.trim()).ok()?;
     if list.is_empty() || list.len() % 32 != 0 {
-        return false;
+        return None;
     }
     let salt = match proof.salt.map(|s| hex::decode(s.trim())) {
         None => Vec::new(),
         Some(Ok(salt)) if salt.len() <= MAX_SALT => salt,
-        Some(_) => return false,
+        Some(_) => return None,
     };
     let own = digest(domain, table, &salt, payload);
-    list.chunks_exact(32).any(|d| d == own)
-        && signature(proof.sig)
-            .is_some_and(|s| key.verify(&signed_bytes(ROW, table, &list), &s).is_ok())
+    if !list.chunks_exact(32).any(|d| d == own) {
+        return None;
+    }
+    Some(Claim {
+        signed: signed_bytes(ROW, table, &list),
+        sig: signature(proof.sig)?,
+    })
+}
+
+/// Whether each of `claims` holds for `key`: checked together (Ed25519's batch
+/// verification, about twice as fast a signature as one by one), and one by one only when
+/// the batch fails, to find which do not hold — the floor checks every row of a fetch so.
+pub fn verify_claims(key: &VerifyingKey, claims: &[&Claim]) -> Vec<bool> {
+    let messages: Vec<&[u8]> = claims.iter().map(|c| c.signed.as_slice()).collect();
+    let sigs: Vec<Signature> = claims.iter().map(|c| c.sig).collect();
+    let keys = vec![*key; claims.len()];
+    if claims.len() > 1 && ed25519_dalek::verify_batch(&messages, &sigs, &keys).is_ok() {
+        return vec![true; claims.len()];
+    }
+    claims
+        .iter()
+        .map(|c| key.verify(&c.signed, &c.sig).is_ok())
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn claims_checked_together_say_which_hold() {
+        let keys = TableKeys::from_secrets([7; 32], [8; 32]);
+        let other = TableKeys::from_secrets([9; 32], [8; 32]);
+        let key = key_of(&keys);
+        let payloads: Vec<Vec<u8>> = (0..5)
+            .map(|i| format!("{{\"seq\":{i}}}").into_bytes())
+            .collect();
+        let mut sigs: Vec<String> = payloads.iter().map(|p| sign(&keys, LOG, "t1", p)).collect();
+        let claims = |sigs: &[String]| -> Vec<Claim> {
+            payloads
+                .iter()
+                .zip(sigs)
+                .map(|(p, s)| {
+                    let proof = ProofRef {
+                        sig: s,
+                        row: None,
+                        salt: None,
+                    };
+                    claim(LOG, "t1", p, proof).expect("well formed")
+                })
+                .collect()
+        };
+        let first = claims(&sigs);
+        assert_eq!(
+            verify_claims(&key, &first.iter().collect::<Vec<_>>()),
+            vec![true; 5]
+        );
+        sigs[2] = sign(&other, LOG, "t1", &payloads[2]);
+        let second = claims(&sigs);
+        assert_eq!(
+            verify_claims(&key, &second.iter().collect::<Vec<_>>()),
+            vec![true, true, false, true, true],
+            "the one signed with another key found"
+        );
+        let each: Vec<bool> = payloads
+            .iter()
+            .zip(&sigs)
+            .map(|(p, s)| {
+                verify_proof(
+                    &key,
+                    LOG,
+                    "t1",
+                    p,
+                    ProofRef {
+                        sig: s,
+                        row: None,
+                        salt: None,
+                    },
+                )
+            })
+            .collect();
+        assert_eq!(
+            each,
+            vec![true, true, false, true, true],
+            "as verify_proof says"
+        );
+    }
 
     fn key_of(keys: &TableKeys) -> VerifyingKey {
         super::super::attest::verifying_key(&keys.public_hex()).expect("key")
