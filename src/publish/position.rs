@@ -41,6 +41,10 @@ pub(super) enum Seen<T> {
 pub(super) struct Search<T> {
     /// The newest of the table's own messages read, and its stream sequence.
     pub(super) newest: Option<(T, u64)>,
+    /// The table's own message read last in the stream's order, and its stream sequence.
+    /// After a `timeline continue` it is the newest branch's, while an older superseded
+    /// branch may hold rows with a higher `seq` (`newest`).
+    pub(super) latest: Option<(T, u64)>,
     /// The stream's last sequence when the search began: every message up to it was read
     /// (or was the record's, or came before it).
     pub(super) read: u64,
@@ -72,6 +76,7 @@ pub(super) async fn search<T: Ord + Clone>(
     let first = state.first_sequence.max(1);
     let mut found = Search {
         newest: None,
+        latest: None,
         read: last,
         anchored: false,
         foreign: 0,
@@ -83,7 +88,8 @@ pub(super) async fn search<T: Ord + Clone>(
             match read(stream, anchor..=anchor).await?.pop() {
                 Some((_, Some(m))) => match classify(&m) {
                     Seen::Own(t) if is_anchor(&t) => {
-                        found.newest = Some((t, anchor));
+                        found.newest = Some((t.clone(), anchor));
+                        found.latest = Some((t, anchor));
                         true
                     }
                     _ => false,
@@ -130,6 +136,9 @@ impl<T: Ord + Clone> Search<T> {
     fn take(&mut self, at: u64, seen: Seen<T>) {
         match seen {
             Seen::Own(t) => {
+                if self.latest.as_ref().is_none_or(|(_, l)| at > *l) {
+                    self.latest = Some((t.clone(), at));
+                }
                 if self.newest.as_ref().is_none_or(|(n, _)| t > *n) {
                     self.newest = Some((t, at));
                 }
@@ -252,20 +261,11 @@ impl Publisher {
                 "timeline_foreign: the broker holds rows of table {table} signed with another key (row {seq}, timeline {timeline}): another table publishes under this id, or this table's key was replaced. Nothing is published; give one of the tables another id"
             )));
         }
-        let (mut position, mut log_at) = match rows.newest {
+        let (position, log_at) = match self.place(&rows).await? {
+            Some(placed) => placed,
             None if rows.anchored => (from.log_seq, from.log_stream_seq),
-            _ => (0, 0),
+            None => (0, 0),
         };
-        if let Some((r, at)) = &rows.newest {
-            (position, log_at) = (r.seq, *at);
-            if let Standing::Superseded = self.standing(r).await? {
-                let branch = self
-                    .lineage
-                    .last_branch()
-                    .ok_or_else(|| broker("no branch"))?;
-                position = branch.common_seq;
-            }
-        }
         let messages = search(
             public,
             from.public_stream_seq,
@@ -314,37 +314,75 @@ impl Publisher {
         }
     }
 
-    /// Whether this log holds the broker's last own row `r`, or its newest branch
-    /// supersedes it; otherwise the broker holds another history ([`PassError::Fork`]).
-    async fn standing(&self, r: &OwnRow) -> Result<Standing, PassError> {
-        let table = self.info.id.as_str();
+    /// Where publishing goes on after what the log stream's search found: the row after
+    /// which the log is published and that row's stream sequence (`None`: no own row was
+    /// read). Two of the table's own rows stand for the broker's head: the one with the
+    /// highest `seq` (a copy of an older row someone put back at the stream's end does not
+    /// move the position back) and the last in the stream's order (after a `timeline
+    /// continue`, an older superseded branch may hold rows with a higher `seq` than the
+    /// newest branch's). A row this log holds wins, the higher first; then the row the
+    /// log's newest branch supersedes; anything else is another history under this table's
+    /// id ([`PassError::Fork`]).
+    async fn place(&self, rows: &Search<OwnRow>) -> Result<Option<(u64, u64)>, PassError> {
+        let candidates: Vec<&(OwnRow, u64)> = match (&rows.newest, &rows.latest) {
+            (Some(n), Some(l)) if n.1 != l.1 => vec![n, l],
+            (Some(n), _) => vec![n],
+            (None, Some(l)) => vec![l],
+            (None, None) => return Ok(None),
+        };
+        let mut superseded = None;
+        for (r, at) in candidates.iter().copied() {
+            match self.standing(r).await? {
+                Some(Standing::Holds) => return Ok(Some((r.seq, *at))),
+                Some(Standing::Superseded) => superseded = superseded.or(Some(*at)),
+                None => {}
+            }
+        }
+        if let Some(at) = superseded {
+            let branch = self
+                .lineage
+                .last_branch()
+                .ok_or_else(|| broker("no branch"))?;
+            return Ok(Some((branch.common_seq, at)));
+        }
+        Err(self.fork(&candidates[candidates.len() - 1].0).await)
+    }
+
+    /// Whether this log holds the broker's own row `r`, or its newest branch supersedes
+    /// it (`None`: neither).
+    async fn standing(&self, r: &OwnRow) -> Result<Option<Standing>, PassError> {
         let ours = self.db.rows_after(r.seq - 1, 1).await?;
         if ours
             .first()
             .is_some_and(|o| o.row.seq == r.seq && o.hash == r.hash)
         {
-            return Ok(Standing::Holds);
+            return Ok(Some(Standing::Holds));
         }
         if let Some(b) = self.lineage.last_branch() {
             if b.superseded.seq == r.seq && b.superseded.hash == r.hash {
-                return Ok(Standing::Superseded);
+                return Ok(Some(Standing::Superseded));
             }
         }
-        let last = self.db.last_seq().await?;
-        let why = if r.seq > last {
-            format!(
+        Ok(None)
+    }
+
+    /// The refusal when the broker's last own row `r` is neither this log's nor the one
+    /// its newest branch supersedes.
+    async fn fork(&self, r: &OwnRow) -> PassError {
+        let table = self.info.id.as_str();
+        let why = match self.db.last_seq().await {
+            Ok(last) if r.seq > last => format!(
                 "it holds row {} and this log ends at row {last} (a restored or cut-back database)",
                 r.seq
-            )
-        } else {
-            format!(
+            ),
+            _ => format!(
                 "its row {} (hash {}) is not this log's row {}",
                 r.seq, r.hash, r.seq
-            )
+            ),
         };
-        Err(PassError::Fork(format!(
+        PassError::Fork(format!(
             "timeline_fork: the broker holds another history of table {table}: {why}. Nothing is published. If this log is the one to keep, stop the table and run `croupier timeline continue` (the broker's history is kept, marked superseded)"
-        )))
+        ))
     }
 
     /// The public stream's position in row terms from its last own message's id, and
