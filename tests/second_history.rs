@@ -6,7 +6,10 @@
 //!   returned), and no face-down card of the new history opens with a nonce the lost
 //!   history revealed (52 cards tried with every one);
 //! - a log cut back inside a round (before its hole card) together with its anchor, and
-//!   played on: the hole card dealt again is sealed under a new nonce.
+//!   played on: the hole card dealt again is sealed under a new nonce;
+//! - the database and its anchor gone and a new log begun with `run --init` beside the
+//!   same key, its rounds numbered from 1 again: no face-down card opens with a nonce the
+//!   first log revealed.
 
 mod common;
 #[path = "support/mid_round.rs"]
@@ -195,6 +198,61 @@ async fn a_log_cut_inside_a_round_and_played_on_seals_the_hole_card_under_a_new_
         assert!(
             named.is_empty(),
             "face-down cards named by the first history's nonces: {named:?}"
+        );
+    })
+    .await
+    .expect("bounded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_log_begun_beside_the_same_key_seals_its_hole_cards_under_new_nonces() {
+    timeout(Duration::from_secs(300), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = config(dir.path());
+        let db = dir.path().join("croupier.db");
+        let key = croupier::trust::keys::path_for(&db);
+        let p = proc::spawn(&cfg, &dir.path().join("run.log")).await;
+        let first = Viewer::connect(&p.addr, "table-1", None).await;
+        until_settled(&first, 3, 0).await;
+        assert!(p.terminate(), "clean stop");
+        let key_before = std::fs::read(&key).expect("the table's key");
+
+        // The database lost with its anchor; the operator begins a new log beside the key.
+        for ext in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{ext}", db.display()));
+        }
+        let _ = std::fs::remove_file(croupier::store::anchor::path_for(&db));
+        let _ = std::fs::remove_file(croupier::store::spill::path_for(&db));
+        let p = proc::announced(proc::spawn_raw_with(
+            &cfg,
+            &dir.path().join("run.log"),
+            &["--init"],
+        ))
+        .await;
+        let second = Viewer::connect(&p.addr, "table-1", None).await;
+        until_settled(&second, 3, 0).await;
+        assert!(p.terminate(), "clean stop");
+        assert_eq!(
+            std::fs::read(&key).expect("the table's key"),
+            key_before,
+            "the same key signs the new log"
+        );
+
+        // Rounds 1-3 again, under the same key: none of their face-down cards opens with
+        // a nonce the first log revealed for its own rounds 1-3.
+        let old = seals::seen(&first.values());
+        let new = seals::seen(&second.values());
+        for round in 1..=3 {
+            assert!(
+                old.nonces.iter().any(|(r, _)| *r == round)
+                    && new.commitments.iter().any(|(r, _)| *r == round),
+                "round {round} sealed in both logs: {old:?} {new:?}"
+            );
+        }
+        let named = seals::named("table-1", &new.commitments, &old.nonces);
+        assert!(
+            named.is_empty(),
+            "face-down cards named by the first log's nonces: {named:?}"
         );
     })
     .await
