@@ -6,7 +6,7 @@
 use crate::cards::Card;
 use crate::engine::Place;
 use serde::{Deserialize, Serialize};
-use utoipa::openapi::schema::{ObjectBuilder, SchemaType};
+use utoipa::openapi::schema::ObjectBuilder;
 
 /// Who raised a dispute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,29 +47,32 @@ pub enum Resolution {
     /// card takes its place.
     Void {
         /// Its position among the round's cards.
+        #[schema(maximum = 1000)]
         index: usize,
         /// Its code, as the screen showed it.
-        #[schema(value_type = String, example = "7H")]
+        #[schema(value_type = String, example = "7H", pattern = "^(10|[2-9TJQKA])[CDHS]$")]
         card: Card,
     },
     /// A misread card's identity is corrected.
     Correct {
         /// Its position among the round's cards.
+        #[schema(maximum = 1000)]
         index: usize,
         /// The code that was read.
-        #[schema(value_type = String, example = "7H")]
+        #[schema(value_type = String, example = "7H", pattern = "^(10|[2-9TJQKA])[CDHS]$")]
         card: Card,
         /// The card it really is.
-        #[schema(value_type = String, example = "TS")]
+        #[schema(value_type = String, example = "TS", pattern = "^(10|[2-9TJQKA])[CDHS]$")]
         to: Card,
     },
     /// A card dealt out of order goes to the hand it physically went to: it is re-dealt at
     /// the point of the round nearest its original one where the rules send it there.
     Move {
         /// Its position among the round's cards.
+        #[schema(maximum = 1000)]
         index: usize,
         /// Its code.
-        #[schema(value_type = String, example = "7H")]
+        #[schema(value_type = String, example = "7H", pattern = "^(10|[2-9TJQKA])[CDHS]$")]
         card: Card,
         /// Where it really went.
         #[schema(schema_with = place_schema)]
@@ -102,11 +105,41 @@ impl Resolution {
 }
 
 /// The schema of an `engine::Place`: `"dealer"`, `"burn"` or `{"hand": {"seat", "hand"}}`.
-pub fn place_schema() -> utoipa::openapi::Object {
-    ObjectBuilder::new()
-        .schema_type(SchemaType::AnyValue)
+pub fn place_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{
+        AdditionalProperties, KnownFormat, OneOfBuilder, SchemaFormat, Type,
+    };
+    let small = |what: &str| {
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int32)))
+            .minimum(Some(0))
+            .maximum(Some(255))
+            .description(Some(what))
+    };
+    let hand = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .property("seat", small("The seat"))
+        .required("seat")
+        .property("hand", small("The hand (0 unless split)"))
+        .required("hand")
+        .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+    OneOfBuilder::new()
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(["dealer", "burn"])),
+        )
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::Object)
+                .property("hand", hand)
+                .required("hand")
+                .additional_properties(Some(AdditionalProperties::FreeForm(false))),
+        )
         .description(Some(
             r#""dealer", "burn", or {"hand": {"seat": N, "hand": N}} (hand 0 unless split)"#,
         ))
         .build()
+        .into()
 }

@@ -5,13 +5,14 @@
 //! shape. The contract is generated from these handlers (see `super::openapi`, served at
 //! `/api/openapi.json`).
 
+use super::body::JsonBody;
 use super::view::{dealer_view, public_view};
 use super::AppState;
 use crate::engine::{Action, Input, SeatBets};
 use crate::store::Source;
 use crate::table::{BetError, SubmitError};
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
@@ -22,7 +23,7 @@ use utoipa::{IntoParams, ToSchema};
 /// The body of a POST that carries nothing: `{}` (any JSON object; nothing is read). Its
 /// `Content-Type: application/json` is what counts — a cross-site form cannot send it —
 /// so the contract documents the body rather than answering a bodyless POST 415 unannounced.
-#[derive(ToSchema)]
+#[derive(Deserialize, ToSchema)]
 #[schema(as = Empty)]
 pub struct EmptyBody {}
 
@@ -231,9 +232,26 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
     out
 }
 
-/// Parses a JSON body, or a 400 `malformed` naming what was expected.
-pub(super) fn parse<T: serde::de::DeserializeOwned>(body: &str, what: &str) -> Result<T, ApiError> {
-    serde_json::from_str(body).map_err(|e| ApiError::Malformed(format!("expected {what}: {e}")))
+/// Reads a JSON body held to its schema in the document (`super::body::read`): 415
+/// `json_required` without `Content-Type: application/json`, 400 `malformed` naming what
+/// was expected.
+pub(super) fn parse<T: serde::de::DeserializeOwned + ToSchema>(
+    headers: &HeaderMap,
+    body: &str,
+    what: &str,
+) -> Result<T, ApiError> {
+    super::body::read(headers, body, what)
+}
+
+/// A `u64` parameter held to the `int64` its schema says (utoipa writes `u64` so): past
+/// 2^63 - 1 is a 400, as the document promises.
+pub(super) fn int64(name: &str, value: u64) -> Result<u64, ApiError> {
+    if i64::try_from(value).is_err() {
+        return Err(ApiError::Malformed(format!(
+            "{name}={value}: past the largest int64"
+        )));
+    }
+    Ok(value)
 }
 
 /// `{"seq": N}`: the log row an accepted request was recorded as, once durable.
@@ -274,13 +292,16 @@ pub struct Betting {
 }
 
 /// `POST /api/betting/open`.
-#[utoipa::path(post, path = "/api/betting/open", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = "`{}`: nothing is read. A request with the session cookie must send it as `Content-Type: application/json` (415 otherwise: a cross-site form cannot); one with a bearer token may leave it out"),
+#[utoipa::path(post, path = "/api/betting/open", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = "`{}` (any JSON object: nothing is read), or no body at all; either way as `Content-Type: application/json` (415 otherwise: a cross-site form cannot send it)"),
     responses(
         (status = 200, description = "The window is open", body = Betting),
         (status = 409, description = "Not between rounds (`not_taking_bets`, ...)", body = ErrorBody),
         (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
         (status = 503, description = "Out of service", body = ErrorBody)))]
-pub async fn open_betting(State(app): State<AppState>) -> Result<Response, ApiError> {
+pub async fn open_betting(
+    State(app): State<AppState>,
+    _: JsonBody<EmptyBody>,
+) -> Result<Response, ApiError> {
     app.table.open_betting().await?;
     Ok(Json(Betting {
         open: true,
@@ -290,13 +311,16 @@ pub async fn open_betting(State(app): State<AppState>) -> Result<Response, ApiEr
 }
 
 /// `POST /api/betting/close`: opens the round with the collected bets.
-#[utoipa::path(post, path = "/api/betting/close", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = "`{}`: nothing is read. A request with the session cookie must send it as `Content-Type: application/json` (415 otherwise: a cross-site form cannot); one with a bearer token may leave it out"),
+#[utoipa::path(post, path = "/api/betting/close", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = "`{}` (any JSON object: nothing is read), or no body at all; either way as `Content-Type: application/json` (415 otherwise: a cross-site form cannot send it)"),
     responses(
         (status = 200, description = "The round opened with the bets collected", body = Betting),
         (status = 409, description = "No window is open (`betting_closed`, ...)", body = ErrorBody),
         (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
         (status = 503, description = "Out of service", body = ErrorBody)))]
-pub async fn close_betting(State(app): State<AppState>) -> Result<Response, ApiError> {
+pub async fn close_betting(
+    State(app): State<AppState>,
+    _: JsonBody<EmptyBody>,
+) -> Result<Response, ApiError> {
     let seq = app.table.close_betting(Source::Api).await?;
     Ok(Json(Betting { open: false, seq }).into_response())
 }
@@ -312,9 +336,11 @@ pub(super) struct BetBody {
     #[schema(minimum = 1, maximum = 255)]
     seat: u8,
     /// The main bet, in minor units (0 withdraws the seat's bet).
+    #[schema(minimum = 0)]
     main: i64,
-    /// Side bets by name, in minor units.
+    /// Side bets by name, in minor units (none negative).
     #[serde(default)]
+    #[schema(value_type = BTreeMap<String, Amount>)]
     side: BTreeMap<String, i64>,
     /// Who plays the seat (a label for the record).
     #[serde(default)]
@@ -345,8 +371,13 @@ pub struct BetAccepted {
         (status = 422, description = "Refused by the limits (`invalid_bet`)", body = ErrorBody),
         (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
         (status = 503, description = "Out of service", body = ErrorBody)))]
-pub async fn place_bet(State(app): State<AppState>, body: String) -> Result<Response, ApiError> {
+pub async fn place_bet(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<Response, ApiError> {
     let b: BetBody = parse(
+        &headers,
         &body,
         r#"{"seat": N, "main": AMOUNT, "side": {"NAME": AMOUNT}}"#,
     )?;
@@ -406,8 +437,16 @@ pub(super) struct DecisionBody {
         (status = 409, description = "Refused by the round (`not_your_turn`, `action_not_allowed`, ...), or the seat is a remote player's (`seat_is_remote`)", body = ErrorBody),
         (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
         (status = 503, description = "Out of service", body = ErrorBody)))]
-pub async fn decision(State(app): State<AppState>, body: String) -> Result<Response, ApiError> {
-    let d: DecisionBody = parse(&body, r#"{"seat": N, "action": "hit|stand|double|..."}"#)?;
+pub async fn decision(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<Response, ApiError> {
+    let d: DecisionBody = parse(
+        &headers,
+        &body,
+        r#"{"seat": N, "action": "hit|stand|double|..."}"#,
+    )?;
     if app
         .play
         .as_ref()
@@ -429,13 +468,16 @@ pub async fn decision(State(app): State<AppState>, body: String) -> Result<Respo
 }
 
 /// `POST /api/shuffle`: a new shoe (and, with the simulator, a freshly shuffled one in it).
-#[utoipa::path(post, path = "/api/shuffle", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = "`{}`: nothing is read. A request with the session cookie must send it as `Content-Type: application/json` (415 otherwise: a cross-site form cannot); one with a bearer token may leave it out"),
+#[utoipa::path(post, path = "/api/shuffle", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = "`{}` (any JSON object: nothing is read), or no body at all; either way as `Content-Type: application/json` (415 otherwise: a cross-site form cannot send it)"),
     responses(
         (status = 200, description = "Recorded and durable", body = Seq),
         (status = 409, description = "Not between rounds", body = ErrorBody),
         (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
         (status = 503, description = "Out of service, or the simulated shoe failed", body = ErrorBody)))]
-pub async fn shuffle(State(app): State<AppState>) -> Result<Response, ApiError> {
+pub async fn shuffle(
+    State(app): State<AppState>,
+    _: JsonBody<EmptyBody>,
+) -> Result<Response, ApiError> {
     let seq = app.table.submit(Input::Shuffle, Source::Api).await?;
     if let Some(sim) = &app.sim {
         let items = crate::table::demo::Demo::fresh_shoe(
@@ -469,18 +511,19 @@ pub struct Dealt {
 }
 
 /// `POST /api/sim/deal`: the simulated shoe deals `n` (default 1, max 20) cards.
-#[utoipa::path(post, path = "/api/sim/deal", tag = "dealer", request_body(content = Option<DealBody>),
+#[utoipa::path(post, path = "/api/sim/deal", tag = "dealer", request_body(content = DealBody, description = "`{\"n\": N}`; an empty body deals one"),
     responses(
         (status = 200, description = "Dealt", body = Dealt),
         (status = 400, description = "n is not 1 to 20", body = ErrorBody),
         (status = 404, description = "No simulated shoe on this table", body = ErrorBody),
         (status = 503, description = "The simulated shoe failed", body = ErrorBody)))]
-pub async fn sim_deal(State(app): State<AppState>, body: String) -> Result<Response, ApiError> {
-    let d: DealBody = if body.trim().is_empty() {
-        DealBody { n: None }
-    } else {
-        parse(&body, r#"{"n": N}"#)?
-    };
+pub async fn sim_deal(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<Response, ApiError> {
+    // An empty body reads as `{}`: one card.
+    let d: DealBody = parse(&headers, &body, r#"{"n": N}"#)?;
     let n = d.n.unwrap_or(1);
     if !(1..=20).contains(&n) {
         return Err(ApiError::Malformed("n must be 1 to 20".into()));
@@ -557,6 +600,7 @@ pub async fn round(
     let number: u64 = number
         .parse()
         .map_err(|_| ApiError::Malformed(format!("not a round number: {number}")))?;
+    let number = int64("round", number)?;
     let reader = app
         .reader
         .as_ref()
@@ -601,7 +645,8 @@ pub async fn audit(
         .acquire()
         .await
         .map_err(|e| ApiError::Unavailable(e.to_string()))?;
-    let mut rows = crate::store::audit::rows_since(&mut conn, q.since.unwrap_or(0))
+    let since = int64("since", q.since.unwrap_or(0))?;
+    let mut rows = crate::store::audit::rows_since(&mut conn, since)
         .await
         .map_err(|e| ApiError::Unavailable(e.to_string()))?;
     rows.truncate(1000);
@@ -611,4 +656,26 @@ pub async fn audit(
 /// Any other `/api/...` path.
 pub async fn no_route() -> ApiError {
     ApiError::NotFound("no such endpoint".into())
+}
+
+/// An amount in minor units, as bodies carry it (`i64`, never negative): the schema of
+/// side bets' values (`{"NAME": AMOUNT}`).
+pub struct Amount;
+
+impl utoipa::PartialSchema for Amount {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+            .minimum(Some(0))
+            .description(Some("An amount in minor units (never negative)."))
+            .into()
+    }
+}
+
+impl ToSchema for Amount {
+    fn name() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("Amount")
+    }
 }

@@ -22,7 +22,7 @@ use crate::auth::local_token::LOCAL_ACTOR;
 use crate::auth::sessions::{LoginError, COOKIE};
 use crate::auth::{Principal, Role};
 use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
-use axum::http::header::{AUTHORIZATION, CONTENT_TYPE, COOKIE as COOKIE_HEADER, SET_COOKIE};
+use axum::http::header::{AUTHORIZATION, COOKIE as COOKIE_HEADER, SET_COOKIE};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method};
 use axum::middleware::Next;
@@ -105,15 +105,21 @@ pub async fn authenticate(
     app: &AppState,
     headers: &HeaderMap,
 ) -> Result<Option<Principal>, ApiError> {
-    if let Some(bearer) = headers
-        .get(AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-    {
+    // Any `Authorization` header is the credential: `Bearer <local token>` (the scheme
+    // case-insensitive, RFC 9110) or refused — never passed over for the cookie, so a
+    // wrong token with a valid cookie is a 401, not the cookie's session.
+    if let Some(value) = headers.get(AUTHORIZATION) {
+        let value = value.to_str().unwrap_or("").trim();
+        let (scheme, token) = value.split_once(char::is_whitespace).unwrap_or((value, ""));
+        let bearer = if scheme.eq_ignore_ascii_case("bearer") {
+            token.trim()
+        } else {
+            ""
+        };
         return Ok(app
             .local_token
             .as_ref()
-            .filter(|t| t.matches(bearer))
+            .filter(|t| !bearer.is_empty() && t.matches(bearer))
             // Every use of the token is one and the same actor: nothing the client sends
             // (no header, no body field) names who holds it.
             .map(|_| Principal {
@@ -176,11 +182,7 @@ pub async fn require(
 /// The media type is exactly `application/json` (parameters such as `charset` allowed):
 /// not `application/jsonp`, not `application/json-seq`, nothing a plain form could send.
 fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+    super::body::is_json(headers)
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Principal {
@@ -239,6 +241,17 @@ fn cookie(app: &AppState, value: &str, max_age: i64) -> HeaderValue {
         .unwrap_or_else(|_| HeaderValue::from_static("croupier_session=; Max-Age=0"))
 }
 
+/// A small request's headers and body text (at most 4 KiB: a login, a logout).
+async fn body_text(req: Request) -> Result<(HeaderMap, String), ApiError> {
+    let (parts, body) = req.into_parts();
+    let bytes = axum::body::to_bytes(body, 4096)
+        .await
+        .map_err(|e| ApiError::Malformed(format!("body: {e}")))?;
+    let text = String::from_utf8(bytes.to_vec())
+        .map_err(|_| ApiError::Malformed("the body is not UTF-8".into()))?;
+    Ok((parts.headers, text))
+}
+
 /// `POST /api/login` `{"badge": "...", "secret": "..."}`: sets the session cookie and
 /// answers who logged in.
 #[utoipa::path(post, path = "/api/login", tag = "public", request_body = LoginBody,
@@ -254,17 +267,9 @@ fn cookie(app: &AppState, value: &str, max_age: i64) -> HeaderValue {
         (status = 503, description = "Accounts are unavailable", body = super::api::ErrorBody)))]
 pub async fn login(State(app): State<AppState>, req: Request) -> Result<Response, ApiError> {
     let peer = peer_of(req.extensions());
-    if !is_json(req.headers()) {
-        return Err(ApiError::JsonRequired);
-    }
-    let bytes = axum::body::to_bytes(req.into_body(), 4096)
-        .await
-        .map_err(|e| ApiError::Malformed(format!("body: {e}")))?;
-    let body: LoginBody = serde_json::from_slice(&bytes).map_err(|e| {
-        ApiError::Malformed(format!(
-            r#"expected {{"badge": "...", "secret": "..."}}: {e}"#
-        ))
-    })?;
+    let (headers, text) = body_text(req).await?;
+    let body: LoginBody =
+        super::body::read(&headers, &text, r#"{"badge": "...", "secret": "..."}"#)?;
     let auth = app.auth.as_ref().ok_or_else(|| {
         ApiError::Unavailable("accounts are unavailable (the database could not be opened)".into())
     })?;
@@ -297,7 +302,7 @@ pub async fn login(State(app): State<AppState>, req: Request) -> Result<Response
 /// `POST /api/logout`: ends the session (if any) and clears the cookie: 200, or 415 without
 /// `Content-Type: application/json`.
 #[utoipa::path(post, path = "/api/logout", tag = "public",
-    request_body(content = super::api::EmptyBody, content_type = "application/json", description = "`{}`: nothing is read. A request with the session cookie must send it as `Content-Type: application/json` (415 otherwise: a cross-site form cannot); one with a bearer token may leave it out"),
+    request_body(content = super::api::EmptyBody, content_type = "application/json", description = "`{}` (any JSON object: nothing is read), or no body at all; either way as `Content-Type: application/json` (415 otherwise: a cross-site form cannot send it)"),
     responses(
         (status = 200, description = "Logged out; the cookie is cleared", body = LoggedOut),
         (status = 415, description = "Not `Content-Type: application/json`", body = super::api::ErrorBody),
@@ -306,10 +311,9 @@ pub async fn logout(State(app): State<AppState>, req: Request) -> Result<Respons
     let peer = peer_of(req.extensions());
     // Ending a session changes state: the same JSON-only rule as every cookie request, so
     // a cross-site form cannot log the dealer out.
-    if !is_json(req.headers()) {
-        return Err(ApiError::JsonRequired);
-    }
-    if let Ok(Some(who)) = authenticate(&app, req.headers()).await {
+    let (headers, text) = body_text(req).await?;
+    let _: super::api::EmptyBody = super::body::read(&headers, &text, "{}")?;
+    if let Ok(Some(who)) = authenticate(&app, &headers).await {
         if let Some(auth) = &app.auth {
             auth.logout(&who, &peer)
                 .await

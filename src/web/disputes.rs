@@ -9,6 +9,7 @@ use super::AppState;
 use crate::auth::{Principal, Role};
 use crate::table::dispute::{Origin, Resolution};
 use axum::extract::{Path, State};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
@@ -65,6 +66,7 @@ pub struct Withdrawn {
 pub async fn raise_by_staff(
     State(app): State<AppState>,
     who: Principal,
+    headers: HeaderMap,
     body: String,
 ) -> Result<Response, ApiError> {
     let origin = if who.has(Role::Supervisor) {
@@ -72,7 +74,7 @@ pub async fn raise_by_staff(
     } else {
         Origin::Dealer
     };
-    raise(app, who.actor, origin, body).await
+    raise(app, who.actor, origin, &headers, body).await
 }
 
 /// `POST /api/disputes`: `{"seat": 3, "reason": "..."}` — the dealer (or a supervisor)
@@ -81,9 +83,10 @@ pub async fn raise(
     app: AppState,
     by: String,
     origin: Origin,
+    headers: &HeaderMap,
     body: String,
 ) -> Result<Response, ApiError> {
-    let b: RaiseBody = parse(&body, r#"{"seat": N, "reason": "..."}"#)?;
+    let b: RaiseBody = parse(headers, &body, r#"{"seat": N, "reason": "..."}"#)?;
     let id = app
         .table
         .raise_dispute(origin, b.seat, None, reason(&b.reason)?, by)
@@ -120,9 +123,11 @@ pub(super) struct PlayerBody {
         (status = 503, description = "Out of service, or accounts unavailable", body = ErrorBody)))]
 pub async fn raise_by_player(
     State(app): State<AppState>,
+    headers: HeaderMap,
     body: String,
 ) -> Result<Response, ApiError> {
     let b: PlayerBody = parse(
+        &headers,
         &body,
         r#"{"round": N, "seat": N, "token": "...", "reason": "..."}"#,
     )?;
@@ -175,9 +180,10 @@ pub async fn propose_route(
     State(app): State<AppState>,
     who: Principal,
     Path(id): Path<u64>,
+    headers: HeaderMap,
     body: String,
 ) -> Result<Response, ApiError> {
-    propose(app, who.actor, id, body).await
+    propose(app, who.actor, super::api::int64("id", id)?, &headers, body).await
 }
 
 /// `POST /api/disputes/{id}/confirm` as routed.
@@ -193,9 +199,10 @@ pub async fn confirm_route(
     State(app): State<AppState>,
     who: Principal,
     Path(id): Path<u64>,
+    headers: HeaderMap,
     body: String,
 ) -> Result<Response, ApiError> {
-    confirm(app, who.actor, id, body).await
+    confirm(app, who.actor, super::api::int64("id", id)?, &headers, body).await
 }
 
 /// `POST /api/disputes/{id}/withdraw` as routed.
@@ -211,9 +218,10 @@ pub async fn withdraw_route(
     State(app): State<AppState>,
     who: Principal,
     Path(id): Path<u64>,
+    headers: HeaderMap,
     body: String,
 ) -> Result<Response, ApiError> {
-    withdraw(app, who.actor, id, body).await
+    withdraw(app, who.actor, super::api::int64("id", id)?, &headers, body).await
 }
 
 /// `POST /api/disputes/{id}/propose`: `{"resolution": {"op": "void", "index": 3, "card":
@@ -222,9 +230,11 @@ pub async fn propose(
     app: AppState,
     by: String,
     id: u64,
+    headers: &HeaderMap,
     body: String,
 ) -> Result<Response, ApiError> {
     let b: ProposeBody = parse(
+        headers,
         &body,
         r#"{"resolution": {"op": "reject|void|correct|move|undo_decision|cancel", ...}, "reason": "..."}"#,
     )?;
@@ -253,9 +263,10 @@ pub async fn confirm(
     app: AppState,
     by: String,
     id: u64,
+    headers: &HeaderMap,
     body: String,
 ) -> Result<Response, ApiError> {
-    let b: NamedProposal = parse(&body, NAMED)?;
+    let b: NamedProposal = parse(headers, &body, NAMED)?;
     let seq = app.table.confirm(id, b.proposal, by).await?;
     Ok(Json(Seq { seq }).into_response())
 }
@@ -266,9 +277,10 @@ pub async fn withdraw(
     app: AppState,
     by: String,
     id: u64,
+    headers: &HeaderMap,
     body: String,
 ) -> Result<Response, ApiError> {
-    let b: NamedProposal = parse(&body, NAMED)?;
+    let b: NamedProposal = parse(headers, &body, NAMED)?;
     app.table.withdraw(id, b.proposal, by).await?;
     Ok(Json(Withdrawn { withdrawn: true }).into_response())
 }

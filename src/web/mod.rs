@@ -27,6 +27,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod body;
 /// The HTTP client the CLI and the tests use; it lives below the edge (`http_client`),
 /// where the HTTP wallet can use it too.
 pub use crate::http_client as client;
@@ -558,12 +559,13 @@ async fn status(
     Query(q): Query<StatusQuery>,
 ) -> Result<Response, ApiError> {
     let wait_ms = q.wait_ms.unwrap_or(10_000);
+    let after = q.after.map(|a| api::int64("after", a)).transpose()?;
     if wait_ms > MAX_WAIT_MS {
         return Err(ApiError::Malformed(format!(
             "wait_ms is at most {MAX_WAIT_MS}, not {wait_ms}"
         )));
     }
-    if let Some(after) = q.after {
+    if let Some(after) = after {
         let mut watch = app.table.watch();
         let wait = Duration::from_millis(wait_ms);
         // The poll ends with its session: a full snapshot is never sent after logout.
@@ -630,8 +632,18 @@ async fn stream(State(app): State<AppState>, who: Principal) -> impl IntoRespons
         (status = 409, description = "Refused by the round", body = api::ErrorBody),
         (status = 423, description = "The table is locked by an alarm", body = api::ErrorBody),
         (status = 503, description = "Out of service", body = api::ErrorBody)))]
-async fn input(State(app): State<AppState>, body: String) -> Result<Response, ApiError> {
-    let input: Input = api::parse(&body, "an input")?;
+async fn input(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<Response, ApiError> {
+    // Its schema is the engine's (`openapi::InputDoc`): the engine's own parser decides.
+    let input: Input = body::read_as(
+        &headers,
+        &body,
+        "an input",
+        &<openapi::InputDoc as utoipa::ToSchema>::name(),
+    )?;
     let seq = app.table.submit(input, Source::Api).await?;
     Ok(Json(api::Seq { seq }).into_response())
 }
@@ -654,9 +666,10 @@ struct ClearBody {
 async fn clear(
     State(app): State<AppState>,
     who: Principal,
+    headers: HeaderMap,
     body: String,
 ) -> Result<Response, ApiError> {
-    let body: ClearBody = api::parse(&body, r#"{"reason": "..."}"#)?;
+    let body: ClearBody = api::parse(&headers, &body, r#"{"reason": "..."}"#)?;
     if body.reason.trim().is_empty() {
         return Err(ApiError::Malformed("a reason is required".into()));
     }
@@ -672,6 +685,7 @@ async fn clear(
 #[into_params(parameter_in = Query)]
 struct RoundsQuery {
     /// How many (default 10, at most 1000).
+    #[param(maximum = 1000)]
     last: Option<u32>,
 }
 
@@ -679,19 +693,26 @@ struct RoundsQuery {
 #[utoipa::path(get, path = "/api/rounds", tag = "dealer", params(RoundsQuery),
     responses(
         (status = 200, description = "The last N rounds", body = [openapi::RoundRecall]),
-        (status = 400, description = "Not a count", body = api::ErrorBody),
+        (status = 400, description = "Not a count, or more than 1000", body = api::ErrorBody),
         (status = 503, description = "The store cannot be read", body = api::ErrorBody)))]
 async fn rounds(
     State(app): State<AppState>,
     Query(q): Query<RoundsQuery>,
 ) -> Result<Response, ApiError> {
+    let last = q.last.unwrap_or(10);
+    if last > 1000 {
+        // Past the documented maximum: said, not quietly cut to it.
+        return Err(ApiError::Malformed(format!(
+            "last={last}: at most 1000 rounds are served"
+        )));
+    }
     let reader = app
         .reader
         .as_ref()
         .ok_or_else(|| ApiError::Unavailable("the store could not be opened".into()))?;
     let table = app.table.snapshot().table.clone();
     let rounds = reader
-        .recall(&table, q.last.unwrap_or(10).min(1000))
+        .recall(&table, last)
         .await
         .map_err(|e| ApiError::Unavailable(e.to_string()))?;
     let out: Vec<serde_json::Value> = rounds.iter().map(|r| r.to_json()).collect();

@@ -92,7 +92,7 @@ request changes nothing. Any other `/api/...` path answers 404 `not_found`.";
         super::play::revoke_sessions,
         super::play::disable_player,
     ),
-    components(schemas(ErrorBody, super::ops::Reason)),
+    components(schemas(ErrorBody, super::api::Amount, super::ops::Reason)),
     modifiers(&Access)
 )]
 struct ApiDoc;
@@ -202,6 +202,15 @@ impl Modify for Access {
                     error_response("The body is over the limit (`too_large`)"),
                 );
             }
+            // Every body is read by `web::body`: JSON only, held to its schema.
+            if op.request_body.is_some() {
+                responses.entry("400".into()).or_insert_with(|| {
+                    error_response("Not JSON, or outside the body's schema (`malformed`)")
+                });
+                responses.entry("415".into()).or_insert_with(|| {
+                    error_response("Not `Content-Type: application/json` (`json_required`)")
+                });
+            }
             match spec.access {
                 RouteAccess::Public | RouteAccess::Open => op.security = Some(Vec::new()),
                 RouteAccess::Player | RouteAccess::Platform => {
@@ -227,9 +236,11 @@ impl Modify for Access {
                     });
                 }
                 RouteAccess::Role(min) => {
+                    // The token first: a bearer header is what the server reads first
+                    // (`auth::authenticate`), whatever cookie comes with it.
                     op.security = Some(vec![
-                        SecurityRequirement::new::<_, _, String>("session", []),
                         SecurityRequirement::new::<_, _, String>("localToken", []),
+                        SecurityRequirement::new::<_, _, String>("session", []),
                     ]);
                     let role = ExtensionsBuilder::new()
                         .add("x-min-role", min.as_str())
@@ -250,8 +261,8 @@ impl Modify for Access {
                         responses.insert(
                             "415".into(),
                             error_response(
-                                "With the session cookie, not `Content-Type: application/json` \
-                                 (`json_required`)",
+                                "Not `Content-Type: application/json` (`json_required`): the \
+                                 session cookie's rule for every POST, and every body's",
                             ),
                         );
                     }

@@ -139,6 +139,7 @@ fn no_remote_play() -> PlayError {
 #[serde(deny_unknown_fields)]
 pub struct SessionBody {
     /// The platform's id of the player: 1-64 letters, digits, `-` or `_`.
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,64}$")]
     player: String,
     /// The name shown (default: the id); used when the player is new.
     #[serde(default)]
@@ -162,7 +163,7 @@ pub async fn open_session(
     body: String,
 ) -> Result<Response, PlayError> {
     let play = platform(&app, &headers).await?;
-    let b: SessionBody = parse(&body, r#"{"player": ID, "name": "..."}"#)?;
+    let b: SessionBody = parse(&headers, &body, r#"{"player": ID, "name": "..."}"#)?;
     if play.ledger.player(&b.player).await?.is_none() {
         let name = b.name.clone().unwrap_or_else(|| b.player.clone());
         play.ledger
@@ -233,7 +234,7 @@ pub async fn revoke_sessions(
     body: String,
 ) -> Result<Response, PlayError> {
     let play = platform(&app, &headers).await?;
-    let b: RevokeBody = parse(&body, r#"{"player": ID} or {"token": TOKEN}"#)?;
+    let b: RevokeBody = parse(&headers, &body, r#"{"player": ID} or {"token": TOKEN}"#)?;
     let unavailable = |e| PlayError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", e);
     let revoked = match (&b.player, &b.token) {
         (Some(p), None) => crate::play::sessions::revoke_player(&play.pool, p)
@@ -280,7 +281,7 @@ pub async fn disable_player(
     body: String,
 ) -> Result<Response, PlayError> {
     let play = platform(&app, &headers).await?;
-    let b: DisableBody = parse(&body, r#"{"player": ID, "disabled": true}"#)?;
+    let b: DisableBody = parse(&headers, &body, r#"{"player": ID, "disabled": true}"#)?;
     let revoked = crate::play::sessions::set_disabled(&play.pool, &b.player, b.disabled)
         .await
         .map_err(|e| PlayError::new(StatusCode::NOT_FOUND, "unknown_player", e))?;
@@ -312,13 +313,19 @@ async fn player(app: &AppState, headers: &HeaderMap) -> Result<(Arc<Play>, Strin
     }
 }
 
-fn parse<T: serde::de::DeserializeOwned>(body: &str, what: &str) -> Result<T, PlayError> {
-    serde_json::from_str(body).map_err(|e| {
-        PlayError::new(
-            StatusCode::BAD_REQUEST,
-            "malformed",
-            format!("expected {what}: {e}"),
-        )
+/// Reads a JSON body held to its schema in the document (`web::body::read`): 415
+/// `json_required`, 400 `malformed`.
+fn parse<T: serde::de::DeserializeOwned + utoipa::ToSchema>(
+    headers: &HeaderMap,
+    body: &str,
+    what: &str,
+) -> Result<T, PlayError> {
+    crate::web::body::read(headers, body, what).map_err(|e| {
+        let status = match e {
+            crate::web::api::ApiError::JsonRequired => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        PlayError::new(status, e.code(), e.to_string())
     })
 }
 
@@ -658,7 +665,7 @@ pub async fn join(
     body: String,
 ) -> Result<Response, PlayError> {
     let (play, me) = player(&app, &headers).await?;
-    let b: JoinBody = parse(&body, r#"{"seat": N} or {}"#)?;
+    let b: JoinBody = parse(&headers, &body, r#"{"seat": N} or {}"#)?;
     let Some(seat) = b.seat else {
         play.presence.forget_release(&me);
         play.remote.join_unseated(&me);

@@ -102,7 +102,8 @@ fn the_openapi_document_declares_every_route_with_its_method_and_role() {
                     .flat_map(|req| req.as_object().expect("requirement").keys())
                     .map(String::as_str)
                     .collect();
-                assert_eq!(schemes, ["session", "localToken"], "{}", spec.path);
+                // The token first: the server reads a bearer header before any cookie.
+                assert_eq!(schemes, ["localToken", "session"], "{}", spec.path);
                 assert!(
                     op["responses"]["401"].is_object() && op["responses"]["403"].is_object(),
                     "{}",

@@ -293,9 +293,11 @@ pub struct BetBody {
     #[serde(default)]
     seat: Option<SeatId>,
     /// The main bet, minor units (0 withdraws the seat's bets).
+    #[schema(minimum = 0)]
     main: i64,
     /// Side bets by the game's names (`GET /api/play/state` `game.side_bets`), minor units.
     #[serde(default)]
+    #[schema(value_type = BTreeMap<String, crate::web::api::Amount>)]
     side: BTreeMap<String, i64>,
 }
 
@@ -314,7 +316,11 @@ pub async fn bet(
     body: String,
 ) -> Result<Response, PlayError> {
     let (play, me) = player(&app, &headers).await?;
-    let b: BetBody = parse(&body, r#"{"main": AMOUNT, "side": {"NAME": AMOUNT}}"#)?;
+    let b: BetBody = parse(
+        &headers,
+        &body,
+        r#"{"main": AMOUNT, "side": {"NAME": AMOUNT}}"#,
+    )?;
     if common_draw(&app) {
         return Err(PlayError::conflict(
             "common_draw",
@@ -519,9 +525,11 @@ pub struct BehindBody {
     /// The seat played behind (it must have a bet in the window, and not be the player's).
     seat: SeatId,
     /// The main bet, minor units (0 withdraws the bet behind).
+    #[schema(minimum = 0)]
     main: i64,
     /// Side bets on the seat's cards by the game's names (Deluxe: `pair`), minor units.
     #[serde(default)]
+    #[schema(value_type = BTreeMap<String, crate::web::api::Amount>)]
     side: BTreeMap<String, i64>,
     /// When the seated player doubles, double too (its stake is debited then).
     #[serde(default)]
@@ -545,6 +553,7 @@ pub async fn behind(
 ) -> Result<Response, PlayError> {
     let (play, me) = player(&app, &headers).await?;
     let b: BehindBody = parse(
+        &headers,
         &body,
         r#"{"seat": N, "main": AMOUNT, "side": {"NAME": AMOUNT}, "follow_double": BOOL, "follow_split": BOOL}"#,
     )?;
@@ -652,9 +661,11 @@ pub struct BoxBet {
     number: SeatId,
     /// The main bet, minor units (none with `let_it_play`).
     #[serde(default)]
+    #[schema(minimum = 0)]
     main: i64,
     /// The game's special bets by name, minor units.
     #[serde(default)]
+    #[schema(value_type = BTreeMap<String, crate::web::api::Amount>)]
     side: BTreeMap<String, i64>,
     /// "Let it play" (`betting.let_it_play_max`): the main bet is everything the box's main
     /// bet returned last round, which it must have won; that return is debited again.
@@ -735,6 +746,7 @@ pub async fn boxes(
 ) -> Result<Response, PlayError> {
     let (play, me) = player(&app, &headers).await?;
     let b: BoxesBody = parse(
+        &headers,
         &body,
         r#"{"boxes": [{"box": N, "main": AMOUNT, "side": {"NAME": AMOUNT}}]}"#,
     )?;

@@ -65,6 +65,7 @@ pub async fn decision(
 ) -> Result<Response, PlayError> {
     let (play, me) = player(&app, &headers).await?;
     let d: DecisionBody = parse(
+        &headers,
         &body,
         r#"{"action": "hit|stand|double|...", "seat": N, "box": N}"#,
     )?;
