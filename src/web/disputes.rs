@@ -21,11 +21,30 @@ const MIN_REASON: usize = 3;
 fn reason(text: &str) -> Result<String, ApiError> {
     let t = text.trim();
     if t.chars().count() < MIN_REASON {
-        return Err(ApiError::Malformed(
-            "a reason is required (at least 3 characters): it goes on the record".into(),
-        ));
+        return Err(no_reason());
     }
     Ok(t.to_string())
+}
+
+/// The refusal of a body without a usable reason, whether the schema's `pattern` or
+/// [`reason`] caught it: one message, which the panel turns into its own words.
+fn no_reason() -> ApiError {
+    ApiError::Malformed(
+        "a reason is required (at least 3 characters): it goes on the record".into(),
+    )
+}
+
+/// [`parse`] for a body with a `reason`: when the reason is what the contract refused
+/// (missing, blank, too short), the refusal says so in [`no_reason`]'s words.
+fn parse_with_reason<T: serde::de::DeserializeOwned + ToSchema>(
+    headers: &HeaderMap,
+    body: &str,
+    what: &str,
+) -> Result<T, ApiError> {
+    parse(headers, body, what).map_err(|e| match &e {
+        ApiError::Malformed(m) if m.contains("body.reason") || m.contains("reason`") => no_reason(),
+        _ => e,
+    })
 }
 
 /// A dispute raised by staff.
@@ -86,7 +105,7 @@ pub async fn raise(
     headers: &HeaderMap,
     body: String,
 ) -> Result<Response, ApiError> {
-    let b: RaiseBody = parse(headers, &body, r#"{"seat": N, "reason": "..."}"#)?;
+    let b: RaiseBody = parse_with_reason(headers, &body, r#"{"seat": N, "reason": "..."}"#)?;
     let id = app
         .table
         .raise_dispute(origin, b.seat, None, reason(&b.reason)?, by)
@@ -126,7 +145,7 @@ pub async fn raise_by_player(
     headers: HeaderMap,
     body: String,
 ) -> Result<Response, ApiError> {
-    let b: PlayerBody = parse(
+    let b: PlayerBody = parse_with_reason(
         &headers,
         &body,
         r#"{"round": N, "seat": N, "token": "...", "reason": "..."}"#,
@@ -233,7 +252,7 @@ pub async fn propose(
     headers: &HeaderMap,
     body: String,
 ) -> Result<Response, ApiError> {
-    let b: ProposeBody = parse(
+    let b: ProposeBody = parse_with_reason(
         headers,
         &body,
         r#"{"resolution": {"op": "reject|void|correct|move|undo_decision|cancel", ...}, "reason": "..."}"#,
