@@ -432,15 +432,42 @@ impl Live {
         );
     }
 
-    /// Deals `n` cards from the loaded shoe.
+    /// Deals `n` cards from the loaded shoe and waits until the table has logged them (a
+    /// decision posted before the cards are in would be refused and the next card go to
+    /// another hand; on a loaded machine the table takes a few seconds). A card the table
+    /// refuses is never logged: after 30 s the test goes on and its comparison judges.
     async fn deal(&self, n: usize) {
         if n > 0 {
+            let before = self.shoe_inputs().await;
             assert_eq!(
                 self.sim.deal(n).await.expect("deal").len(),
                 n,
                 "the shoe holds them"
             );
+            for _ in 0..300 {
+                if self.shoe_inputs().await >= before + n {
+                    return;
+                }
+                sleep(Duration::from_millis(100)).await;
+            }
         }
+    }
+
+    /// The cards and cut cards the table's log holds.
+    async fn shoe_inputs(&self) -> usize {
+        common::log_of(&self.db(), "t1")
+            .await
+            .iter()
+            .filter(|row| {
+                matches!(
+                    row.record,
+                    croupier::store::Record::Input {
+                        input: Input::Card(_) | Input::CutCard,
+                        ..
+                    }
+                )
+            })
+            .count()
     }
 
     /// Waits until `round` is settled and every stake of it is settled in the wallet.
