@@ -31,7 +31,7 @@ while (($#)); do
     --binary) binary=$2; shift 2 ;;
     --role) role=$2; shift 2 ;;
     --uninstall) action=uninstall; shift ;;
-    -h|--help) sed -n 2,18p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
     *) echo "install.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -107,8 +107,12 @@ if [ -z "$root" ]; then
 fi
 
 install -D -m 0755 "$binary" "$root/usr/local/bin/croupier"
+# The units name the Debian package's binary (/usr/bin, Cargo.toml [package.metadata.deb]);
+# this script installs a locally built one, which belongs in /usr/local/bin.
 for u in "${units[@]}"; do
-  install -D -m 0644 "$here/$u" "$root/etc/systemd/system/$u"
+  install -d "$root/etc/systemd/system"
+  sed 's|/usr/bin/croupier|/usr/local/bin/croupier|g' "$here/$u" > "$root/etc/systemd/system/$u"
+  chmod 0644 "$root/etc/systemd/system/$u"
 done
 install -d -m 0750 "$root/etc/croupier"
 [ -n "$root" ] || chgrp croupier "$root/etc/croupier"

@@ -13,7 +13,7 @@ fn repo() -> &'static Path {
 /// A unit file from `systemd/` with its commands pointing at the binary under test.
 fn unit_for_test(dir: &Path, name: &str) -> PathBuf {
     let text = std::fs::read_to_string(repo().join("systemd").join(name)).expect("unit");
-    let text = text.replace("/usr/local/bin/croupier", env!("CARGO_BIN_EXE_croupier"));
+    let text = text.replace("/usr/bin/croupier", env!("CARGO_BIN_EXE_croupier"));
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write unit");
     path
@@ -293,9 +293,12 @@ fn install_names_the_role_and_installs_only_its_files() {
         let env = root.join(format!("etc/croupier/{role}.env"));
         assert!(root.join("usr/local/bin/croupier").exists());
         assert!(unit.exists(), "{role}: unit not installed");
+        // The package's unit, with the locally built binary's place.
         assert_eq!(
-            std::fs::read(&unit).expect("unit"),
-            std::fs::read(repo().join(format!("systemd/croupier-{role}.service"))).expect("unit")
+            std::fs::read_to_string(&unit).expect("unit"),
+            std::fs::read_to_string(repo().join(format!("systemd/croupier-{role}.service")))
+                .expect("unit")
+                .replace("/usr/bin/croupier", "/usr/local/bin/croupier")
         );
         let mode = std::fs::metadata(&env).expect("env").permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "{role}.env mode {mode:o}");
