@@ -5,11 +5,15 @@
 //! (docs/src/operations.md, "Deploy on a Raspberry Pi"), while the table's service is
 //! checked: ready, its status line, the watchdog restarting a hung table, a consistent
 //! log after SIGTERM and `systemctl stop`, the sandbox refusing writes outside its
-//! directories; the relay's and the floor's units start with their configuration.
+//! directories; the relay's and the floor's units start with their configuration, and the
+//! floor takes the table's published log into PostgreSQL.
 //!
-//! Needs root, `cargo deb` (cargo-deb), debootstrap, systemd-nspawn (systemd-container)
-//! and Debian's mirror: `.ci/run` installs them; under CI a missing tool fails the test,
-//! elsewhere it is skipped with a note.
+//! Needs root, `cargo deb` (cargo-deb), debootstrap, systemd-nspawn (systemd-container),
+//! Debian's mirror, the host's `nats-server` (bind-mounted into the container, where it
+//! runs on the container's own loopback) and the host's PostgreSQL trusting user
+//! `postgres` on its socket (`/var/run/postgresql`, bind-mounted: the container has no
+//! network; a database of the test's own is made there and dropped): `.ci/run` installs
+//! them; under CI a missing tool fails the test, elsewhere it is skipped with a note.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -25,6 +29,10 @@ const INCLUDE: &str = "systemd,systemd-sysv,dbus,curl";
 /// Host paths of the tools.
 const DEBOOTSTRAP: &str = "/usr/sbin/debootstrap";
 const NSPAWN: &str = "/usr/bin/systemd-nspawn";
+const NATS_SERVER: &str = "/usr/sbin/nats-server";
+const PSQL: &str = "/usr/bin/psql";
+/// The host's PostgreSQL socket directory, bind-mounted read-only at /run/postgresql.
+const PG_SOCKETS: &str = "/var/run/postgresql";
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -55,6 +63,18 @@ fn tools_present() -> bool {
         .is_ok_and(|o| o.status.success());
     if !cargo_deb {
         missing.push("cargo deb (cargo install cargo-deb --locked)".to_string());
+    }
+    if !Path::new(NATS_SERVER).exists() {
+        missing.push(format!("{NATS_SERVER} (apt-get install nats-server)"));
+    }
+    let postgres = Command::new(PSQL)
+        .args(["-h", PG_SOCKETS, "-U", "postgres", "-Atc", "SELECT 1"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !postgres {
+        missing.push(format!(
+            "PostgreSQL on {PG_SOCKETS} trusting user postgres (psql; pg_hba.conf `local all postgres trust`)"
+        ));
     }
     if missing.is_empty() {
         return true;
@@ -118,6 +138,50 @@ fn build_packages() -> (PathBuf, PathBuf) {
     (build("0.1.0-1"), build("0.1.0-2"))
 }
 
+/// A database of the test's own on the host's PostgreSQL (through its socket), for the
+/// floor in the container; dropped at the end, whatever happened.
+struct FloorDatabase {
+    name: String,
+}
+
+impl FloorDatabase {
+    fn create() -> FloorDatabase {
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
+        let db = FloorDatabase {
+            name: format!("croupier_deb_test_{}_{stamp}", std::process::id()),
+        };
+        db.psql("postgres", &format!("CREATE DATABASE {}", db.name));
+        db
+    }
+
+    /// Runs `sql` in `database` as postgres: its rows, unaligned.
+    fn psql(&self, database: &str, sql: &str) -> String {
+        run(Command::new(PSQL).args([
+            "-h", PG_SOCKETS, "-U", "postgres", "-d", database, "-Atc", sql,
+        ]))
+    }
+
+    /// Runs `sql` in the floor's database.
+    fn query(&self, sql: &str) -> String {
+        self.psql(&self.name, sql)
+    }
+}
+
+impl Drop for FloorDatabase {
+    fn drop(&mut self) {
+        let _ = Command::new(PSQL)
+            .args(["-h", PG_SOCKETS, "-U", "postgres", "-d", "postgres", "-Atc"])
+            .arg(format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ))
+            .output();
+    }
+}
+
 /// The cached base root file system (debootstrap of [`SUITE`] minbase with [`INCLUDE`]),
 /// made once: a partial one is never taken (made aside, renamed when complete).
 fn base_rootfs() -> PathBuf {
@@ -171,6 +235,12 @@ impl Machine {
             ])
             .arg("--machine=croupier-test")
             .arg(format!("--bind-ro={}:/debs", debs.display()))
+            // The studio's services the floor needs, the host's: its broker's binary (run
+            // inside, on the container's loopback) and its PostgreSQL's socket.
+            .arg(format!(
+                "--bind-ro={NATS_SERVER}:/usr/local/sbin/nats-server"
+            ))
+            .arg(format!("--bind-ro={PG_SOCKETS}:/run/postgresql"))
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("log"))
             .stderr(log)
@@ -372,6 +442,8 @@ fn the_package_installs_runs_upgrades_and_purges_in_a_booted_systemd() {
     let (first, second) = build_packages();
     eprintln!("cargo deb: {:.0?}", started.elapsed());
     let base = base_rootfs();
+    // Made before the machine, so dropped after it (the floor disconnected).
+    let floor_db = FloorDatabase::create();
     let booting = Instant::now();
     let m = Machine::boot(&base, first.parent().expect("debs dir"));
     eprintln!("boot: {:.0?}", booting.elapsed());
@@ -541,8 +613,90 @@ fn the_package_installs_runs_upgrades_and_purges_in_a_booted_systemd() {
         "systemctl status: {status}"
     );
 
+    // The floor: a broker with JetStream on the container's loopback (the host's
+    // nats-server, as a transient unit), the table publishing to it ([publish]), the
+    // floor configured (the broker, its database, the pinned table keys), enabled,
+    // started; READY means its database migrated, the broker connected and the pit page
+    // listening. Then the floor's database holds the table's signed rows, each checked.
+    m.sh(
+        "systemd-run --unit=nats-server --property=StateDirectory=nats \
+          /usr/local/sbin/nats-server --jetstream --store_dir /var/lib/nats \
+          --addr 127.0.0.1 --port 4222 --http_port 8222",
+    );
+    m.wait_for(Duration::from_secs(30), "the broker's /healthz", |m| {
+        m.http_ok("http://127.0.0.1:8222/healthz")
+    });
+    // Its demo players bet and the simulated shoe deals: rounds, rows to publish.
+    m.sh(
+        "sed -i 's/^players = false/players = true/' /etc/croupier/table.toml \
+          && printf '\n[publish]\nnats_url = \"nats://127.0.0.1:4222\"\n' >> /etc/croupier/table.toml \
+          && croupier check-config /etc/croupier/table.toml && systemctl restart croupier.service",
+    );
+    let published = |m: &Machine| -> Option<u64> {
+        let (ok, body) = m.sh_status(&format!("curl -sf {READYZ}"));
+        let r: serde_json::Value = serde_json::from_str(&body).ok().filter(|_| ok)?;
+        let p = &r["publish"];
+        if p["state"] == "publishing" && p["lag"] == 0 {
+            p["acked"].as_u64()
+        } else {
+            None
+        }
+    };
+    m.wait_for(Duration::from_secs(60), "the table's log published", |m| {
+        published(m).is_some_and(|acked| acked > 0)
+    });
+    m.sh(&format!(
+        "echo 'CROUPIER_FLOOR_ARGS=--nats nats://127.0.0.1:4222 --table-keys /etc/croupier/table-keys.toml \
+         --database postgres://postgres@localhost/{}?host=/run/postgresql --bind 127.0.0.1:8091' > /etc/croupier/floor.env",
+        floor_db.name
+    ));
+    m.sh("systemctl enable --now croupier-floor.service || { journalctl --no-pager -u croupier-floor -n 30; exit 1; }");
+    let status = m
+        .sh_status("systemctl status --no-pager croupier-floor.service")
+        .1;
+    assert!(
+        status.contains("Status: \"floor ingesting\""),
+        "systemctl status: {status}"
+    );
+    assert!(m.http_ok("http://127.0.0.1:8091/floor"));
+    let acked = published(&m).expect("the table publishing");
+    let floor_rows = || {
+        floor_db.query(
+            "SELECT t.head_seq, count(e.seq), count(e.seq) FILTER (WHERE e.verified = 'ok') \
+             FROM floor_tables t LEFT JOIN floor_events e USING (table_id) \
+             WHERE t.table_id = 'table-1' GROUP BY t.head_seq",
+        )
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let rows = floor_rows();
+        let counts: Vec<u64> = rows
+            .trim()
+            .split('|')
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        if let [head, all, ok] = counts[..] {
+            if head >= acked {
+                assert_eq!(
+                    (all, ok),
+                    (head, head),
+                    "the floor's rows of table-1: {rows}"
+                );
+                break;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the floor's database behind the table's {acked} published rows: {rows:?}\n{}",
+            m.sh_status("journalctl --no-pager -u croupier-floor -n 40")
+                .1
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    eprintln!("floor: {acked} rows of table-1 in PostgreSQL");
+
     // Remove: the service and the binary go; configuration and data stay.
-    m.sh("systemctl disable --now croupier-relay.service");
+    m.sh("systemctl disable --now croupier-relay.service croupier-floor.service");
     m.sh("apt-get remove -y croupier");
     assert_eq!(
         m.sh_status("systemctl is-active croupier.service").1.trim(),
