@@ -400,12 +400,15 @@ fn newest(path: &Path) -> Option<std::time::SystemTime> {
 fn release_binary_fresh() -> bool {
     let binary = repo().join("target/release/croupier");
     let built = std::fs::metadata(&binary).and_then(|m| m.modified()).ok();
+    // What the binary is compiled from, as cargo rebuilds it: not `Cargo.toml` (its
+    // packaging sections change no build, and cargo then leaves the binary as it is) nor
+    // the configuration files the binary does not embed.
     let sources = [
         "src",
         "drivers/src",
         "dealer-ui",
-        "config",
-        "Cargo.toml",
+        "config/table.toml",
+        "config/variants",
         "Cargo.lock",
         "build.rs",
     ]
