@@ -329,20 +329,28 @@ fn string(s: &Map<String, Value>, text: &str, at: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// `n` (an array's items, an object's fields: `what`) within the schema's `keys` (its
+/// minimum and maximum count keywords).
+fn count(
+    s: &Map<String, Value>,
+    (min, max): (&str, &str),
+    n: usize,
+    at: &str,
+    what: &str,
+) -> Result<(), String> {
+    let n = n as u64;
+    let bound = |key: &str| s.get(key).and_then(Value::as_u64);
+    if bound(min).is_some_and(|m| n < m) {
+        return Err(format!("{at}: too few {what}"));
+    }
+    if bound(max).is_some_and(|m| n > m) {
+        return Err(format!("{at}: too many {what}"));
+    }
+    Ok(())
+}
+
 fn array(doc: &Value, s: &Map<String, Value>, items: &[Value], at: &str) -> Result<(), String> {
-    let n = items.len() as u64;
-    if s.get("minItems")
-        .and_then(Value::as_u64)
-        .is_some_and(|m| n < m)
-    {
-        return Err(format!("{at}: too few items"));
-    }
-    if s.get("maxItems")
-        .and_then(Value::as_u64)
-        .is_some_and(|m| n > m)
-    {
-        return Err(format!("{at}: too many items"));
-    }
+    count(s, ("minItems", "maxItems"), items.len(), at, "items")?;
     if let Some(item) = s.get("items") {
         for (i, v) in items.iter().enumerate() {
             check(doc, item, v, &format!("{at}[{i}]"))?;
@@ -357,19 +365,13 @@ fn object(
     map: &Map<String, Value>,
     at: &str,
 ) -> Result<(), String> {
-    let n = map.len() as u64;
-    if s.get("minProperties")
-        .and_then(Value::as_u64)
-        .is_some_and(|m| n < m)
-    {
-        return Err(format!("{at}: too few fields"));
-    }
-    if s.get("maxProperties")
-        .and_then(Value::as_u64)
-        .is_some_and(|m| n > m)
-    {
-        return Err(format!("{at}: too many fields"));
-    }
+    count(
+        s,
+        ("minProperties", "maxProperties"),
+        map.len(),
+        at,
+        "fields",
+    )?;
     if let Some(required) = s.get("required").and_then(Value::as_array) {
         for name in required.iter().filter_map(Value::as_str) {
             if !map.contains_key(name) {
