@@ -143,6 +143,7 @@ line-behind = Hinter { $seat }
 line-box = Box { $box }
 result-cancelled = Runde { $round } wurde abgebrochen: alle Einsätze gingen zurück ({ $amount } an Sie).
 result-corrected = Runde { $round } wurde von der Aufsicht berichtigt: Ihr Ergebnis änderte sich von { $before } auf { $after }, Ihr Guthaben also um { $delta }.
+result-pending = { $amount } kommen auf Ihr Guthaben, sobald das Ergebnis endgültig ist – in wenigen Sekunden, nach der Frist für Beanstandungen.
 net-plus = +{ $amount }
 net-minus = −{ $amount }
 net-zero = { $amount }

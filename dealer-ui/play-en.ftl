@@ -145,6 +145,7 @@ line-behind = Behind { $seat }
 line-box = Box { $box }
 result-cancelled = Round { $round } was cancelled: every bet was returned ({ $amount } back to you).
 result-corrected = Round { $round } was corrected by a supervisor: your result changed from { $before } to { $after }, so your balance changes by { $delta }.
+result-pending = { $amount } will reach your balance once the result is final — in a few seconds, after the time allowed for disputes.
 net-plus = +{ $amount }
 net-minus = −{ $amount }
 net-zero = { $amount }

@@ -566,6 +566,9 @@ function resultBlock(s, compact) {
     el("div", { class: "pp-result-head" }, r.cancelled ? null : el("span", {}, t("result-title", { round: r.round }) + " · "), el("strong", {}, head), window.Trust.sigBadge(trust, r.round, trustWords)),
     // While bets are open the dealer's hand is gone from the table; its seal stays here.
     compact && s.view.round.number === r.round ? window.Trust.sealBadge(trust, s.view.round, trustWords) : null,
+    // Returns are paid when the result is final, after the table's time for disputes: till
+    // then the balance has not moved, and the page says why rather than leave a win unpaid.
+    s.view.provisional === r.round && back > 0 ? el("div", { class: "pp-pending", id: "result-pending" }, t("result-pending", { amount: money(back) })) : null,
     // Compact while bets are open: the lines stay in the page, folded away.
     r.cancelled ? null : el("ul", { class: "pp-lines", hidden: compact }, lines.map((l) =>
       el("li", { class: l.net > 0 ? "up" : l.net < 0 ? "down" : "even" }, el("span", {}, l.label), el("strong", {}, signed(l.net))))));
@@ -579,7 +582,8 @@ function netBadges(root, s) {
     for (const hand of seat.querySelectorAll(".hand")) {
       const h = r.hands.find((x) => String(x.seat) === seat.dataset.seat && String(x.hand) === hand.dataset.hand);
       const amount = hand.querySelector(".badge > span:last-child");
-      if (h && amount) amount.textContent = signed(h.returned - h.staked);
+      // A cancelled hand's badge says what came back (its stake), as its word does.
+      if (h && amount && h.outcome !== "cancelled") amount.textContent = signed(h.returned - h.staked);
     }
   }
 }
