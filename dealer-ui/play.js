@@ -464,7 +464,9 @@ function bettingDock(s, out) {
   }
   out.push(el("div", { class: "pp-row pp-place" }, main));
   const mine = myBetText(s);
-  out.push(el("div", { class: "pp-note" + (mine ? " ok" : ""), id: "my-bet", role: "status" }, mine || t("bet-none")));
+  // Chips laid on a spot are not a bet until the Bet button sends them: the note names it.
+  const unplaced = !mine && planTotal() && main.length ? t("bet-unplaced", { button: main[0].textContent }) : null;
+  out.push(el("div", { class: "pp-note" + (mine ? " ok" : ""), id: "my-bet", role: "status" }, mine || unplaced || t("bet-none")));
   if ((s.betting.my_seats || []).length > 1) {
     out.push(el("div", { class: "pp-note" }, s.betting.my_seats.map((x) => t("my-seats", { seat: x.seat, amount: x.main ? money(x.main) : "—" })).join(" · ")));
   }

@@ -79,6 +79,10 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
                 a.wait_for("window.playState().betting.open", STEP).await;
                 lay(a, 2, &["main"]).await;
                 lay(b, 2, &["main"]).await;
+                // Chips on a spot are not a bet yet: the note under them says which button
+                // places them (a new player's chips sat there unplaced).
+                let go = a.text("#place").await;
+                assert_eq!(a.text("#my-bet").await, format!("Not placed yet: tap \u{201c}{go}\u{201d} to place it."));
                 let round = place(a).await.max(place(b).await);
                 rounds.push(round);
                 let over = format!(
@@ -213,6 +217,10 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
         for page in &t.pages {
             page.wait_for("(document.querySelector('#overlay') || {dataset: {}}).dataset.state === 'lost'", STEP).await;
             assert_eq!(page.text("#balance").await, "\u{2014}");
+            // The page cannot know the table plays on (here it was switched off): it says
+            // only what holds either way.
+            let said = page.text("#overlay").await;
+            assert!(said.contains("Your bets are safe") && !said.contains("plays on"), "{said}");
         }
         assert_eq!(overlay(&t.pages[1]).await.as_deref(), Some("lost"));
         shot(&t.pages[0], "lost-390x844").await;
