@@ -729,6 +729,11 @@ function dock(s) {
   // A halted table takes no bet and no decision: the dock says why instead, the table
   // stays in view.
   const halt = halted(s);
+  // What bets closing or a timer did belongs to the round as it was playing: a halt or a
+  // cancellation says what holds now, and the older notice would contradict it.
+  const last = s.view.last_result;
+  const cancelled = !!(notice && last && last.cancelled && notice.round <= last.round);
+  if (notice && notice.kind !== "corrected" && (halt || cancelled)) notice = null;
   if (halt) out.push(el("div", { class: "pp-halt " + halt.kind, id: "halt", "data-state": halt.kind, role: "alert" }, el("strong", {}, halt.title), el("span", {}, halt.text)));
   else if (!atTable) joinDock(s, out);
   else if (s.betting.open) bettingDock(s, out);

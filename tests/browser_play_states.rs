@@ -109,6 +109,9 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
             for page in [a, b] {
                 page.wait_for("(document.querySelector('#halt') || {dataset: {}}).dataset.state === 'paused'", STEP).await;
                 assert!(page.text("#halt").await.contains("Your bets are safe"));
+                // The halt says what holds now: no older "Bets closed" or "Time's up" under it.
+                let stale = page.eval("[...document.querySelectorAll('#bets-closed, #timeout')].map(n => n.innerText)").await;
+                assert_eq!(stale, json!([]), "a stale notice in the paused state");
             }
             shot(a, "paused-390x844").await;
             shot(b, "paused-844x390").await;
@@ -180,6 +183,10 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
                 }
             }
             shot(a, "cancelled-pending-390x844").await;
+            for page in [a, b] {
+                let stale = page.eval("[...document.querySelectorAll('#bets-closed, #timeout')].map(n => n.innerText)").await;
+                assert_eq!(stale, json!([]), "a stale notice in the cancelled state");
+            }
             // Cancelled and final: the page says so, with the stake back, and the balance
             // is whole — the note about the window gone with it.
             for page in [a, b] {
