@@ -811,8 +811,9 @@ function historyBody() {
     el("tbody", {}, historyData.rounds.flatMap((r) => [
       el("tr", { class: "pp-hround", "data-round": r.round, "data-net": r.net },
         el("th", { scope: "row" }, t("history-round", { round: r.round }), r.cancelled ? el("span", { class: "pp-tag" }, " " + t("history-cancelled")) : !r.settled ? el("span", { class: "pp-tag" }, " " + t("history-open")) : window.Trust.sigBadge(trust, r.round, trustWords)),
-        el("td", {}, money(r.lines.reduce((a, l) => a + l.staked, 0))), el("td", {}, money(r.lines.reduce((a, l) => a + l.returned, 0))),
-        el("td", { class: r.net > 0 ? "up" : r.net < 0 ? "down" : "" }, signed(r.net))),
+        // A round in play has its stake (what the wallet took) and no return or net yet.
+        el("td", {}, money(r.staked)), el("td", {}, r.settled ? money(r.lines.reduce((a, l) => a + l.returned, 0)) : "\u2014"),
+        el("td", { class: r.net > 0 ? "up" : r.net < 0 ? "down" : "" }, r.settled ? signed(r.net) : "\u2014")),
       ...r.lines.map((l) => el("tr", { class: "pp-hline", "data-round": r.round, "data-kind": l.kind },
         el("td", {}, (l.behind ? t("line-behind", { seat: l.seat }) + " · " : "") + (l.kind === "main" ? t("line-main") : l.kind === "insurance" ? t("line-insurance") : l.kind)),
         el("td", {}, money(l.staked)), el("td", {}, money(l.returned)), el("td", {}, signed(l.net)))),

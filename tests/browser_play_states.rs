@@ -113,6 +113,27 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
                 let stale = page.eval("[...document.querySelectorAll('#bets-closed, #timeout')].map(n => n.innerText)").await;
                 assert_eq!(stale, json!([]), "a stale notice in the paused state");
             }
+            // The history mid-round: the round in play with what Bob staked on it (the
+            // wallet's debits), no return or net yet — never "€0.00 staked".
+            {
+                let pool = t.pool().await;
+                let staked: i64 = sqlx::query_scalar(
+                    "SELECT COALESCE(SUM(amount), 0) FROM wallet_journal WHERE player_id = 'bob' AND round = ? AND state IN ('committed', 'settled')",
+                )
+                .bind(i64::try_from(round).expect("round"))
+                .fetch_one(&pool)
+                .await
+                .expect("journal");
+                pool.close().await;
+                assert!(staked > 0, "Bob staked on round {round}");
+                b.tap_in_view("#open-history").await;
+                let row = format!("#history .pp-hround[data-round='{round}']");
+                b.wait_for(&format!("!!document.querySelector(\"{row}\")"), STEP).await;
+                let cells = b.eval(&format!("[...document.querySelectorAll(\"{row} td\")].map(td => td.innerText)")).await;
+                assert_eq!(cells, json!([player::euro(staked), "\u{2014}", "\u{2014}"]), "round {round} in play in the history");
+                assert!(b.text(&row).await.contains("in play"));
+                b.tap_in_view("#close-dialog").await;
+            }
             shot(a, "paused-390x844").await;
             shot(b, "paused-844x390").await;
             problems.extend(fits(a, "paused", &[ALICE], ALICE).await);

@@ -41,6 +41,9 @@ pub struct HistoryRound {
     pub cancelled: bool,
     /// Whether the round is settled (its lines are known).
     pub settled: bool,
+    /// Everything the player staked in it: its lines' stakes once settled; while it is in
+    /// play (no lines yet), what the wallet took for it (the journal's committed debits).
+    pub staked: i64,
     /// Its lines, in the order of the round's result.
     pub lines: Vec<HistoryLine>,
     /// The sum of the lines' nets.
@@ -122,10 +125,25 @@ pub async fn rounds(
                 });
             }
         }
+        let staked = if settled {
+            lines.iter().map(|l| l.staked).sum()
+        } else {
+            sqlx::query_scalar(
+                "SELECT COALESCE(SUM(amount), 0) FROM wallet_journal \
+                 WHERE table_id = ? AND player_id = ? AND round = ? \
+                 AND state IN ('committed', 'settled')",
+            )
+            .bind(table)
+            .bind(player)
+            .bind(round)
+            .fetch_one(pool)
+            .await?
+        };
         out.push(HistoryRound {
             round: u64::try_from(round).unwrap_or(0),
             cancelled,
             settled,
+            staked,
             net: lines.iter().map(|l| l.net).sum(),
             lines,
         });
