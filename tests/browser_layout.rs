@@ -74,6 +74,7 @@ async fn check_all(panel: &Page, public: &Page, name: &str, problems: &mut Vec<S
         // The panel: every control on screen, nothing moderate or worse for axe.
         let shot = format!("panel-{w}x{h}-{name}");
         problems.extend(fit::check(panel, &shot, 14, true, &fit::MODERATE).await);
+        problems.extend(fit::panel_header(panel, &shot, w).await);
     }
     for (w, h) in PUBLIC {
         public.resize(w, h).await;

@@ -9,6 +9,24 @@ use serde_json::json;
 
 const LAYOUT_JS: &str = include_str!("layout.js");
 
+/// The panel's header at width `w`: the table's name gives way first on the 7" kiosk;
+/// from 1280 px on it shows whole.
+pub async fn panel_header(page: &Page, shot: &str, w: u32) -> Vec<String> {
+    if w < 1280 {
+        return Vec::new();
+    }
+    let cut = page
+        .eval("(() => { const n = document.querySelector('header .name'); return n && n.scrollWidth > n.clientWidth + 1 ? n.innerText : null; })()")
+        .await;
+    cut.as_str()
+        .map(|name| {
+            vec![format!(
+                "{shot}: the header cuts the table's name ({name:?})"
+            )]
+        })
+        .unwrap_or_default()
+}
+
 /// The dealer panel's sizes: the 7" kiosk and a larger touch screen.
 pub const PANEL: [(u32, u32); 2] = [(800, 480), (1280, 800)];
 
@@ -77,6 +95,7 @@ pub async fn panel_at_both_sizes(page: &Page, name: &str) -> Vec<String> {
     for (w, h) in PANEL {
         page.resize(w, h).await;
         problems.extend(check(page, &format!("{name}-{w}x{h}"), 14, true, &MODERATE).await);
+        problems.extend(panel_header(page, &format!("{name}-{w}x{h}"), w).await);
     }
     page.resize(800, 480).await;
     problems
