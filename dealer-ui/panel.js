@@ -238,7 +238,8 @@ function alarmOverlay(v) {
 
 function showLogin(error) {
   if (socket) { socket.close(); socket = null; }
-  me = null; view = null;
+  // A notice was for the person who is gone; it must not lie over the next one's screen.
+  me = null; view = null; toast = null;
   login = { badge: "", secret: "", field: "badge", error: error || "", busy: false };
   render();
 }

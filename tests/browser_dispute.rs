@@ -693,6 +693,13 @@ async fn alarms_are_said_plainly_and_cleared_by_taps() {
         );
         problems.extend(fit::panel_at_both_sizes(&panel, "alarm-called-dealer").await);
         supervisor_takes(&panel, "document.querySelector('#clear-alarm')").await;
+        // The dealer's "Supervisor called" went with the dealer: nothing of theirs lies over
+        // the supervisor's screen (it covered the alarm's heading).
+        assert_eq!(
+            panel.eval("document.querySelector('#toast') && document.querySelector('#toast').innerText").await,
+            json!(null),
+            "the dealer's notice outlived their session"
+        );
         panel.tap("#keyboard-reason").await;
         keyboard(&panel, "reason", "came to the table").await;
         panel.tap("[data-kbd=\"done\"]").await;
