@@ -42,6 +42,11 @@ window.layoutProblems = function (minFont) {
       if (text && parseFloat(cs.fontSize) < minFont) out.push(name(e) + " text at " + cs.fontSize + ": \"" + e.textContent.trim().slice(0, 30) + "\"");
     }
   }
+  // The trust checks' badges are read, never decoration: an ellipsis may not cut them
+  // ("✓ …" said nothing of what was checked).
+  for (const e of document.querySelectorAll("#app .seal, #app .sig")) {
+    if (visible(e) && e.scrollWidth > e.clientWidth + 1) out.push(name(e) + " cuts its words: \"" + e.textContent.trim() + "\"");
+  }
   // With a sheet open (the alarm, dispute and raise screens cover the panel), the cards to
   // read are the sheet's: the panel's lie under it on purpose.
   const sheets = document.querySelectorAll("#app .sheet");
