@@ -12,6 +12,16 @@
 const { el, renderDealer, renderSeats } = window.Table;
 const T = (id, args) => window.I18n.t(id, args);
 
+// A card as people write it ("TH" is the shoe's code; "10♥" is what a dealer reads), a
+// code still being picked with "?" for its missing part.
+const SUIT_SIGNS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
+function shown(code) {
+  if (!code) return "??";
+  const suit = SUIT_SIGNS[code.slice(-1)] ? code.slice(-1) : "";
+  const rank = suit ? code.slice(0, -1) : code;
+  return (rank === "T" ? "10" : rank || "?") + (suit ? SUIT_SIGNS[suit] : "?");
+}
+
 // What the supervisor is composing (kept across re-renders of the live view). Everything
 // is entered by taps: seats, hands and cards on the table's picture (cards from the list
 // too, held ones only there), what a misread card really is from the card picker,
@@ -89,7 +99,7 @@ function cardPicker(rerender) {
       el("button", { class: "btn small" + (rank === r ? " picked" : ""), "data-rank": r, onclick: () => set(r, suit) }, r === "T" ? "10" : r))),
     el("div", { class: "presets" }, [["S", "\u2660", "spades"], ["H", "\u2665", "hearts"], ["D", "\u2666", "diamonds"], ["C", "\u2663", "clubs"]].map(([k, sym, name]) =>
       el("button", { class: "btn small suit-" + k + (suit === k ? " picked" : ""), "data-suit": k, "aria-label": name, onclick: () => set(rank, k) }, sym))),
-    el("strong", { id: "correct-to" }, form.to || "?"));
+    el("strong", { id: "correct-to" }, form.to ? shown(form.to) : "?"));
 }
 
 const OPS = ["reject", "void", "correct", "move", "undo_decision", "cancel"];
@@ -190,16 +200,16 @@ function cardList(d, rerender, interactive) {
     return el("button", { class: "btn small" + (form.index === c.index && needsCard ? " picked" : ""), "data-card-index": c.index,
       disabled: !needsCard || c.card === null || !allowed,
       title: needsCard && !allowed ? T("offer-card-off", { op: opName }) : null,
-      "aria-label": (c.card || "??") + " \u2192 " + (c.held ? T("card-held") : c.place || "?"),
+      "aria-label": shown(c.card) + " \u2192 " + (c.held ? T("card-held") : c.place || "?"),
       onclick: () => { form.index = c.index; if (form.op === "move") form.pickTarget = true; rerender(); } },
-      (c.card || "??") + (c.held ? " " + T("card-held") : /burn/.test(c.place || "") ? " " + T("card-burned") : ""));
+      shown(c.card) + (c.held ? " " + T("card-held") : /burn/.test(c.place || "") ? " " + T("card-burned") : ""));
   }));
 }
 
 function pickedLine(d) {
   const picked = d.cards.find((c) => c.index === form.index);
   return el("div", { class: "picked-line", id: "picked-card" },
-    picked ? T("picked-card", { card: picked.card + " (" + (picked.held ? T("card-held") : picked.place || "?") + ")" }) : T("picked-card-none"));
+    picked ? T("picked-card", { card: shown(picked.card) + " (" + (picked.held ? T("card-held") : picked.place || "?") + ")" }) : T("picked-card-none"));
 }
 
 // Where a moved card went, and the toggle between picking the card and its place.
@@ -220,7 +230,7 @@ function preview(p) {
     el("p", {}, T("preview-reason", { reason: p.reason }) + (p.second_person ? " \u00b7 " + T("preview-second") : "")),
     renderDealer(t), renderSeats(t, Math.max(1, ...p.round.hands.map((h) => h.seat)), null, null),
     el("p", { id: "preview-expecting" }, p.result ? (p.result.cancelled ? T("preview-cancelled") : T("preview-settled")) : T("preview-then", { next: window.I18n.expecting(p.expecting) })),
-    p.voided.length ? el("p", {}, T("preview-voided", { cards: p.voided.join(" ") })) : null);
+    p.voided.length ? el("p", {}, T("preview-voided", { cards: p.voided.map(shown).join(" ") })) : null);
 }
 
 // The operations as buttons, each the server does not offer off with why.
@@ -245,7 +255,7 @@ function head(v, d) {
       (said ? said.title : d.reason) + (d.seat ? " " + T("dispute-seat-suffix", { seat: d.seat }) : "")
       + (alarm ? "" : " \u00b7 " + T("dispute-raised-by", { name: window.I18n.person(d.by) }))),
     said ? el("p", { class: "todo", id: "alarm-todo" }, T("alarm-todo", { todo: said.todo })) : null,
-    d.held.length ? el("p", { id: "dispute-held", class: "held" }, T("dispute-held", { cards: d.held.join(" ") })) : null];
+    d.held.length ? el("p", { id: "dispute-held", class: "held" }, T("dispute-held", { cards: d.held.map(shown).join(" ") })) : null];
 }
 
 // The head with the operations under it, across the sheet's width.

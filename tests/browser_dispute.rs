@@ -247,9 +247,9 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         // A card dealt during the halt is held, shown as such; the dealer cannot resolve.
         deal(h, &sim).await;
         panel
-            .wait_for("document.querySelector('#dispute').innerText.includes('9D')", STEP)
+            .wait_for("document.querySelector('#dispute').innerText.includes('9\\u2666')", STEP)
             .await;
-        assert!(panel.text("#dispute-held").await.contains("9D"));
+        assert!(panel.text("#dispute-held").await.contains("9\u{2666}"));
         assert_eq!(
             panel.eval("document.querySelector('#propose-resolution') === null").await,
             json!(true),
@@ -264,11 +264,16 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         panel.tap("[data-preset=\"misread by the shoe\"]").await;
         let off = "document.querySelector('#propose-resolution').disabled";
         assert_eq!(panel.eval(off).await, json!(true));
+        let codes = panel
+            .eval("[...document.querySelectorAll('[data-card-index]')].map(b => b.innerText).filter(t => /\\b(?:[2-9TJQKA])[SHDC]\\b/.test(t))")
+            .await;
+        assert_eq!(codes, json!([]), "the card list speaks the shoe's codes");
         panel.tap("[data-card-index=\"3\"]").await;
         assert_eq!(panel.eval(off).await, json!(true));
         panel.tap("[data-rank=\"2\"]").await;
         panel.tap("[data-suit=\"H\"]").await;
-        assert_eq!(panel.text("#correct-to").await, "2H");
+        // Cards as a dealer reads them, never the shoe's codes ("2H").
+        assert_eq!(panel.text("#correct-to").await, "2\u{2665}");
         assert_eq!(panel.eval(off).await, json!(false));
         // The correction's screen, the tallest (the card picker under the picture), fits.
         problems.extend(fit::panel_at_both_sizes(&panel, "dispute-correct").await);
@@ -295,7 +300,7 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
             json!(true),
             "the card tapped on the picture is the one picked"
         );
-        assert!(panel.text("#picked-card").await.contains("2D (seat 1, hand 1)"));
+        assert!(panel.text("#picked-card").await.contains("2\u{2666} (seat 1, hand 1)"));
         assert_eq!(
             panel
                 .eval("[...document.querySelectorAll('#card-picture .card.picked')].map((c) => c.dataset.card)")
@@ -363,7 +368,7 @@ async fn a_supervisor_voids_an_exposed_card_from_the_panel() {
         panel.tap("#card-picture [data-seat=\"1\"] [data-hand=\"0\"]").await;
         assert!(panel.text("#move-to").await.contains("It went to: seat 1, hand 1"));
         let picked = panel.text("#picked-card").await;
-        assert!(picked.contains("5S (seat 2, hand 1)"), "{picked}");
+        assert!(picked.contains("5\u{2660} (seat 2, hand 1)"), "{picked}");
         panel.tap("[data-preset=\"dealt out of order\"]").await;
         problems.extend(fit::panel_at_both_sizes(&panel, "dispute-move").await);
         panel.tap_in_view("#propose-resolution").await;

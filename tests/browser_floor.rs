@@ -481,6 +481,19 @@ async fn a_supervisor_uses_the_pit_page() {
     )
     .await;
     assert!(page.text("#r-title").await.contains(NAME));
+    // The dispute in people's words: its round and seat, the reason, who raised it and
+    // when — not "#3 round 7 (user:101, …)".
+    let listed = page
+        .text(&format!("#r-disputes button[data-dispute=\"{dispute}\"]"))
+        .await;
+    assert!(
+        listed.starts_with("Round ")
+            && listed.contains("\u{201c}player says the card was misread\u{201d}")
+            && listed.contains("raised by ")
+            && !listed.contains('#')
+            && !listed.contains("user:"),
+        "{listed}"
+    );
     let ops = page
         .eval("[...document.querySelectorAll('#r-options button')].map(b => b.dataset.op)")
         .await;
@@ -506,9 +519,23 @@ async fn a_supervisor_uses_the_pit_page() {
             page.tap("#card-pick button").await;
         }
         if op == "correct" {
+            // What the card really is: its rank, then its suit — 13 and 4 buttons, those
+            // that do not replay off — never one button per card of the deck.
             page.wait_for("!document.getElementById('to-cards').hidden", STEP)
                 .await;
-            page.tap("#to-cards button").await;
+            let buttons = page
+                .eval("document.querySelectorAll('#to-cards button').length")
+                .await;
+            assert_eq!(buttons, serde_json::json!(13), "the ranks only, first");
+            page.tap("#to-cards [data-rank]:not([disabled])").await;
+            page.wait_for("!!document.querySelector('#to-cards [data-suit]')", STEP)
+                .await;
+            assert_eq!(
+                page.eval("document.querySelectorAll('#to-cards button').length")
+                    .await,
+                serde_json::json!(17)
+            );
+            page.tap("#to-cards [data-suit]:not([disabled])").await;
         }
         page.wait_for(
             &format!(

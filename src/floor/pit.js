@@ -454,7 +454,8 @@ async function loadDisputes() {
     if (!d.disputes.some((x) => x.dispute === resolving.dispute)) resolving.dispute = d.disputes.length ? d.disputes[0].dispute : null;
     for (const x of d.disputes) {
       const b = el("button", { type: "button", "data-dispute": x.dispute, "aria-pressed": String(x.dispute === resolving.dispute) },
-        "#" + x.dispute + " round " + x.round + (x.seat ? " seat " + x.seat : "") + ": " + x.reason + " (" + x.by + ", " + time(x.at_ms) + ")");
+        "Round " + x.round + (x.seat ? ", seat " + x.seat : ", the whole table") + ": \u201c" + x.reason + "\u201d \u2014 raised by " +
+        who(x.by) + " at " + time(x.at_ms));
       b.onclick = () => { resolving.dispute = x.dispute; pressed(list, b); };
       list.appendChild(b);
     }
@@ -482,6 +483,15 @@ async function loadDisputes() {
   } catch (e) { $("error").textContent = e.message; }
 }
 const CARD_OPS = { void: "Void a card…", correct: "Correct a card…" };
+// Who raised a dispute, in words: the table's staff by badge ("user:101"), the pit's
+// supervisors likewise ("floor:301"), the table's own local token as such.
+function who(actor) {
+  const [space, badge] = String(actor || "").split(":");
+  if (badge === undefined) return space === "local" ? "the table's own terminal" : space || "someone";
+  return (space === "floor" ? "pit supervisor, badge " : "badge ") + badge;
+}
+const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
+const rankText = (r) => (r === "T" ? "10" : r);
 // Which card: the round's cards that this resolution replays with, where each went.
 function pickFrom(list, cur) {
   const box = $("card-pick");
@@ -497,18 +507,33 @@ function pickFrom(list, cur) {
     box.appendChild(b);
   }
 }
-// A correction: the card it really is, from the cards that replay.
+// A correction: the card it really is, from the cards that replay — its rank, then its
+// suit (13 and 4 buttons, those that do not replay off), not one button per card.
 function pickCard(o, cur) {
   const box = $("to-cards");
   box.hidden = false;
-  box.replaceChildren(el("p", {}, o.card + " is really:"));
-  for (const to of o.to) {
-    const suit = to.slice(-1);
-    const b = el("button", { type: "button", "data-to": to, class: suit === "H" || suit === "D" ? "red" : null,
-      "aria-label": to.slice(0, -1).replace("T", "10") + " of " + SUIT_NAMES[suit] }, to.slice(0, -1).replace("T", "10") + SUITS[suit]);
-    b.onclick = () => { pressed(box, b); propose(Object.assign({}, o.resolution, { to }), cur); };
-    box.appendChild(b);
+  const rank = code => code.slice(0, -1);
+  const name = code => rankText(rank(code)) + " of " + SUIT_NAMES[code.slice(-1)];
+  let chosen = null;
+  const suits = el("div", { class: "to-suits", role: "group", "aria-label": "Its suit" });
+  const ranks = el("div", { class: "to-ranks", role: "group", "aria-label": "Its rank" }, RANKS.map((r) => {
+    const any = o.to.some((to) => rank(to) === r);
+    const b = el("button", { type: "button", "data-rank": r, disabled: any ? null : "", "aria-pressed": "false",
+      title: any ? null : "No " + rankText(r) + " replays here" }, rankText(r));
+    b.onclick = () => { chosen = r; pressed(ranks, b); drawSuits(); };
+    return b;
+  }));
+  function drawSuits() {
+    suits.replaceChildren(...["S", "H", "D", "C"].map((suit) => {
+      const to = chosen + suit;
+      const ok = o.to.includes(to);
+      const b = el("button", { type: "button", "data-suit": suit, "data-to": to, class: suit === "H" || suit === "D" ? "red" : null,
+        disabled: ok ? null : "", "aria-pressed": "false", "aria-label": name(to) }, rankText(chosen) + SUITS[suit]);
+      b.onclick = () => { pressed(suits, b); propose(Object.assign({}, o.resolution, { to }), cur); };
+      return b;
+    }));
   }
+  box.replaceChildren(el("p", {}, "The " + name(o.card) + " is really:"), ranks, suits);
 }
 function disputeBody(extra) {
   return JSON.stringify(Object.assign({ table: resolving.table, dispute: resolving.dispute }, extra));
