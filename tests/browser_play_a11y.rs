@@ -206,3 +206,108 @@ async fn a_blind_player_plays_a_round_by_keyboard_and_hears_every_card() {
     .await
     .expect("bounded");
 }
+
+/// Counts every tone started (`OscillatorNode.prototype.start`), every AudioContext made
+/// and every `navigator.vibrate` call, from before the page's own scripts run.
+const CUE_RECORDER: &str = "(() => { window.__cues = { contexts: 0, tones: 0, vibrations: 0 }; \
+    const Orig = window.AudioContext; \
+    if (Orig) window.AudioContext = class extends Orig { constructor(...a) { super(...a); window.__cues.contexts++; } }; \
+    const start = OscillatorNode.prototype.start; \
+    OscillatorNode.prototype.start = function (...a) { window.__cues.tones++; return start.apply(this, a); }; \
+    Navigator.prototype.vibrate = function () { window.__cues.vibrations++; return true; }; })()";
+
+/// What the recorder counted: (AudioContexts, tones, vibrations).
+async fn cues(page: &Page) -> (u64, u64, u64) {
+    let c = page.eval("window.__cues").await;
+    let n = |k: &str| c[k].as_u64().unwrap_or_else(|| panic!("no recorder on the page: {c}"));
+    (n("contexts"), n("tones"), n("vibrations"))
+}
+
+/// One round for Alice at seat 4, her bet placed through the players' API (no key, no
+/// tap on the page): betting opens and runs out its countdown (the page's timer through
+/// its last seconds), the cards come (Alice 16 against the dealer's 9, hole 8) and it is
+/// her turn. Answers the round.
+async fn round_to_the_turn(t: &player::Table, sim: &croupier_drivers::sim::SimShoe, token: &str) -> u64 {
+    let a = &t.pages[0];
+    open_betting(t.proc()).await;
+    a.wait_for("window.playState().betting.open", STEP).await;
+    let min = a.eval("window.playState().limits.min").await;
+    let (status, body) = t.proc().post_as(token, "/api/play/bet", &json!({"seat": 4, "main": min, "side": {}}).to_string()).await;
+    assert_eq!(status, 200, "{body}");
+    // The window's last seconds run out on the page.
+    a.wait_for("!window.playState().betting.open", STEP).await;
+    let round = a.eval("window.playState().view.round.number").await.as_u64().expect("round");
+    sim.load(common::cards_for_shoe(&["7H", "9D", "9C", "8S"])).await.expect("load");
+    assert_eq!(sim.deal(4).await.expect("deal").len(), 4);
+    a.wait_for("!!document.querySelector('#actions')", STEP).await;
+    // The turn's call has its moment.
+    sleep(Duration::from_millis(500)).await;
+    round
+}
+
+/// Alice stands through the API, and the round settles.
+async fn stand_and_settle(t: &player::Table, token: &str, round: u64) {
+    let (status, body) = t.proc().post_as(token, "/api/play/decision", &json!({"seat": 4, "action": "stand"}).to_string()).await;
+    assert_eq!(status, 200, "{body}");
+    t.pages[0]
+        .wait_for(&format!("(document.querySelector('#result') || {{dataset: {{}}}}).dataset.round === '{round}'"), STEP)
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tones_and_buzzes_as_time_runs_low_and_on_the_turn_unless_muted() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(300), async {
+        let (t, sim) = player::start_dealt("deluxe", 7, 7, &[("Alice", ALICE)]).await;
+        let a = &t.pages[0];
+        a.call("Page.addScriptToEvaluateOnNewDocument", json!({"source": CUE_RECORDER})).await;
+        a.call("Page.reload", json!({})).await;
+        a.wait_for("!!window.__cues && !!window.playState && !!window.playState()", STEP).await;
+        let token = a.eval("sessionStorage.getItem('croupier.play')").await.as_str().expect("token").to_string();
+        let (status, body) = t.proc().post_as(&token, "/api/play/join", &json!({"seat": 4}).to_string()).await;
+        assert_eq!(status, 200, "{body}");
+        a.wait_for("window.playState().seat === 4", STEP).await;
+
+        // Before any key or tap: a betting window run out and a turn, in silence.
+        let round = round_to_the_turn(&t, &sim, &token).await;
+        assert_eq!(cues(a).await, (0, 0, 0), "no sound nor vibration before the first gesture");
+        stand_and_settle(&t, &token, round).await;
+
+        // The first key: sound is allowed from now on.
+        press(a, "Tab", false).await;
+        let (contexts, _, _) = cues(a).await;
+        assert_eq!(contexts, 1, "the first key makes the AudioContext");
+        let round = round_to_the_turn(&t, &sim, &token).await;
+        let (_, tones, buzzes) = cues(a).await;
+        // The betting window's last five seconds (each once; a render may miss one), then
+        // the turn's two notes and its buzz.
+        assert!((3 + 2..=5 + 2).contains(&tones), "tones by the turn: {tones}");
+        assert!((3 + 1..=5 + 1).contains(&buzzes), "buzzes by the turn: {buzzes}");
+        // The decision's own last seconds: Alice lets the timer run out.
+        a.wait_for(&format!("(document.querySelector('#result') || {{dataset: {{}}}}).dataset.round === '{round}'"), STEP).await;
+        let (_, after, buzzed) = cues(a).await;
+        assert!((tones + 3..=tones + 5).contains(&after), "tones as the decision ran out: {after} after {tones}");
+        assert!((buzzes + 3..=buzzes + 5).contains(&buzzed), "buzzes as the decision ran out: {buzzed} after {buzzes}");
+
+        // Muted by keyboard: the toggle says so, and the page remembers it after a reload.
+        tab_to(a, "#mute", false).await;
+        assert_eq!(a.eval("document.querySelector('#mute').getAttribute('aria-pressed')").await, json!("false"));
+        press(a, "Enter", false).await;
+        a.wait_for("document.querySelector('#mute').getAttribute('aria-pressed') === 'true'", STEP).await;
+        assert_eq!(focused(a).await, ("button".to_string(), ftl("en", "mute", &[])));
+        a.call("Page.reload", json!({})).await;
+        a.wait_for("!!window.__cues && !!document.querySelector('#mute')", STEP).await;
+        assert_eq!(a.eval("document.querySelector('#mute').getAttribute('aria-pressed')").await, json!("true"));
+        press(a, "Tab", false).await;
+        let round = round_to_the_turn(&t, &sim, &token).await;
+        let (contexts, tones, buzzes) = cues(a).await;
+        assert_eq!((tones, buzzes), (0, 0), "muted: no tone, no buzz (AudioContexts: {contexts})");
+        stand_and_settle(&t, &token, round).await;
+        let problems = axe(a, "muted").await;
+        player::finish(t, &problems).await;
+    })
+    .await
+    .expect("bounded");
+}
