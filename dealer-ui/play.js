@@ -907,10 +907,14 @@ document.addEventListener("pointerdown", (e) => { picking = e.target instanceof 
 document.addEventListener("change", () => { picking = false; }, true);
 document.addEventListener("keydown", () => { picking = false; }, true);
 
-// The live regions, built after the rest of the render (which fills them).
-function liveRegions() {
-  return [el("div", { id: "announce", class: "pp-sr", "aria-live": "polite" }, liveNow("polite")),
-    el("div", { id: "alert", class: "pp-sr", "aria-live": "assertive" }, liveNow("assertive"))];
+// The live regions (play.html's, beside the app: present from the page's load, never
+// redrawn) take what the render found new; a text that did not change is left alone.
+function speak() {
+  for (const [id, kind] of [["announce", "polite"], ["alert", "assertive"]]) {
+    const region = document.getElementById(id);
+    const text = liveNow(kind);
+    if (region && region.textContent !== text) region.textContent = text;
+  }
 }
 
 // The keyboard's place across renders: a control the render took away (a decision made,
@@ -989,7 +993,8 @@ function render() {
     el("h2", { id: "overlay-title" }, block.title), block.text ? el("p", {}, block.text) : null,
     block.kind === "lost" ? el("div", { class: "pp-spinner", "aria-hidden": "true" }) : null) : null;
   if (!s) {
-    morph(root, [el("main", { class: "pp-main" }, el("h1", { class: "pp-title solo" }, "croupier"), over), ...liveRegions()]);
+    morph(root, [el("main", { class: "pp-main" }, el("h1", { class: "pp-title solo" }, "croupier"), over)]);
+    speak();
     return;
   }
   // A list opened by a pointer stays open: the render waits until it is left. One reached
@@ -998,8 +1003,8 @@ function render() {
   sayCards(s);
   morph(root, [header(s),
     el("main", { class: "pp-main" + (busy ? " busy" : ""), "data-phase": phase },
-      tableArea(s), dock(s), dialogEl(s), over),
-    ...liveRegions()]);
+      tableArea(s), dock(s), dialogEl(s), over)]);
+  speak();
   keepFocus(root);
   fitSeats();
   fitTurns();
