@@ -496,7 +496,9 @@ function bettingDock(s, out) {
   }
   out.push(el("div", { class: "pp-row pp-place" }, main));
   const mine = myBetText(s);
-  out.push(el("div", { class: "pp-note" + (mine ? " ok" : ""), id: "my-bet", role: "status" }, mine || t("bet-none")));
+  // Chips laid on a spot are not a bet until the Bet button sends them: the note names it.
+  const unplaced = !mine && planTotal() && main.length ? t("bet-unplaced", { button: main[0].textContent }) : null;
+  out.push(el("div", { class: "pp-note" + (mine ? " ok" : ""), id: "my-bet", role: "status" }, mine || unplaced || t("bet-none")));
   if ((s.betting.my_seats || []).length > 1) {
     out.push(el("div", { class: "pp-note" }, s.betting.my_seats.map((x) => t("my-seats", { seat: x.seat, amount: x.main ? money(x.main) : "—" })).join(" · ")));
   }
@@ -609,6 +611,9 @@ function resultBlock(s, compact) {
     el("div", { class: "pp-result-head" }, r.cancelled ? null : el("span", {}, t("result-title", { round: r.round }) + " · "), el("strong", {}, head), window.Trust.sigBadge(trust, r.round, trustWords)),
     // While bets are open the dealer's hand is gone from the table; its seal stays here.
     compact && s.view.round.number === r.round ? window.Trust.sealBadge(trust, s.view.round, trustWords) : null,
+    // Returns are paid when the result is final, after the table's time for disputes: till
+    // then the balance has not moved, and the page says why rather than leave a win unpaid.
+    s.view.provisional === r.round && back > 0 ? el("div", { class: "pp-pending", id: "result-pending" }, t("result-pending", { amount: money(back) })) : null,
     // Compact while bets are open: the lines stay in the page, folded away.
     r.cancelled ? null : el("ul", { class: "pp-lines", hidden: compact }, lines.map((l) =>
       el("li", { class: l.net > 0 ? "up" : l.net < 0 ? "down" : "even" }, el("span", {}, l.label), el("strong", {}, signed(l.net))))));
@@ -622,7 +627,8 @@ function netBadges(root, s) {
     for (const hand of seat.querySelectorAll(".hand")) {
       const h = r.hands.find((x) => String(x.seat) === seat.dataset.seat && String(x.hand) === hand.dataset.hand);
       const amount = hand.querySelector(".badge > span:last-child");
-      if (h && amount) amount.textContent = signed(h.returned - h.staked);
+      // A cancelled hand's badge says what came back (its stake), as its word does.
+      if (h && amount && h.outcome !== "cancelled") amount.textContent = signed(h.returned - h.staked);
     }
   }
 }
@@ -768,6 +774,11 @@ function dock(s) {
   // A halted table takes no bet and no decision: the dock says why instead, the table
   // stays in view.
   const halt = halted(s);
+  // What bets closing or a timer did belongs to the round as it was playing: a halt or a
+  // cancellation says what holds now, and the older notice would contradict it.
+  const last = s.view.last_result;
+  const cancelled = !!(notice && last && last.cancelled && notice.round <= last.round);
+  if (notice && notice.kind !== "corrected" && (halt || cancelled)) notice = null;
   // Said through the assertive live region (sayHalt), once.
   sayHalt(halt);
   if (halt) out.push(el("div", { class: "pp-halt " + halt.kind, id: "halt", "data-state": halt.kind }, el("strong", {}, halt.title), el("span", {}, halt.text)));

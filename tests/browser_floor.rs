@@ -54,6 +54,19 @@ async fn check_layout(page: &cdp::Page, name: &str) {
         .await;
         let problems = page.control_problems("body").await;
         assert_eq!(problems, serde_json::json!([]), "{name} at {w}x{h}");
+        // The charts' captions are read, not decorations: none cut short.
+        let cut = page
+            .eval(
+                "[...document.querySelectorAll('figcaption')].filter(f => f.offsetParent && \
+                 (f.scrollWidth > f.clientWidth + 1 || getComputedStyle(f).textOverflow === 'ellipsis')) \
+                 .map(f => f.innerText)",
+            )
+            .await;
+        assert_eq!(
+            cut,
+            serde_json::json!([]),
+            "captions cut on {name} at {w}x{h}"
+        );
         page.screenshot_full(&artifacts().join(format!("{name}-{w}x{h}.png")))
             .await;
     }
@@ -130,6 +143,9 @@ async fn a_supervisor_uses_the_pit_page() {
         )
         .replace("bind = \"127.0.0.1:8080\"", "bind = \"127.0.0.1:0\"")
         .replace("pace_ms = 400", "pace_ms = 25")
+        // Side bets on half the seats: the report's handle, result and hold must agree
+        // over them too.
+        .replace("side_bets = 0", "side_bets = 50")
         + &format!("\n[publish]\nnats_url = \"{url}\"\n")
         + &format!("floor_key = {:?}\n", key.display().to_string());
     std::fs::write(&cfg, text).expect("config");
@@ -196,6 +212,33 @@ async fn a_supervisor_uses_the_pit_page() {
         ))
         .await;
     assert_eq!(colour, "rgb(47, 174, 92)", "an open table's tile is green");
+    // Early in the page's default shift (eight hours in 20-minute slices) the table has
+    // dealt for seconds: the tile's charts start at its first round, in minutes — not one
+    // bar at the right edge of eight hours.
+    page.wait_for(
+        "(() => { const c = window.pitCharts.tiles['pit-b']; return c && c.handle && \
+         c.handle.data[0].length >= 2; })()",
+        STEP,
+    )
+    .await;
+    let early = page
+        .eval(
+            "(() => { const c = window.pitCharts.tiles['pit-b']; \
+             return {xs: c.handle.data[0], handle: c.handle.data[1], hold: c.hold.data[1]}; })()",
+        )
+        .await;
+    let xs: Vec<i64> = serde_json::from_value(early["xs"].clone()).expect("xs");
+    assert_eq!(xs[1] - xs[0], 60, "minute slices early in a shift: {early}");
+    // From the first round's slice, or the one before it when that is the last (a chart
+    // has at least two slices).
+    let handle_early: Vec<i64> = serde_json::from_value(early["handle"].clone()).expect("handle");
+    let first_round = handle_early.iter().position(|h| *h > 0);
+    assert!(
+        first_round.is_some_and(|i| i == 0 || (i == 1 && handle_early.len() == 2)),
+        "the tile's charts start at the first round: {early}"
+    );
+    page.screenshot(&artifacts().join("pit-early-shift-1280x800.png"))
+        .await;
 
     // Tapping the table opens its rounds: cards as cards, amounts in pounds — even when
     // the finger stays down across the list's 2 s refresh (a row replaced under it lost
@@ -318,12 +361,18 @@ async fn a_supervisor_uses_the_pit_page() {
         let want = (staked > 0).then(|| (result as f64 * 10_000.0 / staked as f64).round() / 100.0);
         assert_eq!(hold[i], want, "the hold so far at slice {i}: {expected:?}");
     }
-    // The tile's small charts follow the same shift.
+    // The tile's small charts follow the same shift, from the slice of its first round
+    // (at least two slices).
+    let first = expected
+        .iter()
+        .position(|s| s.rounds > 0)
+        .unwrap_or(0)
+        .min(expected.len().saturating_sub(2));
     page.wait_for(
         &format!(
             "(() => {{ const c = window.pitCharts.tiles['pit-b']; return c && c.handle && \
              JSON.stringify(c.handle.data[1]) === {:?}; }})()",
-            serde_json::to_string(&handle).expect("json")
+            serde_json::to_string(&handle[first..]).expect("json")
         ),
         STEP,
     )
@@ -331,7 +380,7 @@ async fn a_supervisor_uses_the_pit_page() {
     let tile_rate = page
         .eval("window.pitCharts.tiles['pit-b'].rate.data[1]")
         .await;
-    assert_eq!(tile_rate, serde_json::json!(rate));
+    assert_eq!(tile_rate, serde_json::json!(rate[first..]));
     // The report's row: the rounds, the handle in pounds, the hold with its rounds and,
     // over so few, the note that it means nothing yet.
     let row = page.text("#reports tbody tr").await;
@@ -352,6 +401,35 @@ async fn a_supervisor_uses_the_pit_page() {
         report[0]["handle"].as_i64().unwrap_or(0) + report[0]["side_handle"].as_i64().unwrap_or(0),
         total
     );
+    // The row adds up: its handle and house result are over the same bets as its hold
+    // (every bet, the side bets the demo players made included), so the one over the
+    // other is the hold it shows.
+    assert!(
+        report[0]["side_handle"].as_i64().unwrap_or(0) > 0,
+        "the demo bet side bets: {report}"
+    );
+    let pounds = |text: &str| -> i64 {
+        let digits: String = text
+            .chars()
+            .filter(|c| c.is_ascii_digit() || *c == '-')
+            .collect();
+        digits
+            .parse()
+            .unwrap_or_else(|_| panic!("an amount: {text}"))
+    };
+    let handle_shown = pounds(&page.text("#reports tbody tr td.handle").await);
+    let house_shown = pounds(&page.text("#reports tbody tr td.house").await);
+    assert_eq!(handle_shown, total, "the row's handle is every bet's");
+    assert_eq!(
+        house_shown,
+        report[0]["total_result"].as_i64().expect("total_result")
+    );
+    let hold_shown = page.text("#reports tbody tr td.hold").await;
+    let hold_from_row = house_shown as f64 * 100.0 / handle_shown as f64;
+    assert!(
+        hold_shown.starts_with(&format!("{hold_from_row:.2} %")),
+        "hold {hold_shown:?} is the row's house result over its handle ({hold_from_row:.2})"
+    );
     page.screenshot(&artifacts().join("pit-report-1280x800.png"))
         .await;
 
@@ -367,6 +445,31 @@ async fn a_supervisor_uses_the_pit_page() {
         STEP,
     )
     .await;
+    // The table waits for the dispute and deals nothing: its silence is the pause, so
+    // past the page's quiet time (3 s here) it stays amber, "Dispute open", not red.
+    let quiet_page = browser
+        .page(&format!("http://{addr}/floor?quiet=3"), 1280, 800)
+        .await;
+    quiet_page
+        .wait_for(
+            &format!(
+                "(() => {{ const t = document.querySelector('{tile}'); return t && \
+                 t.querySelector('.badge').innerText.startsWith('Dispute open · no news for'); }})()"
+            ),
+            STEP,
+        )
+        .await;
+    let quiet_tile = quiet_page
+        .eval(&format!(
+            "(() => {{ const t = document.querySelector('{tile}'); \
+             return [t.dataset.state, getComputedStyle(t).borderLeftColor]; }})()"
+        ))
+        .await;
+    assert_eq!(
+        quiet_tile,
+        serde_json::json!(["paused", "rgb(224, 160, 0)"]),
+        "a table halted by a dispute is amber"
+    );
     page.tap(&format!("{tile} .resolve")).await;
     page.wait_for(
         &format!(

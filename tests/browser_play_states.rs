@@ -59,7 +59,8 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
         let mut t = player::start(
             "deluxe",
             60,
-            &[("reality_check_minutes = 60", "reality_check_minutes = 1")],
+            // A dispute window long enough to see a result wait in it (the helper's is 1 s).
+            &[("reality_check_minutes = 60", "reality_check_minutes = 1"), ("window_seconds = 1", "window_seconds = 4")],
             &[("Alice", ALICE), ("Bob", BOB)],
         )
         .await;
@@ -78,6 +79,10 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
                 a.wait_for("window.playState().betting.open", STEP).await;
                 lay(a, 2, &["main"]).await;
                 lay(b, 2, &["main"]).await;
+                // Chips on a spot are not a bet yet: the note under them says which button
+                // places them (a new player's chips sat there unplaced).
+                let go = a.text("#place").await;
+                assert_eq!(a.text("#my-bet").await, format!("Not placed yet: tap \u{201c}{go}\u{201d} to place it."));
                 let round = place(a).await.max(place(b).await);
                 rounds.push(round);
                 let over = format!(
@@ -104,6 +109,9 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
             for page in [a, b] {
                 page.wait_for("(document.querySelector('#halt') || {dataset: {}}).dataset.state === 'paused'", STEP).await;
                 assert!(page.text("#halt").await.contains("Your bets are safe"));
+                // The halt says what holds now: no older "Bets closed" or "Time's up" under it.
+                let stale = page.eval("[...document.querySelectorAll('#bets-closed, #timeout')].map(n => n.innerText)").await;
+                assert_eq!(stale, json!([]), "a stale notice in the paused state");
             }
             shot(a, "paused-390x844").await;
             shot(b, "paused-844x390").await;
@@ -143,9 +151,47 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
                 .await;
             assert_eq!(status, 200, "{body}");
             t.p = Some(staff);
-            // Cancelled: the page says so, with the stake back, and the balance is whole.
-            sleep(Duration::from_millis(1500)).await;
+            // While the cancelled result waits out the dispute window the balance has not
+            // moved yet: the page says the stakes are on their way, and each hand's badge
+            // says what came back (its stake), never "returned €0.00".
             let pool = t.pool().await;
+            for (page, seat) in [(a, 4u8), (b, 5u8)] {
+                page.wait_for(&format!("window.playState().view.provisional === {round} && !!document.querySelector('#result[data-round=\"{round}\"]')"), STEP).await;
+                let seen = page
+                    .eval("({pending: (document.querySelector('#result-pending') || {}).innerText || null, \
+                            badges: [...document.querySelectorAll('#seats .seat[data-seat] .badge')].map(b => [b.closest('.seat').dataset.seat, b.innerText])})")
+                    .await;
+                let lines = player::lines(&pool, round, seat, "").await;
+                let back: i64 = lines.iter().map(|(_, _, r)| r).sum();
+                let pending = seen["pending"].as_str().unwrap_or_default();
+                assert!(
+                    pending.contains(&player::euro(back)) && pending.contains("once the result is final"),
+                    "seat {seat}: the stakes on their way to the balance: {seen}"
+                );
+                let badges: Vec<String> = seen["badges"]
+                    .as_array()
+                    .expect("badges")
+                    .iter()
+                    .filter(|b| b[0] == seat.to_string())
+                    .map(|b| b[1].as_str().unwrap_or_default().to_string())
+                    .collect();
+                let main: i64 = lines.iter().filter(|(k, _, _)| k == "main").map(|(_, s, _)| s).sum();
+                assert!(!badges.is_empty(), "seat {seat}'s hands are shown: {seen}");
+                assert!(badges.iter().all(|b| b.starts_with("returned ") && *b != format!("returned {}", player::euro(0))), "seat {seat}: {seen}");
+                if badges.len() == 1 {
+                    assert_eq!(badges[0], format!("returned {}", player::euro(main)), "seat {seat}: {seen}");
+                }
+            }
+            shot(a, "cancelled-pending-390x844").await;
+            for page in [a, b] {
+                let stale = page.eval("[...document.querySelectorAll('#bets-closed, #timeout')].map(n => n.innerText)").await;
+                assert_eq!(stale, json!([]), "a stale notice in the cancelled state");
+            }
+            // Cancelled and final: the page says so, with the stake back, and the balance
+            // is whole — the note about the window gone with it.
+            for page in [a, b] {
+                page.wait_for(&format!("window.playState().view.provisional !== {round} && !document.querySelector('#result-pending')"), STEP).await;
+            }
             for (page, id, seat) in [(a, "alice", 4u8), (b, "bob", 5u8)] {
                 page.wait_for(&format!("(() => {{ const r = document.querySelector('#result'); return !!r && r.dataset.round === '{round}'; }})()"), STEP).await;
                 let lines = player::lines(&pool, round, seat, "").await;
@@ -155,7 +201,15 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
                     page.text("#result .pp-result-head strong").await,
                     format!("Round {round} was cancelled: every bet was returned ({} back to you).", player::euro(back))
                 );
-                let balance = player::balance(&pool, id).await;
+                // The credit follows the row that made the result final.
+                let mut balance = player::balance(&pool, id).await;
+                for _ in 0..50 {
+                    if balance == 50_000 {
+                        break;
+                    }
+                    sleep(Duration::from_millis(100)).await;
+                    balance = player::balance(&pool, id).await;
+                }
                 assert_eq!(balance, 50_000, "{id}: every stake back");
                 page.wait_for(&format!("document.querySelector('#balance').innerText === '{}'", player::euro(balance)), STEP).await;
             }
@@ -170,6 +224,10 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
         for page in &t.pages {
             page.wait_for("(document.querySelector('#overlay') || {dataset: {}}).dataset.state === 'lost'", STEP).await;
             assert_eq!(page.text("#balance").await, "\u{2014}");
+            // The page cannot know the table plays on (here it was switched off): it says
+            // only what holds either way.
+            let said = page.text("#overlay").await;
+            assert!(said.contains("Your bets are safe") && !said.contains("plays on"), "{said}");
         }
         assert_eq!(overlay(&t.pages[1]).await.as_deref(), Some("lost"));
         shot(&t.pages[0], "lost-390x844").await;

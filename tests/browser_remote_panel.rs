@@ -167,6 +167,23 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
         // The remote decision's screen fits both sizes (the timer strip above the seats).
         let problems = fit::panel_at_both_sizes(&panel, "remote-panel-decides").await;
         assert!(problems.is_empty(), "{}", problems.join("\n"));
+        // Call supervisor is always at hand: on screen without scrolling, even with less
+        // height than the kiosk's (a browser bar, a longer prompt): the decision part gives
+        // way, never the table's controls.
+        for (w, h) in [(800, 480), (800, 380)] {
+            panel.resize(w, h).await;
+            panel.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))").await;
+            let at_hand = panel
+                .eval(
+                    "(() => { const b = document.querySelector('#call-supervisor').getBoundingClientRect(); \
+                     const a = document.querySelector('aside').getBoundingClientRect(); \
+                     return b.top >= a.top && b.bottom <= Math.min(a.bottom, innerHeight) + 0.5 && b.height > 30; })()",
+                )
+                .await;
+            assert_eq!(at_hand, json!(true), "Call supervisor on screen at {w}x{h}");
+        }
+        panel.screenshot(&out.join("remote-panel-decides-800x380.png")).await;
+        panel.resize(800, 480).await;
         assert!(panel.eval("document.querySelector('#remote-hit') === null").await == json!(true));
 
         // The player asks for a card: only the dealer can deal it, and the panel says so.

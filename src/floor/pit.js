@@ -46,17 +46,28 @@ function show(on) {
   }
 }
 
-// A table whose last row is older than this has stopped dealing or lost the broker: it
-// is shown as quiet, never as open.
-const QUIET_MS = 60e3;
+// A table whose last row is older than this (the page's `?quiet=S`, default 60 s) has
+// stopped dealing or lost the broker: it is shown as quiet, never as open.
+const QUIET_MS = (Number(new URLSearchParams(location.search).get("quiet")) || 60) * 1000;
 const STATES = {
   open: ["s-open", "Open"], locked: ["s-paused", "Paused: a card is being fixed"],
   disputed: ["s-paused", "Dispute open"], broken: ["s-broken", "Out of service"],
 };
+// How long ago, in words: seconds under two minutes, then minutes.
+function since(ms) {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 120 ? s + " s" : Math.round(s / 60) + " min";
+}
 function stateOf(t) {
   const quiet = Date.now() - t.last_row_ms;
-  if (t.state && quiet > QUIET_MS) return ["s-quiet", "No news for " + Math.round(quiet / 60e3) + " min"];
-  return STATES[t.state] || ["s-quiet", t.state ? String(t.state) : "No view published"];
+  const known = STATES[t.state];
+  if (t.state && quiet > QUIET_MS) {
+    // A paused table deals nothing until a person acts (a dispute resolved, a card fixed):
+    // its silence is the pause, so it stays amber with its reason, the silence beside it.
+    if (known && known[0] === "s-paused") return [known[0], known[1] + " · no news for " + since(quiet)];
+    return ["s-quiet", "No news for " + since(quiet)];
+  }
+  return known || ["s-quiet", t.state ? String(t.state) : "No view published"];
 }
 const tables = new Map(); // id → the last /floor/api/tables entry
 const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
@@ -146,10 +157,11 @@ async function refresh() {
 window.pitCharts = { tiles: {}, report: {} };
 // The shift's slices as the charts plot them: x in seconds (uPlot's time scale), the hold
 // over the shift so far (%, null before any stake), the handle and the rounds per hour.
-function series(r) {
+// `slices` defaults to the report's; the tiles pass theirs from the shift's first round.
+function series(r, slices) {
   const xs = [], hold = [], handle = [], rate = [];
   let staked = 0, result = 0;
-  for (const s of r.slices) {
+  for (const s of slices || r.slices) {
     staked += s.handle; result += s.result;
     xs.push(s.from_ms / 1000);
     hold.push(staked ? Math.round(result * 10000 / staked) / 100 : null);
@@ -172,7 +184,9 @@ function spark(box, kind, xs, ys, old) {
   const width = Math.max(60, Math.floor(box.clientWidth));
   if (old && old.width === width) { old.setData(data); return old; }
   if (old) old.destroy();
-  const bars = kind === "handle" ? { paths: uPlot.paths.bars({ size: [0.8, 40] }) } : {};
+  // Lines show their points too: a shift's first slice is one point, which a line alone
+  // never draws.
+  const bars = kind === "handle" ? { paths: uPlot.paths.bars({ size: [0.8, 40] }) } : { points: { show: true, size: 5 } };
   return new uPlot({
     width, height: 54, pxAlign: false, cursor: { show: false }, select: { show: false },
     legend: { show: false }, scales: { x: { time: true } },
@@ -181,12 +195,19 @@ function spark(box, kind, xs, ys, old) {
   }, data, box);
 }
 let lastTrends = [];
+// A tile's slices from the shift's first round on (at least two): early in a shift the
+// whole shift's slices would squeeze its rounds into one bar at the right edge.
+function fromFirstRound(r) {
+  const first = r.slices.findIndex((s) => s.rounds > 0);
+  if (first < 0) return r.slices;
+  return r.slices.slice(Math.max(0, Math.min(first, r.slices.length - 2)));
+}
 function drawTrends(reports) {
   lastTrends = reports;
   for (const r of reports) {
     const div = [...$("tables").children].find((d) => d.dataset.table === r.table);
     if (!div) continue;
-    const s = series(r);
+    const s = series(r, fromFirstRound(r));
     const cur = r.currency;
     const charts = window.pitCharts.tiles[r.table] || {};
     const last = (a) => a.filter((v) => v !== null).slice(-1)[0];
@@ -206,11 +227,26 @@ function drawTrends(reports) {
 }
 // The tiles' trends follow the report form's shift, asked again every ten seconds: each
 // is folded from the table's whole log on the floor.
+// Early in a shift its slices are wide (an eight-hour shift in 20-minute slices) and the
+// rounds so far fall in the last one or two: the trends are then asked again over the part
+// dealt so far — from the first slice with a round to now — in slices of its own.
 async function trends() {
   try {
     const q = reportQuery();
     q.delete("table");
-    drawTrends(await api("/floor/api/report?" + q));
+    let reports = await api("/floor/api/report?" + q);
+    const starts = reports.map((r) => (r.slices.find((s) => s.rounds > 0) || {}).from_ms).filter((v) => v !== undefined);
+    const from = Number(q.get("from_ms")), to = Math.min(Number(q.get("to_ms")), Date.now() + 60e3);
+    const dealtFrom = starts.length ? Math.min(...starts) : from;
+    const slice = reports.length ? reports[0].slice_ms : 0;
+    // The server's own default: the span in 24 slices of whole minutes.
+    const finer = Math.max(1, Math.ceil((to - dealtFrom) / 24 / 60e3)) * 60e3;
+    if (dealtFrom < to && finer < slice) {
+      q.set("from_ms", String(dealtFrom));
+      q.set("to_ms", String(to));
+      reports = await api("/floor/api/report?" + q);
+    }
+    drawTrends(reports);
   } catch (e) { $("error").textContent = e.message; }
 }
 
@@ -335,11 +371,15 @@ function renderReport(rows) {
     for (const r of rows) {
       const cur = r.currency;
       const tr = el("tr", { "data-table": r.table });
-      cell(tr, r.table, null, "Table"); cell(tr, r.rounds, null, "Rounds"); cell(tr, money(r.handle, cur), null, "Handle");
-      cell(tr, money(r.house_result, cur), null, "House result");
+      // Handle, house result and hold over the same bets (every bet, side bets included),
+      // so the one divided by the other is the hold shown; the side bets' share after.
+      cell(tr, r.table, null, "Table"); cell(tr, r.rounds, null, "Rounds");
+      cell(tr, money(r.total_handle, cur), "handle", "Handle");
+      cell(tr, money(r.total_result, cur), "house", "House result");
       const [hold, note] = holdText(r);
       tr.append(el("td", { class: "hold", "data-label": "Hold" }, hold, el("div", { class: "note" }, note)));
-      cell(tr, money(r.side_handle, cur), null, "Side handle"); cell(tr, money(r.side_result, cur), null, "Side result");
+      cell(tr, money(r.side_handle, cur), "side-handle", "Of which side bets: handle");
+      cell(tr, money(r.side_result, cur), "side-result", "Of which side bets: house result");
       // A step back of the table's clock: rounds may sit in the wrong shift.
       cell(tr, r.clock_steps.length === 0 ? "none" : r.clock_steps.map((s) =>
         `row ${s.seq}: ${new Date(s.previous_ms).toISOString()} → ${new Date(s.at_ms).toISOString()}`

@@ -536,6 +536,8 @@ async fn report_route(
             let mut v = json!(r);
             v["hold_percent"] = json!((r.hold_percent() * 100.0).round() / 100.0);
             v["hold_margin"] = json!(r.hold_margin().map(|m| (m * 100.0).round() / 100.0));
+            v["total_handle"] = json!(r.total_handle());
+            v["total_result"] = json!(r.total_result());
             v["currency"] = json!(currency);
             v
         })

@@ -259,13 +259,24 @@ pub fn clock_steps(rows: &[LogRow]) -> Vec<ClockStep> {
 }
 
 impl Report {
-    /// The house's result over the handle, in percent (main and side bets together).
+    /// Staked on every bet, side bets included: what the hold is taken over.
+    pub fn total_handle(&self) -> i64 {
+        self.handle + self.side_handle
+    }
+
+    /// The house's result on every bet, side bets included.
+    pub fn total_result(&self) -> i64 {
+        self.house_result + self.side_result
+    }
+
+    /// The house's result over the handle, in percent (main and side bets together:
+    /// [`Report::total_result`] over [`Report::total_handle`]).
     pub fn hold_percent(&self) -> f64 {
-        let handle = self.handle + self.side_handle;
+        let handle = self.total_handle();
         if handle == 0 {
             0.0
         } else {
-            (self.house_result + self.side_result) as f64 * 100.0 / handle as f64
+            self.total_result() as f64 * 100.0 / handle as f64
         }
     }
 
@@ -274,12 +285,12 @@ impl Report {
     /// the spread measured from the shift's own rounds); `None` under two rounds. A few
     /// rounds of blackjack swing the hold by tens of points, so the page says so beside it.
     pub fn hold_margin(&self) -> Option<f64> {
-        let handle = self.handle + self.side_handle;
+        let handle = self.total_handle();
         if self.rounds < 2 || handle == 0 {
             return None;
         }
         let n = self.rounds as f64;
-        let total = (self.house_result + self.side_result) as f64;
+        let total = self.total_result() as f64;
         let mean = total / n;
         let variance = ((self.result_squares as f64) / n - mean * mean).max(0.0) * n / (n - 1.0);
         Some(1.96 * (variance * n).sqrt() * 100.0 / handle as f64)
@@ -353,11 +364,11 @@ pub fn report(
 /// Reports as CSV: a header, one line per report.
 pub fn csv(reports: &[Report], from_ms: i64, to_ms: i64) -> String {
     let mut out = String::from(
-        "table,from_ms,to_ms,rounds,handle,house_result,hold_percent,side_handle,side_result,clock_steps\n",
+        "table,from_ms,to_ms,rounds,handle,house_result,hold_percent,side_handle,side_result,clock_steps,total_handle,total_result\n",
     );
     for r in reports {
         out.push_str(&format!(
-            "{},{from_ms},{to_ms},{},{},{},{:.2},{},{},{}\n",
+            "{},{from_ms},{to_ms},{},{},{},{:.2},{},{},{},{},{}\n",
             csv_field(&r.table),
             r.rounds,
             r.handle,
@@ -365,7 +376,9 @@ pub fn csv(reports: &[Report], from_ms: i64, to_ms: i64) -> String {
             r.hold_percent(),
             r.side_handle,
             r.side_result,
-            r.clock_steps.len()
+            r.clock_steps.len(),
+            r.total_handle(),
+            r.total_result()
         ));
     }
     out
@@ -466,10 +479,16 @@ mod tests {
             .clock_steps
             .is_empty());
         let line = csv(&[report("t", &[], &steps, (0, 3_000), 100)], 0, 3_000);
-        assert!(
-            line.lines().nth(1).is_some_and(|l| l.ends_with(",1")),
-            "{line}"
-        );
+        let column = line
+            .lines()
+            .next()
+            .and_then(|h| h.split(',').position(|c| c == "clock_steps"));
+        let steps_field = line
+            .lines()
+            .nth(1)
+            .zip(column)
+            .and_then(|(l, i)| l.split(',').nth(i));
+        assert_eq!(steps_field, Some("1"), "{line}");
         assert!(clock_steps(&[row(1, 5), row(2, 5), row(3, 6)]).is_empty());
     }
 }

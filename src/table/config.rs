@@ -420,6 +420,10 @@ pub struct DemoSection {
     pub bet: i64,
     /// Pause between actions, milliseconds.
     pub pace_ms: u64,
+    /// The chance, in percent (0 to 100), that a demo player also bets each of the game's
+    /// side bets, at a fifth of `bet` within the side bet's limits: 0 keeps the demo to
+    /// main bets.
+    pub side_bets: u8,
 }
 
 impl Default for DemoSection {
@@ -429,6 +433,7 @@ impl Default for DemoSection {
             seats: 3,
             bet: 2500,
             pace_ms: 400,
+            side_bets: 0,
         }
     }
 }
@@ -642,6 +647,15 @@ impl TableConfig {
             return Err(at(
                 locate(text, "demo", "seats"),
                 "demo.seats must be at least 1".into(),
+            ));
+        }
+        if config.demo.side_bets > 100 {
+            return Err(at(
+                locate(text, "demo", "side_bets"),
+                format!(
+                    "demo.side_bets is a chance in percent, 0 to 100, not {}",
+                    config.demo.side_bets
+                ),
             ));
         }
         Ok(config)

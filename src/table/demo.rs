@@ -194,6 +194,44 @@ impl Demo {
         }
     }
 
+    /// A demo player's bets on `seat`: a multiple of the usual bet (players bet different
+    /// amounts), and each side bet, at a fifth of the usual bet within its limits, with
+    /// `[demo] side_bets` percent chance —
+    /// never one whose required bet was left out.
+    fn seat_bet(&mut self, seat: SeatId) -> Option<SeatBets> {
+        let limits = self.variant.limits;
+        let main = self.config.bet.saturating_mul(self.rng.i64(1..=4));
+        let mut bet = main_bet(seat, main.clamp(limits.min, limits.max))?;
+        let chance = u32::from(self.config.side_bets);
+        let mut side: Vec<&crate::engine::variant::SideBetRules> = self
+            .variant
+            .side_bets
+            .iter()
+            .filter(|_| self.rng.u32(0..100) < chance)
+            .collect();
+        // Dropping one may leave another without its requirement: until nothing changes.
+        loop {
+            let before = side.len();
+            let names: Vec<&str> = side.iter().map(|sb| sb.name.as_str()).collect();
+            side.retain(|sb| {
+                sb.requires_bet
+                    .as_deref()
+                    .is_none_or(|r| names.contains(&r))
+            });
+            if side.len() == before {
+                break;
+            }
+        }
+        bet.side = side
+            .into_iter()
+            .map(|sb| {
+                let amount = (self.config.bet / 5).clamp(sb.limits.min, sb.limits.max);
+                (sb.name.clone(), amount)
+            })
+            .collect();
+        Some(bet)
+    }
+
     /// Does the next thing the table expects. `Ok(false)`: nothing done.
     async fn act(&mut self, snap: &Snapshot) -> Result<bool, SubmitError> {
         if let Some(remote) = self.remote.clone() {
@@ -206,14 +244,8 @@ impl Demo {
             Expectation::Bets if snap.provisional.is_some() => return Ok(false),
             Expectation::Bets => {
                 let seats = self.config.seats.min(self.variant.deal.seats);
-                let limits = self.variant.limits;
                 // Players bet different amounts, in multiples of the usual bet.
-                let bets = (1..=seats)
-                    .filter_map(|seat| {
-                        let main = self.config.bet.saturating_mul(self.rng.i64(1..=4));
-                        main_bet(seat, main.clamp(limits.min, limits.max))
-                    })
-                    .collect();
+                let bets = (1..=seats).filter_map(|seat| self.seat_bet(seat)).collect();
                 Input::Bets(bets)
             }
             Expectation::Shuffle => Input::Shuffle,
@@ -343,12 +375,10 @@ impl Demo {
                 return refused(e);
             }
             let seats = self.config.seats.min(self.variant.deal.seats);
-            let limits = self.variant.limits;
             let common = self.variant.deal.mode == crate::engine::variant::DealMode::CommonDraw;
             let seats = if common { 0 } else { seats };
             for seat in (1..=seats).filter(|s| !remote.is_remote(*s)) {
-                let main = self.config.bet.saturating_mul(self.rng.i64(1..=4));
-                if let Some(bet) = main_bet(seat, main.clamp(limits.min, limits.max)) {
+                if let Some(bet) = self.seat_bet(seat) {
                     if let Err(e) = self.handle.place_bet(bet).await {
                         return refused(e);
                     }

@@ -125,6 +125,12 @@ async fn the_pit_page_shows_tables_rounds_and_reports_as_the_table_recorded_them
     assert_eq!(report[0]["house_result"].as_i64(), Some(house));
     assert_eq!(report[0]["side_handle"].as_i64(), Some(side_handle));
     assert_eq!(report[0]["side_result"].as_i64(), Some(side));
+    // The hold's own handle and result: every bet, side bets included.
+    assert_eq!(
+        report[0]["total_handle"].as_i64(),
+        Some(handle + side_handle)
+    );
+    assert_eq!(report[0]["total_result"].as_i64(), Some(house + side));
     // The table's clock never stepped back here: nothing to mark.
     assert_eq!(report[0]["clock_steps"], serde_json::json!([]));
     assert!(handle > 0);
@@ -139,14 +145,16 @@ async fn the_pit_page_shows_tables_rounds_and_reports_as_the_table_recorded_them
     let lines: Vec<&str> = csv.body.lines().collect();
     assert_eq!(
         lines[0],
-        "table,from_ms,to_ms,rounds,handle,house_result,hold_percent,side_handle,side_result,clock_steps"
+        "table,from_ms,to_ms,rounds,handle,house_result,hold_percent,side_handle,side_result,clock_steps,total_handle,total_result"
     );
     let hold = (house + side) as f64 * 100.0 / (handle + side_handle) as f64;
     assert_eq!(
         lines[1],
         format!(
-            "pit-r,0,9999999999999,{},{handle},{house},{hold:.2},{side_handle},{side},0",
-            results.len()
+            "pit-r,0,9999999999999,{},{handle},{house},{hold:.2},{side_handle},{side},0,{},{}",
+            results.len(),
+            handle + side_handle,
+            house + side
         )
     );
     // An empty shift.
