@@ -660,8 +660,9 @@ function header(s) {
     el("nav", { class: "pp-menu", "aria-label": t("menu-language") + " · " + t("menu-help") },
       button(t("menu-help"), () => openDialog("help"), { id: "open-help", class: "pp-link" }),
       button(t("menu-history"), () => openDialog("history"), { id: "open-history", class: "pp-link" }),
-      button(t("mute"), () => { window.Cues.setMuted(!window.Cues.muted()); render(); },
-        { id: "mute", class: "pp-link", "aria-pressed": window.Cues.muted() ? "true" : "false", title: t("mute-label") }),
+      // A note for a sign (the header's room is short on a small phone), named in words.
+      button("\u266A", () => { window.Cues.setMuted(!window.Cues.muted()); render(); },
+        { id: "mute", class: "pp-link pp-mute", "aria-pressed": window.Cues.muted() ? "true" : "false", "aria-label": t("mute"), title: t("mute-label") }),
       mayLeave(s) ? button(t("leave"), async () => { if (await act("/api/play/leave")) { message = t("left-table"); render(); } }, { id: "leave", class: "pp-link" }) : null,
       langs.length > 1 ? el("select", { id: "language", "aria-label": t("menu-language"), onchange: (e) => setLanguage(e.target.value) },
         langs.map((l) => el("option", { value: l, selected: l === window.I18n.current() }, t("language-" + l)))) : null));

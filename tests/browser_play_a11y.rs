@@ -27,7 +27,9 @@ mod player;
 #[path = "common/proc.rs"]
 mod proc;
 
-use a11y::{focused, ftl, live_region, press, record_live, said, tab_to, wait_said, FOCUS_DESCRIBED};
+use a11y::{
+    focused, ftl, live_region, press, record_live, said, tab_to, wait_said, FOCUS_DESCRIBED,
+};
 use cdp::{chromium_present, Page};
 use player::{holds, ALICE, STEP};
 use serde_json::json;
@@ -40,7 +42,12 @@ async fn focus_on(page: &Page, selector: &str, when: &str) {
     let on = page
         .eval(&format!("document.activeElement === document.querySelector({s}) && document.activeElement !== document.body"))
         .await;
-    assert_eq!(on, json!(true), "{when}: the focus is on {} instead of {selector}", page.eval(FOCUS_DESCRIBED).await);
+    assert_eq!(
+        on,
+        json!(true),
+        "{when}: the focus is on {} instead of {selector}",
+        page.eval(FOCUS_DESCRIBED).await
+    );
 }
 
 /// axe-core's violations on `page` now, each prefixed with `state`.
@@ -63,25 +70,39 @@ async fn open_betting(staff: &proc::Proc) {
 
 /// Lays the first chip on the main bet and places it, by keyboard; answers the round.
 async fn bet_by_keyboard(page: &Page) -> u64 {
-    page.wait_for("window.playState().betting.open && !!document.querySelector('#chips .chip')", STEP).await;
+    page.wait_for(
+        "window.playState().betting.open && !!document.querySelector('#chips .chip')",
+        STEP,
+    )
+    .await;
     tab_to(page, "#chips .chip", false).await;
     press(page, "Space", false).await;
-    page.wait_for("document.querySelector('#chips .chip').getAttribute('aria-pressed') === 'true'", STEP).await;
+    page.wait_for(
+        "document.querySelector('#chips .chip').getAttribute('aria-pressed') === 'true'",
+        STEP,
+    )
+    .await;
     focus_on(page, "#chips .chip", "a chip picked").await;
     tab_to(page, "[data-target='main']", false).await;
     press(page, "Enter", false).await;
-    page.wait_for("!document.querySelector('#place').disabled", STEP).await;
+    page.wait_for("!document.querySelector('#place').disabled", STEP)
+        .await;
     focus_on(page, "[data-target='main']", "a chip laid").await;
     // Back to the chip and on again (Shift+Tab works as well as Tab).
     tab_to(page, "#chips .chip", true).await;
     tab_to(page, "#place", false).await;
-    let before = page.eval("window.playState().view.round.number").await.as_u64().unwrap_or(0);
+    let before = page
+        .eval("window.playState().view.round.number")
+        .await
+        .as_u64()
+        .unwrap_or(0);
     press(page, "Enter", false).await;
     page.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.length > 0 && !!window.playState().betting.my_bet", STEP).await;
     let round = "window.playState().betting.round || window.playState().view.round.number";
     page.wait_for(&format!("({round}) > {before}"), STEP).await;
     // The place button is disabled now (nothing more laid): the focus went to the dock.
-    page.wait_for("document.activeElement !== document.body", STEP).await;
+    page.wait_for("document.activeElement !== document.body", STEP)
+        .await;
     page.eval(round).await.as_u64().expect("round")
 }
 
@@ -124,7 +145,7 @@ async fn a_blind_player_plays_a_round_by_keyboard_and_hears_every_card() {
         a.wait_for("!!document.querySelector('#actions')", STEP).await;
         wait_said(a, "polite", "Seat 4: 7 of hearts, 9 of clubs, 16", STEP).await;
         wait_said(a, "polite", "Dealer: 9 of diamonds, face-down card", STEP).await;
-        wait_said(a, "polite", "Your turn · seat 4", STEP).await;
+        wait_said(a, "polite", &ftl("en", "your-turn", &[("seat", "4")]), STEP).await;
         problems.extend(axe(a, "deciding").await);
         // The dock took the focus when the bet was placed; Tab reaches Hit.
         tab_to(a, "#actions button[data-action='hit']", false).await;
@@ -157,11 +178,22 @@ async fn a_blind_player_plays_a_round_by_keyboard_and_hears_every_card() {
         let (live, text) = live_region(a, "#announce").await;
         assert_eq!(live, "polite");
         assert!(text.contains(&format!("Round {round}: {result}")), "{text}");
-        // Each card said once: no announcement of a hand repeats.
+        // Each said once, however often the page polled: no announcement of a hand repeats,
+        // nor the turn, nor the result.
         let all = said(a).await;
         let hands: Vec<&String> = all.iter().map(|(_, t)| t).filter(|t| t.contains("of ")).collect();
         for h in &hands {
             assert_eq!(hands.iter().filter(|x| x == &h).count(), 1, "said more than once: {h}; all: {all:#?}");
+        }
+        for once in [
+            "Seat 4: 7 of hearts, 9 of clubs, 16".to_string(),
+            "Seat 4: 7 of hearts, 9 of clubs, 4 of spades, 20".to_string(),
+            "Dealer: 9 of diamonds, 8 of spades, 17".to_string(),
+            ftl("en", "your-turn", &[("seat", "4")]),
+            format!("Round {round}: {result}"),
+        ] {
+            let times = all.iter().filter(|(_, t)| t.contains(&once)).count();
+            assert_eq!(times, 1, "{once:?} said {times} times: {all:#?}");
         }
         // The public page said the cards and the result too.
         wait_said(&public, "polite", "Seat 4: 7 of hearts, 9 of clubs, 4 of spades, 20", STEP).await;
@@ -219,7 +251,10 @@ const CUE_RECORDER: &str = "(() => { window.__cues = { contexts: 0, tones: 0, vi
 /// What the recorder counted: (AudioContexts, tones, vibrations).
 async fn cues(page: &Page) -> (u64, u64, u64) {
     let c = page.eval("window.__cues").await;
-    let n = |k: &str| c[k].as_u64().unwrap_or_else(|| panic!("no recorder on the page: {c}"));
+    let n = |k: &str| {
+        c[k].as_u64()
+            .unwrap_or_else(|| panic!("no recorder on the page: {c}"))
+    };
     (n("contexts"), n("tones"), n("vibrations"))
 }
 
@@ -227,19 +262,37 @@ async fn cues(page: &Page) -> (u64, u64, u64) {
 /// tap on the page): betting opens and runs out its countdown (the page's timer through
 /// its last seconds), the cards come (Alice 16 against the dealer's 9, hole 8) and it is
 /// her turn. Answers the round.
-async fn round_to_the_turn(t: &player::Table, sim: &croupier_drivers::sim::SimShoe, token: &str) -> u64 {
+async fn round_to_the_turn(
+    t: &player::Table,
+    sim: &croupier_drivers::sim::SimShoe,
+    token: &str,
+) -> u64 {
     let a = &t.pages[0];
     open_betting(t.proc()).await;
     a.wait_for("window.playState().betting.open", STEP).await;
     let min = a.eval("window.playState().limits.min").await;
-    let (status, body) = t.proc().post_as(token, "/api/play/bet", &json!({"seat": 4, "main": min, "side": {}}).to_string()).await;
+    let (status, body) = t
+        .proc()
+        .post_as(
+            token,
+            "/api/play/bet",
+            &json!({"seat": 4, "main": min, "side": {}}).to_string(),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     // The window's last seconds run out on the page.
     a.wait_for("!window.playState().betting.open", STEP).await;
-    let round = a.eval("window.playState().view.round.number").await.as_u64().expect("round");
-    sim.load(common::cards_for_shoe(&["7H", "9D", "9C", "8S"])).await.expect("load");
+    let round = a
+        .eval("window.playState().view.round.number")
+        .await
+        .as_u64()
+        .expect("round");
+    sim.load(common::cards_for_shoe(&["7H", "9D", "9C", "8S"]))
+        .await
+        .expect("load");
     assert_eq!(sim.deal(4).await.expect("deal").len(), 4);
-    a.wait_for("!!document.querySelector('#actions')", STEP).await;
+    a.wait_for("!!document.querySelector('#actions')", STEP)
+        .await;
     // The turn's call has its moment.
     sleep(Duration::from_millis(500)).await;
     round
@@ -247,7 +300,14 @@ async fn round_to_the_turn(t: &player::Table, sim: &croupier_drivers::sim::SimSh
 
 /// Alice stands through the API, and the round settles.
 async fn stand_and_settle(t: &player::Table, token: &str, round: u64) {
-    let (status, body) = t.proc().post_as(token, "/api/play/decision", &json!({"seat": 4, "action": "stand"}).to_string()).await;
+    let (status, body) = t
+        .proc()
+        .post_as(
+            token,
+            "/api/play/decision",
+            &json!({"seat": 4, "action": "stand"}).to_string(),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     t.pages[0]
         .wait_for(&format!("(document.querySelector('#result') || {{dataset: {{}}}}).dataset.round === '{round}'"), STEP)

@@ -55,7 +55,10 @@ pub async fn tab_to(page: &Page, selector: &str, back: bool) -> usize {
         press(page, "Tab", back).await;
     }
     let at = page.eval(FOCUS_DESCRIBED).await;
-    panic!("60 presses of {} did not reach {selector}; the focus is on {at}", if back { "Shift+Tab" } else { "Tab" });
+    panic!(
+        "60 presses of {} did not reach {selector}; the focus is on {at}",
+        if back { "Shift+Tab" } else { "Tab" }
+    );
 }
 
 /// The focused element described (tag, id, data-action, text), for messages.
@@ -80,8 +83,14 @@ pub async fn focused(page: &Page) -> (String, String) {
         })
         .unwrap_or_else(|| panic!("no focused node in the accessibility tree"));
     (
-        node["role"]["value"].as_str().unwrap_or_default().to_string(),
-        node["name"]["value"].as_str().unwrap_or_default().to_string(),
+        node["role"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        node["name"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
     )
 }
 
