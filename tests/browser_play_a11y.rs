@@ -17,6 +17,7 @@
 
 #[path = "support/a11y.rs"]
 mod a11y;
+#[allow(dead_code)] // what a screen reader reads comes from the accessibility tree here
 #[path = "support/cdp.rs"]
 mod cdp;
 mod common;

@@ -172,7 +172,7 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
                     .as_array()
                     .expect("badges")
                     .iter()
-                    .filter(|b| b[0] == seat.to_string())
+                    .filter(|b| b[0].as_str().and_then(|n| n.parse().ok()) == Some(seat))
                     .map(|b| b[1].as_str().unwrap_or_default().to_string())
                     .collect();
                 let main: i64 = lines.iter().filter(|(k, _, _)| k == "main").map(|(_, s, _)| s).sum();
