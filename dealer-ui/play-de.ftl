@@ -315,5 +315,35 @@ trust-bad-signature = Runde { $round }: die Signatur des Ergebnisses ist ungült
 trust-no-seal = Runde { $round }: die verdeckte Karte war versiegelt, das signierte Ergebnis öffnet kein Siegel
 trust-signed-mismatch = Runde { $round }: die signierte verdeckte Karte passt nicht zu ihrem Siegel
 
+## Für Bildschirmleser gesprochen (die Live-Regionen): Karten, Summen, Ergebnisse, Halte
+
+card-name = { $suit ->
+    [spades] Pik
+    [hearts] Herz
+    [diamonds] Karo
+   *[clubs] Kreuz
+}-{ $rank ->
+    [ace] Ass
+    [king] König
+    [queen] Dame
+    [jack] Bube
+   *[number] { $number }
+}
+card-face-down = verdeckte Karte
+say-total = { $kind ->
+    [blackjack] Blackjack
+    [bust] { $total }, überkauft
+    [soft] weich { $total }
+   *[hard] { $total }
+}
+say-hand = { $who }: { $cards }
+say-seat-hand = Platz { $seat }, Hand { $hand }
+say-result = Runde { $round }: { $result }
+say-halt = { $title }. { $text }
+say-resumed = Das Spiel geht weiter.
+dock-label = Ihr Spiel
+mute = Stumm
+mute-label = Töne und Vibration aus
+
 language-en = English
 language-de = Deutsch

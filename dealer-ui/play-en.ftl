@@ -317,5 +317,35 @@ trust-bad-signature = round { $round }: the result's signature does not verify
 trust-no-seal = round { $round }: the hole card was committed, and the signed result opens no seal
 trust-signed-mismatch = round { $round }: the signed hole card does not match its seal
 
+## Said to screen readers (the live regions): cards, totals, results, halts
+
+card-name = { $rank ->
+    [ace] ace
+    [king] king
+    [queen] queen
+    [jack] jack
+   *[number] { $number }
+} of { $suit ->
+    [spades] spades
+    [hearts] hearts
+    [diamonds] diamonds
+   *[clubs] clubs
+}
+card-face-down = face-down card
+say-total = { $kind ->
+    [blackjack] blackjack
+    [bust] { $total }, bust
+    [soft] soft { $total }
+   *[hard] { $total }
+}
+say-hand = { $who }: { $cards }
+say-seat-hand = Seat { $seat }, hand { $hand }
+say-result = Round { $round }: { $result }
+say-halt = { $title }. { $text }
+say-resumed = Play resumes.
+dock-label = Your play
+mute = Mute
+mute-label = Mute sounds and vibration
+
 language-en = English
 language-de = Deutsch

@@ -102,24 +102,53 @@ function hms(ms) {
   return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(sec).padStart(2, "0");
 }
 
-// Screen readers hear the countdowns at 10 and 5 seconds and when a turn opens, through
-// one polite live region (the timers themselves are role="timer", silent by default).
-let announced = "";
-function announce(key, text) {
-  if (announced === key) return;
-  announced = key;
-  const live = document.getElementById("announce");
-  if (live) live.textContent = text;
+// Screen readers hear what changes, each thing once however often the page polls: the
+// cards as they come (with their hand and its total), the countdowns at 10 and 5
+// seconds, a turn opening, bets closing and the round's result through the polite live
+// region (#announce); a halt of the table through the assertive one (#alert). The timers
+// themselves are role="timer", silent by default. `key` names what is said (with its
+// round), so it is said once; what a render finds new is said together, in order.
+const spoken = new Set();
+const pending = { polite: [], assertive: [] };
+const liveText = { polite: "", assertive: "" };
+function announce(key, text, urgent) {
+  if (spoken.has(key)) return;
+  spoken.add(key);
+  pending[urgent ? "assertive" : "polite"].push(text);
+}
+
+// The text of a live region for this render: what is new, or what it said before (an
+// unchanged text is not read again).
+function liveNow(kind) {
+  if (pending[kind].length) { liveText[kind] = pending[kind].join(" "); pending[kind] = []; }
+  return liveText[kind];
+}
+
+// The cards dealt since the last render, hand by hand (table.js says them in words).
+const heard = { round: 0, hands: {} };
+function sayCards(s) {
+  for (const text of window.Table.newHandWords(s.view, heard)) pending.polite.push(text);
+}
+
+// The halt the page said last: a new one is said at once, its end once.
+let saidHalt = null;
+function sayHalt(halt) {
+  const kind = halt ? halt.kind : null;
+  if (kind === saidHalt) return;
+  if (halt) pending.assertive.push(t("say-halt", { title: halt.title, text: halt.text }));
+  else if (saidHalt) pending.assertive.push(t("say-resumed"));
+  saidHalt = kind;
 }
 
 // A bar timer: the seconds in words, a bar that empties, amber under half, red for the
 // last 5 s.
-function timer(id, remaining, total, label) {
+function timer(id, remaining, total, label, key) {
   const left = leftMs(remaining);
   const s = Math.ceil(left / 1000);
   const share = total > 0 ? Math.max(0, Math.min(1, left / total)) : 0;
   const level = s <= 5 ? "end" : share < 0.5 ? "warn" : "ok";
-  if (s <= 10 && s > 0 && (s === 10 || s === 5)) announce(id + s, t("timer-left", { seconds: s }));
+  if (s === 10 || s === 5) announce(id + key + ":" + s, t("timer-left", { seconds: s }));
+  if (s <= 5 && s > 0) window.Cues.tick(id + key + ":" + s);
   return el("div", { class: "pp-timer " + level, id, role: "timer", "aria-label": label },
     el("div", { class: "pp-timer-text" }, el("span", {}, label)),
     el("div", { class: "pp-bar", "aria-hidden": "true" }, el("div", { class: "pp-fill", style: "width:" + (share * 100).toFixed(1) + "%" })));
@@ -325,9 +354,12 @@ function chipValues(s) {
   return chips;
 }
 
+// A button. While a request is under way it is only marked unavailable (aria-disabled)
+// and ignores presses: a disabled button loses the keyboard's focus.
 function button(label, onClick, attrs) {
-  const a = Object.assign({ type: "button", onclick: onClick }, attrs || {});
-  if (busy || conn !== "live") a.disabled = "";
+  const a = Object.assign({ type: "button", onclick: (e) => (busy ? undefined : onClick(e)) }, attrs || {});
+  if (conn !== "live") a.disabled = "";
+  else if (busy && (a.disabled === undefined || a.disabled === null)) a["aria-disabled"] = "true";
   return el("button", a, label);
 }
 
@@ -429,7 +461,7 @@ function myBetText(s) {
 
 function bettingDock(s, out) {
   const total = s.timing ? s.timing.betting_ms : 0;
-  out.push(timer("betting", s.betting.remaining_ms, total, t("bets-close-in", { seconds: secs(s.betting.remaining_ms) })));
+  out.push(timer("betting", s.betting.remaining_ms, total, t("bets-close-in", { seconds: secs(s.betting.remaining_ms) }), s.betting.round));
   // The automatic re-bet (Ultimate) shows on the spots as if the player had laid it.
   if (s.betting.my_rebet && plan.rebet !== s.betting.round) {
     plan.rebet = s.betting.round;
@@ -488,12 +520,16 @@ function turnDock(s, out) {
       : turn.kind === "insurance" ? (turn.behind ? t("insurance-behind", { seat: turn.seat }) : t("insurance-question"))
       : (myHandsCount(s, turn.seat) > 1 ? t("your-turn-hand", { seat: turn.seat, hand: turn.hand + 1 }) : t("your-turn", { seat: turn.seat }));
     if (i === 0) {
-      announce("turn" + s.view.round.number + ":" + turn.seat + ":" + turn.hand + turn.kind, where);
+      const key = "turn" + s.view.round.number + ":" + turn.seat + ":" + turn.hand + turn.kind;
+      if (!spoken.has(key)) window.Cues.turn();
+      announce(key, where);
     }
     const timed = s.turns.find((x) => x.remaining_ms !== null);
     if (!many) out.push(el("div", { class: "pp-turn", id: "turn", "data-seat": turn.seat }, el("strong", {}, where)));
     if ((!many || i === 0) && timed) {
-      out.push(timer("turn-left", timed.remaining_ms, s.timing ? s.timing.decision_ms : 0, t("decide-in", { seconds: secs(timed.remaining_ms) })));
+      // A new decision (after a hit, on the next hand) has its own countdown.
+      const key = [s.view.round.number, timed.seat, timed.hand, timed.kind, myCards(s, timed)].join(":");
+      out.push(timer("turn-left", timed.remaining_ms, s.timing ? s.timing.decision_ms : 0, t("decide-in", { seconds: secs(timed.remaining_ms) }), key));
     }
     const body = (a) => Object.assign({ action: a }, s.game.common_draw ? { box: turn.seat } : { seat: turn.seat });
     const allowed = ACTIONS.filter((a) => turn.allowed.includes(a));
@@ -504,6 +540,12 @@ function turnDock(s, out) {
 }
 
 function myHandsCount(s, seat) { return (s.view.round.hands || []).filter((h) => h.seat === seat).length; }
+
+// How many cards the hand a turn is for holds (a hit makes a new decision).
+function myCards(s, turn) {
+  const h = (s.view.round.hands || []).find((x) => x.seat === turn.seat && x.hand === turn.hand);
+  return h ? h.cards.length : 0;
+}
 
 // What the timeout rule did, in the table's own words (`timeouts` in the state: the rule's
 // decision, the cards the hand took after it, the total it ended on), said once the table
@@ -564,6 +606,7 @@ function resultBlock(s, compact) {
   const head = r.cancelled ? t("result-cancelled", { round: r.round, amount: money(back) })
     : net > 0 ? t("result-win", { amount: money(net) }) : net < 0 ? t("result-lose", { amount: money(-net) }) : t("result-even");
   const tone = r.cancelled ? "even" : net > 0 ? "up" : net < 0 ? "down" : "even";
+  announce("result" + r.round + ":" + net + ":" + (r.cancelled ? "c" : ""), r.cancelled ? head : t("say-result", { round: r.round, result: head }));
   return el("div", { class: "pp-result " + tone + (compact ? " compact" : ""), id: "result", "data-round": r.round, "data-net": net, role: "status" },
     el("div", { class: "pp-result-head" }, r.cancelled ? null : el("span", {}, t("result-title", { round: r.round }) + " · "), el("strong", {}, head), window.Trust.sigBadge(trust, r.round, trustWords)),
     // While bets are open the dealer's hand is gone from the table; its seal stays here.
@@ -617,6 +660,9 @@ function header(s) {
     el("nav", { class: "pp-menu", "aria-label": t("menu-language") + " · " + t("menu-help") },
       button(t("menu-help"), () => openDialog("help"), { id: "open-help", class: "pp-link" }),
       button(t("menu-history"), () => openDialog("history"), { id: "open-history", class: "pp-link" }),
+      // A note for a sign (the header's room is short on a small phone), named in words.
+      button("\u266A", () => { window.Cues.setMuted(!window.Cues.muted()); render(); },
+        { id: "mute", class: "pp-link pp-mute", "aria-pressed": window.Cues.muted() ? "true" : "false", "aria-label": t("mute"), title: t("mute-label") }),
       mayLeave(s) ? button(t("leave"), async () => { if (await act("/api/play/leave")) { message = t("left-table"); render(); } }, { id: "leave", class: "pp-link" }) : null,
       langs.length > 1 ? el("select", { id: "language", "aria-label": t("menu-language"), onchange: (e) => setLanguage(e.target.value) },
         langs.map((l) => el("option", { value: l, selected: l === window.I18n.current() }, t("language-" + l)))) : null));
@@ -734,7 +780,9 @@ function dock(s) {
   const last = s.view.last_result;
   const cancelled = !!(notice && last && last.cancelled && notice.round <= last.round);
   if (notice && notice.kind !== "corrected" && (halt || cancelled)) notice = null;
-  if (halt) out.push(el("div", { class: "pp-halt " + halt.kind, id: "halt", "data-state": halt.kind, role: "alert" }, el("strong", {}, halt.title), el("span", {}, halt.text)));
+  // Said through the assertive live region (sayHalt), once.
+  sayHalt(halt);
+  if (halt) out.push(el("div", { class: "pp-halt " + halt.kind, id: "halt", "data-state": halt.kind }, el("strong", {}, halt.title), el("span", {}, halt.text)));
   else if (!atTable) joinDock(s, out);
   else if (s.betting.open) bettingDock(s, out);
   else if (s.turns && s.turns.length) {
@@ -750,7 +798,9 @@ function dock(s) {
   if (result) out.push(result);
   if (message) out.push(el("div", { class: "pp-error", id: "message", role: "alert" }, message));
   // The fit found for the last render (see fitTurns), so the rows keep their shape.
-  return el("section", { class: ["pp-dock", ...TURN_FIT.slice(0, turnFit)].join(" "), "aria-label": t("balance") }, out);
+  // Focusable from script only: where the keyboard's focus goes when the control it was on
+  // leaves (see keepFocus).
+  return el("section", { class: ["pp-dock", ...TURN_FIT.slice(0, turnFit)].join(" "), id: "dock", tabindex: "-1", "aria-label": t("dock-label") }, out);
 }
 
 // ---- dialogs: help, history, the reality check
@@ -863,6 +913,47 @@ function blocking() {
 
 let shownMessage = "", messagePhase = "";
 
+// Whether the last press of a pointer was on a list (a <select>, opened to pick from);
+// picking or a key ends it.
+let picking = false;
+document.addEventListener("pointerdown", (e) => { picking = e.target instanceof Element && !!e.target.closest("select"); }, true);
+document.addEventListener("change", () => { picking = false; }, true);
+document.addEventListener("keydown", () => { picking = false; }, true);
+
+// The live regions (play.html's, beside the app: present from the page's load, never
+// redrawn) take what the render found new; a text that did not change is left alone.
+function speak() {
+  for (const [id, kind] of [["announce", "polite"], ["alert", "assertive"]]) {
+    const region = document.getElementById(id);
+    const text = liveNow(kind);
+    if (region && region.textContent !== text) region.textContent = text;
+  }
+}
+
+// The keyboard's place across renders: a control the render took away (a decision made,
+// bets closed) or disabled (a bet placed) would leave the focus on the page's body, and a
+// screen reader at its top. The same control again if the render has it (by its id or its
+// data-action, -target, -chip or -seat), else the dock, whose next Tab is its first control.
+let lastFocused = null;
+document.addEventListener("focusin", (e) => { lastFocused = e.target; });
+const FOCUS_KEYS = ["data-action", "data-target", "data-chip", "data-seat"];
+function focusKey(n) {
+  if (n.id) return "#" + CSS.escape(n.id);
+  const a = FOCUS_KEYS.find((k) => n.hasAttribute(k));
+  return a ? n.tagName.toLowerCase() + "[" + a + "=\"" + CSS.escape(n.getAttribute(a)) + "\"]" : null;
+}
+function keepFocus(root) {
+  const now = document.activeElement;
+  if (now && now !== document.body && !now.disabled) return;
+  const was = lastFocused;
+  // Focus the player moved off the page's controls themselves stays where they put it.
+  if (!was || (was.isConnected && (!root.contains(was) || !was.disabled))) return;
+  const key = focusKey(was);
+  const again = key ? root.querySelector(key) : null;
+  const next = again && !again.disabled ? again : root.querySelector("#dock");
+  if (next) next.focus({ preventScroll: true });
+}
+
 // Seats that do not fit (a phone on its side, many seats, split hands; upright, a second
 // row of seats too tall) are made narrower step by step, measured after each render and
 // each resize: first the other players' amounts go (their cards and outcomes stay), then
@@ -915,17 +1006,19 @@ function render() {
     el("h2", { id: "overlay-title" }, block.title), block.text ? el("p", {}, block.text) : null,
     block.kind === "lost" ? el("div", { class: "pp-spinner", "aria-hidden": "true" }) : null) : null;
   if (!s) {
-    morph(root, [el("main", { class: "pp-main" }, el("h1", { class: "pp-title solo" }, "croupier"), over), el("div", { id: "announce", class: "pp-sr", "aria-live": "polite" })]);
+    morph(root, [el("main", { class: "pp-main" }, el("h1", { class: "pp-title solo" }, "croupier"), over)]);
+    speak();
     return;
   }
-  // A list being picked from stays open: the render waits until it is left.
-  if (document.activeElement && document.activeElement.tagName === "SELECT" && root.contains(document.activeElement)) return;
-  const live = document.getElementById("announce");
-  const said = live ? live.textContent : "";
+  // A list opened by a pointer stays open: the render waits until it is left. One reached
+  // by keyboard (and changed with the arrows) does not stop the page, or its live regions.
+  if (picking && document.activeElement && document.activeElement.tagName === "SELECT" && root.contains(document.activeElement)) return;
+  sayCards(s);
   morph(root, [header(s),
     el("main", { class: "pp-main" + (busy ? " busy" : ""), "data-phase": phase },
-      tableArea(s), dock(s), dialogEl(s), over),
-    el("div", { id: "announce", class: "pp-sr", "aria-live": "polite" }, said)]);
+      tableArea(s), dock(s), dialogEl(s), over)]);
+  speak();
+  keepFocus(root);
   fitSeats();
   fitTurns();
   if (!block) realityDue(s);

@@ -1,6 +1,6 @@
 // The remote players' page: the public feed over /ws/public, resumed from the last id.
 "use strict";
-const { el, renderDealer, renderSeats, renderShoe, liveSocket, money, useCurrency } = window.Table;
+const { el, renderDealer, renderSeats, renderShoe, liveSocket, money, useCurrency, newHandWords } = window.Table;
 
 let view = null, conn = "connecting", lastId = null;
 const results = [];
@@ -21,7 +21,26 @@ function resultRow(r) {
     el("div", {}, r.hands.map(h => "seat " + h.seat + (h.hand ? "/" + (h.hand + 1) : "") + " " + h.outcome.replace("_", " ") + " " + money(h.returned)).join(" \u00b7 ")));
 }
 
+// What a screen reader hears (the polite live region #announce, outside the app, which is
+// redrawn whole): each new card with its hand and total, each round's result once.
+const heard = { round: 0, hands: {} };
+const saidResults = new Set();
+function resultWords(r) {
+  return "Round " + r.round + (r.cancelled ? ", cancelled, bets refunded" : "") + ": dealer " + r.dealer_total + ". " +
+    r.hands.map(h => "Seat " + h.seat + (h.hand ? ", hand " + (h.hand + 1) : "") + " " + h.outcome.replace("_", " ") + " " + money(h.returned)).join(". ");
+}
+function announce() {
+  const said = view ? newHandWords(view, heard) : [];
+  for (const r of results) {
+    const key = r.round + (r.cancelled ? "c" : "") + JSON.stringify(r.hands.map(h => h.returned));
+    if (!saidResults.has(key)) { saidResults.add(key); said.push(resultWords(r)); }
+  }
+  const live = document.getElementById("announce");
+  if (live && said.length) live.textContent = said.join(" ");
+}
+
 function render() {
+  announce();
   const root = document.getElementById("app");
   if (!view) { root.replaceChildren(el("div", { class: "waiting" }, "connecting…")); return; }
   useCurrency(view.currency);
@@ -29,7 +48,7 @@ function render() {
   const state = (view.betting.open ? "betting open" : "") + (view.state === "disputed" ? "under review" : view.state !== "open" ? "paused" : "");
   root.replaceChildren(
     el("header", {},
-      el("span", { class: "name" }, view.name + " · " + view.variant),
+      el("h1", { class: "name" }, view.name + " · " + view.variant),
       el("span", { class: "round", id: "round" }, "round " + view.round.number),
       state ? el("span", { class: "state", id: "state" }, state) : null,
       el("span", { id: "conn", class: "conn " + conn }, conn === "live" ? "live" : conn + "…"),

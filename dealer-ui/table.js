@@ -99,17 +99,77 @@ function morph(container, children) {
   });
 }
 
+// A text from the catalogue where the page's catalogue has it, else `en` (the English of
+// the player's catalogue): the dealer panel's catalogue and the public page have no card
+// words, and must not read a message's id aloud.
+function trOr(id, args, en) {
+  return window.I18n && window.I18n.has(id) ? window.I18n.t(id, args) : en;
+}
+
+const RANK_KEYS = { A: "ace", K: "king", Q: "queen", J: "jack" };
+const SUIT_KEYS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+
+// A card in words a screen reader speaks well ("ace of spades", "Pik-Ass"), from the
+// catalogue's `card-name` (selectors on the rank and the suit); a face-down card as such.
+function cardWords(code) {
+  if (code === null || code === undefined) return trOr("card-face-down", {}, "face-down card");
+  const r = code.slice(0, -1), suit = SUIT_KEYS[code.slice(-1)] || code.slice(-1);
+  const number = r === "T" ? "10" : r;
+  const rank = RANK_KEYS[r] || "number";
+  return trOr("card-name", { rank, number, suit }, (RANK_KEYS[r] || number) + " of " + suit);
+}
+
+// A hand's total in words: "blackjack", "22, bust", "soft 17", "16".
+function totalWords(total, soft, natural) {
+  if (!total) return "";
+  const kind = total > 21 ? "bust" : natural ? "blackjack" : soft ? "soft" : "hard";
+  const en = { bust: total + ", bust", blackjack: "blackjack", soft: "soft " + total, hard: String(total) }[kind];
+  return trOr("say-total", { kind, total }, en);
+}
+
+// One hand as a screen reader hears it: "Seat 4: ace of spades, queen of hearts,
+// blackjack"; the dealer's while a card lies face down without a total.
+function handWords(who, cards, total, soft, natural) {
+  const words = cards.map(cardWords);
+  if (!cards.includes(null)) { const w = totalWords(total, soft, natural); if (w) words.push(w); }
+  const list = words.join(", ");
+  return trOr("say-hand", { who, cards: list }, who + ": " + list);
+}
+
+// The hands of the round in `view` whose cards changed since `heard` (an object the caller
+// keeps: it is updated, and starts afresh with each round), in words: each new card is
+// said once, with its hand, however often the page polls.
+function newHandWords(view, heard) {
+  const r = view.round;
+  if (!r.number || view.betting.open) return [];
+  if (heard.round !== r.number) { heard.round = r.number; heard.hands = {}; }
+  const out = [];
+  const say = (key, who, cards, total, soft, natural) => {
+    const now = cards.map((c) => c || "?").join(" ");
+    if (!cards.length || heard.hands[key] === now) return;
+    heard.hands[key] = now;
+    out.push(handWords(who, cards, total, soft, natural));
+  };
+  for (const h of r.hands) {
+    const split = r.hands.filter((x) => x.seat === h.seat).length > 1;
+    const who = split ? trOr("say-seat-hand", { seat: h.seat, hand: h.hand + 1 }, "Seat " + h.seat + ", hand " + (h.hand + 1))
+      : trOr("seat-label", { seat: h.seat }, "Seat " + h.seat);
+    say(h.seat + ":" + h.hand, who, h.cards, h.total, h.soft, !split && h.cards.length === 2 && h.total === 21);
+  }
+  say("dealer", trOr("dealer-label", {}, "Dealer"), r.dealer, r.dealer_total, r.dealer_soft, r.dealer.length === 2 && r.dealer_total === 21);
+  return out;
+}
+
 // A card: its index (rank over suit) in the corner that stays visible in a fan, so a
 // dealer can read every card of a hand even where the next one covers the rest.
 function cardEl(code) {
   if (code === null || code === undefined) {
-    return el("div", { class: "card back", "data-card": "back", title: "face down", role: "img", "aria-label": "face-down card" });
+    return el("div", { class: "card back", "data-card": "back", title: "face down", role: "img", "aria-label": cardWords(null) });
   }
   const rank = code.slice(0, -1) === "T" ? "10" : code.slice(0, -1);
   const suit = code.slice(-1);
   const red = suit === "H" || suit === "D";
-  const names = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-  return el("div", { class: "card" + (red ? " red" : ""), "data-card": code, role: "img", "aria-label": rank + " of " + (names[suit] || suit) },
+  return el("div", { class: "card" + (red ? " red" : ""), "data-card": code, role: "img", "aria-label": cardWords(code) },
     el("span", { class: "index", "aria-hidden": "true" },
       el("span", { class: "rank" }, rank), el("span", { class: "suit" }, SUITS[suit] || suit)),
     el("span", { class: "pip", "aria-hidden": "true" }, SUITS[suit] || suit));
@@ -254,5 +314,5 @@ function liveSocket(path, onMessage, onState) {
   return { close() { stopped = true; if (ws) ws.close(); }, drop() { if (ws) ws.close(); } };
 }
 
-window.Table = { el, morph, cardEl, money, useCurrency, renderDealer, renderSeats, seatsInPlay, renderShoe, liveSocket, totalText, handLabel };
+window.Table = { el, morph, cardEl, cardWords, handWords, newHandWords, money, useCurrency, renderDealer, renderSeats, seatsInPlay, renderShoe, liveSocket, totalText, handLabel };
 })();

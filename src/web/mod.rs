@@ -419,6 +419,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../../dealer-ui/play.js"),
     ),
     (
+        "cues.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../dealer-ui/cues.js"),
+    ),
+    (
         "play.css",
         "text/css; charset=utf-8",
         include_str!("../../dealer-ui/play.css"),
