@@ -1,5 +1,6 @@
 // The relay's lobby: every table it serves, from `GET /api/tables`, asked again every two
-// seconds. A table that has been quiet longer than `QUIET_S` (the page's `?quiet=S`,
+// seconds, with each table's limits (in its currency, `money.js`) and the seats a remote
+// player could take. A table that has been quiet longer than `QUIET_S` (the page's `?quiet=S`,
 // default 60) is shown as quiet, never as open: a table deals and publishes every few
 // seconds, so silence means it stopped or lost the broker.
 "use strict";
@@ -24,18 +25,50 @@ function row(body, t) {
   if (!tr) {
     tr = document.createElement("tr");
     tr.dataset.table = t.table;
-    for (let k = 0; k < 5; k++) tr.appendChild(document.createElement("td"));
+    for (let k = 0; k < 7; k++) tr.appendChild(document.createElement("td"));
+    tr.cells[2].className = "limits";
+    tr.cells[3].className = "seats";
     // Labels for the stacked layout of a narrow screen (the header row is hidden there).
-    tr.cells[3].dataset.label = "Round";
-    tr.cells[4].dataset.label = "Last news";
+    tr.cells[2].dataset.label = "Bets";
+    tr.cells[3].dataset.label = "Free seats";
+    tr.cells[5].dataset.label = "Round";
+    tr.cells[6].dataset.label = "Last news";
     const a = document.createElement("a");
     a.href = "/public?table=" + encodeURIComponent(t.table);
     tr.cells[0].appendChild(a);
     const badge = document.createElement("span");
-    tr.cells[2].appendChild(badge);
+    tr.cells[4].appendChild(badge);
     body.appendChild(tr);
   }
   return tr;
+}
+
+// The range `min` to `max` in the table's currency.
+function range(min, max, currency) {
+  const m = (v) => window.Money.format(v, currency, document.documentElement.lang);
+  return m(min) + " \u2013 " + m(max);
+}
+
+// What a player may stake: the main bet's range, and the side bets' (from the smallest
+// minimum to the largest maximum) when the game has any; "—" for a table that does not
+// publish its limits yet.
+function limits(t) {
+  const o = t.offer;
+  if (!o) return "—";
+  const side = o.side_bets || [];
+  const main = range(o.min, o.max, t.currency);
+  if (!side.length) return main;
+  const lo = Math.min(...side.map((b) => b.min)), hi = Math.max(...side.map((b) => b.max));
+  return main + " · side bets " + range(lo, hi, t.currency);
+}
+
+// The seats a remote player could take, of the table's seats; a common draw has none to
+// take (every player plays every box).
+function seats(t) {
+  const o = t.offer;
+  if (!o) return "—";
+  if (o.seats_free === null || o.seats_free === undefined) return "no seat needed";
+  return o.seats_free + " of " + o.seats;
 }
 
 function set(el, text) { if (el.textContent !== text) el.textContent = text; }
@@ -52,16 +85,18 @@ async function refresh() {
       const tr = row(body, t);
       set(tr.cells[0].firstChild, t.name ? t.name + " (" + t.table + ")" : t.table);
       set(tr.cells[1], t.game);
+      set(tr.cells[2], limits(t));
+      set(tr.cells[3], seats(t));
       const quiet = t.quiet_ms > QUIET_S * 1000;
       const [cls, label] = quiet
         ? ["quiet", "No news — not live"]
         : STATES[t.state] || ["paused", t.state];
-      const badge = tr.cells[2].firstChild;
+      const badge = tr.cells[4].firstChild;
       badge.className = "state " + cls;
       set(badge, label);
-      set(tr.cells[3], t.round ? String(t.round) : "—");
-      tr.cells[4].className = "fresh";
-      set(tr.cells[4], ago(t.quiet_ms));
+      set(tr.cells[5], t.round ? String(t.round) : "—");
+      tr.cells[6].className = "fresh";
+      set(tr.cells[6], ago(t.quiet_ms));
     }
     for (const tr of [...body.rows]) if (!listed.has(tr.dataset.table)) tr.remove();
     $("none").hidden = tables.length > 0;

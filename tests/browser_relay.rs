@@ -8,6 +8,12 @@
 //! others stay open. Screenshots under `target/browser-artifacts/` (or
 //! `$CROUPIER_ARTIFACTS`).
 //!
+//!
+//! Each table's limits and free seats (issue #60 item 6) in its own currency, in the lobby
+//! and in `/api/tables`: the tables differ in currency (euro, dollar, pound), limits (a
+//! variant file of the test's own), seats (7 and 4), the demo's seats (3 and 2) and remote
+//! play (off at gamma: no seat free).
+//!
 //! Without chromium or nats-server the test is skipped locally, and fails under CI (`CI`
 //! set).
 
@@ -34,6 +40,28 @@ const TABLES: [(&str, &str, &str); 3] = [
     ("beta", "Salon Vert", "ultimate"),
     ("gamma", "Terrasse", "caribbean21"),
 ];
+/// Each table's currency, the demo's seats, whether remote play is on, and what its lobby
+/// row says: the main bet's limits, the side bets' (none at gamma), the free seats (the
+/// seats after the demo's, none without remote play) of the seats.
+const OFFERS: [(&str, u8, bool, &str, Option<&str>, &str); 3] = [
+    (
+        "EUR",
+        3,
+        true,
+        "€0.10 – €10,000.00",
+        Some("€0.01 – €1,000.00"),
+        "4 of 7",
+    ),
+    (
+        "USD",
+        2,
+        true,
+        "$0.10 – $10,000.00",
+        Some("$0.01 – $1,000.00"),
+        "5 of 7",
+    ),
+    ("GBP", 3, false, "£5.00 – £200.00", None, "0 of 4"),
+];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
@@ -46,14 +74,41 @@ async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
     let dir = tempfile::tempdir().expect("tempdir");
     let broker = nats::Nats::start(&bin, dir.path());
     let mut tables = Vec::new();
-    for (id, name, game) in TABLES {
+    for ((id, name, game), (currency, demo_seats, play, ..)) in TABLES.into_iter().zip(OFFERS) {
         let mut t = Table::new(dir.path(), id, &broker.url());
-        // Each table's own name and game, from its configuration.
+        // Gamma plays Caribbean 21 from a variant file of its own, with other limits.
+        let game = if id == "gamma" {
+            let file = dir.path().join("caribbean-high.toml");
+            let rules = std::fs::read_to_string(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("config/variants")
+                    .join(format!("{game}.toml")),
+            )
+            .expect("variant");
+            assert!(
+                rules.contains("[limits]\nmin = 10\nmax = 1000000\n"),
+                "{game}'s limits"
+            );
+            let rules = rules.replace(
+                "[limits]\nmin = 10\nmax = 1000000\n",
+                "[limits]\nmin = 500\nmax = 20000\n",
+            );
+            std::fs::write(&file, rules).expect("variant file");
+            file.display().to_string()
+        } else {
+            game.to_string()
+        };
+        // Each table's own name, game, currency, demo seats and remote play, from its
+        // configuration.
         let text = std::fs::read_to_string(&t.demo).expect("config");
         let text = text
             .replace("name = \"Demo table\"", &format!("name = {name:?}"))
-            .replace("variant = \"deluxe\"", &format!("variant = {game:?}"));
+            .replace("variant = \"deluxe\"", &format!("variant = {game:?}"))
+            .replace("currency = \"EUR\"", &format!("currency = {currency:?}"))
+            .replace("\nseats = 3\n", &format!("\nseats = {demo_seats}\n"))
+            .replace("\nenabled = true\n", &format!("\nenabled = {play}\n"));
         std::fs::write(&t.demo, text).expect("config");
+        croupier::table::TableConfig::load(&t.demo).expect("valid config");
         t.start(true).await;
         tables.push(t);
     }
@@ -101,6 +156,47 @@ async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
         assert!(
             row.contains("just now") || row.contains(" s ago"),
             "fresh news: {row}"
+        );
+    }
+    // Each table's limits and free seats, in its currency: the JSON, then the lobby's cells.
+    for ((id, ..), (code, _, _, main, side, seats)) in TABLES.into_iter().zip(OFFERS) {
+        let entry = lobby(&relay.addr, id).await.expect("listed");
+        let offer = &entry["offer"];
+        assert!(
+            offer["min"].as_i64().is_some() && offer["max"].as_i64().is_some(),
+            "{entry}"
+        );
+        let (free, of) = seats.split_once(" of ").expect("n of m");
+        assert_eq!(offer["seats"].to_string(), of, "{id}: seats {offer}");
+        assert_eq!(
+            offer["seats_free"].to_string(),
+            free,
+            "{id}: seats free {offer}"
+        );
+        assert_eq!(
+            offer["side_bets"].as_array().map_or(0, Vec::len) > 0,
+            side.is_some(),
+            "{id}: side bets {offer}"
+        );
+        let cell = |class: &str| {
+            format!("(document.querySelector('tr[data-table=\"{id}\"] .{class}') || {{}}).textContent || ''")
+        };
+        page.wait_for(&format!("({}).includes({main:?})", cell("limits")), STEP)
+            .await;
+        let limits = page.eval(&cell("limits")).await;
+        let limits = limits.as_str().expect("text");
+        match side {
+            Some(side) => assert!(limits.contains(side), "{id} ({code}): {limits} has {side}"),
+            None => assert_eq!(
+                limits.matches(" – ").count(),
+                1,
+                "{id}: no side bets: {limits}"
+            ),
+        }
+        let free_cell = page.eval(&cell("seats")).await;
+        assert!(
+            free_cell.as_str().expect("text").contains(seats),
+            "{id}: {free_cell} says {seats}"
         );
     }
     assert_ne!(

@@ -109,6 +109,19 @@ impl PublicFold {
         self
     }
 
+    /// Counts the free seats from the table's remote seats (the first `reserved` are the
+    /// demo's), as the table itself does: the published views say how many a remote
+    /// player could take as of each view (seats are not log rows, so a stream folded again
+    /// after a restart says the seats as they are then).
+    pub fn with_remote(
+        mut self,
+        remote: Arc<crate::table::remote::RemoteSeats>,
+        reserved: u8,
+    ) -> PublicFold {
+        self.follower.set_remote(remote, reserved);
+        self
+    }
+
     /// Seals and signs with the table's keys, as the table itself does (its key file,
     /// `trust::keys`): the published stream is then the table's own, signatures included.
     pub fn with_trust(mut self, keys: Arc<TableKeys>) -> PublicFold {

@@ -434,6 +434,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../../dealer-ui/play-de.ftl"),
     ),
     (
+        "money.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../dealer-ui/money.js"),
+    ),
+    (
         "public.js",
         "text/javascript; charset=utf-8",
         include_str!("../../dealer-ui/public.js"),

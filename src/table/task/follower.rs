@@ -35,6 +35,13 @@ impl Follower {
         self.0.set_currency(currency);
     }
 
+    /// Counts the seats remote players hold in `remote` (the first `reserved` excepted),
+    /// as the live table does: the published offer says how many are free.
+    pub fn set_remote(&mut self, remote: Arc<crate::table::remote::RemoteSeats>, reserved: u8) {
+        self.0.remote = Some(remote);
+        self.0.reserved_seats = reserved;
+    }
+
     /// Seals and signs with the table's keys, as the live table does.
     pub fn set_trust(&mut self, keys: Arc<crate::trust::TableKeys>) {
         self.0.trust = Some(keys);

@@ -6,7 +6,8 @@ use crate::engine::{Action, Engine, Event, Expectation, Input, RoundResult, Seat
 use crate::store::Record;
 use crate::table::dispute;
 use crate::table::state::{
-    CommonView, Delta, DisputeView, RoundView, ShoeView, Snapshot, TableState,
+    CommonView, Delta, DisputeView, RoundView, ShoeView, SideLimits, Snapshot, TableOffer,
+    TableState,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -121,6 +122,41 @@ impl Table {
         }
     }
 
+    /// The table's limits and the seats a remote player could take now ([`TableOffer`]).
+    fn offer(&self) -> TableOffer {
+        let v = self.engine.variant();
+        let common = v.deal.mode == crate::engine::variant::DealMode::CommonDraw;
+        let seats_free = if common {
+            None
+        } else {
+            let held: Vec<_> = self
+                .remote
+                .as_ref()
+                .map(|r| r.view().seats.into_iter().map(|s| s.seat).collect())
+                .unwrap_or_default();
+            // Without remote play no seat is a remote player's to take.
+            let free = (self.reserved_seats.saturating_add(1)..=v.deal.seats)
+                .filter(|s| self.remote.is_some() && !held.contains(s))
+                .count();
+            Some(u8::try_from(free).unwrap_or(u8::MAX))
+        };
+        TableOffer {
+            min: v.limits.min,
+            max: v.limits.max,
+            side_bets: v
+                .side_bets
+                .iter()
+                .map(|b| SideLimits {
+                    name: b.name.clone(),
+                    min: b.limits.min,
+                    max: b.limits.max,
+                })
+                .collect(),
+            seats: v.deal.seats,
+            seats_free,
+        }
+    }
+
     pub(super) fn build_snapshot(&self) -> Arc<Snapshot> {
         let expectation = self.engine.expectation();
         let mut bonus_options = BTreeMap::new();
@@ -173,6 +209,7 @@ impl Table {
             table_key: self.trust.as_ref().map(|k| k.public_hex()),
             timeline: self.timeline.clone(),
             remote: self.remote.as_ref().map(|r| r.view()),
+            offer: self.offer(),
             pseudonyms: self.pseudonyms(),
         })
     }

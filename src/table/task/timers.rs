@@ -34,6 +34,12 @@ impl Table {
         self.sync_remote(self.seq, &[]);
     }
 
+    /// The first `seats` seats are not remote players' to take (the demo's players sit
+    /// there): the published offer counts the others as free (`TableOffer::seats_free`).
+    pub fn reserve_seats(&mut self, seats: u8) {
+        self.reserved_seats = seats;
+    }
+
     /// What a log row says about time: the latest table time, the countdown opening or
     /// closing (the same for live play and recovery).
     pub(super) fn absorb_time(&mut self, seq: u64, record: &Record) {
