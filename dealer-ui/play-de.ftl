@@ -1,6 +1,55 @@
 ## Die Seite des Spielers (/play) auf Deutsch: dieselben ids wie play-en.ftl. Eine id,
 ## die hier fehlt, erscheint auf Englisch.
 
+## Namen der Spiele und Nebenwetten
+
+game-caribbean21 = Caribbean 21
+game-deluxe = Deluxe Blackjack
+game-infor6 = Blackjack In for 6
+game-multihand = Multi-Hand-Blackjack
+game-ultimate = Ultimate Blackjack
+side-pair = Paar
+side-in_for_6 = In for 6
+side-21-plus-3 = 21 + 3
+side-top_21-plus-3 = Top 21 + 3
+side-qq_as_lucky_ladies = Lucky Ladies QQ
+side-c3 = C3
+side-lucky_aces = Lucky Aces
+side-lucky_ladies = Lucky Ladies
+side-lucky_lucky = Lucky Lucky
+side-match = Match Up
+side-a_2 = A–2
+side-blackjack_bonus = Blackjack-Bonus
+side-poker_3 = Poker 3
+side-poker_3_bonus = Poker-3-Bonus
+side-kk = KK
+side-jj = JJ
+side-qq = QQ
+side-suits = Farben
+side-19_plus = 19+
+side-sevens = Siebener
+
+## Die öffentliche Seite (/public)
+
+seat-bet = Einsatz
+public-connecting = Verbinde…
+public-round = Runde { $round }
+public-betting-open = Einsätze offen
+public-under-review = in Prüfung
+public-paused = pausiert
+public-conn-live = live
+public-conn-connecting = verbinde…
+public-conn-reconnecting = verbinde neu…
+public-results = Ergebnisse
+public-no-results = noch keine Ergebnisse
+public-cancelled = (abgebrochen, Einsätze erstattet)
+public-dealer-total = Croupier { $total }
+public-provisional = vorläufig
+public-hand = Platz { $seat }{ $hand ->
+    [0] {""}
+   *[other] /{ $hand }
+}
+
 ## Tisch
 
 dealer-label = Croupier
@@ -315,3 +364,4 @@ trust-signed-mismatch = Runde { $round }: die signierte verdeckte Karte passt ni
 
 language-en = English
 language-de = Deutsch
+language-fr = Français
