@@ -369,7 +369,6 @@ pub async fn run_with_clock(
     let remote = open_remote(&config, auth.as_ref()).await;
     if let Some(remote) = &remote {
         table.set_play(Arc::clone(remote), config.play.timing().betting);
-        table.reserve_seats(demo_seats(&config, &variant));
     }
     let table_task = tokio::spawn(table.run(commands, stop_rx, watchdog));
     let mut tasks: Vec<JoinHandle<()>> = Vec::new();
@@ -463,8 +462,7 @@ pub async fn run_with_clock(
     }
 
     // 6. The broker publisher (`[publish]`): follows the committed log on its own.
-    let remote = play.as_ref().map(|p| (Arc::clone(&p.remote), p.demo_seats));
-    let publisher = start_publisher(&config, &variant, &handle, trust.as_ref(), recent, remote);
+    let publisher = start_publisher(&config, &variant, &handle, trust.as_ref(), recent);
     let floor_commands = start_floor_commands(&config, &handle);
 
     // 7. HTTP.
@@ -616,16 +614,6 @@ async fn open_remote(
     }
 }
 
-/// The first seats the demo's players sit at (with a simulated shoe), which remote players
-/// may not take.
-fn demo_seats(config: &TableConfig, variant: &crate::engine::Variant) -> u8 {
-    if config.demo.players && config.shoe.simulated {
-        config.demo.seats.min(variant.deal.seats)
-    } else {
-        0
-    }
-}
-
 /// Remote play when `[play] enabled` and the database opened: reconciles the wallet once
 /// (a debit whose bet never reached the log is rolled back; a final round's returns are
 /// credited), then after every row in a task.
@@ -642,7 +630,11 @@ async fn start_play(
         return None;
     }
     let pool = auth?.pool().clone();
-    let demo_seats = demo_seats(config, variant);
+    let demo_seats = if config.demo.players && config.shoe.simulated {
+        config.demo.seats.min(variant.deal.seats)
+    } else {
+        0
+    };
     let mut play = crate::play::Play::embedded(
         pool,
         &config.table.id,
@@ -716,7 +708,6 @@ fn start_publisher(
     handle: &TableHandle,
     trust: Option<&Arc<crate::trust::TableKeys>>,
     recent: Option<crate::store::outbox::Recent>,
-    remote: Option<(Arc<crate::table::remote::RemoteSeats>, u8)>,
 ) -> Option<(Arc<crate::publish::PublishStatus>, JoinHandle<()>)> {
     let publish = config.publish.clone()?;
     info!(table = %config.table.id, url = %crate::broker::redact(&publish.nats_url), "publishing to the broker");
@@ -728,7 +719,7 @@ fn start_publisher(
         disputes: config.disputes.settings(),
         trust: trust.cloned(),
         currency: config.table.currency(),
-        remote,
+        remote_play: config.play.enabled,
     };
     Some(crate::publish::outbox::start(
         publish,

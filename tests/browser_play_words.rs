@@ -24,7 +24,6 @@
 #[path = "support/cdp.rs"]
 mod cdp;
 mod common;
-#[allow(dead_code)] // the page's fit is measured elsewhere
 #[path = "support/fit.rs"]
 mod fit;
 #[path = "support/player.rs"]

@@ -40,27 +40,44 @@ const TABLES: [(&str, &str, &str); 3] = [
     ("beta", "Salon Vert", "ultimate"),
     ("gamma", "Terrasse", "caribbean21"),
 ];
-/// Each table's currency, the demo's seats, whether remote play is on, and what its lobby
-/// row says: the main bet's limits, the side bets' (none at gamma), the free seats (the
-/// seats after the demo's, none without remote play) of the seats.
-const OFFERS: [(&str, u8, bool, &str, Option<&str>, &str); 3] = [
-    (
-        "EUR",
-        3,
-        true,
-        "€0.10 – €10,000.00",
-        Some("€0.01 – €1,000.00"),
-        "4 of 7",
-    ),
-    (
-        "USD",
-        2,
-        true,
-        "$0.10 – $10,000.00",
-        Some("$0.01 – $1,000.00"),
-        "5 of 7",
-    ),
-    ("GBP", 3, false, "£5.00 – £200.00", None, "0 of 4"),
+/// A table's currency, the demo's seats, whether remote play is on, and what its lobby
+/// row says.
+struct Offer {
+    currency: &'static str,
+    demo_seats: u8,
+    play: bool,
+    /// The main bet's limits.
+    main: &'static str,
+    /// The side bets' (none at gamma).
+    side: Option<&'static str>,
+    /// The free seats (the seats after the demo's, none without remote play) of the seats.
+    seats: &'static str,
+}
+const OFFERS: [Offer; 3] = [
+    Offer {
+        currency: "EUR",
+        demo_seats: 3,
+        play: true,
+        main: "€0.10 – €10,000.00",
+        side: Some("€0.01 – €1,000.00"),
+        seats: "4 of 7",
+    },
+    Offer {
+        currency: "USD",
+        demo_seats: 2,
+        play: true,
+        main: "$0.10 – $10,000.00",
+        side: Some("$0.01 – $1,000.00"),
+        seats: "5 of 7",
+    },
+    Offer {
+        currency: "GBP",
+        demo_seats: 3,
+        play: false,
+        main: "£5.00 – £200.00",
+        side: None,
+        seats: "0 of 4",
+    },
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -74,7 +91,13 @@ async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
     let dir = tempfile::tempdir().expect("tempdir");
     let broker = nats::Nats::start(&bin, dir.path());
     let mut tables = Vec::new();
-    for ((id, name, game), (currency, demo_seats, play, ..)) in TABLES.into_iter().zip(OFFERS) {
+    for ((id, name, game), offer) in TABLES.into_iter().zip(OFFERS) {
+        let Offer {
+            currency,
+            demo_seats,
+            play,
+            ..
+        } = offer;
         let mut t = Table::new(dir.path(), id, &broker.url());
         // Gamma plays Caribbean 21 from a variant file of its own, with other limits.
         let game = if id == "gamma" {
@@ -159,7 +182,14 @@ async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
         );
     }
     // Each table's limits and free seats, in its currency: the JSON, then the lobby's cells.
-    for ((id, ..), (code, _, _, main, side, seats)) in TABLES.into_iter().zip(OFFERS) {
+    for ((id, ..), offer) in TABLES.into_iter().zip(OFFERS) {
+        let Offer {
+            currency: code,
+            main,
+            side,
+            seats,
+            ..
+        } = offer;
         let entry = lobby(&relay.addr, id).await.expect("listed");
         let offer = &entry["offer"];
         assert!(

@@ -109,16 +109,10 @@ impl PublicFold {
         self
     }
 
-    /// Counts the free seats from the table's remote seats (the first `reserved` are the
-    /// demo's), as the table itself does: the published views say how many a remote
-    /// player could take as of each view (seats are not log rows, so a stream folded again
-    /// after a restart says the seats as they are then).
-    pub fn with_remote(
-        mut self,
-        remote: Arc<crate::table::remote::RemoteSeats>,
-        reserved: u8,
-    ) -> PublicFold {
-        self.follower.set_remote(remote, reserved);
+    /// Counts the free seats for remote players when `on` (`[play] enabled`), as the table
+    /// itself does (`TableOffer::seats_free`, a function of the log like the rest).
+    pub fn with_remote_play(mut self, on: bool) -> PublicFold {
+        self.follower.set_remote_play(on);
         self
     }
 

@@ -323,10 +323,11 @@ pub struct TableOffer {
     pub side_bets: Vec<SideLimits>,
     /// The seats at the table (a common draw: its boxes, which every player plays).
     pub seats: u8,
-    /// The seats a remote player could take now: within the seats remote players may use
-    /// (the demo's players keep theirs) and held by no remote player; 0 without remote
-    /// play. `None`: the game has no seats to take (a common draw: every player at the
-    /// table plays every box).
+    /// The seats a remote player could take: the seats nobody played in the round as last
+    /// opened (the demo's players, remote players and players at the table take theirs by
+    /// betting; a seat held without a bet is not in the log, and counts as free); 0
+    /// without remote play. `None`: the game has no seats to take (a common draw: every
+    /// player at the table plays every box).
     #[serde(default)]
     pub seats_free: Option<u8>,
 }

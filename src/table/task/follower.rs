@@ -35,11 +35,10 @@ impl Follower {
         self.0.set_currency(currency);
     }
 
-    /// Counts the seats remote players hold in `remote` (the first `reserved` excepted),
-    /// as the live table does: the published offer says how many are free.
-    pub fn set_remote(&mut self, remote: Arc<crate::table::remote::RemoteSeats>, reserved: u8) {
-        self.0.remote = Some(remote);
-        self.0.reserved_seats = reserved;
+    /// Whether remote players may join, as at the live table: the offer counts free seats
+    /// only then.
+    pub fn set_remote_play(&mut self, on: bool) {
+        self.0.remote_play = on;
     }
 
     /// Seals and signs with the table's keys, as the live table does.

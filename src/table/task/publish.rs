@@ -122,22 +122,23 @@ impl Table {
         }
     }
 
-    /// The table's limits and the seats a remote player could take now ([`TableOffer`]).
+    /// The table's limits and its free seats ([`TableOffer`]): a function of the log (the
+    /// round's bets) and the configuration, as everything published is — which seats
+    /// remote players hold is not in the log, so a seat is taken when someone played it in
+    /// the round as last opened (the demo's players, a remote player, a player at the
+    /// table).
     fn offer(&self) -> TableOffer {
         let v = self.engine.variant();
         let common = v.deal.mode == crate::engine::variant::DealMode::CommonDraw;
         let seats_free = if common {
             None
-        } else {
-            let held: Vec<_> = self
-                .remote
-                .as_ref()
-                .map(|r| r.view().seats.into_iter().map(|s| s.seat).collect())
-                .unwrap_or_default();
+        } else if !self.remote_play {
             // Without remote play no seat is a remote player's to take.
-            let free = (self.reserved_seats.saturating_add(1)..=v.deal.seats)
-                .filter(|s| self.remote.is_some() && !held.contains(s))
-                .count();
+            Some(0)
+        } else {
+            let played: std::collections::BTreeSet<SeatId> =
+                self.view.bets.iter().map(|b| b.seat).collect();
+            let free = (1..=v.deal.seats).filter(|s| !played.contains(s)).count();
             Some(u8::try_from(free).unwrap_or(u8::MAX))
         };
         TableOffer {

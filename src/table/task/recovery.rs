@@ -195,7 +195,7 @@ impl Table {
             countdown_len: None,
             countdown: None,
             remote: None,
-            reserved_seats: 0,
+            remote_play: false,
             countdown_closed: None,
             wait_count: 0,
             wait_seq: 0,

@@ -31,13 +31,8 @@ impl Table {
         self.clock.resume_at(self.clock_seen);
         self.countdown_len = Some(countdown);
         self.remote = Some(remote);
+        self.remote_play = true;
         self.sync_remote(self.seq, &[]);
-    }
-
-    /// The first `seats` seats are not remote players' to take (the demo's players sit
-    /// there): the published offer counts the others as free (`TableOffer::seats_free`).
-    pub fn reserve_seats(&mut self, seats: u8) {
-        self.reserved_seats = seats;
     }
 
     /// What a log row says about time: the latest table time, the countdown opening or
