@@ -362,6 +362,32 @@ trust-bad-signature = Runde { $round }: die Signatur des Ergebnisses ist ungült
 trust-no-seal = Runde { $round }: die verdeckte Karte war versiegelt, das signierte Ergebnis öffnet kein Siegel
 trust-signed-mismatch = Runde { $round }: die signierte verdeckte Karte passt nicht zu ihrem Siegel
 
+## Die Lobby des Relays (die Seite `/` von `croupier relay`)
+
+lobby-title = croupier · Live-Tische
+lobby-heading = Tische
+lobby-col-table = Tisch
+lobby-col-game = Spiel
+lobby-col-limits = Einsätze
+lobby-col-seats = Freie Plätze
+lobby-col-state = Status
+lobby-col-round = Runde
+lobby-col-news = Zuletzt gehört
+lobby-none = Noch sendet kein Tisch an dieses Relay.
+lobby-state-open = Offen
+lobby-state-locked = Pausiert (der Croupier korrigiert eine Karte)
+lobby-state-disputed = Pausiert (ein Ergebnis wird geprüft)
+lobby-state-broken = Außer Betrieb
+lobby-state-quiet = Keine Nachricht — nicht live
+lobby-ago-now = gerade eben
+lobby-ago-s = vor { $n } s
+lobby-ago-min = vor { $n } min
+lobby-ago-h = vor { $n } h
+lobby-side-bets = { $main } · Nebenwetten { $side }
+lobby-seats-free = { $free } von { $seats }
+lobby-seats-common = kein Platz nötig
+lobby-error = Das Relay antwortet nicht ({ $error }); neuer Versuch.
+
 language-en = English
 language-de = Deutsch
 language-fr = Français

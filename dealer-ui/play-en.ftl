@@ -365,6 +365,32 @@ trust-bad-signature = round { $round }: the result's signature does not verify
 trust-no-seal = round { $round }: the hole card was committed, and the signed result opens no seal
 trust-signed-mismatch = round { $round }: the signed hole card does not match its seal
 
+## The relay's lobby (the page `/` of `croupier relay`)
+
+lobby-title = croupier · live tables
+lobby-heading = Tables
+lobby-col-table = Table
+lobby-col-game = Game
+lobby-col-limits = Bets
+lobby-col-seats = Free seats
+lobby-col-state = State
+lobby-col-round = Round
+lobby-col-news = Last news
+lobby-none = No table is publishing to this relay yet.
+lobby-state-open = Open
+lobby-state-locked = Paused (the dealer is fixing a card)
+lobby-state-disputed = Paused (a result is being checked)
+lobby-state-broken = Out of service
+lobby-state-quiet = No news — not live
+lobby-ago-now = just now
+lobby-ago-s = { $n } s ago
+lobby-ago-min = { $n } min ago
+lobby-ago-h = { $n } h ago
+lobby-side-bets = { $main } · side bets { $side }
+lobby-seats-free = { $free } of { $seats }
+lobby-seats-common = no seat needed
+lobby-error = The relay did not answer ({ $error }); trying again.
+
 language-en = English
 language-de = Deutsch
 language-fr = Français

@@ -366,6 +366,32 @@ trust-bad-signature = tour { $round } : la signature du résultat ne se vérifi
 trust-no-seal = tour { $round } : la carte cachée était engagée, et le résultat signé n’ouvre aucun sceau
 trust-signed-mismatch = tour { $round } : la carte cachée signée ne correspond pas à son sceau
 
+## Le hall du relais (la page `/` de `croupier relay`)
+
+lobby-title = croupier · tables en direct
+lobby-heading = Tables
+lobby-col-table = Table
+lobby-col-game = Jeu
+lobby-col-limits = Mises
+lobby-col-seats = Places libres
+lobby-col-state = État
+lobby-col-round = Tour
+lobby-col-news = Dernières nouvelles
+lobby-none = Aucune table ne publie encore vers ce relais.
+lobby-state-open = Ouverte
+lobby-state-locked = En pause (le croupier corrige une carte)
+lobby-state-disputed = En pause (un résultat est en vérification)
+lobby-state-broken = Hors service
+lobby-state-quiet = Sans nouvelles — pas en direct
+lobby-ago-now = à l’instant
+lobby-ago-s = il y a { $n } s
+lobby-ago-min = il y a { $n } min
+lobby-ago-h = il y a { $n } h
+lobby-side-bets = { $main } · mises annexes { $side }
+lobby-seats-free = { $free } sur { $seats }
+lobby-seats-common = pas de place à prendre
+lobby-error = Le relais ne répond pas ({ $error }) ; nouvel essai.
+
 language-en = English
 language-de = Deutsch
 language-fr = Français

@@ -223,7 +223,7 @@ async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
                 "{id}: no side bets: {limits}"
             ),
         }
-        let free_cell = page.eval(&cell("seats")).await;
+        let free_cell = page.eval(&cell("free")).await;
         assert!(
             free_cell.as_str().expect("text").contains(seats),
             "{id}: {free_cell} says {seats}"
@@ -234,6 +234,41 @@ async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
         page.text("tr[data-table=\"beta\"] td:nth-child(2)").await,
         "three games"
     );
+
+    // The lobby in German (the device's choice, as on the players' pages): the states, the
+    // limits as German writes money, the games by name and no engine id anywhere.
+    page.eval("localStorage.setItem('croupier.lang', 'de'); window.before = true; location.reload(); true")
+        .await;
+    page.wait_for(
+        &format!("!window.before && document.documentElement && document.documentElement.lang === 'de' && {} === 'Offen'", badge("alpha")),
+        STEP,
+    )
+    .await;
+    let alpha = page.text("tr[data-table=\"alpha\"] .limits").await;
+    assert!(
+        alpha.starts_with("0,10\u{a0}€ – 10.000,00\u{a0}€"),
+        "German money: {alpha}"
+    );
+    let text = page.text("body").await;
+    for (_, _, game) in TABLES {
+        assert!(!text.contains(game), "the engine id {game} in: {text}");
+    }
+    assert!(
+        text.contains("Tische") && text.contains("Freie Plätze"),
+        "German words: {text}"
+    );
+    page.eval(
+        "localStorage.removeItem('croupier.lang'); window.before = true; location.reload(); true",
+    )
+    .await;
+    page.wait_for(
+        &format!(
+            "!window.before && document.documentElement && {} === 'Open'",
+            badge("alpha")
+        ),
+        STEP,
+    )
+    .await;
 
     for (w, h) in [(390, 844), (844, 390), (768, 1024), (1280, 800)] {
         page.resize(w, h).await;
