@@ -331,10 +331,10 @@ function button(label, onClick, attrs) {
   return el("button", a, label);
 }
 
-// A chip's face: whole amounts without their zero cents ("€25", "25 €"), as chips are
-// printed.
+// A chip's face: whole amounts without their zero cents and without spaces ("€25",
+// "25€"), as chips are printed: a chip is a thumb wide, and "100 €" would not fit it.
 function chipLabel(c) {
-  return money(c, { whole: true });
+  return money(c, { whole: true }).replace(/[\s\u00a0\u202f]/g, "");
 }
 
 function chipTray(s) {
