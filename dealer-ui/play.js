@@ -776,7 +776,8 @@ function helpBody(s) {
   rules.push(t("help-surrender", { when: t("help-surrender-" + v.surrender.when) }));
   // The cost is a share of the bet ("1:2": half), said as a percentage.
   const share = /^(\d+):(\d+)$/.exec(String(v.insurance.cost));
-  const cost = share ? Math.round((Number(share[1]) / Number(share[2])) * 100) + " %" : String(v.insurance.cost);
+  const cost = share ? new Intl.NumberFormat(window.I18n.current(), { style: "percent", maximumFractionDigits: 0 })
+    .format(Number(share[1]) / Number(share[2])) : String(v.insurance.cost);
   rules.push(v.insurance.offered ? t("help-insurance", { cost, pays: String(v.insurance.pays), even: v.insurance.even_money ? "yes" : "no" }) : t("help-insurance-none"));
   rules.push(t("help-ties", { ties: t("help-ties-" + v.settlement.ties) }));
   rules.push(t("help-limits", { min: money(v.limits.min), max: money(v.limits.max) }));
