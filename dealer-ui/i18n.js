@@ -8,6 +8,9 @@
 //   I18n.error(code, message)   // an API error as plain language with what to do
 //   I18n.alarm(alarm)           // an alarm's reason and what to do, from the table's text
 //   I18n.person(actor)          // "user:601" -> "Ana Silva" (once /api/staff is known)
+//   I18n.game("deluxe")         // a game by its name in the page's language
+//   I18n.side("21+3")           // a side bet by its name
+//   I18n.money(2500, currency)  // an amount as the page's language writes it (money.js)
 (function () {
 "use strict";
 const { FluentBundle, FluentResource } = window.FluentBundle;
@@ -73,6 +76,19 @@ function t(id, args) {
 }
 
 function has(id) { return bundles.some((b) => b.hasMessage(id)); }
+
+// The catalogue id of an engine id's name: `game-deluxe`, `side-21-plus-3` (a Fluent id
+// takes letters, digits, `_` and `-`; the side bets' ids also have `+`).
+function nameId(prefix, id) { return prefix + "-" + String(id).replace(/\+/g, "-plus-"); }
+
+// A game (the variant's id) or a side bet (its name in the variant) as people call it in
+// the page's language. An id the catalogue does not name (a variant file of the
+// operator's own, whose name the operator wrote) shows as it is.
+function game(id) { return has(nameId("game", id)) ? t(nameId("game", id)) : id; }
+function side(id) { return has(nameId("side", id)) ? t(nameId("side", id)) : id; }
+
+// An amount (whole minor units of `currency`) as the page's language writes it.
+function money(v, currency, opts) { return window.Money.format(v, currency, current(), opts); }
 
 // An API error (`{code, message}`) in plain language. Codes without a message of their
 // own say which code was refused (for the supervisor) and to call one.
@@ -173,6 +189,6 @@ function person(actor) {
   return i >= 0 ? actor.slice(i + 1) : actor;
 }
 
-const api = { ready: load(), t, has, error, alarm, why, expecting, person, loadStaff, localTime, setLanguage, current, languages: SHIPPED };
+const api = { ready: load(), t, has, nameId, game, side, money, error, alarm, why, expecting, person, loadStaff, localTime, setLanguage, current, languages: SHIPPED };
 window.I18n = api;
 })();

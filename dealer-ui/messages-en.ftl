@@ -319,3 +319,6 @@ error-cannot_move = No order of the round's cards sends that card there. Choose 
 error-json_required = The request was not understood. Reload the page.
 error-too_many_logins = Too many logins at once: wait a moment.
 error-too_many_attempts = Too many attempts: wait a moment.
+
+# A seat's main bet in the table drawing (table.js), before its amount.
+seat-bet = bet

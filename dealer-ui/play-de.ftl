@@ -1,6 +1,55 @@
 ## Die Seite des Spielers (/play) auf Deutsch: dieselben ids wie play-en.ftl. Eine id,
 ## die hier fehlt, erscheint auf Englisch.
 
+## Namen der Spiele und Nebenwetten
+
+game-caribbean21 = Caribbean 21
+game-deluxe = Deluxe Blackjack
+game-infor6 = Blackjack In for 6
+game-multihand = Multi-Hand-Blackjack
+game-ultimate = Ultimate Blackjack
+side-pair = Paar
+side-in_for_6 = In for 6
+side-21-plus-3 = 21 + 3
+side-top_21-plus-3 = Top 21 + 3
+side-qq_as_lucky_ladies = Lucky Ladies QQ
+side-c3 = C3
+side-lucky_aces = Lucky Aces
+side-lucky_ladies = Lucky Ladies
+side-lucky_lucky = Lucky Lucky
+side-match = Match Up
+side-a_2 = A–2
+side-blackjack_bonus = Blackjack-Bonus
+side-poker_3 = Poker 3
+side-poker_3_bonus = Poker-3-Bonus
+side-kk = KK
+side-jj = JJ
+side-qq = QQ
+side-suits = Farben
+side-19_plus = 19+
+side-sevens = Siebener
+
+## Die öffentliche Seite (/public)
+
+seat-bet = Einsatz
+public-connecting = Verbinde…
+public-round = Runde { $round }
+public-betting-open = Einsätze offen
+public-under-review = in Prüfung
+public-paused = pausiert
+public-conn-live = live
+public-conn-connecting = verbinde…
+public-conn-reconnecting = verbinde neu…
+public-results = Ergebnisse
+public-no-results = noch keine Ergebnisse
+public-cancelled = (abgebrochen, Einsätze erstattet)
+public-dealer-total = Croupier { $total }
+public-provisional = vorläufig
+public-hand = Platz { $seat }{ $hand ->
+    [0] {""}
+   *[other] /{ $hand }
+}
+
 ## Tisch
 
 dealer-label = Croupier
@@ -345,5 +394,32 @@ dock-label = Ihr Spiel
 mute = Stumm
 mute-label = Töne und Vibration aus
 
+## Die Lobby des Relays (die Seite `/` von `croupier relay`)
+
+lobby-title = croupier · Live-Tische
+lobby-heading = Tische
+lobby-col-table = Tisch
+lobby-col-game = Spiel
+lobby-col-limits = Einsätze
+lobby-col-seats = Freie Plätze
+lobby-col-state = Status
+lobby-col-round = Runde
+lobby-col-news = Zuletzt gehört
+lobby-none = Noch sendet kein Tisch an dieses Relay.
+lobby-state-open = Offen
+lobby-state-locked = Pausiert (der Croupier korrigiert eine Karte)
+lobby-state-disputed = Pausiert (ein Ergebnis wird geprüft)
+lobby-state-broken = Außer Betrieb
+lobby-state-quiet = Keine Nachricht — nicht live
+lobby-ago-now = gerade eben
+lobby-ago-s = vor { $n } s
+lobby-ago-min = vor { $n } min
+lobby-ago-h = vor { $n } h
+lobby-side-bets = { $main } · Nebenwetten { $side }
+lobby-seats-free = { $free } von { $seats }
+lobby-seats-common = kein Platz nötig
+lobby-error = Das Relay antwortet nicht ({ $error }); neuer Versuch.
+
 language-en = English
 language-de = Deutsch
+language-fr = Français

@@ -27,6 +27,56 @@ outcome-surrender = surrender
 outcome-even_money = even money
 outcome-cancelled = returned
 
+## Names of the games and the side bets (the engine's ids: `game-ID`; `side-ID`, a `+`
+## written `-plus-`). A variant file of the operator's own shows its own name.
+
+game-caribbean21 = Caribbean 21
+game-deluxe = Deluxe Blackjack
+game-infor6 = Blackjack In for 6
+game-multihand = Multi-hand Blackjack
+game-ultimate = Ultimate Blackjack
+side-pair = Pair
+side-in_for_6 = In for 6
+side-21-plus-3 = 21 + 3
+side-top_21-plus-3 = Top 21 + 3
+side-qq_as_lucky_ladies = Lucky Ladies QQ
+side-c3 = C3
+side-lucky_aces = Lucky Aces
+side-lucky_ladies = Lucky Ladies
+side-lucky_lucky = Lucky Lucky
+side-match = Match Up
+side-a_2 = A–2
+side-blackjack_bonus = Blackjack Bonus
+side-poker_3 = Poker 3
+side-poker_3_bonus = Poker 3 Bonus
+side-kk = KK
+side-jj = JJ
+side-qq = QQ
+side-suits = Suits
+side-19_plus = 19+
+side-sevens = Sevens
+
+## The public page (/public)
+
+seat-bet = bet
+public-connecting = connecting…
+public-round = round { $round }
+public-betting-open = betting open
+public-under-review = under review
+public-paused = paused
+public-conn-live = live
+public-conn-connecting = connecting…
+public-conn-reconnecting = reconnecting…
+public-results = Results
+public-no-results = no results yet
+public-cancelled = (cancelled, bets refunded)
+public-dealer-total = dealer { $total }
+public-provisional = provisional
+public-hand = seat { $seat }{ $hand ->
+    [0] {""}
+   *[other] /{ $hand }
+}
+
 ## Header
 
 page-title = { $table } · { $game }
@@ -347,5 +397,32 @@ dock-label = Your play
 mute = Mute
 mute-label = Mute sounds and vibration
 
+## The relay's lobby (the page `/` of `croupier relay`)
+
+lobby-title = croupier · live tables
+lobby-heading = Tables
+lobby-col-table = Table
+lobby-col-game = Game
+lobby-col-limits = Bets
+lobby-col-seats = Free seats
+lobby-col-state = State
+lobby-col-round = Round
+lobby-col-news = Last news
+lobby-none = No table is publishing to this relay yet.
+lobby-state-open = Open
+lobby-state-locked = Paused (the dealer is fixing a card)
+lobby-state-disputed = Paused (a result is being checked)
+lobby-state-broken = Out of service
+lobby-state-quiet = No news — not live
+lobby-ago-now = just now
+lobby-ago-s = { $n } s ago
+lobby-ago-min = { $n } min ago
+lobby-ago-h = { $n } h ago
+lobby-side-bets = { $main } · side bets { $side }
+lobby-seats-free = { $free } of { $seats }
+lobby-seats-common = no seat needed
+lobby-error = The relay did not answer ({ $error }); trying again.
+
 language-en = English
 language-de = Deutsch
+language-fr = Français

@@ -8,7 +8,7 @@
 // Polls /api/play/state (the countdowns are the server's: remaining_ms); follows
 // /ws/public only for trust.js's checks of the seals and signatures.
 "use strict";
-const { el, morph, renderDealer, renderSeats, money, useCurrency } = window.Table;
+const { el, morph, renderDealer, renderSeats, money, sideName, useCurrency } = window.Table;
 const t = (id, args) => window.I18n.t(id, args);
 
 // The launch token stays in this tab (the fragment never reaches a server log).
@@ -183,9 +183,9 @@ function lineLimits(s, key) {
 function lineName(s, key) {
   const p = key.split(":");
   if (p[0] === "main") return t("spot-main");
-  if (p[0] === "side" || p[0] === "bside") return p[1];
+  if (p[0] === "side" || p[0] === "bside") return sideName(p[1]);
   if (p[0] === "behind") return t("spot-behind", { seat: p[1] });
-  if (p[0] === "box") return p[2] ? t("spot-box", { box: p[1] }) + " · " + p[2] : t("spot-box", { box: p[1] });
+  if (p[0] === "box") return p[2] ? t("spot-box", { box: p[1] }) + " · " + sideName(p[2]) : t("spot-box", { box: p[1] });
   return key;
 }
 
@@ -363,10 +363,10 @@ function button(label, onClick, attrs) {
   return el("button", a, label);
 }
 
-// A chip's face: whole amounts without their zero cents ("€25"), as chips are printed.
+// A chip's face: whole amounts without their zero cents and without spaces ("€25",
+// "25€"), as chips are printed: a chip is a thumb wide, and "100 €" would not fit it.
 function chipLabel(c) {
-  const m = money(c);
-  return /[.,]0+$/.test(m) ? m.replace(/[.,]0+$/, "") : m;
+  return money(c, { whole: true }).replace(/[\s\u00a0\u202f]/g, "");
 }
 
 function chipTray(s) {
@@ -398,14 +398,14 @@ function betSpots(s) {
     if (sides.length > 1) {
       out.push(el("label", { class: "pp-pick" }, t("special-pick") + " ",
         el("select", { id: "special", onchange: (e) => { plan.special = e.target.value; render(); } },
-          sides.map((b) => el("option", { value: b.name, selected: b.name === special }, b.name)))));
+          sides.map((b) => el("option", { value: b.name, selected: b.name === special }, sideName(b.name))))));
     }
     const boxes = [];
     for (let n = 1; n <= s.game.boxes; n++) {
       const lip = (s.betting.let_it_play || []).find((l) => l.box === n);
       boxes.push(el("div", { class: "pp-box", "data-box": n },
         spot(s, "box:" + n, t("spot-box", { box: n }), s.limits),
-        special ? spot(s, "box:" + n + ":" + special, special, sideLimits(s, special)) : null,
+        special ? spot(s, "box:" + n + ":" + special, sideName(special), sideLimits(s, special)) : null,
         lip ? button(t("let-it-play", { amount: money(lip.main) }), () => { plan.lip[n] = !plan.lip[n]; if (plan.lip[n]) delete plan.lines["box:" + n]; render(); },
           { class: "pp-lip" + (plan.lip[n] ? " on" : ""), "data-let-it-play": n, "aria-pressed": plan.lip[n] ? "true" : "false" }) : null));
     }
@@ -415,7 +415,7 @@ function betSpots(s) {
   if (s.seat) {
     out.push(el("div", { class: "pp-spots", id: "lines" },
       spot(s, "main", t("spot-main"), s.limits),
-      sides.map((b) => spot(s, "side:" + b.name, b.name, b))));
+      sides.map((b) => spot(s, "side:" + b.name, sideName(b.name), b))));
   }
   // A second seat, where the game lets a player hold two (Deluxe).
   if (s.seat && (s.seats || []).length < (s.game.seats_per_player || 1) && s.free_seats.length) {
@@ -434,7 +434,7 @@ function betSpots(s) {
     if (plan.behind) {
       const remote = (seats.find((x) => x.seat === plan.behind) || {}).remote;
       out.push(el("div", { class: "pp-spots", id: "behind-lines" },
-        sides.map((b) => spot(s, "bside:" + b.name, b.name, b)),
+        sides.map((b) => spot(s, "bside:" + b.name, sideName(b.name), b)),
         remote ? el("label", { class: "pp-check" }, el("input", { type: "checkbox", id: "follow-double", checked: plan.follow_double, onchange: (e) => { plan.follow_double = e.target.checked; } }), " " + t("follow-double")) : null,
         remote ? el("label", { class: "pp-check" }, el("input", { type: "checkbox", id: "follow-split", checked: plan.follow_split, onchange: (e) => { plan.follow_split = e.target.checked; } }), " " + t("follow-split")) : null));
     }
@@ -447,10 +447,10 @@ function myBetText(s) {
   const b = s.betting;
   const parts = [];
   if (b.my_bet) parts.push(t("line-main") + " " + money(b.my_bet));
-  for (const [n, a] of b.my_side || []) parts.push(n + " " + money(a));
+  for (const [n, a] of b.my_side || []) parts.push(sideName(n) + " " + money(a));
   for (const x of b.my_behind || []) {
     parts.push(t("spot-behind", { seat: x.seat }) + " " + money(x.bet.main) +
-      (x.bet.side || []).map(([n, a]) => " · " + n + " " + money(a)).join("") +
+      (x.bet.side || []).map(([n, a]) => " · " + sideName(n) + " " + money(a)).join("") +
       (x.bet.follow_double ? " (" + t("follows-double") + ")" : ""));
   }
   for (const x of b.my_boxes || []) parts.push(t("spot-box", { box: x.seat }) + " " + money(x.main));
@@ -580,7 +580,7 @@ function myLines(s, r) {
   for (const b of r.bets || []) {
     const mine = b.player ? b.player === s.public_name : mySeats.includes(b.seat);
     if (!mine) continue;
-    const kind = typeof b.kind === "string" ? (b.kind === "main" ? t("line-main") : t("line-insurance")) : String(b.kind.side);
+    const kind = typeof b.kind === "string" ? (b.kind === "main" ? t("line-main") : t("line-insurance")) : sideName(String(b.kind.side));
     const where = s.game.common_draw ? t("line-box", { box: b.seat }) + " · "
       : b.player ? t("line-behind", { seat: b.seat }) + " · " : mySeats.length > 1 ? t("line-seat", { seat: b.seat }) + " · " : "";
     lines.push({ label: where + kind, net: b.returned - b.staked, staked: b.staked, returned: b.returned });
@@ -654,7 +654,7 @@ function header(s) {
     ? el("span", { class: "pp-clock", id: "session-clock" }, t("session-clock", { time: hms(serverNow() - s.session.started_ms) })) : null;
   const langs = window.I18n.languages;
   return el("header", { class: "pp-head" },
-    el("h1", { class: "pp-title" }, t("page-title", { table: view.name, game: view.variant })),
+    el("h1", { class: "pp-title" }, t("page-title", { table: view.name, game: window.I18n.game(view.variant) })),
     el("span", { class: "pp-round", id: "round" }, view.round.number ? t("round-number", { round: view.round.number }) : ""),
     clock,
     el("nav", { class: "pp-menu", "aria-label": t("menu-language") + " · " + t("menu-help") },
@@ -819,7 +819,10 @@ async function openDialog(kind) {
 
 function closeDialog() { dialog = null; render(); }
 
-function pct(x) { return (x * 100).toFixed(2) + " %"; }
+// A share (0.9512) as the page's language writes a percentage ("95.12%", "95,12 %").
+function pct(x) {
+  return new Intl.NumberFormat(window.I18n.current(), { style: "percent", minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(x);
+}
 
 function helpBody(s) {
   if (!help) return [el("p", {}, t("help-loading"))];
@@ -834,7 +837,8 @@ function helpBody(s) {
   rules.push(t("help-surrender", { when: t("help-surrender-" + v.surrender.when) }));
   // The cost is a share of the bet ("1:2": half), said as a percentage.
   const share = /^(\d+):(\d+)$/.exec(String(v.insurance.cost));
-  const cost = share ? Math.round((Number(share[1]) / Number(share[2])) * 100) + " %" : String(v.insurance.cost);
+  const cost = share ? new Intl.NumberFormat(window.I18n.current(), { style: "percent", maximumFractionDigits: 0 })
+    .format(Number(share[1]) / Number(share[2])) : String(v.insurance.cost);
   rules.push(v.insurance.offered ? t("help-insurance", { cost, pays: String(v.insurance.pays), even: v.insurance.even_money ? "yes" : "no" }) : t("help-insurance-none"));
   rules.push(t("help-ties", { ties: t("help-ties-" + v.settlement.ties) }));
   rules.push(t("help-limits", { min: money(v.limits.min), max: money(v.limits.max) }));
@@ -844,7 +848,7 @@ function helpBody(s) {
   const tables = help.tables ? help.tables.bets : [];
   for (const b of tables) {
     const side = (v.side_bets || []).find((x) => x.name === b.bet);
-    out.push(el("h3", { class: "pp-h3", "data-bet": b.bet }, b.kind === "insurance" ? t("help-rtp-insurance", { rtp: pct(b.rtp) }) : t("help-side-title", { name: b.bet, rtp: pct(b.rtp) })));
+    out.push(el("h3", { class: "pp-h3", "data-bet": b.bet }, b.kind === "insurance" ? t("help-rtp-insurance", { rtp: pct(b.rtp) }) : t("help-side-title", { name: sideName(b.bet), rtp: pct(b.rtp) })));
     if (side) out.push(el("p", {}, t("help-side-limits", { min: money(side.limits.min), max: money(side.limits.max) })));
     out.push(el("table", { class: "pp-pays" }, el("tbody", {}, b.lines.filter((l) => l.ways !== 0).map((l) =>
       el("tr", {}, el("th", { scope: "row" }, l.combination.replace(/_/g, " ")), el("td", {}, t("help-paytable-pays", { pay: l.pay })))))));
@@ -865,7 +869,7 @@ function historyBody() {
         el("td", {}, money(r.staked)), el("td", {}, r.settled ? money(r.lines.reduce((a, l) => a + l.returned, 0)) : "\u2014"),
         el("td", { class: r.net > 0 ? "up" : r.net < 0 ? "down" : "" }, r.settled ? signed(r.net) : "\u2014")),
       ...r.lines.map((l) => el("tr", { class: "pp-hline", "data-round": r.round, "data-kind": l.kind },
-        el("td", {}, (l.behind ? t("line-behind", { seat: l.seat }) + " · " : "") + (l.kind === "main" ? t("line-main") : l.kind === "insurance" ? t("line-insurance") : l.kind)),
+        el("td", {}, (l.behind ? t("line-behind", { seat: l.seat }) + " · " : "") + (l.kind === "main" ? t("line-main") : l.kind === "insurance" ? t("line-insurance") : sideName(l.kind))),
         el("td", {}, money(l.staked)), el("td", {}, money(l.returned)), el("td", {}, signed(l.net)))),
     ])))];
 }
@@ -881,7 +885,7 @@ function realityBody(s) {
 
 function dialogEl(s) {
   if (!dialog) return null;
-  const title = dialog === "help" ? t("help-title", { game: help ? help.variant.name : s.view.variant }) : dialog === "history" ? t("history-title") : t("reality-title");
+  const title = dialog === "help" ? t("help-title", { game: window.I18n.game(s.view.variant) }) : dialog === "history" ? t("history-title") : t("reality-title");
   const body = dialog === "help" ? helpBody(s) : dialog === "history" ? historyBody() : realityBody(s);
   return el("div", { class: "pp-dialog sheet " + dialog, id: dialog + "-dialog", role: dialog === "reality" ? "alertdialog" : "dialog", "aria-modal": "true", "aria-labelledby": "dialog-title" },
     el("div", { class: "pp-dialog-head" }, el("h2", { id: "dialog-title" }, title),

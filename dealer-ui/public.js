@@ -1,8 +1,14 @@
 // The remote players' page: the public feed over /ws/public, resumed from the last id.
+// Its words are the player's page's catalogue (play-LANG.ftl, `public-*` and the table
+// drawing's), in the device's language.
 "use strict";
 const { el, renderDealer, renderSeats, renderShoe, liveSocket, money, useCurrency, newHandWords } = window.Table;
+const t = (id, args) => window.I18n.t(id, args);
+const trustWords = (code, args) => t("trust-" + code, args);
 
 let view = null, conn = "connecting", lastId = null;
+// Whether the catalogue is loaded: before it, the page would show message ids.
+let words = false;
 const results = [];
 // Round -> "provisional" | "final": a result may be disputed until its window closes.
 const status = {};
@@ -10,15 +16,17 @@ const status = {};
 const trust = new window.Trust.Checker(() => render());
 window.publicTrust = trust;
 
-const sealBadge = (round) => window.Trust.sealBadge(trust, round);
-const sigBadge = (n) => window.Trust.sigBadge(trust, n);
+const sealBadge = (round) => window.Trust.sealBadge(trust, round, trustWords);
+const sigBadge = (n) => window.Trust.sigBadge(trust, n, trustWords);
 
 function resultRow(r) {
   return el("div", { class: "result", "data-round": r.round, "data-status": status[r.round] || "final" },
-    el("strong", {}, "Round " + r.round), r.cancelled ? " (cancelled, bets refunded)" : "", ": dealer " + r.dealer_total,
-    status[r.round] === "provisional" ? el("span", { class: "badge provisional" }, " provisional") : null,
+    el("strong", {}, t("result-title", { round: r.round })), r.cancelled ? " " + t("public-cancelled") : "",
+    ": " + t("public-dealer-total", { total: r.dealer_total }),
+    status[r.round] === "provisional" ? el("span", { class: "badge provisional" }, " " + t("public-provisional")) : null,
     sigBadge(r.round),
-    el("div", {}, r.hands.map(h => "seat " + h.seat + (h.hand ? "/" + (h.hand + 1) : "") + " " + h.outcome.replace("_", " ") + " " + money(h.returned)).join(" \u00b7 ")));
+    el("div", {}, r.hands.map(h => t("public-hand", { seat: h.seat, hand: h.hand ? h.hand + 1 : 0 }) + " " +
+      t("outcome-" + h.outcome) + " " + money(h.returned)).join(" \u00b7 ")));
 }
 
 // What a screen reader hears (the polite live region #announce, outside the app, which is
@@ -42,22 +50,24 @@ function announce() {
 function render() {
   announce();
   const root = document.getElementById("app");
-  if (!view) { root.replaceChildren(el("div", { class: "waiting" }, "connecting…")); return; }
+  if (!words) return;
+  if (!view) { root.replaceChildren(el("div", { class: "waiting" }, t("public-connecting"))); return; }
   useCurrency(view.currency);
   const seats = Math.max(7, ...view.round.hands.map(h => h.seat));
-  const state = (view.betting.open ? "betting open" : "") + (view.state === "disputed" ? "under review" : view.state !== "open" ? "paused" : "");
+  const state = (view.betting.open ? t("public-betting-open") : "") +
+    (view.state === "disputed" ? t("public-under-review") : view.state !== "open" ? t("public-paused") : "");
   root.replaceChildren(
     el("header", {},
-      el("h1", { class: "name" }, view.name + " · " + view.variant),
-      el("span", { class: "round", id: "round" }, "round " + view.round.number),
+      el("h1", { class: "name" }, t("page-title", { table: view.name, game: window.I18n.game(view.variant) })),
+      el("span", { class: "round", id: "round" }, t("public-round", { round: view.round.number })),
       state ? el("span", { class: "state", id: "state" }, state) : null,
-      el("span", { id: "conn", class: "conn " + conn }, conn === "live" ? "live" : conn + "…"),
+      el("span", { id: "conn", class: "conn " + conn }, t("public-conn-" + conn)),
       renderShoe(view)),
     el("main", {},
       el("section", { class: "play" }, dealerWithSeal(view), renderSeats(view, seats, null, null)),
-      el("aside", { id: "results" }, el("h2", {}, "Results"),
-        results.length ? results.slice(-8).reverse().map(resultRow) : el("div", { class: "result" }, "no results yet"))),
-    ...[window.Trust.alarmBanner(trust)].filter(Boolean));
+      el("aside", { id: "results" }, el("h2", {}, t("public-results")),
+        results.length ? results.slice(-8).reverse().map(resultRow) : el("div", { class: "result" }, t("public-no-results")))),
+    ...[window.Trust.alarmBanner(trust, trustWords)].filter(Boolean));
 }
 
 function dealerWithSeal(view) {
@@ -99,6 +109,8 @@ window.publicOnMessage = (m) => {
   }
   render();
 };
+// The catalogue loads while the socket connects; the page says its words once it has it.
+window.I18n.ready.then(() => { words = true; render(); });
 window.publicSocket = liveSocket(() => "/ws/public" + (query() ? "?" + query() : ""), window.publicOnMessage,
   (s) => { conn = s; render(); });
 render();

@@ -176,19 +176,18 @@ function cardEl(code) {
 }
 
 // The table's currency (from the view: ISO code, symbol, minor-unit exponent). Amounts
-// arrive as whole minor units and are only written here, as the server writes them.
+// arrive as whole minor units and are only written here, as the page's language writes
+// them (money.js; the panel reads English).
 let currency = { code: "EUR", symbol: "\u20ac", exponent: 2 };
 function useCurrency(c) { if (c && typeof c.exponent === "number") currency = c; }
 
-function money(v) {
-  const neg = v < 0;
-  const abs = Math.abs(v);
-  const scale = Math.pow(10, currency.exponent);
-  const whole = String(Math.floor(abs / scale)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  const frac = currency.exponent ? "." + String(abs % scale).padStart(currency.exponent, "0") : "";
-  const sym = /^[A-Za-z]+$/.test(currency.symbol) ? currency.symbol + " " : currency.symbol;
-  return (neg ? "-" : "") + sym + whole + frac;
+function money(v, opts) {
+  const lang = window.I18n ? window.I18n.current() : document.documentElement.lang;
+  return window.Money.format(v, currency, lang || "en", opts);
 }
+
+// A side bet (the engine's name for it) in the page's words.
+function sideName(id) { return window.I18n ? window.I18n.side(id) : id; }
 
 function totalText(total, soft) {
   if (!total) return "";
@@ -243,7 +242,7 @@ function seatsInPlay(view, seats) {
 // A seat's bets, one line each (so a narrow seat stays narrow): "bet €25.00", "pair €5.00".
 function betLines(bet) {
   if (!bet) return [el("span", {}, tr("no-bet", {}, "no bet"))];
-  return [el("span", {}, el("span", { class: "word" }, "bet "), money(bet.main))].concat(bet.side.map(([n, a]) => el("span", { class: "side" }, n + " " + money(a))));
+  return [el("span", {}, el("span", { class: "word" }, tr("seat-bet", {}, "bet") + " "), money(bet.main))].concat(bet.side.map(([n, a]) => el("span", { class: "side" }, sideName(n) + " " + money(a))));
 }
 
 // seats: number of seats; active: {seat, hand} or null; extra(seat) adds controls.
@@ -314,5 +313,5 @@ function liveSocket(path, onMessage, onState) {
   return { close() { stopped = true; if (ws) ws.close(); }, drop() { if (ws) ws.close(); } };
 }
 
-window.Table = { el, morph, cardEl, cardWords, handWords, newHandWords, money, useCurrency, renderDealer, renderSeats, seatsInPlay, renderShoe, liveSocket, totalText, handLabel };
+window.Table = { el, morph, cardEl, cardWords, handWords, newHandWords, money, sideName, useCurrency, renderDealer, renderSeats, seatsInPlay, renderShoe, liveSocket, totalText, handLabel };
 })();

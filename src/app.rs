@@ -719,6 +719,7 @@ fn start_publisher(
         disputes: config.disputes.settings(),
         trust: trust.cloned(),
         currency: config.table.currency(),
+        remote_play: config.play.enabled,
     };
     Some(crate::publish::outbox::start(
         publish,

@@ -541,7 +541,8 @@ async fn an_ultimate_phone_players_bet_is_rebet_in_the_next_window() {
         .await;
         a.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('(your last bet again)')", STEP)
             .await;
-        assert_eq!(a.text("#my-bet").await, "Bet accepted: Main €10.00 · 21+3 €5.00 (your last bet again)");
+        // The side bet by its name (`side-21-plus-3`), never the engine's id "21+3".
+        assert_eq!(a.text("#my-bet").await, "Bet accepted: Main €10.00 · 21 + 3 €5.00 (your last bet again)");
         assert_eq!(a.text("[data-target='main'] .amount").await, "€10.00");
         assert_eq!(a.text("[data-target='side:21+3'] .amount").await, "€5.00");
         a.screenshot(&out.join("play-390x844-rebet.png")).await;

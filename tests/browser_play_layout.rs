@@ -146,7 +146,8 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
         // Read before Bob bets: his bet, the last, closes the window, and Alice's page may
         // then go straight to the round (seen under load).
         if holds(a, "window.playState().betting.open").await {
-            assert_eq!(a.text("#my-bet").await, "Bet accepted: Main €5.00 · pair €1.00");
+            // The side bet by its name (`side-pair`), never the engine's id "pair".
+            assert_eq!(a.text("#my-bet").await, "Bet accepted: Main €5.00 · Pair €1.00");
         }
         round = round.max(place(b).await);
         // The last bet closes the window at once (every remote player has bet): Bob's page
@@ -277,7 +278,11 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
         let tables = croupier::math::paytable::variant_tables(&variant).expect("priced");
         for bet in tables.bets.iter().filter(|b| b.kind != "insurance") {
             let head = a.text(&format!("h3[data-bet='{}']", bet.bet)).await;
-            assert_eq!(head, format!("{} · return to player {:.2} %", bet.bet, bet.rtp_percent()));
+            // The bet by its English name (never the engine's id), the percentage as English
+            // writes it.
+            let name = a.eval(&format!("window.I18n.side({:?})", bet.bet)).await;
+            assert_ne!(name.as_str(), Some(bet.bet.as_str()), "{} has a name", bet.bet);
+            assert_eq!(head, format!("{} · return to player {:.2}%", name.as_str().expect("name"), bet.rtp_percent()));
         }
         shot(a, "help-390x844").await;
         problems.extend(player::scroll_fits(a, "help", "#help-dialog", &[(360, 640), (640, 360)], ALICE).await);
@@ -288,7 +293,8 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
         b.wait_for("document.documentElement.lang === 'de'", STEP).await;
         b.wait_for("document.querySelector('.pp-wallet .pp-k').innerText === 'Guthaben'", STEP).await;
         let balance = player::balance(&pool, "bob").await;
-        b.wait_for(&format!("document.querySelector('#balance').innerText === '{}'", player::euro(balance)), STEP).await;
+        // As German writes money (issue #60 item 3).
+        b.wait_for(&format!("document.querySelector('#balance').innerText === '{}'", player::euro_de(balance)), STEP).await;
         shot(b, "german-844x390").await;
         problems.extend(fits(b, "german", &sideways(), BOB).await);
         let st = state(b).await;

@@ -7,21 +7,36 @@
 //! error enums (an exhaustive `match` below stops the build when one gains a variant), and
 //! every code the players' routes write (`src/web/play.rs`, `src/web/play/*.rs`).
 //!
+//! Every game and every side bet any shipped variant (`config/variants/*.toml`) has has a
+//! name in every language (`game-ID`, `side-ID` with `+` written `-plus-`: `side-21-plus-3`),
+//! so no engine id reaches a person (issue #60 item 3).
+//!
+//! The pages themselves, in each language the player's page ships: the player's page and
+//! the public page of two tables (Deluxe in euros, with its pair bet; Caribbean 21 in
+//! dollars, without side bets), read as a person sees them (`innerText`): no engine id of
+//! the shipped variants, no amount written the way another language writes it, and the
+//! balance and the limits written as the language writes money, with the table's
+//! currency symbol.
+//!
 //! Without chromium the test is skipped locally, and fails under CI (`CI` set).
 
 #[allow(dead_code)] // this test reads the page's catalogues, never taps or photographs
 #[path = "support/cdp.rs"]
 mod cdp;
 mod common;
+#[path = "support/fit.rs"]
+mod fit;
+#[path = "support/player.rs"]
+mod player;
 #[path = "common/proc.rs"]
 mod proc;
 
-use cdp::{chromium_present, Browser};
+use cdp::{chromium_present, Browser, Page};
 use croupier::engine::{Code, Rejection};
 use croupier::table::{BetError, SubmitError};
 use croupier::wallet::WalletError;
 use serde_json::{json, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 use tokio::time::timeout;
 
@@ -144,6 +159,32 @@ fn route_codes() -> BTreeSet<String> {
     out
 }
 
+/// The engine ids of the shipped variants, read from `config/variants/*.toml`: the games
+/// (each file's stem) and every side bet any of them offers (its `name`).
+fn engine_ids() -> (Vec<String>, Vec<String>) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/variants");
+    let mut games = Vec::new();
+    let mut sides = BTreeSet::new();
+    for entry in std::fs::read_dir(&dir).expect("config/variants") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let stem = path.file_stem().and_then(|s| s.to_str()).expect("stem");
+        let variant = croupier::engine::Variant::load(&path).expect("a shipped variant");
+        sides.extend(variant.side_bets.iter().map(|b| b.name.clone()));
+        games.push(stem.to_string());
+    }
+    games.sort();
+    assert!(games.len() >= 5 && sides.len() >= 15, "{games:?} {sides:?}");
+    (games, sides.into_iter().collect())
+}
+
+/// The catalogue id of a game's or a side bet's name (Fluent ids take no `+`).
+fn name_id(prefix: &str, id: &str) -> String {
+    format!("{prefix}-{}", id.replace('+', "-plus-"))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_code_the_players_api_answers_has_words_in_every_language() {
     if !chromium_present() {
@@ -178,10 +219,18 @@ async fn every_code_the_players_api_answers_has_words_in_every_language() {
         let languages: Vec<String> =
             serde_json::from_value(page.eval("window.I18n.languages").await).expect("languages");
         assert!(
-            languages.len() >= 2 && languages[0] == "en",
+            languages.len() >= 3
+                && languages[0] == "en"
+                && ["de", "fr"].iter().all(|l| languages.iter().any(|x| x == l)),
             "{languages:?}"
         );
         let codes: Vec<String> = codes.into_iter().collect();
+        let (games, sides) = engine_ids();
+        let names: Vec<String> = games
+            .iter()
+            .map(|g| name_id("game", g))
+            .chain(sides.iter().map(|b| name_id("side", b)))
+            .collect();
         let report: Value = page
             .eval(&format!(
                 "(async () => {{ const codes = {}; const out = {{}}; let english = null; \
@@ -197,6 +246,7 @@ async fn every_code_the_players_api_answers_has_words_in_every_language() {
                      out[lang] = {{ errors: errors.map(String), \
                        missing_codes: codes.filter(c => !bundle.hasMessage('error-' + c)), \
                        missing_ids: (english || []).filter(id => !bundle.hasMessage(id)), \
+                       missing_names: {}.filter(id => !bundle.hasMessage(id)), \
                        trust_codes: window.Trust.codes.length, \
                        missing_trust: window.Trust.codes.filter(c => !bundle.hasMessage('trust-' + c)), \
                        trust_unlike_english: lang !== 'en' ? [] : window.Trust.codes \
@@ -204,13 +254,19 @@ async fn every_code_the_players_api_answers_has_words_in_every_language() {
                          .map(c => c + ': ' + said(c) + ' / ' + window.Trust.english(c, args)) \
                        }}; }} \
                    return out; }})()",
-                json!(codes)
+                json!(codes),
+                json!(names)
             ))
             .await;
         for lang in &languages {
             let r = &report[lang];
             assert_eq!(r["errors"], json!([]), "{lang}: the catalogue parses");
             assert_eq!(r["missing_codes"], json!([]), "{lang}: codes without words");
+            assert_eq!(
+                r["missing_names"],
+                json!([]),
+                "{lang}: games and side bets without a name"
+            );
             assert_eq!(
                 r["missing_ids"],
                 json!([]),
@@ -232,6 +288,159 @@ async fn every_code_the_players_api_answers_has_words_in_every_language() {
         );
         browser.close().await;
         assert!(p.terminate(), "clean stop");
+    })
+    .await
+    .expect("bounded");
+}
+
+/// How each language writes money: the balance of €500.00 (or $500.00) and the main bet's
+/// range of 0.10 to 10,000.00, with the symbol `sym`; and what in a text would be an
+/// amount written another language's way.
+fn money_words(lang: &str, sym: &str) -> (String, String, &'static str) {
+    match lang {
+        "en" => (
+            format!("{sym}500.00"),
+            format!("{sym}0.10 – {sym}10,000.00"),
+            // "10,00 €", "500,00 $": a decimal comma before the symbol.
+            r"\d,\d\d[ \u00a0]?[€$£]",
+        ),
+        "de" => (
+            format!("500,00\u{a0}{sym}"),
+            format!("0,10\u{a0}{sym} – 10.000,00\u{a0}{sym}"),
+            // "€10.00", "0.10": the symbol first or a decimal point.
+            r"[€$£][ \u00a0]?\d|\d\.\d\d(?!\d)",
+        ),
+        "fr" => (
+            format!("500,00\u{a0}{sym}"),
+            format!("0,10\u{a0}{sym} – 10\u{202f}000,00\u{a0}{sym}"),
+            r"[€$£][ \u00a0]?\d|\d\.\d\d(?!\d)|\d,\d{3}\b",
+        ),
+        other => panic!("no money words for {other}: add them here"),
+    }
+}
+
+/// What `page` shows (its `innerText`) that a person of `lang` should not read: an engine
+/// id among `ids` (as a whole word, case and all) or an amount written another language's
+/// way (`foreign`, a regular expression).
+async fn problems_on(page: &Page, ids: &[String], foreign: &str) -> Vec<String> {
+    let found = page
+        .eval(&format!(
+            "(() => {{ const text = document.body.innerText; const out = []; \
+               const esc = (s) => s.replace(/[.*+?^${{}}()|[\\]\\\\]/g, '\\\\$&'); \
+               for (const id of {ids}) {{ \
+                 const m = new RegExp('(^|[^\\\\w+])' + esc(id) + '(?![\\\\w+])').exec(text); \
+                 if (m) out.push('engine id ' + id + ' in: ' + text.slice(Math.max(0, m.index - 30), m.index + id.length + 30)); }} \
+               const f = new RegExp({foreign:?}).exec(text); \
+               if (f) out.push('money written another way: ' + text.slice(Math.max(0, f.index - 30), f.index + 30)); \
+               return out; }})()",
+            ids = json!(ids),
+        ))
+        .await;
+    serde_json::from_value(found).expect("problems")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pages_say_names_and_amounts_as_each_language_writes_them() {
+    if !chromium_present() {
+        return;
+    }
+    let (games, sides) = engine_ids();
+    let ids: Vec<String> = games.iter().chain(&sides).cloned().collect();
+    timeout(Duration::from_secs(240), async {
+        let mut problems = Vec::new();
+        // Deluxe in euros with its pair bet; Caribbean 21 in dollars, no side bet.
+        for (game, currency, sym, side) in [
+            ("deluxe", "EUR", "€", Some("pair")),
+            ("caribbean21", "USD", "$", None),
+        ] {
+            let code = format!("currency = {currency:?}");
+            let t = player::start(
+                game,
+                60,
+                &[("currency = \"EUR\"", code.as_str())],
+                &[("Alice", player::ALICE)],
+            )
+            .await;
+            let page = &t.pages[0];
+            player::sit(page, 4).await;
+            page.wait_for(
+                "window.playState().betting.open && document.querySelector(\"[data-target='main'] .pp-spot-lim\")",
+                player::STEP,
+            )
+            .await;
+            if let Some(side) = side {
+                // The side bet's spot is there, under its name.
+                let spot = format!("[data-target='side:{side}']");
+                page.wait_for(&format!("document.querySelector(\"{spot}\")"), player::STEP)
+                    .await;
+            }
+            let languages: Vec<String> =
+                serde_json::from_value(page.eval("window.I18n.languages").await)
+                    .expect("languages");
+            let public = t
+                .browser
+                .page(&format!("{}/public", t.base), 1280, 800)
+                .await;
+            let mut shown = BTreeMap::new();
+            for lang in &languages {
+                // The page's own language menu.
+                page.eval(&format!(
+                    "(() => {{ const s = document.querySelector('#language'); s.value = {lang:?}; \
+                       s.dispatchEvent(new Event('change')); return true; }})()"
+                ))
+                .await;
+                let (balance, limits, foreign) = money_words(lang, sym);
+                page.wait_for(
+                    &format!(
+                        "document.documentElement.lang === {lang:?} && \
+                         (document.querySelector('#balance') || {{}}).textContent === {balance:?}"
+                    ),
+                    player::STEP,
+                )
+                .await;
+                let main = page
+                    .text("[data-target='main'] .pp-spot-lim")
+                    .await;
+                if main != limits {
+                    problems.push(format!("{game} {lang}: the main bet's limits read {main:?}, not {limits:?}"));
+                }
+                let title = page.text(".pp-title").await;
+                shown.insert(lang.clone(), title.clone());
+                for p in problems_on(page, &ids, foreign).await {
+                    problems.push(format!("{game} /play {lang}: {p}"));
+                }
+                // The public page in the same language (its choice is the device's).
+                public
+                    .eval(&format!("localStorage.setItem('croupier.lang', {lang:?}); window.before = true; location.reload(); true"))
+                    .await;
+                public
+                    .wait_for(
+                        &format!(
+                            "!window.before && document.documentElement && document.documentElement.lang === {lang:?} && document.querySelector('#seats') \
+                             && document.querySelector('#round')"
+                        ),
+                        player::STEP,
+                    )
+                    .await;
+                // A round's bets on the public page (the demo's players bet every round).
+                public
+                    .wait_for("(document.querySelector('#seats') || {innerText: ''}).innerText.match(/\\d/)", player::STEP)
+                    .await;
+                for p in problems_on(&public, &ids, foreign).await {
+                    problems.push(format!("{game} /public {lang}: {p}"));
+                }
+            }
+            // Each language names the game in its own words, never the id.
+            for (lang, title) in &shown {
+                if title.contains(game) {
+                    problems.push(format!("{game} {lang}: the title says the id: {title}"));
+                }
+            }
+            // Back to English for the next table's page (the choice is the device's).
+            page.eval("localStorage.removeItem('croupier.lang'); true").await;
+            player::finish(t, &[]).await;
+        }
+        assert!(problems.is_empty(), "{problems:#?}");
     })
     .await
     .expect("bounded");

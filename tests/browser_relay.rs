@@ -8,6 +8,12 @@
 //! others stay open. Screenshots under `target/browser-artifacts/` (or
 //! `$CROUPIER_ARTIFACTS`).
 //!
+//!
+//! Each table's limits and free seats (issue #60 item 6) in its own currency, in the lobby
+//! and in `/api/tables`: the tables differ in currency (euro, dollar, pound), limits (a
+//! variant file of the test's own), seats (7 and 4), the demo's seats (3 and 2) and remote
+//! play (off at gamma: no seat free).
+//!
 //! Without chromium or nats-server the test is skipped locally, and fails under CI (`CI`
 //! set).
 
@@ -34,6 +40,45 @@ const TABLES: [(&str, &str, &str); 3] = [
     ("beta", "Salon Vert", "ultimate"),
     ("gamma", "Terrasse", "caribbean21"),
 ];
+/// A table's currency, the demo's seats, whether remote play is on, and what its lobby
+/// row says.
+struct Offer {
+    currency: &'static str,
+    demo_seats: u8,
+    play: bool,
+    /// The main bet's limits.
+    main: &'static str,
+    /// The side bets' (none at gamma).
+    side: Option<&'static str>,
+    /// The free seats (the seats after the demo's, none without remote play) of the seats.
+    seats: &'static str,
+}
+const OFFERS: [Offer; 3] = [
+    Offer {
+        currency: "EUR",
+        demo_seats: 3,
+        play: true,
+        main: "€0.10 – €10,000.00",
+        side: Some("€0.01 – €1,000.00"),
+        seats: "4 of 7",
+    },
+    Offer {
+        currency: "USD",
+        demo_seats: 2,
+        play: true,
+        main: "$0.10 – $10,000.00",
+        side: Some("$0.01 – $1,000.00"),
+        seats: "5 of 7",
+    },
+    Offer {
+        currency: "GBP",
+        demo_seats: 3,
+        play: false,
+        main: "£5.00 – £200.00",
+        side: None,
+        seats: "0 of 4",
+    },
+];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
@@ -46,14 +91,47 @@ async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
     let dir = tempfile::tempdir().expect("tempdir");
     let broker = nats::Nats::start(&bin, dir.path());
     let mut tables = Vec::new();
-    for (id, name, game) in TABLES {
+    for ((id, name, game), offer) in TABLES.into_iter().zip(OFFERS) {
+        let Offer {
+            currency,
+            demo_seats,
+            play,
+            ..
+        } = offer;
         let mut t = Table::new(dir.path(), id, &broker.url());
-        // Each table's own name and game, from its configuration.
+        // Gamma plays Caribbean 21 from a variant file of its own, with other limits.
+        let game = if id == "gamma" {
+            let file = dir.path().join("caribbean-high.toml");
+            let rules = std::fs::read_to_string(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("config/variants")
+                    .join(format!("{game}.toml")),
+            )
+            .expect("variant");
+            assert!(
+                rules.contains("[limits]\nmin = 10\nmax = 1000000\n"),
+                "{game}'s limits"
+            );
+            let rules = rules.replace(
+                "[limits]\nmin = 10\nmax = 1000000\n",
+                "[limits]\nmin = 500\nmax = 20000\n",
+            );
+            std::fs::write(&file, rules).expect("variant file");
+            file.display().to_string()
+        } else {
+            game.to_string()
+        };
+        // Each table's own name, game, currency, demo seats and remote play, from its
+        // configuration.
         let text = std::fs::read_to_string(&t.demo).expect("config");
         let text = text
             .replace("name = \"Demo table\"", &format!("name = {name:?}"))
-            .replace("variant = \"deluxe\"", &format!("variant = {game:?}"));
+            .replace("variant = \"deluxe\"", &format!("variant = {game:?}"))
+            .replace("currency = \"EUR\"", &format!("currency = {currency:?}"))
+            .replace("\nseats = 3\n", &format!("\nseats = {demo_seats}\n"))
+            .replace("\nenabled = true\n", &format!("\nenabled = {play}\n"));
         std::fs::write(&t.demo, text).expect("config");
+        croupier::table::TableConfig::load(&t.demo).expect("valid config");
         t.start(true).await;
         tables.push(t);
     }
@@ -103,11 +181,94 @@ async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
             "fresh news: {row}"
         );
     }
+    // Each table's limits and free seats, in its currency: the JSON, then the lobby's cells.
+    for ((id, ..), offer) in TABLES.into_iter().zip(OFFERS) {
+        let Offer {
+            currency: code,
+            main,
+            side,
+            seats,
+            ..
+        } = offer;
+        let entry = lobby(&relay.addr, id).await.expect("listed");
+        let offer = &entry["offer"];
+        assert!(
+            offer["min"].as_i64().is_some() && offer["max"].as_i64().is_some(),
+            "{entry}"
+        );
+        let (free, of) = seats.split_once(" of ").expect("n of m");
+        assert_eq!(offer["seats"].to_string(), of, "{id}: seats {offer}");
+        assert_eq!(
+            offer["seats_free"].to_string(),
+            free,
+            "{id}: seats free {offer}"
+        );
+        assert_eq!(
+            offer["side_bets"].as_array().map_or(0, Vec::len) > 0,
+            side.is_some(),
+            "{id}: side bets {offer}"
+        );
+        let cell = |class: &str| {
+            format!("(document.querySelector('tr[data-table=\"{id}\"] .{class}') || {{}}).textContent || ''")
+        };
+        page.wait_for(&format!("({}).includes({main:?})", cell("limits")), STEP)
+            .await;
+        let limits = page.eval(&cell("limits")).await;
+        let limits = limits.as_str().expect("text");
+        match side {
+            Some(side) => assert!(limits.contains(side), "{id} ({code}): {limits} has {side}"),
+            None => assert_eq!(
+                limits.matches(" – ").count(),
+                1,
+                "{id}: no side bets: {limits}"
+            ),
+        }
+        let free_cell = page.eval(&cell("free")).await;
+        assert!(
+            free_cell.as_str().expect("text").contains(seats),
+            "{id}: {free_cell} says {seats}"
+        );
+    }
     assert_ne!(
         page.text("tr[data-table=\"alpha\"] td:nth-child(2)").await,
         page.text("tr[data-table=\"beta\"] td:nth-child(2)").await,
         "three games"
     );
+
+    // The lobby in German (the device's choice, as on the players' pages): the states, the
+    // limits as German writes money, the games by name and no engine id anywhere.
+    page.eval("localStorage.setItem('croupier.lang', 'de'); window.before = true; location.reload(); true")
+        .await;
+    page.wait_for(
+        &format!("!window.before && document.documentElement && document.documentElement.lang === 'de' && {} === 'Offen'", badge("alpha")),
+        STEP,
+    )
+    .await;
+    let alpha = page.text("tr[data-table=\"alpha\"] .limits").await;
+    assert!(
+        alpha.starts_with("0,10\u{a0}€ – 10.000,00\u{a0}€"),
+        "German money: {alpha}"
+    );
+    let text = page.text("body").await;
+    for (_, _, game) in TABLES {
+        assert!(!text.contains(game), "the engine id {game} in: {text}");
+    }
+    assert!(
+        text.contains("Tische") && text.contains("Freie Plätze"),
+        "German words: {text}"
+    );
+    page.eval(
+        "localStorage.removeItem('croupier.lang'); window.before = true; location.reload(); true",
+    )
+    .await;
+    page.wait_for(
+        &format!(
+            "!window.before && document.documentElement && {} === 'Open'",
+            badge("alpha")
+        ),
+        STEP,
+    )
+    .await;
 
     for (w, h) in [(390, 844), (844, 390), (768, 1024), (1280, 800)] {
         page.resize(w, h).await;

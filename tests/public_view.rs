@@ -135,3 +135,46 @@ async fn the_public_json_has_only_public_keys() {
         assert_ne!(s.state, TableState::Broken);
     }
 }
+
+/// The table's offer (issue #60 item 6): the variant's limits, side bets and seats, and no
+/// seat free for remote players where the table has no remote play; a common draw has no
+/// seats to take at all (`seats_free: null`).
+#[tokio::test]
+async fn the_offer_says_the_variants_limits_and_seats() {
+    let variant = common::variant("deluxe");
+    for s in snapshots(3, 6).await {
+        let offer = public_view(&s).offer.expect("an offer");
+        assert_eq!(
+            (offer.min, offer.max, offer.seats),
+            (variant.limits.min, variant.limits.max, variant.deal.seats)
+        );
+        let sides: Vec<_> = offer
+            .side_bets
+            .iter()
+            .map(|b| (b.name.clone(), b.min, b.max))
+            .collect();
+        let want: Vec<_> = variant
+            .side_bets
+            .iter()
+            .map(|b| (b.name.clone(), b.limits.min, b.limits.max))
+            .collect();
+        assert!(!want.is_empty());
+        assert_eq!(sides, want);
+        // This table has no remote play: no seat is a remote player's to take.
+        assert_eq!(offer.seats_free, Some(0));
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let opened = Store::open(&dir.path().join("m.db"), "m1", "m", "multihand")
+        .await
+        .expect("store");
+    let (_table, handle, _rx, _) = Table::recover(
+        "m1",
+        "m",
+        "multihand",
+        common::variant("multihand"),
+        Ok((opened.store, opened.log)),
+    );
+    let offer = public_view(&handle.snapshot()).offer.expect("an offer");
+    assert_eq!(offer.seats, common::variant("multihand").deal.seats);
+    assert_eq!(offer.seats_free, None, "a common draw has no seats to take");
+}

@@ -109,6 +109,13 @@ impl PublicFold {
         self
     }
 
+    /// Counts the free seats for remote players when `on` (`[play] enabled`), as the table
+    /// itself does (`TableOffer::seats_free`, a function of the log like the rest).
+    pub fn with_remote_play(mut self, on: bool) -> PublicFold {
+        self.follower.set_remote_play(on);
+        self
+    }
+
     /// Seals and signs with the table's keys, as the table itself does (its key file,
     /// `trust::keys`): the published stream is then the table's own, signatures included.
     pub fn with_trust(mut self, keys: Arc<TableKeys>) -> PublicFold {

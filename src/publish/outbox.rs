@@ -64,6 +64,9 @@ pub struct TableInfo {
     pub trust: Option<Arc<crate::trust::TableKeys>>,
     /// The table's currency: the published views say it, as the table's own do.
     pub currency: crate::currency::Currency,
+    /// Whether remote players may join (`[play] enabled`): the published views count the
+    /// free seats only then.
+    pub remote_play: bool,
 }
 
 /// A pass failed.
@@ -333,6 +336,7 @@ impl Publisher {
                 self.info.disputes,
             )
             .with_currency(self.info.currency.clone());
+            let fold = fold.with_remote_play(self.info.remote_play);
             self.fold = Some(match &self.info.trust {
                 Some(keys) => fold.with_trust(Arc::clone(keys)),
                 None => fold,

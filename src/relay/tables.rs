@@ -103,6 +103,11 @@ pub struct LobbyEntry {
     /// deals; a long quiet means it stopped or lost the broker — the lobby must not show it
     /// as open.
     pub quiet_ms: u64,
+    /// The table's limits and seats as it last published them (`None`: a table that does
+    /// not publish them yet).
+    pub offer: Option<crate::table::TableOffer>,
+    /// The table's currency: the offer's amounts are whole numbers of its minor unit.
+    pub currency: crate::currency::Currency,
 }
 
 /// Why a message from the broker was not served.
@@ -370,6 +375,8 @@ impl Tables {
                     id: last.map(|((s, b), _)| format!("{s}.{b}")),
                     n: last.map_or(0, |(_, n)| n),
                     quiet_ms: t.quiet_ms(),
+                    offer: view.offer,
+                    currency: view.currency,
                 })
             })
             .collect()

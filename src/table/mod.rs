@@ -25,8 +25,8 @@ mod task;
 pub use config::{ConfigError, TableConfig};
 pub use state::{
     Alarm, BettingView, CommonView, Delta, DisputeView, HandView, HitRequest, ProposalView,
-    RemotePlayerView, RemoteSeatView, RemoteView, RoundView, ShoeView, Snapshot, Subscription,
-    TableState, TimerView, Update, LINK_CONNECTED,
+    RemotePlayerView, RemoteSeatView, RemoteView, RoundView, ShoeView, SideLimits, Snapshot,
+    Subscription, TableOffer, TableState, TimerView, Update, LINK_CONNECTED,
 };
 pub use task::{
     BetError, ClearError, Command, DisputeError, DisputeSettings, Follower, IntegritySettings,

@@ -310,6 +310,39 @@ impl ShoeView {
     }
 }
 
+/// What a player may stake at the table and where a remote player may sit: the table's
+/// offer, published with its public view (the relay's lobby shows it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableOffer {
+    /// The smallest main bet, in minor units.
+    pub min: crate::money::Amount,
+    /// The largest main bet, in minor units.
+    pub max: crate::money::Amount,
+    /// Each side bet's limits, in the variant's order (empty: the game has none).
+    #[serde(default)]
+    pub side_bets: Vec<SideLimits>,
+    /// The seats at the table (a common draw: its boxes, which every player plays).
+    pub seats: u8,
+    /// The seats a remote player could take: the seats nobody played in the round as last
+    /// opened (the demo's players, remote players and players at the table take theirs by
+    /// betting; a seat held without a bet is not in the log, and counts as free); 0
+    /// without remote play. `None`: the game has no seats to take (a common draw: every
+    /// player at the table plays every box).
+    #[serde(default)]
+    pub seats_free: Option<u8>,
+}
+
+/// One side bet's limits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideLimits {
+    /// Its name (the engine's id: `"21+3"`, `"pair"`).
+    pub name: String,
+    /// The smallest stake, in minor units.
+    pub min: crate::money::Amount,
+    /// The largest stake, in minor units.
+    pub max: crate::money::Amount,
+}
+
 /// Everything about the table, after the log row `seq`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -380,6 +413,9 @@ pub struct Snapshot {
     /// `None` without remote play.
     #[serde(default)]
     pub remote: Option<RemoteView>,
+    /// The table's limits and seats ([`TableOffer`]).
+    #[serde(default)]
+    pub offer: TableOffer,
     /// How players are named in everything public (`trust::pseudonym`): the public view
     /// and feed never carry the platform's player ids. Never serialized.
     #[serde(skip)]

@@ -439,6 +439,16 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../../dealer-ui/play-de.ftl"),
     ),
     (
+        "play-fr.ftl",
+        "text/plain; charset=utf-8",
+        include_str!("../../dealer-ui/play-fr.ftl"),
+    ),
+    (
+        "money.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../dealer-ui/money.js"),
+    ),
+    (
         "public.js",
         "text/javascript; charset=utf-8",
         include_str!("../../dealer-ui/public.js"),

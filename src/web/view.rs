@@ -90,6 +90,10 @@ pub struct PublicView {
     /// viewers' checks take the change as one, not as a cut log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeline: Option<crate::store::Timeline>,
+    /// The table's limits and the seats a remote player could take (the relay's lobby);
+    /// absent from the messages of a table before it published them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offer: Option<crate::table::TableOffer>,
 }
 
 /// The public view of `s`: a pure function that copies only what may be shown.
@@ -128,6 +132,7 @@ pub fn public_view(s: &Snapshot) -> PublicView {
         provisional: s.provisional,
         table_key: s.table_key.clone(),
         timeline: s.timeline.clone(),
+        offer: Some(s.offer.clone()),
     }
 }
 

@@ -425,6 +425,19 @@ pub fn euro(amount: i64) -> String {
     croupier::currency::Currency::euro().format(amount)
 }
 
+/// `amount` (≥ 0) minor units of the euro as German writes them: `1.234,50 €`.
+pub fn euro_de(amount: i64) -> String {
+    let whole = (amount / 100).to_string();
+    let mut grouped = String::new();
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
+            grouped.push('.');
+        }
+        grouped.push(c);
+    }
+    format!("{grouped},{:02}\u{a0}€", amount % 100)
+}
+
 /// A net amount as the page writes it: `+€5.00`, `−€35.00`, `€0.00`.
 pub fn signed(amount: i64) -> String {
     match amount {

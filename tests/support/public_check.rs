@@ -53,7 +53,8 @@ impl Table {
             variant,
             config.disputes.settings(),
         )
-        .with_trust(Arc::new(keys));
+        .with_trust(Arc::new(keys))
+        .with_remote_play(config.play.enabled);
         let mut stream = Vec::new();
         for row in &log {
             for draft in fold.row(row).expect("replays") {

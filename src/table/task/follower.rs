@@ -35,6 +35,12 @@ impl Follower {
         self.0.set_currency(currency);
     }
 
+    /// Whether remote players may join, as at the live table: the offer counts free seats
+    /// only then.
+    pub fn set_remote_play(&mut self, on: bool) {
+        self.0.remote_play = on;
+    }
+
     /// Seals and signs with the table's keys, as the live table does.
     pub fn set_trust(&mut self, keys: Arc<crate::trust::TableKeys>) {
         self.0.trust = Some(keys);

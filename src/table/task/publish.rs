@@ -6,7 +6,8 @@ use crate::engine::{Action, Engine, Event, Expectation, Input, RoundResult, Seat
 use crate::store::Record;
 use crate::table::dispute;
 use crate::table::state::{
-    CommonView, Delta, DisputeView, RoundView, ShoeView, Snapshot, TableState,
+    CommonView, Delta, DisputeView, RoundView, ShoeView, SideLimits, Snapshot, TableOffer,
+    TableState,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -121,6 +122,42 @@ impl Table {
         }
     }
 
+    /// The table's limits and its free seats ([`TableOffer`]): a function of the log (the
+    /// round's bets) and the configuration, as everything published is — which seats
+    /// remote players hold is not in the log, so a seat is taken when someone played it in
+    /// the round as last opened (the demo's players, a remote player, a player at the
+    /// table).
+    fn offer(&self) -> TableOffer {
+        let v = self.engine.variant();
+        let common = v.deal.mode == crate::engine::variant::DealMode::CommonDraw;
+        let seats_free = if common {
+            None
+        } else if !self.remote_play {
+            // Without remote play no seat is a remote player's to take.
+            Some(0)
+        } else {
+            let played: std::collections::BTreeSet<SeatId> =
+                self.view.bets.iter().map(|b| b.seat).collect();
+            let free = (1..=v.deal.seats).filter(|s| !played.contains(s)).count();
+            Some(u8::try_from(free).unwrap_or(u8::MAX))
+        };
+        TableOffer {
+            min: v.limits.min,
+            max: v.limits.max,
+            side_bets: v
+                .side_bets
+                .iter()
+                .map(|b| SideLimits {
+                    name: b.name.clone(),
+                    min: b.limits.min,
+                    max: b.limits.max,
+                })
+                .collect(),
+            seats: v.deal.seats,
+            seats_free,
+        }
+    }
+
     pub(super) fn build_snapshot(&self) -> Arc<Snapshot> {
         let expectation = self.engine.expectation();
         let mut bonus_options = BTreeMap::new();
@@ -173,6 +210,7 @@ impl Table {
             table_key: self.trust.as_ref().map(|k| k.public_hex()),
             timeline: self.timeline.clone(),
             remote: self.remote.as_ref().map(|r| r.view()),
+            offer: self.offer(),
             pseudonyms: self.pseudonyms(),
         })
     }

@@ -72,6 +72,7 @@ impl Table {
             table_key: None,
             timeline: None,
             remote: None,
+            offer: Default::default(),
             pseudonyms: Default::default(),
         });
         let (snapshot_tx, snapshot_rx) = watch::channel(placeholder);
@@ -194,6 +195,7 @@ impl Table {
             countdown_len: None,
             countdown: None,
             remote: None,
+            remote_play: false,
             countdown_closed: None,
             wait_count: 0,
             wait_seq: 0,

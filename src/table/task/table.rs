@@ -100,6 +100,8 @@ pub struct Table {
     /// Remote players' seats and windows (`[play]`): the seats the bets time, and where
     /// the windows are shown to the players' API.
     pub(super) remote: Option<Arc<crate::table::remote::RemoteSeats>>,
+    /// Whether remote players may join (`[play]`): the offer counts free seats only then.
+    pub(super) remote_play: bool,
     /// The last countdown close: (round, the tick row's seq, its table time).
     pub(super) countdown_closed: Option<(u64, u64, u64)>,
     /// The engine's count of timed waits opened, as of `wait_seq`.

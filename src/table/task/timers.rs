@@ -31,6 +31,7 @@ impl Table {
         self.clock.resume_at(self.clock_seen);
         self.countdown_len = Some(countdown);
         self.remote = Some(remote);
+        self.remote_play = true;
         self.sync_remote(self.seq, &[]);
     }
 
