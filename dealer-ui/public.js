@@ -33,9 +33,11 @@ function resultRow(r) {
 // redrawn whole): each new card with its hand and total, each round's result once.
 const heard = { round: 0, hands: {} };
 const saidResults = new Set();
+// In the page's language, with the results list's own words.
 function resultWords(r) {
-  return "Round " + r.round + (r.cancelled ? ", cancelled, bets refunded" : "") + ": dealer " + r.dealer_total + ". " +
-    r.hands.map(h => "Seat " + h.seat + (h.hand ? ", hand " + (h.hand + 1) : "") + " " + h.outcome.replace("_", " ") + " " + money(h.returned)).join(". ");
+  return t("result-title", { round: r.round }) + (r.cancelled ? " " + t("public-cancelled") : "") + ": " +
+    t("public-dealer-total", { total: r.dealer_total }) + ". " +
+    r.hands.map(h => t("public-hand", { seat: h.seat, hand: h.hand ? h.hand + 1 : 0 }) + " " + t("outcome-" + h.outcome) + " " + money(h.returned)).join(". ");
 }
 function announce() {
   const said = view ? newHandWords(view, heard) : [];

@@ -376,129 +376,156 @@ async fn page() -> Html<&'static str> {
     Html(include_str!("status.html"))
 }
 
-/// The panel's static files, built into the binary.
-const ASSETS: &[(&str, &str, &str)] = &[
+/// An embedded file by name: `build.rs` gzips each of `dealer-ui/` and `src/web/status.js`
+/// into `OUT_DIR/assets/NAME.gz`.
+macro_rules! embedded {
+    ($name:literal) => {
+        include_bytes!(concat!(env!("OUT_DIR"), "/assets/", $name, ".gz"))
+    };
+}
+
+/// The panel's static files, built into the binary gzipped (`build.rs`: the Pi's binary
+/// has a size budget, and the files shrink to about a quarter), each unpacked once on first
+/// use ([`bodies`]). `(name, media type, gzipped bytes)`.
+const ASSETS: &[(&str, &str, &[u8])] = &[
     (
         "index.html",
         "text/html; charset=utf-8",
-        include_str!("../../dealer-ui/index.html"),
+        embedded!("index.html"),
     ),
     (
         "public.html",
         "text/html; charset=utf-8",
-        include_str!("../../dealer-ui/public.html"),
+        embedded!("public.html"),
     ),
     (
         "lobby.html",
         "text/html; charset=utf-8",
-        include_str!("../../dealer-ui/lobby.html"),
+        embedded!("lobby.html"),
     ),
     (
         "lobby.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../dealer-ui/lobby.js"),
+        embedded!("lobby.js"),
     ),
     (
         "panel.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../dealer-ui/panel.js"),
+        embedded!("panel.js"),
     ),
     (
         "dispute.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../dealer-ui/dispute.js"),
+        embedded!("dispute.js"),
     ),
     (
         "play.html",
         "text/html; charset=utf-8",
-        include_str!("../../dealer-ui/play.html"),
+        embedded!("play.html"),
     ),
     (
         "play.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../dealer-ui/play.js"),
+        embedded!("play.js"),
     ),
     (
         "cues.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../dealer-ui/cues.js"),
+        embedded!("cues.js"),
     ),
-    (
-        "play.css",
-        "text/css; charset=utf-8",
-        include_str!("../../dealer-ui/play.css"),
-    ),
+    ("play.css", "text/css; charset=utf-8", embedded!("play.css")),
     (
         "play-en.ftl",
         "text/plain; charset=utf-8",
-        include_str!("../../dealer-ui/play-en.ftl"),
+        embedded!("play-en.ftl"),
     ),
     (
         "play-de.ftl",
         "text/plain; charset=utf-8",
-        include_str!("../../dealer-ui/play-de.ftl"),
+        embedded!("play-de.ftl"),
     ),
     (
         "play-fr.ftl",
         "text/plain; charset=utf-8",
-        include_str!("../../dealer-ui/play-fr.ftl"),
+        embedded!("play-fr.ftl"),
     ),
     (
         "money.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../dealer-ui/money.js"),
+        embedded!("money.js"),
     ),
     (
         "public.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../dealer-ui/public.js"),
+        embedded!("public.js"),
     ),
     (
         "table.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../dealer-ui/table.js"),
+        embedded!("table.js"),
     ),
     (
         "trust.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../dealer-ui/trust.js"),
+        embedded!("trust.js"),
     ),
     (
         "i18n.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../dealer-ui/i18n.js"),
+        embedded!("i18n.js"),
     ),
     // @fluent/bundle 0.19.1, vendored (Apache-2.0; see dealer-ui/fluent-bundle.README).
     (
         "fluent-bundle.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../dealer-ui/fluent-bundle.js"),
+        embedded!("fluent-bundle.js"),
     ),
     (
         "messages-en.ftl",
         "text/plain; charset=utf-8",
-        include_str!("../../dealer-ui/messages-en.ftl"),
+        embedded!("messages-en.ftl"),
     ),
     (
         "style.css",
         "text/css; charset=utf-8",
-        include_str!("../../dealer-ui/style.css"),
+        embedded!("style.css"),
     ),
     (
         "status.js",
         "text/javascript; charset=utf-8",
-        include_str!("status.js"),
+        embedded!("status.js"),
     ),
 ];
+
+/// Each embedded file unpacked, in [`ASSETS`]' order: done once, on the first request for
+/// any (some 370 kB, in a few milliseconds).
+fn bodies() -> &'static [String] {
+    static BODIES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    BODIES.get_or_init(|| {
+        ASSETS
+            .iter()
+            .map(|(name, _, packed)| {
+                use std::io::Read;
+                let mut body = String::new();
+                // Infallible: the bytes are this very build's own gzip of a UTF-8 file
+                // (build.rs reads each file as a string before packing it).
+                flate2::read::GzDecoder::new(*packed)
+                    .read_to_string(&mut body)
+                    .unwrap_or_else(|e| panic!("the embedded {name} does not unpack: {e}"));
+                body
+            })
+            .collect()
+    })
+}
 
 /// Each embedded file's `ETag` (a quoted prefix of its sha256), in [`ASSETS`]' order.
 fn etags() -> &'static [String] {
     static TAGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     TAGS.get_or_init(|| {
         use sha2::Digest;
-        ASSETS
+        bodies()
             .iter()
-            .map(|(_, _, body)| {
+            .map(|body| {
                 let digest = sha2::Sha256::digest(body.as_bytes());
                 format!("\"{}\"", hex::encode(&digest[..12]))
             })
@@ -527,14 +554,14 @@ pub fn cached_asset(name: &str, request: &HeaderMap) -> Response {
         )
             .into_response();
     }
-    let (_, mime, body) = ASSETS[i];
+    let (_, mime, _) = ASSETS[i];
     (
         [
             (axum::http::header::CONTENT_TYPE, mime),
             (axum::http::header::CACHE_CONTROL, "no-cache"),
             (axum::http::header::ETAG, tag.as_str()),
         ],
-        body,
+        bodies()[i].as_str(),
     )
         .into_response()
 }

@@ -11,7 +11,8 @@ use serde_json::Value;
 pub struct Seals {
     /// (round, nonce): every nonce revealed.
     pub nonces: Vec<(u64, String)>,
-    /// (round, commitment): every commitment shown while its card lay face down.
+    /// (round, commitment): every commitment shown, while its card lay face down or beside
+    /// its nonce at the reveal (the same commitment).
     pub commitments: Vec<(u64, String)>,
 }
 
@@ -32,7 +33,10 @@ pub fn seen<'a>(messages: impl IntoIterator<Item = &'a Value>) -> Seals {
             if !out.nonces.contains(&nonce) {
                 out.nonces.push(nonce);
             }
-        } else if let Some(c) = seal["commitment"].as_str() {
+        }
+        // The reveal repeats the commitment the card lay under: a viewer resynced past the
+        // face-down views (a slow one, under load) still has it from there.
+        if let Some(c) = seal["commitment"].as_str() {
             let c = (number, c.to_string());
             if !out.commitments.contains(&c) {
                 out.commitments.push(c);
