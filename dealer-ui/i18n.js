@@ -25,9 +25,10 @@ const SHIPPED = (root.dataset.languages || "en").split(/\s+/).filter(Boolean);
 const CHOSEN = "croupier.lang";
 const bundles = [];
 
-async function add(lang) {
-  const res = await fetch("/ui/" + CATALOGUE + "-" + lang + ".ftl");
-  if (!res.ok) throw new Error(CATALOGUE + "-" + lang + ".ftl: HTTP " + res.status);
+async function add(lang, catalogue) {
+  const file = (catalogue || CATALOGUE) + "-" + lang + ".ftl";
+  const res = await fetch("/ui/" + file);
+  if (!res.ok) throw new Error(file + ": HTTP " + res.status);
   // Isolation marks around placeables would end up in every text the tests and the
   // screen readers read; the catalogue's placeables are numbers, names and card codes.
   const bundle = new FluentBundle(lang, { useIsolating: false });
@@ -48,6 +49,11 @@ async function load() {
   const loaded = [];
   for (const lang of order) {
     try { loaded.push(await add(lang)); } catch (e) { console.error(e); }
+  }
+  // The games', side bets' and combinations' names have one home, the player's catalogue
+  // (play-LANG.ftl); another page (the panel) reads them from there, under its own words.
+  if (CATALOGUE !== "play") {
+    try { loaded.push(await add(order[0], "play")); } catch (e) { console.error(e); }
   }
   bundles.splice(0, bundles.length, ...loaded);
   if (bundles.length) root.lang = bundles[0].locales[0];

@@ -405,7 +405,7 @@ function render() {
   const under = sheet ? true : null;
   morph(root, [
     el("header", { inert: under },
-      el("h1", { class: "name" }, t.name + " · " + t.variant),
+      el("h1", { class: "name" }, T("panel-title", { table: t.name, game: window.I18n.game(t.variant) })),
       el("span", { class: "round", id: "round" }, T("round-number", { round: String(t.round.number) })),
       renderShoe(t),
       window.Dispute.provisionalBadge(v),

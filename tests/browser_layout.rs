@@ -166,6 +166,31 @@ async fn public_gaps(public: &Page, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// Engine ids of the variant `stem` (the game's, its side bets') the panel shows as they
+/// are (a whole word, case and all), where a person should read names.
+async fn engine_ids_on(panel: &Page, stem: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("config/variants")
+        .join(format!("{stem}.toml"));
+    let variant = croupier::engine::Variant::load(&path).expect("a shipped variant");
+    let ids: Vec<String> = std::iter::once(stem.to_string())
+        .chain(variant.side_bets.iter().map(|b| b.name.clone()))
+        .collect();
+    assert!(ids.len() > 1, "{stem} has side bets: {ids:?}");
+    let found = panel
+        .eval(&format!(
+            "(() => {{ const text = document.body.innerText; const out = []; \
+               for (const id of {ids}) {{ \
+                 const esc = id.replace(/[.*+?^${{}}()|[\\]\\\\]/g, '\\\\$&'); \
+                 const m = new RegExp('(^|[^\\\\w+])' + esc + '(?![\\\\w+])').exec(text); \
+                 if (m) out.push('panel shows the engine id ' + id + ': ' + text.slice(Math.max(0, m.index - 30), m.index + id.length + 30)); }} \
+               return out; }})()",
+            ids = json!(ids)
+        ))
+        .await;
+    serde_json::from_value(found).expect("ids")
+}
+
 /// Waits until the panel shows table seq `seq` or later, and the public page every card on
 /// the table (it is sent only what people can see, so it has no seq of its own to wait for).
 async fn synced(panel: &Page, public: &Page, handle: &TableHandle) {
@@ -258,6 +283,8 @@ async fn every_card_is_readable_on_every_page_at_every_size() {
         assert_eq!(panel.text("#round").await, "Round 1");
         assert_eq!(panel.text(".seat[data-seat=\"7\"] .bet").await, "€1,000.00");
         check_all(&panel, &public, "seven-seats", &mut problems).await;
+        // The panel names the game and the side bets (seats 1 and 4 bet the pair).
+        problems.extend(engine_ids_on(&panel, "deluxe").await);
         // The cards grow with the screen: 1280×800 is not 800×480's layout on more felt.
         let mut widths = Vec::new();
         for (w, h) in fit::PANEL {
