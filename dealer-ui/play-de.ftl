@@ -314,6 +314,7 @@ help-side-title = { $name } · Auszahlungsquote { $rtp }
 help-side-limits = Einsätze von { $min } bis { $max }.
 help-paytable-line = { $combination }
 help-paytable-pays = zahlt { $pay }
+help-paytable-pays-kept = zahlt { $pay }; der Einsatz wird einbehalten
 help-rtp-insurance = Versicherung · Auszahlungsquote { $rtp }
 help-loading = Regeln werden geladen…
 help-unpriced = Die Auszahlungsquote konnte nicht berechnet werden.

@@ -318,6 +318,7 @@ help-side-title = { $name } · return to player { $rtp }
 help-side-limits = Bets from { $min } to { $max }.
 help-paytable-line = { $combination }
 help-paytable-pays = pays { $pay }
+help-paytable-pays-kept = pays { $pay }; the stake is kept
 help-rtp-insurance = Insurance · return to player { $rtp }
 help-loading = Loading the rules…
 help-unpriced = The pay table's return could not be computed.

@@ -317,6 +317,7 @@ help-side-title = { $name } · retour au joueur { $rtp }
 help-side-limits = Mises de { $min } à { $max }.
 help-paytable-line = { $combination }
 help-paytable-pays = paie { $pay }
+help-paytable-pays-kept = paie { $pay } ; la mise est conservée
 help-rtp-insurance = Assurance · retour au joueur { $rtp }
 help-loading = Chargement des règles…
 help-unpriced = Le retour de la table de paiement n’a pas pu être calculé.

@@ -85,15 +85,7 @@ async fn check_all(panel: &Page, public: &Page, name: &str, problems: &mut Vec<S
 
 /// An amount of euro cents as English writes it: `€1,000.00`.
 fn euros(cents: i64) -> String {
-    let whole = (cents / 100).to_string();
-    let mut grouped = String::new();
-    for (i, c) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    format!("€{grouped}.{:02}", cents % 100)
+    croupier::currency::Currency::euro().format(cents)
 }
 
 /// What the public page's last result says of each hand, against the table's own

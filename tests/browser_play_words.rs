@@ -387,10 +387,12 @@ async fn the_pages_say_names_and_amounts_as_each_language_writes_them() {
             )
             .await;
             let page = &t.pages[0];
-            // The table's combinations as ids and as the page once wrote them, spaced.
+            // The table's combinations as ids and as the page once wrote them, spaced; and
+            // the service's words for an insurance that keeps its stake (`math::paytable`).
             let combo_ids: Vec<String> = combinations(game)
                 .into_iter()
                 .flat_map(|c| [c.replace('_', " "), c])
+                .chain(["stake kept".to_string()])
                 .collect::<BTreeSet<_>>()
                 .into_iter()
                 .collect();
