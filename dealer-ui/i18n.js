@@ -10,6 +10,7 @@
 //   I18n.person(actor)          // "user:601" -> "Ana Silva" (once /api/staff is known)
 //   I18n.game("deluxe")         // a game by its name in the page's language
 //   I18n.side("21+3")           // a side bet by its name
+//   I18n.combo("suited_trips")  // a pay table's winning combination by its name
 //   I18n.money(2500, currency)  // an amount as the page's language writes it (money.js)
 (function () {
 "use strict";
@@ -24,9 +25,10 @@ const SHIPPED = (root.dataset.languages || "en").split(/\s+/).filter(Boolean);
 const CHOSEN = "croupier.lang";
 const bundles = [];
 
-async function add(lang) {
-  const res = await fetch("/ui/" + CATALOGUE + "-" + lang + ".ftl");
-  if (!res.ok) throw new Error(CATALOGUE + "-" + lang + ".ftl: HTTP " + res.status);
+async function add(lang, catalogue) {
+  const file = (catalogue || CATALOGUE) + "-" + lang + ".ftl";
+  const res = await fetch("/ui/" + file);
+  if (!res.ok) throw new Error(file + ": HTTP " + res.status);
   // Isolation marks around placeables would end up in every text the tests and the
   // screen readers read; the catalogue's placeables are numbers, names and card codes.
   const bundle = new FluentBundle(lang, { useIsolating: false });
@@ -47,6 +49,11 @@ async function load() {
   const loaded = [];
   for (const lang of order) {
     try { loaded.push(await add(lang)); } catch (e) { console.error(e); }
+  }
+  // The games', side bets' and combinations' names have one home, the player's catalogue
+  // (play-LANG.ftl); another page (the panel) reads them from there, under its own words.
+  if (CATALOGUE !== "play") {
+    try { loaded.push(await add(order[0], "play")); } catch (e) { console.error(e); }
   }
   bundles.splice(0, bundles.length, ...loaded);
   if (bundles.length) root.lang = bundles[0].locales[0];
@@ -86,6 +93,12 @@ function nameId(prefix, id) { return prefix + "-" + String(id).replace(/\+/g, "-
 // operator's own, whose name the operator wrote) shows as it is.
 function game(id) { return has(nameId("game", id)) ? t(nameId("game", id)) : id; }
 function side(id) { return has(nameId("side", id)) ? t(nameId("side", id)) : id; }
+// A pay table's winning combination (`suited_trips`; IN FOR 6's bonus classes
+// `hard_six:exacta`, a Fluent id takes no `:`) by its name in the page's language.
+function combo(id) {
+  const key = "combo-" + String(id).replace(/:/g, "-");
+  return has(key) ? t(key) : id;
+}
 
 // An amount (whole minor units of `currency`) as the page's language writes it.
 function money(v, currency, opts) { return window.Money.format(v, currency, current(), opts); }
@@ -189,6 +202,6 @@ function person(actor) {
   return i >= 0 ? actor.slice(i + 1) : actor;
 }
 
-const api = { ready: load(), t, has, nameId, game, side, money, error, alarm, why, expecting, person, loadStaff, localTime, setLanguage, current, languages: SHIPPED };
+const api = { ready: load(), t, has, nameId, game, side, combo, money, error, alarm, why, expecting, person, loadStaff, localTime, setLanguage, current, languages: SHIPPED };
 window.I18n = api;
 })();

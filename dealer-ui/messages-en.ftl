@@ -7,6 +7,9 @@
 
 ## Header and connection
 
+# After the table's name, its game by the game's name (`game-ID`, read from play-en.ftl:
+# the names of the games and the side bets have one home, the player's catalogue).
+panel-game = · { $game }
 round-number = Round { $round }
 conn-live = live
 conn-connecting = connecting…

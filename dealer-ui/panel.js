@@ -405,7 +405,10 @@ function render() {
   const under = sheet ? true : null;
   morph(root, [
     el("header", { inert: under },
-      el("h1", { class: "name" }, t.name + " · " + t.variant),
+      // The table's name always whole; the game's name after it is cut short first on a
+      // crowded header (style.css).
+      el("h1", { class: "name" }, el("span", { class: "tname" }, t.name),
+        el("span", { class: "game" }, T("panel-game", { game: window.I18n.game(t.variant) }))),
       el("span", { class: "round", id: "round" }, T("round-number", { round: String(t.round.number) })),
       renderShoe(t),
       window.Dispute.provisionalBadge(v),

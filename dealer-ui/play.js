@@ -8,7 +8,7 @@
 // Polls /api/play/state (the countdowns are the server's: remaining_ms); follows
 // /ws/public only for trust.js's checks of the seals and signatures.
 "use strict";
-const { el, morph, renderDealer, renderSeats, money, sideName, useCurrency } = window.Table;
+const { el, morph, renderDealer, renderSeats, money, signed, sideName, useCurrency } = window.Table;
 const t = (id, args) => window.I18n.t(id, args);
 
 // The launch token stays in this tab (the fragment never reaches a server log).
@@ -566,12 +566,6 @@ function timeoutNotice(s) {
 
 // ---- results
 
-function signed(v) {
-  if (v > 0) return t("net-plus", { amount: money(v) });
-  if (v < 0) return t("net-minus", { amount: money(-v) });
-  return t("net-zero", { amount: money(0) });
-}
-
 // The player's lines of a round's result: the seats' own bets, then their bets behind a
 // seat or on a common draw's boxes.
 function myLines(s, r) {
@@ -824,6 +818,13 @@ function pct(x) {
   return new Intl.NumberFormat(window.I18n.current(), { style: "percent", minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(x);
 }
 
+// A pay as the service writes it ("2:1"; insurance that keeps its stake, "9:1 (stake
+// kept)", the words `math::paytable` writes) in the page's language.
+function payText(pay) {
+  const kept = / \(stake kept\)$/.exec(pay);
+  return kept ? t("help-paytable-pays-kept", { pay: pay.slice(0, kept.index) }) : t("help-paytable-pays", { pay });
+}
+
 function helpBody(s) {
   if (!help) return [el("p", {}, t("help-loading"))];
   const v = help.variant;
@@ -851,7 +852,7 @@ function helpBody(s) {
     out.push(el("h3", { class: "pp-h3", "data-bet": b.bet }, b.kind === "insurance" ? t("help-rtp-insurance", { rtp: pct(b.rtp) }) : t("help-side-title", { name: sideName(b.bet), rtp: pct(b.rtp) })));
     if (side) out.push(el("p", {}, t("help-side-limits", { min: money(side.limits.min), max: money(side.limits.max) })));
     out.push(el("table", { class: "pp-pays" }, el("tbody", {}, b.lines.filter((l) => l.ways !== 0).map((l) =>
-      el("tr", {}, el("th", { scope: "row" }, l.combination.replace(/_/g, " ")), el("td", {}, t("help-paytable-pays", { pay: l.pay })))))));
+      el("tr", {}, el("th", { scope: "row" }, window.I18n.combo(l.combination)), el("td", {}, payText(l.pay)))))));
   }
   if (!help.tables) out.push(el("p", {}, t("help-unpriced")));
   return out;

@@ -2,7 +2,7 @@
 // Its words are the player's page's catalogue (play-LANG.ftl, `public-*` and the table
 // drawing's), in the device's language.
 "use strict";
-const { el, renderDealer, renderSeats, renderShoe, liveSocket, money, useCurrency, newHandWords } = window.Table;
+const { el, renderDealer, renderSeats, renderShoe, liveSocket, money, signed, useCurrency, newHandWords } = window.Table;
 const t = (id, args) => window.I18n.t(id, args);
 const trustWords = (code, args) => t("trust-" + code, args);
 
@@ -19,14 +19,21 @@ window.publicTrust = trust;
 const sealBadge = (round) => window.Trust.sealBadge(trust, round, trustWords);
 const sigBadge = (n) => window.Trust.sigBadge(trust, n, trustWords);
 
+// What a hand came out with: its net, won or lost, as the player's page's badges say it
+// (+€10.00, −€10.00); a cancelled hand's stake came back, and that is what it says.
+function handNet(h) { return h.outcome === "cancelled" ? money(h.returned) : signed(h.returned - h.staked); }
+function handWords(h) {
+  return t("public-hand", { seat: h.seat, hand: h.hand ? h.hand + 1 : 0 }) + " " + t("outcome-" + h.outcome) + " " + handNet(h);
+}
+
 function resultRow(r) {
   return el("div", { class: "result", "data-round": r.round, "data-status": status[r.round] || "final" },
     el("strong", {}, t("result-title", { round: r.round })), r.cancelled ? " " + t("public-cancelled") : "",
     ": " + t("public-dealer-total", { total: r.dealer_total }),
     status[r.round] === "provisional" ? el("span", { class: "badge provisional" }, " " + t("public-provisional")) : null,
     sigBadge(r.round),
-    el("div", {}, r.hands.map(h => t("public-hand", { seat: h.seat, hand: h.hand ? h.hand + 1 : 0 }) + " " +
-      t("outcome-" + h.outcome) + " " + money(h.returned)).join(" \u00b7 ")));
+    el("div", {}, r.hands.flatMap((h, i) => [i ? " \u00b7 " : "",
+      el("span", { class: "net", "data-seat": h.seat, "data-hand": h.hand }, handWords(h))])));
 }
 
 // What a screen reader hears (the polite live region #announce, outside the app, which is
@@ -35,9 +42,8 @@ const heard = { round: 0, hands: {} };
 const saidResults = new Set();
 // In the page's language, with the results list's own words.
 function resultWords(r) {
-  return t("result-title", { round: r.round }) + (r.cancelled ? " " + t("public-cancelled") : "") + ": " +
-    t("public-dealer-total", { total: r.dealer_total }) + ". " +
-    r.hands.map(h => t("public-hand", { seat: h.seat, hand: h.hand ? h.hand + 1 : 0 }) + " " + t("outcome-" + h.outcome) + " " + money(h.returned)).join(". ");
+  return t("say-result", { round: r.round, result: (r.cancelled ? t("public-cancelled") + " " : "") +
+    t("public-dealer-total", { total: r.dealer_total }) + ". " + r.hands.map(handWords).join(". ") });
 }
 function announce() {
   const said = view ? newHandWords(view, heard) : [];
@@ -50,11 +56,13 @@ function announce() {
 }
 
 function render() {
-  announce();
+  // The table's currency before anything is said or drawn in it.
+  if (view) useCurrency(view.currency);
   const root = document.getElementById("app");
+  // Nothing is said or drawn before the catalogue: it would be message ids.
   if (!words) return;
+  announce();
   if (!view) { root.replaceChildren(el("div", { class: "waiting" }, t("public-connecting"))); return; }
-  useCurrency(view.currency);
   const seats = Math.max(7, ...view.round.hands.map(h => h.seat));
   const state = (view.betting.open ? t("public-betting-open") : "") +
     (view.state === "disputed" ? t("public-under-review") : view.state !== "open" ? t("public-paused") : "");

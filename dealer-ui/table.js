@@ -186,6 +186,14 @@ function money(v, opts) {
   return window.Money.format(v, currency, lang || "en", opts);
 }
 
+// A hand's net (returned − staked, minor units) as the player's page's badges and the
+// public page's results write it: +€10.00 won, −€10.00 lost, €0.00 even.
+function signed(v) {
+  if (v > 0) return trOr("net-plus", { amount: money(v) }, "+" + money(v));
+  if (v < 0) return trOr("net-minus", { amount: money(-v) }, "\u2212" + money(-v));
+  return trOr("net-zero", { amount: money(0) }, money(0));
+}
+
 // A side bet (the engine's name for it) in the page's words.
 function sideName(id) { return window.I18n ? window.I18n.side(id) : id; }
 
@@ -313,5 +321,5 @@ function liveSocket(path, onMessage, onState) {
   return { close() { stopped = true; if (ws) ws.close(); }, drop() { if (ws) ws.close(); } };
 }
 
-window.Table = { el, morph, cardEl, cardWords, handWords, newHandWords, money, sideName, useCurrency, renderDealer, renderSeats, seatsInPlay, renderShoe, liveSocket, totalText, handLabel };
+window.Table = { el, morph, cardEl, cardWords, handWords, newHandWords, money, signed, sideName, useCurrency, renderDealer, renderSeats, seatsInPlay, renderShoe, liveSocket, totalText, handLabel };
 })();

@@ -199,7 +199,12 @@ async fn a_supervisor_uses_the_pit_page() {
             "(() => {{ const t = document.querySelector('{tile}'); return t && \
              t.querySelector('.tname').innerText === {NAME:?} && t.dataset.state === 'open' && \
              t.querySelector('.badge').innerText === 'Open' && \
-             t.querySelector('.tid').innerText.includes('deluxe'); }})()"
+             t.querySelector('.tid').innerText === {tid:?}; }})()",
+            // The game by its name (the built-in variant's), not the engine's id.
+            tid = format!(
+                "pit-b · {}",
+                croupier::engine::Variant::built_in_name("deluxe").expect("built in")
+            )
         ),
         STEP,
     )

@@ -83,6 +83,106 @@ async fn check_all(panel: &Page, public: &Page, name: &str, problems: &mut Vec<S
     }
 }
 
+/// An amount of euro cents as English writes it: `€1,000.00`.
+fn euros(cents: i64) -> String {
+    croupier::currency::Currency::euro().format(cents)
+}
+
+/// What the public page's last result says of each hand, against the table's own
+/// settlement: `seat 6 win +€25.00` (the net: returned − staked; −€25.00 a loss), not what
+/// came back.
+async fn public_nets(public: &Page, handle: &TableHandle) -> Vec<String> {
+    let result = handle
+        .snapshot()
+        .last_result
+        .clone()
+        .expect("a settled round");
+    let mut said = Vec::new();
+    for hand in &result.hands {
+        let net = hand.returned - hand.staked;
+        let amount = match net {
+            n if n > 0 => format!("+{}", euros(n)),
+            n if n < 0 => format!("\u{2212}{}", euros(-n)),
+            _ => euros(0),
+        };
+        let outcome = serde_json::to_value(hand.outcome).expect("outcome");
+        let word = public
+            .eval(&format!("window.I18n.t('outcome-' + {outcome})"))
+            .await;
+        let seat = if hand.hand > 0 {
+            format!("seat {}/{}", hand.seat, hand.hand + 1)
+        } else {
+            format!("seat {}", hand.seat)
+        };
+        said.push(format!(
+            "{seat} {} {amount}",
+            word.as_str().expect("a word")
+        ));
+    }
+    let want = said.join(" · ");
+    let shown = public
+        .text(&format!(
+            ".result[data-round=\"{}\"] > div:last-of-type",
+            result.round
+        ))
+        .await;
+    if shown == want {
+        Vec::new()
+    } else {
+        vec![format!("public result: {shown:?}, the nets are {want:?}")]
+    }
+}
+
+/// Empty vertical bands over 40 px between the public page's sections (the header, the
+/// dealer, the seats, the results) or under the last, as laid out now (`name`).
+async fn public_gaps(public: &Page, name: &str) -> Vec<String> {
+    let found = public
+        .eval(
+            "(() => { const parts = [...document.querySelectorAll('#app > header, #app .dealer, #app .seat, #results')] \
+               .map(e => ({ what: e.id || e.className || e.tagName, r: e.getBoundingClientRect() })) \
+               .map(p => ({ what: p.what, top: p.r.top + scrollY, bottom: p.r.bottom + scrollY })) \
+               .sort((a, b) => a.top - b.top); \
+             const out = []; let bottom = 0, above = 'the top'; \
+             for (const p of parts) { \
+               if (p.top - bottom > 40) out.push(Math.round(p.top - bottom) + ' px empty between ' + above + ' and ' + p.what); \
+               if (p.bottom > bottom) { bottom = p.bottom; above = p.what; } } \
+             const end = document.documentElement.scrollHeight; \
+             if (end > innerHeight && end - bottom > 40) out.push(Math.round(end - bottom) + ' px empty under ' + above); \
+             return out; })()",
+        )
+        .await;
+    let found: Vec<String> = serde_json::from_value(found).expect("gaps");
+    found
+        .into_iter()
+        .map(|g| format!("public-390x844-{name}: {g}"))
+        .collect()
+}
+
+/// Engine ids of the variant `stem` (the game's, its side bets') the panel shows as they
+/// are (a whole word, case and all), where a person should read names.
+async fn engine_ids_on(panel: &Page, stem: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("config/variants")
+        .join(format!("{stem}.toml"));
+    let variant = croupier::engine::Variant::load(&path).expect("a shipped variant");
+    let ids: Vec<String> = std::iter::once(stem.to_string())
+        .chain(variant.side_bets.iter().map(|b| b.name.clone()))
+        .collect();
+    assert!(ids.len() > 1, "{stem} has side bets: {ids:?}");
+    let found = panel
+        .eval(&format!(
+            "(() => {{ const text = document.body.innerText; const out = []; \
+               for (const id of {ids}) {{ \
+                 const esc = id.replace(/[.*+?^${{}}()|[\\]\\\\]/g, '\\\\$&'); \
+                 const m = new RegExp('(^|[^\\\\w+])' + esc + '(?![\\\\w+])').exec(text); \
+                 if (m) out.push('panel shows the engine id ' + id + ': ' + text.slice(Math.max(0, m.index - 30), m.index + id.length + 30)); }} \
+               return out; }})()",
+            ids = json!(ids)
+        ))
+        .await;
+    serde_json::from_value(found).expect("ids")
+}
+
 /// Waits until the panel shows table seq `seq` or later, and the public page every card on
 /// the table (it is sent only what people can see, so it has no seq of its own to wait for).
 async fn synced(panel: &Page, public: &Page, handle: &TableHandle) {
@@ -175,6 +275,8 @@ async fn every_card_is_readable_on_every_page_at_every_size() {
         assert_eq!(panel.text("#round").await, "Round 1");
         assert_eq!(panel.text(".seat[data-seat=\"7\"] .bet").await, "€1,000.00");
         check_all(&panel, &public, "seven-seats", &mut problems).await;
+        // The panel names the game and the side bets (seats 1 and 4 bet the pair).
+        problems.extend(engine_ids_on(&panel, "deluxe").await);
         // The cards grow with the screen: 1280×800 is not 800×480's layout on more felt.
         let mut widths = Vec::new();
         for (w, h) in fit::PANEL {
@@ -200,6 +302,11 @@ async fn every_card_is_readable_on_every_page_at_every_size() {
             .wait_for("document.querySelector('#provisional')", STEP)
             .await;
         check_all(&panel, &public, "seven-seats-settled", &mut problems).await;
+        // The public page's result says each hand's net as the table settled it.
+        problems.extend(public_nets(&public, h).await);
+        // At 390×844 no empty band between the page's sections.
+        public.resize(390, 844).await;
+        problems.extend(public_gaps(&public, "seven-seats-settled").await);
         // Returns are written as money: seat 6's 19 wins €25.00 back doubled; seat 7's
         // €1,000.00 pushes on 17.
         for (seat, badge) in [(6, "win €50.00"), (7, "push €1,000.00")] {
@@ -253,6 +360,9 @@ async fn every_card_is_readable_on_every_page_at_every_size() {
             json!(4)
         );
         check_all(&panel, &public, "split-four-hands", &mut problems).await;
+        // One seat on a phone: the sections stay together, no felt band between them.
+        public.resize(390, 844).await;
+        problems.extend(public_gaps(&public, "split-four-hands").await);
         browser.close().await;
         run.stop().await;
 

@@ -9,18 +9,21 @@
 //!
 //! Every game and every side bet any shipped variant (`config/variants/*.toml`) has has a
 //! name in every language (`game-ID`, `side-ID` with `+` written `-plus-`: `side-21-plus-3`),
-//! so no engine id reaches a person (issue #60 item 3).
+//! so no engine id reaches a person (issue #60 item 3); so has every winning combination
+//! of every pay table of those variants (`combo-ID`, a bonus class's `:` written `-`), as
+//! the service's own pay tables (`math::paytable`) list them.
 //!
 //! The pages themselves, in each language the player's page ships: the player's page and
 //! the public page of two tables (Deluxe in euros, with its pair bet; Caribbean 21 in
 //! dollars, without side bets), read as a person sees them (`innerText`): no engine id of
 //! the shipped variants, no amount written the way another language writes it, and the
 //! balance and the limits written as the language writes money, with the table's
-//! currency symbol.
+//! currency symbol. The rules dialog, open, shows no combination id of the table's pay
+//! tables (as the id or with spaces for underscores).
 //!
 //! Without chromium the test is skipped locally, and fails under CI (`CI` set).
 
-#[allow(dead_code)] // this test reads the page's catalogues, never taps or photographs
+#[allow(dead_code)] // this test reads the pages and opens the rules dialog, never photographs
 #[path = "support/cdp.rs"]
 mod cdp;
 mod common;
@@ -180,6 +183,21 @@ fn engine_ids() -> (Vec<String>, Vec<String>) {
     (games, sides.into_iter().collect())
 }
 
+/// The winning combinations of `game`'s pay tables (side bets and insurance), as the
+/// service prices them for the rules dialog (`GET /api/play/help`).
+fn combinations(game: &str) -> BTreeSet<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("config/variants")
+        .join(format!("{game}.toml"));
+    let variant = croupier::engine::Variant::load(&path).expect("a shipped variant");
+    croupier::math::paytable::variant_tables(&variant)
+        .expect("priced")
+        .bets
+        .iter()
+        .flat_map(|b| b.lines.iter().map(|l| l.combination.clone()))
+        .collect()
+}
+
 /// The catalogue id of a game's or a side bet's name (Fluent ids take no `+`).
 fn name_id(prefix: &str, id: &str) -> String {
     format!("{prefix}-{}", id.replace('+', "-plus-"))
@@ -226,10 +244,17 @@ async fn every_code_the_players_api_answers_has_words_in_every_language() {
         );
         let codes: Vec<String> = codes.into_iter().collect();
         let (games, sides) = engine_ids();
+        let combos: BTreeSet<String> = games.iter().flat_map(|g| combinations(g)).collect();
+        // Every family's combinations and IN FOR 6's bonus classes are among them.
+        assert!(
+            combos.len() >= 50 && combos.contains("hard_six:exacta"),
+            "{combos:?}"
+        );
         let names: Vec<String> = games
             .iter()
             .map(|g| name_id("game", g))
             .chain(sides.iter().map(|b| name_id("side", b)))
+            .chain(combos.iter().map(|c| format!("combo-{}", c.replace(':', "-"))))
             .collect();
         let report: Value = page
             .eval(&format!(
@@ -265,7 +290,7 @@ async fn every_code_the_players_api_answers_has_words_in_every_language() {
             assert_eq!(
                 r["missing_names"],
                 json!([]),
-                "{lang}: games and side bets without a name"
+                "{lang}: games, side bets and pay-table combinations without a name"
             );
             assert_eq!(
                 r["missing_ids"],
@@ -362,6 +387,15 @@ async fn the_pages_say_names_and_amounts_as_each_language_writes_them() {
             )
             .await;
             let page = &t.pages[0];
+            // The table's combinations as ids and as the page once wrote them, spaced; and
+            // the service's words for an insurance that keeps its stake (`math::paytable`).
+            let combo_ids: Vec<String> = combinations(game)
+                .into_iter()
+                .flat_map(|c| [c.replace('_', " "), c])
+                .chain(["stake kept".to_string()])
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
             player::sit(page, 4).await;
             page.wait_for(
                 "window.playState().betting.open && document.querySelector(\"[data-target='main'] .pp-spot-lim\")",
@@ -409,6 +443,14 @@ async fn the_pages_say_names_and_amounts_as_each_language_writes_them() {
                 for p in problems_on(page, &ids, foreign).await {
                     problems.push(format!("{game} /play {lang}: {p}"));
                 }
+                // The rules dialog with the pay tables: each combination by its name.
+                page.tap_in_view("#open-help").await;
+                page.wait_for("!!document.querySelector('.pp-pays th')", player::STEP)
+                    .await;
+                for p in problems_on(page, &combo_ids, foreign).await {
+                    problems.push(format!("{game} rules dialog {lang}: {p}"));
+                }
+                page.tap_in_view("#close-dialog").await;
                 // The public page in the same language (its choice is the device's).
                 public
                     .eval(&format!("localStorage.setItem('croupier.lang', {lang:?}); window.before = true; location.reload(); true"))

@@ -118,7 +118,7 @@ async function refresh() {
       div.className = "tile " + cls;
       div.dataset.state = cls.slice(2);
       set(div.querySelector(".tname"), t.name || t.table);
-      set(div.querySelector(".tid"), t.table + " · " + (t.game || "no game yet"));
+      set(div.querySelector(".tid"), t.table + " · " + (t.game_name || t.game || "no game yet"));
       const badge = div.querySelector(".badge");
       badge.className = "badge " + cls;
       set(badge, label);

@@ -313,6 +313,13 @@ async fn tables(State(pit): State<Arc<Pit>>, headers: HeaderMap) -> Response {
             "table": table,
             "name": view.as_ref().and_then(|v| v.get("name")).cloned(),
             "game": view.as_ref().and_then(|v| v.get("variant")).cloned(),
+            // The game as people call it, where the floor knows it (a built-in variant's
+            // `name`); a variant of the operator's own has only its id here.
+            "game_name": view
+                .as_ref()
+                .and_then(|v| v.get("variant"))
+                .and_then(Value::as_str)
+                .and_then(Variant::built_in_name),
             "state": view.as_ref().and_then(|v| v.get("state")).cloned(),
             "round": view.as_ref().and_then(|v| v.pointer("/round/number")).cloned(),
             "currency": view.as_ref().and_then(|v| v.get("currency")).cloned(),
