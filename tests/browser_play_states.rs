@@ -117,13 +117,7 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
             // wallet's debits), no return or net yet — never "€0.00 staked".
             {
                 let pool = t.pool().await;
-                let staked: i64 = sqlx::query_scalar(
-                    "SELECT COALESCE(SUM(amount), 0) FROM wallet_journal WHERE player_id = 'bob' AND round = ? AND state IN ('committed', 'settled')",
-                )
-                .bind(i64::try_from(round).expect("round"))
-                .fetch_one(&pool)
-                .await
-                .expect("journal");
+                let staked = player::staked(&pool, "bob", round).await;
                 pool.close().await;
                 assert!(staked > 0, "Bob staked on round {round}");
                 b.tap_in_view("#open-history").await;
