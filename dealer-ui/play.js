@@ -224,8 +224,8 @@ function placedLine(s, key) {
 // A line as it will be sent: what the table holds plus the chips laid since.
 function lineTotal(s, key) { return placedLine(s, key) + (plan.lines[key] || 0); }
 
-// What the player has on the round in play (its bets as placed; doubles and splits add to
-// them as the hands go).
+// What the player has on the round in play: what the wallet took for it (the bets, and
+// splits, doubles, insurance as the hands go).
 function inPlay(s) {
   const r = s.view.round;
   if (s.betting.open || !r.number || r.settled) return 0;
@@ -236,6 +236,9 @@ function inPlay(s) {
     sum = (s.hands || []).reduce((a, h) => a + h.stake, 0);
     return sum + (s.specials || []).reduce((a, x) => a + x.amount, 0);
   }
+  // What the wallet took for the round (splits, doubles, insurance included), when the
+  // server says; else the bets the round opened with.
+  if (typeof s.staked === "number" && s.staked > 0) return s.staked;
   for (const b of r.bets || []) {
     const mine = b.player ? b.player === s.public_name : (s.seats || []).includes(b.seat);
     if (mine) sum += b.main + pairs(b.side);

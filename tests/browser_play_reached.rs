@@ -114,6 +114,16 @@ async fn insurance_a_split_and_out_of_service_on_the_players_page() {
         until_expected(t.proc(), "hand_card").await;
         deal(&sim, "KS").await; // 18: stand
         a.wait_for("window.playState().turns.length > 0", STEP).await;
+        // The bet the page says is what the wallet took: the two hands' and the insurance.
+        let pool = t.pool().await;
+        let at_stake = player::staked(&pool, "alice", round).await;
+        pool.close().await;
+        assert_eq!(at_stake, 2 * bet + bet / 2, "two hands and insurance");
+        a.wait_for(
+            &format!("document.querySelector('#total-bet').textContent === {:?}", player::euro(at_stake)),
+            STEP,
+        )
+        .await;
         problems.extend(reached(a, "split", &[bet, bet / 2, 2 * bet]).await);
         act(a, "stand").await;
         until_expected(t.proc(), "hand_card").await;
@@ -180,6 +190,99 @@ async fn insurance_a_split_and_out_of_service_on_the_players_page() {
         drop(blocker);
         a.wait_for("(document.querySelector('#halt') || {dataset: {}}).dataset.state !== 'broken'", STEP)
             .await;
+        player::finish(t, &problems).await;
+    })
+    .await
+    .expect("bounded");
+}
+
+/// Waits until `page` says it is this player's turn on `seat` and taps Stand there.
+async fn stand_on(page: &Page, seat: u8) {
+    page.wait_for(
+        &format!(
+            "(document.querySelector('#turn') || {{dataset: {{}}}}).dataset.seat === '{seat}'"
+        ),
+        STEP,
+    )
+    .await;
+    let turn = page.text("#turn").await;
+    assert!(turn.contains(&format!("Your turn · seat {seat}")), "{turn}");
+    act(page, "stand").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_player_on_two_seats_bets_and_plays_both() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(240), async {
+        let (t, sim) = player::start_dealt("deluxe", 300, 60, &[("Alice", ALICE)]).await;
+        let mut problems = Vec::new();
+        let a = &t.pages[0];
+        a.wait_for("!!window.playState()", STEP).await;
+        sit(a, 4).await;
+        player::open_betting(t.proc()).await;
+        // Deluxe lets her take a second seat: the row of free seats under her bet.
+        a.wait_for("!!document.querySelector(\"#join-second button[data-seat='5']\")", STEP)
+            .await;
+        assert!(a.text("#join-second").await.contains("Take a second seat"));
+        a.tap_in_view("#join-second button[data-seat='5']").await;
+        a.wait_for("(window.playState().seats || []).length === 2", STEP).await;
+        assert_eq!(a.eval("window.playState().seats").await, json!([4, 5]));
+        a.wait_for("window.playState().betting.open", STEP).await;
+        lay(a, 3, &["main"]).await;
+        let round = place(a).await;
+        // The bet went on both seats, each said with its amount.
+        a.wait_for("(window.playState().betting.my_seats || []).length === 2", STEP)
+            .await;
+        let pool = t.pool().await;
+        let staked = player::staked(&pool, "alice", round).await;
+        pool.close().await;
+        let each = staked / 2;
+        assert!(each >= 1000, "{staked} on two seats");
+        let note = a.text("#dock").await;
+        for seat in [4, 5] {
+            let said = format!("Seat {seat}: {}", player::euro(each));
+            assert!(note.contains(&said), "{said} in {note}");
+        }
+        problems.extend(reached(a, "two-seats-betting", &[each, staked]).await);
+        let (status, body) = t.proc().post("/api/betting/close", "").await;
+        assert_eq!(status, 200, "{body}");
+        // Seat 4: TH 9C (19); seat 5: 6S 5D (11); the dealer 9D, the hole card 8S (17).
+        sim.load(common::cards_for_shoe(&["TH", "6S", "9D", "9C", "5D", "8S"]))
+            .await
+            .expect("load");
+        assert_eq!(sim.deal(6).await.expect("deal").len(), 6);
+        a.wait_for("!!document.querySelector('#actions')", STEP).await;
+        assert_eq!(a.text("#total-bet").await, player::euro(staked), "both seats' bets");
+        problems.extend(reached(a, "two-seats-deciding", &[each, staked]).await);
+        stand_on(a, 4).await;
+        stand_on(a, 5).await;
+        a.wait_for(
+            &format!("(document.querySelector('#result') || {{dataset: {{}}}}).dataset.round === '{round}'"),
+            STEP,
+        )
+        .await;
+        // 19 wins, 11 loses: the result lists each seat's line, as the record has them.
+        let pool = t.pool().await;
+        let four = player::lines(&pool, round, 4, "").await;
+        let five = player::lines(&pool, round, 5, "").await;
+        let balance = player::balance(&pool, "alice").await;
+        pool.close().await;
+        let net = |l: &[(String, i64, i64)]| l.iter().map(|(_, s, r)| r - s).sum::<i64>();
+        assert_eq!((net(&four), net(&five)), (each, -each), "{four:?} {five:?}");
+        let result = a.text("#result").await;
+        for (seat, n) in [(4, each), (5, -each)] {
+            let line = format!("Seat {seat}");
+            assert!(result.contains(&line) && result.contains(&player::signed(n)), "{line} {n} in {result}");
+        }
+        a.wait_for(
+            &format!("(document.querySelector('#balance') || {{}}).textContent === {:?}", player::euro(balance)),
+            STEP,
+        )
+        .await;
+        problems.extend(reached(a, "two-seats-result", &[each, staked, balance]).await);
+        drop(sim);
         player::finish(t, &problems).await;
     })
     .await
