@@ -76,24 +76,42 @@ async fn deal(sim: &croupier_drivers::sim::SimShoe, card: &str) {
     assert_eq!(sim.deal(1).await.expect("deal").len(), 1, "{card} dealt");
 }
 
+/// Alice's page at 390×844 on a Deluxe table dealt by the test, seated at 4, bets open.
+async fn seated() -> (player::Table, croupier_drivers::sim::SimShoe) {
+    let (t, sim) = player::start_dealt("deluxe", 300, 60, &[("Alice", ALICE)]).await;
+    let a = &t.pages[0];
+    a.wait_for("!!window.playState()", STEP).await;
+    sit(a, 4).await;
+    player::open_betting(t.proc()).await;
+    (t, sim)
+}
+
+/// A chip of €10.00 (or more: its minor units, 1000, are a number no card total is) on
+/// the main bet, placed. Answers the round.
+async fn place_ten(t: &player::Table) -> u64 {
+    let a = &t.pages[0];
+    a.wait_for("window.playState().betting.open", STEP).await;
+    lay(a, 3, &["main"]).await;
+    place(a).await
+}
+
+/// Closes betting (as the dealer does).
+async fn close(t: &player::Table) {
+    let (status, body) = t.proc().post("/api/betting/close", "").await;
+    assert_eq!(status, 200, "{body}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn insurance_a_split_and_out_of_service_on_the_players_page() {
     if !chromium_present() {
         return;
     }
     timeout(Duration::from_secs(240), async {
-        let (t, sim) = player::start_dealt("deluxe", 300, 60, &[("Alice", ALICE)]).await;
+        let (t, sim) = seated().await;
         let mut problems = Vec::new();
         let a = &t.pages[0];
-        a.wait_for("!!window.playState()", STEP).await;
-        sit(a, 4).await;
-        player::open_betting(t.proc()).await;
-        a.wait_for("window.playState().betting.open", STEP).await;
-        // A chip of €10.00 or more, so its minor units (1000) are a number no card total is.
-        lay(a, 3, &["main"]).await;
-        let round = place(a).await;
-        let (status, body) = t.proc().post("/api/betting/close", "").await;
-        assert_eq!(status, 200, "{body}");
+        let round = place_ten(&t).await;
+        close(&t).await;
         let pool = t.pool().await;
         let bet = player::staked(&pool, "alice", round).await;
         pool.close().await;
@@ -166,11 +184,8 @@ async fn insurance_a_split_and_out_of_service_on_the_players_page() {
 
         // Out of service: another connection holds the write lock while a card is read.
         player::open_betting(t.proc()).await;
-        a.wait_for("window.playState().betting.open", STEP).await;
-        lay(a, 3, &["main"]).await;
-        place(a).await;
-        let (status, body) = t.proc().post("/api/betting/close", "").await;
-        assert_eq!(status, 200, "{body}");
+        place_ten(&t).await;
+        close(&t).await;
         let db = t.dir.path().join("croupier.db");
         let mut blocker = sqlx::SqliteConnection::connect(&format!("sqlite://{}", db.display()))
             .await
@@ -216,12 +231,9 @@ async fn one_player_on_two_seats_bets_and_plays_both() {
         return;
     }
     timeout(Duration::from_secs(240), async {
-        let (t, sim) = player::start_dealt("deluxe", 300, 60, &[("Alice", ALICE)]).await;
+        let (t, sim) = seated().await;
         let mut problems = Vec::new();
         let a = &t.pages[0];
-        a.wait_for("!!window.playState()", STEP).await;
-        sit(a, 4).await;
-        player::open_betting(t.proc()).await;
         // Deluxe lets her take a second seat: the row of free seats under her bet.
         a.wait_for("!!document.querySelector(\"#join-second button[data-seat='5']\")", STEP)
             .await;
@@ -229,9 +241,7 @@ async fn one_player_on_two_seats_bets_and_plays_both() {
         a.tap_in_view("#join-second button[data-seat='5']").await;
         a.wait_for("(window.playState().seats || []).length === 2", STEP).await;
         assert_eq!(a.eval("window.playState().seats").await, json!([4, 5]));
-        a.wait_for("window.playState().betting.open", STEP).await;
-        lay(a, 3, &["main"]).await;
-        let round = place(a).await;
+        let round = place_ten(&t).await;
         // The bet went on both seats, each said with its amount.
         a.wait_for("(window.playState().betting.my_seats || []).length === 2", STEP)
             .await;
@@ -246,8 +256,7 @@ async fn one_player_on_two_seats_bets_and_plays_both() {
             assert!(note.contains(&said), "{said} in {note}");
         }
         problems.extend(reached(a, "two-seats-betting", &[each, staked]).await);
-        let (status, body) = t.proc().post("/api/betting/close", "").await;
-        assert_eq!(status, 200, "{body}");
+        close(&t).await;
         // Seat 4: TH 9C (19); seat 5: 6S 5D (11); the dealer 9D, the hole card 8S (17).
         sim.load(common::cards_for_shoe(&["TH", "6S", "9D", "9C", "5D", "8S"]))
             .await
