@@ -867,7 +867,10 @@ function historyBody() {
     el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("history-round", { round: "" }).trim()), el("th", { scope: "col" }, t("history-stake")), el("th", { scope: "col" }, t("history-return")), el("th", { scope: "col" }, t("history-net")))),
     el("tbody", {}, historyData.rounds.flatMap((r) => [
       el("tr", { class: "pp-hround", "data-round": r.round, "data-net": r.net },
-        el("th", { scope: "row" }, t("history-round", { round: r.round }), r.cancelled ? el("span", { class: "pp-tag" }, " " + t("history-cancelled")) : !r.settled ? el("span", { class: "pp-tag" }, " " + t("history-open")) : window.Trust.sigBadge(trust, r.round, trustWords)),
+        el("th", { scope: "row" }, t("history-round", { round: r.round }), r.cancelled ? el("span", { class: "pp-tag" }, " " + t("history-cancelled")) : !r.settled ? el("span", { class: "pp-tag" }, " " + t("history-open"))
+          // Signatures are checked on the results this page received live: a round from
+          // before it was loaded has none to check, so no badge (not "…" for ever).
+          : trust.sigs[r.round] ? window.Trust.sigBadge(trust, r.round, trustWords) : null),
         // A round in play has its stake (what the wallet took) and no return or net yet.
         el("td", {}, money(r.staked)), el("td", {}, r.settled ? money(r.lines.reduce((a, l) => a + l.returned, 0)) : "\u2014"),
         el("td", { class: r.net > 0 ? "up" : r.net < 0 ? "down" : "" }, r.settled ? signed(r.net) : "\u2014")),
