@@ -33,11 +33,16 @@ function resultRow(r) {
 // redrawn whole): each new card with its hand and total, each round's result once.
 const heard = { round: 0, hands: {} };
 const saidResults = new Set();
+// In the catalogue's words, as the rest of the page (never English under German).
 function resultWords(r) {
-  return "Round " + r.round + (r.cancelled ? ", cancelled, bets refunded" : "") + ": dealer " + r.dealer_total + ". " +
-    r.hands.map(h => "Seat " + h.seat + (h.hand ? ", hand " + (h.hand + 1) : "") + " " + h.outcome.replace("_", " ") + " " + money(h.returned)).join(". ");
+  const hands = r.hands.map(h => (h.hand ? t("say-seat-hand", { seat: h.seat, hand: h.hand + 1 }) : t("seat-label", { seat: h.seat })) +
+    " " + t("outcome-" + h.outcome) + " " + money(h.returned));
+  const result = (r.cancelled ? t("public-cancelled") + " " : "") + t("public-dealer-total", { total: r.dealer_total });
+  return t("say-result", { round: r.round, result: [result, ...hands].join(". ") });
 }
 function announce() {
+  // Before the catalogue, nothing is said (it would be message ids); said once it loads.
+  if (!words) return;
   const said = view ? newHandWords(view, heard) : [];
   for (const r of results) {
     const key = r.round + (r.cancelled ? "c" : "") + JSON.stringify(r.hands.map(h => h.returned));

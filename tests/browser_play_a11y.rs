@@ -218,7 +218,7 @@ async fn a_blind_player_plays_a_round_by_keyboard_and_hears_every_card() {
         wait_said(a, "polite", "Croupier: Herz-9, Kreuz-8, 17", STEP).await;
         a.wait_for(&format!("(document.querySelector('#result') || {{dataset: {{}}}}).dataset.round === '{round2}'"), STEP).await;
         let net2 = net_of(&t, round2).await;
-        let result2 = ftl("de", "result-win", &[("amount", &player::euro(net2))]);
+        let result2 = ftl("de", "result-win", &[("amount", &player::euro_de(net2))]);
         wait_said(a, "polite", &format!("Runde {round2}: {result2}"), STEP).await;
         assert!(holds(a, "document.activeElement !== document.body").await, "the focus is lost");
         drop(public);
