@@ -224,8 +224,8 @@ function placedLine(s, key) {
 // A line as it will be sent: what the table holds plus the chips laid since.
 function lineTotal(s, key) { return placedLine(s, key) + (plan.lines[key] || 0); }
 
-// What the player has on the round in play (its bets as placed; doubles and splits add to
-// them as the hands go).
+// What the player has on the round in play: what the wallet took for it (the bets, and
+// splits, doubles, insurance as the hands go).
 function inPlay(s) {
   const r = s.view.round;
   if (s.betting.open || !r.number || r.settled) return 0;
@@ -236,6 +236,9 @@ function inPlay(s) {
     sum = (s.hands || []).reduce((a, h) => a + h.stake, 0);
     return sum + (s.specials || []).reduce((a, x) => a + x.amount, 0);
   }
+  // What the wallet took for the round (splits, doubles, insurance included), when the
+  // server says; else the bets the round opened with.
+  if (typeof s.staked === "number" && s.staked > 0) return s.staked;
   for (const b of r.bets || []) {
     const mine = b.player ? b.player === s.public_name : (s.seats || []).includes(b.seat);
     if (mine) sum += b.main + pairs(b.side);
@@ -865,7 +868,10 @@ function historyBody() {
     el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("history-round", { round: "" }).trim()), el("th", { scope: "col" }, t("history-stake")), el("th", { scope: "col" }, t("history-return")), el("th", { scope: "col" }, t("history-net")))),
     el("tbody", {}, historyData.rounds.flatMap((r) => [
       el("tr", { class: "pp-hround", "data-round": r.round, "data-net": r.net },
-        el("th", { scope: "row" }, t("history-round", { round: r.round }), r.cancelled ? el("span", { class: "pp-tag" }, " " + t("history-cancelled")) : !r.settled ? el("span", { class: "pp-tag" }, " " + t("history-open")) : window.Trust.sigBadge(trust, r.round, trustWords)),
+        el("th", { scope: "row" }, t("history-round", { round: r.round }), r.cancelled ? el("span", { class: "pp-tag" }, " " + t("history-cancelled")) : !r.settled ? el("span", { class: "pp-tag" }, " " + t("history-open"))
+          // Signatures are checked on the results this page received live: a round from
+          // before it was loaded has none to check, so no badge (not "…" for ever).
+          : trust.sigs[r.round] ? window.Trust.sigBadge(trust, r.round, trustWords) : null),
         // A round in play has its stake (what the wallet took) and no return or net yet.
         el("td", {}, money(r.staked)), el("td", {}, r.settled ? money(r.lines.reduce((a, l) => a + l.returned, 0)) : "\u2014"),
         el("td", { class: r.net > 0 ? "up" : r.net < 0 ? "down" : "" }, r.settled ? signed(r.net) : "\u2014")),

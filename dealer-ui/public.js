@@ -46,6 +46,8 @@ function resultWords(r) {
     t("public-dealer-total", { total: r.dealer_total }) + ". " + r.hands.map(handWords).join(". ") });
 }
 function announce() {
+  // Before the catalogue, nothing is said (it would be message ids); said once it loads.
+  if (!words) return;
   const said = view ? newHandWords(view, heard) : [];
   for (const r of results) {
     const key = r.round + (r.cancelled ? "c" : "") + JSON.stringify(r.hands.map(h => h.returned));

@@ -57,18 +57,6 @@ async fn axe(page: &Page, state: &str) -> Vec<String> {
     found.into_iter().map(|v| format!("{state}: {v}")).collect()
 }
 
-/// Opens betting (a round settled a moment ago may still be confirming: retried).
-async fn open_betting(staff: &proc::Proc) {
-    for _ in 0..100 {
-        let (status, _) = staff.post("/api/betting/open", "").await;
-        if status == 200 {
-            return;
-        }
-        sleep(Duration::from_millis(200)).await;
-    }
-    panic!("betting did not open");
-}
-
 /// Lays the first chip on the main bet and places it, by keyboard; answers the round.
 async fn bet_by_keyboard(page: &Page) -> u64 {
     page.wait_for(
@@ -135,7 +123,7 @@ async fn a_blind_player_plays_a_round_by_keyboard_and_hears_every_card() {
         a.wait_for("window.playState() && window.playState().seat === 4", STEP).await;
         a.wait_for("document.activeElement !== document.body", STEP).await;
         // Bets open; the bet laid and placed by keyboard.
-        open_betting(t.proc()).await;
+        player::open_betting(t.proc()).await;
         let round = bet_by_keyboard(a).await;
         problems.extend(axe(a, "betting").await);
         let (status, body) = t.proc().post("/api/betting/close", "").await;
@@ -220,7 +208,7 @@ async fn a_blind_player_plays_a_round_by_keyboard_and_hears_every_card() {
         assert_eq!(status, 200, "{body}");
         wait_said(a, "assertive", &ftl("de", "say-resumed", &[]), STEP).await;
         // A round in German: Alice's blackjack against the dealer's 17.
-        open_betting(t.proc()).await;
+        player::open_betting(t.proc()).await;
         let round2 = bet_by_keyboard(a).await;
         let (status, body) = t.proc().post("/api/betting/close", "").await;
         assert_eq!(status, 200, "{body}");
@@ -269,7 +257,7 @@ async fn round_to_the_turn(
     token: &str,
 ) -> u64 {
     let a = &t.pages[0];
-    open_betting(t.proc()).await;
+    player::open_betting(t.proc()).await;
     a.wait_for("window.playState().betting.open", STEP).await;
     let min = a.eval("window.playState().limits.min").await;
     let (status, body) = t

@@ -27,6 +27,8 @@ mod fit;
 mod player;
 #[path = "common/proc.rs"]
 mod proc;
+#[path = "support/raw.rs"]
+mod raw;
 
 use cdp::{chromium_present, Page};
 use player::{fits, holds, lay, place, shot, sit, ALICE, BOB, STEP};
@@ -117,13 +119,7 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
             // wallet's debits), no return or net yet — never "€0.00 staked".
             {
                 let pool = t.pool().await;
-                let staked: i64 = sqlx::query_scalar(
-                    "SELECT COALESCE(SUM(amount), 0) FROM wallet_journal WHERE player_id = 'bob' AND round = ? AND state IN ('committed', 'settled')",
-                )
-                .bind(i64::try_from(round).expect("round"))
-                .fetch_one(&pool)
-                .await
-                .expect("journal");
+                let staked = player::staked(&pool, "bob", round).await;
                 pool.close().await;
                 assert!(staked > 0, "Bob staked on round {round}");
                 b.tap_in_view("#open-history").await;
@@ -482,7 +478,44 @@ async fn a_corrected_round_says_what_changed_and_what_the_balance_did() {
         assert_eq!(balance, expected, "the wallet follows the corrected round (rounds before it: {earlier:?})");
         a.wait_for(&format!("document.querySelector('#balance').innerText === '{}'", player::euro(balance)), STEP).await;
         shot(a, "corrected-390x844").await;
-        let problems = fits(a, "corrected", &[ALICE, (640, 360)], ALICE).await;
+        let mut problems = fits(a, "corrected", &[ALICE, BOB, (640, 360)], ALICE).await;
+        let amounts = [before, after, after - before, balance];
+        for (w, h) in [ALICE, BOB] {
+            a.resize(w, h).await;
+            problems.extend(raw::raw_on(a, &format!("corrected-{w}x{h}"), &amounts).await);
+        }
+        a.resize(ALICE.0, ALICE.1).await;
+        // After a reload the History has the round as corrected: the settlements' lines and
+        // net, not the result the page first showed.
+        a.call("Page.reload", json!({})).await;
+        a.wait_for(&format!("typeof window.playState === 'function' && !!window.playState() && document.querySelector('#balance') && document.querySelector('#balance').innerText === '{}'", player::euro(balance)), STEP).await;
+        a.tap_in_view("#open-history").await;
+        let row = format!("#history .pp-hround[data-round='{round}']");
+        a.wait_for(&format!("!!document.querySelector(\"{row}\")"), STEP).await;
+        let shown = a
+            .eval(&format!("(() => {{ const r = document.querySelector(\"{row}\"); return {{net: Number(r.dataset.net), cells: [...r.querySelectorAll('td')].map(td => td.innerText), lines: document.querySelectorAll(\"#history .pp-hline[data-round='{round}']\").length}}; }})()"))
+            .await;
+        let staked: i64 = lines.iter().map(|(_, s, _)| s).sum();
+        let returned: i64 = lines.iter().map(|(_, _, r)| r).sum();
+        assert_eq!(shown["net"], json!(after), "round {round} in the history: {shown}");
+        assert_eq!(shown["lines"], json!(lines.len()), "{shown}");
+        assert_eq!(
+            shown["cells"],
+            json!([player::euro(staked), player::euro(returned), player::signed(after)]),
+            "round {round} corrected in the history"
+        );
+        // This page never received the round's signed result (it came before the reload):
+        // no signature badge that would say "…" (checking) for ever.
+        sleep(Duration::from_millis(2000)).await;
+        let badge = a.eval(&format!("(() => {{ const b = document.querySelector(\"{row} [data-sig]\"); return b ? b.dataset.sig + ': ' + b.innerText : null; }})()")).await;
+        assert!(badge.is_null() || badge.as_str().is_some_and(|b| !b.starts_with("checking")), "round {round}'s badge after a reload: {badge}");
+        shot(a, "corrected-history-390x844").await;
+        problems.extend(player::scroll_fits(a, "corrected-history", "#history-dialog", &[ALICE, BOB], ALICE).await);
+        for (w, h) in [ALICE, BOB] {
+            a.resize(w, h).await;
+            problems.extend(raw::raw_on(a, &format!("corrected-history-{w}x{h}"), &amounts).await);
+        }
+        a.resize(ALICE.0, ALICE.1).await;
         pool.close().await;
         player::finish(t, &problems).await;
     })

@@ -33,11 +33,14 @@ mod fit;
 mod player;
 #[path = "common/proc.rs"]
 mod proc;
+#[path = "support/raw.rs"]
+mod raw;
 
-use cdp::{chromium_present, Browser, Page};
+use cdp::{chromium_present, Browser};
 use croupier::engine::{Code, Rejection};
 use croupier::table::{BetError, SubmitError};
 use croupier::wallet::WalletError;
+use raw::{engine_ids, problems_on};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -160,27 +163,6 @@ fn route_codes() -> BTreeSet<String> {
         }
     }
     out
-}
-
-/// The engine ids of the shipped variants, read from `config/variants/*.toml`: the games
-/// (each file's stem) and every side bet any of them offers (its `name`).
-fn engine_ids() -> (Vec<String>, Vec<String>) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/variants");
-    let mut games = Vec::new();
-    let mut sides = BTreeSet::new();
-    for entry in std::fs::read_dir(&dir).expect("config/variants") {
-        let path = entry.expect("entry").path();
-        if path.extension().is_none_or(|e| e != "toml") {
-            continue;
-        }
-        let stem = path.file_stem().and_then(|s| s.to_str()).expect("stem");
-        let variant = croupier::engine::Variant::load(&path).expect("a shipped variant");
-        sides.extend(variant.side_bets.iter().map(|b| b.name.clone()));
-        games.push(stem.to_string());
-    }
-    games.sort();
-    assert!(games.len() >= 5 && sides.len() >= 15, "{games:?} {sides:?}");
-    (games, sides.into_iter().collect())
 }
 
 /// The winning combinations of `game`'s pay tables (side bets and insurance), as the
@@ -342,26 +324,6 @@ fn money_words(lang: &str, sym: &str) -> (String, String, &'static str) {
         ),
         other => panic!("no money words for {other}: add them here"),
     }
-}
-
-/// What `page` shows (its `innerText`) that a person of `lang` should not read: an engine
-/// id among `ids` (as a whole word, case and all) or an amount written another language's
-/// way (`foreign`, a regular expression).
-async fn problems_on(page: &Page, ids: &[String], foreign: &str) -> Vec<String> {
-    let found = page
-        .eval(&format!(
-            "(() => {{ const text = document.body.innerText; const out = []; \
-               const esc = (s) => s.replace(/[.*+?^${{}}()|[\\]\\\\]/g, '\\\\$&'); \
-               for (const id of {ids}) {{ \
-                 const m = new RegExp('(^|[^\\\\w+])' + esc(id) + '(?![\\\\w+])').exec(text); \
-                 if (m) out.push('engine id ' + id + ' in: ' + text.slice(Math.max(0, m.index - 30), m.index + id.length + 30)); }} \
-               const f = new RegExp({foreign:?}).exec(text); \
-               if (f) out.push('money written another way: ' + text.slice(Math.max(0, f.index - 30), f.index + 30)); \
-               return out; }})()",
-            ids = json!(ids),
-        ))
-        .await;
-    serde_json::from_value(found).expect("problems")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -50,6 +50,26 @@ pub struct HistoryRound {
     pub net: i64,
 }
 
+/// What `player` staked on `round` at `table` while it is in play: the wallet's committed
+/// debits — the bets, and the splits, doubles and insurance taken as the hands went.
+pub async fn round_staked(
+    pool: &SqlitePool,
+    table: &str,
+    player: &str,
+    round: i64,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT COALESCE(SUM(amount), 0) FROM wallet_journal \
+         WHERE table_id = ? AND player_id = ? AND round = ? \
+         AND state IN ('committed', 'settled')",
+    )
+    .bind(table)
+    .bind(player)
+    .bind(round)
+    .fetch_one(pool)
+    .await
+}
+
 /// The player's last `limit` rounds at `table`, newest first.
 pub async fn rounds(
     pool: &SqlitePool,
@@ -128,16 +148,7 @@ pub async fn rounds(
         let staked = if settled {
             lines.iter().map(|l| l.staked).sum()
         } else {
-            sqlx::query_scalar(
-                "SELECT COALESCE(SUM(amount), 0) FROM wallet_journal \
-                 WHERE table_id = ? AND player_id = ? AND round = ? \
-                 AND state IN ('committed', 'settled')",
-            )
-            .bind(table)
-            .bind(player)
-            .bind(round)
-            .fetch_one(pool)
-            .await?
+            round_staked(pool, table, player, round).await?
         };
         out.push(HistoryRound {
             round: u64::try_from(round).unwrap_or(0),

@@ -590,6 +590,17 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
         .filter(|h| h.player == me)
         .collect();
     let session = crate::play::sessions::times(&play.pool, bearer(&headers)).await;
+    // What the wallet took for the round in play (a split, a double, insurance add to the
+    // bets the round opened with); none between rounds.
+    let staked = match i64::try_from(snap.round.number) {
+        Ok(round) if round > 0 && !snap.round.settled && !snap.betting.open => {
+            crate::play::history::round_staked(&play.pool, &play.table, &me, round)
+                .await
+                .map_err(|e| tracing::warn!(error = %e, "the round's stake could not be read"))
+                .ok()
+        }
+        _ => None,
+    };
     let timing = play.remote.timing();
     Ok(Json(json!({
         "player": me,
@@ -609,6 +620,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
         "public_name": snap.pseudonyms.name(&me),
         "name": who.map(|p| p.name).unwrap_or_default(),
         "balance": balance,
+        "staked": staked,
         "seat": seat,
         "seats": &seats_held,
         "unseated": play.remote.is_unseated(&me),

@@ -135,6 +135,18 @@ pub async fn finish(t: Table, problems: &[String]) {
     assert!(p.expect("running").terminate(), "clean stop");
 }
 
+/// Opens betting (a round settled a moment ago may still be confirming: retried).
+pub async fn open_betting(staff: &proc::Proc) {
+    for _ in 0..100 {
+        let (status, _) = staff.post("/api/betting/open", "").await;
+        if status == 200 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("betting did not open");
+}
+
 /// Whether `js` is true on `page` now.
 pub async fn holds(page: &Page, js: &str) -> bool {
     page.eval(js).await == json!(true)
@@ -409,6 +421,18 @@ pub async fn lines(
     .fetch_all(pool)
     .await
     .expect("settlements")
+}
+
+/// What player `id` staked on `round`: the wallet's debits, committed or settled.
+pub async fn staked(pool: &sqlx::SqlitePool, id: &str, round: u64) -> i64 {
+    sqlx::query_scalar(
+        "SELECT COALESCE(SUM(amount), 0) FROM wallet_journal WHERE player_id = ? AND round = ? AND state IN ('committed', 'settled')",
+    )
+    .bind(id)
+    .bind(i64::try_from(round).expect("round"))
+    .fetch_one(pool)
+    .await
+    .expect("journal")
 }
 
 /// The player's balance in the wallet.
