@@ -11,14 +11,27 @@ use serde_json::Value;
 pub struct Seals {
     /// (round, nonce): every nonce revealed.
     pub nonces: Vec<(u64, String)>,
-    /// (round, commitment): every commitment shown, while its card lay face down or beside
-    /// its nonce at the reveal (the same commitment).
+    /// (round, commitment): every commitment shown while its card lay face down (with
+    /// [`seen_with_reveals`], at the reveal too).
     pub commitments: Vec<(u64, String)>,
 }
 
 /// The seals in public messages (views of the table's feed, a relay's or the broker's
-/// public stream: the same text), each kept once.
+/// public stream: the same text), each kept once: commitments only as shown while their
+/// card lay face down (a stream that begins with a restored table's state repeats the old
+/// timeline's revealed seals, which are not the new timeline's).
 pub fn seen<'a>(messages: impl IntoIterator<Item = &'a Value>) -> Seals {
+    collect(messages, false)
+}
+
+/// [`seen`], with the commitment each reveal repeats counted too: for a stream that holds
+/// only its own log's rounds (a new log begun with `run --init`), where a viewer resynced
+/// past a face-down view (a slow one, under load) still has the commitment from the reveal.
+pub fn seen_with_reveals<'a>(messages: impl IntoIterator<Item = &'a Value>) -> Seals {
+    collect(messages, true)
+}
+
+fn collect<'a>(messages: impl IntoIterator<Item = &'a Value>, reveals: bool) -> Seals {
     let mut out = Seals::default();
     for m in messages {
         if m["type"] != "view" {
@@ -28,14 +41,16 @@ pub fn seen<'a>(messages: impl IntoIterator<Item = &'a Value>) -> Seals {
         let (Some(number), seal) = (round["number"].as_u64(), &round["seal"]) else {
             continue;
         };
-        if let Some(nonce) = seal["nonce"].as_str() {
+        let revealed = seal["nonce"].as_str();
+        if let Some(nonce) = revealed {
             let nonce = (number, nonce.to_string());
             if !out.nonces.contains(&nonce) {
                 out.nonces.push(nonce);
             }
         }
-        // The reveal repeats the commitment the card lay under: a viewer resynced past the
-        // face-down views (a slow one, under load) still has it from there.
+        if revealed.is_some() && !reveals {
+            continue;
+        }
         if let Some(c) = seal["commitment"].as_str() {
             let c = (number, c.to_string());
             if !out.commitments.contains(&c) {
