@@ -218,9 +218,11 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
                     page.text("#result .pp-result-head strong").await,
                     format!("Round {round} was cancelled: every bet was returned ({} back to you).", player::euro(back))
                 );
-                // The credit follows the row that made the result final.
+                // The credit follows the row that made the result final (as every wait
+                // here, within STEP: a loaded machine delays it by seconds).
                 let mut balance = player::balance(&pool, id).await;
-                for _ in 0..50 {
+                let started = std::time::Instant::now();
+                while started.elapsed() < STEP {
                     if balance == 50_000 {
                         break;
                     }
