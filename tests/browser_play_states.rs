@@ -157,7 +157,7 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
             }
             assert_eq!(halt(a).await.as_deref(), Some("disputed"));
             shot(a, "disputed-390x844").await;
-            problems.extend(fits(a, "disputed", &[ALICE], ALICE).await);
+            problems.extend(fits(a, "disputed", &[ALICE, BOB], ALICE).await);
             let (status, body) = staff
                 .post(&format!("/api/disputes/{id}/propose"), &json!({"resolution": {"op": "cancel"}, "reason": "misdeal"}).to_string())
                 .await;
@@ -233,7 +233,7 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
                 page.wait_for(&format!("document.querySelector('#balance').innerText === '{}'", player::euro(balance)), STEP).await;
             }
             shot(a, "cancelled-390x844").await;
-            problems.extend(fits(a, "cancelled", &[ALICE], ALICE).await);
+            problems.extend(fits(a, "cancelled", &[ALICE, BOB], ALICE).await);
             pool.close().await;
         }
 
@@ -251,7 +251,7 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
         assert_eq!(overlay(&t.pages[1]).await.as_deref(), Some("lost"));
         shot(&t.pages[0], "lost-390x844").await;
         shot(&t.pages[1], "lost-844x390").await;
-        problems.extend(fits(&t.pages[0], "lost", &[ALICE], ALICE).await);
+        problems.extend(fits(&t.pages[0], "lost", &[ALICE, BOB], ALICE).await);
         // Back on the same address, closed to remote play: the pages say the table is closed.
         let text = std::fs::read_to_string(&t.cfg).expect("config");
         let fixed = text.replace("bind = \"127.0.0.1:0\"", &format!("bind = {addr:?}"));
@@ -261,7 +261,7 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
             page.wait_for("(document.querySelector('#overlay') || {dataset: {}}).dataset.state === 'closed'", Duration::from_secs(60)).await;
         }
         shot(&t.pages[0], "closed-390x844").await;
-        problems.extend(fits(&t.pages[0], "closed", &[ALICE], ALICE).await);
+        problems.extend(fits(&t.pages[0], "closed", &[ALICE, BOB], ALICE).await);
         assert!(p.terminate(), "clean stop");
         // Open again: the pages come back by themselves, the balance the wallet's.
         std::fs::write(&t.cfg, &fixed).expect("config");
@@ -303,7 +303,7 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
         a.wait_for("(document.querySelector('#overlay') || {dataset: {}}).dataset.state === 'expired'", STEP).await;
         assert_eq!(overlay(&t.pages[1]).await, None);
         shot(a, "expired-390x844").await;
-        problems.extend(fits(a, "expired", &[ALICE], ALICE).await);
+        problems.extend(fits(a, "expired", &[ALICE, BOB], ALICE).await);
         pool.close().await;
         player::finish(t, &problems).await;
     })
