@@ -125,7 +125,7 @@ async fn play_step(page: &Page, round: u64, prefer: &[&str]) -> bool {
         let sel = format!("#actions button[data-action='{action}']");
         let here = page
             .eval(&format!(
-                "(() => {{ const b = document.querySelector(\"{sel}\"); return !!b && !b.disabled; }})()"
+                "(() => {{ const b = document.querySelector(\"{sel}\"); return !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true'; }})()"
             ))
             .await;
         if here == json!(true) {
@@ -183,7 +183,7 @@ async fn two_phone_players_and_the_dealer_panel_play_a_round() {
             page.wait_for("document.querySelector('#chips .chip')", STEP).await;
             page.tap(&format!("#chips .chip:nth-of-type({})", chip + 1)).await;
             page.tap("[data-target='main']").await;
-            page.wait_for("!document.querySelector('#place').disabled", STEP).await;
+            page.wait_for("(b => !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true')(document.querySelector('#place'))", STEP).await;
             page.tap("#place").await;
             page.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('Bet accepted') || !document.querySelector('#chips')", STEP)
                 .await;
@@ -342,7 +342,7 @@ async fn a_phone_player_bets_behind_with_follow_double_and_a_pair_bet() {
             a.wait_for("document.querySelector('#chips .chip')", STEP).await;
             a.tap("#chips .chip:nth-of-type(2)").await;
             a.tap("[data-target='main']").await;
-            a.wait_for("!document.querySelector('#place').disabled", STEP).await;
+            a.wait_for("(b => !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true')(document.querySelector('#place'))", STEP).await;
             a.tap("#place").await;
             a.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('Bet accepted')", STEP).await;
             let round = a.eval("window.playState().betting.round").await.as_u64().expect("round");
@@ -355,7 +355,7 @@ async fn a_phone_player_bets_behind_with_follow_double_and_a_pair_bet() {
             b.tap("#follow-double").await;
             b.wait_for("document.querySelector(\"[data-target='bside:pair']\")", STEP).await;
             b.tap("[data-target='bside:pair']").await;
-            b.wait_for("!document.querySelector('#place-behind').disabled", STEP).await;
+            b.wait_for("(b => !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true')(document.querySelector('#place-behind'))", STEP).await;
             if attempt == 0 {
                 b.screenshot(&out.join("play-390x844-behind.png")).await;
             }
@@ -488,7 +488,7 @@ async fn a_phone_player_plays_three_multihand_boxes_with_a_special() {
             a.tap(&format!("[data-target='box:{n}']")).await;
         }
         a.tap("[data-target='box:1:21+3']").await;
-        a.wait_for("!document.querySelector('#place-boxes').disabled", STEP).await;
+        a.wait_for("(b => !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true')(document.querySelector('#place-boxes'))", STEP).await;
         a.screenshot(&out.join("play-390x844-boxes.png")).await;
         a.tap("#place-boxes").await;
         play_alone(&a).await;
@@ -529,7 +529,7 @@ async fn an_ultimate_phone_players_bet_is_rebet_in_the_next_window() {
         a.tap("[data-target='main']").await;
         a.tap("[data-target='main']").await;
         a.tap("[data-target='side:21+3']").await;
-        a.wait_for("!document.querySelector('#place').disabled", STEP).await;
+        a.wait_for("(b => !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true')(document.querySelector('#place'))", STEP).await;
         a.tap("#place").await;
         let round = play_alone(&a).await;
         // The next window: the page shows the same bet on the seat's lines, re-bet for the

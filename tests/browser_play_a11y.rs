@@ -74,7 +74,7 @@ async fn bet_by_keyboard(page: &Page) -> u64 {
     focus_on(page, "#chips .chip", "a chip picked").await;
     tab_to(page, "[data-target='main']", false).await;
     press(page, "Enter", false).await;
-    page.wait_for("!document.querySelector('#place').disabled", STEP)
+    page.wait_for("(b => !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true')(document.querySelector('#place'))", STEP)
         .await;
     focus_on(page, "[data-target='main']", "a chip laid").await;
     // Back to the chip and on again (Shift+Tab works as well as Tab).

@@ -52,7 +52,7 @@ async fn reached(page: &Page, name: &str, amounts: &[i64]) -> Vec<String> {
 async fn act(page: &Page, action: &str) {
     let sel = format!("#actions button[data-action='{action}']");
     page.wait_for(
-        &format!("(() => {{ const b = document.querySelector(\"{sel}\"); return !!b && !b.disabled; }})()"),
+        &format!("(() => {{ const b = document.querySelector(\"{sel}\"); return !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true'; }})()"),
         STEP,
     )
     .await;

@@ -162,7 +162,7 @@ pub async fn sit(page: &Page, seat: u8) {
     let sel = format!("#join button[data-seat='{seat}']");
     page.wait_for(
         &format!(
-            "document.querySelector(\"{sel}\") && !document.querySelector(\"{sel}\").disabled"
+            "(b => !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true')(document.querySelector(\"{sel}\"))"
         ),
         STEP,
     )
@@ -189,7 +189,7 @@ pub async fn lay(page: &Page, chip: usize, spots: &[&str]) {
 /// Places what is laid on the seat (`#place`) and waits for the page to say it was
 /// accepted; answers the round the bet is for.
 pub async fn place(page: &Page) -> u64 {
-    page.wait_for("!document.querySelector('#place').disabled", STEP)
+    page.wait_for("(b => !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true')(document.querySelector('#place'))", STEP)
         .await;
     // While bets are open the view still holds the round before.
     let before = page
@@ -237,7 +237,7 @@ pub async fn step(page: &Page, round: u64, prefer: &[&str]) -> bool {
         let sel = format!("#actions button[data-action='{action}']");
         if holds(
             page,
-            &format!("(() => {{ const b = document.querySelector(\"{sel}\"); return !!b && !b.disabled; }})()"),
+            &format!("(() => {{ const b = document.querySelector(\"{sel}\"); return !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true'; }})()"),
         )
         .await
         {
