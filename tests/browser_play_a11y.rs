@@ -259,6 +259,12 @@ async fn round_to_the_turn(
     let a = &t.pages[0];
     player::open_betting(t.proc()).await;
     a.wait_for("window.playState().betting.open", STEP).await;
+    // While bets are open the view still holds the round before.
+    let before = a
+        .eval("window.playState().view.round.number")
+        .await
+        .as_u64()
+        .unwrap_or(0);
     let min = a.eval("window.playState().limits.min").await;
     let (status, body) = t
         .proc()
@@ -271,6 +277,13 @@ async fn round_to_the_turn(
     assert_eq!(status, 200, "{body}");
     // The window's last seconds run out on the page.
     a.wait_for("!window.playState().betting.open", STEP).await;
+    // The round the window opened: a loaded table opens it a moment after the window
+    // closes (CI saw the round before read here).
+    a.wait_for(
+        &format!("window.playState().view.round.number > {before}"),
+        STEP,
+    )
+    .await;
     let round = a
         .eval("window.playState().view.round.number")
         .await
