@@ -37,8 +37,49 @@ pub struct Nats {
     store: PathBuf,
 }
 
-/// A port nothing listens on now.
+/// A port nothing listens on now, from below the kernel's ephemeral range and never the
+/// same twice in one process.
+///
+/// A port the kernel hands out for `bind(0)` comes from the range it also takes the local
+/// ports of outgoing connections from: between the moment a test picks one and the moment
+/// its server binds it, a connection (a cluster node dialling its routes, a client polling
+/// another server) can take it, and the server then exits on "address in use". CI's load
+/// caught a three-node cluster's node that way. Below the range only a server that names
+/// its port can hold one, and the bind check sees those.
 pub fn free_port() -> u16 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let ephemeral_low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| {
+            r.split_whitespace()
+                .next()
+                .and_then(|p| p.parse::<u32>().ok())
+        })
+        .unwrap_or(32768);
+    const LOW: u32 = 10_000;
+    if ephemeral_low <= LOW + 1_000 {
+        return kernel_port();
+    }
+    let span = ephemeral_low - LOW;
+    // Each test process starts at its own place, so two suites run side by side rarely
+    // try the same ports.
+    let start = std::process::id().wrapping_mul(7919) % span;
+    for _ in 0..span {
+        let step = NEXT.fetch_add(1, Ordering::Relaxed);
+        let port = LOW + (start + step) % span;
+        let Ok(port) = u16::try_from(port) else {
+            continue;
+        };
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    kernel_port()
+}
+
+/// A port `bind(0)` gives, released.
+fn kernel_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -143,9 +184,20 @@ pub fn croupier_ok(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Starts `bin` with `args`; returns once it accepts connections on `port`.
+/// Starts `bin` with `args`; returns once it accepts connections on `port`. Its log goes
+/// to a file in the temporary directory, shown if it does not come up.
 pub fn spawn_listening(bin: &Path, args: &[std::ffi::OsString], port: u16) -> Child {
-    spawn_listening_to(bin, args, port, Stdio::null())
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let log = std::env::temp_dir().join(format!(
+        "croupier-test-nats-{}-{}-{port}.log",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let file = std::fs::File::create(&log).expect("create the nats-server log");
+    let child = spawn_listening_logged(bin, args, port, file.into(), Some(&log));
+    let _ = std::fs::remove_file(&log);
+    child
 }
 
 /// [`spawn_listening`] with the server's log to `stderr`.
@@ -155,19 +207,40 @@ pub fn spawn_listening_to(
     port: u16,
     stderr: Stdio,
 ) -> Child {
-    let child = Command::new(bin)
+    spawn_listening_logged(bin, args, port, stderr, None)
+}
+
+fn spawn_listening_logged(
+    bin: &Path,
+    args: &[std::ffi::OsString],
+    port: u16,
+    stderr: Stdio,
+    log: Option<&Path>,
+) -> Child {
+    let mut child = Command::new(bin)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(stderr)
         .spawn()
         .expect("spawn nats-server");
+    let said = || {
+        log.and_then(|l| std::fs::read_to_string(l).ok())
+            .unwrap_or_default()
+    };
     let started = Instant::now();
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "nats-server listens on {port} within 20 s"
-        );
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!(
+                "nats-server {args:?} exited ({status}) before it listened on {port}:\n{}",
+                said()
+            );
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("nats-server listens on {port} within 20 s:\n{}", said());
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
     child
