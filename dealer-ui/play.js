@@ -166,7 +166,11 @@ function resetPlan() {
   plan = { lines: {}, steps: [], behind: null, follow_double: false, follow_split: false, lip: {}, special: plan.special, rebet: plan.rebet };
 }
 
-function planTotal() { return Object.values(plan.lines).reduce((a, v) => a + v, 0); }
+// What the plan would place: the chips laid, and each box ridden on Let it play (its last
+// win, which the wallet stakes like chips).
+function planTotal() { return linesTotal() + Object.values(plan.lip).reduce((a, v) => a + v, 0); }
+
+function linesTotal() { return Object.values(plan.lines).reduce((a, v) => a + v, 0); }
 
 function sideLimits(s, name) {
   const b = (s.game.side_bets || []).find((x) => x.name === name);
@@ -222,7 +226,11 @@ function placedLine(s, key) {
 }
 
 // A line as it will be sent: what the table holds plus the chips laid since.
-function lineTotal(s, key) { return placedLine(s, key) + (plan.lines[key] || 0); }
+function lineTotal(s, key) {
+  const p = key.split(":");
+  const ridden = p[0] === "box" && !p[2] ? plan.lip[p[1]] || 0 : 0;
+  return placedLine(s, key) + (plan.lines[key] || 0) + ridden;
+}
 
 // What the player has on the round in play: what the wallet took for it (the bets, and
 // splits, doubles, insurance as the hands go).
@@ -262,6 +270,21 @@ function addChip(s, key, value) {
   render();
 }
 
+// Let it play on box `n` (its last win, `amount`), or off again: the chips laid on the box
+// give way to it.
+function ride(n, amount) {
+  if (plan.lip[n]) {
+    delete plan.lip[n];
+  } else {
+    const key = "box:" + n;
+    plan.lip[n] = amount;
+    delete plan.lines[key];
+    plan.steps = plan.steps.filter(([k]) => k !== key);
+  }
+  message = "";
+  render();
+}
+
 function undo() {
   const step = plan.steps.pop();
   if (step) {
@@ -273,9 +296,9 @@ function undo() {
 }
 
 function doubleBets(s) {
-  const total = planTotal();
+  const total = linesTotal();
   if (!total) return;
-  if (total * 2 > s.balance) { message = t("bet-over-balance", { balance: money(s.balance) }); render(); return; }
+  if (total + planTotal() > s.balance) { message = t("bet-over-balance", { balance: money(s.balance) }); render(); return; }
   for (const [k, v] of Object.entries(plan.lines)) {
     if (v * 2 > lineLimits(s, k).max) { message = t("bet-over-max", { line: lineName(s, k), max: money(lineLimits(s, k).max) }); render(); return; }
   }
@@ -409,7 +432,7 @@ function betSpots(s) {
       boxes.push(el("div", { class: "pp-box", "data-box": n },
         spot(s, "box:" + n, t("spot-box", { box: n }), s.limits),
         special ? spot(s, "box:" + n + ":" + special, sideName(special), sideLimits(s, special)) : null,
-        lip ? button(t("let-it-play", { amount: money(lip.main) }), () => { plan.lip[n] = !plan.lip[n]; if (plan.lip[n]) delete plan.lines["box:" + n]; render(); },
+        lip ? button(t("let-it-play", { amount: money(lip.main) }), () => ride(n, lip.main),
           { class: "pp-lip" + (plan.lip[n] ? " on" : ""), "data-let-it-play": n, "aria-pressed": plan.lip[n] ? "true" : "false" }) : null));
     }
     out.push(el("div", { class: "pp-spots boxes", id: "boxes" }, boxes));
@@ -479,7 +502,7 @@ function bettingDock(s, out) {
     button("\u21B6", undo, { id: "undo", "aria-label": t("undo"), title: t("undo"), disabled: plan.steps.length ? null : "" }),
     button("\u2715", () => { resetPlan(); message = ""; render(); }, { id: "clear", "aria-label": t("clear"), title: t("clear"), disabled: planTotal() ? null : "" }),
     button(r ? "\u21BB " + chipLabel(rTotal) : "\u21BB", () => repeat(s), { id: "rebet", "aria-label": t("repeat", { amount: r ? money(rTotal) : "" }).trim(), title: t("repeat", { amount: r ? money(rTotal) : "" }).trim(), disabled: r && !planTotal() && !placed(s) ? null : "" }),
-    button("\u00D72", () => doubleBets(s), { id: "double-bets", "aria-label": t("double-bets") + " \u00D72", title: t("double-bets"), disabled: planTotal() ? null : "" })));
+    button("\u00D72", () => doubleBets(s), { id: "double-bets", "aria-label": t("double-bets") + " \u00D72", title: t("double-bets"), disabled: linesTotal() ? null : "" })));
   const total2 = placed(s) + planTotal();
   const laid = (prefix) => Object.keys(plan.lines).some((k) => k.startsWith(prefix));
   const canSeat = s.seat && (laid("main") || laid("side:")) && lineTotal(s, "main") >= s.limits.min;

@@ -311,7 +311,7 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
     if !chromium_present() {
         return;
     }
-    timeout(Duration::from_secs(400), async {
+    timeout(Duration::from_secs(900), async {
         // Multi-hand: no seats; Mia joins the table and bets on three boxes and a special.
         let t = player::start("multihand", 30, &[], &[("Mia", ALICE)]).await;
         let a = &t.pages[0];
@@ -386,6 +386,57 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
         }
         assert!(seen, "two boxes asked at once");
         shot(a, "boxes-result-390x844").await;
+
+        // Let it play: after a box won, the next window offers its win as the box's bet.
+        // Rounds (three boxes, standing) until one did; then the offer at every size, the
+        // box and the totals showing the ridden amount before it is placed, and the wallet
+        // taking exactly that.
+        let mut ridden = None;
+        for _ in 0..12 {
+            a.wait_for("window.playState().betting.open", Duration::from_secs(90)).await;
+            let offer: Value = a
+                .eval("window.playState().betting.remaining_ms > 30000 ? ((window.playState().betting.let_it_play || [])[0] || null) : null")
+                .await;
+            if !offer.is_null() {
+                ridden = Some(offer);
+                break;
+            }
+            lay(a, 1, &["box:1", "box:2", "box:3"]).await;
+            a.tap_in_view("#place-boxes").await;
+            a.wait_for("!window.playState().betting.open", STEP).await;
+            for _ in 0..900 {
+                if holds(a, "window.playState().betting.open").await {
+                    break;
+                }
+                let _ = player::step(a, u64::MAX, &["stand"]).await;
+                sleep(Duration::from_millis(100)).await;
+            }
+        }
+        let offer = ridden.expect("a box won within twelve rounds");
+        let (n, won) = (offer["box"].as_u64().expect("box"), offer["main"].as_i64().expect("amount"));
+        let amount = player::euro(won);
+        let lip = format!("[data-let-it-play='{n}']");
+        a.wait_for(&format!("!!document.querySelector(\"{lip}\")"), STEP).await;
+        assert_eq!(a.text(&lip).await, format!("Let it play {amount}"));
+        a.tap_in_view(&lip).await;
+        a.wait_for(&format!("document.querySelector(\"{lip}\").getAttribute('aria-pressed') === 'true'"), STEP).await;
+        // What the box will stake, and the totals with it, before anything is placed.
+        assert_eq!(a.text(&format!("[data-target='box:{n}'] .amount")).await, amount);
+        assert_eq!(a.text("#total-bet").await, amount);
+        assert!(a.text("#place-boxes").await.contains(&amount), "{}", a.text("#place-boxes").await);
+        let riding = [lip.as_str(), "#place-boxes", "#chips", "#balance"];
+        problems.extend(sized(a, "let-it-play", &player::all_sizes(), ALICE, &riding).await);
+        shot(a, "let-it-play-390x844").await;
+        let pool = t.pool().await;
+        let before = player::balance(&pool, "mia").await;
+        a.tap_in_view("#place-boxes").await;
+        a.wait_for(
+            &format!("(() => {{ const s = window.playState(); const r = (s.betting.open ? s.betting.my_boxes : s.view.round.bets) || []; return r.some(x => x.seat === {n} && x.main === {won}); }})()"),
+            STEP,
+        )
+        .await;
+        assert_eq!(before - player::balance(&pool, "mia").await, won, "the wallet stakes the win on box {n}");
+        pool.close().await;
         player::finish(t, &problems).await;
     })
     .await
