@@ -1060,6 +1060,11 @@ function render() {
 
 async function setLanguage(lang) {
   await window.I18n.setLanguage(lang);
+  // What the live regions hold was said in the language before: a screen reader's review
+  // of them would read it under the new one. They are emptied; what comes next is said in
+  // the new language.
+  liveText.polite = "";
+  liveText.assertive = "";
   render();
 }
 
