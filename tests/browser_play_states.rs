@@ -219,17 +219,28 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
                     format!("Round {round} was cancelled: every bet was returned ({} back to you).", player::euro(back))
                 );
                 // The credit follows the row that made the result final (as every wait
-                // here, within STEP: a loaded machine delays it by seconds).
+                // here, within STEP: a loaded machine delays it by seconds). The rounds
+                // before it that asked nobody to decide (a dealer's blackjack) were played
+                // for money: the balance is theirs and this round's stakes back.
+                let (before,): (i64,) = sqlx::query_as(
+                    "SELECT COALESCE(SUM(returned - staked), 0) FROM settlements WHERE player = ? AND round < ?",
+                )
+                .bind(id)
+                .bind(i64::try_from(round).expect("round"))
+                .fetch_one(&pool)
+                .await
+                .expect("settlements");
+                let whole = 50_000 + before;
                 let mut balance = player::balance(&pool, id).await;
                 let started = std::time::Instant::now();
                 while started.elapsed() < STEP {
-                    if balance == 50_000 {
+                    if balance == whole {
                         break;
                     }
                     sleep(Duration::from_millis(100)).await;
                     balance = player::balance(&pool, id).await;
                 }
-                assert_eq!(balance, 50_000, "{id}: every stake back");
+                assert_eq!(balance, whole, "{id}: every stake back (the rounds before: {before})");
                 page.wait_for(&format!("document.querySelector('#balance').innerText === '{}'", player::euro(balance)), STEP).await;
             }
             shot(a, "cancelled-390x844").await;
@@ -292,7 +303,7 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
         assert!(said.contains(&format!("Your net result this session: {}.", player::signed(net))), "{said}");
         assert!(said.starts_with("You have played for "), "{said}");
         shot(a, "reality-390x844").await;
-        problems.extend(fits(a, "reality", &[ALICE, (640, 360)], ALICE).await);
+        problems.extend(fits(a, "reality", &[ALICE, BOB, (640, 360)], ALICE).await);
         a.tap_in_view("#reality-continue").await;
         a.wait_for("document.querySelector('#reality-dialog') === null", STEP).await;
         assert!(holds(a, "!!document.querySelector('#session-clock')").await);
@@ -673,7 +684,7 @@ async fn a_player_back_after_a_round_away_is_told_why_the_seat_went() {
             format!("This page was not heard from for a whole round. After round {r} seat 4 was freed, and nothing was bet for you since. Take a seat to play again.")
         );
         shot(a, "released-390x844").await;
-        let problems = fits(a, "released", &[ALICE, (360, 640), (640, 360)], ALICE).await;
+        let problems = fits(a, "released", &[ALICE, BOB, (360, 640), (640, 360)], ALICE).await;
         // Taking a seat again reads the note.
         sit(a, 4).await;
         a.wait_for("document.querySelector('#released') === null", STEP).await;
