@@ -148,6 +148,8 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
         if holds(a, "window.playState().betting.open").await {
             // The side bet by its name (`side-pair`), never the engine's id "pair".
             assert_eq!(a.text("#my-bet").await, "Bet accepted: Main €5.00 · Pair €1.00");
+            // Accepted, the window still open for Bob: measured upright and on its side.
+            problems.extend(fits(a, "accepted", &[ALICE, BOB], ALICE).await);
         }
         round = round.max(place(b).await);
         // The last bet closes the window at once (every remote player has bet): Bob's page
@@ -206,6 +208,9 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
                         if timed_out.as_ref().is_none_or(|(r, said, _)| *r != round || *said != text) {
                             let hand: Value = b.eval("window.playState().view.round.hands.find(h => h.seat === 5 && h.hand === 0) || null").await;
                             shot(b, "timeout-844x390").await;
+                            if timed_out.is_none() {
+                                problems.extend(fits(b, "timeout", &[BOB, ALICE], BOB).await);
+                            }
                             timed_out = Some((round, text, hand));
                         }
                     }
@@ -268,7 +273,7 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
             assert_eq!(r["lines"].as_u64(), Some(settled.len() as u64), "round {n}");
         }
         shot(a, "history-390x844").await;
-        problems.extend(player::scroll_fits(a, "history", "#history-dialog", &[(360, 640), (640, 360)], ALICE).await);
+        problems.extend(player::scroll_fits(a, "history", "#history-dialog", &[(360, 640), ALICE, (640, 360), BOB], ALICE).await);
         a.tap_in_view("#close-dialog").await;
 
         // The rules, with each side bet's exact RTP.
@@ -285,7 +290,7 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
             assert_eq!(head, format!("{} · return to player {:.2}%", name.as_str().expect("name"), bet.rtp_percent()));
         }
         shot(a, "help-390x844").await;
-        problems.extend(player::scroll_fits(a, "help", "#help-dialog", &[(360, 640), (640, 360)], ALICE).await);
+        problems.extend(player::scroll_fits(a, "help", "#help-dialog", &[(360, 640), ALICE, (640, 360), BOB], ALICE).await);
         a.tap_in_view("#close-dialog").await;
 
         // Bob reads German.
@@ -386,6 +391,7 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
         }
         assert!(seen, "two boxes asked at once");
         shot(a, "boxes-result-390x844").await;
+        problems.extend(fits(a, "boxes-result", &[ALICE, BOB], ALICE).await);
 
         // Let it play: after a box won, the next window offers its win as the box's bet.
         // Rounds (three boxes, standing) until one did; then the offer at every size, the
@@ -427,15 +433,28 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
         let riding = [lip.as_str(), "#place-boxes", "#chips", "#balance"];
         problems.extend(sized(a, "let-it-play", &player::all_sizes(), ALICE, &riding).await);
         shot(a, "let-it-play-390x844").await;
-        let pool = t.pool().await;
-        let before = player::balance(&pool, "mia").await;
+        // Placed, the box stakes the win: the round's settlement of its main line says so
+        // (the table's record, whatever the round did).
+        let ridden_round = a.eval("window.playState().betting.round").await.as_i64().expect("the window's round");
         a.tap_in_view("#place-boxes").await;
-        a.wait_for(
-            &format!("(() => {{ const s = window.playState(); const r = (s.betting.open ? s.betting.my_boxes : s.view.round.bets) || []; return r.some(x => x.seat === {n} && x.main === {won}); }})()"),
-            STEP,
-        )
-        .await;
-        assert_eq!(before - player::balance(&pool, "mia").await, won, "the wallet stakes the win on box {n}");
+        a.wait_for("!window.playState().betting.open || (window.playState().betting.my_boxes || []).length > 0", STEP).await;
+        let pool = t.pool().await;
+        let mut staked = None;
+        for _ in 0..1200 {
+            staked = sqlx::query_scalar::<_, i64>("SELECT staked FROM settlements WHERE player = 'mia' AND round = ? AND seat = ? AND kind = 'main'")
+                .bind(ridden_round)
+                .bind(i64::try_from(n).expect("box"))
+                .fetch_optional(&pool)
+                .await
+                .expect("settlements");
+            if staked.is_some() {
+                break;
+            }
+            // The box's decision, if it asks (else its timer stands for it).
+            let _ = player::step(a, u64::MAX, &["stand"]).await;
+            sleep(Duration::from_millis(100)).await;
+        }
+        assert_eq!(staked, Some(won), "round {ridden_round}: box {n} rides its win");
         pool.close().await;
         player::finish(t, &problems).await;
     })

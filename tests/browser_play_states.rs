@@ -200,6 +200,10 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
                 }
             }
             shot(a, "cancelled-pending-390x844").await;
+            // Both pages wait out the window: each measured at its own size, unmoved (the
+            // window is seconds long).
+            problems.extend(fits(a, "cancelled-pending", &[ALICE], ALICE).await);
+            problems.extend(fits(b, "cancelled-pending", &[BOB], BOB).await);
             for page in [a, b] {
                 let stale = page.eval("[...document.querySelectorAll('#bets-closed, #timeout')].map(n => n.innerText)").await;
                 assert_eq!(stale, json!([]), "a stale notice in the cancelled state");
