@@ -318,8 +318,9 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
     }
     timeout(Duration::from_secs(900), async {
         // Multi-hand: no seats; Mia joins the table and bets on three boxes and a special.
-        let t = player::start("multihand", 30, &[], &[("Mia", ALICE)]).await;
-        let a = &t.pages[0];
+        // Ned's page waits at the door until Let it play (below).
+        let t = player::start("multihand", 30, &[], &[("Mia", ALICE), ("Ned", BOB)]).await;
+        let (a, ned) = (&t.pages[0], &t.pages[1]);
         let mut problems = Vec::new();
         a.wait_for("document.querySelector('#join-unseated')", STEP).await;
         a.tap_in_view("#join-unseated").await;
@@ -433,11 +434,22 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
         let riding = [lip.as_str(), "#place-boxes", "#chips", "#balance"];
         problems.extend(sized(a, "let-it-play", &player::all_sizes(), ALICE, &riding).await);
         shot(a, "let-it-play-390x844").await;
-        // Placed, the box stakes the win: the round's settlement of its main line says so
-        // (the table's record, whatever the round did).
+        // Ned joins now: the window stays open until he bets too, so Mia's page can be read
+        // with her bet accepted (alone, her bet would close it at once).
+        ned.wait_for("!!document.querySelector('#join-unseated')", STEP).await;
+        ned.tap_in_view("#join-unseated").await;
+        ned.wait_for("window.playState().betting.open && !!document.querySelector(\"[data-target='box:1']\")", STEP).await;
+        // Placed, the box stakes the win: the page says so, and the round's settlement of
+        // its main line (the table's record, whatever the round did).
         let ridden_round = a.eval("window.playState().betting.round").await.as_i64().expect("the window's round");
         a.tap_in_view("#place-boxes").await;
-        a.wait_for("!window.playState().betting.open || (window.playState().betting.my_boxes || []).length > 0", STEP).await;
+        a.wait_for("(document.querySelector('#my-bet') || {innerText: ''}).innerText.includes('Bet accepted')", STEP).await;
+        let said = a.text("#my-bet").await;
+        assert!(said.contains(&format!("Box {n} {amount}")), "{said}");
+        assert_eq!(a.text("#total-bet").await, amount);
+        assert_eq!(a.text(&format!("[data-target='box:{n}'] .amount")).await, amount);
+        lay(ned, 1, &["box:1"]).await;
+        ned.tap_in_view("#place-boxes").await;
         let pool = t.pool().await;
         let mut staked = None;
         for _ in 0..1200 {
