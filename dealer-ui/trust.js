@@ -103,6 +103,7 @@
         if (this.key && this.key !== v.table_key) this.alarm("key-changed");
         this.key = this.key || v.table_key;
       }
+      if (m.resync && m.signed) await this.resyncResult(v, m.signed);
       const s = v.round && v.round.seal;
       if (!s) return;
       const round = v.round.number;
@@ -119,30 +120,46 @@
     } else if (m.type === "result" && m.result) {
       const round = m.result.round;
       if (!m.signed) { this.sigs[round] = "unsigned"; this.alarm("unsigned", { round: String(round) }); return; }
-      const st = this.key ? await verifySigned(this.key, m.signed) : null;
-      if (!st || st.round !== round || JSON.stringify(st.result) !== JSON.stringify(m.result)) {
-        this.sigs[round] = "invalid";
-        this.alarm("bad-signature", { round: String(round) });
-        return;
-      }
-      if (!this.onTimeline(st.timeline || null)) { this.sigs[round] = "invalid"; return; }
-      if (!st.seal && this.commitments[round]) {
-        this.sigs[round] = "invalid";
-        this.alarm("no-seal", { round: String(round) });
-        return;
-      }
-      if (st.seal) {
-        const c = await commitment(st.table, round, st.seal.position, st.seal.card, st.seal.nonce);
-        if (c !== st.seal.commitment || !this.commit(round, c) || st.result.dealer_cards[1] !== st.seal.card) {
-          this.sigs[round] = "invalid";
-          this.seals[round] = "mismatch";
-          this.alarm("signed-mismatch", { round: String(round) });
-          return;
-        }
-        if (this.seals[round] !== "mismatch") this.seals[round] = "verified";
-      }
-      this.sigs[round] = "verified";
+      await this.signedResult(m.result, m.signed, true);
     }
+  };
+  // A resync view (a page opened, or back, after the round settled) carries the signed
+  // statement of the result it shows: verified as a result message is, except that a
+  // statement of another result (a correction crossing the view) is left unchecked rather
+  // than called bad. A view without one says nothing of its result's signature.
+  Checker.prototype.resyncResult = async function (v, signed) {
+    const r = v.last_result;
+    if (!r || !signed || this.sigs[r.round] === "verified") return;
+    await this.signedResult(r, signed, false);
+  };
+  // `result` against the table's signed statement of it. `strict` (a result message): a
+  // statement of another result is a bad signature.
+  Checker.prototype.signedResult = async function (result, signed, strict) {
+    const round = result.round;
+    const st = this.key ? await verifySigned(this.key, signed) : null;
+    if (st && !strict && (st.round !== round || JSON.stringify(st.result) !== JSON.stringify(result))) return;
+    if (!st || st.round !== round || JSON.stringify(st.result) !== JSON.stringify(result)) {
+      this.sigs[round] = "invalid";
+      this.alarm("bad-signature", { round: String(round) });
+      return;
+    }
+    if (!this.onTimeline(st.timeline || null)) { this.sigs[round] = "invalid"; return; }
+    if (!st.seal && this.commitments[round]) {
+      this.sigs[round] = "invalid";
+      this.alarm("no-seal", { round: String(round) });
+      return;
+    }
+    if (st.seal) {
+      const c = await commitment(st.table, round, st.seal.position, st.seal.card, st.seal.nonce);
+      if (c !== st.seal.commitment || !this.commit(round, c) || st.result.dealer_cards[1] !== st.seal.card) {
+        this.sigs[round] = "invalid";
+        this.seals[round] = "mismatch";
+        this.alarm("signed-mismatch", { round: String(round) });
+        return;
+      }
+      if (this.seals[round] !== "mismatch") this.seals[round] = "verified";
+    }
+    this.sigs[round] = "verified";
   };
 
   // The checks' words in English, by code (the public page's; the player's page passes

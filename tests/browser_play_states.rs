@@ -585,6 +585,16 @@ async fn a_cancelled_rounds_signed_result_verifies_on_the_players_page() {
         .await;
         assert_eq!(a.eval("window.playTrust.alarms").await, json!([]), "round {round}");
         assert_eq!(a.eval("document.querySelector('#result [data-sig]').dataset.sig").await, json!("verified"));
+        // Back after a reload, the page never saw the result's message: the table's first
+        // message to it (a resync view) carries the statement of the result it shows, and
+        // the page verifies it again (before, it showed no badge at all).
+        a.call("Page.reload", json!({})).await;
+        a.wait_for(
+            &format!("document.querySelector('#result [data-sig]') && document.querySelector('#result').dataset.round === '{round}' && document.querySelector('#result [data-sig]').dataset.sig === 'verified'"),
+            STEP,
+        )
+        .await;
+        assert_eq!(a.eval("window.playTrust.alarms").await, json!([]), "round {round} after a reload");
         t.p = Some(staff);
         player::finish(t, &[]).await;
     })

@@ -285,6 +285,14 @@ async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
     let quiet_before = lobby(&relay.addr, "beta").await.expect("listed")["quiet_ms"]
         .as_u64()
         .expect("quiet_ms");
+    // Beta has settled a round (its result is what a viewer who comes later is shown).
+    for _ in 0..600 {
+        let entry = lobby(&relay.addr, "beta").await.expect("listed");
+        if entry["rounds_settled"].as_u64().unwrap_or(0) >= 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let started = Instant::now();
     tables[1].kill();
     page.wait_for(&format!("{} === 'No news — not live'", badge("beta")), STEP)
@@ -300,6 +308,28 @@ async fn the_relay_lobby_shows_every_table_and_fits_every_screen() {
     }
     let beta = page.text("tr[data-table=\"beta\"]").await;
     assert!(beta.contains("s ago"), "how long it has been quiet: {beta}");
+    // A viewer who opens beta's public page on the relay now, with no result message to
+    // come: the relay's first message (a resync view) carries the table's signed
+    // statement of the result it shows, and the page verifies it.
+    let public = browser
+        .page(
+            &format!("http://{}/public?table=beta", relay.addr),
+            390,
+            844,
+        )
+        .await;
+    public
+        .wait_for(
+            "(() => { const rows = [...document.querySelectorAll('.result[data-round]')]; \
+             return rows.length > 0 && rows.every((r) => { const s = r.querySelector('[data-sig]'); return !!s && s.dataset.sig === 'verified'; }); })()",
+            STEP,
+        )
+        .await;
+    assert_eq!(
+        public.eval("window.publicTrust.alarms").await,
+        serde_json::json!([]),
+        "beta's public page on the relay"
+    );
     let problems = page.control_problems("body").await;
     assert_eq!(problems, serde_json::json!([]), "with a quiet table");
     for (w, h) in [(1280, 800), (390, 844)] {

@@ -69,6 +69,7 @@ impl Draft {
             What::View(view) => Body::View {
                 view,
                 resync: false,
+                signed: None,
             },
             What::Result(result, provisional, signed) => Body::Result {
                 result,

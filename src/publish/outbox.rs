@@ -536,7 +536,11 @@ impl Publisher {
                 public_id.1,
                 held.n,
                 u64::try_from(at_ms).unwrap_or(0),
-                Body::View { view, resync: true },
+                Body::View {
+                    view,
+                    resync: true,
+                    signed: None,
+                },
             );
             // Published with its signature (a relay seeds its feed only from a value
             // the table signed), on the key-value subject itself.
@@ -613,7 +617,11 @@ impl Publisher {
             published.1,
             n,
             u64::try_from(crate::store::now_ms()).unwrap_or(0),
-            Body::View { view, resync: true },
+            Body::View {
+                view,
+                resync: true,
+                signed: None,
+            },
         );
         let sig = wire::sign(&self.keys, wire::PUBLIC, &id, text.as_bytes());
         let header_id = format!("{}.{}", published.0, published.1);

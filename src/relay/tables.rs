@@ -67,6 +67,8 @@ struct Incoming {
     n: u64,
     view: Option<PublicView>,
     result: Option<RoundResult>,
+    #[serde(default)]
+    signed: Option<crate::trust::Signed>,
 }
 
 /// A table's latest view as its publisher put it in the bucket, with the id and number of
@@ -760,6 +762,7 @@ fn parse(payload: &[u8]) -> Result<Relayed, String> {
         text: text.to_string(),
         view: m.view,
         result: m.result,
+        signed: m.signed,
     })
 }
 

@@ -16,7 +16,8 @@
 //! counts messages in this process, so a client can tell a gap; `at_ms` is when the
 //! message was published (Unix ms). A subscriber that resumes
 //! from an id still in the ring gets every message after it; otherwise (or after falling
-//! behind) a `resync` view, which is the whole public state, with the last result inside.
+//! behind) a `resync` view, which is the whole public state, with the last result inside
+//! (and its `"signed"` statement, when the feed has it).
 //! Only [`view::public_view`](super::view::public_view) output and settled results are
 //! ever put in a message.
 
@@ -96,7 +97,9 @@ struct Wire<'a> {
     /// `final` messages: the round whose result became final.
     #[serde(skip_serializing_if = "Option::is_none")]
     round: Option<u64>,
-    /// Results: the table's signed statement of it (`crate::trust::attest`).
+    /// Results: the table's signed statement of it (`crate::trust::attest`); resync
+    /// views: the signed statement of the view's last result, when the feed holds it (a
+    /// page opened after the round settled verifies the result it shows).
     #[serde(skip_serializing_if = "Option::is_none")]
     signed: Option<&'a Signed>,
 }
@@ -112,6 +115,8 @@ pub enum Body<'a> {
         view: &'a PublicView,
         /// Whether this is a resync view.
         resync: bool,
+        /// A resync view's: the table's signed statement of the view's last result.
+        signed: Option<&'a Signed>,
     },
     /// A settled round's result.
     Result {
@@ -157,9 +162,14 @@ pub fn encode(seq: u64, sub: u32, n: u64, at_ms: u64, body: Body<'_>) -> String 
         signed: None,
     };
     match body {
-        Body::View { view, resync } => {
+        Body::View {
+            view,
+            resync,
+            signed,
+        } => {
             wire.view = Some(view);
             wire.resync = resync;
+            wire.signed = signed;
         }
         Body::Result {
             result,
@@ -189,6 +199,8 @@ struct Ring {
     n: u64,
     /// The table's own feed stopped following its table: no viewer for [`ALONE`].
     idle: bool,
+    /// The last result's signed statement, by its round: a resync view carries it.
+    signed: Option<(u64, Signed)>,
 }
 
 /// Wall-clock milliseconds since the Unix epoch (when a message was published).
@@ -265,6 +277,8 @@ pub struct Relayed {
     pub view: Option<PublicView>,
     /// A result message's result.
     pub result: Option<RoundResult>,
+    /// A result message's signed statement.
+    pub signed: Option<Signed>,
 }
 
 /// What a new subscriber gets: the backlog to send first, then the live receiver.
@@ -296,6 +310,7 @@ impl PublicFeed {
                 sub: 0,
                 n: 0,
                 idle: false,
+                signed: None,
             })),
             tx,
             follow: None,
@@ -329,6 +344,9 @@ impl PublicFeed {
                 last_result: view.last_result.or(last_result),
                 ..view
             });
+        }
+        if let Some(result) = &relayed.result {
+            ring.signed = relayed.signed.map(|s| (result.round, s));
         }
         if let (Some(result), Some(view)) = (relayed.result, ring.view.as_mut()) {
             view.last_result = Some(result);
@@ -603,6 +621,7 @@ impl PublicFeed {
             Body::View {
                 view: &slim,
                 resync: false,
+                signed: None,
             },
         );
         ring.view = Some(view);
@@ -616,6 +635,7 @@ impl PublicFeed {
         signed: Option<&Signed>,
     ) {
         let mut ring = self.lock();
+        ring.signed = signed.map(|s| (result.round, s.clone()));
         self.push(
             &mut ring,
             seq,
@@ -681,12 +701,24 @@ impl PublicFeed {
 
     fn resync(ring: &Ring) -> Option<Arc<Message>> {
         let view = ring.view.as_ref()?;
+        // Only the statement of the result the view shows (a correction's new statement
+        // replaces the old one with the result it signs).
+        let last = view.last_result.as_ref().map(|r| r.round);
+        let signed = ring
+            .signed
+            .as_ref()
+            .filter(|(round, _)| Some(*round) == last)
+            .map(|(_, s)| s);
         let text = encode(
             ring.seq,
             ring.sub,
             ring.n,
             now_ms(),
-            Body::View { view, resync: true },
+            Body::View {
+                view,
+                resync: true,
+                signed,
+            },
         );
         Some(Arc::new(Message::new(ring.seq, ring.sub, "view", text)))
     }
@@ -727,10 +759,12 @@ mod tests {
                 Body::View {
                     view: &v,
                     resync: false,
+                    signed: None,
                 },
             ),
             view: Some(v),
             result: None,
+            signed: None,
         }
     }
 
@@ -826,5 +860,66 @@ mod tests {
             (m["n"].as_u64(), m["resync"].as_bool()),
             (Some(10), Some(false))
         );
+    }
+
+    /// The result message `n` (id `n.0`) of `round`, signed with `sig` when given.
+    fn relayed_result(n: u64, round: u64, sig: Option<&str>) -> Relayed {
+        let result: RoundResult = serde_json::from_value(serde_json::json!({
+            "round": round, "shoe": 1, "dealer_cards": [], "dealer_total": 0,
+            "dealer_natural": false, "hands": [], "bets": [], "burned": []
+        }))
+        .expect("a result");
+        let signed = sig.map(|s| Signed {
+            payload: format!("{{\"round\": {round}}}"),
+            sig: s.to_string(),
+        });
+        Relayed {
+            seq: n,
+            sub: 0,
+            n,
+            kind: "result",
+            text: encode(
+                n,
+                0,
+                n,
+                0,
+                Body::Result {
+                    result: &result,
+                    provisional: false,
+                    signed: signed.as_ref(),
+                },
+            ),
+            view: None,
+            result: Some(result),
+            signed,
+        }
+    }
+
+    #[test]
+    fn a_resync_view_carries_the_signed_statement_of_the_result_it_shows() {
+        let feed = PublicFeed::with_ring(8);
+        feed.seed(view(5), (5, 0), 5);
+        // Before any result: nothing signed to carry.
+        let m = json(&feed.join(None).backlog[0]);
+        assert!(m.get("signed").is_none(), "{m}");
+        feed.relay(relayed_result(6, 3, Some("ab")));
+        let m = json(&feed.join(None).backlog[0]);
+        assert_eq!(
+            (
+                m["resync"].as_bool(),
+                m["view"]["last_result"]["round"].as_u64()
+            ),
+            (Some(true), Some(3))
+        );
+        assert_eq!(m["signed"]["sig"], "ab", "{m}");
+        // A later view keeps it: the result it shows is the same.
+        feed.relay(relayed(7));
+        assert_eq!(json(&feed.join(None).backlog[0])["signed"]["sig"], "ab");
+        // An unsigned result of the next round: the statement of the round before is not
+        // passed off as its own.
+        feed.relay(relayed_result(8, 4, None));
+        let m = json(&feed.join(None).backlog[0]);
+        assert_eq!(m["view"]["last_result"]["round"], 4);
+        assert!(m.get("signed").is_none(), "{m}");
     }
 }
