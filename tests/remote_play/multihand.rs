@@ -110,7 +110,7 @@ async fn boxes_refused(p: &proc::Proc, body: &str) -> (u16, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_multihand_box_that_won_lets_its_whole_return_play_and_exactly_that_is_debited() {
     timeout(Duration::from_secs(300), async {
-        let (_dir, db, p) = one_player("multihand", "Mia").await;
+        let (dir, db, p) = one_player("multihand", "Mia").await;
         taken(&p, "/api/play/join", "{}").await;
         until(&p, 30, "a betting window", |s| s["betting"]["open"] == true).await;
         // No win last round: refused, nothing taken.
@@ -227,6 +227,18 @@ async fn a_multihand_box_that_won_lets_its_whole_return_play_and_exactly_that_is
         let balance = final_balance(p).await;
         balance_is_the_logs(&db, "mia", balance, "player = 'mia'").await;
         no_open_stakes(&db).await;
+        // Each round opened with a betting countdown: the normal start of a round where
+        // remote players bet, logged at INFO, never a WARN.
+        let log = std::fs::read_to_string(dir.path().join("log")).expect("the service's log");
+        assert!(
+            log.contains("betting countdown for round"),
+            "the countdowns are logged"
+        );
+        let warned: Vec<&str> = log
+            .lines()
+            .filter(|l| l.contains("WARN") && l.contains("betting countdown"))
+            .collect();
+        assert!(warned.is_empty(), "{warned:#?}");
     })
     .await
     .expect("bounded");

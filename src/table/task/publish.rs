@@ -349,8 +349,11 @@ impl Table {
             Record::Input { .. } => {
                 info!(table = %self.id, shoe, round, seq, expecting = %snapshot.expecting, "{record}")
             }
-            // A round's dispute window closing is the normal end of every round.
-            Record::Final { .. } => info!(table = %self.id, shoe, round, seq, "{record}"),
+            // A round's dispute window closing is the normal end of every round, and a
+            // betting countdown its normal start where remote players bet.
+            Record::Final { .. } | Record::Countdown { .. } => {
+                info!(table = %self.id, shoe, round, seq, "{record}")
+            }
             _ => warn!(table = %self.id, shoe, round, seq, "{record}"),
         }
         // The head is the row just committed (publish follows its append).
