@@ -183,7 +183,8 @@ enum Command {
         #[command(subcommand)]
         command: StudioCommand,
     },
-    /// The table's timelines (ARCHITECTURE.md, "Timelines").
+    /// The table's timelines: a restored table's new history, and what the old one lost
+    /// (the guide: operations, "Restoring a table with money in flight").
     Timeline {
         #[command(subcommand)]
         command: TimelineCommand,
@@ -220,8 +221,8 @@ enum Command {
     /// Prints the last rounds from the store with every input and the settlement. Reads
     /// the database directly: works while the table is locked or stopped.
     Recall {
-        /// How many rounds.
-        #[arg(long, default_value_t = 10)]
+        /// How many rounds (at least 1).
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
         last: u32,
         /// The table configuration naming the database and table (default: built-in).
         #[arg(long)]

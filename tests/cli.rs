@@ -82,6 +82,17 @@ async fn the_default_run_deals_a_live_demo_table_and_recall_prints_it() {
         let out = croupier(dir.path(), &["recall", "--json"]);
         let rounds: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
         assert_eq!(rounds[0]["round"], 1);
+        // No rounds asked for is a mistake said as such, not "no rounds recorded" over a
+        // database that has them.
+        let out = croupier(dir.path(), &["recall", "--last", "0"]);
+        assert_eq!(out.status.code(), Some(2), "usage error");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--last") && err.contains('0'), "{err}");
+        assert!(
+            out.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
     })
     .await
     .expect("bounded");
