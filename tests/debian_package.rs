@@ -15,6 +15,9 @@
 //! network; a database of the test's own is made there and dropped): `.ci/run` installs
 //! them; under CI a missing tool fails the test, elsewhere it is skipped with a note.
 
+#[path = "support/skip.rs"]
+mod skip;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -82,14 +85,7 @@ fn tools_present() -> bool {
     if std::env::var_os("CI").is_some() {
         panic!("CI: missing {} (.ci/run installs them)", missing.join(", "));
     }
-    // Past the harness's output capture: the run shows which tests did not run.
-    let _ = std::io::Write::write_fmt(
-        &mut std::io::stderr(),
-        format_args!(
-            "\nSKIPPED (this test did not run): missing {}\n",
-            missing.join(", ")
-        ),
-    );
+    skip::skipped(format_args!("missing {}", missing.join(", ")));
     false
 }
 
@@ -426,13 +422,10 @@ fn release_binary_fresh() -> bool {
             binary.display()
         );
     }
-    let _ = std::io::Write::write_fmt(
-        &mut std::io::stderr(),
-        format_args!(
-            "\nSKIPPED (this test did not run): {} {why}; run `cargo deb` first\n",
-            binary.display()
-        ),
-    );
+    skip::skipped(format_args!(
+        "{} {why}; run `cargo deb` first",
+        binary.display()
+    ));
     false
 }
 

@@ -25,6 +25,8 @@
 mod common;
 #[path = "common/proc.rs"]
 mod proc;
+#[path = "support/skip.rs"]
+mod skip;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -178,12 +180,9 @@ async fn schemathesis_finds_no_server_error_and_no_schema_violation() {
             std::env::var("CI").as_deref() != Ok("true"),
             "schemathesis is not installed (.ci/run installs it: pip install schemathesis)"
         );
-        // Past the harness's output capture (which would hide it behind an "ok"): the
-        // run shows which tests did not run.
-        let _ = std::io::Write::write_fmt(
-            &mut std::io::stderr(),
-            format_args!("\nSKIPPED (this test did not run): schemathesis not installed (pip install schemathesis)\n"),
-        );
+        skip::skipped(format_args!(
+            "schemathesis not installed (pip install schemathesis)"
+        ));
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");

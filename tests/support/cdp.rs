@@ -3,6 +3,9 @@
 //! at an element's centre with real pointer events, takes screenshots. Every wait is
 //! bounded.
 
+#[path = "skip.rs"]
+mod skip;
+
 use base64::Engine as _;
 use futures::{SinkExt, StreamExt};
 use serde_json::{json, Value};
@@ -469,12 +472,9 @@ pub fn chromium_present() -> bool {
     if std::env::var_os("CI").is_some() {
         panic!("CI: {CHROMIUM} is missing (.ci/run installs Debian's chromium)");
     }
-    // Past the harness's output capture (which would hide it behind an "ok"): the
-    // run shows which tests did not run.
-    let _ = std::io::Write::write_fmt(
-        &mut std::io::stderr(),
-        format_args!("\nSKIPPED (this test did not run): {CHROMIUM} is not installed (apt-get install chromium)\n"),
-    );
+    skip::skipped(format_args!(
+        "{CHROMIUM} is not installed (apt-get install chromium)"
+    ));
     false
 }
 

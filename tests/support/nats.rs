@@ -2,6 +2,9 @@
 //! so the test can SIGKILL it and start it again on the same port and store.
 #![allow(dead_code)]
 
+#[path = "skip.rs"]
+mod skip;
+
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -19,12 +22,9 @@ pub fn nats_server() -> Option<PathBuf> {
     if std::env::var_os("CI").is_some() {
         panic!("CI: nats-server is missing (.ci/run installs Debian's nats-server)");
     }
-    // Past the harness's output capture (which would hide it behind an "ok"): the
-    // run shows which tests did not run.
-    let _ = std::io::Write::write_fmt(
-        &mut std::io::stderr(),
-        format_args!("\nSKIPPED (this test did not run): nats-server is not installed (apt-get install nats-server)\n"),
-    );
+    skip::skipped(format_args!(
+        "nats-server is not installed (apt-get install nats-server)"
+    ));
     None
 }
 

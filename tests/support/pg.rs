@@ -5,6 +5,9 @@
 //! `postgresql`.
 #![allow(dead_code)]
 
+#[path = "skip.rs"]
+mod skip;
+
 use sqlx::postgres::PgPool;
 use sqlx::{Connection, PgConnection, Row};
 
@@ -38,12 +41,7 @@ pub async fn fresh() -> Option<TestDb> {
             if std::env::var_os("CI").is_some() {
                 panic!("CI: PostgreSQL is not reachable at {admin}: {e} (.ci/run installs and starts Debian's postgresql)");
             }
-            // Past the harness's output capture (which would hide it behind an "ok"): the
-            // run shows which tests did not run.
-            let _ = std::io::Write::write_fmt(
-                &mut std::io::stderr(),
-                format_args!("\nSKIPPED (this test did not run): PostgreSQL is not reachable at {admin}: {e}\n"),
-            );
+            skip::skipped(format_args!("PostgreSQL is not reachable at {admin}: {e}"));
             return None;
         }
     };
