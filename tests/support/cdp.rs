@@ -3,6 +3,9 @@
 //! at an element's centre with real pointer events, takes screenshots. Every wait is
 //! bounded.
 
+// Each support file that may skip its test loads the helper itself: a test binary that
+// includes two of them holds two copies of it, which is harmless.
+#[allow(clippy::duplicate_mod)]
 #[path = "skip.rs"]
 mod skip;
 

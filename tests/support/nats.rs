@@ -2,6 +2,9 @@
 //! so the test can SIGKILL it and start it again on the same port and store.
 #![allow(dead_code)]
 
+// Each support file that may skip its test loads the helper itself: a test binary that
+// includes two of them holds two copies of it, which is harmless.
+#[allow(clippy::duplicate_mod)]
 #[path = "skip.rs"]
 mod skip;
 
