@@ -25,8 +25,9 @@ pub fn seen<'a>(messages: impl IntoIterator<Item = &'a Value>) -> Seals {
 }
 
 /// [`seen`], with the commitment each reveal repeats counted too: for a stream that holds
-/// only its own log's rounds (a new log begun with `run --init`), where a viewer resynced
-/// past a face-down view (a slow one, under load) still has the commitment from the reveal.
+/// only its own log's rounds (a new log begun with `run --init`, or a cut log played on,
+/// followed live), where a viewer resynced past a face-down view (a slow one, under load)
+/// still has the commitment from the reveal.
 pub fn seen_with_reveals<'a>(messages: impl IntoIterator<Item = &'a Value>) -> Seals {
     collect(messages, true)
 }
