@@ -227,8 +227,19 @@ async fn a_deluxe_player_on_two_seats_has_each_bet_mirrored_or_split_evenly_and_
 
         // 30000 on seat 5 with about 500.00 left: both seats would need 60000, so the plays
         // are split evenly, 15000 a seat.
+        // Round 1's credits land once its result is final, a seat line at a time: the
+        // balance is read once both have (CI's load read it between the two).
         until(&p, 40, "the next betting window", |s| s["betting"]["open"] == true).await;
-        let before = state(&p).await["balance"].as_i64().expect("balance");
+        let net = ledger_rows(
+            &db,
+            &format!("SELECT COALESCE(SUM(returned - staked), 0) FROM settlements WHERE round = {r1} AND seat IN (4, 5) AND player = ''"),
+        )
+        .await;
+        let before = 50_000 + net;
+        until(&p, 40, "round 1 credited, bets open", |s| {
+            s["betting"]["open"] == true && s["balance"].as_i64() == Some(before)
+        })
+        .await;
         assert!((30_000..60_000).contains(&before), "{before}");
         let body = taken(&p, "/api/play/bet", r#"{"seat": 5, "main": 30000}"#).await;
         let placed: Value = serde_json::from_str(&body).expect("json");
