@@ -137,7 +137,10 @@
   Checker.prototype.signedResult = async function (result, signed, strict) {
     const round = result.round;
     const st = this.key ? await verifySigned(this.key, signed) : null;
-    if (st && !strict && (st.round !== round || JSON.stringify(st.result) !== JSON.stringify(result))) return;
+    // Not strict: a statement of another result, or of another timeline than the page
+    // follows (a relay's from before a restore), is not this result's.
+    if (st && !strict && (st.round !== round || JSON.stringify(st.result) !== JSON.stringify(result) ||
+      JSON.stringify(st.timeline || null) !== JSON.stringify(this.timeline))) return;
     if (!st || st.round !== round || JSON.stringify(st.result) !== JSON.stringify(result)) {
       this.sigs[round] = "invalid";
       this.alarm("bad-signature", { round: String(round) });
