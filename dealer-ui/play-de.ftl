@@ -404,6 +404,7 @@ error-shoe_finished = Der Croupier wechselt den Schlitten: gleich noch einmal ve
 ## Was die Seite selbst prüft (trust.js)
 trust-seal-sealed = verdeckte Karte versiegelt · { $commitment }
 trust-seal-verified = ✓ Siegel der verdeckten Karte geprüft
+trust-seal-corrected = ✓ Siegel der verdeckten Karte geprüft · ein Supervisor hat die Karte von { $from } auf { $to } korrigiert
 trust-seal-mismatch = ⚠ SIEGEL STIMMT NICHT
 trust-seal-checking = Siegel wird geprüft…
 trust-seal-unchecked = Siegel nicht geprüft (diese Seite braucht HTTPS)

@@ -408,6 +408,7 @@ error-shoe_finished = The dealer is changing the shoe: try again in a moment.
 ## What the page checks itself (trust.js; `trust-CODE`, the same words as its English)
 trust-seal-sealed = hole card sealed · { $commitment }
 trust-seal-verified = ✓ hole card seal verified
+trust-seal-corrected = ✓ hole card seal verified · a supervisor corrected the card from { $from } to { $to }
 trust-seal-mismatch = ⚠ SEAL MISMATCH
 trust-seal-checking = checking the seal…
 trust-seal-unchecked = seal not checked (this page needs HTTPS)

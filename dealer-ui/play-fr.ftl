@@ -408,6 +408,7 @@ error-shoe_finished = Le croupier change de sabot : réessayez dans un instant.
 ## Ce que la page vérifie elle-même (trust.js ; `trust-CODE`)
 trust-seal-sealed = carte cachée scellée · { $commitment }
 trust-seal-verified = ✓ sceau de la carte cachée vérifié
+trust-seal-corrected = ✓ sceau de la carte cachée vérifié · un superviseur a corrigé la carte de { $from } en { $to }
 trust-seal-mismatch = ⚠ LE SCEAU NE CORRESPOND PAS
 trust-seal-checking = vérification du sceau…
 trust-seal-unchecked = sceau non vérifié (cette page a besoin de HTTPS)

@@ -35,7 +35,8 @@
     this.key = null;            // the table key: pinned from the server, else the views'
     this.pinned = false;        // whether `key` came from /api/table-key
     this.commitments = {};      // round -> the commitment first published
-    this.seals = {};            // round -> "sealed" | "verified" | "mismatch"
+    this.seals = {};            // round -> "sealed" | "verified" | "corrected" | "mismatch"
+    this.corrections = {};      // round -> {from, to}: the hole card a supervisor replaced
     this.sigs = {};             // round -> "verified" | "invalid" | "unsigned"
     this.alarms = [];           // what cannot happen unless something is wrong: {code, args}
     this.lastRound = null;      // the last round a result settled, since a resync
@@ -59,6 +60,20 @@
     const found = { code, args: args || {} };
     if (!this.alarms.some((a) => JSON.stringify(a) === JSON.stringify(found))) this.alarms.push(found);
   };
+  // A seal that opened: the card as dealt, and — when a supervisor's resolution replaced
+  // it — the card the round played instead (`corrected`), told on the badge, not an
+  // alarm: the table never re-commits, so the seal still proves what lay face down.
+  Checker.prototype.opened = function (round, seal) {
+    if (this.seals[round] === "mismatch") return;
+    // The latest message says the round as it stands (a second resolution may undo one).
+    if (seal.corrected) {
+      this.corrections[round] = { from: seal.card, to: seal.corrected };
+      this.seals[round] = "corrected";
+    } else {
+      delete this.corrections[round];
+      this.seals[round] = "verified";
+    }
+  };
   Checker.prototype.commit = function (round, c) {
     const seen = this.commitments[round];
     if (seen && seen !== c) { this.alarm("commitment-changed", { round: String(round) }); return false; }
@@ -75,7 +90,7 @@
     if (epoch <= currentEpoch) { this.alarm("timeline-back"); return false; }
     this.changes.push({ code: "restored", args: { row: String(t.from_seq) } });
     this.timeline = t;
-    this.commitments = {}; this.seals = {}; this.sigs = {}; this.lastRound = null;
+    this.commitments = {}; this.seals = {}; this.sigs = {}; this.corrections = {}; this.lastRound = null;
     return true;
   };
   // Messages are checked one after another, in arrival order.
@@ -108,14 +123,14 @@
       if (!s) return;
       const round = v.round.number;
       if (!this.commit(round, s.commitment)) { this.seals[round] = "mismatch"; return; }
-      if (!s.card || !s.nonce) { if (this.seals[round] !== "verified") this.seals[round] = "sealed"; return; }
+      if (!s.card || !s.nonce) { if (!this.seals[round]) this.seals[round] = "sealed"; return; }
       const c = await commitment(v.table, round, s.position, s.card, s.nonce);
       const shown = v.round.dealer[1];
-      if (c !== s.commitment || (shown && shown !== s.card)) {
+      if (c !== s.commitment || (shown && shown !== (s.corrected || s.card))) {
         this.seals[round] = "mismatch";
         this.alarm("revealed-mismatch", { round: String(round), card: s.card });
-      } else if (this.seals[round] !== "mismatch") {
-        this.seals[round] = "verified";
+      } else {
+        this.opened(round, s);
       }
     } else if (m.type === "result" && m.result) {
       const round = m.result.round;
@@ -154,13 +169,13 @@
     }
     if (st.seal) {
       const c = await commitment(st.table, round, st.seal.position, st.seal.card, st.seal.nonce);
-      if (c !== st.seal.commitment || !this.commit(round, c) || st.result.dealer_cards[1] !== st.seal.card) {
+      if (c !== st.seal.commitment || !this.commit(round, c) || st.result.dealer_cards[1] !== (st.seal.corrected || st.seal.card)) {
         this.sigs[round] = "invalid";
         this.seals[round] = "mismatch";
         this.alarm("signed-mismatch", { round: String(round) });
         return;
       }
-      if (this.seals[round] !== "mismatch") this.seals[round] = "verified";
+      this.opened(round, st.seal);
     }
     this.sigs[round] = "verified";
   };
@@ -170,6 +185,7 @@
   const ENGLISH = {
     "seal-sealed": (a) => "hole card sealed \u00b7 " + a.commitment,
     "seal-verified": () => "\u2713 hole card seal verified",
+    "seal-corrected": (a) => "\u2713 hole card seal verified \u00b7 a supervisor corrected the card from " + a.from + " to " + a.to,
     "seal-mismatch": () => "\u26A0 SEAL MISMATCH",
     "seal-checking": () => "checking the seal\u2026",
     "seal-unchecked": () => "seal not checked (this page needs HTTPS)",
@@ -197,6 +213,14 @@
     return say ? say(args || {}) : code;
   }
 
+  // A card as its corner shows it: "9\u2665", "10\u2663".
+  const SUIT_SIGNS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
+  function cardShort(code) {
+    if (typeof code !== "string" || code.length < 2) return "";
+    const r = code.slice(0, -1);
+    return (r === "T" ? "10" : r) + (SUIT_SIGNS[code.slice(-1)] || code.slice(-1));
+  }
+
   // The seal of the round on the table (`round` is a public view's round): committed
   // while the card lies face down, verified once its reveal opens the commitment;
   // anything else is an alarm. Shared by the public page and the player's page; `words`
@@ -206,7 +230,8 @@
     const s = round.seal;
     if (!s) return null;
     const state = !checker.available ? "unchecked" : checker.seals[round.number] || "checking";
-    const text = say("seal-" + state, { commitment: s.commitment.slice(0, 8) });
+    const fixed = checker.corrections[round.number] || {};
+    const text = say("seal-" + state, { commitment: s.commitment.slice(0, 8), from: cardShort(fixed.from), to: cardShort(fixed.to) });
     return window.Table.el("div", { id: "seal", class: "seal " + state, "data-state": state, title: say("seal-title", { commitment: s.commitment }) }, text);
   }
 

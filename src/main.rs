@@ -10,6 +10,7 @@ use std::sync::Arc;
 mod commands;
 mod player_commands;
 mod user_commands;
+mod verify_command;
 
 use user_commands::UserAction;
 
@@ -860,7 +861,7 @@ fn main() -> ExitCode {
                 with_runtime(user_commands::audit_export(config, db, since))
             }
         },
-        Command::VerifyResults { file, key } => verify_results(&file, key.as_deref()),
+        Command::VerifyResults { file, key } => verify_command::run(&file, key.as_deref()),
         Command::SimShoe(args) => with_runtime(async move {
             commands::init_logs();
             match croupier_drivers::sim::run(args).await {
@@ -879,94 +880,6 @@ fn with_runtime(f: impl std::future::Future<Output = ExitCode>) -> ExitCode {
         Ok(rt) => rt.block_on(f),
         Err(e) => fail(format!("cannot start the runtime: {e}")),
     }
-}
-
-fn verify_results(file: &std::path::Path, key: Option<&str>) -> ExitCode {
-    let text = if file.as_os_str() == "-" {
-        let mut text = String::new();
-        match std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
-            Ok(_) => text,
-            Err(e) => return fail(format!("stdin: {e}")),
-        }
-    } else {
-        match std::fs::read_to_string(file) {
-            Ok(t) => t,
-            Err(e) => return fail(format!("{}: {e}", file.display())),
-        }
-    };
-    let report = croupier::trust::verify::verify_history(&text, key);
-    let heads = report
-        .heads
-        .map_or("none".to_string(), |(a, b)| format!("seq {a} to {b}"));
-    let key = report.key.as_deref().unwrap_or("unknown");
-    for n in &report.notes {
-        println!("note: {n}");
-    }
-    for t in &report.timelines {
-        println!("TIMELINE CHANGE {t}");
-    }
-    if report.ok() {
-        println!(
-            "verified: {} signed results, {} sealed cards opened, log heads {heads}, table key {key}{}",
-            report.results,
-            report.seals,
-            match report.timelines.len() {
-                0 => String::new(),
-                1 => ", across 1 timeline change".to_string(),
-                n => format!(", across {n} timeline changes"),
-            }
-        );
-        if report.timelines.is_empty() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(3)
-        }
-    } else {
-        for (p, more) in grouped(&report.problems) {
-            match more {
-                0 => println!("FAILED {p}"),
-                1 => println!("FAILED {p} (and 1 more like it)"),
-                n => println!("FAILED {p} (and {n} more like it)"),
-            }
-        }
-        println!(
-            "{} problems; {} signed results verified, {} sealed cards opened, table key {key}",
-            report.problems.len(),
-            report.results,
-            report.seals
-        );
-        ExitCode::from(1)
-    }
-}
-
-/// Problems alike but for their numbers (line, round) told once, with how many more lines
-/// had one like it (a wrong `--key` fails every view and result alike).
-fn grouped(problems: &[String]) -> Vec<(&str, usize)> {
-    let text = |p: &str| -> String {
-        let mut shape = String::with_capacity(p.len());
-        for c in p.chars() {
-            if c.is_ascii_digit() {
-                if !shape.ends_with('#') {
-                    shape.push('#');
-                }
-            } else {
-                shape.push(c);
-            }
-        }
-        shape
-    };
-    let mut out: Vec<(&str, usize)> = Vec::new();
-    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for p in problems {
-        match seen.get(&text(p)) {
-            Some(&i) => out[i].1 += 1,
-            None => {
-                seen.insert(text(p), out.len());
-                out.push((p.as_str(), 0));
-            }
-        }
-    }
-    out
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {

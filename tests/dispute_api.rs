@@ -1,7 +1,12 @@
 //! Every dispute resolution end to end through the running service: bets and decisions
 //! over HTTP, cards through the simulated shoe on a real PTY, disputes raised, previewed,
-//! confirmed over HTTP; the public stream marks results provisional, then final.
+//! confirmed over HTTP; the public stream marks results provisional, then final; a
+//! corrected hole card is told, and still verifies, in `croupier verify-results` and on the
+//! public page in a real Chromium.
 
+#[allow(dead_code)] // `tap`: this test only reads the public page
+#[path = "support/cdp.rs"]
+mod cdp;
 mod common;
 #[path = "support/running.rs"]
 mod running;
@@ -406,6 +411,142 @@ async fn results_are_provisional_then_final_and_no_dispute_after() {
             (status, v["error"]["code"].as_str()),
             (409, Some("round_final"))
         );
+        t.run.stop().await;
+    })
+    .await
+    .expect("in time");
+}
+
+/// A supervisor corrects the dealer's face-down card after the round settled (found by
+/// `browser_play_states`: the table re-committed to the corrected card, and every
+/// player's page raised "the signed hole card does not match its seal"). The seal keeps
+/// the commitment published while the card lay face down and opens the card as dealt;
+/// it names the corrected card, which the signed result plays. `verify-results` reports
+/// the correction and passes; the public page says it on the seal's badge, no alarm; a
+/// correction claimed for another card than the result played fails both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrected_hole_card_is_told_and_its_seal_still_verifies() {
+    timeout(Duration::from_secs(120), async {
+        use futures::StreamExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let t = start(dir.path(), 30).await;
+        let url = format!("ws://{}/ws/public", t.addr());
+        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .expect("ws");
+        let browser = if cdp::chromium_present() {
+            Some(cdp::Browser::launch().await)
+        } else {
+            None
+        };
+        let public = match &browser {
+            Some(b) => Some(b.page(&format!("http://{}/public", t.addr()), 1280, 800).await),
+            None => None,
+        };
+        t.bets(&[(1, 100)]).await;
+        // Seat 1: 9H TS (19); the dealer: 7C up, 8D face down, 5S: 20.
+        t.deal(&["9H", "7C", "TS", "8D"]).await;
+        // The viewer's history: the commitment while face down (read before the decision
+        // turns the card over: the feed sends the latest view, not every one), the first
+        // result, the corrected one.
+        let (mut lines, mut results, mut committed) = (Vec::new(), Vec::new(), None);
+        let mut read = async |lines: &mut Vec<String>| -> Value {
+            let m = timeout(STEP, ws.next()).await.expect("message").expect("open").expect("ok");
+            let text = m.to_text().expect("text").to_string();
+            lines.push(text.clone());
+            serde_json::from_str(&text).expect("json")
+        };
+        while committed.is_none() {
+            let v = read(&mut lines).await;
+            let seal = &v["view"]["round"]["seal"];
+            if v["type"] == "view" && seal["commitment"].is_string() && seal["card"].is_null() {
+                committed = Some(seal["commitment"].clone());
+            }
+        }
+        t.decide(1, "stand").await;
+        t.deal(&["5S"]).await;
+        let dealt = t.run.handle.snapshot().last_result.clone().expect("settled");
+        assert_eq!(dealt.dealer_cards.iter().map(ToString::to_string).collect::<Vec<_>>(), ["7C", "8D", "5S"]);
+        // The camera shows the face-down card was the 9D: the dealer had 21.
+        let id = t.dispute(1).await;
+        t.resolve(id, json!({"op": "correct", "index": 3, "card": "8D", "to": "9D"}))
+            .await;
+        let fixed = t.run.handle.snapshot().last_result.clone().expect("settled");
+        assert_eq!(fixed.dealer_cards.iter().map(ToString::to_string).collect::<Vec<_>>(), ["7C", "9D", "5S"]);
+        assert_eq!(fixed.dealer_total, 21);
+
+        while results.len() < 2 {
+            let v = read(&mut lines).await;
+            if v["type"] == "result" {
+                results.push(v);
+            }
+        }
+        let committed = committed.expect("read above");
+        let statement = |v: &Value| -> Value {
+            serde_json::from_str(v["signed"]["payload"].as_str().expect("payload")).expect("statement")
+        };
+        let first = statement(&results[0])["seal"].clone();
+        let second = statement(&results[1])["seal"].clone();
+        assert_eq!(first, json!({"position": "dealer.1", "commitment": committed, "card": "8D", "nonce": first["nonce"]}));
+        assert_eq!(
+            second,
+            json!({"position": "dealer.1", "commitment": committed, "card": "8D", "nonce": first["nonce"], "corrected": "9D"}),
+            "the seal opens the card as dealt, and names the correction"
+        );
+        assert_eq!(results[1]["result"]["dealer_cards"], json!(["7C", "9D", "5S"]));
+        let verify = |lines: &[String]| {
+            let out = common::croupier(&["verify-results", "-"], Some(&(lines.join("\n") + "\n")));
+            (out.status.code(), common::text(&out))
+        };
+        let (code, out) = verify(&lines);
+        assert_eq!(code, Some(0), "{out}");
+        assert!(
+            out.contains("round 1's hole card was corrected by a supervisor from 8D (the card sealed) to 9D")
+                && out.contains("verified: 2 signed results, 1 sealed cards opened (1 hole card corrected by a supervisor)"),
+            "{out}"
+        );
+        // A table that claims a correction the result did not play: caught. (The
+        // signature covers the claim, so the claim is re-signed here as only a table could.)
+        let keys = croupier::trust::TableKeys::load(&croupier::trust::keys::path_for(&dir.path().join("croupier.db")))
+            .expect("the table's key file");
+        let mut forged: croupier::trust::Statement = serde_json::from_value(statement(&results[1])).expect("statement");
+        forged.seal.as_mut().expect("seal").corrected = Some("TD".parse().expect("card"));
+        let resigned = croupier::trust::attest::sign(&keys, &forged);
+        let genuine: croupier::trust::Signed = serde_json::from_value(results[1]["signed"].clone()).expect("signed");
+        // The message's text kept as the table wrote it, but for the statement and its
+        // signature (a page compares the result's JSON text with the statement's).
+        let last = lines.iter().rposition(|l| l.contains("\"type\":\"result\"")).expect("result line");
+        let quoted = |t: &str| serde_json::to_string(t).expect("json");
+        let tampered = lines[last]
+            .replace(&quoted(&genuine.payload), &quoted(&resigned.payload))
+            .replace(&genuine.sig, &resigned.sig);
+        assert_ne!(tampered, lines[last]);
+        let mut bad = lines.clone();
+        bad[last] = tampered.clone();
+        let (code, out) = verify(&bad);
+        assert_eq!(code, Some(1), "{out}");
+        assert!(out.contains("the revealed card is not the dealer's second card"), "{out}");
+
+        // The public page: the seal verified and the correction said on its badge, both
+        // results signed, no alarm; the forged claim raises one.
+        if let (Some(page), Some(browser)) = (public, browser) {
+            page.wait_for(
+                "document.querySelector('#seal[data-state=\"corrected\"]') && document.querySelectorAll('.result[data-round=\"1\"] [data-sig=\"verified\"]').length >= 1",
+                STEP,
+            )
+            .await;
+            assert_eq!(
+                page.text("#seal").await,
+                "\u{2713} hole card seal verified \u{b7} a supervisor corrected the card from 8\u{2666} to 9\u{2666}"
+            );
+            assert_eq!(page.eval("JSON.stringify([window.publicTrust.alarms, window.publicTrust.sigs[1]])").await, json!("[[],\"verified\"]"));
+            page.screenshot(&cdp::artifacts().join("public-1280x800-seal-corrected.png")).await;
+            page.eval(&format!("window.publicOnMessage({tampered})")).await;
+            page.wait_for("!!document.querySelector('#trust-alarm')", STEP).await;
+            let alarm = page.text("#trust-alarm").await;
+            assert!(alarm.contains("round 1: the signed hole card does not match its seal"), "{alarm}");
+            browser.close().await;
+        }
         t.run.stop().await;
     })
     .await

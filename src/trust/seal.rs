@@ -48,6 +48,20 @@ pub struct Seal {
     /// The nonce (lowercase hex), once revealed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
+    /// Once revealed, the card a supervisor's resolution put where the sealed card lay
+    /// (a disputed card corrected): the seal still opens the card as dealt — the table
+    /// never re-commits — and the round played with this one. Absent when the round
+    /// played with the sealed card.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrected: Option<Card>,
+}
+
+impl Seal {
+    /// The card the round played in the sealed card's place, once revealed: the
+    /// correction's card if a resolution replaced it, else the sealed card.
+    pub fn played(&self) -> Option<Card> {
+        self.corrected.or(self.card)
+    }
 }
 
 /// The nonce of (`table`, `round`, `position`) for the card recorded at the row with chain
@@ -79,13 +93,16 @@ pub fn commitment(table: &str, round: u64, position: &str, card: Card, nonce_hex
 }
 
 /// The seal of the dealer's face-down `card` in `round` (recorded at the row with chain
-/// hash `salt`): the commitment, and the card with its nonce when `revealed`.
+/// hash `salt`): the commitment, and the card with its nonce when `revealed`. `played` is
+/// the card in that place now: another than `card` once a resolution corrected it, said
+/// (`Seal::corrected`) only once revealed — before, it would show the face-down card.
 pub fn seal_hole(
     keys: &TableKeys,
     table: &str,
     round: u64,
     salt: Option<&str>,
     card: Card,
+    played: Card,
     revealed: bool,
 ) -> Seal {
     let nonce = hex::encode(nonce(keys, table, round, HOLE, salt));
@@ -94,6 +111,7 @@ pub fn seal_hole(
         commitment: commitment(table, round, HOLE, card, &nonce),
         card: revealed.then_some(card),
         nonce: revealed.then_some(nonce),
+        corrected: (revealed && played != card).then_some(played),
     }
 }
 
@@ -139,9 +157,9 @@ mod tests {
     #[test]
     fn a_reveal_opens_its_commitment_and_nothing_else() {
         let card: Card = "QS".parse().expect("card");
-        let hidden = seal_hole(&keys(), "t1", 4, Some("ab"), card, false);
+        let hidden = seal_hole(&keys(), "t1", 4, Some("ab"), card, card, false);
         assert_eq!(hidden.card, None);
-        let open = seal_hole(&keys(), "t1", 4, Some("ab"), card, true);
+        let open = seal_hole(&keys(), "t1", 4, Some("ab"), card, card, true);
         assert_eq!(open.commitment, hidden.commitment);
         assert_eq!(check(&open, "t1", 4), Ok(true));
         assert_eq!(check(&hidden, "t1", 4), Ok(false));
@@ -158,12 +176,13 @@ mod tests {
             4,
             Some("ab"),
             card,
+            card,
             true,
         );
         assert_ne!(other.commitment, open.commitment);
         // The same round's card recorded at another row (another history): another
         // nonce, and the first history's reveal says nothing about the second's card.
-        let again = seal_hole(&keys(), "t1", 4, Some("cd"), card, true);
+        let again = seal_hole(&keys(), "t1", 4, Some("cd"), card, card, true);
         assert_ne!(again.nonce, open.nonce);
         let deck: Vec<Card> = "A23456789TJQK"
             .chars()
@@ -190,6 +209,29 @@ mod tests {
             guessed, 0,
             "the old nonce opens no card of the new commitment"
         );
+    }
+
+    #[test]
+    fn a_corrected_hole_card_keeps_its_commitment_and_is_said_only_once_revealed() {
+        let dealt: Card = "7S".parse().expect("card");
+        let corrected: Card = "9S".parse().expect("card");
+        let sealed = seal_hole(&keys(), "t1", 4, Some("ab"), dealt, dealt, false);
+        // Corrected while face down: nothing of either card shows.
+        let hidden = seal_hole(&keys(), "t1", 4, Some("ab"), dealt, corrected, false);
+        assert_eq!(hidden, sealed);
+        // Revealed: the seal opens the card as dealt, and says which card the round played.
+        let open = seal_hole(&keys(), "t1", 4, Some("ab"), dealt, corrected, true);
+        assert_eq!(open.commitment, sealed.commitment);
+        assert_eq!(check(&open, "t1", 4), Ok(true));
+        assert_eq!(
+            (open.card, open.corrected, open.played()),
+            (Some(dealt), Some(corrected), Some(corrected))
+        );
+        let plain = seal_hole(&keys(), "t1", 4, Some("ab"), dealt, dealt, true);
+        assert_eq!((plain.corrected, plain.played()), (None, Some(dealt)));
+        // Absent from the wire unless corrected: earlier histories read the same.
+        let wire = serde_json::to_value(&plain).expect("json");
+        assert!(wire.get("corrected").is_none(), "{wire}");
     }
 
     #[test]

@@ -14,6 +14,10 @@
 //!   last one (the same head again is a repeated message), and round numbers never go
 //!   below the last settled round (a resolution re-settles the last round itself). A log
 //!   cut back and played on from there shows as a head or a round going backwards;
+//! - a hole card a supervisor's resolution replaced is said, not re-committed: the seal
+//!   opens the card as dealt, names the corrected card (`Seal::corrected`), and the
+//!   signed result's second dealer card is the corrected one — reported as a correction
+//!   ([`Report::corrections`]), not as a problem;
 //! - a round whose hole card was committed has a signed result that opens it: a result
 //!   signed with no seal, or a committed round older than the last result left unopened,
 //!   is a problem;
@@ -51,6 +55,9 @@ pub struct Report {
     pub notes: Vec<String>,
     /// Each change of the table's timeline the history spans, with its line.
     pub timelines: Vec<String>,
+    /// Each signed result whose hole card a supervisor's resolution replaced, with its
+    /// line: the seal opens the card as dealt, the result played the corrected one.
+    pub corrections: Vec<String>,
 }
 
 impl Report {
@@ -105,6 +112,9 @@ struct Checker {
     counted: BTreeMap<(u64, String, u64), usize>,
     /// Rounds whose seal a view or a signed result opened.
     opened: std::collections::BTreeSet<u64>,
+    /// Rounds counted in `Report::seals`: a round re-settled by a resolution (a second
+    /// signed result opening the same seal) counts once.
+    matched: std::collections::BTreeSet<u64>,
     /// Rounds with a result since the last resync (or the start), and the first of them.
     settled: std::collections::BTreeSet<u64>,
     /// Rounds settled before the last resync: no gap is claimed below it.
@@ -124,6 +134,7 @@ pub fn verify_history(text: &str, key: Option<&str>) -> Report {
         last: None,
         counted: BTreeMap::new(),
         opened: Default::default(),
+        matched: Default::default(),
         settled: Default::default(),
         resynced_at: None,
         timeline: None,
@@ -213,6 +224,7 @@ impl Checker {
         self.commitments.clear();
         self.hidden.clear();
         self.opened.clear();
+        self.matched.clear();
         self.settled.clear();
         self.resynced_at = None;
         self.last = None;
@@ -411,15 +423,20 @@ impl Checker {
                 return;
             }
         }
-        if st.result.dealer_cards.get(1).copied() != s.card {
+        if st.result.dealer_cards.get(1).copied() != s.played() {
             self.problem(
                 n,
                 format!("round {round}: the revealed card is not the dealer's second card"),
             );
             return;
         }
+        if let (Some(dealt), Some(to)) = (s.card, s.corrected) {
+            self.report.corrections.push(format!(
+                "line {n}: round {round}'s hole card was corrected by a supervisor from {dealt} (the card sealed) to {to}"
+            ));
+        }
         self.opened.insert(round);
-        if self.hidden.contains(&round) {
+        if self.hidden.contains(&round) && self.matched.insert(round) {
             self.report.seals += 1;
         }
     }
@@ -515,8 +532,10 @@ mod tests {
             .parse()
             .expect("card");
         let salt = format!("{round:02}{hash}");
-        let hidden = crate::trust::seal::seal_hole(keys, "t1", round, Some(&salt), hole, false);
-        let opened = crate::trust::seal::seal_hole(keys, "t1", round, Some(&salt), hole, true);
+        let hidden =
+            crate::trust::seal::seal_hole(keys, "t1", round, Some(&salt), hole, hole, false);
+        let opened =
+            crate::trust::seal::seal_hole(keys, "t1", round, Some(&salt), hole, hole, true);
         let view = |seal: &Seal| {
             let mut v = json!({"type": "view", "view": {"table": "t1", "table_key": keys.public_hex(),
                    "round": {"number": round, "seal": seal}}});
@@ -526,26 +545,37 @@ mod tests {
             v.to_string()
         };
         let result = result_of(round, hole);
+        vec![
+            view(&hidden),
+            view(&opened),
+            result_line(keys, result, Some(opened.clone()), (seq, hash), timeline),
+        ]
+    }
+
+    /// The `result` message of `result`, signed with `seal` at log head `head` (seq, hash).
+    fn result_line(
+        keys: &TableKeys,
+        result: RoundResult,
+        seal: Option<Seal>,
+        head: (u64, &str),
+        timeline: Option<&Timeline>,
+    ) -> String {
         let signed = sign(
             keys,
             &Statement {
                 v: 1,
                 table: "t1".into(),
-                round,
+                round: result.round,
                 result: result.clone(),
-                seal: Some(opened.clone()),
+                seal,
                 head: Head {
-                    seq,
-                    hash: hash.into(),
+                    seq: head.0,
+                    hash: head.1.into(),
                 },
                 timeline: timeline.cloned(),
             },
         );
-        vec![
-            view(&hidden),
-            view(&opened),
-            json!({"type": "result", "result": result, "signed": signed}).to_string(),
-        ]
+        json!({"type": "result", "result": result, "signed": signed}).to_string()
     }
 
     #[test]
@@ -604,6 +634,65 @@ mod tests {
             "{report:?}"
         );
         assert!(report.timelines.is_empty());
+    }
+
+    /// Round `round` re-settled at head `seq` after a supervisor corrected its hole card
+    /// (dealt 9H, as `round_lines` seals it) to `to`; the statement's seal says `says`.
+    fn corrected_lines(
+        keys: &TableKeys,
+        round: u64,
+        seq: u64,
+        to: &str,
+        says: &str,
+    ) -> Vec<String> {
+        let dealt = "9H".parse().expect("card");
+        let to = to.parse().expect("card");
+        let salt = format!("{round:02}aa");
+        let mut opened =
+            crate::trust::seal::seal_hole(keys, "t1", round, Some(&salt), dealt, to, true);
+        opened.corrected = Some(says.parse().expect("card"));
+        let hash = format!("{seq:02}");
+        vec![result_line(
+            keys,
+            result_of(round, to),
+            Some(opened),
+            (seq, &hash),
+            None,
+        )]
+    }
+
+    #[test]
+    fn a_corrected_hole_card_is_reported_and_a_false_claim_of_one_is_caught() {
+        let k = keys();
+        let played = [round_lines(&k, 1, 10, "aa"), round_lines(&k, 2, 20, "aa")].concat();
+        // A supervisor corrects round 2's hole card from 9H to 5C: the round is signed
+        // again, its seal opening 9H as dealt and naming 5C, the card its result played.
+        let corrected = [played.clone(), corrected_lines(&k, 2, 25, "5C", "5C")].concat();
+        let report = verify_history(&corrected.join("\n"), None);
+        assert!(report.ok(), "{:?}", report.problems);
+        assert_eq!(
+            (report.results, report.seals),
+            (3, 2),
+            "round 2's seal counts once"
+        );
+        assert_eq!(report.corrections.len(), 1, "{report:?}");
+        assert!(
+            report.corrections[0].contains(
+                "round 2's hole card was corrected by a supervisor from 9H (the card sealed) to 5C"
+            ),
+            "{report:?}"
+        );
+        // A seal that names one correction over a result that played another card: caught.
+        let false_claim = [played, corrected_lines(&k, 2, 25, "5C", "6C")].concat();
+        let report = verify_history(&false_claim.join("\n"), None);
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| p.contains("the revealed card is not the dealer's second card")),
+            "{report:?}"
+        );
+        assert!(report.corrections.is_empty(), "{report:?}");
     }
 
     #[test]
@@ -692,26 +781,11 @@ mod tests {
         // A result signed without its seal for a committed round.
         let hole = "9H".parse().expect("card");
         let result = result_of(6, hole);
-        let committed = crate::trust::seal::seal_hole(&k, "t1", 6, Some("06"), hole, false);
+        let committed = crate::trust::seal::seal_hole(&k, "t1", 6, Some("06"), hole, hole, false);
         let view = json!({"type": "view", "view": {"table": "t1", "table_key": k.public_hex(),
                           "round": {"number": 6, "seal": committed}}})
         .to_string();
-        let signed = sign(
-            &k,
-            &Statement {
-                v: 1,
-                table: "t1".into(),
-                round: 6,
-                result: result.clone(),
-                seal: None,
-                head: Head {
-                    seq: 60,
-                    hash: "66".into(),
-                },
-                timeline: None,
-            },
-        );
-        let line = json!({"type": "result", "result": result, "signed": signed}).to_string();
+        let line = result_line(&k, result, None, (60, "66"), None);
         let all: Vec<String> = [rounds.concat(), vec![view, line]].concat();
         let report = verify_history(&all.join("\n"), None);
         assert!(

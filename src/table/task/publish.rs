@@ -258,14 +258,28 @@ impl Table {
             return None;
         }
         let card = *round.dealer.get(1)?;
-        Some(crate::trust::seal::seal_hole(
+        Some(self.hole_seal(keys, round.number, card, !round.hole_hidden))
+    }
+
+    /// The seal of `round`'s face-down place, where the round now has `played`: over the
+    /// card first recorded there (a correction since is said, not re-committed).
+    fn hole_seal(
+        &self,
+        keys: &crate::trust::TableKeys,
+        round: u64,
+        played: crate::cards::Card,
+        revealed: bool,
+    ) -> crate::trust::Seal {
+        let sealed = self.sealed_holes.get(&round);
+        crate::trust::seal::seal_hole(
             keys,
             &self.id,
-            round.number,
-            self.round_salts.get(&round.number).map(String::as_str),
-            card,
-            !round.hole_hidden,
-        ))
+            round,
+            sealed.map(|s| s.salt.as_str()),
+            sealed.map_or(played, |s| s.card),
+            played,
+            revealed,
+        )
     }
 
     /// The signed statements of the rounds `events` settled, the log's head being row
@@ -288,16 +302,11 @@ impl Table {
                 _ => None,
             })
             .map(|result| {
-                let seal = result.dealer_cards.get(1).filter(|_| hole).map(|&card| {
-                    crate::trust::seal::seal_hole(
-                        keys,
-                        &self.id,
-                        result.round,
-                        self.round_salts.get(&result.round).map(String::as_str),
-                        card,
-                        true,
-                    )
-                });
+                let seal = result
+                    .dealer_cards
+                    .get(1)
+                    .filter(|_| hole)
+                    .map(|&card| self.hole_seal(keys, result.round, card, true));
                 // The statement is public: players by their public names.
                 let mut public = (**result).clone();
                 names.result(&mut public);

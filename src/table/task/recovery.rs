@@ -187,7 +187,7 @@ impl Table {
             spill: None,
             shoes: Default::default(),
             trust: None,
-            round_salts: Default::default(),
+            sealed_holes: Default::default(),
             interrupted: None,
             timeline: None,
             clock: Arc::new(crate::table::clock::TableClock::new()),
@@ -265,25 +265,32 @@ impl Table {
         result
     }
 
-    /// Keeps the chain hash of the row that recorded the face-down card of the round in
-    /// play (`hash`, the row just absorbed): the salt of its seal (`trust::seal::nonce`).
-    /// The row's hash covers its record — the card — and every row before it, so no two
-    /// histories (a restore, a cut log, a new database beside the key) record their hole
-    /// card with the same salt unless it is the same card after the same history. Read
-    /// from the table after the row, whatever its kind, so live play, recovery and every
-    /// follower (the broker's fold) agree — a resolution that puts the card in salts with
-    /// its own row. The first salt of a round stays: a resolution replays the round, and
-    /// the seal published while the card lay face down is the one it reveals.
+    /// Keeps the face-down card of the round in play and the chain hash of the row that
+    /// recorded it (`hash`, the row just absorbed): the salt of its seal
+    /// (`trust::seal::nonce`). The row's hash covers its record — the card — and every
+    /// row before it, so no two histories (a restore, a cut log, a new database beside
+    /// the key) record their hole card with the same salt unless it is the same card
+    /// after the same history. Read from the table after the row, whatever its kind, so
+    /// live play, recovery and every follower (the broker's fold) agree. The first of a
+    /// round stays: a resolution replays the round — perhaps with another card in that
+    /// place, a correction — and the seal published while the card lay face down is the
+    /// one it reveals.
     pub(super) fn salt_hole(&mut self, hash: &str) {
-        if self.view.number == 0 || self.view.dealer.len() < 2 {
+        let Some(&card) = self.view.dealer.get(1) else {
+            return;
+        };
+        if self.view.number == 0 {
             return;
         }
-        self.round_salts
+        self.sealed_holes
             .entry(self.view.number)
-            .or_insert_with(|| hash.to_string());
-        // A resolution re-settles a recent round; older salts are never needed.
-        while self.round_salts.len() > 64 {
-            self.round_salts.pop_first();
+            .or_insert_with(|| super::table::SealedHole {
+                salt: hash.to_string(),
+                card,
+            });
+        // A resolution re-settles a recent round; older seals are never needed.
+        while self.sealed_holes.len() > 64 {
+            self.sealed_holes.pop_first();
         }
     }
 

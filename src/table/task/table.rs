@@ -14,6 +14,20 @@ use tokio::sync::{broadcast, watch};
 /// How many deltas a subscriber may fall behind before it gets a resync snapshot.
 pub const DELTA_BUFFER: usize = 1024;
 
+/// A round's face-down card as the log first recorded it, and the chain hash of that row:
+/// the salt of its seal's nonce (`trust::seal::nonce`), so a hole card dealt on another
+/// history (a restored database, a cut log, a new database beside the key file) never
+/// gets a nonce a viewer has already seen revealed. The card is kept because the seal
+/// published while it lay face down is the one the round reveals, whatever a resolution
+/// put in its place since (`trust::Seal::corrected`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct SealedHole {
+    /// The row's chain hash (hex).
+    pub(super) salt: String,
+    /// The card the row recorded in the face-down place.
+    pub(super) card: crate::cards::Card,
+}
+
 /// The table's state, owned by its task.
 pub struct Table {
     pub(super) id: String,
@@ -76,11 +90,9 @@ pub struct Table {
     pub(super) shoes: super::shoe_watch::ShoeWatch,
     /// The keys that seal the face-down card and sign results (`crate::trust`).
     pub(super) trust: Option<Arc<crate::trust::TableKeys>>,
-    /// Per recent round, the chain hash of the row that recorded its face-down card: the
-    /// salt of its seal's nonce (`trust::seal::nonce`, `salt_hole`), so a hole card dealt
-    /// on another history (a restored database, a cut log, a new database beside the key
-    /// file) never gets a nonce a viewer has already seen revealed.
-    pub(super) round_salts: std::collections::BTreeMap<u64, String>,
+    /// Per recent round, its face-down card as first recorded and the salt of its seal
+    /// (`SealedHole`, kept by `salt_hole`).
+    pub(super) sealed_holes: std::collections::BTreeMap<u64, SealedHole>,
     /// The round a restore interrupted: in play when a `restored` timeline row was
     /// absorbed, with no input since (`restore.rs` voids it at the start of `run`).
     pub(super) interrupted: Option<u64>,
