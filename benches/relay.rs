@@ -232,26 +232,7 @@ fn run(
     let ready = Arc::new(AtomicU64::new(0));
     let db = dir.path().join("croupier.db");
     let line = rt.block_on(async {
-        // The relay serves the table once its first view is in the bucket.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let lobby = croupier::web::client::request_with(
-                &relay_addr,
-                "GET",
-                "/api/tables",
-                None,
-                &[],
-                Duration::from_secs(5),
-            )
-            .await
-            .map(|r| r.body)
-            .unwrap_or_default();
-            if lobby.contains("table-1") {
-                break;
-            }
-            assert!(Instant::now() < deadline, "the relay lists the table");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        announce::listed(&relay_addr, "table-1").await;
         let (connected, connect_s) = connect_paced(viewers, &ready, |_| {
             let (a, st, r) = (relay_addr.clone(), Arc::clone(&stats), Arc::clone(&ready));
             tokio::spawn(raw_viewer(a, "/ws/public?table=table-1".into(), st, r));

@@ -24,17 +24,18 @@ mod pg;
 mod proc;
 #[path = "support/public_check.rs"]
 mod public_check;
+#[path = "support/studio_check.rs"]
+mod studio_check;
 #[path = "support/studio_table.rs"]
 mod studio_table;
 
-use async_nats::jetstream;
 use croupier::broker::subjects;
 use nats_cluster::Cluster;
 use proc::{announced, spawn_args, Proc};
-use public_check::{check_results, check_viewer_resyncing, get, lobby, wall_ms, Viewer};
-use sqlx::PgPool;
+use public_check::{get, lobby, wall_ms, Viewer};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use studio_check::{admin, deals_on, leader, percentile, ready_reasons, resumed_after};
 use studio_table::Table;
 use tokio::time::{sleep, timeout};
 
@@ -47,157 +48,6 @@ const TABLES: [(&str, &str); 3] = [
 
 /// How many times the node leading a table's stream is killed.
 const LEADER_KILLS: usize = 4;
-
-/// Table `id` playing `game` with its streams on three replicas.
-fn clustered_table(dir: &Path, id: &str, game: &str, urls: &str) -> Table {
-    let t = Table::new(dir, id, urls);
-    for cfg in [&t.demo, &t.idle] {
-        let text = std::fs::read_to_string(cfg).expect("config");
-        let text = text.replace("variant = \"deluxe\"", &format!("variant = \"{game}\""))
-            + "replicas = 3\n";
-        std::fs::write(cfg, text).expect("write config");
-        croupier::table::TableConfig::load(cfg).expect("a valid clustered config");
-    }
-    t
-}
-
-/// A client of the test's own, to ask the cluster who leads what.
-async fn admin(urls: &str) -> jetstream::Context {
-    let options = croupier::broker::connect::BrokerOptions {
-        url: urls.into(),
-        ..Default::default()
-    };
-    let client = croupier::broker::connect::connect(&options, "cluster-test")
-        .await
-        .expect("the test's client connects");
-    jetstream::new(client)
-}
-
-/// The server name of the leader of stream `name`, once it has one.
-async fn leader(js: &jetstream::Context, name: &str) -> String {
-    let started = Instant::now();
-    loop {
-        if let Ok(mut stream) = js.get_stream(name).await {
-            if let Ok(info) = stream.info().await {
-                if let Some(l) = info.cluster.as_ref().and_then(|c| c.leader.clone()) {
-                    return l;
-                }
-            }
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "stream {name} has a leader"
-        );
-        sleep(Duration::from_millis(200)).await;
-    }
-}
-
-/// How many messages stream `name` holds, and its first sequence.
-async fn stream_state(js: &jetstream::Context, name: &str) -> (u64, u64) {
-    let started = Instant::now();
-    loop {
-        if let Ok(mut stream) = js.get_stream(name).await {
-            if let Ok(info) = stream.info().await {
-                return (info.state.messages, info.state.first_sequence);
-            }
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "stream {name} answers"
-        );
-        sleep(Duration::from_millis(200)).await;
-    }
-}
-
-/// The last commit time of `table`'s rows on the floor.
-async fn floor_newest(pool: &PgPool, table: &str) -> i64 {
-    sqlx::query_scalar("SELECT coalesce(max(at_ms), 0) FROM floor_events WHERE table_id = $1")
-        .bind(table)
-        .fetch_one(pool)
-        .await
-        .expect("floor newest")
-}
-
-/// Delivery times after one outage that started at `from_ms` (wall clock): for each
-/// table, how long until a relay viewer received a message committed at or after it, and
-/// until the floor stored such a row.
-struct Resumed {
-    relay_ms: Vec<u64>,
-    floor_ms: Vec<u64>,
-}
-
-/// Waits until, for every table, a viewer has a message committed at or after `from_ms`
-/// and the floor a row committed at or after it.
-async fn resumed_after(
-    from_ms: u64,
-    viewers: &[(usize, Viewer)],
-    pool: &PgPool,
-    tables: &[Table],
-    floor_log: &Path,
-) -> Resumed {
-    let started = Instant::now();
-    let mut relay_ms = vec![None; tables.len()];
-    let mut floor_ms = vec![None; tables.len()];
-    loop {
-        for (t, v) in viewers {
-            if relay_ms[*t].is_some() {
-                continue;
-            }
-            let arrived = v.arrivals().into_iter().find(|(_, text)| {
-                serde_json::from_str::<serde_json::Value>(text)
-                    .ok()
-                    .and_then(|m| m["at_ms"].as_u64())
-                    .is_some_and(|at| at >= from_ms)
-            });
-            if let Some((at, _)) = arrived {
-                relay_ms[*t] = Some(at.saturating_sub(from_ms));
-            }
-        }
-        for (i, t) in tables.iter().enumerate() {
-            if floor_ms[i].is_none() && floor_newest(pool, &t.id).await >= from_ms as i64 {
-                floor_ms[i] = Some(wall_ms().saturating_sub(from_ms));
-            }
-        }
-        if relay_ms.iter().chain(&floor_ms).all(Option::is_some) {
-            return Resumed {
-                relay_ms: relay_ms.into_iter().flatten().collect(),
-                floor_ms: floor_ms.into_iter().flatten().collect(),
-            };
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(90),
-            "delivery resumes within 90 s (relay {relay_ms:?}, floor {floor_ms:?}); floor log: {}",
-            std::fs::read_to_string(floor_log).unwrap_or_default()
-        );
-        sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// The p-th percentile (nearest rank) of `samples`.
-fn percentile(samples: &[u64], p: f64) -> u64 {
-    let mut s = samples.to_vec();
-    s.sort_unstable();
-    let rank = ((p / 100.0) * s.len() as f64).ceil() as usize;
-    s[rank.clamp(1, s.len()) - 1]
-}
-
-/// Waits until `table` has dealt `more` rows past now: it deals on.
-async fn deals_on(table: &Table, more: u64) {
-    table.wait_rows(table.seq().await + more).await;
-}
-
-/// A table's `/readyz` reasons.
-async fn ready_reasons(table: &Table) -> Vec<String> {
-    let (_, r) = get(&table.addr(), "/readyz").await;
-    r["reasons"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|x| x.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 fn spawn_role(args: &[&str], log: &Path) -> std::process::Child {
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
@@ -226,7 +76,7 @@ async fn a_three_node_cluster_loses_leaders_a_node_and_its_quorum_and_nothing_is
 
         let mut tables: Vec<Table> = TABLES
             .iter()
-            .map(|(id, game)| clustered_table(dir.path(), id, game, &urls))
+            .map(|(id, game)| Table::clustered(dir.path(), id, game, &urls))
             .collect();
         for t in &mut tables {
             t.start(true).await;
@@ -401,54 +251,7 @@ async fn a_three_node_cluster_loses_leaders_a_node_and_its_quorum_and_nothing_is
         for t in &mut tables {
             t.quiesce().await;
         }
-        for (i, t) in tables.iter().enumerate() {
-            let want = t.rows().await;
-            let (stream, results) = t.expected().await;
-            check_results(&t.id, &stream, &results);
-            // The broker: the log stream holds each row once, from the first.
-            let started = Instant::now();
-            loop {
-                let (messages, first) =
-                    stream_state(&js, &subjects::stream(subjects::DEFAULT_LOG_STREAM, &t.id))
-                        .await;
-                assert!(
-                    messages <= want.len() as u64,
-                    "{}: the log stream holds {messages} messages for {} rows: a row twice",
-                    t.id,
-                    want.len()
-                );
-                if messages == want.len() as u64 {
-                    assert_eq!(first, 1, "{}: the log stream starts at row 1", t.id);
-                    break;
-                }
-                assert!(
-                    started.elapsed() < Duration::from_secs(60),
-                    "{}: the log stream has {messages} of {} rows",
-                    t.id,
-                    want.len()
-                );
-                sleep(Duration::from_millis(200)).await;
-            }
-            let (public, _) =
-                stream_state(&js, &subjects::stream(subjects::DEFAULT_PUBLIC_STREAM, &t.id))
-                    .await;
-            assert_eq!(
-                public,
-                stream.len() as u64,
-                "{}: the public stream holds each message once",
-                t.id
-            );
-            // The floor: every row once, byte for byte.
-            floor_check::floor_holds_the_log(&pool, t, &parties.floor_log).await;
-            // The relay's viewers: the log's public stream, in order, with only announced
-            // resyncs.
-            for (_, v) in viewers.iter().filter(|(vt, _)| *vt == i) {
-                v.wait_for(stream.len()).await;
-                check_viewer_resyncing(&t.id, &v.messages(), &stream);
-            }
-            assert!(want.len() > 100, "{}: a real session ({} rows)", t.id, want.len());
-        }
-        floor_check::every_row_verified_and_no_alarm(&pool).await;
+        studio_check::nothing_lost_or_doubled(&js, &pool, &tables, &viewers, &parties.floor_log).await;
 
         eprintln!(
             "REPORT node death to delivery resuming over {} kills ({} samples each): relay viewers p50 {} ms, p99 {} ms, max {} ms; floor p50 {} ms, p99 {} ms, max {} ms",

@@ -49,3 +49,30 @@ pub fn address(child: &mut Child) -> String {
         .expect("address on the first line")
         .to_string()
 }
+
+/// Waits until the relay at `addr` lists table `id` in its lobby (`/api/tables`): it
+/// serves the table once the table's first view is in the bucket. At most a minute.
+pub async fn listed(addr: &str, id: &str) {
+    let started = std::time::Instant::now();
+    loop {
+        let lobby = croupier::web::client::request_with(
+            addr,
+            "GET",
+            "/api/tables",
+            None,
+            &[],
+            std::time::Duration::from_secs(5),
+        )
+        .await
+        .map(|r| r.body)
+        .unwrap_or_default();
+        if lobby.contains(&format!("\"{id}\"")) {
+            return;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "the relay at {addr} lists {id}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}

@@ -152,7 +152,7 @@ pub fn proc_rss_kb(pid: u32) -> u64 {
 }
 
 /// Counts one received message (`text`, read whole at `received`).
-fn record(stats: &Stats, text: &str, received: u64, last_n: &mut Option<u64>) {
+pub fn record(stats: &Stats, text: &str, received: u64, last_n: &mut Option<u64>) {
     let (Some(n), Some(at)) = (field(text, "\"n\":"), field(text, "\"at_ms\":")) else {
         return;
     };
@@ -296,6 +296,88 @@ pub async fn raw_viewer(addr: String, path: String, stats: Arc<Stats>, ready: Ar
         match stream.read(&mut buf[filled..]).await {
             Ok(0) | Err(_) => break,
             Ok(n) => filled += n,
+        }
+    }
+    stats.closed.fetch_add(1, Ordering::Relaxed);
+}
+
+/// A viewer of nats-server's own WebSocket listener (`addr`): a NATS client over
+/// WebSocket (tokio-tungstenite, headers on, as a viewer that checks the table's signature
+/// in them needs) subscribed to `subject`, each message's payload counted as the relay's
+/// viewers count theirs. NATS frames may split or join protocol lines: they are read
+/// from one buffer.
+pub async fn nats_ws_viewer(
+    addr: String,
+    subject: String,
+    stats: Arc<Stats>,
+    ready: Arc<AtomicU64>,
+) {
+    use futures::SinkExt;
+    let url = format!("ws://{addr}");
+    let config = WebSocketConfig::default().read_buffer_size(8 * 1024);
+    let mut ws = loop {
+        match tokio_tungstenite::connect_async_with_config(url.as_str(), Some(config), false).await
+        {
+            Ok((ws, _)) => break ws,
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    };
+    let hello = format!(
+        "CONNECT {{\"verbose\":false,\"pedantic\":false,\"headers\":true,\"no_responders\":true,\"protocol\":1}}\r\nSUB {subject} 1\r\nPING\r\n"
+    );
+    if ws
+        .send(Message::Binary(hello.into_bytes().into()))
+        .await
+        .is_err()
+    {
+        stats.closed.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    let mut counted = false;
+    let mut buf: Vec<u8> = Vec::new();
+    let mut last_n: Option<u64> = None;
+    'read: while let Some(Ok(msg)) = ws.next().await {
+        let received = now_ms();
+        match msg {
+            Message::Binary(b) => buf.extend_from_slice(&b),
+            Message::Text(t) => buf.extend_from_slice(t.as_bytes()),
+            Message::Close(_) => break,
+            _ => continue,
+        }
+        while let Some(eol) = buf.windows(2).position(|w| w == b"\r\n") {
+            let line = String::from_utf8_lossy(&buf[..eol]).into_owned();
+            let mut used = eol + 2;
+            if line.starts_with("MSG ") || line.starts_with("HMSG ") {
+                let parts: Vec<&str> = line.split(' ').collect();
+                let total: usize = parts[parts.len() - 1].parse().unwrap_or(0);
+                let headers: usize = if line.starts_with("HMSG ") {
+                    parts[parts.len() - 2].parse().unwrap_or(0)
+                } else {
+                    0
+                };
+                if buf.len() < used + total + 2 {
+                    break;
+                }
+                if let Ok(text) = std::str::from_utf8(&buf[used + headers..used + total]) {
+                    record(&stats, text, received, &mut last_n);
+                }
+                used += total + 2;
+            } else if line == "PING" {
+                if ws
+                    .send(Message::Binary(b"PONG\r\n".to_vec().into()))
+                    .await
+                    .is_err()
+                {
+                    break 'read;
+                }
+            } else if line == "PONG" && !counted {
+                // The answer to the PING after SUB: subscribed.
+                counted = true;
+                ready.fetch_add(1, Ordering::SeqCst);
+            } else if line.starts_with("-ERR") {
+                break 'read;
+            }
+            buf.drain(..used);
         }
     }
     stats.closed.fetch_add(1, Ordering::Relaxed);

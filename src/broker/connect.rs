@@ -122,6 +122,9 @@ pub enum ConnectError {
         /// Why.
         source: async_nats::ConnectError,
     },
+    /// No node greeted a new connection in time (`liveness::CONNECT_DEADLINE`).
+    #[error("no NATS node answered within {0:?}")]
+    Unanswered(std::time::Duration),
 }
 
 /// `url` (one or more comma-separated NATS URLs) with every password replaced by `***`:
@@ -272,6 +275,13 @@ pub fn client_options(
 /// answers in milliseconds, so 3 s is still far from a false failure.
 pub const JETSTREAM_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How often a party pings its broker node when it has sent nothing else. The client
+/// calls a connection dead when a third ping finds two unanswered, and `liveness::watch` one that
+/// heard nothing for three of these; the client's default, 60 s, left a party on a node
+/// cut off from everyone for minutes while the other nodes were there (`tests/nemesis.rs`).
+/// A ping is a few bytes.
+pub const PING_INTERVAL: Duration = Duration::from_secs(2);
+
 /// The JetStream context every party uses on `client`, with the API under `api_prefix`
 /// ([`BrokerOptions::api_prefix`]; [`DEFAULT_API`] on an open broker): requests bounded by
 /// [`JETSTREAM_TIMEOUT`].
@@ -284,12 +294,35 @@ pub fn jetstream(client: Client, api_prefix: &str) -> async_nats::jetstream::Con
 /// Connects as `name`. Once connected the client reconnects by itself, for ever.
 pub async fn connect(options: &BrokerOptions, name: &str) -> Result<Client, ConnectError> {
     let (client, addrs) = client_options(options)?;
+    connect_with(client, addrs, options, name).await
+}
+
+/// [`connect`] with the nodes that greet a probe first (`super::liveness`): a node that
+/// accepts connections and then says nothing (cut off behind a proxy or a NAT that still
+/// answers) is tried last, not by chance. The client keeps that order for its own
+/// reconnects.
+pub async fn connect_greeted_first(
+    options: &BrokerOptions,
+    name: &str,
+) -> Result<Client, ConnectError> {
+    let (client, addrs) = client_options(options)?;
+    let addrs = super::liveness::greeted_first(addrs).await;
+    connect_with(client.retain_servers_order(), addrs, options, name).await
+}
+
+async fn connect_with(
+    client: ConnectOptions,
+    addrs: Vec<ServerAddr>,
+    options: &BrokerOptions,
+    name: &str,
+) -> Result<Client, ConnectError> {
     client
         .name(name)
         .connection_timeout(Duration::from_secs(3))
         // JetStream's API requests (stream and consumer information, consumer creation)
         // are the client's requests: bounded like a publish's acknowledgement.
         .request_timeout(Some(JETSTREAM_TIMEOUT))
+        .ping_interval(PING_INTERVAL)
         .max_reconnects(None)
         // A broker that comes back is tried again within a second, not after the
         // client's default back-off of up to several seconds.

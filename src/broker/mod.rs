@@ -11,6 +11,7 @@
 
 pub mod config;
 pub mod connect;
+pub mod liveness;
 pub mod noise;
 mod status;
 pub mod streams;

@@ -149,6 +149,7 @@ pub async fn run(
     let keys = Arc::new(crate::trust::pinned::KeysFile::open(&config.table_keys)?);
     let db = FloorDb::open(&config.database, config.connections).await?;
     let client = crate::broker::connect(&config.broker, "croupier floor").await?;
+    let watch = crate::broker::liveness::watch(client.clone(), "floor");
     let js = crate::broker::jetstream(client.clone(), config.broker.api_prefix());
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let wait = move |mut rx: tokio::sync::watch::Receiver<bool>| async move {
@@ -224,6 +225,7 @@ pub async fn run(
     shutdown.await;
     let _ = stop.send(true);
     let _ = ingest.await;
+    watch.abort();
     if let Some(task) = server {
         if let Ok(Err(e)) = task.await {
             return Err(FloorError::Http(e));

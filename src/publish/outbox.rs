@@ -21,6 +21,7 @@
 use super::fold::PublicFold;
 use super::subjects::{self, HEADER_ID, HEADER_SIG, HEADER_TABLE};
 use super::{PublishSection, PublishState, PublishStatus};
+use crate::broker::liveness::Remedy;
 use crate::engine::Variant;
 use crate::store::outbox::{OutboxDb, Progress, Recent, StoredRow};
 use crate::store::timeline::Lineage;
@@ -145,11 +146,14 @@ async fn run(
         status.set_acked(p.log_seq, p.public_n);
     }
     let mut backoff = Duration::from_millis(250);
-    let client = loop {
-        match crate::broker::connect(&config.broker_options(&id), &format!("croupier table {id}"))
-            .await
+    let mut link = loop {
+        match crate::broker::liveness::Watched::connect(
+            &config.broker_options(&id),
+            &format!("croupier table {id}"),
+        )
+        .await
         {
-            Ok(client) => break client,
+            Ok(link) => break link,
             Err(e) => {
                 status.set_state(PublishState::Disconnected);
                 status.count_failure();
@@ -160,8 +164,9 @@ async fn run(
         }
     };
     info!(table = %id, url = %crate::broker::redact(&config.nats_url), "publisher connected");
-    status.set_client(client.clone());
-    let js = crate::broker::jetstream(client, config.broker_options(&id).api_prefix());
+    status.set_client(link.client().clone());
+    let api_prefix = config.broker_options(&id).api_prefix().to_string();
+    let mut js = crate::broker::jetstream(link.client().clone(), &api_prefix);
     let mut publisher = Publisher {
         config,
         info,
@@ -195,6 +200,17 @@ async fn run(
                 warn!(table = %id, error = %e, "publisher: pass failed; starting again from what the broker holds");
                 // A fold that ran ahead of what was acknowledged is rebuilt.
                 publisher.fold = None;
+                match link.after_failure().await {
+                    Remedy::None => {}
+                    Remedy::LeftNode => {
+                        info!(table = %id, "publisher: the broker node sent nothing during the pass; trying another node")
+                    }
+                    Remedy::NewClient => {
+                        info!(table = %id, "publisher: the client's reconnect did not get an answer either; connected anew");
+                        status.set_client(link.client().clone());
+                        js = crate::broker::jetstream(link.client().clone(), &api_prefix);
+                    }
+                }
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(MAX_BACKOFF);
             }

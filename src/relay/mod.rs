@@ -243,12 +243,14 @@ async fn connect(config: RelayConfig, relay: Relay) {
     };
     info!(nats = %crate::broker::redact(&config.broker.url), "relay connected");
     let _ = relay.client.set(client.clone());
+    let watch = crate::broker::liveness::watch(client.clone(), "relay");
     tables::discover(
         crate::broker::jetstream(client, config.broker.api_prefix()),
         config.bucket,
         relay.tables,
     )
     .await;
+    watch.abort();
 }
 
 /// Every reason a message is refused, for `/metrics`.

@@ -27,6 +27,8 @@ mod public_check;
 mod seals;
 #[path = "../support/studio_table.rs"]
 mod studio_table;
+#[path = "../support/wallet_bots.rs"]
+mod wallet_bots;
 #[path = "../support/wallet_server.rs"]
 mod wallet_server;
 

@@ -6,137 +6,12 @@ use super::*;
 use croupier::store::Record;
 use mid_round::backup_mid_round;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
+use wallet_bots::{at_the_wallet, bots, in_the_log, Addr};
 use wallet_server::Server;
-
-/// Where the table serves now (`None` while it is stopped).
-type Addr = Arc<Mutex<Option<String>>>;
-
-/// A remote player holding `seat` who bets €10.00 in every betting window and doubles
-/// whenever the table allows it (stands otherwise, declines insurance), at whatever
-/// address the table serves, until `stop`.
-fn bot(addr: Addr, token: String, seat: u8, stop: Arc<AtomicBool>) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        let bearer = format!("Bearer {token}");
-        let auth = [("Authorization", bearer.as_str())];
-        while !stop.load(Ordering::SeqCst) {
-            sleep(Duration::from_millis(50)).await;
-            let Some(a) = addr.lock().expect("lock").clone() else {
-                continue;
-            };
-            let send = |path: &'static str, body: String| {
-                let a = a.clone();
-                let bearer = bearer.clone();
-                async move {
-                    let auth = [("Authorization", bearer.as_str())];
-                    let _ = client::request_with(
-                        &a,
-                        "POST",
-                        path,
-                        Some(&body),
-                        &auth,
-                        Duration::from_secs(5),
-                    )
-                    .await;
-                }
-            };
-            let Ok(r) = client::request_with(
-                &a,
-                "GET",
-                "/api/play/state",
-                None,
-                &auth,
-                Duration::from_secs(5),
-            )
-            .await
-            else {
-                continue;
-            };
-            let Ok(s) = serde_json::from_str::<Value>(&r.body) else {
-                continue;
-            };
-            let turn = &s["turn"];
-            let allows = |what: &str| {
-                turn["allowed"]
-                    .as_array()
-                    .is_some_and(|a| a.iter().any(|x| x == what))
-            };
-            if s["seat"].is_null() {
-                send("/api/play/join", format!(r#"{{"seat": {seat}}}"#)).await;
-            } else if s["betting"]["open"] == true && s["betting"]["my_bet"].is_null() {
-                send("/api/play/bet", r#"{"main": 1000}"#.into()).await;
-            } else if turn["kind"] == "insurance" {
-                send("/api/play/decision", r#"{"action": "no_insurance"}"#.into()).await;
-            } else if allows("double") {
-                send("/api/play/decision", r#"{"action": "double"}"#.into()).await;
-            } else if turn.is_object() {
-                send("/api/play/decision", r#"{"action": "stand"}"#.into()).await;
-            }
-        }
-    })
-}
 
 /// The remote players and their seats.
 const PLAYERS: [(&str, u8); 2] = [("alice", 4), ("bob", 5)];
-
-/// The players' bots, betting until the flag returned is set.
-fn bots(addr: &Addr, tokens: &[String]) -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    for ((_, seat), token) in PLAYERS.iter().zip(tokens) {
-        bot(Arc::clone(addr), token.clone(), *seat, Arc::clone(&stop));
-    }
-    stop
-}
-
-/// Every movement at the wallet by (round, seat, player), whatever history's id it came
-/// under.
-fn at_the_wallet(server: &Server) -> BTreeMap<(u64, u8, String), i64> {
-    let mut out = BTreeMap::new();
-    for m in server.movements.lock().expect("lock").iter() {
-        // `<table>~<timeline>:<round>:<seat>:<line>:<kind>`
-        let parts: Vec<&str> = m.tx.split(':').collect();
-        let round = parts[1].parse().expect("round");
-        let seat = parts[2].parse().expect("seat");
-        *out.entry((round, seat, m.player.clone())).or_default() += m.delta;
-    }
-    out
-}
-
-/// What the log at `db` settled for the remote players (their seats' lines), by (round,
-/// seat, player): returned less staked, of the rounds that are final.
-async fn in_the_log(db: &Path) -> BTreeMap<(u64, u8, String), i64> {
-    let pool = croupier::auth::open_pool(db).await.expect("pool");
-    let rows: Vec<(i64, i64, String, i64)> = sqlx::query_as(
-        "SELECT s.round, s.seat, s.player, SUM(s.returned - s.staked) FROM settlements s \
-         JOIN rounds r ON r.table_id = s.table_id AND r.round = s.round \
-         WHERE r.final_seq IS NOT NULL GROUP BY s.round, s.seat, s.player",
-    )
-    .fetch_all(&pool)
-    .await
-    .expect("settlements");
-    let open: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM wallet_journal WHERE state IN ('pending', 'committed')",
-    )
-    .fetch_one(&pool)
-    .await
-    .expect("journal");
-    pool.close().await;
-    assert_eq!(
-        open, 0,
-        "every stake this log journalled settled or rolled back"
-    );
-    let mut out = BTreeMap::new();
-    for (round, seat, player, net) in rows {
-        let seat = seat as u8;
-        let player = match PLAYERS.iter().find(|(_, s)| *s == seat) {
-            Some((p, _)) if player.is_empty() => p.to_string(),
-            _ if player.is_empty() => continue,
-            _ => player,
-        };
-        out.insert((round as u64, seat, player), net);
-    }
-    out
-}
 
 /// Restarts `t` quiet (no dealer) until the broker holds its whole log: the tail the
 /// restore will lose reaches the relays and the floor.
@@ -208,7 +83,7 @@ async fn a_restore_with_money_in_flight_is_accounted_for_seat_round_by_seat_roun
         // between its up card and its hole card, then played on.
         t.start(true).await;
         *addr.lock().expect("lock") = Some(t.addr());
-        let stop = bots(&addr, &tokens);
+        let stop = bots(&addr, &PLAYERS, &tokens);
         let viewer = Viewer::connect(&t.addr(), "cash", None).await;
         let cfg = t.demo.clone();
         let (backup, round) = loop {
@@ -266,7 +141,7 @@ async fn a_restore_with_money_in_flight_is_accounted_for_seat_round_by_seat_roun
         // their last round and goes quiet.
         t.start(true).await;
         *addr.lock().expect("lock") = Some(t.addr());
-        let stop = bots(&addr, &tokens);
+        let stop = bots(&addr, &PLAYERS, &tokens);
         until_rounds(&t, round + 4).await;
         stop.store(true, Ordering::SeqCst);
         let last = Reader::open(&t.db)
@@ -305,7 +180,7 @@ async fn a_restore_with_money_in_flight_is_accounted_for_seat_round_by_seat_roun
 
         // The wallet, seat-round by seat-round: this log's settlement plus what is listed.
         let wallet = at_the_wallet(&server);
-        let here = in_the_log(&t.db).await;
+        let here = in_the_log(&t.db, &PLAYERS).await;
         let mut listed: BTreeMap<(u64, u8, String), i64> = BTreeMap::new();
         for m in &moves {
             let key = (

@@ -198,9 +198,33 @@ pub fn spawn_listening(bin: &Path, args: &[std::ffi::OsString], port: u16) -> Ch
         N.fetch_add(1, Ordering::Relaxed)
     ));
     let file = std::fs::File::create(&log).expect("create the nats-server log");
-    let child = spawn_listening_logged(bin, args, port, file.into(), Some(&log));
+    let child = spawn_listening_logged(
+        bin,
+        args,
+        ("127.0.0.1", port),
+        file.into(),
+        Some(&log),
+        &|_| {},
+    );
     let _ = std::fs::remove_file(&log);
     child
+}
+
+/// [`spawn_listening`] on `host` (the server's own address), the command first changed by
+/// `prepare` (to run it in a network namespace, say); its log goes to `log`.
+pub fn spawn_listening_on(
+    bin: &Path,
+    args: &[std::ffi::OsString],
+    (host, port): (&str, u16),
+    log: &Path,
+    prepare: &dyn Fn(&mut Command),
+) -> Child {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .expect("open the nats-server log");
+    spawn_listening_logged(bin, args, (host, port), file.into(), Some(log), prepare)
 }
 
 /// [`spawn_listening`] with the server's log to `stderr`.
@@ -210,29 +234,31 @@ pub fn spawn_listening_to(
     port: u16,
     stderr: Stdio,
 ) -> Child {
-    spawn_listening_logged(bin, args, port, stderr, None)
+    spawn_listening_logged(bin, args, ("127.0.0.1", port), stderr, None, &|_| {})
 }
 
 fn spawn_listening_logged(
     bin: &Path,
     args: &[std::ffi::OsString],
-    port: u16,
+    (host, port): (&str, u16),
     stderr: Stdio,
     log: Option<&Path>,
+    prepare: &dyn Fn(&mut Command),
 ) -> Child {
-    let mut child = Command::new(bin)
+    let mut command = Command::new(bin);
+    command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(stderr)
-        .spawn()
-        .expect("spawn nats-server");
+        .stderr(stderr);
+    prepare(&mut command);
+    let mut child = command.spawn().expect("spawn nats-server");
     let said = || {
         log.and_then(|l| std::fs::read_to_string(l).ok())
             .unwrap_or_default()
     };
     let started = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+    while TcpStream::connect((host, port)).is_err() {
         if let Ok(Some(status)) = child.try_wait() {
             panic!(
                 "nats-server {args:?} exited ({status}) before it listened on {port}:\n{}",

@@ -1,10 +1,13 @@
 //! A real three-node `nats-server` cluster with clustered JetStream for a test: each node
 //! on loopback with its own client, route and monitoring ports (free ones, never 4222) and
 //! its own store, so a test can SIGKILL any node, or two, and start them again on the same
-//! ports and stores. Debian's nats-server 2.9 forms the cluster from the routes list.
+//! ports and stores. The nodes do not advertise their client addresses (`no_advertise`): a
+//! client uses the addresses it was given, so one given fault proxies stays behind them
+//! (the nemesis found `t2` connected to a node's own address, learnt from the cluster,
+//! past its proxies). Debian's nats-server 2.9 forms the cluster from the routes list.
 #![allow(dead_code)]
 
-use super::nats::{free_port, spawn_listening};
+use super::nats::{free_port, spawn_listening, spawn_listening_on};
 use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::time::{Duration, Instant};
@@ -17,6 +20,13 @@ pub struct Node {
     pub port: u16,
     /// Its monitoring port (`/healthz`, `/jsz`).
     pub http: u16,
+    /// The address it listens on (loopback, or its namespace's address).
+    pub host: String,
+    /// Its network namespace, if it has one of its own.
+    pub ns: Option<String>,
+    /// Its WebSocket client port (plain, no TLS), if it has one
+    /// ([`Cluster::start_with_websocket`]).
+    pub websocket: Option<u16>,
     conf: PathBuf,
     child: Option<Child>,
 }
@@ -24,6 +34,7 @@ pub struct Node {
 /// The cluster.
 pub struct Cluster {
     bin: PathBuf,
+    enter: fn(&mut std::process::Command, &str),
     /// Its nodes, `n1`, `n2`, `n3`.
     pub nodes: Vec<Node>,
 }
@@ -32,32 +43,84 @@ impl Cluster {
     /// Writes the nodes' configurations under `dir` and starts them; returns once every
     /// node accepts clients (the cluster may still be electing: see `wait_healthy`).
     pub fn start(bin: &Path, dir: &Path, nodes: usize) -> Cluster {
-        let routes: Vec<u16> = (0..nodes).map(|_| free_port()).collect();
+        Cluster::start_on(
+            bin,
+            dir,
+            vec![("127.0.0.1".to_string(), None); nodes],
+            |_, _| {},
+        )
+    }
+
+    /// [`Cluster::start`] with node `i` on `hosts[i]`: its address and, if it has one,
+    /// the network namespace it runs in, which `enter` makes a command enter
+    /// (`netns::enter`).
+    pub fn start_on(
+        bin: &Path,
+        dir: &Path,
+        hosts: Vec<(String, Option<String>)>,
+        enter: fn(&mut std::process::Command, &str),
+    ) -> Cluster {
+        Cluster::start_nodes(bin, dir, hosts, enter, false)
+    }
+
+    /// [`Cluster::start`] on loopback with each node's WebSocket listener open as well
+    /// (plain, no TLS, no authentication): what a studio could serve viewers with instead
+    /// of a relay (`benches/capacity.rs` compares the two).
+    pub fn start_with_websocket(bin: &Path, dir: &Path, nodes: usize) -> Cluster {
+        Cluster::start_nodes(
+            bin,
+            dir,
+            vec![("127.0.0.1".to_string(), None); nodes],
+            |_, _| {},
+            true,
+        )
+    }
+
+    fn start_nodes(
+        bin: &Path,
+        dir: &Path,
+        hosts: Vec<(String, Option<String>)>,
+        enter: fn(&mut std::process::Command, &str),
+        websocket: bool,
+    ) -> Cluster {
+        let routes: Vec<u16> = (0..hosts.len()).map(|_| free_port()).collect();
         let route_list = routes
             .iter()
-            .map(|p| format!("\"nats-route://127.0.0.1:{p}\""))
+            .zip(&hosts)
+            .map(|(p, (host, _))| format!("\"nats-route://{host}:{p}\""))
             .collect::<Vec<_>>()
             .join(", ");
-        let nodes = (0..nodes)
-            .map(|i| {
+        let nodes = hosts
+            .into_iter()
+            .enumerate()
+            .map(|(i, (host, ns))| {
                 let name = format!("n{}", i + 1);
                 let (port, http) = (free_port(), free_port());
+                let ws = websocket.then(free_port);
                 let store = dir.join(&name);
                 let conf = dir.join(format!("{name}.conf"));
-                let text = format!(
+                let mut text = format!(
                     "server_name: \"{name}\"\n\
-                     listen: \"127.0.0.1:{port}\"\n\
-                     http: \"127.0.0.1:{http}\"\n\
+                     listen: \"{host}:{port}\"\n\
+                     http: \"{host}:{http}\"\n\
                      jetstream {{\n  store_dir: {store:?}\n  max_memory_store: 64MB\n  max_file_store: 1GB\n}}\n\
-                     cluster {{\n  name: \"croupier-test\"\n  listen: \"127.0.0.1:{route}\"\n  routes: [{route_list}]\n}}\n",
+                     cluster {{\n  name: \"croupier-test\"\n  listen: \"{host}:{route}\"\n  routes: [{route_list}]\n  no_advertise: true\n}}\n",
                     store = store.display().to_string(),
                     route = routes[i],
                 );
+                if let Some(ws) = ws {
+                    text.push_str(&format!(
+                        "websocket {{\n  listen: \"{host}:{ws}\"\n  no_tls: true\n  compression: false\n}}\n"
+                    ));
+                }
                 std::fs::write(&conf, text).expect("write the node's config");
                 Node {
                     name,
                     port,
                     http,
+                    host,
+                    ns,
+                    websocket: ws,
                     conf,
                     child: None,
                 }
@@ -65,6 +128,7 @@ impl Cluster {
             .collect();
         let mut cluster = Cluster {
             bin: bin.to_path_buf(),
+            enter,
             nodes,
         };
         for i in 0..cluster.nodes.len() {
@@ -78,7 +142,7 @@ impl Cluster {
     pub fn urls(&self) -> String {
         self.nodes
             .iter()
-            .map(|n| format!("nats://127.0.0.1:{}", n.port))
+            .map(|n| format!("nats://{}:{}", n.host, n.port))
             .collect::<Vec<_>>()
             .join(",")
     }
@@ -86,6 +150,11 @@ impl Cluster {
     /// The index of the node named `name`.
     pub fn index_of(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.name == name)
+    }
+
+    /// Node `i`'s process id, while it runs.
+    pub fn pid(&self, i: usize) -> Option<u32> {
+        self.nodes[i].child.as_ref().map(Child::id)
     }
 
     /// Whether node `i` runs.
@@ -104,12 +173,18 @@ impl Cluster {
     /// Starts node `i` (again) on its ports and store; returns once it accepts clients.
     pub fn restart(&mut self, i: usize) {
         self.kill(i);
+        let enter = self.enter;
         let node = &mut self.nodes[i];
-        node.child = Some(spawn_listening(
-            &self.bin,
-            &["-c".into(), node.conf.clone().into_os_string()],
-            node.port,
-        ));
+        let args = ["-c".into(), node.conf.clone().into_os_string()];
+        node.child = Some(match &node.ns {
+            None => spawn_listening(&self.bin, &args, node.port),
+            Some(ns) => {
+                let log = node.conf.with_extension("log");
+                spawn_listening_on(&self.bin, &args, (&node.host, node.port), &log, &|c| {
+                    enter(c, ns)
+                })
+            }
+        });
     }
 
     /// Waits until every running node says it is healthy: JetStream's meta group has a
@@ -118,7 +193,7 @@ impl Cluster {
         let started = Instant::now();
         for node in self.nodes.iter().filter(|n| n.child.is_some()) {
             loop {
-                let addr = format!("127.0.0.1:{}", node.http);
+                let addr = format!("{}:{}", node.host, node.http);
                 let answer = croupier::web::client::request_with(
                     &addr,
                     "GET",

@@ -4,9 +4,12 @@
 //! at the end so the log stops growing and the publisher can catch up.
 #![allow(dead_code)]
 
-use super::proc::{announced, spawn_raw, spawn_raw_with, Proc};
+use super::proc::{announced, command_args, Proc};
 use croupier::table::TableConfig;
 use std::path::{Path, PathBuf};
+
+/// A change to a table's command before it starts.
+pub type Prepare = Box<dyn Fn(&mut std::process::Command) + Send + Sync>;
 
 /// One table: its two configurations, its database, its log file and, while it runs, the
 /// process.
@@ -17,6 +20,8 @@ pub struct Table {
     pub db: PathBuf,
     pub log: PathBuf,
     pub proc: Option<Proc>,
+    /// Applied to its command before each start (a network namespace, say).
+    pub prepare: Option<Prepare>,
 }
 
 /// Writes table `id`'s configuration under `dir`: fast demo pace, a one-second dispute
@@ -105,13 +110,35 @@ impl Table {
             db: dir.join(format!("{id}.db")),
             log: dir.join(format!("{id}.log")),
             proc: None,
+            prepare: None,
         }
+    }
+
+    /// Table `id` playing `game` with its streams on three replicas (a cluster's).
+    pub fn clustered(dir: &Path, id: &str, game: &str, nats: &str) -> Table {
+        let t = Table::new(dir, id, nats);
+        t.edit(&[("variant = \"deluxe\"", &format!("variant = \"{game}\""))]);
+        t.append("replicas = 3\n");
+        t
     }
 
     /// Starts it, dealing (`demo`) or quiet.
     pub async fn start(&mut self, demo: bool) {
+        self.spawn(demo, &[]).await;
+    }
+
+    /// Starts `run` with `extra` arguments on its dealing or quiet configuration.
+    async fn spawn(&mut self, demo: bool, extra: &[&str]) {
         let cfg = if demo { &self.demo } else { &self.idle };
-        self.proc = Some(announced(spawn_raw(cfg, &self.log)).await);
+        let mut args: Vec<&std::ffi::OsStr> =
+            vec!["run".as_ref(), "--config".as_ref(), cfg.as_os_str()];
+        args.extend(extra.iter().map(std::ffi::OsStr::new));
+        let mut command = command_args(&args, &self.log);
+        if let Some(prepare) = &self.prepare {
+            prepare(&mut command);
+        }
+        let child = command.spawn().expect("spawn croupier");
+        self.proc = Some(announced(child).await);
     }
 
     /// Both configurations with `edits` (text replacements, each of which must find its
@@ -145,8 +172,7 @@ impl Table {
         for ext in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{ext}", self.db.display()));
         }
-        let cfg = if demo { &self.demo } else { &self.idle };
-        self.proc = Some(announced(spawn_raw_with(cfg, &self.log, &["--init"])).await);
+        self.spawn(demo, &["--init"]).await;
     }
 
     /// Where it serves.

@@ -151,10 +151,15 @@ async fn handle(
 
 /// Serves `server` on a free port: its URL (`http://ADDR/wallet`).
 pub async fn start(server: Arc<Server>) -> String {
+    start_on(server, "127.0.0.1").await
+}
+
+/// [`start`] on `host` (a test network's address, say).
+pub async fn start_on(server: Arc<Server>, host: &str) -> String {
     let app = Router::new()
         .route("/wallet/{op}", post(handle))
         .with_state(server);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+    let listener = tokio::net::TcpListener::bind((host, 0))
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
