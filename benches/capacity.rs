@@ -16,7 +16,8 @@
 //!    time — to a viewer having read it whole; most rows are cards), per table and over
 //!    all; resyncs and silent drops; rows and cards committed; the floor's lag behind each
 //!    table at the window's end; and each process's CPU (`/proc/PID/task/*/schedstat`)
-//!    and memory, from which the per-unit costs: broker CPU per table, relay CPU per 1,000
+//!    and memory, and the publishers' acknowledgement times (every table's
+//!    `croupier_publish_ack_seconds`), from which the per-unit costs: broker CPU per table, relay CPU per 1,000
 //!    viewers and messages per relay core, floor and PostgreSQL CPU per row, memory per
 //!    table and per viewer.
 //! 2. **nats-server's own WebSocket listener beside them**: as many viewers again, each a
@@ -167,6 +168,66 @@ async fn floor_newest(pool: &sqlx::PgPool) -> BTreeMap<String, i64> {
     .collect()
 }
 
+/// Every table's publisher acknowledgement-time histogram (`croupier_publish_ack_seconds`),
+/// summed: each bucket's upper bound in seconds and its cumulative count.
+async fn ack_buckets(tables: &[Table]) -> Vec<(f64, u64)> {
+    let mut sum: BTreeMap<u64, (f64, u64)> = BTreeMap::new();
+    for t in tables {
+        let Ok(reply) = croupier::web::client::request_with(
+            &t.addr(),
+            "GET",
+            "/metrics",
+            None,
+            &[],
+            Duration::from_secs(10),
+        )
+        .await
+        else {
+            continue;
+        };
+        for line in reply.body.lines() {
+            let Some(rest) = line.strip_prefix("croupier_publish_ack_seconds_bucket{le=\"") else {
+                continue;
+            };
+            let Some((le, count)) = rest.split_once("\"} ") else {
+                continue;
+            };
+            let le = if le == "+Inf" {
+                f64::INFINITY
+            } else {
+                le.parse().unwrap_or(f64::INFINITY)
+            };
+            let count: u64 = count.trim().parse().unwrap_or(0);
+            let e = sum.entry(le.to_bits()).or_insert((le, 0));
+            e.1 += count;
+        }
+    }
+    let mut out: Vec<(f64, u64)> = sum.into_values().collect();
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out
+}
+
+/// The `q` quantile's bucket bound, in milliseconds, of the acknowledgements between two
+/// readings of [`ack_buckets`] (a bound, not an interpolation: "at most").
+fn ack_quantile(before: &[(f64, u64)], after: &[(f64, u64)], q: f64) -> String {
+    let counts: Vec<(f64, u64)> = after
+        .iter()
+        .map(|(le, n)| {
+            let was = before.iter().find(|(b, _)| b == le).map_or(0, |b| b.1);
+            (*le, n.saturating_sub(was))
+        })
+        .collect();
+    let total = counts.last().map_or(0, |c| c.1);
+    if total == 0 {
+        return "–".into();
+    }
+    let want = (total as f64 * q).ceil() as u64;
+    match counts.iter().find(|(_, n)| *n >= want) {
+        Some((le, _)) if le.is_finite() => format!("≤ {:.0} ms", le * 1000.0),
+        _ => "> 30 s".into(),
+    }
+}
+
 /// One step's figures.
 struct Step {
     line: String,
@@ -262,6 +323,7 @@ async fn step(studio: &mut Studio, plan: &Plan, n: usize, dir: &Path, urls: &str
     let before: Vec<Vec<ThreadCounts>> = parties.iter().map(Watched::cpu).collect();
     let me = proc_cpu_ns(std::process::id());
     let logs0 = studio.logs().await;
+    let acks0 = ack_buckets(&studio.tables).await;
     let t0 = Instant::now();
     for s in &studio.stats {
         s.measuring.store(true, Ordering::SeqCst);
@@ -277,6 +339,7 @@ async fn step(studio: &mut Studio, plan: &Plan, n: usize, dir: &Path, urls: &str
         .map(|(p, b)| p.cpu_since(b))
         .collect();
     let viewers_cpu = proc_cpu_ns(std::process::id()).since(&me) as f64 / 1e9;
+    let acks1 = ack_buckets(&studio.tables).await;
     let logs1 = studio.logs().await;
     let floor = floor_newest(&studio.pool).await;
     let rss: Vec<f64> = parties.iter().map(Watched::rss_mb).collect();
@@ -360,7 +423,7 @@ async fn step(studio: &mut Studio, plan: &Plan, n: usize, dir: &Path, urls: &str
     let passed = worst.0 <= plan.p99_limit_ms && floor_lag <= plan.floor_lag_ms && silent == 0;
     let per_table_mb = rss[4] / n as f64;
     let line = format!(
-        "| {n} | {viewers} | {:.0} | {:.1} | {} ms | {} ms | {} ms ({}) | {floor_lag} ms | {resyncs} | {silent} | {:.1} % | {:.0} µs | {:.1} % | {:.0} | {:.2} ms | {:.2} ms | {:.1} % | {per_table_mb:.1} MB | {:.0} | {:.0} MB | {:.1} KB | {:.0} MB | {:.0} MB | {:.1} % | {} | {} ms | {} |",
+        "| {n} | {viewers} | {:.0} | {:.1} | {} ms | {} ms | {} ms ({}) | {floor_lag} ms | {resyncs} | {silent} | {:.1} % | {:.0} µs | {:.1} % | {:.0} | {:.2} ms | {:.2} ms | {:.1} % | {per_table_mb:.1} MB | {:.0} | {:.0} MB | {:.1} KB | {:.0} MB | {:.0} MB | {:.1} % | {} | {} ms | {}, {} | {} |",
         rows as f64 / wall,
         cards as f64 / wall / n as f64,
         percentile(&all, 0.50),
@@ -386,6 +449,8 @@ async fn step(studio: &mut Studio, plan: &Plan, n: usize, dir: &Path, urls: &str
             "–".into()
         },
         if ws_got > 0 { percentile(&ws_hist, 0.99) } else { 0 },
+        ack_quantile(&acks0, &acks1, 0.50),
+        ack_quantile(&acks0, &acks1, 0.99),
         if passed { "yes" } else { "**no**" },
     );
     Step { line, passed }
@@ -482,8 +547,8 @@ fn main() {
             "{} tables at most: Deluxe, demo pace {} ms, on a 3-node JetStream cluster (R3); 2 relays, {} viewers per table; the floor into PostgreSQL; {} s windows; limits: a table's p99 {} ms, the floor {} ms behind",
             most, plan.pace_ms, plan.viewers_per_table, plan.seconds, plan.p99_limit_ms, plan.floor_lag_ms
         );
-        println!("| tables | viewers | rows/s | cards/s per table | p50 | p99 | worst table's p99 | floor lag | resyncs | silent drops | broker CPU per table | broker CPU per row | relay CPU per 1,000 viewers | messages per relay CPU second | floor CPU per row | PostgreSQL CPU per row | CPU per table | RSS per table | messages/s delivered | relays' RSS | relays' RSS per viewer | broker RSS | floor RSS | viewers' CPU (this process) | nats-server WebSocket: messages per CPU second | its p99 | within limits |");
-        println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        println!("| tables | viewers | rows/s | cards/s per table | p50 | p99 | worst table's p99 | floor lag | resyncs | silent drops | broker CPU per table | broker CPU per row | relay CPU per 1,000 viewers | messages per relay CPU second | floor CPU per row | PostgreSQL CPU per row | CPU per table | RSS per table | messages/s delivered | relays' RSS | relays' RSS per viewer | broker RSS | floor RSS | viewers' CPU (this process) | nats-server WebSocket: messages per CPU second | its p99 | publisher's acknowledgement p50, p99 | within limits |");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         let _ = std::io::stdout().flush();
         let mut largest = 0;
         let files = file_limit();

@@ -1,7 +1,17 @@
 //! The publisher's status: relaxed atomics written by the publisher task, read by
 //! `/readyz` and `/metrics`.
 
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::time::Duration;
+
+/// The acknowledgement-time histogram's bounds, in seconds: a broker on the same host
+/// answers in a millisecond or two, a replicated stream on a healthy network in a few
+/// more; tenths of a second mean a cluster that queues, seconds a link in trouble.
+pub const ACK_BUCKETS: &[f64] = &[
+    0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0,
+];
 
 /// What the publisher is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +56,7 @@ impl PublishState {
 
 /// The publisher's progress, shared with the web side (relaxed atomics: each is a fact on
 /// its own, read for reports).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct PublishStatus {
     state: AtomicU8,
     acked: AtomicU64,
@@ -60,6 +70,34 @@ pub struct PublishStatus {
     client: std::sync::OnceLock<async_nats::Client>,
     /// Why publishing stopped for good (until the operator acts and restarts).
     stopped: std::sync::Mutex<Option<String>>,
+    /// Send-to-acknowledgement times (`croupier_publish_ack_seconds`), in `registry`.
+    ack: Histogram,
+    registry: Registry,
+}
+
+impl Default for PublishStatus {
+    fn default() -> PublishStatus {
+        let ack = Histogram::new(ACK_BUCKETS.iter().copied());
+        let mut registry = Registry::default();
+        registry.register(
+            "croupier_publish_ack_seconds",
+            "Time from sending one message to the broker to its acknowledgement (log and public; the publisher keeps one in flight per stream, so this bounds a table's messages a second)",
+            ack.clone(),
+        );
+        PublishStatus {
+            state: AtomicU8::default(),
+            acked: AtomicU64::default(),
+            public_n: AtomicU64::default(),
+            published: AtomicU64::default(),
+            failures: AtomicU64::default(),
+            foreign: AtomicU64::default(),
+            max_lag: AtomicU64::default(),
+            client: std::sync::OnceLock::new(),
+            stopped: std::sync::Mutex::new(None),
+            ack,
+            registry,
+        }
+    }
 }
 
 impl PublishStatus {
@@ -127,6 +165,16 @@ impl PublishStatus {
     /// Messages acknowledged since start (both subjects).
     pub fn published(&self) -> u64 {
         self.published.load(Ordering::Relaxed)
+    }
+
+    /// The broker acknowledged a message `took` after it was sent.
+    pub(crate) fn observe_ack(&self, took: Duration) {
+        self.ack.observe(took.as_secs_f64());
+    }
+
+    /// The series `/metrics` reads from the registry (the acknowledgement times).
+    pub fn registry(&self) -> &Registry {
+        &self.registry
     }
 
     pub(crate) fn count_published(&self, n: u64) {

@@ -281,6 +281,7 @@ struct Sent<P> {
 /// after it and before the first acknowledged one are counted as foreign.
 async fn send_in_order<P>(
     js: &Context,
+    status: &PublishStatus,
     subject: &str,
     messages: Vec<(jetstream::message::PublishMessage, P)>,
     read: u64,
@@ -293,10 +294,14 @@ async fn send_in_order<P>(
         error: None,
     };
     for (message, position) in messages {
+        let sent_at = std::time::Instant::now();
         let ack = match js.send_publish(subject.to_string(), message).await {
             Ok(ack) => ack.await.map_err(broker),
             Err(e) => Err(broker(e)),
         };
+        if ack.is_ok() {
+            status.observe_ack(sent_at.elapsed());
+        }
         match ack {
             Ok(ack) => {
                 if !ack.duplicate && sent.read > 0 && ack.sequence > sent.read + 1 {
@@ -489,8 +494,8 @@ impl Publisher {
                 }
             }
             let (log_sent, public_sent) = tokio::join!(
-                send_in_order(js, &log_subject, logs, held.log_read),
-                send_in_order(js, &public_subject, publics, held.public_read),
+                send_in_order(js, &self.status, &log_subject, logs, held.log_read),
+                send_in_order(js, &self.status, &public_subject, publics, held.public_read),
             );
             if let Some((seq, at)) = log_sent.last {
                 (held.log, held.log_at) = (seq, at);

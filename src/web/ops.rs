@@ -299,6 +299,7 @@ async fn dispute_age_seconds(app: &AppState, snapshot: &Snapshot) -> f64 {
 /// The publisher's figures.
 fn write_publish(out: &mut Exposition, p: &crate::broker::PublishStatus, committed: u64) {
     use crate::broker::PublishState;
+    out.registry(p.registry());
     out.gauge(
         "croupier_publish_lag_rows",
         "Committed log rows the broker has not acknowledged yet.",

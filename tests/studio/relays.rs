@@ -113,6 +113,14 @@ async fn remote_viewers_never_reach_the_table() {
             "published {published} for {rows} rows and {} public messages",
             stream.len()
         );
+        // Every acknowledgement was timed: the histogram is observed as each arrives, the
+        // total counted once a batch, so the first is never behind the second.
+        let acks = metric(&table_metrics, "croupier_publish_ack_seconds_count");
+        let total = metric(&table_metrics, "croupier_publish_messages_total");
+        assert!(
+            total > 0.0 && acks >= total,
+            "{acks} acknowledgements timed for {total} messages acknowledged"
+        );
         drop(viewers);
     })
     .await;
