@@ -309,15 +309,22 @@ pub fn check_viewer_resyncing(table: &str, got: &[String], stream: &[String]) ->
 /// the first view. The view's `seq` (the last log row it reflects, which may be a later
 /// row that changed nothing public) is left out.
 pub fn state_at(messages: &[String]) -> Option<Value> {
-    let messages: Vec<Value> = messages
-        .iter()
-        .map(|t| serde_json::from_str(t).expect("json"))
-        .collect();
-    let mut view = messages.iter().rfind(|m| m["type"] == "view")?["view"].clone();
-    view["last_result"] = messages
-        .iter()
-        .rfind(|m| m["type"] == "result")
-        .map_or(Value::Null, |m| m["result"].clone());
+    // From the end, parsing only as far back as the last view and the last result: a
+    // soak's viewer resyncs dozens of times over a stream of tens of thousands.
+    let (mut view, mut result) = (None, None);
+    for text in messages.iter().rev() {
+        let m: Value = serde_json::from_str(text).expect("json");
+        if view.is_none() && m["type"] == "view" {
+            view = Some(m["view"].clone());
+        } else if result.is_none() && m["type"] == "result" {
+            result = Some(m["result"].clone());
+        }
+        if view.is_some() && result.is_some() {
+            break;
+        }
+    }
+    let mut view = view?;
+    view["last_result"] = result.unwrap_or(Value::Null);
     Some(without_seq(&view))
 }
 
@@ -337,13 +344,20 @@ pub fn check_results(table: &str, stream: &[String], results: &[Value]) {
         "{table}: a real session ({} rounds)",
         results.len()
     );
+    // Each round's last published result, the stream parsed once (an hour's soak has
+    // thousands of rounds and tens of thousands of messages).
+    let mut published: std::collections::HashMap<String, Value> = Default::default();
+    for text in stream {
+        let mut m: Value = serde_json::from_str(text).expect("json");
+        if m["type"] == "result" {
+            published.insert(m["round"].to_string(), m["result"].take());
+        }
+    }
     for recorded in results {
         let round = &recorded["round"];
-        let published = stream
-            .iter()
-            .map(|t| serde_json::from_str::<Value>(t).expect("json"))
-            .rfind(|m| m["type"] == "result" && &m["round"] == round)
+        let result = published
+            .get(&round.to_string())
             .unwrap_or_else(|| panic!("{table}: round {round} has no result message"));
-        assert_eq!(&published["result"], recorded, "{table}: round {round}");
+        assert_eq!(result, recorded, "{table}: round {round}");
     }
 }
