@@ -157,6 +157,28 @@ pub async fn ready_reasons(table: &Table) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Waits (at most 60 s) until `table`'s stream `prefix` holds `want` messages, failing at
+/// once on more (a message stored twice); returns its first sequence.
+async fn stream_holds(js: &jetstream::Context, table: &str, prefix: &str, want: usize) -> u64 {
+    let name = subjects::stream(prefix, table);
+    let started = Instant::now();
+    loop {
+        let (messages, first) = stream_state(js, &name).await;
+        assert!(
+            messages <= want as u64,
+            "{table}: {name} holds {messages} messages for {want}: one twice"
+        );
+        if messages == want as u64 {
+            return first;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{table}: {name} holds {messages} of {want} messages"
+        );
+        sleep(Duration::from_millis(200)).await;
+    }
+}
+
 /// Once the tables' logs have stopped growing (`Table::quiesce`): nothing missing or
 /// doubled anywhere — the broker's streams, the floor, every viewer (`viewers` pairs a
 /// table's index with a viewer of it).
@@ -172,56 +194,13 @@ pub async fn nothing_lost_or_doubled(
         let (stream, results) = t.expected().await;
         check_results(&t.id, &stream, &results);
         // The broker: the log stream holds each row once, from the first.
-        let started = Instant::now();
-        loop {
-            let (messages, first) =
-                stream_state(js, &subjects::stream(subjects::DEFAULT_LOG_STREAM, &t.id)).await;
-            assert!(
-                messages <= want.len() as u64,
-                "{}: the log stream holds {messages} messages for {} rows: a row twice",
-                t.id,
-                want.len()
-            );
-            if messages == want.len() as u64 {
-                assert_eq!(first, 1, "{}: the log stream starts at row 1", t.id);
-                break;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "{}: the log stream has {messages} of {} rows",
-                t.id,
-                want.len()
-            );
-            sleep(Duration::from_millis(200)).await;
-        }
+        let first = stream_holds(js, &t.id, subjects::DEFAULT_LOG_STREAM, want.len()).await;
+        assert_eq!(first, 1, "{}: the log stream starts at row 1", t.id);
         // The public stream likewise. The publisher sends a batch's log and public
         // messages at once, each stream one message in flight, so a row's last public
         // messages may still be on their way when its log message is in (a 20-minute
         // soak's check found the public stream one short and looked only once).
-        let started = Instant::now();
-        loop {
-            let (public, _) = stream_state(
-                js,
-                &subjects::stream(subjects::DEFAULT_PUBLIC_STREAM, &t.id),
-            )
-            .await;
-            assert!(
-                public <= stream.len() as u64,
-                "{}: the public stream holds {public} messages for {}: a message twice",
-                t.id,
-                stream.len()
-            );
-            if public == stream.len() as u64 {
-                break;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "{}: the public stream holds {public} of {} messages",
-                t.id,
-                stream.len()
-            );
-            sleep(Duration::from_millis(200)).await;
-        }
+        stream_holds(js, &t.id, subjects::DEFAULT_PUBLIC_STREAM, stream.len()).await;
         // The floor: every row once, byte for byte.
         floor_check::floor_holds_the_log(pool, t, floor_log).await;
         // The relay's viewers: the log's public stream, in order, with only announced
