@@ -104,11 +104,15 @@ enum Fault {
     /// The relay's clock 5 minutes ahead and the floor's 5 minutes behind, then both
     /// stepped back to the true time.
     SkewedClocks,
+    /// The viewers' side of the relay cut (their links hang, no reset); at the heal every
+    /// viewer leaves its connection and resumes on a new one after its last message, as
+    /// a page does once its link went quiet.
+    ViewersReconnect,
 }
 
 impl Fault {
     /// Every fault, in the short run's order.
-    const ALL: [Fault; 12] = [
+    const ALL: [Fault; 13] = [
         Fault::TableFromCluster(0),
         Fault::TableFromCluster(1),
         Fault::LeaderFromFollowers,
@@ -121,6 +125,7 @@ impl Fault {
         Fault::HalfOpenBroker,
         Fault::HalfOpenDatabase,
         Fault::SkewedClocks,
+        Fault::ViewersReconnect,
     ];
 
     /// Whether the studio must deliver again while the fault lasts: another node is there
@@ -148,6 +153,9 @@ impl Fault {
             Fault::HalfOpenBroker => "t2's path to its node drops everything, no reset".into(),
             Fault::HalfOpenDatabase => "floor's PostgreSQL link hangs, no reset".into(),
             Fault::SkewedClocks => "clocks: relay +5 min, floor −5 min, then stepped back".into(),
+            Fault::ViewersReconnect => {
+                "partition: viewers | relay, then each resumes on a new connection".into()
+            }
         }
     }
 }
@@ -160,6 +168,8 @@ enum Made {
     Toxics(Vec<usize>),
     PgToxic,
     Skew,
+    /// The viewers' leg cut: healed, then every viewer resumes on a new connection.
+    ViewersCut(netns::Leg),
 }
 
 /// The whole studio, each part in its namespace. Fields drop in order: the processes
@@ -487,6 +497,11 @@ impl Studio {
                 self.floor_skew.set("-5m");
                 Made::Skew
             }
+            Fault::ViewersReconnect => {
+                let leg = self.relay_host.legs[1].clone();
+                self._net.cut(&leg);
+                Made::ViewersCut(leg)
+            }
         }
     }
 
@@ -547,6 +562,12 @@ impl Studio {
             Made::Skew => {
                 self.relay_skew.set("+0");
                 self.floor_skew.set("+0");
+            }
+            Made::ViewersCut(leg) => {
+                self._net.heal(&leg);
+                for (i, v) in &mut self.viewers {
+                    v.reconnect(&self.relay.addr, &self.tables[*i].id).await;
+                }
             }
         }
     }

@@ -135,12 +135,17 @@ impl Viewer {
             Some(id) => format!("ws://{addr}/ws/public?table={table}&after={id}"),
             None => format!("ws://{addr}/ws/public?table={table}"),
         };
-        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let task = Self::open(&url, Arc::clone(&got)).await;
+        Viewer { got, task }
+    }
+
+    /// Connects to `url` and records every text message it sends into `into`.
+    async fn open(url: &str, into: Arc<Mutex<Vec<(u64, String)>>>) -> JoinHandle<()> {
+        let (mut ws, _) = tokio_tungstenite::connect_async(url)
             .await
             .unwrap_or_else(|e| panic!("{url}: {e}"));
-        let got = Arc::new(Mutex::new(Vec::new()));
-        let into = Arc::clone(&got);
-        let task = tokio::spawn(async move {
+        tokio::spawn(async move {
             while let Some(Ok(m)) = ws.next().await {
                 if let Ok(text) = m.into_text() {
                     into.lock()
@@ -148,8 +153,25 @@ impl Viewer {
                         .push((wall_ms(), text.to_string()));
                 }
             }
-        });
-        Viewer { got, task }
+        })
+    }
+
+    /// Leaves the connection (whatever state its link is in) and opens another that
+    /// resumes after the last message received (`after=`), as a page does once its link
+    /// went quiet: what the new one sends is added to the same record, so the checks see
+    /// one viewer across its connections.
+    pub async fn reconnect(&mut self, addr: &str, table: &str) {
+        self.task.abort();
+        // Stopped before its last message is read: an abort takes effect only at the
+        // task's next yield, and a connection that just woke from a hung link may have a
+        // backlog to add until then (resuming after a message that is not the last would
+        // hear the rest twice).
+        let _ = (&mut self.task).await;
+        let url = match self.last_id() {
+            Some(id) => format!("ws://{addr}/ws/public?table={table}&after={id}"),
+            None => format!("ws://{addr}/ws/public?table={table}"),
+        };
+        self.task = Self::open(&url, Arc::clone(&self.got)).await;
     }
 
     /// Every message received, in order.
