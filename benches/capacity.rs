@@ -45,6 +45,10 @@ mod nats_cluster;
 mod pg;
 #[path = "../tests/common/proc.rs"]
 mod proc;
+#[path = "../tests/support/prom.rs"]
+mod prom;
+#[path = "support/scrape.rs"]
+mod scrape;
 #[path = "../tests/support/studio_table.rs"]
 mod studio_table;
 #[path = "support/viewers.rs"]
@@ -168,43 +172,66 @@ async fn floor_newest(pool: &sqlx::PgPool) -> BTreeMap<String, i64> {
     .collect()
 }
 
-/// Every table's publisher acknowledgement-time histogram (`croupier_publish_ack_seconds`),
-/// summed: each bucket's upper bound in seconds and its cumulative count.
-async fn ack_buckets(tables: &[Table]) -> Vec<(f64, u64)> {
-    let mut sum: BTreeMap<u64, (f64, u64)> = BTreeMap::new();
+/// A histogram's cumulative buckets: each upper bound in seconds and its count.
+type Buckets = Vec<(f64, u64)>;
+
+/// Each table's publisher acknowledgement-time histogram (`croupier_publish_ack_seconds`):
+/// each bucket's upper bound in seconds and its cumulative count. A table whose scrape
+/// fails is left out, and said on stderr.
+async fn ack_buckets(tables: &[Table]) -> BTreeMap<String, Buckets> {
+    let mut out = BTreeMap::new();
+    let mut missing = Vec::new();
     for t in tables {
-        let Ok(reply) = croupier::web::client::request_with(
-            &t.addr(),
-            "GET",
-            "/metrics",
-            None,
-            &[],
-            Duration::from_secs(10),
-        )
-        .await
-        else {
-            continue;
-        };
-        for line in reply.body.lines() {
-            let Some(rest) = line.strip_prefix("croupier_publish_ack_seconds_bucket{le=\"") else {
-                continue;
-            };
-            let Some((le, count)) = rest.split_once("\"} ") else {
-                continue;
-            };
-            let le = if le == "+Inf" {
-                f64::INFINITY
-            } else {
-                le.parse().unwrap_or(f64::INFINITY)
-            };
-            let count: u64 = count.trim().parse().unwrap_or(0);
-            let e = sum.entry(le.to_bits()).or_insert((le, 0));
-            e.1 += count;
+        match scrape::scrape(&t.addr()).await {
+            Ok(metrics) => {
+                let buckets = scrape::buckets(&metrics, "croupier_publish_ack_seconds");
+                out.insert(t.id.clone(), buckets);
+            }
+            Err(e) => missing.push(format!("{}: {e}", t.id)),
         }
     }
-    let mut out: Vec<(f64, u64)> = sum.into_values().collect();
-    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if !missing.is_empty() {
+        eprintln!(
+            "acknowledgement times read from {} of {} tables; not from {}",
+            out.len(),
+            tables.len(),
+            missing.join("; ")
+        );
+    }
     out
+}
+
+/// Every table's buckets summed, for the tables read both times.
+fn summed(
+    before: &BTreeMap<String, Buckets>,
+    after: &BTreeMap<String, Buckets>,
+) -> (Buckets, Buckets) {
+    let mut sums = (BTreeMap::new(), BTreeMap::new());
+    for (table, a) in after {
+        let Some(b) = before.get(table) else {
+            continue;
+        };
+        for (into, buckets) in [(&mut sums.0, b), (&mut sums.1, a)] {
+            for (le, n) in buckets {
+                into.entry(le.to_bits()).or_insert((*le, 0u64)).1 += n;
+            }
+        }
+    }
+    let sorted = |m: BTreeMap<u64, (f64, u64)>| {
+        let mut v: Buckets = m.into_values().collect();
+        v.sort_by(|x, y| x.0.total_cmp(&y.0));
+        v
+    };
+    (sorted(sums.0), sorted(sums.1))
+}
+
+/// The bucket bound the slowest acknowledgement between two readings fell in ("≤ 200 ms"),
+/// or "–" when there were none: where a table's worst delay came from the cluster.
+fn slowest_ack(before: Option<&Buckets>, after: Option<&Buckets>) -> String {
+    match (before, after) {
+        (Some(b), Some(a)) => ack_quantile(b, a, 1.0),
+        _ => "–".into(),
+    }
 }
 
 /// The `q` quantile's bucket bound, in milliseconds, of the acknowledgements between two
@@ -421,6 +448,12 @@ async fn step(studio: &mut Studio, plan: &Plan, n: usize, dir: &Path, urls: &str
 
     let p99 = percentile(&all, 0.99);
     let passed = worst.0 <= plan.p99_limit_ms && floor_lag <= plan.floor_lag_ms && silent == 0;
+    let ack_sums = summed(&acks0, &acks1);
+    let worst_line = format!(
+        "{}, its slowest acknowledgement {}",
+        worst.1,
+        slowest_ack(acks0.get(&worst.1), acks1.get(&worst.1))
+    );
     let per_table_mb = rss[4] / n as f64;
     let line = format!(
         "| {n} | {viewers} | {:.0} | {:.1} | {} ms | {} ms | {} ms ({}) | {floor_lag} ms | {resyncs} | {silent} | {:.1} % | {:.0} µs | {:.1} % | {:.0} | {:.2} ms | {:.2} ms | {:.1} % | {per_table_mb:.1} MB | {:.0} | {:.0} MB | {:.1} KB | {:.0} MB | {:.0} MB | {:.1} % | {} | {} ms | {}, {} | {} |",
@@ -429,7 +462,7 @@ async fn step(studio: &mut Studio, plan: &Plan, n: usize, dir: &Path, urls: &str
         percentile(&all, 0.50),
         p99,
         worst.0,
-        worst.1,
+        worst_line,
         broker_cpu / wall / n as f64 * 100.0,
         broker_cpu * 1e6 / (rows.max(1)) as f64,
         relay_cpu / wall / (viewers as f64 / 1000.0) * 100.0,
@@ -449,8 +482,8 @@ async fn step(studio: &mut Studio, plan: &Plan, n: usize, dir: &Path, urls: &str
             "–".into()
         },
         if ws_got > 0 { percentile(&ws_hist, 0.99) } else { 0 },
-        ack_quantile(&acks0, &acks1, 0.50),
-        ack_quantile(&acks0, &acks1, 0.99),
+        ack_quantile(&ack_sums.0, &ack_sums.1, 0.50),
+        ack_quantile(&ack_sums.0, &ack_sums.1, 0.99),
         if passed { "yes" } else { "**no**" },
     );
     Step { line, passed }

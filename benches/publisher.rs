@@ -21,6 +21,10 @@ mod announce;
 mod args;
 #[path = "../tests/support/nats.rs"]
 mod nats;
+#[path = "../tests/support/prom.rs"]
+mod prom;
+#[path = "support/scrape.rs"]
+mod scrape;
 
 use args::Args;
 use serde_json::Value;
@@ -44,21 +48,8 @@ async fn readyz(addr: &str) -> Value {
 
 /// A metric's value in the table's scrape.
 async fn metric(addr: &str, name: &str) -> f64 {
-    let r = croupier::web::client::request_with(
-        addr,
-        "GET",
-        "/metrics",
-        None,
-        &[],
-        Duration::from_secs(10),
-    )
-    .await
-    .expect("/metrics");
-    r.body
-        .lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0.0)
+    let metrics = scrape::scrape(addr).await.unwrap_or_else(|e| panic!("{e}"));
+    scrape::value(&metrics, name)
 }
 
 fn stop(mut child: Child) {
