@@ -56,33 +56,13 @@ const WRITEV: usize = 32;
 pub const SHARDS_PER_CORE: usize = 16;
 /// Control messages a shard may have waiting (joins, pongs, closes).
 const CONTROL: usize = 1024;
-/// Viewers a shard is given before the next shard gets any: a feed message wakes every
-/// shard that has a viewer, so a table's few viewers share a few shards instead of each
-/// having one of its own. With a table's 50 viewers on a relay handed out in turn, each of
-/// its messages woke 32 shard tasks (2 cores) for one or two writes each; filled to 16
-/// first, it wakes four. Once every shard holds this many, a new viewer goes to the least
-/// loaded, which spreads a crowd as evenly as handing out in turn did.
-pub const SHARD_FILL: usize = 16;
 
 /// The fan-out: hands each new viewer to a shard.
 #[derive(Clone)]
 pub struct Fanout {
     shards: Arc<[mpsc::Sender<Control>]>,
-    /// Viewers each shard holds (its seats, counted down as they leave).
-    loads: Arc<[AtomicUsize]>,
+    next: Arc<AtomicUsize>,
     ids: Arc<AtomicU64>,
-}
-
-/// A viewer's place on its shard: counted in [`Fanout`]'s loads while the viewer is there.
-struct Seat {
-    loads: Arc<[AtomicUsize]>,
-    shard: usize,
-}
-
-impl Drop for Seat {
-    fn drop(&mut self) {
-        self.loads[self.shard].fetch_sub(1, Ordering::Relaxed);
-    }
 }
 
 /// What a shard is told besides the feed's messages.
@@ -93,7 +73,6 @@ enum Control {
         stream: Arc<TcpStream>,
         after: Option<(u64, u32)>,
         gone: oneshot::Sender<()>,
-        seat: Seat,
     },
     /// A control frame to send between whole frames (a pong).
     Send { id: u64, frame: Bytes },
@@ -121,8 +100,8 @@ impl Fanout {
             })
             .collect();
         Fanout {
-            loads: shards.iter().map(|_| AtomicUsize::new(0)).collect(),
             shards: shards.into(),
+            next: Arc::new(AtomicUsize::new(0)),
             ids: Arc::new(AtomicU64::new(0)),
         }
     }
@@ -137,40 +116,19 @@ impl Fanout {
     pub async fn add(&self, stream: TcpStream, read: Bytes, after: Option<(u64, u32)>) {
         let stream = Arc::new(stream);
         let id = self.ids.fetch_add(1, Ordering::Relaxed);
-        let index = pick(&self.loads);
-        self.loads[index].fetch_add(1, Ordering::Relaxed);
-        let seat = Seat {
-            loads: Arc::clone(&self.loads),
-            shard: index,
-        };
-        let shard = &self.shards[index];
+        let shard = &self.shards[self.next.fetch_add(1, Ordering::Relaxed) % self.shards.len()];
         let (gone, gone_rx) = oneshot::channel();
         let join = Control::Join {
             id,
             stream: Arc::clone(&stream),
             after,
             gone,
-            seat,
         };
         // A shard only ends with the feed, i.e. when the service stops.
         if shard.send(join).await.is_ok() {
             tokio::spawn(read_viewer(id, stream, read, shard.clone(), gone_rx));
         }
     }
-}
-
-/// The shard a new viewer goes to: the first holding fewer than [`SHARD_FILL`], else the
-/// least loaded (two joins at once may pick the same shard: a seat more or less).
-fn pick(loads: &[AtomicUsize]) -> usize {
-    let mut least = (usize::MAX, 0);
-    for (i, load) in loads.iter().enumerate() {
-        let load = load.load(Ordering::Relaxed);
-        if load < SHARD_FILL {
-            return i;
-        }
-        least = least.min((load, i));
-    }
-    least.1
 }
 
 /// Answers what a viewer sends until its connection ends or the shard drops it.
@@ -241,8 +199,6 @@ struct Viewer {
     /// Dropped with the viewer, which ends its reader task.
     _gone: oneshot::Sender<()>,
     _counted: SubscriberGuard,
-    /// Frees its place on the shard when the viewer is dropped.
-    _seat: Seat,
 }
 
 /// How far a viewer's queue got.
@@ -436,7 +392,6 @@ impl Shard {
                 stream,
                 after,
                 gone,
-                seat,
             } => {
                 // `missed(None)` is a resync view: what a new viewer starts from.
                 let v = Viewer {
@@ -450,7 +405,6 @@ impl Shard {
                     closing: false,
                     _gone: gone,
                     _counted: self.metrics.subscriber(Stream::PublicWs),
-                    _seat: seat,
                 };
                 self.viewers.insert(id, v);
                 self.flush(id);
@@ -617,45 +571,4 @@ async fn writable(viewers: &HashMap<u64, Viewer>, blocked: &HashSet<u64>) -> Vec
         }
     })
     .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn loads(of: &[usize]) -> Vec<AtomicUsize> {
-        of.iter().map(|&n| AtomicUsize::new(n)).collect()
-    }
-
-    #[test]
-    fn a_shard_is_filled_before_the_next_gets_a_viewer() {
-        assert_eq!(pick(&loads(&[0, 0, 0])), 0);
-        assert_eq!(pick(&loads(&[SHARD_FILL - 1, 0, 0])), 0);
-        assert_eq!(pick(&loads(&[SHARD_FILL, 0, 0])), 1);
-        // A shard emptied by leavers is filled again first.
-        assert_eq!(pick(&loads(&[SHARD_FILL, SHARD_FILL, 3])), 2);
-        assert_eq!(pick(&loads(&[SHARD_FILL, 2, SHARD_FILL])), 1);
-    }
-
-    #[test]
-    fn once_all_are_filled_the_least_loaded_gets_the_viewer() {
-        let f = SHARD_FILL;
-        assert_eq!(pick(&loads(&[f + 2, f + 1, f + 2])), 1);
-        assert_eq!(pick(&loads(&[f + 1, f + 1, f])), 2);
-        // Ties go to the first.
-        assert_eq!(pick(&loads(&[f + 1, f + 1, f + 1])), 0);
-    }
-
-    #[test]
-    fn a_crowd_ends_up_spread_evenly() {
-        let shards = loads(&[0; 8]);
-        for _ in 0..8 * SHARD_FILL + 8 * 37 + 5 {
-            let i = pick(&shards);
-            shards[i].fetch_add(1, Ordering::Relaxed);
-        }
-        let counts: Vec<usize> = shards.iter().map(|l| l.load(Ordering::Relaxed)).collect();
-        let (min, max) = (counts.iter().min(), counts.iter().max());
-        assert_eq!(counts.iter().sum::<usize>(), 8 * SHARD_FILL + 8 * 37 + 5);
-        assert!(max.zip(min).is_some_and(|(a, b)| a - b <= 1), "{counts:?}");
-    }
 }
