@@ -2,6 +2,7 @@
 //! (`docs/src/**/*.md`, built with mdBook) resolves: the file exists, and the anchor is a
 //! heading of the file it names. `.ci/run` builds the guide besides; this test is what
 //! fails CI on a link left dangling when a section moves (mdBook itself does not check).
+//! The same holds for the guide sections the program's `--help` names.
 //!
 //! Anchors follow the rule GitHub and mdBook share: the heading's text, lower-cased,
 //! spaces turned into `-`, everything but letters, digits, `-` and `_` dropped, and a
@@ -317,5 +318,86 @@ fn a_planted_broken_link_anchor_or_image_is_reported() {
     assert!(
         found.len() == 1 && found[0].contains("not in docs/src/SUMMARY.md"),
         "an unlisted chapter: {found:?}"
+    );
+}
+
+/// Every guide section the program's own help names — `(the guide: CHAPTER, "SECTION")` in
+/// the doc comments clap turns into `--help` — as `CHAPTER: "SECTION"` when
+/// `docs/src/CHAPTER.md` has no such heading.
+fn help_references_missing(root: &Path) -> Vec<String> {
+    let mut missing = Vec::new();
+    let mut sources = vec![root.join("src/main.rs")];
+    if let Ok(dir) = fs::read_dir(root.join("src/cli")) {
+        sources.extend(dir.flatten().map(|e| e.path()));
+    }
+    for source in sources {
+        let Ok(text) = fs::read_to_string(&source) else {
+            continue;
+        };
+        // Doc comments wrap: a reference is read across the `///` line breaks.
+        let help: String = text
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("///"))
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ");
+        for (at, _) in help.match_indices("the guide: ") {
+            let rest = &help[at + "the guide: ".len()..];
+            let Some((chapter, rest)) = rest.split_once(", \"") else {
+                missing.push(format!("{}: unreadable reference", source.display()));
+                continue;
+            };
+            let section = rest.split('"').next().unwrap_or_default();
+            let page = fs::read_to_string(root.join("docs/src").join(format!("{chapter}.md")))
+                .map(|t| parse(&t))
+                .ok();
+            if !page.is_some_and(|p| p.anchors.contains(&slug(section))) {
+                missing.push(format!("{chapter}: \"{section}\""));
+            }
+        }
+    }
+    missing
+}
+
+#[test]
+fn every_guide_section_the_help_names_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let main = fs::read_to_string(root.join("src/main.rs")).expect("src/main.rs");
+    assert!(
+        main.contains("the guide: "),
+        "the help names at least one guide section (else this test checks nothing)"
+    );
+    let missing = help_references_missing(root);
+    assert!(
+        missing.is_empty(),
+        "sections --help names that the guide lacks:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn a_help_naming_a_missing_section_is_reported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).expect("mkdir");
+    fs::create_dir_all(root.join("docs/src")).expect("mkdir");
+    fs::write(
+        root.join("docs/src/operations.md"),
+        "# Operations\n\n## Restoring a table\n",
+    )
+    .expect("write");
+    fs::write(
+        root.join("src/main.rs"),
+        "/// Restores (the guide: operations,\n/// \"Restoring a table\").\n\
+         /// Lists (the guide: operations, \"Listing what was lost\").\n\
+         /// Moves (the guide: moving, \"Anything\").\n",
+    )
+    .expect("write");
+    assert_eq!(
+        help_references_missing(root),
+        vec![
+            "operations: \"Listing what was lost\"".to_string(),
+            "moving: \"Anything\"".to_string()
+        ]
     );
 }
