@@ -193,12 +193,8 @@ enum Command {
     /// Prints the table's Ed25519 public key (`ID = "HEX"`, a line of the relays'
     /// `table-keys.toml`), read from the key file beside its database. Never the secret.
     TableKey {
-        /// The table configuration naming the database and table (default: built-in).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// The database file, instead of the config's store.path.
-        #[arg(long)]
-        db: Option<PathBuf>,
+        #[command(flatten)]
+        table: TableArgs,
     },
     /// Adds a pit-page supervisor to the floor's database (or sets their secret): the
     /// secret is read from the first line of stdin.
@@ -225,12 +221,8 @@ enum Command {
         /// How many rounds (at least 1).
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
         last: u32,
-        /// The table configuration naming the database and table (default: built-in).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// The database file, instead of the config's store.path.
-        #[arg(long)]
-        db: Option<PathBuf>,
+        #[command(flatten)]
+        table: TableArgs,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -240,12 +232,8 @@ enum Command {
     Backup {
         /// The backup file to create (never overwritten).
         path: PathBuf,
-        /// The table configuration naming the database (default: built-in).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// The database file, instead of the config's store.path.
-        #[arg(long)]
-        db: Option<PathBuf>,
+        #[command(flatten)]
+        table: TableArgs,
     },
     /// Alarm commands, sent to the running service's API.
     Alarm {
@@ -272,35 +260,23 @@ enum Command {
     User {
         #[command(subcommand)]
         command: UserCommand,
-        /// The table configuration naming the database (default: built-in).
-        #[arg(long, global = true)]
-        config: Option<PathBuf>,
-        /// The database file, instead of the config's store.path.
-        #[arg(long, global = true)]
-        db: Option<PathBuf>,
+        #[command(flatten)]
+        table: TableArgs,
     },
     /// Remote players and the embedded wallet, straight on the database (works while the
     /// service runs): add (prints a launch link), credit, balance, link.
     Player {
         #[command(subcommand)]
         command: PlayerCommand,
-        /// The table configuration naming the database (default: built-in).
-        #[arg(long, global = true)]
-        config: Option<PathBuf>,
-        /// The database file, instead of the config's store.path.
-        #[arg(long, global = true)]
-        db: Option<PathBuf>,
+        #[command(flatten)]
+        table: TableArgs,
     },
     /// The audit log: verify its hash chain, export it.
     Audit {
         #[command(subcommand)]
         command: AuditCommand,
-        /// The table configuration naming the database (default: built-in).
-        #[arg(long, global = true)]
-        config: Option<PathBuf>,
-        /// The database file, instead of the config's store.path.
-        #[arg(long, global = true)]
-        db: Option<PathBuf>,
+        #[command(flatten)]
+        table: TableArgs,
     },
 }
 
@@ -403,6 +379,19 @@ enum StudioCommand {
     },
 }
 
+/// The table a command reads or changes, straight on its database: flattened into every
+/// such subcommand (global, so `croupier user --db X add …` and `croupier user add … --db
+/// X` both work).
+#[derive(clap::Args)]
+struct TableArgs {
+    /// The table configuration naming the database and the table (default: built-in).
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
+    /// The database file, instead of the config's store.path.
+    #[arg(long, global = true)]
+    db: Option<PathBuf>,
+}
+
 /// `croupier timeline …`.
 #[derive(Subcommand)]
 enum TimelineCommand {
@@ -413,12 +402,8 @@ enum TimelineCommand {
     /// broker's other history stays there, superseded. Exit 0 when a timeline began or
     /// there was nothing to continue over (it says which), 2 on an error.
     Continue {
-        /// The table configuration (default: built-in).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// The database file, instead of the config's store.path.
-        #[arg(long)]
-        db: Option<PathBuf>,
+        #[command(flatten)]
+        table: TableArgs,
     },
     /// Lists the wallet movements of the rounds a restore lost, which the restored log
     /// does not know: read from the rows the broker keeps of the superseded history
@@ -426,12 +411,8 @@ enum TimelineCommand {
     /// player's totals — for the operator to reconcile with the wallet. Read-only; the
     /// table may be running. Exit 0, 2 on an error.
     Lost {
-        /// The table configuration (default: built-in).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// The database file, instead of the config's store.path.
-        #[arg(long)]
-        db: Option<PathBuf>,
+        #[command(flatten)]
+        table: TableArgs,
         /// JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -748,12 +729,21 @@ fn main() -> ExitCode {
         }
         #[cfg(feature = "studio")]
         Command::Studio { command } => studio_command(command),
-        Command::TableKey { config, db } => commands::table_key(config, db),
+        Command::TableKey {
+            table: TableArgs { config, db },
+        } => commands::table_key(config, db),
         Command::Timeline {
-            command: TimelineCommand::Continue { config, db },
+            command:
+                TimelineCommand::Continue {
+                    table: TableArgs { config, db },
+                },
         } => with_runtime(commands::timeline_continue(config, db)),
         Command::Timeline {
-            command: TimelineCommand::Lost { config, db, json },
+            command:
+                TimelineCommand::Lost {
+                    table: TableArgs { config, db },
+                    json,
+                },
         } => with_runtime(commands::timeline_lost(config, db, json)),
         #[cfg(feature = "studio")]
         Command::FloorUser {
@@ -764,11 +754,13 @@ fn main() -> ExitCode {
         Command::CheckConfig { file } => commands::check_config(file.as_deref()),
         Command::Recall {
             last,
-            config,
-            db,
+            table: TableArgs { config, db },
             json,
         } => with_runtime(commands::recall(last, config, db, json)),
-        Command::Backup { path, config, db } => with_runtime(commands::backup(path, config, db)),
+        Command::Backup {
+            path,
+            table: TableArgs { config, db },
+        } => with_runtime(commands::backup(path, config, db)),
         Command::Alarm {
             command:
                 AlarmCommand::Clear {
@@ -791,8 +783,7 @@ fn main() -> ExitCode {
         )),
         Command::User {
             command,
-            config,
-            db,
+            table: TableArgs { config, db },
         } => {
             let action = match command {
                 UserCommand::Add {
@@ -832,8 +823,7 @@ fn main() -> ExitCode {
         }
         Command::Player {
             command,
-            config,
-            db,
+            table: TableArgs { config, db },
         } => {
             use player_commands::PlayerAction;
             let action = match command {
@@ -853,8 +843,7 @@ fn main() -> ExitCode {
         }
         Command::Audit {
             command,
-            config,
-            db,
+            table: TableArgs { config, db },
         } => match command {
             AuditCommand::Verify => with_runtime(user_commands::audit_verify(config, db)),
             AuditCommand::Export { since } => {
@@ -1191,4 +1180,74 @@ fn exit_quietly_on_a_closed_pipe() {
         }
         default(info);
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    /// `--config` and `--db` mean the same on every command that reads a table's database,
+    /// before or after a subcommand.
+    #[test]
+    fn the_table_options_are_one_set_everywhere() {
+        let table = |args: &[&str]| -> (Option<PathBuf>, Option<PathBuf>) {
+            let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            let t = match cli.command {
+                Command::Recall { table, .. }
+                | Command::Backup { table, .. }
+                | Command::TableKey { table }
+                | Command::User { table, .. }
+                | Command::Player { table, .. }
+                | Command::Audit { table, .. } => table,
+                Command::Timeline {
+                    command:
+                        TimelineCommand::Continue { table } | TimelineCommand::Lost { table, .. },
+                } => table,
+                _ => panic!("{args:?}: not a table command"),
+            };
+            (t.config, t.db)
+        };
+        let want = (Some(PathBuf::from("t.toml")), Some(PathBuf::from("t.db")));
+        for args in [
+            &["croupier", "recall", "--config", "t.toml", "--db", "t.db"][..],
+            &[
+                "croupier", "backup", "b.db", "--config", "t.toml", "--db", "t.db",
+            ],
+            &[
+                "croupier",
+                "table-key",
+                "--db",
+                "t.db",
+                "--config",
+                "t.toml",
+            ],
+            &[
+                "croupier", "user", "--config", "t.toml", "--db", "t.db", "list",
+            ],
+            &[
+                "croupier", "user", "list", "--config", "t.toml", "--db", "t.db",
+            ],
+            &[
+                "croupier", "player", "--db", "t.db", "balance", "p1", "--config", "t.toml",
+            ],
+            &[
+                "croupier", "audit", "verify", "--config", "t.toml", "--db", "t.db",
+            ],
+            &[
+                "croupier", "timeline", "continue", "--config", "t.toml", "--db", "t.db",
+            ],
+            &[
+                "croupier", "timeline", "lost", "--db", "t.db", "--config", "t.toml",
+            ],
+        ] {
+            assert_eq!(table(args), want, "{args:?}");
+        }
+        assert_eq!(table(&["croupier", "recall"]), (None, None));
+    }
 }
