@@ -30,6 +30,8 @@ mod pg;
 mod proc;
 #[path = "support/public_check.rs"]
 mod public_check;
+#[path = "support/skip.rs"]
+mod skip;
 #[path = "support/studio_check.rs"]
 mod studio_check;
 #[path = "support/studio_table.rs"]
@@ -224,10 +226,7 @@ async fn prerequisites() -> Option<(PathBuf, pg::TestDb, Net)> {
             "CI: {} is missing (.ci/run installs Debian's libfaketime)",
             Skew::library()
         );
-        eprintln!(
-            "SKIPPED (nemesis did not run): {} is missing",
-            Skew::library()
-        );
+        skip::skipped(format_args!("{} is missing", Skew::library()));
         return None;
     }
     Some((bin, db, net))
