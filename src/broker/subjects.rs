@@ -6,10 +6,11 @@
 //! | every log row of `T` | subject `croupier.T.log`, stream `<log_stream>_T` |
 //! | the latest public view of every table | key-value bucket `<bucket>`, key `T` |
 //!
-//! One stream per table and subject, so a stream's sequence numbers *are* the table's:
-//! the log stream's sequence is the row's `seq`, the public stream's is the message's `n`.
-//! Every publication carries `Nats-Expected-Last-Sequence`, so the broker itself refuses a
-//! gap or a repeat, beyond its de-duplication window (`Nats-Msg-Id`) too.
+//! One stream per table and subject. A stream's sequence is *not* taken for the row's
+//! `seq` or the message's `n`: anyone granted the subject can add to the stream, so the
+//! publisher sends one message in flight per stream with `Nats-Msg-Id` and no guard, and
+//! reads its own messages back by their signatures (`publish::position`; ARCHITECTURE.md,
+//! invariant "Positions on the broker prove nothing").
 
 /// The public subject of `table`.
 pub fn public(table: &str) -> String {

@@ -62,7 +62,7 @@ impl Timeline {
 
 /// What the publisher needs of a log's timelines: which timeline a row belongs to, and
 /// under which branch and public id offset it is published after an operator's
-/// `croupier timeline continue` (ARCHITECTURE.md, "Timelines").
+/// `croupier timeline continue` (ARCHITECTURE.md, invariant "One table, one timeline").
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Lineage {
     first: String,
