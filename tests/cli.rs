@@ -5,18 +5,10 @@
 #[path = "common/proc.rs"]
 mod proc;
 
+use proc::output_in as croupier;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 use tokio::time::{sleep, timeout};
-
-fn croupier(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("croupier runs")
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_default_run_deals_a_live_demo_table_and_recall_prints_it() {

@@ -2,6 +2,9 @@
 //! the shared examples in `../shared/scenarios/` must reproduce their `.expected.json`
 //! (fields not shown there are free), and malformed files must exit 2 naming the event.
 
+#[path = "support/json_subset.rs"]
+mod json_subset;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,27 +15,6 @@ fn croupier() -> Command {
     match std::env::var_os("CROUPIER_EXE") {
         Some(exe) => Command::new(exe),
         None => Command::new(env!("CARGO_BIN_EXE_croupier")),
-    }
-}
-
-/// Differences between `want` and `got`, where `want` may leave object fields out.
-fn subset_diffs(want: &Value, got: &Value, path: &str, out: &mut Vec<String>) {
-    match (want, got) {
-        (Value::Object(w), Value::Object(g)) => {
-            for (k, wv) in w {
-                match g.get(k) {
-                    Some(gv) => subset_diffs(wv, gv, &format!("{path}.{k}"), out),
-                    None => out.push(format!("{path}.{k}: missing")),
-                }
-            }
-        }
-        (Value::Array(w), Value::Array(g)) if w.len() == g.len() => {
-            for (i, (wv, gv)) in w.iter().zip(g).enumerate() {
-                subset_diffs(wv, gv, &format!("{path}[{i}]"), out);
-            }
-        }
-        _ if want == got => {}
-        _ => out.push(format!("{path}: want {want} got {got}")),
     }
 }
 
@@ -78,7 +60,7 @@ fn check_dir(dir: &Path) -> usize {
             serde_json::from_str(&std::fs::read_to_string(expected).expect("read expected"))
                 .expect("expected file is JSON");
         let mut diffs = Vec::new();
-        subset_diffs(&want, &got, "", &mut diffs);
+        json_subset::subset_diffs(&want, &got, "", &mut diffs);
         if !diffs.is_empty() {
             failures.push(format!("{name}:\n    {}", diffs.join("\n    ")));
         }

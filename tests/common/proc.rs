@@ -9,6 +9,16 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+/// The real binary run to its end in `dir` (stdin closed): what it printed and its status.
+pub fn output_in<A: AsRef<std::ffi::OsStr>>(dir: &Path, args: &[A]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("croupier runs")
+}
+
 /// A spawned `croupier run`.
 pub struct Proc {
     /// The process.
