@@ -630,7 +630,13 @@ impl Studio {
     /// around, also until every table delivered under it, within `ROUTED_HOLD`), heals it
     /// and waits until every table's messages reach the viewers and the floor again.
     async fn run(&mut self, fault: Fault, hold: Duration) -> Outcome {
-        eprintln!("nemesis: {} for {hold:?}", fault.describe());
+        // The wall clock's ms, as the floor stamps its alarms (`raised_ms`) and the tables
+        // their rows: an alarm at the end is read against the faults by it.
+        eprintln!(
+            "nemesis: {} for {hold:?} (from {} ms)",
+            fault.describe(),
+            wall_ms()
+        );
         if fault == Fault::HalfOpenBroker {
             // Settled first: a table that just moved (the fault before) may move again.
             sleep(Duration::from_secs(3)).await;

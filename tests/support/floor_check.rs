@@ -50,9 +50,13 @@ pub async fn every_row_verified_and_no_alarm(pool: &PgPool) {
             .await
             .expect("unverified rows");
     assert_eq!(unverified, 0, "every row's chain verified");
-    let alarms: Vec<String> = sqlx::query_scalar("SELECT kind || ': ' || detail FROM floor_alarms")
-        .fetch_all(pool)
-        .await
-        .expect("alarms");
+    // With when each was raised (ms since the epoch), to read against a run's faults.
+    let alarms: Vec<String> = sqlx::query_scalar(
+        "SELECT kind || ': ' || detail || ' (raised at ' || raised_ms || ' ms)' \
+         FROM floor_alarms ORDER BY raised_ms",
+    )
+    .fetch_all(pool)
+    .await
+    .expect("alarms");
     assert!(alarms.is_empty(), "no floor alarm: {alarms:?}");
 }
