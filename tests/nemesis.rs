@@ -69,6 +69,12 @@ const HOLD: Duration = Duration::from_secs(20);
 /// 2-core machine with two other studio runs beside it).
 const ROUTED_HOLD: Duration = Duration::from_secs(60);
 
+/// The floor's `--stall-seconds` here: the soak holds a fault on the floor's paths for up
+/// to 60 s (and the floor resumed within 17 s of a heal in the hour's soak), so the default
+/// 60 s alarms on a stall the fault made; two minutes alarms only on a floor that did not
+/// resume after a heal.
+const FLOOR_STALL_SECONDS: &str = "120";
+
 /// Remote players at `t1`, betting through the operator's HTTP wallet (in the test's own
 /// namespace, reached over the cluster's bridge): name and seat.
 const PLAYERS: [(&str, u8); 2] = [("alice", 4), ("bob", 5)];
@@ -365,6 +371,11 @@ impl Studio {
                 &floor_url,
                 "--table-keys",
                 &keys,
+                // Past the longest the nemesis holds the floor's paths (a minute) plus its
+                // recovery: a stall alarm at the default minute would be true under such
+                // a fault, not false; at this bound one says the floor did not resume.
+                "--stall-seconds",
+                FLOOR_STALL_SECONDS,
             ],
             &floor_log,
             &floor_host,
