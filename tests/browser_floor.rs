@@ -366,6 +366,15 @@ async fn a_supervisor_uses_the_pit_page() {
         let want = (staked > 0).then(|| (result as f64 * 10_000.0 / staked as f64).round() / 100.0);
         assert_eq!(hold[i], want, "the hold so far at slice {i}: {expected:?}");
     }
+    // A half hundredth rounds away from zero, as the report's table does (f64::round):
+    // a shift where chance did not land on one (CI's did: -35,500 on 80,000) still checks it.
+    let halves = page
+        .eval(
+            "[[-35500, 80000], [35500, 80000]].map(([result, handle]) => \
+             series({slice_ms: 60000}, [{from_ms: 0, handle, result, rounds: 1}]).hold[0])",
+        )
+        .await;
+    assert_eq!(halves, serde_json::json!([-44.38, 44.38]));
     // The tile's small charts follow the same shift, from the slice of its first round
     // (at least two slices).
     let first = expected

@@ -153,6 +153,13 @@ async function refresh() {
   } catch (e) { $("error").textContent = e.message; }
 }
 
+// Halves away from zero, as the server's figures (Rust's f64::round) and the report's
+// table are rounded: Math.round takes -4437.5 to -4437, so a losing shift's hold on the
+// chart would read a hundredth above the table's.
+function roundHalfAway(x) {
+  return Math.sign(x) * Math.round(Math.abs(x));
+}
+
 // Charts (uPlot, vendored: src/floor/assets/uplot/). Each keeps its data for the tests.
 window.pitCharts = { tiles: {}, report: {} };
 // The shift's slices as the charts plot them: x in seconds (uPlot's time scale), the hold
@@ -164,7 +171,7 @@ function series(r, slices) {
   for (const s of slices || r.slices) {
     staked += s.handle; result += s.result;
     xs.push(s.from_ms / 1000);
-    hold.push(staked ? Math.round(result * 10000 / staked) / 100 : null);
+    hold.push(staked ? roundHalfAway(result * 10000 / staked) / 100 : null);
     handle.push(s.handle);
     rate.push(Math.round(s.rounds * 3600e3 / r.slice_ms));
   }
