@@ -362,9 +362,9 @@ fn help_references_missing(root: &Path) -> Vec<String> {
 #[test]
 fn every_guide_section_the_help_names_exists() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let main = fs::read_to_string(root.join("src/main.rs")).expect("src/main.rs");
+    let cli = fs::read_to_string(root.join("src/cli/mod.rs")).expect("src/cli/mod.rs");
     assert!(
-        main.contains("the guide: "),
+        cli.contains("the guide: "),
         "the help names at least one guide section (else this test checks nothing)"
     );
     let missing = help_references_missing(root);

@@ -1,7 +1,7 @@
 //! `croupier verify-results`: the report of `croupier::trust::verify`, printed for a
 //! person (problems alike told once), with its exit code.
 
-use crate::fail;
+use super::fail;
 use std::process::ExitCode;
 
 /// `croupier verify-results FILE [--key HEX]`: checks a saved public history

@@ -2,79 +2,77 @@
 //! database (short `BEGIN IMMEDIATE` transactions, like `croupier user`: they work while
 //! the service runs). `add` and `link` print a launch link for the player's page.
 
-use croupier::table::TableConfig;
+use super::args::TableArgs;
+use super::fail;
+use clap::Subcommand;
 use croupier::wallet::ledger::Ledger;
 use croupier::wallet::Wallet;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// What `croupier player` does.
-pub enum PlayerAction {
-    /// Add a player with an opening balance; print a launch link.
+/// `croupier player …`.
+#[derive(Subcommand)]
+pub enum PlayerCommand {
+    /// Adds a player with an opening balance and prints a launch link for /play.
     Add {
-        /// The player id (default: the name in lower case).
-        id: Option<String>,
         /// The name shown.
+        #[arg(long)]
         name: String,
-        /// Opening balance, as people write it (`500.00`).
+        /// The opening balance in the table's currency (e.g. 500.00).
+        #[arg(long, default_value = "0")]
         balance: String,
+        /// The player id (default: the name in lower case).
+        #[arg(long)]
+        id: Option<String>,
     },
-    /// Deposit (or, negative, withdraw) money.
+    /// Deposits money (a negative amount withdraws).
     Credit {
-        /// The player.
+        /// The player id.
         id: String,
-        /// The amount (`100.00`, `-20`).
+        /// The amount in the table's currency (e.g. 100.00 or -20).
+        #[arg(allow_hyphen_values = true)]
         amount: String,
     },
-    /// Print the balance.
+    /// Prints the player's balance.
     Balance {
-        /// The player.
+        /// The player id.
         id: String,
     },
-    /// End sessions: every one of a player's, or one link.
+    /// Ends a player's sessions at once: every one of the player's, or one link.
     Revoke {
-        /// The player.
+        /// The player id (every live session of theirs).
+        #[arg(required_unless_present = "link", conflicts_with = "link")]
         id: Option<String>,
-        /// One launch link or token.
+        /// One launch link (or its token) instead.
+        #[arg(long)]
         link: Option<String>,
     },
-    /// Disable (or enable) a player.
-    Disabled {
-        /// The player.
+    /// Disables a player: every session ends, and none opens until `enable`.
+    Disable {
+        /// The player id.
         id: String,
-        /// Disable (`true`) or enable.
-        disabled: bool,
     },
-    /// A new launch link.
+    /// Enables a disabled player again (new launch links work; revoked ones stay revoked).
+    Enable {
+        /// The player id.
+        id: String,
+    },
+    /// Prints a new launch link.
     Link {
-        /// The player.
+        /// The player id.
         id: String,
     },
-    /// A new platform credential.
+    /// Makes a new credential for the operator's platform (replacing the last) and prints
+    /// it: the platform opens players' sessions with it (POST /api/play/sessions).
     PlatformKey,
 }
 
-fn fail(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("croupier: {message}");
-    ExitCode::from(2)
-}
-
 /// `croupier player ...`.
-pub async fn player(
-    action: PlayerAction,
-    config: Option<PathBuf>,
-    db: Option<PathBuf>,
-) -> ExitCode {
-    let c = match &config {
-        Some(p) => TableConfig::load(p),
-        None => TableConfig::embedded(),
-    };
-    let c = match c {
-        Ok(c) => c,
-        Err(e) => return fail(e),
+pub async fn player(command: PlayerCommand, table: TableArgs) -> ExitCode {
+    let (c, path) = match table.load() {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
     let currency = c.table.currency();
-    let path = db.unwrap_or_else(|| c.store.path.clone());
     let pool = match croupier::auth::open_pool(&path).await {
         Ok(p) => p,
         Err(e) => return fail(format!("{}: {e}", path.display())),
@@ -95,8 +93,8 @@ pub async fn player(
                 .map(|t| croupier::play::sessions::link(&base, &t))
         }
     };
-    match action {
-        PlayerAction::Add { id, name, balance } => {
+    match command {
+        PlayerCommand::Add { name, balance, id } => {
             let amount = match currency.parse(&balance) {
                 Ok(a) => a,
                 Err(e) => return fail(e),
@@ -118,7 +116,7 @@ pub async fn player(
                 Err(e) => fail(e),
             }
         }
-        PlayerAction::Credit { id, amount } => {
+        PlayerCommand::Credit { id, amount } => {
             let (negative, text) = match amount.strip_prefix('-') {
                 Some(rest) => (true, rest),
                 None => (false, amount.as_str()),
@@ -141,14 +139,14 @@ pub async fn player(
                 Err(e) => fail(e),
             }
         }
-        PlayerAction::Balance { id } => match ledger.balance(&id).await {
+        PlayerCommand::Balance { id } => match ledger.balance(&id).await {
             Ok(b) => {
                 println!("{id}: {}", currency.format(b));
                 ExitCode::SUCCESS
             }
             Err(e) => fail(e),
         },
-        PlayerAction::Revoke { id, link } => {
+        PlayerCommand::Revoke { id, link } => {
             use croupier::play::sessions::{revoke_player, revoke_token};
             match (id, link) {
                 (_, Some(link)) => match revoke_token(&pool, &link).await {
@@ -173,20 +171,9 @@ pub async fn player(
                 (None, None) => fail("name a player or --link"),
             }
         }
-        PlayerAction::Disabled { id, disabled } => {
-            match croupier::play::sessions::set_disabled(&pool, &id, disabled).await {
-                Ok(n) if disabled => {
-                    println!("{id}: disabled; {n} session(s) revoked");
-                    ExitCode::SUCCESS
-                }
-                Ok(_) => {
-                    println!("{id}: enabled (give them a new link: croupier player link {id})");
-                    ExitCode::SUCCESS
-                }
-                Err(e) => fail(e),
-            }
-        }
-        PlayerAction::PlatformKey => {
+        PlayerCommand::Disable { id } => set_disabled(&pool, &id, true).await,
+        PlayerCommand::Enable { id } => set_disabled(&pool, &id, false).await,
+        PlayerCommand::PlatformKey => {
             match croupier::play::sessions::new_platform_key(&pool).await {
                 Ok(key) => {
                     println!("{key}");
@@ -195,7 +182,7 @@ pub async fn player(
                 Err(e) => fail(e),
             }
         }
-        PlayerAction::Link { id } => match ledger.player(&id).await {
+        PlayerCommand::Link { id } => match ledger.player(&id).await {
             Ok(Some(_)) => match link(id).await {
                 Ok(l) => {
                     println!("{l}");
@@ -206,5 +193,20 @@ pub async fn player(
             Ok(None) => fail(format!("unknown player {id:?}")),
             Err(e) => fail(e),
         },
+    }
+}
+
+/// `disable` (ending every session) or `enable` a player.
+async fn set_disabled(pool: &sqlx::SqlitePool, id: &str, disabled: bool) -> ExitCode {
+    match croupier::play::sessions::set_disabled(pool, id, disabled).await {
+        Ok(n) if disabled => {
+            println!("{id}: disabled; {n} session(s) revoked");
+            ExitCode::SUCCESS
+        }
+        Ok(_) => {
+            println!("{id}: enabled (give them a new link: croupier player link {id})");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
     }
 }
