@@ -159,6 +159,15 @@ impl Anchor {
     }
 }
 
+/// The anchor's view of a log head: `table`'s row `seq` and its chain hash.
+pub(super) fn head(table: &str, seq: u64, hash: &[u8; 32]) -> Head {
+    Head {
+        table: table.to_string(),
+        seq,
+        hash: hex::encode(hash),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,8 @@
 //! verifies a store — `PRAGMA integrity_check`, then every table's hash chain — before it is
 //! called a backup. The audit log's chain is verified too.
 
-use super::{read_log, Reader, StoreError};
+use super::chain::read_log;
+use super::{Reader, StoreError};
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection};
 use std::path::{Path, PathBuf};
@@ -108,7 +109,7 @@ async fn anchor_copy(copy: &Path, verified: &Verified) -> Result<(), StoreError>
     let seq = log.last().map_or(0, |r| r.seq);
     super::anchor::write_new(
         &super::anchor::path_for(copy),
-        &super::head(table, seq, &hash),
+        &super::anchor::head(table, seq, &hash),
     )?;
     Ok(())
 }

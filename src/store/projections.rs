@@ -6,7 +6,9 @@
 //! connection runs them — the sqlx writer (rows with an audit row, or when the direct
 //! connection is busy) or the direct connection on the table's thread (`direct.rs`).
 
-use super::*;
+use super::{Record, StoreError};
+use crate::engine::{Event, Input};
+use sqlx::SqliteConnection;
 
 /// Rows per multi-row INSERT: 9 values each stays far below SQLite's limit of 32,766
 /// bound values per statement, even for a common draw's thousands of players.

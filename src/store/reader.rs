@@ -1,7 +1,8 @@
 //! Read-only access for everything but the table task: recall, the verified log, disputes,
 //! settlement lines and results (a pool of read-only connections, never the writer).
 
-use super::{read_log, reader_options, LogRow, StoreError};
+use super::chain::read_log;
+use super::{reader_options, LogRow, StoreError};
 use crate::engine::RoundResult;
 use crate::integrity::shoe::Verdict;
 use sqlx::sqlite::{SqlitePool, SqlitePoolOptions};
