@@ -106,6 +106,14 @@ pub(crate) async fn find(
     row.as_ref().map(decode).transpose()
 }
 
+/// The user with `badge`, or [`AuthError::NoSuchUser`]: for a change to an account that
+/// must be there.
+async fn existing(conn: &mut SqliteConnection, badge: &str) -> Result<Stored, AuthError> {
+    find(conn, badge)
+        .await?
+        .ok_or_else(|| AuthError::NoSuchUser(badge.to_string()))
+}
+
 /// Every user, by badge.
 pub async fn list(pool: &SqlitePool) -> Result<Vec<User>, AuthError> {
     let rows = sqlx::query(&format!("{SELECT} ORDER BY badge"))
@@ -176,9 +184,7 @@ async fn add_as(
             .values(None, Some(value.to_string())),
     )
     .await?;
-    let stored = find(&mut tx, badge)
-        .await?
-        .ok_or_else(|| AuthError::NoSuchUser(badge.to_string()))?;
+    let stored = existing(&mut tx, badge).await?;
     tx.commit().await?;
     tracing::info!(badge, role = %role, actor, "user added");
     Ok(stored.user)
@@ -194,9 +200,7 @@ pub async fn set_disabled(
 ) -> Result<User, AuthError> {
     let mut conn = pool.acquire().await?;
     let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-    let old = find(&mut tx, badge)
-        .await?
-        .ok_or_else(|| AuthError::NoSuchUser(badge.to_string()))?;
+    let old = existing(&mut tx, badge).await?;
     let word = |d: bool| if d { "disabled" } else { "enabled" }.to_string();
     sqlx::query("UPDATE users SET disabled = ?, updated_at = ? WHERE id = ?")
         .bind(i64::from(disabled))
@@ -245,9 +249,7 @@ pub async fn passwd(
     let phc = hash(secret_text).await?;
     let mut conn = pool.acquire().await?;
     let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-    let old = find(&mut tx, badge)
-        .await?
-        .ok_or_else(|| AuthError::NoSuchUser(badge.to_string()))?;
+    let old = existing(&mut tx, badge).await?;
     sqlx::query(
         "UPDATE users SET secret_hash = ?, failed_attempts = 0, locked_until_ms = NULL, \
          updated_at = ? WHERE id = ?",
@@ -285,9 +287,7 @@ pub async fn unlock(
 ) -> Result<(), AuthError> {
     let mut conn = pool.acquire().await?;
     let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-    let old = find(&mut tx, badge)
-        .await?
-        .ok_or_else(|| AuthError::NoSuchUser(badge.to_string()))?;
+    let old = existing(&mut tx, badge).await?;
     sqlx::query(
         "UPDATE users SET failed_attempts = 0, locked_until_ms = NULL, updated_at = ? WHERE id = ?",
     )

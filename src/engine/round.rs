@@ -8,8 +8,8 @@
 
 use super::io::{Action, Code, Event, EventSink, Place, PlayerId, Rejection, SeatId};
 use super::rules::{
-    after_card, dealer_rules_draw, double_hand, hand_depends_on_dealer, initial_deal_len,
-    initial_deal_target, may_double, may_split, may_surrender, player_natural,
+    after_card, after_initial_deal, dealer_rules_draw, double_hand, hand_depends_on_dealer,
+    initial_deal_len, initial_deal_target, may_double, may_split, may_surrender, player_natural,
     side_bets_need_second_card, split_hand,
 };
 use super::shoe::ShoeStage;
@@ -170,15 +170,10 @@ impl Engine {
         let ace_up = up.rank == Rank::Ace;
         let offer = v.insurance.offered && ace_up;
         for seat in &mut self.round.seats {
-            let hand = &mut seat.hands[0];
-            if hand.state == HandState::NoBet {
+            if !after_initial_deal(v, seat, offer) {
                 continue;
             }
-            if hand.cards.total(v.hand.ace).best == 21 {
-                hand.state = HandState::Stood;
-            }
             if offer {
-                seat.insurance = Insurance::Pending;
                 for bb in &mut seat.behind {
                     bb.insurance = Insurance::Pending;
                 }
@@ -321,11 +316,20 @@ impl Engine {
         if answer == Insurance::EvenMoney {
             sp.hands[0].state = HandState::EvenMoney;
         }
-        events.push(Event::Decided {
-            seat,
-            hand: 0,
-            action,
-        });
+        self.insurance_answered(
+            Event::Decided {
+                seat,
+                hand: 0,
+                action,
+            },
+            events,
+        )
+    }
+
+    /// An insurance answer is in (`answered`, the seated player's or a player behind's):
+    /// once nobody has one left to give, insurance closes.
+    fn insurance_answered(&mut self, answered: Event, events: &mut impl EventSink) -> Handled {
+        events.push(answered);
         if !self.insurance_open() {
             self.close_insurance(events);
         }
@@ -394,16 +398,16 @@ impl Engine {
             Insurance::Declined
         };
         self.round.seats[si].behind[bi].insurance = answer;
-        events.push(Event::PlayerDecided {
-            player: PlayerId::clone(&self.round.seats[si].behind[bi].player),
-            seat,
-            hand: 0,
-            action,
-        });
-        if !self.insurance_open() {
-            self.close_insurance(events);
-        }
-        Ok(())
+        let player = PlayerId::clone(&self.round.seats[si].behind[bi].player);
+        self.insurance_answered(
+            Event::PlayerDecided {
+                player,
+                seat,
+                hand: 0,
+                action,
+            },
+            events,
+        )
     }
 
     pub(super) fn close_insurance(&mut self, events: &mut impl EventSink) {

@@ -4,7 +4,7 @@
 
 use super::hand::{Cards, Total};
 use super::io::{Place, SeatId};
-use super::state::{Hand, HandState, Hands};
+use super::state::{Hand, HandState, Hands, Insurance, SeatPlay};
 use super::variant::{DoubleOn, Soft17, SplitPairs, SurrenderWhen, Variant};
 use crate::cards::{Card, Rank};
 use crate::money::Amount;
@@ -153,6 +153,23 @@ pub(crate) fn may_surrender(v: &Variant, h: &Hand, hands: usize, up: Card) -> bo
         SurrenderWhen::AnyTime => true,
     };
     when && !v.surrender.not_against.iter().any(|u| u.matches(up))
+}
+
+/// A seat's (or box's) initial deal is in: its first hand stands at once on 21, and with
+/// `offer` (a dealer ace, insurance offered) its insurance question opens. `false`, and
+/// nothing changed, for a hand without a bet.
+pub(crate) fn after_initial_deal(v: &Variant, sp: &mut SeatPlay, offer: bool) -> bool {
+    let h = &mut sp.hands[0];
+    if h.state == HandState::NoBet {
+        return false;
+    }
+    if h.cards.total(v.hand.ace).best == 21 {
+        h.state = HandState::Stood;
+    }
+    if offer {
+        sp.insurance = Insurance::Pending;
+    }
+    true
 }
 
 /// The state a hand is in after taking a card (`was` is its state before).

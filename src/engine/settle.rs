@@ -324,25 +324,8 @@ fn settle_extras(
     dealer: &Dealer,
     w: &mut impl SettlementSink,
 ) {
-    let bet = |kind, staked, returned| SettledBet {
-        player,
-        seat: sp.seat,
-        kind,
-        staked,
-        returned,
-    };
-    if let Insurance::Bought(stake) = sp.insurance {
-        let returned = if dealer.natural {
-            v.insurance.won(stake)
-        } else {
-            0
-        };
-        w.bet(&bet(SettledKind::Insurance, stake, returned));
-    }
-    for &(index, stake) in &sp.side {
-        let (name, returned) = side_bet_return(v, sp, index, stake, dealer_cards, dealer);
-        w.bet(&bet(SettledKind::Side { index, name }, stake, returned));
-    }
+    let own = (sp.insurance, &sp.side[..]);
+    settle_insurance_and_sides(v, sp, player, own, dealer_cards, dealer, w);
     for bb in &sp.behind {
         settle_behind(v, sp, bb, dealer_cards, dealer, w);
     }
@@ -412,25 +395,47 @@ fn settle_behind(
         staked += followed.stake;
         returned += r;
     }
+    let player = Some(&bb.player);
+    w.bet(&SettledBet {
+        player,
+        seat: sp.seat,
+        kind: SettledKind::Main,
+        staked,
+        returned,
+    });
+    let behind = (bb.insurance, &bb.side[..]);
+    settle_insurance_and_sides(v, sp, player, behind, dealer_cards, dealer, w);
+}
+
+/// One player's insurance, then side bets, at `sp` (the seated player's, or those of a
+/// player behind the seat): whoever staked them, they are judged on the seat's cards.
+fn settle_insurance_and_sides(
+    v: &Variant,
+    sp: &SeatPlay,
+    player: Option<&PlayerId>,
+    (insurance, side): (Insurance, &[(u8, Amount)]),
+    dealer_cards: &[Card],
+    dealer: &Dealer,
+    w: &mut impl SettlementSink,
+) {
     let bet = |kind, staked, returned| SettledBet {
-        player: Some(&bb.player),
+        player,
         seat: sp.seat,
         kind,
         staked,
         returned,
     };
-    w.bet(&bet(SettledKind::Main, staked, returned));
-    if let Insurance::Bought(stake) = bb.insurance {
-        let r = if dealer.natural {
+    if let Insurance::Bought(stake) = insurance {
+        let returned = if dealer.natural {
             v.insurance.won(stake)
         } else {
             0
         };
-        w.bet(&bet(SettledKind::Insurance, stake, r));
+        w.bet(&bet(SettledKind::Insurance, stake, returned));
     }
-    for &(index, stake) in &bb.side {
-        let (name, r) = side_bet_return(v, sp, index, stake, dealer_cards, dealer);
-        w.bet(&bet(SettledKind::Side { index, name }, stake, r));
+    for &(index, stake) in side {
+        let (name, returned) = side_bet_return(v, sp, index, stake, dealer_cards, dealer);
+        w.bet(&bet(SettledKind::Side { index, name }, stake, returned));
     }
 }
 

@@ -65,7 +65,31 @@ fn db(e: sqlx::Error) -> WalletError {
     WalletError::Unavailable(format!("journal: {e}"))
 }
 
+/// The rows of one reconciliation group's table, round and seat (`Journal::group_row`
+/// binds them, then the owner's player for the condition that follows).
+const OF_GROUP: &str = "table_id = ? AND round = ? AND seat = ?";
+
 impl Journal {
+    /// The one row `sql` selects from a reconciliation group's rows: its `?`s are this
+    /// table, then the group's round, seat and owner's player (see [`OF_GROUP`]).
+    async fn group_row<T>(
+        &self,
+        sql: &str,
+        (round, seat, player): (i64, u8, &str),
+    ) -> Result<T, WalletError>
+    where
+        T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow> + Send + Unpin,
+    {
+        sqlx::query_as(sql)
+            .bind(&self.table)
+            .bind(round)
+            .bind(i64::from(seat))
+            .bind(player)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db)
+    }
+
     /// The journal of table `table`.
     pub fn new(pool: SqlitePool, table: &str, final_when_settled: bool) -> Journal {
         Journal {
@@ -306,16 +330,12 @@ impl Journal {
             let is_final = fin.is_some() || (self.final_when_settled && settled.is_some());
             if !is_final {
                 // In play: the main stake stays only if the round holds the seat's bet.
-                let placed: i64 = sqlx::query_scalar(&format!(
-                    "SELECT COUNT(*) FROM bets WHERE table_id = ? AND round = ? AND seat = ? AND {of_owner}"
-                ))
-                .bind(&self.table)
-                .bind(r)
-                .bind(i64::from(seat))
-                .bind(&group[0].player)
-                .fetch_one(&self.pool)
-                .await
-                .map_err(db)?;
+                let (placed,): (i64,) = self
+                    .group_row(
+                        &format!("SELECT COUNT(*) FROM bets WHERE {OF_GROUP} AND {of_owner}"),
+                        (r, seat, &group[0].player),
+                    )
+                    .await?;
                 if placed == 0 {
                     for e in &group {
                         self.roll_back(wallet, e).await?;
@@ -325,18 +345,15 @@ impl Journal {
                 }
                 continue;
             }
-            let sums = sqlx::query(&format!(
-                "SELECT COALESCE(SUM(staked), 0), COALESCE(SUM(returned), 0) FROM settlements \
-                 WHERE table_id = ? AND round = ? AND seat = ? AND {of_owner}"
-            ))
-            .bind(&self.table)
-            .bind(r)
-            .bind(i64::from(seat))
-            .bind(&group[0].player)
-            .fetch_one(&self.pool)
-            .await
-            .map_err(db)?;
-            let (staked, returned): (i64, i64) = (sums.get(0), sums.get(1));
+            let (staked, returned): (i64, i64) = self
+                .group_row(
+                    &format!(
+                        "SELECT COALESCE(SUM(staked), 0), COALESCE(SUM(returned), 0) \
+                         FROM settlements WHERE {OF_GROUP} AND {of_owner}"
+                    ),
+                    (r, seat, &group[0].player),
+                )
+                .await?;
             let debited: i64 = group.iter().map(|e| e.amount).sum();
             // Stakes the wallet took but the log never played (newest first).
             let mut excess = debited - staked;
