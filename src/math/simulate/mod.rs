@@ -14,24 +14,34 @@
 //! every payout is the table's own. Thread `t` plays its share of the rounds from a seed
 //! derived from (`seed`, `t`); the tallies are integers summed in thread order, so a run
 //! is determined by its seed and thread count.
+//!
+//! By file: `shoe` is the thread's shoe and `tally` its integer tallies, both on the
+//! per-card and per-round path; `figures` turns the summed tallies into the report and its
+//! text, once per run. What stays here is the driving: the round loop, the threads and the
+//! progress line.
+
+mod figures;
+mod shoe;
+mod tally;
 
 pub use super::common_draw::CommonOptions;
+pub use figures::{render, MainFigures, Report, SideFigures, METHOD};
+pub(super) use figures::{report, Shape};
+pub(super) use shoe::Deck;
+pub(super) use tally::Tally;
+
 use super::strategy::Strategy;
-use crate::cards::Card;
 use crate::engine::variant::DealMode;
 use crate::engine::Action;
-use crate::engine::{
-    BetKind, CardSource, Dealt, Engine, Input, NoEvents, Outcome, RoundResult, SeatBets, SeatId,
-    SettledBet, SettledHand, SettledKind, SettlementSink, Step, Variant,
-};
+use crate::engine::{Engine, Input, NoEvents, SeatBets, SeatId, Step, Variant};
 use crate::money::Amount;
 use crate::sim::Rng;
-use serde::Serialize;
+use shoe::DeckShoe;
 use std::io::{IsTerminal, Write};
-use std::num::NonZeroU64;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tally::SideTally;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -65,344 +75,6 @@ pub enum SimError {
     /// Nothing to run.
     #[error("--rounds and --threads must be at least 1")]
     Empty,
-}
-
-/// The main game's figures. "Round" in the shares and counts means one box's round where
-/// the player bets several boxes of a common draw (`Report::boxes`).
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct MainFigures {
-    /// The main bet each round, in minor units.
-    pub stake: Amount,
-    /// Return to player per initial bet, percent.
-    pub rtp_pct: f64,
-    /// Its 95 % confidence interval, percent.
-    pub ci95_pct: [f64; 2],
-    /// Standard deviation of a round's net result (all its boxes), in one box's initial bet.
-    pub sd_per_round: f64,
-    /// Return per amount wagered (doubles and splits included), percent.
-    pub rtp_per_wagered_pct: f64,
-    /// Share of rounds won, pushed and lost (net result above, at, below zero).
-    pub win: f64,
-    /// Share of rounds pushed.
-    pub push: f64,
-    /// Share of rounds lost.
-    pub lose: f64,
-    /// Naturals per round.
-    pub naturals: f64,
-    /// Doubles per round.
-    pub doubles: f64,
-    /// Splits per round.
-    pub splits: f64,
-    /// Surrenders per round.
-    pub surrenders: f64,
-}
-
-/// One side bet's figures.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct SideFigures {
-    /// The bet's name.
-    pub name: String,
-    /// Its stake each round, in minor units.
-    pub stake: Amount,
-    /// Return to player, percent.
-    pub rtp_pct: f64,
-    /// Its 95 % confidence interval, percent.
-    pub ci95_pct: [f64; 2],
-    /// Standard deviation of a round's return, in stakes.
-    pub sd_per_round: f64,
-    /// Share of bets that paid (rounds × boxes).
-    pub hit_frequency: f64,
-}
-
-/// A run's report.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Report {
-    /// The variant's name.
-    pub variant: String,
-    /// Rounds played.
-    pub rounds: u64,
-    /// Boxes the simulated player bets each round (a common draw; 1 in a seat game). The
-    /// main game's shares and counts are per box; SDs are of a round's result (all boxes)
-    /// in one box's stake.
-    pub boxes: u8,
-    /// Threads.
-    pub threads: usize,
-    /// The seed.
-    pub seed: u64,
-    /// How the strategy was derived.
-    pub strategy: &'static str,
-    /// The strategy's main-game RTP on an infinite deck, percent (computed, not sampled).
-    pub infinite_deck_rtp_pct: f64,
-    /// The main game.
-    pub main: MainFigures,
-    /// Each side bet.
-    pub side_bets: Vec<SideFigures>,
-    /// Wall-clock seconds (not part of the determinism).
-    pub seconds: f64,
-    /// Rounds per second, all threads.
-    pub rounds_per_second: f64,
-}
-
-/// The method, as the report names it.
-pub const METHOD: &str = "infinite-deck expectimax per dealer up card (dealer outcomes exact, \
-conditioned on no natural where the dealer peeks); pairs split as two hands without resplit; \
-never insures";
-
-/// One thread's integer tallies (a common draw's: per box, squares per round).
-#[derive(Debug, Clone, Default)]
-pub(super) struct Tally {
-    pub(super) rounds: u64,
-    pub(super) net: i64,
-    pub(super) net_sq: u128,
-    pub(super) wagered: i64,
-    pub(super) wins: u64,
-    pub(super) pushes: u64,
-    pub(super) naturals: u64,
-    pub(super) doubles: u64,
-    pub(super) splits: u64,
-    pub(super) surrenders: u64,
-    pub(super) side: Vec<SideTally>,
-    /// Each side bet's return in the round being added (scratch, not summed).
-    round_side: Vec<i64>,
-}
-
-/// One side bet's tallies.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct SideTally {
-    pub(super) staked: i64,
-    pub(super) returned: i64,
-    pub(super) returned_sq: u128,
-    pub(super) hits: u64,
-}
-
-impl Tally {
-    /// An empty tally for `sides` side bets.
-    pub(super) fn for_sides(sides: usize) -> Tally {
-        Tally {
-            side: vec![SideTally::default(); sides],
-            ..Tally::default()
-        }
-    }
-
-    pub(super) fn add(&mut self, other: &Tally) {
-        self.rounds += other.rounds;
-        self.net += other.net;
-        self.net_sq += other.net_sq;
-        self.wagered += other.wagered;
-        self.wins += other.wins;
-        self.pushes += other.pushes;
-        self.naturals += other.naturals;
-        self.doubles += other.doubles;
-        self.splits += other.splits;
-        self.surrenders += other.surrenders;
-        self.side.resize(other.side.len(), SideTally::default());
-        for (a, b) in self.side.iter_mut().zip(&other.side) {
-            a.staked += b.staked;
-            a.returned += b.returned;
-            a.returned_sq += b.returned_sq;
-            a.hits += b.hits;
-        }
-    }
-
-    /// Adds a settled round from its result (the common draw's, which always records it).
-    /// Shares and counts are per bet (per box in a common draw);
-    /// squares are of the round's sums, as a round's boxes are one sample.
-    pub(super) fn settle_result(&mut self, r: &RoundResult, side_names: &[String]) {
-        self.rounds += 1;
-        self.round_side.clear();
-        self.round_side.resize(self.side.len(), 0);
-        let mut net = 0i64;
-        for b in &r.bets {
-            match &b.kind {
-                BetKind::Main => {
-                    let box_net = b.returned - b.staked;
-                    net += box_net;
-                    self.wagered += b.staked;
-                    match box_net.cmp(&0) {
-                        std::cmp::Ordering::Greater => self.wins += 1,
-                        std::cmp::Ordering::Equal => self.pushes += 1,
-                        std::cmp::Ordering::Less => {}
-                    }
-                }
-                BetKind::Insurance => {}
-                BetKind::Side(name) => {
-                    if let Some(i) = side_names.iter().position(|n| n == name) {
-                        let t = &mut self.side[i];
-                        t.staked += b.staked;
-                        t.returned += b.returned;
-                        t.hits += u64::from(b.returned > 0);
-                        self.round_side[i] += b.returned;
-                    }
-                }
-            }
-        }
-        self.net += net;
-        self.net_sq += u128::from(net.unsigned_abs()).pow(2);
-        for (t, returned) in self.side.iter_mut().zip(&self.round_side) {
-            t.returned_sq += u128::from(returned.unsigned_abs()).pow(2);
-        }
-        // A box's split hands follow each other in the result.
-        let boxes = usize::from(!r.hands.is_empty())
-            + r.hands
-                .windows(2)
-                .filter(|w| w[0].seat != w[1].seat)
-                .count();
-        self.splits += (r.hands.len() - boxes) as u64;
-        for h in &r.hands {
-            self.doubles += u64::from(h.doubled);
-            match h.outcome {
-                Outcome::Blackjack | Outcome::Caribbean21 => self.naturals += 1,
-                Outcome::Surrender => self.surrenders += 1,
-                _ => {}
-            }
-        }
-    }
-
-    /// Tallies the round the engine has just settled (read through `Engine::settle_with`,
-    /// the code that writes the table's settlement record). `slots` maps a variant's side
-    /// bet index to its tally.
-    fn settle(&mut self, engine: &Engine, slots: &[Option<usize>]) {
-        let mut sink = RoundSink {
-            tally: self,
-            slots,
-            hands: 0,
-        };
-        engine.settle_with(&mut sink);
-        let hands = sink.hands;
-        self.rounds += 1;
-        self.splits += hands.saturating_sub(1);
-    }
-}
-
-/// One round's settlement into the tally.
-struct RoundSink<'a> {
-    tally: &'a mut Tally,
-    slots: &'a [Option<usize>],
-    hands: u64,
-}
-
-impl SettlementSink for RoundSink<'_> {
-    #[inline]
-    fn hand(&mut self, h: &SettledHand<'_>) {
-        let t = &mut *self.tally;
-        self.hands += 1;
-        t.doubles += u64::from(h.doubled);
-        match h.outcome {
-            Outcome::Blackjack | Outcome::Caribbean21 => t.naturals += 1,
-            Outcome::Surrender => t.surrenders += 1,
-            _ => {}
-        }
-    }
-
-    #[inline]
-    fn bet(&mut self, b: &SettledBet<'_>) {
-        let t = &mut *self.tally;
-        match b.kind {
-            SettledKind::Main => {
-                let net = b.returned - b.staked;
-                t.net += net;
-                t.net_sq += u128::from(net.unsigned_abs()).pow(2);
-                t.wagered += b.staked;
-                // Counted, not branched on: as random as the cards.
-                t.wins += u64::from(net > 0);
-                t.pushes += u64::from(net == 0);
-            }
-            SettledKind::Insurance => {}
-            SettledKind::Side { index, .. } => {
-                if let Some(&Some(i)) = self.slots.get(usize::from(index)) {
-                    let s = &mut t.side[i];
-                    s.staked += b.staked;
-                    s.returned += b.returned;
-                    s.returned_sq += u128::from(b.returned.unsigned_abs()).pow(2);
-                    s.hits += u64::from(b.returned > 0);
-                }
-            }
-        }
-    }
-}
-
-/// The shoe, dealt in a random order drawn one card at a time.
-pub(super) struct Deck {
-    cards: Vec<Card>,
-    dealt: usize,
-    /// Cards dealt before the cut card comes out (shoes with a cut card).
-    cut_at: Option<usize>,
-    cut_out: bool,
-    /// Where the next card needs more than a draw: the cut card's place while it is still
-    /// in the shoe, else the shoe's end (one comparison a card on the hot path).
-    stop: usize,
-}
-
-impl Deck {
-    pub(super) fn new(v: &Variant) -> Deck {
-        let n = usize::from(v.shoe.decks) * 52;
-        let mut deck = Deck {
-            cards: (0..n).filter_map(|i| Card::from_index(i % 52)).collect(),
-            dealt: 0,
-            // Like the table simulator: the cut card three quarters into the shoe.
-            cut_at: v.shoe.cut_card.then_some(n - n / 4),
-            cut_out: false,
-            stop: 0,
-        };
-        deck.reset();
-        deck
-    }
-
-    pub(super) fn reset(&mut self) {
-        self.dealt = 0;
-        self.cut_out = false;
-        self.stop = self
-            .cut_at
-            .map_or(self.cards.len(), |at| at.min(self.cards.len()));
-    }
-
-    /// The next thing out of the shoe: the cut card when it is due, else a card.
-    #[inline]
-    pub(super) fn next(&mut self, rng: &mut Rng) -> Option<Dealt> {
-        if self.dealt >= self.stop {
-            return self.at_stop(rng);
-        }
-        self.draw(rng).map(Dealt::Card)
-    }
-
-    /// The cut card if it is due, else a card if any is left.
-    #[cold]
-    fn at_stop(&mut self, rng: &mut Rng) -> Option<Dealt> {
-        self.stop = self.cards.len();
-        if !self.cut_out && self.cut_at.is_some_and(|at| self.dealt >= at) {
-            self.cut_out = true;
-            return Some(Dealt::CutCard);
-        }
-        self.draw(rng).map(Dealt::Card)
-    }
-
-    /// A card drawn uniformly from those not dealt yet (one Fisher–Yates step, the draw
-    /// `Rng::below` makes), or `None` once the shoe is empty.
-    #[inline]
-    fn draw(&mut self, rng: &mut Rng) -> Option<Card> {
-        let rest = self.cards.get_mut(self.dealt..)?;
-        let left = NonZeroU64::new(rest.len() as u64)?;
-        // `below(left)` without its guard against zero (`left` is not).
-        let j = (rng.next_u64() % left) as usize;
-        rest.swap(0, j);
-        self.dealt += 1;
-        Some(rest[0])
-    }
-}
-
-/// The deck and its generator: the shoe the engine deals from (`Engine::deal_from`),
-/// borrowed for each call (one struct owning both for the whole run measured some 2.5 %
-/// slower a round).
-struct DeckShoe<'a> {
-    deck: &'a mut Deck,
-    rng: &'a mut Rng,
-}
-
-impl CardSource for DeckShoe<'_> {
-    #[inline(always)]
-    fn next_dealt(&mut self) -> Option<Dealt> {
-        self.deck.next(self.rng)
-    }
 }
 
 /// The stake of each bet: 100 minor units for the main bet (so 3:2 and half-bet costs are
@@ -722,129 +394,10 @@ fn report_progress<T>(
     }
 }
 
-fn ci(mean: f64, sd: f64, n: f64) -> [f64; 2] {
-    let half = 1.96 * sd / n.sqrt();
-    [100.0 * (mean - half), 100.0 * (mean + half)]
-}
-
-/// What the player bets each round: `boxes` boxes, each with the main `stake` and `side`.
-pub(super) struct Shape<'a> {
-    pub(super) boxes: u8,
-    pub(super) stake: Amount,
-    pub(super) side: &'a [(String, Amount)],
-}
-
-/// The figures of a run. With `k` boxes a round is one sample of the sum over its boxes
-/// (they share the dealer's cards and the shoe, so boxes are not independent samples):
-/// means are per box, the interval is the per-round mean's over `k`.
-pub(super) fn report(
-    v: &Variant,
-    config: &Config,
-    strategy: &Strategy,
-    t: &Tally,
-    shape: &Shape<'_>,
-    seconds: f64,
-) -> Report {
-    let n = t.rounds as f64;
-    let k = f64::from(shape.boxes);
-    let hands = n * k;
-    let b = shape.stake as f64;
-    let mean = t.net as f64 / (hands * b);
-    // A round's net in one box's stake: its mean is k × the per-box mean.
-    let var = (t.net_sq as f64 / (n * b * b) - (k * mean).powi(2)).max(0.0);
-    let sd = var.sqrt();
-    let main = MainFigures {
-        stake: shape.stake,
-        rtp_pct: 100.0 * (1.0 + mean),
-        ci95_pct: ci(1.0 + mean, sd / k, n),
-        sd_per_round: sd,
-        rtp_per_wagered_pct: 100.0 * (1.0 + t.net as f64 / (t.wagered as f64).max(1.0)),
-        win: t.wins as f64 / hands,
-        push: t.pushes as f64 / hands,
-        lose: (hands - (t.wins + t.pushes) as f64) / hands,
-        naturals: t.naturals as f64 / hands,
-        doubles: t.doubles as f64 / hands,
-        splits: t.splits as f64 / hands,
-        surrenders: t.surrenders as f64 / hands,
-    };
-    let side_bets = shape
-        .side
-        .iter()
-        .zip(&t.side)
-        .map(|((name, stake), s)| {
-            let unit = *stake as f64;
-            let mean = s.returned as f64 / (s.staked as f64).max(1.0);
-            let var = (s.returned_sq as f64 / (n * unit * unit) - (k * mean).powi(2)).max(0.0);
-            SideFigures {
-                name: name.clone(),
-                stake: *stake,
-                rtp_pct: 100.0 * mean,
-                ci95_pct: ci(mean, var.sqrt() / k, n),
-                sd_per_round: var.sqrt(),
-                hit_frequency: s.hits as f64 / hands,
-            }
-        })
-        .collect();
-    Report {
-        variant: v.name.clone(),
-        rounds: t.rounds,
-        boxes: shape.boxes,
-        threads: config.threads,
-        seed: config.seed,
-        strategy: METHOD,
-        infinite_deck_rtp_pct: 100.0 * strategy.infinite_deck_rtp,
-        main,
-        side_bets,
-        seconds,
-        rounds_per_second: n / seconds.max(1e-9),
-    }
-}
-
-/// The report as text.
-pub fn render(r: &Report) -> String {
-    let m = &r.main;
-    let mut out = format!(
-        "{}: {} rounds, {} thread(s), seed {} ({:.1} s, {:.0} rounds/s)\n",
-        r.variant, r.rounds, r.threads, r.seed, r.seconds, r.rounds_per_second
-    );
-    if r.boxes > 1 {
-        out += &format!(
-            "  one player on {} boxes: figures per box, SDs of a round's result (all boxes) in one box's stake\n",
-            r.boxes
-        );
-    }
-    out += &format!("  strategy: {}\n", r.strategy);
-    out += &format!(
-        "  strategy's RTP on an infinite deck (computed): {:.3} %\n",
-        r.infinite_deck_rtp_pct
-    );
-    out += &format!(
-        "  main game (stake {}): RTP {:.3} % (95 % CI {:.3}–{:.3} %), SD {:.3} a round, {:.3} % per amount wagered\n",
-        m.stake, m.rtp_pct, m.ci95_pct[0], m.ci95_pct[1], m.sd_per_round, m.rtp_per_wagered_pct
-    );
-    out += &format!(
-        "    rounds won {:.2} %, pushed {:.2} %, lost {:.2} %; per round: naturals {:.4}, doubles {:.4}, splits {:.4}, surrenders {:.4}\n",
-        100.0 * m.win, 100.0 * m.push, 100.0 * m.lose, m.naturals, m.doubles, m.splits, m.surrenders
-    );
-    for s in &r.side_bets {
-        out += &format!(
-            "  {} (stake {}): RTP {:.3} % (95 % CI {:.3}–{:.3} %), SD {:.3} a round, hits {:.4} %\n",
-            s.name,
-            s.stake,
-            s.rtp_pct,
-            s.ci95_pct[0],
-            s.ci95_pct[1],
-            s.sd_per_round,
-            100.0 * s.hit_frequency
-        );
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Event;
+    use crate::engine::{Event, SettledBet, SettledHand, SettlementSink};
     use crate::math::paytable::variant_tables;
 
     fn variant(stem: &str) -> Variant {

@@ -14,19 +14,24 @@
 //! demo alone and the demo stops them in order (services before the broker they publish
 //! to); each child also gets SIGTERM if the demo itself dies (`PR_SET_PDEATHSIG`), so a
 //! killed demo leaves nothing running.
+//!
+//! By file: `children` starts, watches and stops the processes; `database` makes, fills
+//! and drops the floor's PostgreSQL database; `output` is what the demo prints. What stays
+//! here is the order of it all and the tables' configurations.
 
-use crate::floor::{accounts, FloorDb};
+mod children;
+mod database;
+mod output;
+
 use crate::play::sessions;
 use crate::table::config::DEFAULT_TOML;
 use crate::table::TableConfig;
 use crate::trust::pinned::PinnedKeys;
 use crate::wallet::ledger::Ledger;
-use sqlx::{Connection, PgConnection};
-use std::ffi::OsString;
-use std::io::{BufRead, BufReader};
+use children::Running;
+use output::{print_urls, say, TableUrls};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::ExitStatus;
 
 /// Where Debian's package installs `nats-server`, looked at after `PATH` (`/usr/sbin` is
 /// not on an ordinary user's `PATH`).
@@ -50,13 +55,6 @@ pub const PIT_BADGE: &str = "100";
 
 /// The remote player every table gets, with a link to its `/play` page.
 const PLAYER: &str = "demo-player";
-
-/// How long a service may take to print its first line (a cold start on a busy machine).
-const ANNOUNCE_WITHIN: Duration = Duration::from_secs(60);
-
-/// How long a service may take to stop on SIGTERM before it is killed (a table finishes
-/// its commit, the floor its batch).
-const STOP_WITHIN: Duration = Duration::from_secs(15);
 
 /// What `croupier studio demo` was asked for.
 #[derive(Debug, Clone)]
@@ -181,21 +179,6 @@ pub fn stop_signal() -> impl std::future::Future<Output = ()> {
     }
 }
 
-/// A process the demo started.
-struct Running {
-    name: String,
-    child: Child,
-    log: PathBuf,
-}
-
-/// What a started table offers.
-struct TableUrls {
-    id: String,
-    game: String,
-    page: String,
-    player: String,
-}
-
 /// The demo while it runs: what it started, and what to undo.
 struct Demo {
     options: DemoOptions,
@@ -261,27 +244,6 @@ fn temp_dir() -> Result<PathBuf, DemoError> {
     Ok(dir)
 }
 
-/// A port free on loopback now: for `nats-server`, which needs one named (the others bind
-/// port 0 and say which they got).
-fn free_port() -> Result<u16, DemoError> {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(io("find a free port"))
-}
-
-/// `host:port` as a browser on this machine reaches it: an address that listens everywhere
-/// is reached on loopback.
-fn reachable(addr: &str) -> String {
-    if let Some(port) = addr.strip_prefix("0.0.0.0:") {
-        format!("127.0.0.1:{port}")
-    } else if let Some(port) = addr.strip_prefix("[::]:") {
-        format!("[::1]:{port}")
-    } else {
-        addr.to_string()
-    }
-}
-
 /// `host` with port 0 (any free port), an IPv6 address in brackets.
 fn any_port(host: &str) -> String {
     if host.contains(':') && !host.starts_with('[') {
@@ -298,28 +260,6 @@ fn is_loopback(host: &str) -> bool {
             .trim_matches(['[', ']'])
             .parse::<std::net::IpAddr>()
             .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// The address in a service's first line (`… serving http://ADDR/`, the floor's
-/// `… pit page http://ADDR/`): after the last `://`.
-fn announced_addr(line: &str) -> Option<String> {
-    let (_, rest) = line.trim().rsplit_once("://")?;
-    let addr = rest.trim_end_matches('/');
-    (!addr.is_empty() && !addr.contains(char::is_whitespace)).then(|| reachable(addr))
-}
-
-/// `url` (`postgres://USER@HOST:PORT/DB?OPTIONS`) naming database `name` instead.
-fn with_database(url: &str, name: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
-    let (rest, query) = match rest.split_once('?') {
-        Some((r, q)) => (r, Some(q)),
-        None => (rest, None),
-    };
-    let authority = rest.split_once('/').map_or(rest, |(a, _)| a);
-    match query {
-        Some(q) => format!("{scheme}://{authority}/{name}?{q}"),
-        None => format!("{scheme}://{authority}/{name}"),
-    }
 }
 
 /// `text` with its one line `from` replaced by `to`; an error when `from` is missing (the
@@ -366,134 +306,7 @@ fn table_toml(
     Ok(text + &format!("\n[publish]\nnats_url = {nats:?}\n"))
 }
 
-/// Starts `program args…` in its own process group, stdout piped (for its first line),
-/// stderr into `log`.
-fn spawn(program: &Path, args: &[OsString], log: &Path) -> Result<Child, DemoError> {
-    use std::os::unix::process::CommandExt;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .map_err(io(format!("open {}", log.display())))?;
-    let parent = std::process::id();
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::from(file))
-        // Its own group: a Ctrl-C in the terminal reaches the demo alone, which then stops
-        // the services before the broker.
-        .process_group(0);
-    // SAFETY: between fork and exec the closure makes two async-signal-safe system calls
-    // and allocates nothing.
-    unsafe {
-        command.pre_exec(move || {
-            // A demo that dies (even by SIGKILL) takes its children along.
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The demo died before the line above: nobody would ever stop this one.
-            if libc::getppid() as u32 != parent {
-                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
-            }
-            Ok(())
-        });
-    }
-    command
-        .spawn()
-        .map_err(io(format!("start {}", program.display())))
-}
-
-/// Sends `signal` to `child` unless it has been reaped.
-fn signal(child: &mut Child, signal: libc::c_int) {
-    if matches!(child.try_wait(), Ok(None)) {
-        let Ok(pid) = libc::pid_t::try_from(child.id()) else {
-            return;
-        };
-        // SAFETY: kill(2) on a child not reaped yet, so its pid is still ours.
-        unsafe {
-            libc::kill(pid, signal);
-        }
-    }
-}
-
-/// Waits up to `within` for `child` to exit; kills it past that. Answers how it ended, and
-/// whether it ended on its own.
-async fn wait_or_kill(child: &mut Child, within: Duration) -> (Option<ExitStatus>, bool) {
-    let started = Instant::now();
-    while started.elapsed() < within {
-        match child.try_wait() {
-            Ok(Some(status)) => return (Some(status), true),
-            Ok(None) => tokio::time::sleep(Duration::from_millis(50)).await,
-            Err(_) => break,
-        }
-    }
-    let _ = child.kill();
-    (child.wait().ok(), false)
-}
-
-impl Running {
-    /// Its first stdout line, within [`ANNOUNCE_WITHIN`]; then the rest of its stdout is
-    /// read and dropped on a thread of its own, so a chatty child never blocks on a full
-    /// pipe.
-    async fn first_line(&mut self) -> Result<String, DemoError> {
-        let (name, log) = (self.name.clone(), self.log.clone());
-        let failed = |why: String| DemoError::Start {
-            name: name.clone(),
-            why,
-            log: log.clone(),
-        };
-        let stdout = self
-            .child
-            .stdout
-            .take()
-            .ok_or_else(|| failed("its stdout was not piped".into()))?;
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut line = String::new();
-            let read = reader.read_line(&mut line).map(|_| line);
-            let _ = tx.send(read);
-            let _ = std::io::copy(&mut reader, &mut std::io::sink());
-        });
-        match tokio::time::timeout(ANNOUNCE_WITHIN, rx).await {
-            Ok(Ok(Ok(line))) if !line.is_empty() => Ok(line),
-            Ok(Ok(Ok(_))) | Ok(Err(_)) => {
-                Err(failed("it exited before saying where it serves".into()))
-            }
-            Ok(Ok(Err(e))) => Err(failed(format!("its stdout: {e}"))),
-            Err(_) => Err(failed(format!(
-                "no address within {} s",
-                ANNOUNCE_WITHIN.as_secs()
-            ))),
-        }
-    }
-
-    /// Where it serves, from its first line.
-    async fn address(&mut self) -> Result<String, DemoError> {
-        let line = self.first_line().await?;
-        announced_addr(&line).ok_or_else(|| DemoError::Start {
-            name: self.name.clone(),
-            why: format!("no address in its first line {:?}", line.trim()),
-            log: self.log.clone(),
-        })
-    }
-}
-
 impl Demo {
-    /// Starts the croupier binary with `args` as `name`, its stderr into `<dir>/<name>.log`.
-    fn start_service(&mut self, name: &str, args: Vec<OsString>) -> Result<usize, DemoError> {
-        let log = self.dir.join(format!("{name}.log"));
-        let child = spawn(&self.options.exe, &args, &log)?;
-        self.services.push(Running {
-            name: name.to_string(),
-            child,
-            log,
-        });
-        Ok(self.services.len() - 1)
-    }
-
     /// Everything, in order: broker, tables (and their players), relay, floor; then the
     /// URLs.
     async fn start(&mut self, nats_server: &Path) -> Result<(), DemoError> {
@@ -561,175 +374,6 @@ impl Demo {
         print_urls(&self.dir, &nats, &tables, &relay, floor.as_ref());
         Ok(())
     }
-
-    /// `nats-server` with JetStream on a free loopback port, its store in the directory;
-    /// answers its URL once it accepts connections.
-    async fn start_broker(&mut self, program: &Path) -> Result<String, DemoError> {
-        let port = free_port()?;
-        let log = self.dir.join("nats-server.log");
-        let args: Vec<OsString> = vec![
-            "-js".into(),
-            "-a".into(),
-            "127.0.0.1".into(),
-            "-p".into(),
-            port.to_string().into(),
-            "-sd".into(),
-            self.dir.join("jetstream").into_os_string(),
-        ];
-        let child = spawn(program, &args, &log)?;
-        let broker = self.broker.insert(Running {
-            name: "nats-server".into(),
-            child,
-            log,
-        });
-        let started = Instant::now();
-        while tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_err()
-        {
-            // The port was free a moment ago; another process may have taken it since.
-            if let Ok(Some(status)) = broker.child.try_wait() {
-                return Err(DemoError::Start {
-                    name: broker.name.clone(),
-                    why: format!("it exited ({status})"),
-                    log: broker.log.clone(),
-                });
-            }
-            if started.elapsed() > Duration::from_secs(20) {
-                return Err(DemoError::Start {
-                    name: broker.name.clone(),
-                    why: format!("port {port} not open within 20 s"),
-                    log: broker.log.clone(),
-                });
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        Ok(format!("nats://127.0.0.1:{port}"))
-    }
-
-    /// The floor on a fresh database of `options.pg`'s server, with the demo pit account,
-    /// taking the tables pinned in `keys`; `None` (said on stdout) when the server does not
-    /// answer.
-    async fn start_floor(
-        &mut self,
-        nats: &str,
-        host: &str,
-        keys: &std::path::Path,
-    ) -> Result<Option<(String, String)>, DemoError> {
-        let admin = self.options.pg.clone();
-        let connect = tokio::time::timeout(Duration::from_secs(5), PgConnection::connect(&admin));
-        let mut conn = match connect.await {
-            Ok(Ok(c)) => c,
-            Ok(Err(e)) => {
-                say(&format!("floor: not started, PostgreSQL does not answer ({e}); start it or name one with --pg URL"));
-                return Ok(None);
-            }
-            Err(_) => {
-                say("floor: not started, PostgreSQL did not answer within 5 s; start it or name one with --pg URL");
-                return Ok(None);
-            }
-        };
-        let mut raw = [0u8; 4];
-        getrandom::fill(&mut raw).map_err(|e| DemoError::Floor(e.to_string()))?;
-        let name = format!("croupier_demo_{}_{}", std::process::id(), hex::encode(raw));
-        // The name is ours (digits and hex), so it is safe in the statement's text.
-        sqlx::query(&format!("CREATE DATABASE {name}"))
-            .execute(&mut conn)
-            .await
-            .map_err(|e| DemoError::Floor(format!("CREATE DATABASE {name}: {e}")))?;
-        let _ = conn.close().await;
-        self.database = Some(name.clone());
-        let url = with_database(&admin, &name);
-        let secret = pit_account(&url).await?;
-        let floor = self.start_service(
-            "floor",
-            vec![
-                "floor".into(),
-                "--nats".into(),
-                nats.into(),
-                "--database".into(),
-                url.into(),
-                "--bind".into(),
-                any_port(host).into(),
-                "--table-keys".into(),
-                keys.as_os_str().to_owned(),
-            ],
-        )?;
-        let addr = self.services[floor].address().await?;
-        Ok(Some((format!("http://{addr}/floor"), secret)))
-    }
-
-    /// Until `stop`, or until a process stops on its own (an error: the demo is no longer
-    /// whole).
-    async fn watch(
-        &mut self,
-        mut stop: std::pin::Pin<&mut impl std::future::Future<Output = ()>>,
-    ) -> Result<(), DemoError> {
-        loop {
-            tokio::select! {
-                () = stop.as_mut() => return Ok(()),
-                () = tokio::time::sleep(Duration::from_millis(500)) => {}
-            }
-            for r in self.services.iter_mut().chain(self.broker.as_mut()) {
-                if let Ok(Some(status)) = r.child.try_wait() {
-                    return Err(DemoError::Died {
-                        name: r.name.clone(),
-                        status,
-                        log: r.log.clone(),
-                    });
-                }
-            }
-        }
-    }
-
-    /// Stops the services (SIGTERM, then SIGKILL past [`STOP_WITHIN`]), then the broker;
-    /// drops the floor's database; removes the directory the demo made unless `--keep`.
-    async fn stop(&mut self) -> Result<(), DemoError> {
-        tell("stopping the demo");
-        for r in &mut self.services {
-            signal(&mut r.child, libc::SIGTERM);
-        }
-        let mut unclean = Vec::new();
-        for r in &mut self.services {
-            let (status, on_time) = wait_or_kill(&mut r.child, STOP_WITHIN).await;
-            if !on_time || !status.is_some_and(|s| s.success()) {
-                unclean.push(format!("{} ({})", r.name, r.log.display()));
-            }
-        }
-        // The broker last: the services publish to it until they stop.
-        if let Some(r) = &mut self.broker {
-            signal(&mut r.child, libc::SIGTERM);
-            wait_or_kill(&mut r.child, Duration::from_secs(5)).await;
-        }
-        if let Some(name) = self.database.take() {
-            if let Err(e) = drop_database(&self.options.pg, &name).await {
-                tell(&format!("the floor's database {name} was not dropped: {e}"));
-            }
-        }
-        if !unclean.is_empty() {
-            tell(&format!(
-                "did not stop cleanly: {} (their logs are kept)",
-                unclean.join(", ")
-            ));
-        }
-        if self.made_dir && !self.options.keep && unclean.is_empty() {
-            std::fs::remove_dir_all(&self.dir)
-                .map_err(io(format!("remove {}", self.dir.display())))?;
-        } else {
-            tell(&format!("the demo's files are in {}", self.dir.display()));
-        }
-        Ok(())
-    }
-}
-
-impl Drop for Demo {
-    /// An error or a panic half-way must not leave a process running.
-    fn drop(&mut self) {
-        for r in self.services.iter_mut().chain(self.broker.as_mut()) {
-            let _ = r.child.kill();
-            let _ = r.child.wait();
-        }
-    }
 }
 
 /// The table's demo player (added once, with 1,000.00) and a new launch link to its
@@ -771,98 +415,9 @@ fn pin_keys(path: &Path, dir: &Path) -> Result<(), DemoError> {
     std::fs::write(path, pinned.to_text()).map_err(io(format!("write {}", path.display())))
 }
 
-/// Adds the demo pit account to the floor's database `url` (migrating it first); answers
-/// its new random password.
-async fn pit_account(url: &str) -> Result<String, DemoError> {
-    let mut raw = [0u8; 6];
-    getrandom::fill(&mut raw).map_err(|e| DemoError::Floor(e.to_string()))?;
-    // Random: the pit page may listen beyond loopback (`--bind-host`).
-    let secret = format!("demo-{}", hex::encode(raw));
-    let db = FloorDb::open(url, 1)
-        .await
-        .map_err(|e| DemoError::Floor(e.to_string()))?;
-    accounts::add(db.pool(), PIT_BADGE, "Demo pit boss", &secret)
-        .await
-        .map_err(|e| DemoError::Floor(e.to_string()))?;
-    db.pool().close().await;
-    Ok(secret)
-}
-
-/// `DROP DATABASE name` on the server of `admin` (its sessions ended first).
-async fn drop_database(admin: &str, name: &str) -> Result<(), sqlx::Error> {
-    let mut conn = PgConnection::connect(admin).await?;
-    sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        .execute(&mut conn)
-        .await?;
-    conn.close().await
-}
-
-/// The demo's URLs, one per line, `label: URL` (scripts and the test read them).
-fn print_urls(
-    dir: &Path,
-    nats: &str,
-    tables: &[TableUrls],
-    relay: &str,
-    floor: Option<&(String, String)>,
-) {
-    let mut out = String::new();
-    out += &format!(
-        "croupier studio demo in {} (each process's log is there)\n",
-        dir.display()
-    );
-    out += &format!("broker: {nats}\n");
-    for t in tables {
-        out += &format!("table {} ({}): {}\n", t.id, t.game, t.page);
-        out += &format!("  player's link: {}\n", t.player);
-        out += &format!("  public page: http://{relay}/public?table={}\n", t.id);
-    }
-    // The tables seed their demo accounts on a demo start: the panels need one of them.
-    let accounts: Vec<String> = crate::auth::accounts::DEMO_USERS
-        .iter()
-        .map(|(badge, name, _, pin)| format!("badge {badge}, PIN {pin} ({name})"))
-        .collect();
-    out += &format!("tables' panels: {}\n", accounts.join("; "));
-    out += &format!("relay lobby: http://{relay}/\n");
-    if let Some((page, secret)) = floor {
-        out += &format!("pit page: {page} (badge {PIT_BADGE}, password {secret})\n");
-    }
-    out += "Ctrl-C stops everything.";
-    say(&out);
-}
-
-/// A line (or lines) on stdout. A closed stdout must not stop the demo half-way (where
-/// `println!` would panic): its processes run on, and Ctrl-C still stops them.
-fn say(text: &str) {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{text}");
-    let _ = stdout.flush();
-}
-
-/// A line on stderr, `croupier: `-prefixed as the other commands' messages; never a panic.
-fn tell(text: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "croupier: {text}");
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn addresses_come_from_the_first_lines() {
-        assert_eq!(
-            announced_addr("croupier: table t1 (open) serving http://127.0.0.1:4321/\n"),
-            Some("127.0.0.1:4321".into())
-        );
-        assert_eq!(
-            announced_addr(
-                "croupier: floor ingesting from nats://127.0.0.1:1, pit page http://0.0.0.0:99/"
-            ),
-            Some("127.0.0.1:99".into())
-        );
-        assert_eq!(announced_addr("croupier: floor ingesting from"), None);
-    }
 
     #[test]
     fn only_loopback_hosts_are_quiet() {
@@ -872,19 +427,6 @@ mod tests {
         for host in ["0.0.0.0", "::", "192.168.1.4", "demo.example"] {
             assert!(!is_loopback(host), "{host}");
         }
-    }
-
-    #[test]
-    fn the_floor_gets_its_own_database_on_the_same_server() {
-        assert_eq!(
-            with_database("postgres://postgres@127.0.0.1:5432/postgres", "d"),
-            "postgres://postgres@127.0.0.1:5432/d"
-        );
-        assert_eq!(
-            with_database("postgres://u:p@h/x?sslmode=disable", "d"),
-            "postgres://u:p@h/d?sslmode=disable"
-        );
-        assert_eq!(with_database("postgres://h:1", "d"), "postgres://h:1/d");
     }
 
     #[test]

@@ -1,0 +1,257 @@
+//! One pass over a table's log stream: its durable pull consumer fetched from, what it
+//! failed to deliver read from the stream itself (a hole after a crash, or a consumer
+//! left starved), each row's signature checked, and the batch committed with the new
+//! head in one transaction before the one acknowledgement. Apart from the discovery, since
+//! this is the path every row takes.
+
+use super::batch_check::{branch_points, check};
+use super::{broker, Followed, IngestStats, PassError, BATCH};
+use crate::broker::noise::Noise;
+use crate::broker::subjects;
+use crate::floor::chain::Alarm;
+use crate::floor::db::{DbError, FloorDb};
+use crate::trust::wire;
+use async_nats::jetstream::{self, consumer, stream::Stream, Context};
+use futures::StreamExt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use tracing::warn;
+
+/// How long a caught-up table's pull waits for its next row.
+const IDLE: Duration = Duration::from_secs(3);
+/// How long a pull of what the stream holds may go unanswered before the pass starts
+/// again (the consumer made again, on whichever node now leads it).
+const FETCH_DEADLINE: Duration = Duration::from_secs(3);
+/// Idle looks in a row that find the stream ahead of what the consumer delivered before
+/// the floor reads the stream itself (`pass`).
+const STARVED_LOOKS: u32 = 2;
+/// Messages read from the stream itself per batch while the consumer delivers nothing
+/// (one request each).
+const DIRECT_BATCH: u64 = 200;
+
+/// One pass from the database's head, until it fails (the follower then starts another).
+pub(super) async fn pass(
+    js: &Context,
+    db: &FloorDb,
+    followed: &Followed,
+    stats: &IngestStats,
+    backoff: &mut Duration,
+    taken: &AtomicU64,
+    noise: &mut Noise,
+) -> Result<(), PassError> {
+    let (durable, stream_name, table) = (
+        followed.durable.as_str(),
+        followed.stream.as_str(),
+        followed.table.as_str(),
+    );
+    followed.keys.get(table).ok_or(PassError::Unpinned)?;
+    let stream = js.get_stream(stream_name).await.map_err(broker)?;
+    let consumer: consumer::PullConsumer = stream
+        .get_or_create_consumer(durable, crate::broker::streams::floor_consumer(durable))
+        .await
+        .map_err(broker)?;
+    let mut at = db.position(table).await?;
+    // What the floor took before: the consumer's acknowledged floor.
+    taken.store(
+        consumer.cached_info().ack_floor.stream_sequence,
+        Ordering::Relaxed,
+    );
+    // The stream sequence of the last message handled. Not the row's `seq`: a stream
+    // may hold messages nobody meant for it (any client with a JetStream grant can point
+    // an API answer at any subject), and a branch publishes row numbers again, so the
+    // two drift apart; until the first batch the row's `seq` is the lower bound.
+    let mut stream_head = at.head.seq;
+    *backoff = Duration::from_millis(250);
+    // Idle looks in a row that found the stream holding more than the floor took while
+    // the consumer delivered nothing.
+    let mut starved = 0u32;
+    loop {
+        if let Some(heard) = noise.due(std::time::Instant::now()) {
+            // The table's own subject written to by someone else: said with its number.
+            let alarm = Alarm {
+                seq: heard.last,
+                kind: "unsigned",
+                detail: format!(
+                    "table {table}: {} message(s) on its log stream not signed with its pinned key (stream sequences {}..={}) passed over: someone else writes to the table's subject",
+                    heard.count, heard.first, heard.last
+                ),
+            };
+            warn!(%table, seq = alarm.seq, kind = alarm.kind, detail = %alarm.detail, "FLOOR ALARM");
+            db.raise(table, &alarm).await?;
+            stats.alarmed(alarm.kind);
+        }
+        let mut messages = pulled(
+            consumer.fetch().max_messages(BATCH).messages(),
+            FETCH_DEADLINE,
+        )
+        .await?;
+        // Read from the stream itself up to this sequence, the consumer being starved.
+        let mut direct: Option<u64> = None;
+        if messages.is_empty() {
+            // Caught up: wait for the next row (woken as soon as one arrives).
+            messages = pulled(
+                consumer.batch().max_messages(1).expires(IDLE).messages(),
+                IDLE + FETCH_DEADLINE,
+            )
+            .await?;
+            if messages.is_empty() {
+                // Nothing delivered: the stream may have been deleted and made again
+                // (a broker that lost its store), which leaves this consumer delivering
+                // nothing for ever. A consumer that is gone starts a new pass, which
+                // makes it again on the new stream.
+                let mut fresh = js.get_stream(stream_name).await.map_err(broker)?;
+                let (created, last) = {
+                    let info = fresh.info().await.map_err(broker)?;
+                    (info.created, info.state.last_sequence)
+                };
+                if created != stream.cached_info().created {
+                    return Err(broker(format!("stream {stream_name} was made again")));
+                }
+                consumer_alive(&fresh, durable).await?;
+                if last <= stream_head {
+                    taken.store(last, Ordering::Relaxed);
+                    starved = 0;
+                    continue;
+                }
+                // The stream holds more and the consumer delivered none of it. Once is
+                // a race (a row stored as the pull expired); twice in a row, the
+                // consumer is stuck (seen in tests/studio_cluster.rs under load, after the
+                // cluster lost its quorum: the floor idle for 90 s with 1,428 rows
+                // waiting). The rows are read from the stream itself, as a hole is; the
+                // consumer's own delivery of them later is passed over (rows at or below
+                // the head).
+                starved += 1;
+                if starved < STARVED_LOOKS {
+                    continue;
+                }
+                // A second floor on this database shares the consumer and took them:
+                // follow it from the database, as after a commit it won.
+                if db.position(table).await?.head != at.head {
+                    return Err(PassError::Db(DbError::HeadMoved(table.to_string())));
+                }
+                let upto = last.min(stream_head + DIRECT_BATCH);
+                warn!(%table, from = stream_head + 1, upto, last, "floor: the consumer delivers nothing while the stream holds more; reading them from the stream");
+                direct = Some(upto);
+            }
+        }
+        starved = 0;
+        // Delivered earlier but never acknowledged (lost in a crash or an outage): read
+        // them from the stream itself, so a consumer's hole is not taken for a gap.
+        // (Without `direct`, `messages` holds at least one.)
+        let first = match direct {
+            Some(upto) => upto + 1,
+            None => messages[0].info().map_err(broker)?.stream_sequence,
+        };
+        // Only what the table signed goes on to the chain check; the rest is noise,
+        // counted once (messages at or below the head were looked at before). The
+        // signatures of a fetch are checked together (`wire::verify_claims`).
+        let key = followed.keys.get(table).ok_or(PassError::Unpinned)?;
+        let mut fetched = Vec::with_capacity(messages.len());
+        for (seq, m) in fill_hole(&stream, stream_head, first).await? {
+            let claim = subjects::claim(wire::LOG, table, &m.payload, &m.headers);
+            fetched.push((seq, m.payload.to_vec(), claim));
+        }
+        for m in &messages {
+            let seq = m.info().map_err(broker)?.stream_sequence;
+            let claim = m
+                .headers
+                .as_ref()
+                .and_then(|h| subjects::claim(wire::LOG, table, &m.payload, h));
+            fetched.push((seq, m.payload.to_vec(), claim));
+        }
+        let claims: Vec<&wire::Claim> = fetched.iter().filter_map(|f| f.2.as_ref()).collect();
+        let mut held_up = wire::verify_claims(&key, &claims).into_iter();
+        let looked_at = fetched
+            .iter()
+            .map(|f| f.0)
+            .max()
+            .unwrap_or(0)
+            .max(stream_head);
+        let mut bodies = Vec::with_capacity(fetched.len());
+        for (seq, payload, claim) in fetched {
+            let signed = claim.is_some() && held_up.next().unwrap_or(false);
+            if signed {
+                bodies.push((seq, payload));
+            } else if seq > stream_head {
+                noise.heard(seq);
+            }
+        }
+        let held = db
+            .history_hashes(table, &branch_points(&at, &bodies))
+            .await?;
+        let from = at.clone();
+        let (batch, to) = check(table, at.clone(), stream_head, &bodies, &held);
+        stream_head = looked_at;
+        // Read from the stream itself: everything up to `upto` was looked at, if missing.
+        stream_head = stream_head.max(direct.unwrap_or(0));
+        if to.head != from.head || !batch.alarms.is_empty() {
+            db.commit(table, from.head, &to, stream_head, &batch)
+                .await?;
+            stats
+                .rows
+                .fetch_add(batch.rows.len() as u64, Ordering::Relaxed);
+            for a in &batch.alarms {
+                stats.alarmed(a.kind);
+                warn!(%table, seq = a.seq, kind = a.kind, detail = %a.detail, "FLOOR ALARM");
+            }
+            at = to;
+        }
+        taken.store(stream_head, Ordering::Relaxed);
+        // Only now, after the commit: one acknowledgement covers every earlier message.
+        if let Some(last) = messages.last() {
+            last.ack().await.map_err(broker)?;
+        }
+    }
+}
+
+/// Every message of one pull, or a broker error once `deadline` has passed without them.
+/// Each pull is bounded: a request the consumer's leader took and then died with (a
+/// broker node lost in a cluster) is never answered, and the client's `fetch` has no
+/// deadline of its own, so without one the table's ingest would stall for good.
+async fn pulled<E: std::fmt::Display>(
+    pull: impl std::future::Future<Output = Result<consumer::pull::Batch, E>>,
+    deadline: Duration,
+) -> Result<Vec<jetstream::Message>, PassError> {
+    let all = async {
+        let mut batch = pull.await.map_err(broker)?;
+        let mut messages = Vec::new();
+        while let Some(m) = batch.next().await {
+            messages.push(m.map_err(broker)?);
+        }
+        Ok(messages)
+    };
+    tokio::time::timeout(deadline, all)
+        .await
+        .unwrap_or_else(|_| {
+            Err(broker(format!(
+                "no answer to a pull within {deadline:?}: the consumer's leader may have changed"
+            )))
+        })
+}
+
+/// Whether the durable consumer still exists on `stream`.
+async fn consumer_alive(stream: &Stream, durable: &str) -> Result<(), PassError> {
+    stream
+        .consumer_info(durable)
+        .await
+        .map(|_| ())
+        .map_err(|e| broker(format!("the consumer {durable}: {e}")))
+}
+
+/// Messages `head + 1 .. first` read from the stream (what it no longer holds is left out:
+/// the chain check reports it as a gap).
+async fn fill_hole(
+    stream: &Stream,
+    head: u64,
+    first: u64,
+) -> Result<Vec<(u64, jetstream::message::StreamMessage)>, PassError> {
+    let mut out = Vec::new();
+    for seq in head + 1..first {
+        match stream.get_raw_message(seq).await {
+            Ok(m) => out.push((seq, m)),
+            Err(e) if e.kind() == jetstream::stream::RawMessageErrorKind::NoMessageFound => {}
+            Err(e) => return Err(broker(e)),
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,202 @@
+//! Filling one table's feed from its public stream: an ephemeral pull consumer of the
+//! relay's own, its heartbeat watched so a consumer lost with a broker node is made again
+//! within seconds, each message checked for the table's signature and its number before
+//! the feed relays it. Apart from discovery and history, since this is the relay's path
+//! for every message.
+
+use super::{Incoming, Refusal, RelayedTable, RETRY};
+use crate::broker::subjects;
+use crate::trust::wire;
+use crate::web::feed::{Message, Relayed};
+use async_nats::jetstream::{consumer, Context};
+use futures::StreamExt;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+use tracing::warn;
+
+/// The broker's idle heartbeat on a table's pull: two missed, and the consumer is taken
+/// for lost and made again.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+/// How long each pull request waits on the broker.
+const PULL_EXPIRES: Duration = Duration::from_secs(10);
+/// The broker removes a relay's consumer this long after the relay stops pulling.
+const CONSUMER_INACTIVE: Duration = Duration::from_secs(30);
+
+/// Follows `table`'s public stream into its feed, for ever (its view from `bucket` first,
+/// if that could not be read when the table was found).
+pub(super) async fn follow(
+    js: Context,
+    table: String,
+    stream: String,
+    relayed: Arc<RelayedTable>,
+    ring: usize,
+    bucket: String,
+) {
+    loop {
+        if relayed.unseeded.load(Ordering::Relaxed) && relayed.source.feed.last().is_none() {
+            if let Err(e) = relayed.seed(&js, &bucket, &table).await {
+                warn!(table, error = %e, "relay: the bucket's view still cannot be read; trying again");
+                tokio::time::sleep(RETRY).await;
+                continue;
+            }
+            relayed.unseeded.store(false, Ordering::Relaxed);
+        }
+        if let Err(e) = follow_once(&js, &table, &stream, &relayed, ring).await {
+            warn!(table, error = %e, "following the public stream failed; resuming");
+        }
+        tokio::time::sleep(RETRY).await;
+    }
+}
+
+async fn follow_once(
+    js: &Context,
+    table: &str,
+    stream_name: &str,
+    relayed: &RelayedTable,
+    ring: usize,
+) -> Result<(), String> {
+    // `get_stream` brings the stream's description: no second request for it.
+    let stream = js
+        .get_stream(stream_name)
+        .await
+        .map_err(|e| e.to_string())?;
+    let state = stream.cached_info().state.clone();
+    *relayed.stream.lock().unwrap_or_else(|e| e.into_inner()) = Some(stream.clone());
+    let feed = &relayed.source.feed;
+    let tail = state.last_sequence.saturating_sub(ring as u64 - 1);
+    // `seeded`: the feed holds only the bucket's view, after message `n`; the stream's
+    // messages up to it fill the ring (sent to no one), the ones after it are relayed.
+    let (start, mut seeded) = match feed.last() {
+        Some(_) if feed.oldest().is_some() => {
+            (relayed.stream_seq.load(Ordering::Relaxed) + 1, None)
+        }
+        // The bucket's view may be older than the ring's worth of messages at the stream's
+        // end (the table puts it at most once a second): read from it, so the messages
+        // after it are relayed, not skipped with a resync. A message's stream sequence is
+        // never below its `n` (other writers only add), so the seed's own is at or after
+        // sequence `n`.
+        Some((_, n)) => (tail.min(n.max(1)), Some(n)),
+        None => (tail, None),
+    };
+    let start = start.max(state.first_sequence).max(1);
+    // An ephemeral consumer of our own rather than the client's ordered consumer: that
+    // one notices a consumer lost with a broker node only after two missed heartbeats of
+    // 15 s each, so viewers of a table whose consumer lived on a dead node waited over a
+    // minute (tests/studio_cluster.rs). Here a heartbeat missed for `HEARTBEAT * 2`, or a
+    // message out of the consumer's order, ends this pass and the next starts after the
+    // last message taken.
+    let consumer = stream
+        .create_consumer(consumer::pull::Config {
+            filter_subject: subjects::public(table),
+            deliver_policy: consumer::DeliverPolicy::ByStartSequence {
+                start_sequence: start,
+            },
+            ack_policy: consumer::AckPolicy::None,
+            replay_policy: consumer::ReplayPolicy::Instant,
+            inactive_threshold: CONSUMER_INACTIVE,
+            num_replicas: 1,
+            memory_storage: true,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut messages = consumer
+        .stream()
+        .heartbeat(HEARTBEAT)
+        .expires(PULL_EXPIRES)
+        .messages()
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut early = Vec::new();
+    let mut delivered = 0u64;
+    while let Some(message) = messages.next().await {
+        let message = message.map_err(|e| e.to_string())?;
+        let info = message.info().map_err(|e| e.to_string())?;
+        if info.consumer_sequence != delivered + 1 {
+            return Err(format!(
+                "the consumer skipped from delivery {delivered} to {}",
+                info.consumer_sequence
+            ));
+        }
+        delivered = info.consumer_sequence;
+        relayed.received.fetch_add(1, Ordering::Relaxed);
+        let seq = info.stream_sequence;
+        relayed.stream_seq.store(seq, Ordering::Relaxed);
+        if !relayed.signed(
+            table,
+            wire::PUBLIC,
+            &message.payload,
+            message.headers.as_ref(),
+        ) {
+            relayed.refuse(table, Refusal::Unsigned, seq, "no valid signature");
+            continue;
+        }
+        let r = match parse(&message.payload) {
+            Ok(r) => r,
+            Err(e) => {
+                relayed.refuse(table, Refusal::Malformed, seq, &e);
+                continue;
+            }
+        };
+        match seeded {
+            Some(seed) if r.n <= seed => {
+                early.push(Arc::new(Message::new(r.seq, r.sub, r.kind, r.text)));
+                // Only the last `ring` of them can fill the ring.
+                if early.len() >= 2 * ring {
+                    early.drain(..early.len() - ring);
+                }
+                if r.n == seed {
+                    if !feed.backfill(std::mem::take(&mut early)) {
+                        warn!(table, n = seed, "the stream's message does not match the bucket's view: the ring starts after it");
+                    }
+                    // The seed is reached once: from here on a number already served is
+                    // stale (a replay of the table's own message, issue #32), never a
+                    // second backfill nor kept in `early` for ever.
+                    seeded = None;
+                }
+            }
+            _ => {
+                // Past the seed without meeting it (the stream no longer holds it): the
+                // ring starts after it, and nothing older is kept.
+                if seeded.take().is_some() && !early.is_empty() {
+                    warn!(table, "the stream's messages do not reach the bucket's view: the ring starts after it");
+                    early.clear();
+                }
+                let last = feed.last().map_or(0, |(_, n)| n);
+                if last > 0 && r.n <= last {
+                    relayed.refuse(table, Refusal::Stale, seq, "a number already served");
+                    continue;
+                }
+                if last > 0 && r.n > last + 1 {
+                    relayed.refuse(table, Refusal::Gap, seq, "messages missing: a resync");
+                }
+                feed.relay(r);
+                relayed.heard_now();
+            }
+        }
+    }
+    Err("the stream's consumer ended".into())
+}
+
+/// A published message as the feed takes it.
+pub(super) fn parse(payload: &[u8]) -> Result<Relayed, String> {
+    let text = std::str::from_utf8(payload).map_err(|e| e.to_string())?;
+    let m: Incoming = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let kind = match m.kind.as_str() {
+        "view" => "view",
+        "result" => "result",
+        "final" => "final",
+        other => return Err(format!("unknown message type {other:?}")),
+    };
+    Ok(Relayed {
+        seq: m.seq,
+        sub: m.sub,
+        n: m.n,
+        kind,
+        text: text.to_string(),
+        view: m.view,
+        result: m.result,
+        signed: m.signed,
+    })
+}
