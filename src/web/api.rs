@@ -27,6 +27,9 @@ use utoipa::{IntoParams, ToSchema};
 #[schema(as = Empty)]
 pub struct EmptyBody {}
 
+/// How the document describes an [`EmptyBody`] request, one text for every such POST.
+pub(super) const EMPTY_BODY: &str = "`{}` (any JSON object: nothing is read), or no body at all; either way as `Content-Type: application/json` (415 otherwise: a cross-site form cannot send it)";
+
 /// Every error's body: `{"error": {"code": "...", "message": "..."}}`.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[schema(as = Error)]
@@ -254,6 +257,44 @@ pub(super) fn int64(name: &str, value: u64) -> Result<u64, ApiError> {
     Ok(value)
 }
 
+/// The most a `?last=N` list serves (`/api/results`, `/api/rounds`).
+const MAX_LAST: u16 = 1000;
+
+/// Refuses a `?last=N` past [`MAX_LAST`] (`what`: what the list holds): said, not quietly
+/// cut to it.
+pub(super) fn within_max_last<N>(last: N, what: &str) -> Result<N, ApiError>
+where
+    N: PartialOrd + From<u16> + std::fmt::Display,
+{
+    if last > N::from(MAX_LAST) {
+        return Err(ApiError::Malformed(format!(
+            "last={last}: at most {MAX_LAST} {what} are served"
+        )));
+    }
+    Ok(last)
+}
+
+/// The store's reader (503 when it could not be opened) and the table it reads for.
+fn store(app: &AppState) -> Result<(&crate::store::Reader, String), ApiError> {
+    let reader = app
+        .reader
+        .as_ref()
+        .ok_or_else(|| ApiError::Unavailable("the store could not be opened".into()))?;
+    Ok((reader, app.table.snapshot().table.clone()))
+}
+
+/// The last `last` rounds recalled from the store (503 when it cannot be read).
+pub(super) async fn recall(
+    app: &AppState,
+    last: u32,
+) -> Result<Vec<crate::store::RecalledRound>, ApiError> {
+    let (reader, table) = store(app)?;
+    reader
+        .recall(&table, last)
+        .await
+        .map_err(|e| ApiError::Unavailable(e.to_string()))
+}
+
 /// `{"seq": N}`: the log row an accepted request was recorded as, once durable.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Seq {
@@ -292,7 +333,7 @@ pub struct Betting {
 }
 
 /// `POST /api/betting/open`.
-#[utoipa::path(post, path = "/api/betting/open", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = "`{}` (any JSON object: nothing is read), or no body at all; either way as `Content-Type: application/json` (415 otherwise: a cross-site form cannot send it)"),
+#[utoipa::path(post, path = "/api/betting/open", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = EMPTY_BODY),
     responses(
         (status = 200, description = "The window is open", body = Betting),
         (status = 409, description = "Not between rounds (`not_taking_bets`, ...)", body = ErrorBody),
@@ -311,7 +352,7 @@ pub async fn open_betting(
 }
 
 /// `POST /api/betting/close`: opens the round with the collected bets.
-#[utoipa::path(post, path = "/api/betting/close", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = "`{}` (any JSON object: nothing is read), or no body at all; either way as `Content-Type: application/json` (415 otherwise: a cross-site form cannot send it)"),
+#[utoipa::path(post, path = "/api/betting/close", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = EMPTY_BODY),
     responses(
         (status = 200, description = "The round opened with the bets collected", body = Betting),
         (status = 409, description = "No window is open (`betting_closed`, ...)", body = ErrorBody),
@@ -328,7 +369,7 @@ pub async fn close_betting(
 /// A bet: the seat, the main bet and side bets in minor units.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-// Its own name: the players' `BetBody` (`play::bets`) would otherwise replace it in the
+// Its own name: the players' `BetBody` (`play::seat_bets`) would otherwise replace it in the
 // document, seat optional and all.
 #[schema(as = StaffBet)]
 pub(super) struct BetBody {
@@ -468,7 +509,7 @@ pub async fn decision(
 }
 
 /// `POST /api/shuffle`: a new shoe (and, with the simulator, a freshly shuffled one in it).
-#[utoipa::path(post, path = "/api/shuffle", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = "`{}` (any JSON object: nothing is read), or no body at all; either way as `Content-Type: application/json` (415 otherwise: a cross-site form cannot send it)"),
+#[utoipa::path(post, path = "/api/shuffle", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = EMPTY_BODY),
     responses(
         (status = 200, description = "Recorded and durable", body = Seq),
         (status = 409, description = "Not between rounds", body = ErrorBody),
@@ -565,22 +606,12 @@ pub async fn results(
     State(app): State<AppState>,
     Query(q): Query<ResultsQuery>,
 ) -> Result<Response, ApiError> {
-    let reader = app
-        .reader
-        .as_ref()
-        .ok_or_else(|| ApiError::Unavailable("the store could not be opened".into()))?;
-    let table = app.table.snapshot().table.clone();
+    let (reader, table) = store(&app)?;
     let all = reader
         .results(&table)
         .await
         .map_err(|e| ApiError::Unavailable(e.to_string()))?;
-    let n = q.last.unwrap_or(10);
-    if n > 1000 {
-        // Past the documented maximum: said, not quietly cut to it.
-        return Err(ApiError::Malformed(format!(
-            "last={n}: at most 1000 results are served"
-        )));
-    }
+    let n = within_max_last(q.last.unwrap_or(10), "results")?;
     let from = all.len().saturating_sub(n);
     Ok(Json(&all[from..]).into_response())
 }
@@ -601,15 +632,7 @@ pub async fn round(
         .parse()
         .map_err(|_| ApiError::Malformed(format!("not a round number: {number}")))?;
     let number = int64("round", number)?;
-    let reader = app
-        .reader
-        .as_ref()
-        .ok_or_else(|| ApiError::Unavailable("the store could not be opened".into()))?;
-    let table = app.table.snapshot().table.clone();
-    let rounds = reader
-        .recall(&table, 1000)
-        .await
-        .map_err(|e| ApiError::Unavailable(e.to_string()))?;
+    let rounds = recall(&app, 1000).await?;
     let found = rounds
         .iter()
         .find(|r| r.round == number)

@@ -302,7 +302,7 @@ pub async fn login(State(app): State<AppState>, req: Request) -> Result<Response
 /// `POST /api/logout`: ends the session (if any) and clears the cookie: 200, or 415 without
 /// `Content-Type: application/json`.
 #[utoipa::path(post, path = "/api/logout", tag = "public",
-    request_body(content = super::api::EmptyBody, content_type = "application/json", description = "`{}` (any JSON object: nothing is read), or no body at all; either way as `Content-Type: application/json` (415 otherwise: a cross-site form cannot send it)"),
+    request_body(content = super::api::EmptyBody, content_type = "application/json", description = super::api::EMPTY_BODY),
     responses(
         (status = 200, description = "Logged out; the cookie is cleared", body = LoggedOut),
         (status = 415, description = "Not `Content-Type: application/json`", body = super::api::ErrorBody),

@@ -26,6 +26,7 @@
 //! | `POST /api/disputes/{id}/propose`, `…/confirm`, `…/withdraw` | supervisor | a resolution previewed (answering its `proposal` hash), then applied or withdrawn — both name the hash (`{"proposal": "..."}`) and are audited |
 
 pub mod api;
+mod assets;
 pub mod auth;
 pub mod body;
 /// The HTTP client the CLI and the tests use; it lives below the edge (`http_client`),
@@ -47,6 +48,8 @@ pub mod tls;
 pub mod view;
 pub mod wsframe;
 
+pub use assets::{asset, asset_owned, cached_asset};
+
 use crate::auth::{Auth, Principal, Role};
 use crate::engine::{Input, Variant};
 use crate::metrics::Stream;
@@ -55,7 +58,7 @@ use crate::table::{TableHandle, Update};
 use crate::web::api::ApiError;
 use auth::Access;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post, MethodRouter};
@@ -213,9 +216,14 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
         r("/api/play/help", "GET", PLAYER, get(play::info::help)),
         r("/api/play/join", "POST", PLAYER, post(play::join)),
         r("/api/play/leave", "POST", PLAYER, post(play::leave)),
-        r("/api/play/bet", "POST", PLAYER, post(play::bets::bet)),
-        r("/api/play/behind", "POST", PLAYER, post(play::bets::behind)),
-        r("/api/play/boxes", "POST", PLAYER, post(play::bets::boxes)),
+        r("/api/play/bet", "POST", PLAYER, post(play::seat_bets::bet)),
+        r(
+            "/api/play/behind",
+            "POST",
+            PLAYER,
+            post(play::behind::behind),
+        ),
+        r("/api/play/boxes", "POST", PLAYER, post(play::boxes::boxes)),
         r(
             "/api/play/decision",
             "POST",
@@ -226,19 +234,19 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
             "/api/play/sessions",
             "POST",
             PLATFORM,
-            post(play::open_session),
+            post(play::platform::open_session),
         ),
         r(
             "/api/play/sessions/revoke",
             "POST",
             PLATFORM,
-            post(play::revoke_sessions),
+            post(play::platform::revoke_sessions),
         ),
         r(
             "/api/play/players/disable",
             "POST",
             PLATFORM,
-            post(play::disable_player),
+            post(play::platform::disable_player),
         ),
         r("/api/me", "GET", DEALER, get(auth::me)),
         r("/ws/dealer", "GET", DEALER, get(streams::dealer)),
@@ -374,206 +382,6 @@ async fn ui_file(Path(file): Path<String>, h: HeaderMap) -> Response {
     responses((status = 200, description = "The plain status page", content_type = "text/html", body = String)))]
 async fn page() -> Html<&'static str> {
     Html(include_str!("status.html"))
-}
-
-/// An embedded file by name: `build.rs` gzips each of `dealer-ui/` and `src/web/status.js`
-/// into `OUT_DIR/assets/NAME.gz`.
-macro_rules! embedded {
-    ($name:literal) => {
-        include_bytes!(concat!(env!("OUT_DIR"), "/assets/", $name, ".gz"))
-    };
-}
-
-/// The panel's static files, built into the binary gzipped (`build.rs`: the Pi's binary
-/// has a size budget, and the files shrink to about a quarter), each unpacked once on first
-/// use ([`bodies`]). `(name, media type, gzipped bytes)`.
-const ASSETS: &[(&str, &str, &[u8])] = &[
-    (
-        "index.html",
-        "text/html; charset=utf-8",
-        embedded!("index.html"),
-    ),
-    (
-        "public.html",
-        "text/html; charset=utf-8",
-        embedded!("public.html"),
-    ),
-    (
-        "lobby.html",
-        "text/html; charset=utf-8",
-        embedded!("lobby.html"),
-    ),
-    (
-        "lobby.js",
-        "text/javascript; charset=utf-8",
-        embedded!("lobby.js"),
-    ),
-    (
-        "panel.js",
-        "text/javascript; charset=utf-8",
-        embedded!("panel.js"),
-    ),
-    (
-        "dispute.js",
-        "text/javascript; charset=utf-8",
-        embedded!("dispute.js"),
-    ),
-    (
-        "play.html",
-        "text/html; charset=utf-8",
-        embedded!("play.html"),
-    ),
-    (
-        "play.js",
-        "text/javascript; charset=utf-8",
-        embedded!("play.js"),
-    ),
-    (
-        "cues.js",
-        "text/javascript; charset=utf-8",
-        embedded!("cues.js"),
-    ),
-    ("play.css", "text/css; charset=utf-8", embedded!("play.css")),
-    (
-        "play-en.ftl",
-        "text/plain; charset=utf-8",
-        embedded!("play-en.ftl"),
-    ),
-    (
-        "play-de.ftl",
-        "text/plain; charset=utf-8",
-        embedded!("play-de.ftl"),
-    ),
-    (
-        "play-fr.ftl",
-        "text/plain; charset=utf-8",
-        embedded!("play-fr.ftl"),
-    ),
-    (
-        "money.js",
-        "text/javascript; charset=utf-8",
-        embedded!("money.js"),
-    ),
-    (
-        "public.js",
-        "text/javascript; charset=utf-8",
-        embedded!("public.js"),
-    ),
-    (
-        "table.js",
-        "text/javascript; charset=utf-8",
-        embedded!("table.js"),
-    ),
-    (
-        "trust.js",
-        "text/javascript; charset=utf-8",
-        embedded!("trust.js"),
-    ),
-    (
-        "i18n.js",
-        "text/javascript; charset=utf-8",
-        embedded!("i18n.js"),
-    ),
-    // @fluent/bundle 0.19.1, vendored (Apache-2.0; see dealer-ui/fluent-bundle.README).
-    (
-        "fluent-bundle.js",
-        "text/javascript; charset=utf-8",
-        embedded!("fluent-bundle.js"),
-    ),
-    (
-        "messages-en.ftl",
-        "text/plain; charset=utf-8",
-        embedded!("messages-en.ftl"),
-    ),
-    (
-        "style.css",
-        "text/css; charset=utf-8",
-        embedded!("style.css"),
-    ),
-    (
-        "status.js",
-        "text/javascript; charset=utf-8",
-        embedded!("status.js"),
-    ),
-];
-
-/// Each embedded file unpacked, in [`ASSETS`]' order: done once, on the first request for
-/// any (some 370 kB, in a few milliseconds).
-fn bodies() -> &'static [String] {
-    static BODIES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    BODIES.get_or_init(|| {
-        ASSETS
-            .iter()
-            .map(|(name, _, packed)| {
-                use std::io::Read;
-                let mut body = String::new();
-                // Infallible: the bytes are this very build's own gzip of a UTF-8 file
-                // (build.rs reads each file as a string before packing it).
-                flate2::read::GzDecoder::new(*packed)
-                    .read_to_string(&mut body)
-                    .unwrap_or_else(|e| panic!("the embedded {name} does not unpack: {e}"));
-                body
-            })
-            .collect()
-    })
-}
-
-/// Each embedded file's `ETag` (a quoted prefix of its sha256), in [`ASSETS`]' order.
-fn etags() -> &'static [String] {
-    static TAGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    TAGS.get_or_init(|| {
-        use sha2::Digest;
-        bodies()
-            .iter()
-            .map(|body| {
-                let digest = sha2::Sha256::digest(body.as_bytes());
-                format!("\"{}\"", hex::encode(&digest[..12]))
-            })
-            .collect()
-    })
-}
-
-/// [`asset`], answering 304 when the browser's copy is current (`If-None-Match`): the
-/// pages are revalidated on every load (`no-cache`) but sent again only after an upgrade.
-pub fn cached_asset(name: &str, request: &HeaderMap) -> Response {
-    let Some(i) = ASSETS.iter().position(|(n, _, _)| *n == name) else {
-        return ApiError::NotFound(format!("no such file: {name}")).into_response();
-    };
-    let tag = &etags()[i];
-    let current = request
-        .get(axum::http::header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == tag || t.trim() == "*"));
-    if current {
-        return (
-            StatusCode::NOT_MODIFIED,
-            [
-                (axum::http::header::ETAG, tag.as_str()),
-                (axum::http::header::CACHE_CONTROL, "no-cache"),
-            ],
-        )
-            .into_response();
-    }
-    let (_, mime, _) = ASSETS[i];
-    (
-        [
-            (axum::http::header::CONTENT_TYPE, mime),
-            (axum::http::header::CACHE_CONTROL, "no-cache"),
-            (axum::http::header::ETAG, tag.as_str()),
-        ],
-        bodies()[i].as_str(),
-    )
-        .into_response()
-}
-
-/// An embedded `dealer-ui/` file (404 for any other name); the relay serves the same.
-pub async fn asset(name: &str) -> Response {
-    cached_asset(name, &HeaderMap::new())
-}
-
-/// [`asset`] for an owned name (a path parameter).
-pub async fn asset_owned(name: String) -> Response {
-    asset(&name).await
 }
 
 /// `?after=SEQ&wait_ms=MS`.
@@ -741,22 +549,8 @@ async fn rounds(
     State(app): State<AppState>,
     Query(q): Query<RoundsQuery>,
 ) -> Result<Response, ApiError> {
-    let last = q.last.unwrap_or(10);
-    if last > 1000 {
-        // Past the documented maximum: said, not quietly cut to it.
-        return Err(ApiError::Malformed(format!(
-            "last={last}: at most 1000 rounds are served"
-        )));
-    }
-    let reader = app
-        .reader
-        .as_ref()
-        .ok_or_else(|| ApiError::Unavailable("the store could not be opened".into()))?;
-    let table = app.table.snapshot().table.clone();
-    let rounds = reader
-        .recall(&table, last)
-        .await
-        .map_err(|e| ApiError::Unavailable(e.to_string()))?;
+    let last = api::within_max_last(q.last.unwrap_or(10), "rounds")?;
+    let rounds = api::recall(&app, last).await?;
     let out: Vec<serde_json::Value> = rounds.iter().map(|r| r.to_json()).collect();
     Ok(Json(out).into_response())
 }

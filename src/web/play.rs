@@ -27,10 +27,15 @@
 //! Errors are `{"error": {"code", "message"}}`; `betting_closed` and `decision_closed`
 //! carry `closed: {round, seq, at_ms, clock_ms}`, the log position and time of the close.
 
-pub mod bets;
+pub mod behind;
+mod bets;
+pub mod boxes;
 pub mod decide;
 pub mod info;
+pub mod platform;
 pub mod rebet;
+pub mod seat_bets;
+mod stakes;
 
 use super::AppState;
 use crate::engine::variant::DealMode;
@@ -74,6 +79,11 @@ impl PlayError {
 
     fn unprocessable(code: &'static str, message: impl Into<String>) -> PlayError {
         PlayError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
+    }
+
+    /// A dependency (the database, the seats' store) did not answer.
+    fn unavailable(message: impl Into<String>) -> PlayError {
+        PlayError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", message)
     }
 
     fn closed(code: &'static str, message: &str, closed: Option<Closed>) -> PlayError {
@@ -134,164 +144,6 @@ fn no_remote_play() -> PlayError {
     )
 }
 
-/// A session to open (`POST /api/play/sessions`).
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SessionBody {
-    /// The platform's id of the player: 1-64 letters, digits, `-` or `_`.
-    #[schema(pattern = "^[A-Za-z0-9_-]{1,64}$")]
-    player: String,
-    /// The name shown (default: the id); used when the player is new.
-    #[serde(default)]
-    name: Option<String>,
-}
-
-/// `POST /api/play/sessions` (the platform's credential, `croupier player platform-key`):
-/// `{"player": ID, "name": "..."}` opens a session for the platform's player (added on
-/// first sight, balance 0 in the embedded wallet) and answers the launch token and path.
-#[utoipa::path(post, path = "/api/play/sessions", tag = "players", request_body = SessionBody,
-    responses(
-        (status = 200, description = "`{\"player\", \"token\", \"launch\": \"/play#t=TOKEN\"}`", body = Object),
-        (status = 400, description = "Not a session request (`malformed`)", body = super::api::ErrorBody),
-        (status = 401, description = "Not the platform's credential (`unauthenticated`)", body = super::api::ErrorBody),
-        (status = 403, description = "The player is disabled (`player_disabled`)", body = super::api::ErrorBody),
-        (status = 422, description = "Not a valid player id (`invalid_player`)", body = super::api::ErrorBody),
-        (status = 503, description = "The database did not answer", body = super::api::ErrorBody)))]
-pub async fn open_session(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, PlayError> {
-    let play = platform(&app, &headers).await?;
-    let b: SessionBody = parse(&headers, &body, r#"{"player": ID, "name": "..."}"#)?;
-    if play.ledger.player(&b.player).await?.is_none() {
-        let name = b.name.clone().unwrap_or_else(|| b.player.clone());
-        play.ledger
-            .add_player(&b.player, &name, 0)
-            .await
-            .map_err(|e| PlayError::unprocessable("invalid_player", e))?;
-    }
-    let token = crate::play::sessions::open(&play.pool, &b.player, &play.table, play.launch_hours)
-        .await
-        .map_err(|e| match e {
-            crate::play::sessions::OpenError::Disabled(_) => {
-                PlayError::new(StatusCode::FORBIDDEN, "player_disabled", e.to_string())
-            }
-            crate::play::sessions::OpenError::Failed(e) => {
-                PlayError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", e)
-            }
-        })?;
-    Ok(Json(json!({
-        "player": b.player,
-        "token": token,
-        "launch": crate::play::sessions::link("", &token),
-    }))
-    .into_response())
-}
-
-/// The platform's credential, or 401.
-async fn platform(app: &AppState, headers: &HeaderMap) -> Result<Arc<Play>, PlayError> {
-    let Some(play) = app.play.clone() else {
-        return Err(no_remote_play());
-    };
-    if !crate::play::sessions::is_platform(&play.pool, bearer(headers)).await {
-        return Err(PlayError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthenticated",
-            "the platform's credential is needed",
-        ));
-    }
-    Ok(play)
-}
-
-/// What to revoke (`POST /api/play/sessions/revoke`): exactly one of the two.
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RevokeBody {
-    /// Every live session of this player.
-    #[serde(default)]
-    player: Option<String>,
-    /// One launch token (or its launch link).
-    #[serde(default)]
-    token: Option<String>,
-}
-
-/// `POST /api/play/sessions/revoke` (the platform's credential): ends one launch link
-/// (`{"token": T}`) or every session of a player (`{"player": ID}`) at once: the next
-/// request with a revoked token, on any player route, is 401. Bets already on the table
-/// stay and are settled; the seat's timers play its hands. Nothing more is staked for the
-/// player by itself (a re-bet, a follow) and their seats are freed at the next betting
-/// window (`play::presence`).
-#[utoipa::path(post, path = "/api/play/sessions/revoke", tag = "players", request_body = RevokeBody,
-    responses(
-        (status = 200, description = "`{\"revoked\": N}`: the live sessions ended", body = Object),
-        (status = 400, description = "Not one of `player`, `token` (`malformed`)", body = super::api::ErrorBody),
-        (status = 401, description = "Not the platform's credential (`unauthenticated`)", body = super::api::ErrorBody),
-        (status = 503, description = "The database did not answer", body = super::api::ErrorBody)))]
-pub async fn revoke_sessions(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, PlayError> {
-    let play = platform(&app, &headers).await?;
-    let b: RevokeBody = parse(&headers, &body, r#"{"player": ID} or {"token": TOKEN}"#)?;
-    let unavailable = |e| PlayError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", e);
-    let revoked = match (&b.player, &b.token) {
-        (Some(p), None) => crate::play::sessions::revoke_player(&play.pool, p)
-            .await
-            .map_err(unavailable)?,
-        (None, Some(t)) => u64::from(
-            crate::play::sessions::revoke_token(&play.pool, t)
-                .await
-                .map_err(unavailable)?,
-        ),
-        _ => {
-            return Err(PlayError::new(
-                StatusCode::BAD_REQUEST,
-                "malformed",
-                "name exactly one of \"player\" and \"token\"",
-            ))
-        }
-    };
-    tracing::warn!(player = ?b.player, by_token = b.token.is_some(), revoked, "players' sessions revoked by the platform");
-    Ok(Json(json!({ "revoked": revoked })).into_response())
-}
-
-/// A player disabled or enabled (`POST /api/play/players/disable`).
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DisableBody {
-    /// The player.
-    player: String,
-    /// `true` disables (every session revoked, none opened), `false` enables again.
-    disabled: bool,
-}
-
-/// `POST /api/play/players/disable` (the platform's credential): a disabled player's
-/// sessions end at once and no new one opens (`player_disabled`) until enabled again.
-#[utoipa::path(post, path = "/api/play/players/disable", tag = "players", request_body = DisableBody,
-    responses(
-        (status = 200, description = "`{\"player\", \"disabled\", \"revoked\": N}`", body = Object),
-        (status = 400, description = "Not a request (`malformed`)", body = super::api::ErrorBody),
-        (status = 401, description = "Not the platform's credential (`unauthenticated`)", body = super::api::ErrorBody),
-        (status = 404, description = "No such player (`unknown_player`)", body = super::api::ErrorBody)))]
-pub async fn disable_player(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, PlayError> {
-    let play = platform(&app, &headers).await?;
-    let b: DisableBody = parse(&headers, &body, r#"{"player": ID, "disabled": true}"#)?;
-    let revoked = crate::play::sessions::set_disabled(&play.pool, &b.player, b.disabled)
-        .await
-        .map_err(|e| PlayError::new(StatusCode::NOT_FOUND, "unknown_player", e))?;
-    tracing::warn!(player = %b.player, disabled = b.disabled, revoked, "player disabled/enabled by the platform");
-    Ok(
-        Json(json!({ "player": b.player, "disabled": b.disabled, "revoked": revoked }))
-            .into_response(),
-    )
-}
-
 /// The player behind the request's bearer token.
 async fn player(app: &AppState, headers: &HeaderMap) -> Result<(Arc<Play>, String), PlayError> {
     let Some(play) = app.play.clone() else {
@@ -311,6 +163,18 @@ async fn player(app: &AppState, headers: &HeaderMap) -> Result<(Arc<Play>, Strin
             "open the launch link again (no valid player session)",
         )),
     }
+}
+
+/// The player behind the request (as [`player`]), then their request's body (as
+/// [`parse`]): how the players' POST routes begin.
+async fn player_with<T: serde::de::DeserializeOwned + utoipa::ToSchema>(
+    app: &AppState,
+    headers: &HeaderMap,
+    body: &str,
+    what: &str,
+) -> Result<(Arc<Play>, String, T), PlayError> {
+    let (play, me) = player(app, headers).await?;
+    Ok((play, me, parse(headers, body, what)?))
 }
 
 /// Reads a JSON body held to its schema in the document (`web::body::read`): 415
@@ -494,6 +358,19 @@ fn last_bet(snap: &Snapshot, seat: Option<SeatId>, me: &str) -> Value {
         .map_or(Value::Null, |b| json!({"main": b.main, "side": b.side}))
 }
 
+/// `me`'s bets behind seats among `bets` (the window's or the round's), each as
+/// `{"seat", "bet"}`.
+fn behind_of(bets: &[crate::engine::SeatBets], me: &str) -> Vec<Value> {
+    bets.iter()
+        .flat_map(|b| {
+            b.behind
+                .iter()
+                .filter(|bb| bb.player == me)
+                .map(move |bb| json!({"seat": b.seat, "bet": bb}))
+        })
+        .collect()
+}
+
 /// `GET /api/play/state`.
 #[utoipa::path(get, path = "/api/play/state", tag = "players",
     responses(
@@ -522,15 +399,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
         .filter(|s| !seats.contains_key(s))
         .collect();
     let window_bets = &snap.betting.bets;
-    let behind_mine: Vec<Value> = window_bets
-        .iter()
-        .flat_map(|b| {
-            b.behind
-                .iter()
-                .filter(|bb| bb.player == me)
-                .map(move |bb| json!({"seat": b.seat, "bet": bb}))
-        })
-        .collect();
+    let behind_mine = behind_of(window_bets, &me);
     let behind_seats: Vec<Value> = window_bets
         .iter()
         .filter(|b| b.main > 0 && seats.get(&b.seat) != Some(&me))
@@ -553,7 +422,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
             "my_behind": behind_mine,
             "my_boxes": snap.betting.players.iter().find(|p| p.player == me).map(|p| p.boxes.clone()),
             "let_it_play": if common && app.variant.betting.let_it_play_max > 0 {
-                bets::let_it_play_wins(&snap, &me, w.round)
+                boxes::let_it_play_wins(&snap, &me, w.round)
                     .iter()
                     .filter(|(_, amount)| *amount <= app.variant.betting.let_it_play_max)
                     .map(|(b, amount)| json!({"box": b, "main": amount}))
@@ -572,17 +441,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
         .iter()
         .map(|s| json!({"name": s.name, "min": s.limits.min, "max": s.limits.max}))
         .collect();
-    let round_behind: Vec<Value> = snap
-        .round
-        .bets
-        .iter()
-        .flat_map(|b| {
-            b.behind
-                .iter()
-                .filter(|bb| bb.player == me)
-                .map(move |bb| json!({"seat": b.seat, "bet": bb}))
-        })
-        .collect();
+    let round_behind = behind_of(&snap.round.bets, &me);
     let hands: Vec<&crate::engine::PlayerHand> = snap
         .common
         .hands
@@ -676,8 +535,8 @@ pub async fn join(
     headers: HeaderMap,
     body: String,
 ) -> Result<Response, PlayError> {
-    let (play, me) = player(&app, &headers).await?;
-    let b: JoinBody = parse(&headers, &body, r#"{"seat": N} or {}"#)?;
+    let (play, me, b) =
+        player_with::<JoinBody>(&app, &headers, &body, r#"{"seat": N} or {}"#).await?;
     let Some(seat) = b.seat else {
         play.presence.forget_release(&me);
         play.remote.join_unseated(&me);
@@ -714,9 +573,7 @@ pub async fn join(
     }
     play.presence.forget_release(&me);
     play.remote.join(seat, &me).await.map_err(|e| match e {
-        crate::table::remote::SeatError::Store(m) => {
-            PlayError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", m)
-        }
+        crate::table::remote::SeatError::Store(m) => PlayError::unavailable(m),
         crate::table::remote::SeatError::Taken(_) => {
             PlayError::conflict("seat_taken", format!("seat {seat} is taken"))
         }
@@ -742,12 +599,9 @@ pub async fn leave(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
             "you have a bet in play: leave after the round",
         ));
     }
-    play.remote.leave(&me).await.map_err(|e| {
-        PlayError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "unavailable",
-            e.to_string(),
-        )
-    })?;
+    play.remote
+        .leave(&me)
+        .await
+        .map_err(|e| PlayError::unavailable(e.to_string()))?;
     Ok(Json(json!({"ok": true})).into_response())
 }

@@ -71,7 +71,7 @@ const PANEL_PIN: u8 = 0;
 /// It sends the table the same button event, so the table raises the same
 /// `supervisor_called` alarm (locked until a supervisor clears it) through the same path.
 #[utoipa::path(post, path = "/api/call-supervisor", tag = "dealer",
-    request_body(content = super::api::EmptyBody, content_type = "application/json", description = "`{}` (any JSON object: nothing is read), or no body at all; either way as `Content-Type: application/json` (415 otherwise: a cross-site form cannot send it)"),
+    request_body(content = super::api::EmptyBody, content_type = "application/json", description = super::api::EMPTY_BODY),
     responses(
         (status = 200, description = "The table has the call", body = Called),
         (status = 503, description = "The table is not running", body = ErrorBody)))]

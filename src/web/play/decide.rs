@@ -2,7 +2,7 @@
 //! or insurance debited first (and a followed double or split from the players behind the
 //! seat), then the decision sent to the engine; rolled back if it refuses.
 
-use super::{common_draw, parse, player, turns, PlayError};
+use super::{common_draw, player_with, turns, PlayError};
 use crate::engine::{Action, BehindBet, Input, SeatId};
 use crate::play::Play;
 use crate::store::Source;
@@ -63,12 +63,13 @@ pub async fn decision(
     headers: HeaderMap,
     body: String,
 ) -> Result<Response, PlayError> {
-    let (play, me) = player(&app, &headers).await?;
-    let d: DecisionBody = parse(
+    let (play, me, d) = player_with::<DecisionBody>(
+        &app,
         &headers,
         &body,
         r#"{"action": "hit|stand|double|...", "seat": N, "box": N}"#,
-    )?;
+    )
+    .await?;
     let _money = play.money.lock().await;
     let snap = app.table.snapshot();
     let round = snap.round.number;

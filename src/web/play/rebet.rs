@@ -5,7 +5,7 @@
 //! remote player seated where they had a seat bet in the round just played is a candidate.
 //! Once that round has credited their seat (the balance then holds its returns), and unless
 //! they bet first in this window, the same main and side bets are placed for them through
-//! the players' bet path (`bets::on_seat`: debited, then placed), clipped to their balance
+//! the players' bet path (`seat_bets::on_seat`: debited, then placed), clipped to their balance
 //! by `play::funds::rebet` (`short_rebet = "maximum_available"`; below the table minimum:
 //! no re-bet). A re-bet does not count as the player's bet for closing the window early:
 //! they may change or withdraw it until the window closes.
@@ -17,8 +17,9 @@
 //! is never staked again. A bet the service has no mark of (placed before a restart) is not
 //! re-bet: the page's Rebet lays it again with a tap.
 
-use super::bets::{on_seat, open_window};
+use super::bets::open_window;
 use super::common_draw;
+use super::seat_bets::on_seat;
 use crate::engine::variant::RebetBelowMinimum;
 use crate::engine::{SeatBets, SeatId};
 use crate::play::{Play, SeatMark};
