@@ -3,6 +3,9 @@
 //! ARCHITECTURE.md "Layers" (between `<!-- layers:begin -->` and `<!-- layers:end -->`),
 //! so the document and the check cannot drift apart. Test code is exempt: `#[cfg(test)]`
 //! items and `tests.rs` files may reach up to build what they check.
+//!
+//! And the rooms stay small: no Rust source file of the service or its drivers holds more
+//! than [`MAX_LINES`] lines before its `#[cfg(test)]` module (issue #63).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -428,5 +431,68 @@ fn a_module_the_table_does_not_place_is_caught() {
     assert_eq!(
         found,
         vec!["module `newcomer` is in no layer of ARCHITECTURE.md's table".to_string()]
+    );
+}
+
+/// The most lines a source file may hold before its tests: past this a file holds more
+/// than one concern, and the next reader has to page through all of them to find one.
+const MAX_LINES: usize = 800;
+
+/// How many lines `text` holds before its first `#[cfg(test)]` line (all where it has none).
+fn lines_before_tests(text: &str) -> usize {
+    text.lines()
+        .take_while(|l| l.trim() != "#[cfg(test)]")
+        .count()
+}
+
+/// Every `.rs` file below `dirs` (relative to `root`) longer than [`MAX_LINES`] before its
+/// tests, as `path: N lines`.
+fn oversized(root: &Path, dirs: &[&str]) -> Vec<String> {
+    let mut stack: Vec<PathBuf> = dirs.iter().map(|d| root.join(d)).collect();
+    let mut found = Vec::new();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.expect("dir entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = fs::read_to_string(&path).expect("read a source file");
+                let n = lines_before_tests(&text);
+                if n > MAX_LINES {
+                    let rel = path.strip_prefix(root).expect("under root");
+                    found.push(format!("{}: {n} lines", rel.display()));
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn no_source_file_is_over_800_lines_before_its_tests() {
+    let found = oversized(&root(), &["src", "drivers/src"]);
+    assert!(
+        found.is_empty(),
+        "split these by concern (at most {MAX_LINES} lines before `#[cfg(test)]`):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn an_oversized_file_is_caught_and_its_tests_do_not_count() {
+    let long = "fn f() {}\n".repeat(MAX_LINES + 1);
+    let tested = format!(
+        "{}#[cfg(test)]\nmod tests {{\n{}}}\n",
+        "fn f() {}\n".repeat(MAX_LINES),
+        "fn g() {}\n".repeat(500)
+    );
+    let dir = planted(&[("src/big/deep.rs", &long), ("src/tested.rs", &tested)]);
+    assert_eq!(
+        oversized(dir.path(), &["src", "drivers/src"]),
+        vec![format!("src/big/deep.rs: {} lines", MAX_LINES + 1)]
     );
 }
