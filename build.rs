@@ -4,7 +4,7 @@
 //!   this, an incremental build after a new migration file keeps the old set and the new
 //!   migration never runs (what sqlx's own `sqlx migrate build-script` writes).
 //! - Gzips the pages' files (`dealer-ui/*.{html,js,css,ftl}`, `src/web/status.js`) into
-//!   `OUT_DIR/assets/NAME.gz`, which `src/web/mod.rs` embeds: the Pi's binary has a size
+//!   `OUT_DIR/assets/NAME.gz`, which `src/web/assets.rs` embeds: the Pi's binary has a size
 //!   budget (`.ci/aarch64`), and the files shrink to about a quarter of their size.
 
 use std::io::Write;
