@@ -1,6 +1,7 @@
 //! The embedded wallet: balances in `players`, one `wallet_ledger` row per transaction id,
 //! each change and its row in one `BEGIN IMMEDIATE` transaction on the table's database
-//! (beside the event log, never in it: invariant 4 of the service).
+//! (beside the event log, never in it: ARCHITECTURE.md invariant 9, "One writer of the event
+//! log").
 
 use super::{now_ms, TxKind, Wallet, WalletError, WalletRequest};
 use futures::future::BoxFuture;
