@@ -606,12 +606,13 @@ pub async fn results(
     State(app): State<AppState>,
     Query(q): Query<ResultsQuery>,
 ) -> Result<Response, ApiError> {
+    // Refused before the store is read: a bad request costs no read of every result.
+    let n = within_max_last(q.last.unwrap_or(10), "results")?;
     let (reader, table) = store(&app)?;
     let all = reader
         .results(&table)
         .await
         .map_err(|e| ApiError::Unavailable(e.to_string()))?;
-    let n = within_max_last(q.last.unwrap_or(10), "results")?;
     let from = all.len().saturating_sub(n);
     Ok(Json(&all[from..]).into_response())
 }
