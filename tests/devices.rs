@@ -40,8 +40,12 @@ async fn clear_once_fixed(handle: &TableHandle) {
 async fn an_alarm_is_not_cleared_while_its_device_still_reports_the_fault() {
     timeout(Duration::from_secs(60), async {
         let dir = tempfile::tempdir().expect("tempdir");
+        // The table opens the shoe by a name that stays (as udev's alias does): a replugged
+        // pseudo-terminal may get another number, and its old one may go meanwhile to
+        // another test's shoe running beside this one.
         let sim = SimShoe::start(SimConfig {
             items: vec![ShoeItem::Card("7H".parse().expect("card"))],
+            link: Some(dir.path().join("shoe")),
             ..SimConfig::default()
         })
         .expect("pty shoe");
