@@ -8,7 +8,8 @@
 //! after the heal is measured; at the end one checker (`tests/support/studio_check.rs`)
 //! requires nothing lost or doubled anywhere.
 //!
-//! `faults_one_by_one` is the short run CI makes; `soak` (ignored) runs random faults for
+//! `faults_at_the_cluster_one_by_one` and `faults_at_the_edges_one_by_one` are the short
+//! run CI makes, in two halves on two studios; `soak` (ignored) runs random faults for
 //! `CROUPIER_NEMESIS_SECS` (an hour by default): see the guide, "The studio under faults".
 
 #[path = "support/clock_skew.rs"]
@@ -119,7 +120,7 @@ enum Fault {
 }
 
 impl Fault {
-    /// Every fault, in the short run's order.
+    /// Every fault (the soak picks from these; the short run takes them in two halves).
     const ALL: [Fault; 13] = [
         Fault::TableFromCluster(0),
         Fault::TableFromCluster(1),
@@ -797,8 +798,53 @@ fn report(outcomes: &[Outcome]) -> String {
     s
 }
 
+/// The short run's two halves, each on a studio of its own so that they run side by side
+/// (cargo nextest, `.config/nextest.toml`): the faults at the cluster — partitions of a
+/// table, the leader, the nodes the floor and the relay use, the relay — and those at the
+/// edges — the floor's paths, slow and half-open links, clocks, the viewers' side.
+const AT_THE_CLUSTER: [Fault; 6] = [
+    Fault::TableFromCluster(0),
+    Fault::TableFromCluster(1),
+    Fault::LeaderFromFollowers,
+    Fault::FloorsNode,
+    Fault::RelaysNode,
+    Fault::RelayFromCluster,
+];
+const AT_THE_EDGES: [Fault; 7] = [
+    Fault::FloorFromDatabase,
+    Fault::FloorFromCluster,
+    Fault::SlowLink,
+    Fault::HalfOpenBroker,
+    Fault::HalfOpenDatabase,
+    Fault::SkewedClocks,
+    Fault::ViewersReconnect,
+];
+
+#[test]
+fn the_short_runs_halves_hold_every_fault_once() {
+    let halves: Vec<Fault> = AT_THE_CLUSTER.into_iter().chain(AT_THE_EDGES).collect();
+    assert_eq!(halves.len(), Fault::ALL.len());
+    for fault in Fault::ALL {
+        assert_eq!(
+            halves.iter().filter(|f| **f == fault).count(),
+            1,
+            "{fault:?}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn faults_one_by_one() {
+async fn faults_at_the_cluster_one_by_one() {
+    faults_one_by_one("at the cluster", &AT_THE_CLUSTER).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn faults_at_the_edges_one_by_one() {
+    faults_one_by_one("at the edges", &AT_THE_EDGES).await;
+}
+
+/// Each of `faults` held for `HOLD`, healed and timed on one studio, then the checker.
+async fn faults_one_by_one(which: &str, faults: &[Fault]) {
     let Some((bin, db, net)) = prerequisites().await else {
         return;
     };
@@ -807,7 +853,7 @@ async fn faults_one_by_one() {
         let mut outcomes = Vec::new();
         // `CROUPIER_NEMESIS_ONLY=SlowLink,HalfOpenBroker` runs only those (by name).
         let only = std::env::var("CROUPIER_NEMESIS_ONLY").unwrap_or_default();
-        for fault in Fault::ALL {
+        for &fault in faults {
             let name = format!("{fault:?}");
             if !only.is_empty() && !only.split(',').any(|o| name.starts_with(o)) {
                 continue;
@@ -815,7 +861,10 @@ async fn faults_one_by_one() {
             outcomes.push(studio.run(fault, HOLD).await);
         }
         studio.check().await;
-        eprintln!("REPORT nemesis, faults one by one:\n{}", report(&outcomes));
+        eprintln!(
+            "REPORT nemesis, the faults {which} one by one:\n{}",
+            report(&outcomes)
+        );
     })
     .await
     .expect("bounded");
