@@ -14,7 +14,8 @@ use croupier::engine::{Action, Expectation, Input, Outcome, Place};
 use croupier::store::{Reader, Record, Source};
 use croupier::table::dispute::{Origin, Resolution};
 use croupier::table::{
-    Command, DisputeError, DisputeSettings, ProposalView, Snapshot, Table, TableHandle, TableState,
+    Command, DisputeError, DisputeSettings, ProposalView, Raise, Snapshot, Table, TableHandle,
+    TableState,
 };
 use croupier_drivers::event::ShoeEvent;
 use std::path::Path;
@@ -85,15 +86,14 @@ async fn ask<T>(t: &mut Table, make: impl FnOnce(oneshot::Sender<T>) -> Command)
 }
 
 async fn raise(t: &mut Table, origin: Origin, round: Option<u64>) -> Result<u64, DisputeError> {
-    ask(t, |reply| Command::RaiseDispute {
+    let raise = Raise {
         origin,
         seat: Some(1),
         round,
         reason: "the player says so".into(),
         by: "dealer-7".into(),
-        reply,
-    })
-    .await
+    };
+    ask(t, |reply| Command::RaiseDispute { raise, reply }).await
 }
 
 async fn propose(

@@ -29,6 +29,7 @@ pub use state::{
     Subscription, TableOffer, TableState, TimerView, Update, LINK_CONNECTED,
 };
 pub use task::{
-    BetError, ClearError, Command, DisputeError, DisputeSettings, Follower, IntegritySettings,
-    Recovered, SubmitError, Table, TableHandle, Watchdog, WindowChange, DELTA_BUFFER, MAX_HISTORY,
+    BetError, BetReply, ClearError, Command, DisputeError, DisputeSettings, Follower,
+    IntegritySettings, Raise, Recovered, SubmitError, Table, TableHandle, Watchdog, WindowChange,
+    DELTA_BUFFER, MAX_HISTORY,
 };

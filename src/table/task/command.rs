@@ -10,6 +10,28 @@ use croupier_drivers::buttons::ButtonEvent;
 use croupier_drivers::event::ShoeEvent;
 use tokio::sync::oneshot;
 
+/// The answer to a window command (`PlaceBet` and the commands answered as it is): the
+/// number of the round the bets are for, `None` for a withdrawal. One name, because every
+/// way into the window answers alike.
+pub type BetReply = oneshot::Sender<Result<Option<u64>, BetError>>;
+
+/// A dispute to raise, as `TableHandle::raise_dispute` hands it to the table task: one
+/// value from the handle to `Command::RaiseDispute` to the handler, rather than the same
+/// five fields spelled out at each hop.
+#[derive(Debug)]
+pub struct Raise {
+    /// Who raises it.
+    pub origin: Origin,
+    /// The seat it concerns.
+    pub seat: Option<SeatId>,
+    /// The round it concerns (a player token's round); `None`: the current one.
+    pub round: Option<u64>,
+    /// The complaint.
+    pub reason: String,
+    /// The account (or token) raising it.
+    pub by: String,
+}
+
 /// A message to the table task.
 #[derive(Debug)]
 pub enum Command {
@@ -38,7 +60,7 @@ pub enum Command {
         bet: SeatBets,
         /// The answer: the number of the round the bets are for (`None` for a withdrawal),
         /// which the players' dispute tokens are bound to.
-        reply: oneshot::Sender<Result<Option<u64>, BetError>>,
+        reply: BetReply,
     },
     /// Place (or replace) several seats' bets at once, judged as one window (a player's
     /// two seats); each as `PlaceBet`'s.
@@ -46,7 +68,7 @@ pub enum Command {
         /// The seats' bets.
         bets: Vec<SeatBets>,
         /// The answer, as `PlaceBet`'s (`None` when every one is a withdrawal).
-        reply: oneshot::Sender<Result<Option<u64>, BetError>>,
+        reply: BetReply,
     },
     /// Place (or replace) one player's bet behind `seat`; a main bet of 0 withdraws it.
     /// The seat's own bet must be in the window already.
@@ -56,7 +78,7 @@ pub enum Command {
         /// The bet.
         bet: BehindBet,
         /// The answer, as `PlaceBet`'s.
-        reply: oneshot::Sender<Result<Option<u64>, BetError>>,
+        reply: BetReply,
     },
     /// Place (or replace) one player's boxes in a common draw's open window; no boxes
     /// withdraws them.
@@ -64,7 +86,7 @@ pub enum Command {
         /// The player's boxes.
         bets: PlayerBets,
         /// The answer, as `PlaceBet`'s.
-        reply: oneshot::Sender<Result<Option<u64>, BetError>>,
+        reply: BetReply,
     },
     /// Whether the window would take a change (`PlaceBets`, `PlaceBehind`,
     /// `PlacePlayerBets` as one of them would judge it), changing nothing: a player's bet
@@ -73,7 +95,7 @@ pub enum Command {
         /// The change.
         change: WindowChange,
         /// The answer, as the change's own would be.
-        reply: oneshot::Sender<Result<Option<u64>, BetError>>,
+        reply: BetReply,
     },
     /// Close the window: the collected bets open the round as one input. `Ok(None)`
     /// when no seat bet (the window just closes).
@@ -81,20 +103,12 @@ pub enum Command {
         /// Who closed it.
         source: Source,
         /// The answer: the round-opening input's sequence number.
-        reply: oneshot::Sender<Result<Option<u64>, BetError>>,
+        reply: BetReply,
     },
     /// Raise a dispute on the round in play or the provisional one.
     RaiseDispute {
-        /// Who raises it.
-        origin: Origin,
-        /// The seat it concerns.
-        seat: Option<SeatId>,
-        /// The round it concerns (a player token's round); `None`: the current one.
-        round: Option<u64>,
-        /// The complaint.
-        reason: String,
-        /// The account (or token) raising it.
-        by: String,
+        /// The dispute.
+        raise: Raise,
         /// The answer: the dispute's id.
         reply: oneshot::Sender<Result<u64, DisputeError>>,
     },

@@ -2,24 +2,17 @@
 //! (a preview, changing nothing), confirming records it; and the dispute window after each
 //! settled round. The corrected inputs come from the pure `table::dispute::correct`.
 
+use super::command::Raise;
 use super::errors::DisputeError;
 use super::table::{OpenDispute, Proposal, Table};
-use crate::engine::SeatId;
 use crate::store::audit::{actions, AuditEntry};
 use crate::store::Record;
-use crate::table::dispute::{self, Correction, Origin, Resolution};
+use crate::table::dispute::{self, Correction, Resolution};
 use crate::table::state::ProposalView;
 use tracing::{info, warn};
 
 impl Table {
-    pub(super) async fn on_raise(
-        &mut self,
-        origin: Origin,
-        seat: Option<SeatId>,
-        round: Option<u64>,
-        reason: String,
-        by: String,
-    ) -> Result<u64, DisputeError> {
+    pub(super) async fn on_raise(&mut self, raise: Raise) -> Result<u64, DisputeError> {
         if let Some(why) = &self.broken {
             return Err(DisputeError::Broken(why.clone()));
         }
@@ -29,7 +22,7 @@ impl Table {
         let current = self.view.number;
         let in_play = current > 0 && !self.view.settled;
         let open = in_play || self.provisional() == Some(current);
-        match round {
+        match raise.round {
             Some(r) if r != current || !open => return Err(DisputeError::RoundFinal(r)),
             None if current == 0 => return Err(DisputeError::NoRound),
             None if !open => return Err(DisputeError::RoundFinal(current)),
@@ -37,17 +30,17 @@ impl Table {
         }
         self.events.clear();
         let frozen = self.decorate(self.view.clone(), &self.engine);
-        let entry = AuditEntry::new(by.clone(), actions::DISPUTE)
+        let entry = AuditEntry::new(raise.by.clone(), actions::DISPUTE)
             .subject(format!("{} round {current}", self.id))
             .values(serde_json::to_string(&frozen).ok(), None)
-            .reason(reason.clone())
-            .detail(serde_json::json!({"origin": origin.as_str(), "seat": seat}));
+            .reason(raise.reason.clone())
+            .detail(serde_json::json!({"origin": raise.origin.as_str(), "seat": raise.seat}));
         let record = Record::Dispute {
-            origin,
-            seat,
+            origin: raise.origin,
+            seat: raise.seat,
             round: current,
-            reason,
-            by,
+            reason: raise.reason,
+            by: raise.by,
             frozen: serde_json::to_value(&frozen).ok().map(Box::new),
         };
         self.record_audited(record, Some(&entry))

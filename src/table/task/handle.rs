@@ -1,7 +1,7 @@
 //! `TableHandle`: how the rest of the service talks to the table task (commands in,
 //! snapshot and deltas out).
 
-use super::command::{Command, WindowChange};
+use super::command::{Command, Raise, WindowChange};
 use super::errors::{BetError, ClearError, DisputeError, SubmitError};
 use crate::engine::{BehindBet, Input, PlayerBets, SeatBets, SeatId};
 use crate::metrics::Metrics;
@@ -70,26 +70,23 @@ impl TableHandle {
 
     /// Opens the betting window.
     pub async fn open_betting(&self) -> Result<(), BetError> {
-        let (reply, rx) = oneshot::channel();
-        self.send(Command::OpenBetting { reply }).await?;
-        rx.await.map_err(|_| SubmitError::Stopped)?
+        self.ask_window(|reply| Command::OpenBetting { reply })
+            .await
     }
 
     /// Places one seat's bets in the open window (checked against the variant at once);
     /// returns the number of the round they are for (`None` for a withdrawal).
     pub async fn place_bet(&self, bet: SeatBets) -> Result<Option<u64>, BetError> {
-        let (reply, rx) = oneshot::channel();
-        self.send(Command::PlaceBet { bet, reply }).await?;
-        rx.await.map_err(|_| SubmitError::Stopped)?
+        self.ask_window(|reply| Command::PlaceBet { bet, reply })
+            .await
     }
 
     /// Places several seats' bets at once, judged as one window (a player's two seats,
     /// whose main bets the engine holds equal); answered as `place_bet` (`None` when every
     /// one is a withdrawal).
     pub async fn place_bets(&self, bets: Vec<SeatBets>) -> Result<Option<u64>, BetError> {
-        let (reply, rx) = oneshot::channel();
-        self.send(Command::PlaceBets { bets, reply }).await?;
-        rx.await.map_err(|_| SubmitError::Stopped)?
+        self.ask_window(|reply| Command::PlaceBets { bets, reply })
+            .await
     }
 
     /// Places (or with a main bet of 0 withdraws) one player's bet behind `seat`, whose
@@ -99,31 +96,39 @@ impl TableHandle {
         seat: SeatId,
         bet: BehindBet,
     ) -> Result<Option<u64>, BetError> {
-        let (reply, rx) = oneshot::channel();
-        self.send(Command::PlaceBehind { seat, bet, reply }).await?;
-        rx.await.map_err(|_| SubmitError::Stopped)?
+        self.ask_window(|reply| Command::PlaceBehind { seat, bet, reply })
+            .await
     }
 
     /// Places (or with no boxes withdraws) one player's boxes in a common draw's window;
     /// answered as `place_bet`.
     pub async fn place_player_bets(&self, bets: PlayerBets) -> Result<Option<u64>, BetError> {
-        let (reply, rx) = oneshot::channel();
-        self.send(Command::PlacePlayerBets { bets, reply }).await?;
-        rx.await.map_err(|_| SubmitError::Stopped)?
+        self.ask_window(|reply| Command::PlacePlayerBets { bets, reply })
+            .await
     }
 
     /// Whether the window would take `change`, changing nothing (answered as placing it
     /// would be).
     pub async fn check_window(&self, change: WindowChange) -> Result<Option<u64>, BetError> {
-        let (reply, rx) = oneshot::channel();
-        self.send(Command::CheckWindow { change, reply }).await?;
-        rx.await.map_err(|_| SubmitError::Stopped)?
+        self.ask_window(|reply| Command::CheckWindow { change, reply })
+            .await
     }
 
     /// Closes the betting window, opening the round with the collected bets.
     pub async fn close_betting(&self, source: Source) -> Result<Option<u64>, BetError> {
+        self.ask_window(|reply| Command::CloseBetting { source, reply })
+            .await
+    }
+
+    /// Sends the window command `command` builds around its reply channel and waits for
+    /// the answer: a stopped task is `Stopped`, whether it went before the command was
+    /// taken or before it answered.
+    async fn ask_window<T>(
+        &self,
+        command: impl FnOnce(oneshot::Sender<Result<T, BetError>>) -> Command,
+    ) -> Result<T, BetError> {
         let (reply, rx) = oneshot::channel();
-        self.send(Command::CloseBetting { source, reply }).await?;
+        self.send(command(reply)).await?;
         rx.await.map_err(|_| SubmitError::Stopped)?
     }
 
@@ -143,15 +148,15 @@ impl TableHandle {
         reason: String,
         by: String,
     ) -> Result<u64, DisputeError> {
-        self.ask(|reply| Command::RaiseDispute {
+        let raise = Raise {
             origin,
             seat,
             round,
             reason,
             by,
-            reply,
-        })
-        .await
+        };
+        self.ask(|reply| Command::RaiseDispute { raise, reply })
+            .await
     }
 
     /// Proposes a resolution; returns the preview of the corrected round.

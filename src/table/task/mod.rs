@@ -34,7 +34,7 @@ mod table;
 mod tests;
 mod timers;
 
-pub use command::{Command, WindowChange};
+pub use command::{BetReply, Command, Raise, WindowChange};
 pub use errors::{BetError, ClearError, DisputeError, SubmitError};
 pub use follower::Follower;
 pub use handle::TableHandle;

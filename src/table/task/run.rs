@@ -137,15 +137,8 @@ impl Table {
             } => {
                 let _ = reply.send(self.on_clear(reason, actor).await);
             }
-            Command::RaiseDispute {
-                origin,
-                seat,
-                round,
-                reason,
-                by,
-                reply,
-            } => {
-                let _ = reply.send(self.on_raise(origin, seat, round, reason, by).await);
+            Command::RaiseDispute { raise, reply } => {
+                let _ = reply.send(self.on_raise(raise).await);
             }
             Command::Propose {
                 dispute,
