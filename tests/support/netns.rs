@@ -176,14 +176,24 @@ impl Net {
             return None;
         }
         // Short names (an interface's is at most 15 bytes) from a number free on this
-        // machine: two suites side by side each find their own.
+        // machine: two suites side by side each find their own. The probe bridge is gone
+        // again before the network's own are made, so the numbers this process handed out
+        // are kept too: two studios of one test would otherwise find the same one free.
+        static HANDED_OUT: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+        let mut handed_out = HANDED_OUT
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let pid = std::process::id();
         for k in 0..200u32 {
             let n = (pid + k) % 200;
+            if handed_out.contains(&n) {
+                continue;
+            }
             let tag = format!("nm{n}");
             let probe = format!("{tag}b0");
             if ip(&["link", "add", &probe, "type", "bridge"]).is_ok() {
                 must(&["link", "del", &probe]);
+                handed_out.push(n);
                 return Some(Net {
                     tag,
                     second_octet: 40 + n as u8,
