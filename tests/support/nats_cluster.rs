@@ -99,10 +99,17 @@ impl Cluster {
                 let ws = websocket.then(free_port);
                 let store = dir.join(&name);
                 let conf = dir.join(format!("{name}.conf"));
+                // A route that lives through a partition without a reset must be dropped
+                // and dialled again, or two nodes can each keep a route that carries
+                // nothing and both claim JetStream's metadata leadership (the fourth
+                // hour's soak, docs/src/studio.md): nats-server's default pings every
+                // two minutes; at 5 s with 3 unanswered, a dead route goes within ~20 s.
                 let mut text = format!(
                     "server_name: \"{name}\"\n\
                      listen: \"{host}:{port}\"\n\
                      http: \"{host}:{http}\"\n\
+                     ping_interval: \"5s\"\n\
+                     ping_max: 3\n\
                      jetstream {{\n  store_dir: {store:?}\n  max_memory_store: 64MB\n  max_file_store: 1GB\n}}\n\
                      cluster {{\n  name: \"croupier-test\"\n  listen: \"{host}:{route}\"\n  routes: [{route_list}]\n  no_advertise: true\n}}\n",
                     store = store.display().to_string(),
