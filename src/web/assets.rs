@@ -39,6 +39,7 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
     asset!("dispute.js", JS),
     asset!("play.html", HTML),
     asset!("play.js", JS),
+    asset!("play-bets.js", JS),
     asset!("cues.js", JS),
     asset!("play.css", CSS),
     asset!("play-en.ftl", TEXT),
