@@ -12,7 +12,7 @@
 //! | `GET /api/table-key?table=ID` | the table's pinned Ed25519 key, to check its signed results |
 //! | `GET /ui/{file}` | the page's scripts and styles |
 //! | `GET /healthz` | 200 while the process answers |
-//! | `GET /readyz` | 200 once connected to the broker and watching the bucket; 503 with reasons; messages refused and unpinned tables |
+//! | `GET /readyz` | 200 once connected to the broker and watching the bucket; 503 with reasons; messages refused, unpinned tables, and tables whose stream could not be followed for `tables::STALLED` (`stalled`) |
 //! | `GET /metrics` | Prometheus: broker connection, tables, per table messages, last `n`, viewers, refused |
 //!
 //! - `tables`: discovery (the key-value bucket) and one follower per table.
@@ -336,6 +336,12 @@ struct Readiness {
     refused: std::collections::BTreeMap<String, std::collections::BTreeMap<&'static str, u64>>,
     /// Tables publishing with no pinned key: not served.
     unpinned: Vec<String>,
+    /// Tables whose public stream this relay has not been able to follow for
+    /// `tables::STALLED` or longer: their viewers get nothing new. Reported, not a
+    /// readiness reason: every relay reads the same cluster, so a stall there would take
+    /// all of them out of service at once, while each still serves the table's last view
+    /// and ring; an operator alerts on `croupier_relay_tables_stalled`.
+    stalled: Vec<String>,
 }
 
 fn connected(relay: &Relay) -> bool {
@@ -359,6 +365,7 @@ async fn readyz(State(relay): State<Relay>) -> Response {
         tables: relay.tables.lobby().len(),
         refused: relay.tables.refused(),
         unpinned: relay.tables.unpinned(),
+        stalled: relay.tables.stalled(),
     };
     let status = if r.ready {
         StatusCode::OK
@@ -380,6 +387,11 @@ async fn metrics(State(relay): State<Relay>) -> Response {
         "croupier_relay_tables",
         "Tables this relay serves.",
         figures.len(),
+    );
+    out.gauge(
+        "croupier_relay_tables_stalled",
+        "Tables whose public stream this relay has not been able to follow for 20 s or more (their viewers get nothing new; /readyz names them).",
+        relay.tables.stalled().len(),
     );
     out.family(
         "croupier_relay_messages_total",

@@ -1,6 +1,7 @@
 //! On a broker without authentication: forged, replayed, high-numbered and malformed
 //! messages on a table's public subject, and a forged bucket value, are not served by the
-//! relay; a relay seeded from a quiet table refuses replays as stale.
+//! relay; a relay seeded from a quiet table refuses replays as stale; a stream the relay
+//! cannot follow (deleted) is reported, not a stop.
 
 use super::*;
 
@@ -306,6 +307,114 @@ async fn a_relay_seeded_from_a_quiet_table_refuses_replays_as_stale() {
             "nothing new was served"
         );
         assert_eq!(viewer.values().len(), 1, "the viewer got its resync only");
+    })
+    .await
+    .expect("bounded");
+}
+
+/// A table's public stream the relay cannot follow (here deleted: on an open broker anyone
+/// may) is reported once the stall outlasts an election — `/readyz` names it under
+/// `stalled`, `croupier_relay_tables_stalled` counts it, the log says it once — without
+/// taking the relay out of service; the table's last view stays served, and the report
+/// ends when the stream can be followed again. The fourth hour's soak had a relay time
+/// out on every stream for 90 s with nothing said but a retry line every 4 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_the_relay_cannot_follow_is_reported_and_not_a_stop() {
+    timeout(Duration::from_secs(240), async {
+        let Some((tmp, broker)) = open_broker() else {
+            return;
+        };
+        let dir = tmp.path();
+        let mut t1 = studio_table::Table::new(dir, "t1", &broker.url());
+        t1.start(true).await;
+        let keys = dir.join("table-keys.toml");
+        studio_table::pin_keys(&keys, [("t1", t1.db.as_path())]);
+        let args = relay_args(&broker.url(), &keys);
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+        let log = dir.join("relay.log");
+        let relay = announced(spawn_args(&args, &log)).await;
+        wait_relayed(&relay.addr, "t1", 3).await;
+        let stalled_metric = |text: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("croupier_relay_tables_stalled "))
+                .and_then(|v| v.trim().parse::<f64>().ok())
+        };
+        assert_eq!(
+            stalled_metric(&common::metrics(&relay.addr).await),
+            Some(0.0)
+        );
+        let (_, ready) = get(&relay.addr, "/readyz").await;
+        assert_eq!(ready["stalled"], serde_json::json!([]), "{ready}");
+
+        // The table stops (so it does not make its stream again) and its stream goes.
+        t1.stop();
+        let js = jetstream::new(async_nats::connect(broker.url()).await.expect("connect"));
+        js.delete_stream("CROUPIER_PUBLIC_t1")
+            .await
+            .expect("deleted");
+        let cut = Instant::now();
+        let ready = loop {
+            let (status, ready) = get(&relay.addr, "/readyz").await;
+            assert_eq!(status, 200, "a stall is not a stop: {ready}");
+            if ready["stalled"] == serde_json::json!(["t1"]) {
+                break ready;
+            }
+            assert!(
+                cut.elapsed() < croupier::relay::tables::STALLED + Duration::from_secs(30),
+                "the stall is reported: {ready}"
+            );
+            sleep(Duration::from_millis(250)).await;
+        };
+        assert!(
+            cut.elapsed() >= croupier::relay::tables::STALLED,
+            "not before an election's worth of time: {:?}, {ready}",
+            cut.elapsed()
+        );
+        assert_eq!(ready["ready"], true, "{ready}");
+        assert_eq!(
+            stalled_metric(&common::metrics(&relay.addr).await),
+            Some(1.0)
+        );
+        assert!(
+            lobby(&relay.addr, "t1").await.is_some(),
+            "the table's last view is still served"
+        );
+        let said = std::fs::read_to_string(&log).expect("the relay's log");
+        assert_eq!(
+            said.matches("cannot be followed").count(),
+            1,
+            "said once: {said}"
+        );
+
+        // The stream back (empty): followed again, the report ends.
+        js.create_stream(jetstream::stream::Config {
+            name: "CROUPIER_PUBLIC_t1".into(),
+            subjects: vec!["croupier.t1.public".into()],
+            ..Default::default()
+        })
+        .await
+        .expect("made again");
+        let back = Instant::now();
+        loop {
+            let (_, ready) = get(&relay.addr, "/readyz").await;
+            if ready["stalled"] == serde_json::json!([]) {
+                break;
+            }
+            assert!(
+                back.elapsed() < Duration::from_secs(30),
+                "followed again: {ready}"
+            );
+            sleep(Duration::from_millis(250)).await;
+        }
+        assert_eq!(
+            stalled_metric(&common::metrics(&relay.addr).await),
+            Some(0.0)
+        );
+        let said = std::fs::read_to_string(&log).expect("the relay's log");
+        assert!(
+            said.contains("following the table's public stream again"),
+            "{said}"
+        );
     })
     .await
     .expect("bounded");

@@ -84,6 +84,8 @@ impl Tables {
             refused: Mutex::default(),
             noise: Mutex::default(),
             unseeded: AtomicBool::new(false),
+            failing_ms: AtomicU64::new(u64::MAX),
+            said_stalled: AtomicBool::new(false),
         });
         if let Err(e) = relayed.seed(js, &self.bucket, table).await {
             warn!(table, error = %e, "relay: the bucket's view cannot be read now; reading it again before following the stream");

@@ -36,6 +36,7 @@ pub(super) async fn follow(
     loop {
         if relayed.unseeded.load(Ordering::Relaxed) && relayed.source.feed.last().is_none() {
             if let Err(e) = relayed.seed(&js, &bucket, &table).await {
+                relayed.follow_failed(&table);
                 warn!(table, error = %e, "relay: the bucket's view still cannot be read; trying again");
                 tokio::time::sleep(RETRY).await;
                 continue;
@@ -43,6 +44,7 @@ pub(super) async fn follow(
             relayed.unseeded.store(false, Ordering::Relaxed);
         }
         if let Err(e) = follow_once(&js, &table, &stream, &relayed, ring).await {
+            relayed.follow_failed(&table);
             warn!(table, error = %e, "following the public stream failed; resuming");
         }
         tokio::time::sleep(RETRY).await;
@@ -108,6 +110,7 @@ async fn follow_once(
         .messages()
         .await
         .map_err(|e| e.to_string())?;
+    relayed.following(table);
     let mut early = Vec::new();
     let mut delivered = 0u64;
     while let Some(message) = messages.next().await {

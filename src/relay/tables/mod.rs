@@ -54,10 +54,16 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
-use tracing::warn;
+use tracing::{error, info, warn};
 
 /// How long a failed follower or watcher waits before trying again.
 const RETRY: Duration = Duration::from_secs(1);
+/// How long a table's public stream may go unfollowed before the relay reports it
+/// (`/readyz`'s `stalled`, `croupier_relay_tables_stalled`, one ERROR line): longer than
+/// a cluster takes to elect a stream's or JetStream's leader after a node is lost (a few
+/// seconds), so a failover is not reported, and a broker whose JetStream answers nothing
+/// (the fourth hour's soak: two metadata leaders, docs/src/studio.md) is.
+pub const STALLED: Duration = Duration::from_secs(20);
 
 /// A public message as the relay reads it (the text itself is passed on unchanged).
 #[derive(Deserialize)]
@@ -131,6 +137,11 @@ pub struct RelayedTable {
     /// read. Without it a quiet table's feed would hold no view, and the table would be
     /// missing from the lobby until it published again.
     unseeded: AtomicBool,
+    /// Since when (ms after `since`) following its public stream has failed without a
+    /// pass that got as far as pulling (`u64::MAX`: following, or not yet tried).
+    failing_ms: AtomicU64,
+    /// Whether the stall past [`STALLED`] was said in the log (said once, its end once).
+    said_stalled: AtomicBool,
 }
 
 impl RelayedTable {
@@ -160,6 +171,33 @@ impl RelayedTable {
 
     fn key(&self) -> VerifyingKey {
         *self.key.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A pass of following failed: the stall starts now unless it already had.
+    fn follow_failed(&self, table: &str) {
+        let now = ms(self.since.elapsed());
+        let _ =
+            self.failing_ms
+                .compare_exchange(u64::MAX, now, Ordering::Relaxed, Ordering::Relaxed);
+        if self.stalled() && !self.said_stalled.swap(true, Ordering::Relaxed) {
+            error!(table, seconds = STALLED.as_secs(), "relay: the table's public stream cannot be followed (the broker's JetStream does not answer for it): its viewers get nothing new; /readyz lists it under `stalled`");
+        }
+    }
+
+    /// A pass of following reached its pull: not stalled.
+    fn following(&self, table: &str) {
+        self.failing_ms.store(u64::MAX, Ordering::Relaxed);
+        if self.said_stalled.swap(false, Ordering::Relaxed) {
+            info!(table, "relay: following the table's public stream again");
+        }
+    }
+
+    /// Whether following has failed for longer than [`STALLED`].
+    fn stalled(&self) -> bool {
+        match self.failing_ms.load(Ordering::Relaxed) {
+            u64::MAX => false,
+            from => ms(self.since.elapsed()).saturating_sub(from) >= ms(STALLED),
+        }
     }
 
     /// Counts a refusal; says it at once, then at most once a minute per reason with the
@@ -258,6 +296,15 @@ impl Tables {
                 )
             })
             .filter(|(_, r): &(String, BTreeMap<&'static str, u64>)| !r.is_empty())
+            .collect()
+    }
+
+    /// Tables whose public stream has not been followed for [`STALLED`] or longer.
+    pub fn stalled(&self) -> Vec<String> {
+        self.read()
+            .iter()
+            .filter(|(_, t)| t.stalled())
+            .map(|(id, _)| id.clone())
             .collect()
     }
 
