@@ -108,10 +108,8 @@ mod tests {
 
     #[test]
     fn messages_arrive_as_datagrams() {
-        let dir = std::env::temp_dir().join(format!("croupier-notify-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let path = dir.join("notify.sock");
-        let _ = std::fs::remove_file(&path);
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("notify.sock");
         let manager = UnixDatagram::bind(&path).expect("bind");
         // The only test in this process that reads NOTIFY_SOCKET.
         std::env::set_var("NOTIFY_SOCKET", &path);

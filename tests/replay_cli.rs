@@ -94,9 +94,8 @@ fn shared_examples_reproduce() {
 }
 
 fn replay_text(text: &str) -> std::process::Output {
-    let dir = std::env::temp_dir().join(format!("croupier-replay-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("tmp dir");
-    let file = dir.join(format!("s{}.json", text.len()));
+    let dir = tempfile::tempdir().expect("tmp dir");
+    let file = dir.path().join(format!("s{}.json", text.len()));
     std::fs::write(&file, text).expect("write scenario");
     croupier()
         .arg("replay")
@@ -169,8 +168,8 @@ fn a_halt_is_a_result_with_exit_0() {
 
 #[test]
 fn check_variant_names_file_key_and_reason() {
-    let dir = std::env::temp_dir().join(format!("croupier-variant-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let tmp = tempfile::tempdir().expect("tmp dir");
+    let dir = tmp.path();
     let good = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/variants/deluxe.toml");
     let text = std::fs::read_to_string(&good).expect("read deluxe");
     let bad = dir.join("bad.toml");

@@ -32,7 +32,36 @@ type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Value>>>>;
 pub struct Browser {
     child: Child,
     conn: Conn,
-    _profile: tempfile::TempDir,
+    /// Its profile, and its temporary files (`TMPDIR`): removed on drop, after chromium
+    /// is killed, trying again while its helpers (which end with it) still write there.
+    /// Chromium stays in the test's process group, so a test stopped by a timeout takes
+    /// it along.
+    profile: Option<tempfile::TempDir>,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+        // Until it has exited: a live browser would write its profile again after the
+        // removal. Bounded: a drop must not hang a test.
+        for _ in 0..100 {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let Some(profile) = self.profile.take() else {
+            return;
+        };
+        let path = profile.keep();
+        // Killed processes may still be closing files there for a moment.
+        for _ in 0..20 {
+            if std::fs::remove_dir_all(&path).is_ok() || !path.exists() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
 }
 
 /// One page (tab), attached with a flat session.
@@ -115,6 +144,8 @@ impl Browser {
             ])
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg("about:blank")
+            // Its own singleton and scratch files go with the profile, not in /tmp.
+            .env("TMPDIR", profile.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -169,7 +200,7 @@ impl Browser {
                 pending,
                 next: Arc::new(AtomicU64::new(1)),
             },
-            _profile: profile,
+            profile: Some(profile),
         }
     }
 
