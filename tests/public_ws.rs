@@ -158,9 +158,10 @@ async fn every_viewer_on_every_shard_gets_every_message_in_order() {
         let sim = common::session_shoe(&inputs);
         let run = running::start(common::config(dir.path(), &sim.path(), "deluxe")).await;
         let h = &run.handle;
-        // Three viewers per shard (they are handed out in turn).
+        // Every shard filled to FILL, then one more each (so every shard serves someone).
+        use croupier::web::fanout::{Fanout, FILL};
         let mut viewers = Vec::new();
-        for _ in 0..3 * croupier::web::fanout::Fanout::shards_for_this_machine() {
+        for _ in 0..(FILL + 1) * Fanout::shards_for_this_machine() {
             let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws/public", run.addr))
                 .await
                 .expect("ws");

@@ -56,12 +56,20 @@ const WRITEV: usize = 32;
 pub const SHARDS_PER_CORE: usize = 16;
 /// Control messages a shard may have waiting (joins, pongs, closes).
 const CONTROL: usize = 1024;
+/// Viewers a shard is given before an idle one is woken for this feed. Each feed message
+/// wakes every shard that has a viewer: a relay with 50 tables and 50 viewers of each ran
+/// 32 shards a table for one or two viewers apiece, and the wake-ups, not the writes, were
+/// most of its CPU. Filling shards to this many first keeps one table's fan-out on a few
+/// tasks; past `FILL` viewers on every shard (a single table's thousands) the least loaded
+/// takes the next, as before (docs/src/benchmarks.md, "Studio capacity").
+pub const FILL: usize = 8;
 
 /// The fan-out: hands each new viewer to a shard.
 #[derive(Clone)]
 pub struct Fanout {
     shards: Arc<[mpsc::Sender<Control>]>,
-    next: Arc<AtomicUsize>,
+    /// Viewers on each shard (raised on a join here, lowered by the shard on a removal).
+    counts: Arc<[Arc<AtomicUsize>]>,
     ids: Arc<AtomicU64>,
 }
 
@@ -86,22 +94,24 @@ impl Fanout {
     /// Starts `shards` shard tasks on `feed` (call inside a runtime); they end when the
     /// feed's task does.
     pub fn start(feed: &PublicFeed, metrics: &Arc<Metrics>, shards: usize) -> Fanout {
-        let shards: Vec<_> = (0..shards.max(1))
+        let (shards, counts): (Vec<_>, Vec<_>) = (0..shards.max(1))
             .map(|_| {
                 let (tx, rx) = mpsc::channel(CONTROL);
+                let count = Arc::new(AtomicUsize::new(0));
                 let shard = Shard {
                     feed: feed.clone(),
                     metrics: Arc::clone(metrics),
                     viewers: HashMap::new(),
                     blocked: HashSet::new(),
+                    count: Arc::clone(&count),
                 };
                 tokio::spawn(shard.run(rx));
-                tx
+                (tx, count)
             })
-            .collect();
+            .unzip();
         Fanout {
             shards: shards.into(),
-            next: Arc::new(AtomicUsize::new(0)),
+            counts: counts.into(),
             ids: Arc::new(AtomicU64::new(0)),
         }
     }
@@ -116,7 +126,9 @@ impl Fanout {
     pub async fn add(&self, stream: TcpStream, read: Bytes, after: Option<(u64, u32)>) {
         let stream = Arc::new(stream);
         let id = self.ids.fetch_add(1, Ordering::Relaxed);
-        let shard = &self.shards[self.next.fetch_add(1, Ordering::Relaxed) % self.shards.len()];
+        let chosen = pick(self.counts.iter().map(|c| c.load(Ordering::Relaxed)));
+        self.counts[chosen].fetch_add(1, Ordering::Relaxed);
+        let shard = &self.shards[chosen];
         let (gone, gone_rx) = oneshot::channel();
         let join = Control::Join {
             id,
@@ -127,7 +139,30 @@ impl Fanout {
         // A shard only ends with the feed, i.e. when the service stops.
         if shard.send(join).await.is_ok() {
             tokio::spawn(read_viewer(id, stream, read, shard.clone(), gone_rx));
+        } else {
+            self.counts[chosen].fetch_sub(1, Ordering::Relaxed);
         }
+    }
+}
+
+/// The shard for the next viewer, from the shards' viewer counts in order: the least
+/// loaded of those already serving someone while it has fewer than [`FILL`], else the
+/// first idle one, else the least loaded of all (the first of equals).
+fn pick(counts: impl Iterator<Item = usize>) -> usize {
+    let mut busy: Option<(usize, usize)> = None;
+    let mut idle = None;
+    for (i, n) in counts.enumerate() {
+        if n == 0 {
+            idle = idle.or(Some(i));
+        } else if busy.is_none_or(|(_, m)| n < m) {
+            busy = Some((i, n));
+        }
+    }
+    match (busy, idle) {
+        (Some((i, n)), _) if n < FILL => i,
+        (_, Some(i)) => i,
+        (Some((i, _)), None) => i,
+        (None, None) => 0,
     }
 }
 
@@ -326,6 +361,8 @@ struct Shard {
     metrics: Arc<Metrics>,
     viewers: HashMap<u64, Viewer>,
     blocked: HashSet<u64>,
+    /// Its entry in [`Fanout`]'s counts.
+    count: Arc<AtomicUsize>,
 }
 
 /// What woke a shard.
@@ -456,7 +493,9 @@ impl Shard {
     }
 
     fn remove(&mut self, id: u64) {
-        self.viewers.remove(&id);
+        if self.viewers.remove(&id).is_some() {
+            self.count.fetch_sub(1, Ordering::Relaxed);
+        }
         self.blocked.remove(&id);
     }
 
@@ -571,4 +610,45 @@ async fn writable(viewers: &HashMap<u64, Viewer>, blocked: &HashSet<u64>) -> Vec
         }
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pick, FILL};
+
+    /// Hands `viewers` out one by one and returns each shard's count.
+    fn hand_out(shards: usize, viewers: usize) -> Vec<usize> {
+        let mut counts = vec![0; shards];
+        for _ in 0..viewers {
+            let i = pick(counts.iter().copied());
+            counts[i] += 1;
+        }
+        counts
+    }
+
+    #[test]
+    fn a_shard_fills_before_the_next_is_woken() {
+        let counts = hand_out(32, 50);
+        let used: Vec<usize> = counts.iter().copied().filter(|&n| n > 0).collect();
+        assert_eq!(used.len(), 50_usize.div_ceil(FILL), "{counts:?}");
+        assert!(used.iter().all(|&n| n <= FILL), "{counts:?}");
+    }
+
+    #[test]
+    fn past_full_shards_the_least_loaded_takes_the_next() {
+        let counts = hand_out(32, 10_000);
+        let (min, max) = (counts.iter().min(), counts.iter().max());
+        assert_eq!((min, max), (Some(&312), Some(&313)), "{counts:?}");
+    }
+
+    #[test]
+    fn a_shard_emptied_by_departures_is_refilled_before_an_idle_one() {
+        // Two busy shards, one nearly empty after viewers left: it takes the next.
+        let i = pick([FILL, 1, FILL, 0].into_iter());
+        assert_eq!(i, 1);
+        // All busy ones full: the first idle one.
+        assert_eq!(pick([FILL, FILL, 0, 0].into_iter()), 2);
+        // None at all: the first.
+        assert_eq!(pick([0, 0].into_iter()), 0);
+    }
 }
