@@ -28,6 +28,15 @@ fn open_broker() -> Option<(tempfile::TempDir, nats::Nats)> {
     Some((dir, broker))
 }
 
+/// Table `t1` dealing on `broker`, and the keys file (under `dir`) that pins its key.
+async fn pinned_t1(dir: &Path, broker: &nats::Nats) -> (studio_table::Table, PathBuf) {
+    let mut t1 = studio_table::Table::new(dir, "t1", &broker.url());
+    t1.start(true).await;
+    let keys = dir.join("table-keys.toml");
+    studio_table::pin_keys(&keys, [("t1", t1.db.as_path())]);
+    (t1, keys)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forged_replayed_and_malformed_messages_on_an_open_broker_are_not_served() {
     timeout(Duration::from_secs(240), async {
@@ -239,10 +248,7 @@ async fn a_relay_seeded_from_a_quiet_table_refuses_replays_as_stale() {
             return;
         };
         let dir = tmp.path();
-        let mut t1 = studio_table::Table::new(dir, "t1", &broker.url());
-        t1.start(true).await;
-        let keys = dir.join("table-keys.toml");
-        studio_table::pin_keys(&keys, [("t1", t1.db.as_path())]);
+        let (mut t1, keys) = pinned_t1(dir, &broker).await;
         let attacker = async_nats::connect(broker.url()).await.expect("connect");
         let js = jetstream::new(attacker);
         let started = Instant::now();
@@ -325,10 +331,7 @@ async fn a_stream_the_relay_cannot_follow_is_reported_and_not_a_stop() {
             return;
         };
         let dir = tmp.path();
-        let mut t1 = studio_table::Table::new(dir, "t1", &broker.url());
-        t1.start(true).await;
-        let keys = dir.join("table-keys.toml");
-        studio_table::pin_keys(&keys, [("t1", t1.db.as_path())]);
+        let (mut t1, keys) = pinned_t1(dir, &broker).await;
         let args = relay_args(&broker.url(), &keys);
         let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
         let log = dir.join("relay.log");
