@@ -13,7 +13,7 @@
 //! | `GET /ui/{file}` | the page's scripts and styles |
 //! | `GET /healthz` | 200 while the process answers |
 //! | `GET /readyz` | 200 once connected to the broker and watching the bucket; 503 with reasons; messages refused, unpinned tables, and tables whose stream could not be followed for `tables::STALLED` (`stalled`) |
-//! | `GET /metrics` | Prometheus: broker connection, tables, per table messages, last `n`, viewers, refused |
+//! | `GET /metrics` | Prometheus: broker connection, tables and stalled tables, per table messages, last `n`, viewers, refused |
 //!
 //! - `tables`: discovery (the key-value bucket) and one follower per table.
 
