@@ -65,6 +65,42 @@ pub async fn stream_state(js: &jetstream::Context, name: &str) -> (u64, u64) {
     }
 }
 
+/// The broker's side of the floor's ingest of `table`: the log stream's state and the
+/// floor's durable consumer on it (what it delivered, what was acknowledged, what is
+/// pending, who leads it), in words for a failure's message.
+async fn floor_consumer_state(js: &jetstream::Context, table: &str) -> String {
+    let name = subjects::stream(subjects::DEFAULT_LOG_STREAM, table);
+    let Ok(mut stream) = js.get_stream(&name).await else {
+        return format!("stream {name}: no answer");
+    };
+    let state = match stream.info().await {
+        Ok(i) => format!(
+            "stream {name}: {} messages, last {} (leader {:?})",
+            i.state.messages,
+            i.state.last_sequence,
+            i.cluster.as_ref().and_then(|c| c.leader.clone())
+        ),
+        Err(e) => format!("stream {name}: {e}"),
+    };
+    let consumer = match stream
+        .consumer_info(croupier::floor::DEFAULT_CONSUMER)
+        .await
+    {
+        Ok(c) => format!(
+            "consumer {}: delivered stream seq {}, acknowledged up to {}, {} pending, {} awaiting acknowledgement, {} waiting pulls (leader {:?})",
+            c.name,
+            c.delivered.stream_sequence,
+            c.ack_floor.stream_sequence,
+            c.num_pending,
+            c.num_ack_pending,
+            c.num_waiting,
+            c.cluster.as_ref().and_then(|c| c.leader.clone())
+        ),
+        Err(e) => format!("consumer {}: {e}", croupier::floor::DEFAULT_CONSUMER),
+    };
+    format!("{state}; {consumer}")
+}
+
 /// The last commit time of `table`'s rows on the floor.
 pub async fn floor_newest(pool: &PgPool, table: &str) -> i64 {
     sqlx::query_scalar("SELECT coalesce(max(at_ms), 0) FROM floor_events WHERE table_id = $1")
@@ -202,7 +238,10 @@ pub async fn nothing_lost_or_doubled(
         // soak's check found the public stream one short and looked only once).
         stream_holds(js, &t.id, subjects::DEFAULT_PUBLIC_STREAM, stream.len()).await;
         // The floor: every row once, byte for byte.
-        floor_check::floor_holds_the_log(pool, t, floor_log).await;
+        floor_check::floor_holds_the_log_telling(pool, t, floor_log, async || {
+            floor_consumer_state(js, &t.id).await
+        })
+        .await;
         // The relay's viewers: the log's public stream, in order, with only announced
         // resyncs.
         for (_, v) in viewers.iter().filter(|(vt, _)| *vt == i) {
