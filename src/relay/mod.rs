@@ -390,7 +390,10 @@ async fn metrics(State(relay): State<Relay>) -> Response {
     );
     out.gauge(
         "croupier_relay_tables_stalled",
-        "Tables whose public stream this relay has not been able to follow for 20 s or more (their viewers get nothing new; /readyz names them).",
+        &format!(
+            "Tables whose public stream this relay has not been able to follow for {} s or more (their viewers get nothing new; /readyz names them).",
+            tables::STALLED.as_secs()
+        ),
         relay.tables.stalled().len(),
     );
     out.family(
