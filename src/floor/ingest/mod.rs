@@ -20,11 +20,14 @@
 //! By file: `pass` is one table's consumer — a pass from the database's head, the
 //! starved consumer's direct reads, the signatures and the commit; `batch_check` checks a
 //! batch's rows against the position the floor holds (chain, branches, forks), with no
-//! I/O, so it is tested on its own; `stall` watches how far each table is behind. What
+//! I/O, so it is tested on its own; `quiet` decides when a pass that took nothing for a
+//! while reads the stream itself rather than trust the broker's word that it is caught
+//! up; `stall` watches how far each table is behind. What
 //! stays here is the discovery of the tables and the stats `/metrics` reads.
 
 mod batch_check;
 mod pass;
+mod quiet;
 mod stall;
 
 pub use batch_check::check;

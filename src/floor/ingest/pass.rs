@@ -5,6 +5,7 @@
 //! this is the path every row takes.
 
 use super::batch_check::{branch_points, check};
+use super::quiet::Quiet;
 use super::{broker, Followed, IngestStats, PassError, BATCH};
 use crate::broker::noise::Noise;
 use crate::broker::subjects;
@@ -65,6 +66,7 @@ pub(super) async fn pass(
     // Idle looks in a row that found the stream holding more than the floor took while
     // the consumer delivered nothing.
     let mut starved = 0u32;
+    let mut quiet = Quiet::new(std::time::Instant::now());
     loop {
         if let Some(heard) = noise.due(std::time::Instant::now()) {
             // The table's own subject written to by someone else: said with its number.
@@ -109,45 +111,82 @@ pub(super) async fn pass(
                 }
                 consumer_alive(&fresh, durable).await?;
                 if last <= stream_head {
-                    taken.store(last, Ordering::Relaxed);
                     starved = 0;
-                    continue;
+                    // The broker says caught up; the stream itself is asked below when
+                    // the pass has been quiet for long enough (`quiet`).
+                    if !quiet.probe_due(std::time::Instant::now()) {
+                        taken.store(stream_head, Ordering::Relaxed);
+                        continue;
+                    }
+                } else {
+                    // The stream holds more and the consumer delivered none of it. Once
+                    // is a race (a row stored as the pull expired); twice in a row, the
+                    // consumer is stuck (seen in tests/studio_cluster.rs under load,
+                    // after the cluster lost its quorum: the floor idle for 90 s with
+                    // 1,428 rows waiting). The rows are read from the stream itself, as
+                    // a hole is; the consumer's own delivery of them later is passed over
+                    // (rows at or below the head).
+                    starved += 1;
+                    if starved < STARVED_LOOKS {
+                        continue;
+                    }
+                    // A second floor on this database shares the consumer and took
+                    // them: follow it from the database, as after a commit it won.
+                    if db.position(table).await?.head != at.head {
+                        return Err(PassError::Db(DbError::HeadMoved(table.to_string())));
+                    }
+                    let upto = last.min(stream_head + DIRECT_BATCH);
+                    warn!(%table, from = stream_head + 1, upto, last, "floor: the consumer delivers nothing while the stream holds more; reading them from the stream");
+                    direct = Some(upto);
                 }
-                // The stream holds more and the consumer delivered none of it. Once is
-                // a race (a row stored as the pull expired); twice in a row, the
-                // consumer is stuck (seen in tests/studio_cluster.rs under load, after the
-                // cluster lost its quorum: the floor idle for 90 s with 1,428 rows
-                // waiting). The rows are read from the stream itself, as a hole is; the
-                // consumer's own delivery of them later is passed over (rows at or below
-                // the head).
-                starved += 1;
-                if starved < STARVED_LOOKS {
-                    continue;
-                }
-                // A second floor on this database shares the consumer and took them:
-                // follow it from the database, as after a commit it won.
-                if db.position(table).await?.head != at.head {
-                    return Err(PassError::Db(DbError::HeadMoved(table.to_string())));
-                }
-                let upto = last.min(stream_head + DIRECT_BATCH);
-                warn!(%table, from = stream_head + 1, upto, last, "floor: the consumer delivers nothing while the stream holds more; reading them from the stream");
-                direct = Some(upto);
             }
         }
         starved = 0;
+        // The first message the consumer delivered that was not looked at before. Not
+        // simply the first delivered: a redelivery at or below the head may come first,
+        // and the hole before a new one must still be read from the stream.
+        let mut first_new = None;
+        for m in &messages {
+            let seq = m.info().map_err(broker)?.stream_sequence;
+            if seq > stream_head {
+                first_new = Some(seq);
+                break;
+            }
+        }
+        // Nothing new from the consumer for a while, whatever the broker says about the
+        // stream: the stream itself is read (see `quiet`).
+        let mut ahead = Vec::new();
+        let now = std::time::Instant::now();
+        if direct.is_none() && first_new.is_none() && quiet.probe_due(now) {
+            ahead = read_ahead(&stream, stream_head, DIRECT_BATCH).await?;
+            if !ahead.is_empty() && db.position(table).await?.head != at.head {
+                return Err(PassError::Db(DbError::HeadMoved(table.to_string())));
+            }
+            if quiet.probed(now, !ahead.is_empty()) {
+                warn!(%table, from = stream_head + 1, quiet_s = super::quiet::NO_PROGRESS.as_secs(), "floor: nothing new delivered while the stream itself holds more; reading it from the stream");
+            }
+            if ahead.is_empty() && messages.is_empty() {
+                taken.store(stream_head, Ordering::Relaxed);
+                continue;
+            }
+            direct = ahead.last().map(|(seq, _)| *seq);
+        }
         // Delivered earlier but never acknowledged (lost in a crash or an outage): read
         // them from the stream itself, so a consumer's hole is not taken for a gap.
-        // (Without `direct`, `messages` holds at least one.)
-        let first = match direct {
-            Some(upto) => upto + 1,
-            None => messages[0].info().map_err(broker)?.stream_sequence,
-        };
+        if ahead.is_empty() {
+            let first = match (direct, first_new) {
+                (Some(upto), _) => upto + 1,
+                (None, Some(first)) => first,
+                (None, None) => stream_head + 1,
+            };
+            ahead = fill_hole(&stream, stream_head, first).await?;
+        }
         // Only what the table signed goes on to the chain check; the rest is noise,
         // counted once (messages at or below the head were looked at before). The
         // signatures of a fetch are checked together (`wire::verify_claims`).
         let key = followed.keys.get(table).ok_or(PassError::Unpinned)?;
-        let mut fetched = Vec::with_capacity(messages.len());
-        for (seq, m) in fill_hole(&stream, stream_head, first).await? {
+        let mut fetched = Vec::with_capacity(messages.len() + ahead.len());
+        for (seq, m) in ahead {
             let claim = subjects::claim(wire::LOG, table, &m.payload, &m.headers);
             fetched.push((seq, m.payload.to_vec(), claim));
         }
@@ -176,6 +215,7 @@ pub(super) async fn pass(
                 noise.heard(seq);
             }
         }
+        let from_stream_head = stream_head;
         let held = db
             .history_hashes(table, &branch_points(&at, &bodies))
             .await?;
@@ -195,6 +235,9 @@ pub(super) async fn pass(
                 warn!(%table, seq = a.seq, kind = a.kind, detail = %a.detail, "FLOOR ALARM");
             }
             at = to;
+        }
+        if stream_head > from_stream_head {
+            quiet.moved(std::time::Instant::now());
         }
         taken.store(stream_head, Ordering::Relaxed);
         // Only now, after the commit: one acknowledgement covers every earlier message.
@@ -236,6 +279,25 @@ async fn consumer_alive(stream: &Stream, durable: &str) -> Result<(), PassError>
         .await
         .map(|_| ())
         .map_err(|e| broker(format!("the consumer {durable}: {e}")))
+}
+
+/// Up to `most` messages after `head`, read from the stream itself until the first it
+/// does not hold (its end, unless something was deleted: the consumer's delivery of what
+/// follows a hole fills it, as after a crash).
+async fn read_ahead(
+    stream: &Stream,
+    head: u64,
+    most: u64,
+) -> Result<Vec<(u64, jetstream::message::StreamMessage)>, PassError> {
+    let mut out = Vec::new();
+    for seq in head + 1..=head + most {
+        match stream.get_raw_message(seq).await {
+            Ok(m) => out.push((seq, m)),
+            Err(e) if e.kind() == jetstream::stream::RawMessageErrorKind::NoMessageFound => break,
+            Err(e) => return Err(broker(e)),
+        }
+    }
+    Ok(out)
 }
 
 /// Messages `head + 1 .. first` read from the stream (what it no longer holds is left out:

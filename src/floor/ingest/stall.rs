@@ -28,20 +28,32 @@ pub(super) async fn watch_stall(
     let mut last_taken = taken.load(Ordering::Relaxed);
     let mut since = std::time::Instant::now();
     let mut raised = false;
+    // When the floor last took a message (`since` also restarts when it is caught up).
+    let mut moved = std::time::Instant::now();
     loop {
         tokio::time::sleep(every).await;
         let now_taken = taken.load(Ordering::Relaxed);
         if now_taken != last_taken {
             (last_taken, since, raised) = (now_taken, std::time::Instant::now(), false);
+            moved = since;
         }
         // Read every time (not only once the floor stopped moving): how far behind it is
         // is reported on `/metrics` while it catches up too. An unreadable stream leaves
         // the last reading as it was, and starts the stall's clock again (a broker that
         // cannot answer is not the floor stalling).
-        let Some(on_broker) = stream_last(&js, &stream_name).await else {
+        let Some(mut on_broker) = stream_last(&js, &stream_name).await else {
             (since, raised) = (std::time::Instant::now(), false);
             continue;
         };
+        // The info says caught up, but it is the broker's bookkeeping (see `quiet`): a
+        // floor that has not moved for half the stall time asks the stream itself for the
+        // next message, so an info that lags cannot hide a stall.
+        if on_broker <= now_taken
+            && moved.elapsed() >= stall / 2
+            && holds(&js, &stream_name, now_taken + 1).await
+        {
+            on_broker = now_taken + 1;
+        }
         if on_broker <= now_taken {
             (since, raised) = (std::time::Instant::now(), false);
         }
@@ -80,6 +92,14 @@ pub(super) async fn watch_stall(
             Err(e) => warn!(%table, error = %e, "floor: the stall alarm cannot be written"),
         }
         raised = true;
+    }
+}
+
+/// Whether the stream holds message `seq` (false when the broker cannot say).
+async fn holds(js: &Context, stream_name: &str, seq: u64) -> bool {
+    match js.get_stream(stream_name).await {
+        Ok(s) => s.get_raw_message(seq).await.is_ok(),
+        Err(_) => false,
     }
 }
 
