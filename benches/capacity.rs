@@ -33,6 +33,8 @@
 //! trust; `CROUPIER_TEST_PG` overrides) and a file-descriptor limit above twice the
 //! viewers.
 
+#[path = "../tests/support/skip.rs"]
+mod skip;
 #[path = "support/announce.rs"]
 mod announce;
 #[path = "support/args.rs"]

@@ -11,6 +11,8 @@
 //! channel and are not timed. An upper bound like `table_latency`'s `croupier-v1` row: the
 //! clock starts a little before the frame is written.
 
+#[path = "../tests/support/skip.rs"]
+mod skip;
 #[allow(dead_code)] // the tests' Chromium client: this bench needs only part of it
 #[path = "../tests/support/cdp.rs"]
 mod cdp;

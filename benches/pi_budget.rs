@@ -27,6 +27,8 @@
 //! 40 MB); CI runs it briefly without `--check` on the debug build (`.ci/run`), so that it
 //! keeps working, not to hold a debug build to the release goals.
 
+#[path = "../tests/support/skip.rs"]
+mod skip;
 #[path = "support/announce.rs"]
 mod announce;
 #[path = "support/args.rs"]

@@ -15,6 +15,8 @@
 //!
 //! Everything shares the machine's cores. Needs `nats-server` (Debian's package).
 
+#[path = "../tests/support/skip.rs"]
+mod skip;
 #[path = "support/announce.rs"]
 mod announce;
 #[path = "support/args.rs"]

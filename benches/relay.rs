@@ -28,6 +28,8 @@
 //! Everything shares the machine's cores; N = 0 is the table's baseline. Needs
 //! `nats-server` (Debian's package) and a file-descriptor limit above N.
 
+#[path = "../tests/support/skip.rs"]
+mod skip;
 #[path = "support/announce.rs"]
 mod announce;
 #[path = "support/args.rs"]

@@ -271,14 +271,14 @@ pub fn client_options(
 /// publish's acknowledgement) waits for its answer. A request that reached a stream whose
 /// leader just died is never answered; the client's defaults (10 s for a request, 5 s for
 /// an acknowledgement), paid once per request of a pass, made a cluster's failover cost
-/// every party 10 s or more on top of the election (tests/studio_cluster.rs, docs/src/studio.md "Studio on a cluster"). A healthy broker
+/// every party 10 s or more on top of the election (tests/it/studio_cluster.rs, docs/src/studio.md "Studio on a cluster"). A healthy broker
 /// answers in milliseconds, so 3 s is still far from a false failure.
 pub const JETSTREAM_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// How often a party pings its broker node when it has sent nothing else. The client
 /// calls a connection dead when a third ping finds two unanswered, and `liveness::watch` one that
 /// heard nothing for three of these; the client's default, 60 s, left a party on a node
-/// cut off from everyone for minutes while the other nodes were there (`tests/nemesis.rs`).
+/// cut off from everyone for minutes while the other nodes were there (`tests/it/nemesis.rs`).
 /// A ping is a few bytes.
 pub const PING_INTERVAL: Duration = Duration::from_secs(2);
 

@@ -4,7 +4,7 @@
 //! when it has sent nothing for a whole ping interval: a party that keeps asking (a
 //! publisher starting pass after pass) never pings, and stays on a half-open link (a NAT
 //! that lost the connection's state) while the cluster's other nodes are there. The
-//! nemesis measured 28–31 s of that (`tests/nemesis.rs`). A pass that failed without a
+//! nemesis measured 28–31 s of that (`tests/it/nemesis.rs`). A pass that failed without a
 //! single byte from the node is the sign: the party asks its client for another node.
 //!
 //! A party whose passes are not its own to count (the relay's and the floor's many

@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// stops answering without a reset (a NAT or firewall that lost the connection's state,
 /// a dead switch port) otherwise holds the query, and its pooled connection, for ever:
 /// the nemesis found a floor that never ingested again after such a link healed
-/// (`tests/nemesis.rs`). A batch commit takes milliseconds; this is far above it.
+/// (`tests/it/nemesis.rs`). A batch commit takes milliseconds; this is far above it.
 pub const OPERATION_DEADLINE: Duration = Duration::from_secs(15);
 
 /// How long a connection handed back to the pool may take to answer its health check

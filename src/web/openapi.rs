@@ -4,7 +4,7 @@
 //! list of routes (`super::route_specs`): no security on public routes; the session cookie
 //! or the local token on staff ones, with their minimum role (`x-min-role`) and the
 //! answers the auth middleware gives (401, 403, and 415 for a cookie without JSON).
-//! Served at `GET /api/openapi.json`; `tests/schemathesis.rs` fuzzes the running binary
+//! Served at `GET /api/openapi.json`; `tests/it/schemathesis.rs` fuzzes the running binary
 //! against it.
 //!
 //! Responses built from the table's own serialisation (snapshot, views, recalled rounds,

@@ -158,7 +158,7 @@ pub fn demo_config_file(dir: &Path, edits: &[(&str, &str)]) -> std::path::PathBu
 /// The same as a file for the real binary.
 pub fn config_file(dir: &Path, port: &Path, stem: &str) -> std::path::PathBuf {
     // Sessions made by the engine's simulator bet any amount the game allows, so these
-    // tables take any minor unit; the betting unit has its own tests (`tests/remote_play/`).
+    // tables take any minor unit; the betting unit has its own tests (`tests/it/remote_play/`).
     let text = croupier::table::config::DEFAULT_TOML
         .replace("bet_unit = 10", "bet_unit = 1")
         .replace("id = \"table-1\"", "id = \"t1\"")

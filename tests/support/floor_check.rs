@@ -1,5 +1,5 @@
-//! The floor holds a table's log: every row once, byte for byte (`tests/floor/`,
-//! `tests/studio_cluster.rs`).
+//! The floor holds a table's log: every row once, byte for byte (`tests/it/floor/`,
+//! `tests/it/studio_cluster.rs`).
 #![allow(dead_code)]
 
 use super::pg::floor_rows;

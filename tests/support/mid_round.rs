@@ -1,7 +1,7 @@
 //! A table's round caught in the middle: the table folded over a log, and a backup of the
 //! running table taken while a round is in play with its up card out and its hole card
 //! not yet dealt (issue #58: the backup a restore mid-round comes from), for
-//! `tests/second_history.rs` and `tests/studio/`.
+//! `tests/it/second_history.rs` and `tests/it/studio/`.
 #![allow(dead_code)]
 
 use super::common;

@@ -4,9 +4,7 @@
 
 // Each support file that may skip its test loads the helper itself: a test binary that
 // includes two of them holds two copies of it, which is harmless.
-#[allow(clippy::duplicate_mod)]
-#[path = "skip.rs"]
-mod skip;
+use crate::skip;
 
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};

@@ -12,9 +12,7 @@
 //! CI (`CI` set), where `.ci/run` runs as root on a machine that has both.
 #![allow(dead_code)]
 
-#[allow(clippy::duplicate_mod)]
-#[path = "skip.rs"]
-mod skip;
+use crate::skip;
 
 use std::net::Ipv4Addr;
 use std::os::unix::process::CommandExt;

@@ -1,4 +1,4 @@
-//! The casino floor's pit page for the floor tests (`tests/floor/`, `tests/browser_floor.rs`):
+//! The casino floor's pit page for the floor tests (`tests/it/floor/`, `tests/it/browser_floor.rs`):
 //! its supervisors, the real `croupier floor` serving the page, and a client that logs in
 //! with the page's cookie.
 #![allow(dead_code)] // each test uses its part

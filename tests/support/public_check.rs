@@ -1,5 +1,5 @@
 //! What a studio's public stream must be, checked against a table's own log (the
-//! studio tests, `tests/studio/` and `tests/studio_cluster.rs`): each table's expected
+//! studio tests, `tests/it/studio/` and `tests/it/studio_cluster.rs`): each table's expected
 //! stream computed from its SQLite log, relay viewers recording every message with its
 //! arrival time, and the checks of a viewer's messages against the stream.
 #![allow(dead_code)]

@@ -1,6 +1,6 @@
 //! What every studio run must show at its end, and the measures taken on the way (the
-//! studio on a cluster, `tests/studio_cluster.rs`, and under the nemesis,
-//! `tests/nemesis.rs`): one checker over what was recorded — per table, the log stream
+//! studio on a cluster, `tests/it/studio_cluster.rs`, and under the nemesis,
+//! `tests/it/nemesis.rs`): one checker over what was recorded — per table, the log stream
 //! holds the log once from row 1, the public stream each message once, the floor every
 //! row once byte for byte with its chain verified and no alarm, every relay viewer the
 //! log's public stream in order with only announced resyncs — and the time delivery took

@@ -1,5 +1,5 @@
-//! A table of the studio deployment for the broker tests (`tests/studio/`,
-//! `tests/floor/`): the real binary on the default config with `[publish]` on, as a demo
+//! A table of the studio deployment for the broker tests (`tests/it/studio/`,
+//! `tests/it/floor/`): the real binary on the default config with `[publish]` on, as a demo
 //! table and its quiet twin (the same table with no demo players), which the tests start
 //! at the end so the log stops growing and the publisher can catch up.
 #![allow(dead_code)]

@@ -1,5 +1,5 @@
 //! Remote players betting through the operator's HTTP wallet while a studio test does its
-//! worst (`tests/studio/restore_wallet.rs`, `tests/nemesis.rs`), and the accounting that
+//! worst (`tests/it/studio/restore_wallet.rs`, `tests/it/nemesis.rs`), and the accounting that
 //! must hold afterwards: every seat-round's movements at the wallet equal what the log
 //! settled for it.
 #![allow(dead_code)]

@@ -1,5 +1,5 @@
 //! A small seamless-wallet server for the tests of the HTTP wallet adapter
-//! (`tests/http_wallet.rs`) and of tables that pay through it (`tests/studio/`): axum on a
+//! (`tests/it/http_wallet.rs`) and of tables that pay through it (`tests/it/studio/`): axum on a
 //! free port, balances in memory, every transaction id applied once, requests signed as
 //! docs/src/remote-play.md says; every balance change kept, in order ([`Movement`]).
 #![allow(dead_code)]

@@ -121,7 +121,7 @@ pub(super) async fn pass(
                 } else {
                     // The stream holds more and the consumer delivered none of it. Once
                     // is a race (a row stored as the pull expired); twice in a row, the
-                    // consumer is stuck (seen in tests/studio_cluster.rs under load,
+                    // consumer is stuck (seen in tests/it/studio_cluster.rs under load,
                     // after the cluster lost its quorum: the floor idle for 90 s with
                     // 1,428 rows waiting). The rows are read from the stream itself, as
                     // a hole is; the consumer's own delivery of them later is passed over

@@ -85,7 +85,7 @@ async fn follow_once(
     // An ephemeral consumer of our own rather than the client's ordered consumer: that
     // one notices a consumer lost with a broker node only after two missed heartbeats of
     // 15 s each, so viewers of a table whose consumer lived on a dead node waited over a
-    // minute (tests/studio_cluster.rs). Here a heartbeat missed for `HEARTBEAT * 2`, or a
+    // minute (tests/it/studio_cluster.rs). Here a heartbeat missed for `HEARTBEAT * 2`, or a
     // message out of the consumer's order, ends this pass and the next starts after the
     // last message taken.
     let consumer = stream

@@ -5,7 +5,7 @@
 //! A module a kind of bet, siblings of this one: a player's own seats (`super::seat_bets`,
 //! two seats included), a bet behind a seated player (`super::behind`), a common draw's
 //! boxes with Let it play (`super::boxes`). Flat, not below `bets/`: the players' words
-//! test (`tests/browser_play_words.rs`) reads the codes the routes write from
+//! test (`tests/it/browser_play_words.rs`) reads the codes the routes write from
 //! `src/web/play/*.rs`, one level deep.
 
 use super::PlayError;
