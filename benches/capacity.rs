@@ -33,8 +33,6 @@
 //! trust; `CROUPIER_TEST_PG` overrides) and a file-descriptor limit above twice the
 //! viewers.
 
-#[path = "../tests/support/skip.rs"]
-mod skip;
 #[path = "support/announce.rs"]
 mod announce;
 #[path = "support/args.rs"]
@@ -51,6 +49,8 @@ mod proc;
 mod prom;
 #[path = "support/scrape.rs"]
 mod scrape;
+#[path = "../tests/support/skip.rs"]
+mod skip;
 #[path = "../tests/support/studio_table.rs"]
 mod studio_table;
 #[path = "support/viewers.rs"]

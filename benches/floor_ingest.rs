@@ -10,14 +10,14 @@
 //! Needs `nats-server` (Debian's package) and PostgreSQL at 127.0.0.1:5432 (user postgres,
 //! trust; `CROUPIER_TEST_PG` overrides).
 
-#[path = "../tests/support/skip.rs"]
-mod skip;
 #[path = "support/args.rs"]
 mod args;
 #[path = "../tests/support/nats.rs"]
 mod nats;
 #[path = "../tests/support/pg.rs"]
 mod pg;
+#[path = "../tests/support/skip.rs"]
+mod skip;
 
 use args::Args;
 use croupier::engine::Input;

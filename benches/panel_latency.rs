@@ -11,8 +11,6 @@
 //! channel and are not timed. An upper bound like `table_latency`'s `croupier-v1` row: the
 //! clock starts a little before the frame is written.
 
-#[path = "../tests/support/skip.rs"]
-mod skip;
 #[allow(dead_code)] // the tests' Chromium client: this bench needs only part of it
 #[path = "../tests/support/cdp.rs"]
 mod cdp;
@@ -21,6 +19,8 @@ mod common;
 #[allow(dead_code)]
 #[path = "../tests/support/running.rs"]
 mod running;
+#[path = "../tests/support/skip.rs"]
+mod skip;
 
 use croupier::engine::{Engine, Expectation, Input};
 use croupier::sim::{Style, TableSim};

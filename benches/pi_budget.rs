@@ -27,14 +27,14 @@
 //! 40 MB); CI runs it briefly without `--check` on the debug build (`.ci/run`), so that it
 //! keeps working, not to hold a debug build to the release goals.
 
-#[path = "../tests/support/skip.rs"]
-mod skip;
 #[path = "support/announce.rs"]
 mod announce;
 #[path = "support/args.rs"]
 mod args;
 #[path = "../tests/support/nats.rs"]
 mod nats;
+#[path = "../tests/support/skip.rs"]
+mod skip;
 #[path = "support/viewers.rs"]
 mod viewers;
 

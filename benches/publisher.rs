@@ -15,8 +15,6 @@
 //!
 //! Everything shares the machine's cores. Needs `nats-server` (Debian's package).
 
-#[path = "../tests/support/skip.rs"]
-mod skip;
 #[path = "support/announce.rs"]
 mod announce;
 #[path = "support/args.rs"]
@@ -27,6 +25,8 @@ mod nats;
 mod prom;
 #[path = "support/scrape.rs"]
 mod scrape;
+#[path = "../tests/support/skip.rs"]
+mod skip;
 
 use args::Args;
 use serde_json::Value;

@@ -28,8 +28,6 @@
 //! Everything shares the machine's cores; N = 0 is the table's baseline. Needs
 //! `nats-server` (Debian's package) and a file-descriptor limit above N.
 
-#[path = "../tests/support/skip.rs"]
-mod skip;
 #[path = "support/announce.rs"]
 mod announce;
 #[path = "support/args.rs"]
@@ -38,6 +36,8 @@ mod args;
 mod floor;
 #[path = "../tests/support/nats.rs"]
 mod nats;
+#[path = "../tests/support/skip.rs"]
+mod skip;
 #[path = "support/viewers.rs"]
 mod viewers;
 

@@ -15,14 +15,14 @@
 //! context switches per row. Needs `nats-server` (Debian's package); a real one, started
 //! on a free port with a temporary store.
 
-#[path = "../tests/support/skip.rs"]
-mod skip;
 #[path = "support/args.rs"]
 mod args;
 #[path = "support/floor.rs"]
 mod floor;
 #[path = "../tests/support/nats.rs"]
 mod nats;
+#[path = "../tests/support/skip.rs"]
+mod skip;
 #[path = "support/viewers.rs"]
 mod viewers;
 

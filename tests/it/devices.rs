@@ -3,8 +3,8 @@
 //! a fault reported again after clearing locks the table again.
 
 use crate::common;
-use common::until_snapshot;
 use crate::running;
+use common::until_snapshot;
 
 use croupier::table::dispute::Resolution;
 use croupier::table::{ClearError, DisputeError, TableHandle, TableState};

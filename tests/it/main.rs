@@ -5,16 +5,14 @@
 
 // Support code: each test uses its part.
 
-#[path = "../common/mod.rs"]
-mod common;
-#[path = "../common/proc.rs"]
-mod proc;
 #[path = "../support/a11y.rs"]
 mod a11y;
 #[path = "../support/cdp.rs"]
 mod cdp;
 #[path = "../support/clock_skew.rs"]
 mod clock_skew;
+#[path = "../common/mod.rs"]
+mod common;
 #[path = "../support/fault_proxy.rs"]
 mod fault_proxy;
 #[path = "../support/fit.rs"]
@@ -39,6 +37,8 @@ mod pg;
 mod pit;
 #[path = "../support/player.rs"]
 mod player;
+#[path = "../common/proc.rs"]
+mod proc;
 #[path = "../support/prom.rs"]
 mod prom;
 #[path = "../support/promtool.rs"]

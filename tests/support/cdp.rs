@@ -227,7 +227,18 @@ impl Browser {
             json!({"enabled": true}),
         )
         .await;
-        page.call("Page.navigate", json!({"url": url})).await;
+        // A load the host's interfaces changing under (another test's network made or
+        // removed: tests/support/netns.rs) fails with ERR_NETWORK_CHANGED, and the page
+        // would stay an error page: it is loaded again, as a person would.
+        for attempt in 1.. {
+            let went = page.call("Page.navigate", json!({"url": url})).await;
+            let failed = went["errorText"].as_str().unwrap_or_default();
+            if failed.contains("ERR_NETWORK_CHANGED") && attempt < 4 {
+                eprintln!("{url}: {failed}; loading it again");
+                continue;
+            }
+            break;
+        }
         page.wait_for(
             "document.readyState === 'complete'",
             Duration::from_secs(15),

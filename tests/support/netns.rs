@@ -1,9 +1,17 @@
 //! A studio's network for a test (issue #61's nemesis): each part in its own network
 //! namespace, joined to the test's root namespace by veth pairs on bridges. A namespace
 //! may have a leg on several bridges (the relay: one towards the cluster, one towards its
-//! viewers), so cutting one leg is a partition of exactly that pair of sides: the host
-//! end of the leg set down, the kernel drops what crosses it without a reset, as a
-//! pulled cable or a dead switch port does.
+//! viewers), so cutting one leg is a partition of exactly that pair of sides: every frame
+//! into and out of the leg's host end dropped (an nftables `netdev` table on its ingress
+//! and egress hooks), without a reset, as a dead switch port does.
+//!
+//! Why a filter and not the link set down: the root namespace is the machine's, where the
+//! other tests' Chromium runs, and Chromium aborts what a page is loading when it hears
+//! the host's interfaces change (`ERR_NETWORK_CHANGED`). A link set down or up is such a
+//! change, and so is the IPv6 link-local address the kernel gives every interface that
+//! comes up; a filter is neither. So the links are made without IPv6 addresses
+//! (`addrgenmode none`: the studio speaks IPv4) and never change state once up: the only
+//! changes the root namespace sees are the network's making and its removal.
 //!
 //! A single path (one TCP port of one peer) is cut with an nftables rule in the
 //! namespace instead: a half-open connection while the others work.
@@ -211,6 +219,7 @@ impl Net {
         let root = Ipv4Addr::new(10, self.second_octet, index, 1);
         must(&["link", "add", &dev, "type", "bridge"]);
         self.links.push(dev.clone());
+        must(&["link", "set", &dev, "addrgenmode", "none"]);
         must(&["addr", "add", &format!("{root}/24"), "dev", &dev]);
         must(&["link", "set", &dev, "up"]);
         let b = Bridge {
@@ -242,6 +251,8 @@ impl Net {
                 "link", "add", &host_dev, "type", "veth", "peer", "name", &inner,
             ]);
             self.links.push(host_dev.clone());
+            must(&["link", "set", &host_dev, "addrgenmode", "none"]);
+            must(&["link", "set", &inner, "addrgenmode", "none"]);
             must(&["link", "set", &host_dev, "master", &bridge.dev]);
             must(&["link", "set", &host_dev, "up"]);
             must(&["link", "set", &inner, "netns", &ns]);
@@ -265,19 +276,63 @@ impl Net {
         &self.bridges
     }
 
-    /// Cuts `leg`: nothing crosses it, and nobody is told.
+    /// Cuts `leg`: nothing crosses it, and nobody is told (see the module's note on why
+    /// a filter rather than the link set down).
     pub fn cut(&self, leg: &Leg) {
-        must(&["link", "set", &leg.host_dev, "down"]);
+        let dev = &leg.host_dev;
+        let rules = format!(
+            "table netdev {table} {{\n\
+             chain into {{ type filter hook ingress device \"{dev}\" priority 0; policy drop; }}\n\
+             chain out {{ type filter hook egress device \"{dev}\" priority 0; policy drop; }}\n\
+             }}\n",
+            table = cut_table(dev)
+        );
+        let mut nft = Command::new("nft")
+            .args(["-f", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("nft");
+        std::io::Write::write_all(nft.stdin.as_mut().expect("stdin"), rules.as_bytes())
+            .expect("nft's input");
+        drop(nft.stdin.take());
+        let out = nft.wait_with_output().expect("nft");
+        assert!(
+            out.status.success(),
+            "nft -f: {}\n{rules}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     /// Heals `leg`.
     pub fn heal(&self, leg: &Leg) {
-        must(&["link", "set", &leg.host_dev, "up"]);
+        let out = Command::new("nft")
+            .args(["delete", "table", "netdev", &cut_table(&leg.host_dev)])
+            .output()
+            .expect("nft");
+        assert!(
+            out.status.success(),
+            "nft delete table netdev {}: {}",
+            cut_table(&leg.host_dev),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
+}
+
+/// The nftables table that cuts the leg whose host end is `dev`.
+fn cut_table(dev: &str) -> String {
+    format!("cut_{dev}")
 }
 
 impl Drop for Net {
     fn drop(&mut self) {
+        // A leg still cut: its table would outlive the link it filters.
+        for l in &self.links {
+            let _ = Command::new("nft")
+                .args(["delete", "table", "netdev", &cut_table(l)])
+                .stderr(std::process::Stdio::null())
+                .output();
+        }
         for ns in &self.namespaces {
             let _ = ip(&["netns", "del", ns]);
         }
