@@ -158,7 +158,12 @@ pub(super) async fn pass(
         let mut ahead = Vec::new();
         let now = std::time::Instant::now();
         if direct.is_none() && first_new.is_none() && quiet.probe_due(now) {
-            ahead = read_ahead(&stream, stream_head, DIRECT_BATCH).await?;
+            ahead = read_stream(
+                &stream,
+                stream_head + 1..stream_head + 1 + DIRECT_BATCH,
+                true,
+            )
+            .await?;
             if !ahead.is_empty() && db.position(table).await?.head != at.head {
                 return Err(PassError::Db(DbError::HeadMoved(table.to_string())));
             }
@@ -179,7 +184,7 @@ pub(super) async fn pass(
                 (None, Some(first)) => first,
                 (None, None) => stream_head + 1,
             };
-            ahead = fill_hole(&stream, stream_head, first).await?;
+            ahead = read_stream(&stream, stream_head + 1..first, false).await?;
         }
         // Only what the table signed goes on to the chain check; the rest is noise,
         // counted once (messages at or below the head were looked at before). The
@@ -281,37 +286,25 @@ async fn consumer_alive(stream: &Stream, durable: &str) -> Result<(), PassError>
         .map_err(|e| broker(format!("the consumer {durable}: {e}")))
 }
 
-/// Up to `most` messages after `head`, read from the stream itself until the first it
-/// does not hold (its end, unless something was deleted: the consumer's delivery of what
-/// follows a hole fills it, as after a crash).
-async fn read_ahead(
+/// What the stream itself holds of `seqs`, read one by one. A message it does not hold is
+/// left out and the read goes on (a hole: the chain check reports what is missing as a
+/// gap), or, with `to_its_end`, ends the read: reading ahead of the consumer, the first
+/// message missing is taken for the stream's end (unless something was deleted there; the
+/// consumer's delivery of what follows then fills the hole, as after a crash).
+async fn read_stream(
     stream: &Stream,
-    head: u64,
-    most: u64,
+    seqs: std::ops::Range<u64>,
+    to_its_end: bool,
 ) -> Result<Vec<(u64, jetstream::message::StreamMessage)>, PassError> {
     let mut out = Vec::new();
-    for seq in head + 1..=head + most {
+    for seq in seqs {
         match stream.get_raw_message(seq).await {
             Ok(m) => out.push((seq, m)),
-            Err(e) if e.kind() == jetstream::stream::RawMessageErrorKind::NoMessageFound => break,
-            Err(e) => return Err(broker(e)),
-        }
-    }
-    Ok(out)
-}
-
-/// Messages `head + 1 .. first` read from the stream (what it no longer holds is left out:
-/// the chain check reports it as a gap).
-async fn fill_hole(
-    stream: &Stream,
-    head: u64,
-    first: u64,
-) -> Result<Vec<(u64, jetstream::message::StreamMessage)>, PassError> {
-    let mut out = Vec::new();
-    for seq in head + 1..first {
-        match stream.get_raw_message(seq).await {
-            Ok(m) => out.push((seq, m)),
-            Err(e) if e.kind() == jetstream::stream::RawMessageErrorKind::NoMessageFound => {}
+            Err(e) if e.kind() == jetstream::stream::RawMessageErrorKind::NoMessageFound => {
+                if to_its_end {
+                    break;
+                }
+            }
             Err(e) => return Err(broker(e)),
         }
     }
