@@ -3,8 +3,7 @@
 //! at an element's centre with real pointer events, takes screenshots. Every wait is
 //! bounded.
 
-// Each support file that may skip its test loads the helper itself: a test binary that
-// includes two of them holds two copies of it, which is harmless.
+// The skip helper, declared once at the tests' root (tests/it/main.rs).
 use crate::skip;
 
 use base64::Engine as _;

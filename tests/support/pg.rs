@@ -5,8 +5,7 @@
 //! `postgresql`.
 #![allow(dead_code)]
 
-// Each support file that may skip its test loads the helper itself: a test binary that
-// includes two of them holds two copies of it, which is harmless.
+// The skip helper, declared once at the tests' root (tests/it/main.rs).
 use crate::skip;
 
 use sqlx::postgres::PgPool;

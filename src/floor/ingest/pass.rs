@@ -101,9 +101,10 @@ pub(super) async fn pass(
                 // (a broker that lost its store), which leaves this consumer delivering
                 // nothing for ever. A consumer that is gone starts a new pass, which
                 // makes it again on the new stream.
-                let mut fresh = js.get_stream(stream_name).await.map_err(broker)?;
+                // The lookup answers with the stream's info: one request, not two.
+                let fresh = js.get_stream(stream_name).await.map_err(broker)?;
                 let (created, last) = {
-                    let info = fresh.info().await.map_err(broker)?;
+                    let info = fresh.cached_info();
                     (info.created, info.state.last_sequence)
                 };
                 if created != stream.cached_info().created {

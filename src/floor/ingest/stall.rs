@@ -5,7 +5,7 @@
 use super::{Behind, IngestStats};
 use crate::floor::chain::Alarm;
 use crate::floor::db::FloorDb;
-use async_nats::jetstream::Context;
+use async_nats::jetstream::{stream::Stream, Context};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,7 +41,7 @@ pub(super) async fn watch_stall(
         // is reported on `/metrics` while it catches up too. An unreadable stream leaves
         // the last reading as it was, and starts the stall's clock again (a broker that
         // cannot answer is not the floor stalling).
-        let Some(mut on_broker) = stream_last(&js, &stream_name).await else {
+        let Some((stream, mut on_broker)) = stream_last(&js, &stream_name).await else {
             (since, raised) = (std::time::Instant::now(), false);
             continue;
         };
@@ -50,7 +50,7 @@ pub(super) async fn watch_stall(
         // next message, so an info that lags cannot hide a stall.
         if on_broker <= now_taken
             && moved.elapsed() >= stall / 2
-            && holds(&js, &stream_name, now_taken + 1).await
+            && stream.get_raw_message(now_taken + 1).await.is_ok()
         {
             on_broker = now_taken + 1;
         }
@@ -95,16 +95,10 @@ pub(super) async fn watch_stall(
     }
 }
 
-/// Whether the stream holds message `seq` (false when the broker cannot say).
-async fn holds(js: &Context, stream_name: &str, seq: u64) -> bool {
-    match js.get_stream(stream_name).await {
-        Ok(s) => s.get_raw_message(seq).await.is_ok(),
-        Err(_) => false,
-    }
-}
-
-/// The stream's last sequence, `None` when the broker cannot say.
-async fn stream_last(js: &Context, stream_name: &str) -> Option<u64> {
-    let mut s = js.get_stream(stream_name).await.ok()?;
-    s.info().await.ok().map(|i| i.state.last_sequence)
+/// The stream and its last sequence, `None` when the broker cannot say. One request: the
+/// lookup answers with the stream's info, read as it came.
+async fn stream_last(js: &Context, stream_name: &str) -> Option<(Stream, u64)> {
+    let s = js.get_stream(stream_name).await.ok()?;
+    let last = s.cached_info().state.last_sequence;
+    Some((s, last))
 }
