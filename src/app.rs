@@ -152,7 +152,7 @@ async fn audit_config(
     // into old_value, masked.
     let old: Option<serde_json::Value> = last
         .as_ref()
-        .and_then(|r| r.new_value.as_deref())
+        .and_then(|r| r.entry.new_value.as_deref())
         .and_then(|v| serde_json::from_str(v).ok())
         .map(|mut v| {
             crate::redact::json(&mut v);
@@ -172,7 +172,7 @@ async fn audit_config(
     });
     drop(conn);
     let old_value = last
-        .and_then(|r| r.new_value)
+        .and_then(|r| r.entry.new_value)
         .map(|v| crate::redact::text(&v));
     audit::append_now(
         pool,

@@ -694,19 +694,12 @@ async fn open_disputes(
     let mut open: Vec<Value> = Vec::new();
     for row in &h.rows {
         match &row.record {
-            Record::Dispute {
-                origin,
-                seat,
-                round,
-                reason,
-                by,
-                ..
-            } => open.push(json!({
-                "dispute": row.seq, "round": round, "seat": seat, "reason": reason,
-                "by": by, "origin": origin.as_str(), "at_ms": row.at_ms,
+            Record::Dispute(d) => open.push(json!({
+                "dispute": row.seq, "round": d.round, "seat": d.seat, "reason": d.reason,
+                "by": d.by, "origin": d.origin.as_str(), "at_ms": row.at_ms,
             })),
-            Record::Resolve { dispute, .. } => {
-                open.retain(|d| d["dispute"].as_u64() != Some(*dispute));
+            Record::Resolve(r) => {
+                open.retain(|d| d["dispute"].as_u64() != Some(r.dispute));
             }
             _ => {}
         }

@@ -48,7 +48,7 @@ impl Store {
                 record,
                 Record::Alarm { .. }
                     | Record::Clear { .. }
-                    | Record::Dispute { .. }
+                    | Record::Dispute(_)
                     | Record::Resolve { .. }
                     | Record::Final { .. }
                     | Record::Recovered { .. }

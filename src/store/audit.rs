@@ -104,7 +104,7 @@ pub enum Break {
 }
 
 /// One thing to record. Build with [`AuditEntry::new`] and the setters.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct AuditEntry {
     /// Who: `user:<badge>`, `cli:<unix user>`, `local:<who>`, `system`, `anonymous`.
     pub actor: String,
@@ -166,20 +166,9 @@ pub struct AuditRow {
     pub seq: u64,
     /// RFC 3339 UTC.
     pub at: String,
-    /// See [`AuditEntry`].
-    pub actor: String,
-    /// See [`AuditEntry`].
-    pub action: String,
-    /// See [`AuditEntry`].
-    pub subject: String,
-    /// See [`AuditEntry`].
-    pub old_value: Option<String>,
-    /// See [`AuditEntry`].
-    pub new_value: Option<String>,
-    /// See [`AuditEntry`].
-    pub reason: String,
-    /// See [`AuditEntry`].
-    pub detail: serde_json::Value,
+    /// What was recorded (exported as the row's own fields).
+    #[serde(flatten)]
+    pub entry: AuditEntry,
     /// The previous row's hash (hex).
     pub prev_hash: String,
     /// This row's hash (hex).
@@ -239,29 +228,18 @@ fn field(h: &mut Sha256, value: Option<&str>) {
     }
 }
 
-/// The chained hash of one row (see the migration for the layout).
-#[allow(clippy::too_many_arguments)]
-fn row_hash(
-    prev: &[u8],
-    seq: u64,
-    at: &str,
-    actor: &str,
-    action: &str,
-    subject: &str,
-    old_value: Option<&str>,
-    new_value: Option<&str>,
-    reason: &str,
-    detail: &str,
-) -> [u8; 32] {
+/// The chained hash of one row (see the migration for the layout). `detail` is the text
+/// the row stores, not `entry.detail`: verification hashes what is on disk.
+fn row_hash(prev: &[u8], seq: u64, at: &str, entry: &AuditEntry, detail: &str) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(prev);
     h.update(seq.to_be_bytes());
-    for f in [Some(at), Some(actor), Some(action), Some(subject)] {
-        field(&mut h, f);
+    for f in [at, &entry.actor, &entry.action, &entry.subject] {
+        field(&mut h, Some(f));
     }
-    field(&mut h, old_value);
-    field(&mut h, new_value);
-    field(&mut h, Some(reason));
+    field(&mut h, entry.old_value.as_deref());
+    field(&mut h, entry.new_value.as_deref());
+    field(&mut h, Some(&entry.reason));
     field(&mut h, Some(detail));
     h.finalize().into()
 }
@@ -290,18 +268,7 @@ pub async fn append(
     let seq = prev_seq + 1;
     let at = now_rfc3339();
     let detail = serde_json::to_string(&entry.detail)?;
-    let hash = row_hash(
-        &prev_hash,
-        seq,
-        &at,
-        &entry.actor,
-        &entry.action,
-        &entry.subject,
-        entry.old_value.as_deref(),
-        entry.new_value.as_deref(),
-        &entry.reason,
-        &detail,
-    );
+    let hash = row_hash(&prev_hash, seq, &at, entry, &detail);
     sqlx::query(
         "INSERT INTO audit (seq, at, actor, action, subject, old_value, new_value, reason, \
          detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -322,13 +289,7 @@ pub async fn append(
     Ok(AuditRow {
         seq,
         at,
-        actor: entry.actor.clone(),
-        action: entry.action.clone(),
-        subject: entry.subject.clone(),
-        old_value: entry.old_value.clone(),
-        new_value: entry.new_value.clone(),
-        reason: entry.reason.clone(),
-        detail: entry.detail.clone(),
+        entry: entry.clone(),
         prev_hash: hex::encode(&prev_hash),
         hash: hex::encode(hash),
     })
@@ -351,14 +312,16 @@ fn decode(row: &sqlx::sqlite::SqliteRow) -> Result<(AuditRow, Vec<u8>, Vec<u8>),
     let out = AuditRow {
         seq: u64::try_from(row.try_get::<i64, _>("seq")?).unwrap_or(0),
         at: row.try_get("at")?,
-        actor: row.try_get("actor")?,
-        action: row.try_get("action")?,
-        subject: row.try_get("subject")?,
-        old_value: row.try_get("old_value")?,
-        new_value: row.try_get("new_value")?,
-        reason: row.try_get("reason")?,
-        // Kept as text when it is not JSON (an edited row still exports).
-        detail: serde_json::from_str(&detail).unwrap_or(serde_json::Value::String(detail)),
+        entry: AuditEntry {
+            actor: row.try_get("actor")?,
+            action: row.try_get("action")?,
+            subject: row.try_get("subject")?,
+            old_value: row.try_get("old_value")?,
+            new_value: row.try_get("new_value")?,
+            reason: row.try_get("reason")?,
+            // Kept as text when it is not JSON (an edited row still exports).
+            detail: serde_json::from_str(&detail).unwrap_or(serde_json::Value::String(detail)),
+        },
         prev_hash: hex::encode(&prev),
         hash: hex::encode(&hash),
     };
@@ -433,18 +396,7 @@ pub async fn verify(conn: &mut SqliteConnection) -> Result<Verified, AuditError>
             ));
         }
         let detail: String = row.try_get("detail")?;
-        let expect = row_hash(
-            &prev,
-            r.seq,
-            &r.at,
-            &r.actor,
-            &r.action,
-            &r.subject,
-            r.old_value.as_deref(),
-            r.new_value.as_deref(),
-            &r.reason,
-            &detail,
-        );
+        let expect = row_hash(&prev, r.seq, &r.at, &r.entry, &detail);
         if stored_hash[..] != expect[..] {
             return Err(broken(r.seq, Break::Edited));
         }
@@ -470,30 +422,28 @@ mod tests {
 
     #[test]
     fn every_field_is_in_the_hash() {
-        let base = row_hash(&[0; 32], 1, "a", "b", "c", "d", None, Some("e"), "f", "{}");
+        let entry = |actor: &str, action: &str, old: Option<&str>| AuditEntry {
+            actor: actor.into(),
+            action: action.into(),
+            subject: "d".into(),
+            old_value: old.map(str::to_owned),
+            new_value: Some("e".into()),
+            reason: "f".into(),
+            detail: serde_json::json!({}),
+        };
+        let base = row_hash(&[0; 32], 1, "a", &entry("b", "c", None), "{}");
         assert_ne!(
             base,
-            row_hash(
-                &[0; 32],
-                1,
-                "a",
-                "b",
-                "c",
-                "d",
-                Some(""),
-                Some("e"),
-                "f",
-                "{}"
-            )
+            row_hash(&[0; 32], 1, "a", &entry("b", "c", Some("")), "{}")
         );
         assert_ne!(
             base,
-            row_hash(&[0; 32], 2, "a", "b", "c", "d", None, Some("e"), "f", "{}")
+            row_hash(&[0; 32], 2, "a", &entry("b", "c", None), "{}")
         );
         // Length-prefixed: moving text between fields changes the hash.
         assert_ne!(
             base,
-            row_hash(&[0; 32], 1, "a", "bc", "", "d", None, Some("e"), "f", "{}")
+            row_hash(&[0; 32], 1, "a", &entry("bc", "", None), "{}")
         );
     }
 }

@@ -46,7 +46,7 @@ pub use error::StoreError;
 pub use files::{check_file, close_pool, create_private, private_file};
 pub use path::check_path;
 pub use reader::{DisputeRow, Reader, RecalledRound};
-pub use record::{BrokerHead, Record, Source, TimelineCause};
+pub use record::{BrokerHead, RaisedDispute, Record, ResolvedDispute, Source, TimelineCause};
 pub use timeline::Timeline;
 
 use nix::fcntl::Flock;

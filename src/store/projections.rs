@@ -111,7 +111,7 @@ pub(super) async fn project(
                 .await?;
                 let opening = match record {
                     Record::Input { input, .. } => Some(input),
-                    Record::Resolve { inputs, .. } => inputs.first(),
+                    Record::Resolve(r) => r.inputs.first(),
                     _ => None,
                 };
                 if let Some(input) = opening {
@@ -207,39 +207,25 @@ pub(super) async fn project(
         Record::Clear { .. } => {
             conn.exec(clear_alarms, &[Int(seq_i), Text(table)]).await?;
         }
-        Record::Dispute {
-            origin,
-            seat,
-            round,
-            reason,
-            by,
-            frozen,
-        } => {
-            let frozen = frozen.as_ref().map(serde_json::to_string).transpose()?;
+        Record::Dispute(d) => {
+            let frozen = d.frozen.as_ref().map(serde_json::to_string).transpose()?;
             conn.exec(
                 "INSERT INTO disputes (table_id, raised_seq, round, origin, seat, reason, raised_by, frozen) \
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 &[
                     Text(table),
                     Int(seq_i),
-                    Int(i64::try_from(*round).unwrap_or(i64::MAX)),
-                    Text(origin.as_str()),
-                    seat.map(i64::from).into(),
-                    Text(reason),
-                    Text(by),
+                    Int(i64::try_from(d.round).unwrap_or(i64::MAX)),
+                    Text(d.origin.as_str()),
+                    d.seat.map(i64::from).into(),
+                    Text(&d.reason),
+                    Text(&d.by),
                     frozen.as_deref().into(),
                 ],
             )
             .await?;
         }
-        Record::Resolve {
-            dispute,
-            resolution,
-            reason,
-            proposed_by,
-            confirmed_by,
-            ..
-        } => {
+        Record::Resolve(r) => {
             // An alarm's dispute has no `dispute` row of its own: one is written here, for the
             // round the corrected replay opened (0 when the alarm came between rounds).
             let round = events
@@ -249,7 +235,7 @@ pub(super) async fn project(
                     _ => None,
                 })
                 .unwrap_or(0);
-            let dispute = i64::try_from(*dispute).unwrap_or(i64::MAX);
+            let dispute = i64::try_from(r.dispute).unwrap_or(i64::MAX);
             conn.exec(
                 "INSERT INTO disputes (table_id, raised_seq, round, origin, reason, raised_by) \
                  SELECT ?, ?, ?, 'alarm', reason, 'alarm' FROM alarms WHERE table_id = ? AND raised_seq = ? \
@@ -257,16 +243,16 @@ pub(super) async fn project(
                 &[Text(table), Int(dispute), Int(round), Text(table), Int(dispute)],
             )
             .await?;
-            let resolution = serde_json::to_string(resolution)?;
+            let resolution = serde_json::to_string(&r.resolution)?;
             conn.exec(
                 "UPDATE disputes SET resolved_seq = ?, resolution = ?, resolve_reason = ?, proposed_by = ?, confirmed_by = ? \
                  WHERE table_id = ? AND raised_seq = ?",
                 &[
                     Int(seq_i),
                     Text(&resolution),
-                    Text(reason),
-                    Text(proposed_by),
-                    Text(confirmed_by),
+                    Text(&r.reason),
+                    Text(&r.proposed_by),
+                    Text(&r.confirmed_by),
                     Text(table),
                     Int(dispute),
                 ],

@@ -173,7 +173,7 @@ impl Reader {
 
     /// The last `n` disputes of `table`, newest first, with their resolutions.
     pub async fn disputes(&self, table: &str, n: u32) -> Result<Vec<DisputeRow>, StoreError> {
-        let rows = sqlx::query(
+        Ok(sqlx::query_as::<_, DisputeRow>(
             "SELECT raised_seq, round, origin, seat, reason, raised_by, resolved_seq, resolution, \
              resolve_reason, proposed_by, confirmed_by FROM disputes WHERE table_id = ? \
              ORDER BY raised_seq DESC LIMIT ?",
@@ -181,25 +181,7 @@ impl Reader {
         .bind(table)
         .bind(i64::from(n))
         .fetch_all(&self.pool)
-        .await?;
-        let mut out = Vec::with_capacity(rows.len());
-        for r in &rows {
-            let resolution: Option<String> = r.try_get("resolution")?;
-            out.push(DisputeRow {
-                id: r.try_get("raised_seq")?,
-                round: r.try_get("round")?,
-                origin: r.try_get("origin")?,
-                seat: r.try_get("seat")?,
-                reason: r.try_get("reason")?,
-                raised_by: r.try_get("raised_by")?,
-                resolved_seq: r.try_get("resolved_seq")?,
-                resolution: resolution.map(|j| serde_json::from_str(&j)).transpose()?,
-                resolve_reason: r.try_get("resolve_reason")?,
-                proposed_by: r.try_get("proposed_by")?,
-                confirmed_by: r.try_get("confirmed_by")?,
-            });
-        }
-        Ok(out)
+        .await?)
     }
 
     /// The settlement lines of one round: (seat, bet kind, staked, returned), in order.
@@ -244,9 +226,10 @@ impl Reader {
 }
 
 /// One dispute as the store records it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
 pub struct DisputeRow {
     /// Its id: the log row that raised it.
+    #[sqlx(rename = "raised_seq")]
     pub id: i64,
     /// The round.
     pub round: i64,
@@ -260,7 +243,8 @@ pub struct DisputeRow {
     pub raised_by: String,
     /// The resolution's log row, once resolved.
     pub resolved_seq: Option<i64>,
-    /// The resolution.
+    /// The resolution (stored as JSON text).
+    #[sqlx(json(nullable))]
     pub resolution: Option<serde_json::Value>,
     /// Why it was resolved so.
     pub resolve_reason: Option<String>,

@@ -46,6 +46,49 @@ impl fmt::Display for Source {
     }
 }
 
+/// The row that opens a dispute (`Record::Dispute`): who raised it, about what, and the
+/// round as it stood. Its own struct so that the table's recovery, the store's projection,
+/// the pit and the log's text read one value instead of each naming its fields; on the wire
+/// it is the same object as a struct variant would be (an internally tagged newtype).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RaisedDispute {
+    /// Who raised it.
+    pub origin: Origin,
+    /// The seat it concerns, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<SeatId>,
+    /// The round it concerns.
+    pub round: u64,
+    /// The complaint.
+    pub reason: String,
+    /// The account (or player token's seat) that raised it.
+    pub by: String,
+    /// The round as it stood, frozen for the record: the table's `RoundView`, kept as
+    /// the JSON it wrote (the log is evidence; the store has no need to read it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frozen: Option<Box<serde_json::Value>>,
+}
+
+/// The row that resolves a dispute (`Record::Resolve`); on the wire the same object a
+/// struct variant would be, like [`RaisedDispute`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResolvedDispute {
+    /// The dispute (the sequence number of the row that opened it).
+    pub dispute: u64,
+    /// What was decided.
+    pub resolution: Resolution,
+    /// Why.
+    pub reason: String,
+    /// The supervisor who proposed it.
+    pub proposed_by: String,
+    /// The supervisor who confirmed it (the same one unless the two-person rule applies).
+    pub confirmed_by: String,
+    /// The round's corrected inputs.
+    pub inputs: Vec<Input>,
+    /// Held shoe items taken out of play.
+    pub voided: Vec<String>,
+}
+
 /// One entry of the append-only event log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
@@ -86,42 +129,11 @@ pub enum Record {
     },
     /// A dispute halts the round: no input is applied until a supervisor resolves it; shoe
     /// items that arrive meanwhile are `held`.
-    Dispute {
-        /// Who raised it.
-        origin: Origin,
-        /// The seat it concerns, if any.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seat: Option<SeatId>,
-        /// The round it concerns.
-        round: u64,
-        /// The complaint.
-        reason: String,
-        /// The account (or player token's seat) that raised it.
-        by: String,
-        /// The round as it stood, frozen for the record: the table's `RoundView`, kept as
-        /// the JSON it wrote (the log is evidence; the store has no need to read it).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        frozen: Option<Box<serde_json::Value>>,
-    },
+    Dispute(RaisedDispute),
     /// A supervisor resolved the open dispute. `inputs` is the round's corrected input list
     /// (from its bets), replayed on the engine as it was before the round opened: the
     /// original inputs stay in the log as they were, this row says what replaced them.
-    Resolve {
-        /// The dispute (the sequence number of the row that opened it).
-        dispute: u64,
-        /// What was decided.
-        resolution: Resolution,
-        /// Why.
-        reason: String,
-        /// The supervisor who proposed it.
-        proposed_by: String,
-        /// The supervisor who confirmed it (the same one unless the two-person rule applies).
-        confirmed_by: String,
-        /// The round's corrected inputs.
-        inputs: Vec<Input>,
-        /// Held shoe items taken out of play.
-        voided: Vec<String>,
-    },
+    Resolve(ResolvedDispute),
     /// The round's dispute window ended: its result is final.
     Final {
         /// The round.
@@ -218,8 +230,8 @@ impl Record {
             Record::Alarm { .. } => "alarm",
             Record::Held { .. } => "held",
             Record::Clear { .. } => "clear",
-            Record::Dispute { .. } => "dispute",
-            Record::Resolve { .. } => "resolve",
+            Record::Dispute(_) => "dispute",
+            Record::Resolve(_) => "resolve",
             Record::Final { .. } => "final",
             Record::Recovered { .. } => "recovered",
             Record::Countdown { .. } => "countdown",
@@ -330,36 +342,25 @@ impl fmt::Display for Record {
                 }
                 Ok(())
             }
-            Record::Dispute {
-                origin,
-                seat,
-                round,
-                reason,
-                by,
-                ..
-            } => {
-                write!(f, "DISPUTE on round {round}")?;
-                if let Some(seat) = seat {
+            Record::Dispute(d) => {
+                write!(f, "DISPUTE on round {}", d.round)?;
+                if let Some(seat) = d.seat {
                     write!(f, ", seat {seat}")?;
                 }
-                write!(f, " raised by {} {by}: {reason}", origin.as_str())
+                write!(f, " raised by {} {}: {}", d.origin.as_str(), d.by, d.reason)
             }
-            Record::Resolve {
-                dispute,
-                resolution,
-                reason,
-                proposed_by,
-                confirmed_by,
-                voided,
-                ..
-            } => {
+            Record::Resolve(r) => {
                 write!(
                     f,
-                    "dispute {dispute} resolved: {} ({reason}); proposed by {proposed_by}, confirmed by {confirmed_by}",
-                    resolution.name()
+                    "dispute {} resolved: {} ({}); proposed by {}, confirmed by {}",
+                    r.dispute,
+                    r.resolution.name(),
+                    r.reason,
+                    r.proposed_by,
+                    r.confirmed_by
                 )?;
-                if !voided.is_empty() {
-                    write!(f, " (voided: {})", voided.join(" "))?;
+                if !r.voided.is_empty() {
+                    write!(f, " (voided: {})", r.voided.join(" "))?;
                 }
                 Ok(())
             }
@@ -380,5 +381,43 @@ impl fmt::Display for Record {
                 Ok(())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Logs written while `Dispute` was a struct variant must still read, and a new row
+    /// must write the same object: the log is evidence and its rows are hashed as written.
+    #[test]
+    fn a_dispute_row_keeps_its_json() {
+        let written = r#"{"kind":"dispute","origin":"player","seat":3,"round":7,"reason":"short paid","by":"player:seat 3"}"#;
+        let record: Record = serde_json::from_str(written).expect("reads");
+        let Record::Dispute(d) = &record else {
+            panic!("not a dispute: {record:?}");
+        };
+        assert_eq!(
+            (d.origin, d.seat, d.round, d.reason.as_str(), d.by.as_str()),
+            (Origin::Player, Some(3), 7, "short paid", "player:seat 3")
+        );
+        assert!(d.frozen.is_none());
+        assert_eq!(serde_json::to_string(&record).expect("writes"), written);
+    }
+
+    /// The same for the row that resolves one.
+    #[test]
+    fn a_resolve_row_keeps_its_json() {
+        let written = r#"{"kind":"resolve","dispute":12,"resolution":{"op":"reject"},"reason":"as dealt","proposed_by":"user:s1","confirmed_by":"user:s2","inputs":[],"voided":["7H"]}"#;
+        let record: Record = serde_json::from_str(written).expect("reads");
+        let Record::Resolve(r) = &record else {
+            panic!("not a resolution: {record:?}");
+        };
+        assert_eq!(
+            (r.dispute, &r.resolution, r.confirmed_by.as_str()),
+            (12, &Resolution::Reject, "user:s2")
+        );
+        assert_eq!(r.voided, ["7H"]);
+        assert_eq!(serde_json::to_string(&record).expect("writes"), written);
     }
 }

@@ -24,9 +24,9 @@ mod task;
 
 pub use config::{ConfigError, TableConfig};
 pub use state::{
-    Alarm, BettingView, CommonView, Delta, DisputeView, HandView, HitRequest, ProposalView,
-    RemotePlayerView, RemoteSeatView, RemoteView, RoundView, ShoeView, SideLimits, Snapshot,
-    Subscription, TableOffer, TableState, TimerView, Update, LINK_CONNECTED,
+    Alarm, BettingView, CommonView, Delta, DisputeHead, DisputeView, HandView, HitRequest,
+    ProposalView, RemotePlayerView, RemoteSeatView, RemoteView, RoundView, ShoeView, SideLimits,
+    Snapshot, Subscription, TableOffer, TableState, TimerView, Update, LINK_CONNECTED,
 };
 pub use task::{
     BetError, BetReply, ClearError, Command, DisputeError, DisputeSettings, Follower,

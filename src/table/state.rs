@@ -422,9 +422,10 @@ pub struct Snapshot {
     pub pseudonyms: crate::trust::Pseudonyms,
 }
 
-/// An open dispute, as the dealer and the supervisor see it.
+/// What names an open dispute wherever it is shown: the table's own record of it, its view
+/// for the dealer and supervisor, and the panel's. Flattened into each view's JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DisputeView {
+pub struct DisputeHead {
     /// Its id: the log row that opened it.
     pub id: u64,
     /// Who raised it.
@@ -437,6 +438,14 @@ pub struct DisputeView {
     pub reason: String,
     /// Who raised it.
     pub by: String,
+}
+
+/// An open dispute, as the dealer and the supervisor see it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DisputeView {
+    /// Its id, who raised it, about what.
+    #[serde(flatten)]
+    pub head: DisputeHead,
     /// The round as it stood when the dispute was raised, frozen for the record.
     pub frozen: RoundView,
     /// Shoe items held since, not in play (the alarm's included).

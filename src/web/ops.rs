@@ -287,7 +287,7 @@ async fn dispute_age_seconds(app: &AppState, snapshot: &Snapshot) -> f64 {
     let (Some(dispute), Some(reader)) = (&snapshot.dispute, &app.reader) else {
         return 0.0;
     };
-    let Ok(Some(at_ms)) = reader.row_time_ms(&snapshot.table, dispute.id).await else {
+    let Ok(Some(at_ms)) = reader.row_time_ms(&snapshot.table, dispute.head.id).await else {
         return 0.0;
     };
     let now_ms = std::time::SystemTime::now()

@@ -11,8 +11,10 @@
 
 use crate::cards::Card;
 use crate::engine::{Action, Expectation, RoundResult, SeatBets, SeatId, Variant};
-use crate::table::dispute::{Origin, Resolution};
-use crate::table::{Alarm, BettingView, HandView, ProposalView, RoundView, Snapshot, TableState};
+use crate::table::dispute::Resolution;
+use crate::table::{
+    Alarm, BettingView, DisputeHead, HandView, ProposalView, RoundView, Snapshot, TableState,
+};
 use serde::{Deserialize, Serialize};
 
 /// The round as anyone may see it.
@@ -218,18 +220,9 @@ pub struct PanelProposal {
 /// The open dispute as the panel shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PanelDispute {
-    /// Its id.
-    pub id: u64,
-    /// Who raised it.
-    pub origin: Origin,
-    /// The seat it concerns.
-    pub seat: Option<SeatId>,
-    /// The round.
-    pub round: u64,
-    /// The complaint.
-    pub reason: String,
-    /// Who raised it.
-    pub by: String,
+    /// Its id, who raised it, about what.
+    #[serde(flatten)]
+    pub head: DisputeHead,
     /// The round as it stood when it was raised.
     pub frozen: PublicRound,
     /// Shoe items held since.
@@ -302,12 +295,7 @@ pub fn panel_dispute(s: &Snapshot) -> Option<PanelDispute> {
         })
         .collect();
     Some(PanelDispute {
-        id: d.id,
-        origin: d.origin,
-        seat: d.seat,
-        round: d.round,
-        reason: d.reason.clone(),
-        by: d.by.clone(),
+        head: d.head.clone(),
         frozen: public_round(&d.frozen),
         held: d.held.clone(),
         cards,

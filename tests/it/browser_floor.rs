@@ -594,8 +594,8 @@ async fn a_supervisor_uses_the_pit_page() {
         .iter()
         .any(|r| matches!(
             &r.record,
-            croupier::store::Record::Resolve { dispute: d, confirmed_by, .. }
-                if *d == dispute && confirmed_by == "floor:301"
+            croupier::store::Record::Resolve(x)
+                if x.dispute == dispute && x.confirmed_by == "floor:301"
         )));
 
     // Logged out: the login form again.

@@ -64,7 +64,7 @@ async fn an_alarm_is_not_cleared_while_its_device_still_reports_the_fault() {
             "{refused:?}"
         );
         // Nor by resolving the alarm's dispute.
-        let id = h.snapshot().dispute.as_ref().expect("dispute").id;
+        let id = h.snapshot().dispute.as_ref().expect("dispute").head.id;
         let preview = h
             .propose(id, Resolution::Reject, "fine".into(), "user:s1".into())
             .await

@@ -39,7 +39,9 @@ async fn recorded(db: &Path, round: i64, dispute: u64) -> (Vec<(i64, String, i64
         .await
         .expect("log")
         .iter()
-        .filter(|r| matches!(&r.record, croupier::store::Record::Resolve { dispute: d, .. } if *d == dispute))
+        .filter(
+            |r| matches!(&r.record, croupier::store::Record::Resolve(x) if x.dispute == dispute),
+        )
         .count();
     (lines, resolves)
 }

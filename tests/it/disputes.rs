@@ -191,7 +191,10 @@ async fn a_voided_exposed_card_is_burned_and_the_held_card_takes_its_place() {
     let s = h.snapshot();
     assert_eq!(s.state, TableState::Disputed);
     let d = s.dispute.as_ref().expect("open dispute");
-    assert_eq!((d.id, d.origin, d.round), (id, Origin::Dealer, 1));
+    assert_eq!(
+        (d.head.id, d.head.origin, d.head.round),
+        (id, Origin::Dealer, 1)
+    );
     assert_eq!(d.frozen, s.round, "the round is frozen as it stood");
     // The round is halted: no input applies, shoe cards are held.
     let refused = input(
@@ -387,7 +390,7 @@ async fn an_alarm_opens_a_dispute_that_a_correction_resolves() {
     let s = h.snapshot();
     assert_eq!(s.state, TableState::Locked);
     let d = s.dispute.as_ref().expect("the alarm opened a dispute");
-    assert_eq!(d.origin, Origin::Alarm);
+    assert_eq!(d.head.origin, Origin::Alarm);
     assert_eq!(d.held, ["AS"]);
     // Raising another is refused while it is open.
     assert_eq!(
@@ -400,7 +403,7 @@ async fn an_alarm_opens_a_dispute_that_a_correction_resolves() {
     let index = d.cards.len() - 1;
     resolve(
         &mut t,
-        d.id,
+        d.head.id,
         Resolution::Correct {
             index,
             card: c("AS"),

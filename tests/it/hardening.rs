@@ -85,6 +85,7 @@ async fn disputed_table() -> (running::Running, running::Fixture, String, u64) {
         .dispute
         .as_ref()
         .expect("a dispute is open")
+        .head
         .id;
     (run, fixture, dealer, id)
 }
@@ -171,16 +172,16 @@ async fn the_two_person_rule_takes_two_personal_accounts() {
         let rows = audit_rows(&db).await;
         let o = rows
             .iter()
-            .find(|r| r.action == "override")
+            .find(|r| r.entry.action == "override")
             .expect("the override is audited");
-        assert_eq!(o.actor, "user:s2");
-        assert_eq!(o.detail["proposed_by"], "user:s1");
-        assert_eq!(o.detail["confirmed_by"], "user:s2");
-        assert_eq!(o.detail["proposal"], hash.as_str());
+        assert_eq!(o.entry.actor, "user:s2");
+        assert_eq!(o.entry.detail["proposed_by"], "user:s1");
+        assert_eq!(o.entry.detail["confirmed_by"], "user:s2");
+        assert_eq!(o.entry.detail["proposal"], hash.as_str());
         assert!(
-            rows.iter().all(|r| !r.actor.contains("alice")
-                && !r.actor.contains("bob")
-                && !r.actor.contains("cli:root")),
+            rows.iter().all(|r| !r.entry.actor.contains("alice")
+                && !r.entry.actor.contains("bob")
+                && !r.entry.actor.contains("cli:root")),
             "no header-named actor on the record"
         );
         run.stop().await;
@@ -273,11 +274,11 @@ async fn a_confirmation_applies_only_the_proposal_it_names() {
         let rows = audit_rows(&db).await;
         let w = rows
             .iter()
-            .find(|r| r.action == "dispute_withdraw")
+            .find(|r| r.entry.action == "dispute_withdraw")
             .expect("the withdrawal is audited");
-        assert_eq!(w.actor, "user:s2");
-        assert_eq!(w.detail["proposed_by"], "user:s1");
-        assert_eq!(w.detail["proposal"], current.as_str());
+        assert_eq!(w.entry.actor, "user:s2");
+        assert_eq!(w.entry.detail["proposed_by"], "user:s1");
+        assert_eq!(w.entry.detail["proposal"], current.as_str());
         // The reviewed reject, proposed again by A and confirmed by B naming it, applies.
         let (_, again) = post(
             &a,
@@ -411,8 +412,8 @@ async fn alarm_clear_works_with_tls_and_the_banner_says_https() {
         let clears: Vec<(String, String)> = audit_rows(&db)
             .await
             .into_iter()
-            .filter(|r| r.action == "alarm_clear")
-            .map(|r| (r.actor, r.reason))
+            .filter(|r| r.entry.action == "alarm_clear")
+            .map(|r| (r.entry.actor, r.entry.reason))
             .collect();
         assert_eq!(
             clears,

@@ -275,7 +275,7 @@ async fn a_long_write_lock_puts_the_table_out_of_service_until_it_is_released_in
             until_snapshot(&run.handle, "recovered", |s| s.state == TableState::Locked).await;
         assert_eq!(snap.alarm.as_ref().expect("alarm").held, ["5S", "7C"]);
         // The supervisor finds nothing wrong: the held cards are played in their order.
-        let id = snap.dispute.as_ref().expect("the alarm's dispute").id;
+        let id = snap.dispute.as_ref().expect("the alarm's dispute").head.id;
         let preview = run
             .handle
             .propose(
@@ -305,9 +305,9 @@ async fn a_long_write_lock_puts_the_table_out_of_service_until_it_is_released_in
                     input: Input::Card(c),
                     ..
                 } => cards.push(c.to_string()),
-                Record::Resolve { inputs, .. } => {
+                Record::Resolve(r) => {
                     cards.retain(|_| false);
-                    cards.extend(inputs.iter().filter_map(|i| match i {
+                    cards.extend(r.inputs.iter().filter_map(|i| match i {
                         Input::Card(c) => Some(c.to_string()),
                         _ => None,
                     }));

@@ -230,10 +230,10 @@ async fn a_refused_card_locks_the_table_across_a_restart_until_cleared() {
             .await
             .expect("audit")
             .expect("an alarm_clear row");
-        assert_eq!(row.actor, "user:s1");
-        assert_eq!(row.reason, "cards taken out of play");
-        assert_eq!(row.detail["event_seq"], clear_seq);
-        assert_eq!(row.detail["voided"], serde_json::json!(["7H", "8S"]));
+        assert_eq!(row.entry.actor, "user:s1");
+        assert_eq!(row.entry.reason, "cards taken out of play");
+        assert_eq!(row.entry.detail["event_seq"], clear_seq);
+        assert_eq!(row.entry.detail["voided"], serde_json::json!(["7H", "8S"]));
         drop(conn);
         pool.close().await;
         // Play resumes; a rule violation from the API is refused, not an alarm.

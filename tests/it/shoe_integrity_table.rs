@@ -83,7 +83,7 @@ async fn an_unshuffled_shoe_raises_a_notice_not_a_lock_and_is_marked_in_recall()
     ));
     let alerts = |rows: &[audit::AuditRow]| {
         rows.iter()
-            .filter(|r| r.action == audit::actions::SHOE_SUSPICIOUS)
+            .filter(|r| r.entry.action == audit::actions::SHOE_SUSPICIOUS)
             .count()
     };
     let pool = croupier::auth::open_pool(&db).await.expect("pool");

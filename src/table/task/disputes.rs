@@ -6,7 +6,7 @@ use super::command::Raise;
 use super::errors::DisputeError;
 use super::table::{OpenDispute, Proposal, Table};
 use crate::store::audit::{actions, AuditEntry};
-use crate::store::Record;
+use crate::store::{RaisedDispute, Record, ResolvedDispute};
 use crate::table::dispute::{self, Correction, Resolution};
 use crate::table::state::ProposalView;
 use tracing::{info, warn};
@@ -17,7 +17,7 @@ impl Table {
             return Err(DisputeError::Broken(why.clone()));
         }
         if let Some(d) = &self.dispute {
-            return Err(DisputeError::AlreadyOpen(d.id));
+            return Err(DisputeError::AlreadyOpen(d.head.id));
         }
         let current = self.view.number;
         let in_play = current > 0 && !self.view.settled;
@@ -35,14 +35,14 @@ impl Table {
             .values(serde_json::to_string(&frozen).ok(), None)
             .reason(raise.reason.clone())
             .detail(serde_json::json!({"origin": raise.origin.as_str(), "seat": raise.seat}));
-        let record = Record::Dispute {
+        let record = Record::Dispute(RaisedDispute {
             origin: raise.origin,
             seat: raise.seat,
             round: current,
             reason: raise.reason,
             by: raise.by,
             frozen: serde_json::to_value(&frozen).ok().map(Box::new),
-        };
+        });
         self.record_audited(record, Some(&entry))
             .await
             .ok_or_else(|| DisputeError::Broken(self.broken.clone().unwrap_or_default()))
@@ -54,7 +54,7 @@ impl Table {
             return Err(DisputeError::Broken(why.clone()));
         }
         match &self.dispute {
-            Some(d) if d.id == id => Ok(d),
+            Some(d) if d.head.id == id => Ok(d),
             _ => Err(DisputeError::NotOpen(id)),
         }
     }
@@ -168,7 +168,7 @@ impl Table {
                 "voided": c.voided,
                 "result": p.view.result,
             }));
-        let record = Record::Resolve {
+        let record = Record::Resolve(ResolvedDispute {
             dispute: id,
             resolution: p.resolution,
             reason: p.reason,
@@ -176,7 +176,7 @@ impl Table {
             confirmed_by: by,
             inputs: c.inputs,
             voided: c.voided,
-        };
+        });
         self.events = c.events;
         self.record_audited(record, Some(&entry))
             .await

@@ -57,10 +57,10 @@ impl Follower {
     /// opened — as the live table publishes them).
     pub fn follow(&mut self, row: &LogRow) -> Result<(Arc<Snapshot>, Vec<Event>), String> {
         let corrected = match &row.record {
-            Record::Resolve { inputs, .. } => {
+            Record::Resolve(r) => {
                 let mut engine = self.0.base.engine.clone();
                 let mut events = Vec::new();
-                for input in inputs {
+                for input in &r.inputs {
                     // A refused input makes `replay` fail below, with the reason.
                     if engine.apply(input, &mut events).is_err() {
                         break;

@@ -336,12 +336,7 @@ impl Table {
             self.correction(r).map(|_| ()).map_err(|e| e.code())
         });
         Some(DisputeView {
-            id: d.id,
-            origin: d.origin,
-            seat: d.seat,
-            round: d.round,
-            reason: d.reason.clone(),
-            by: d.by.clone(),
+            head: d.head.clone(),
             frozen: d.frozen.clone(),
             cards: places,
             offers,

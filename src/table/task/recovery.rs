@@ -10,7 +10,9 @@ use crate::metrics::Metrics;
 use crate::store::{LogRow, Record, Store};
 use crate::table::dispute::{self, Origin};
 use crate::table::heartbeat::Heartbeat;
-use crate::table::state::{Alarm, BettingView, Delta, RoundView, ShoeView, Snapshot, TableState};
+use crate::table::state::{
+    Alarm, BettingView, Delta, DisputeHead, RoundView, ShoeView, Snapshot, TableState,
+};
 use croupier_drivers::event::ShoeStatus;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -299,9 +301,9 @@ impl Table {
     pub(super) fn absorb(&mut self, seq: u64, record: &Record, events: &[Event]) {
         self.seq = seq;
         self.absorb_time(seq, record);
-        self.watch_shoes(events, matches!(record, Record::Resolve { .. }));
-        if let Record::Resolve { inputs, .. } = record {
-            self.absorb_resolution(inputs);
+        self.watch_shoes(events, matches!(record, Record::Resolve(_)));
+        if let Record::Resolve(r) = record {
+            self.absorb_resolution(&r.inputs);
             return;
         }
         for event in events {
@@ -365,27 +367,22 @@ impl Table {
                 if self
                     .dispute
                     .as_ref()
-                    .is_some_and(|d| d.origin == Origin::Alarm)
+                    .is_some_and(|d| d.head.origin == Origin::Alarm)
                 {
                     self.dispute = None;
                     self.proposal = None;
                 }
             }
-            Record::Dispute {
-                origin,
-                seat,
-                round,
-                reason,
-                by,
-                ..
-            } => {
+            Record::Dispute(d) => {
                 self.dispute = Some(OpenDispute {
-                    id: seq,
-                    origin: *origin,
-                    seat: *seat,
-                    round: *round,
-                    reason: reason.clone(),
-                    by: by.clone(),
+                    head: DisputeHead {
+                        id: seq,
+                        origin: d.origin,
+                        seat: d.seat,
+                        round: d.round,
+                        reason: d.reason.clone(),
+                        by: d.by.clone(),
+                    },
                     frozen: self.decorate(self.view.clone(), &self.engine),
                     held: Vec::new(),
                 });
@@ -440,12 +437,14 @@ impl Table {
                 // correction (a misread card corrected, say) instead of clearing it.
                 if self.dispute.is_none() {
                     self.dispute = Some(OpenDispute {
-                        id: seq,
-                        origin: Origin::Alarm,
-                        seat: None,
-                        round: self.view.number,
-                        reason: reason.to_string(),
-                        by: "alarm".into(),
+                        head: DisputeHead {
+                            id: seq,
+                            origin: Origin::Alarm,
+                            seat: None,
+                            round: self.view.number,
+                            reason: reason.to_string(),
+                            by: "alarm".into(),
+                        },
                         frozen: self.decorate(self.view.clone(), &self.engine),
                         held: Vec::new(),
                     });

@@ -201,7 +201,7 @@ impl Table {
             return Err(SubmitError::Locked(alarm.reason.clone()));
         }
         if let Some(d) = &self.dispute {
-            return Err(SubmitError::Disputed(d.reason.clone()));
+            return Err(SubmitError::Disputed(d.head.reason.clone()));
         }
         if matches!(input, Input::Void(_) | Input::CancelRound) {
             return Err(SubmitError::Rejected(crate::engine::Rejection::new(

@@ -1,12 +1,14 @@
 //! The table's state, owned by its task: the `Table` every other file of the task adds
 //! behaviour to, and what it keeps about the round in play and its dispute.
 
-use crate::engine::{Engine, Event, Input, RoundResult, SeatId};
+use crate::engine::{Engine, Event, Input, RoundResult};
 use crate::metrics::{AlarmKind, CardOutcome, Metrics};
 use crate::store::Store;
-use crate::table::dispute::{Origin, Resolution};
+use crate::table::dispute::Resolution;
 use crate::table::heartbeat::Heartbeat;
-use crate::table::state::{Alarm, BettingView, Delta, ProposalView, RoundView, Snapshot};
+use crate::table::state::{
+    Alarm, BettingView, Delta, DisputeHead, ProposalView, RoundView, Snapshot,
+};
 use croupier_drivers::event::ShoeStatus;
 use std::sync::Arc;
 use tokio::sync::{broadcast, watch};
@@ -172,12 +174,7 @@ impl Default for DisputeSettings {
 /// An open dispute.
 #[derive(Debug, Clone)]
 pub(super) struct OpenDispute {
-    pub(super) id: u64,
-    pub(super) origin: Origin,
-    pub(super) seat: Option<SeatId>,
-    pub(super) round: u64,
-    pub(super) reason: String,
-    pub(super) by: String,
+    pub(super) head: DisputeHead,
     pub(super) frozen: RoundView,
     pub(super) held: Vec<String>,
 }

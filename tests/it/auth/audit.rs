@@ -288,16 +288,16 @@ async fn user_and_alarm_commands_work_while_the_service_runs() {
         let rows = audit_rows(&db).await;
         let clears: Vec<(&str, &str)> = rows
             .iter()
-            .filter(|r| r.action == "alarm_clear")
-            .map(|r| (r.actor.as_str(), r.reason.as_str()))
+            .filter(|r| r.entry.action == "alarm_clear")
+            .map(|r| (r.entry.actor.as_str(), r.entry.reason.as_str()))
             .collect();
         assert_eq!(clears.len(), 2, "{clears:?}");
         assert_eq!(clears[0], ("user:77", "card removed"));
         // The local token is one actor whoever holds it (no header names anyone).
         assert_eq!(clears[1].0, "local", "{clears:?}");
-        assert!(rows
-            .iter()
-            .any(|r| r.action == "user_add" && r.subject == "77" && r.actor.starts_with("cli:")));
+        assert!(rows.iter().any(|r| r.entry.action == "user_add"
+            && r.entry.subject == "77"
+            && r.entry.actor.starts_with("cli:")));
         // Every command kept the chain intact.
         let out = croupier(&["audit", "verify", "--config", &cfgs], None);
         assert!(out.status.success(), "{}", text(&out));
@@ -319,7 +319,7 @@ async fn a_configuration_change_is_audited_once() {
         let rows: Vec<_> = audit_rows(&db)
             .await
             .into_iter()
-            .filter(|r| r.action == "config")
+            .filter(|r| r.entry.action == "config")
             .collect();
         assert_eq!(rows.len(), 1, "an unchanged config is not recorded again");
         config.table.name = "Renamed".into();
@@ -327,14 +327,14 @@ async fn a_configuration_change_is_audited_once() {
         let rows: Vec<_> = audit_rows(&db)
             .await
             .into_iter()
-            .filter(|r| r.action == "config")
+            .filter(|r| r.entry.action == "config")
             .collect();
         assert_eq!(rows.len(), 2);
-        assert_eq!(rows[1].old_value, rows[0].new_value);
+        assert_eq!(rows[1].entry.old_value, rows[0].entry.new_value);
         let new: Value =
-            serde_json::from_str(rows[1].new_value.as_deref().expect("new")).expect("json");
+            serde_json::from_str(rows[1].entry.new_value.as_deref().expect("new")).expect("json");
         assert_eq!(new["config"]["table"]["name"], "Renamed");
-        assert_eq!(rows[1].actor, "system");
+        assert_eq!(rows[1].entry.actor, "system");
     })
     .await
     .expect("bounded");

@@ -38,12 +38,12 @@ async fn three_failures_lock_the_account_and_every_attempt_is_audited() {
         let rows = audit_rows(&db).await;
         let attempts: Vec<(&str, &str, &str)> = rows
             .iter()
-            .filter(|r| r.action.starts_with("login"))
+            .filter(|r| r.entry.action.starts_with("login"))
             .map(|r| {
                 (
-                    r.action.as_str(),
-                    r.subject.as_str(),
-                    r.detail["why"].as_str().unwrap_or(""),
+                    r.entry.action.as_str(),
+                    r.entry.subject.as_str(),
+                    r.entry.detail["why"].as_str().unwrap_or(""),
                 )
             })
             .collect();
@@ -59,13 +59,15 @@ async fn three_failures_lock_the_account_and_every_attempt_is_audited() {
             ]
         );
         assert!(
-            rows.iter().all(|r| !r.detail.to_string().contains("9999")),
+            rows.iter()
+                .all(|r| !r.entry.detail.to_string().contains("9999")),
             "no secret in the log"
         );
         assert_eq!(
             rows.iter()
-                .find(|r| r.subject == "nobody")
+                .find(|r| r.entry.subject == "nobody")
                 .expect("row")
+                .entry
                 .actor,
             "anonymous"
         );

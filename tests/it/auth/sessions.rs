@@ -118,7 +118,7 @@ async fn sessions_end_at_logout_expiry_idleness_and_disabling() {
         let actions: Vec<String> = audit_rows(&db)
             .await
             .into_iter()
-            .map(|r| r.action)
+            .map(|r| r.entry.action)
             .collect();
         assert!(actions.contains(&"logout".to_string()), "{actions:?}");
         assert!(actions.contains(&"user_disable".to_string()), "{actions:?}");

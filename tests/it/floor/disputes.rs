@@ -108,8 +108,8 @@ async fn a_dispute_raised_at_a_table_is_resolved_from_the_floor() {
     assert!(
         log.iter().any(|r| matches!(
             &r.record,
-            croupier::store::Record::Resolve { dispute: d, proposed_by, confirmed_by, .. }
-                if *d == dispute && proposed_by == "floor:sup1" && confirmed_by == "floor:sup1"
+            croupier::store::Record::Resolve(x)
+                if x.dispute == dispute && x.proposed_by == "floor:sup1" && x.confirmed_by == "floor:sup1"
         )),
         "a resolve row by floor:sup1"
     );
