@@ -204,7 +204,10 @@ impl Engine {
                 if common {
                     self.on_player_decision(player, *seat, *action, events)
                 } else {
-                    self.on_behind_decision(player, *seat, *action, events)
+                    match self.behind_bet(player, *seat) {
+                        Ok(bet) => self.on_behind_answer(bet, *action, events),
+                        Err(refused) => refused,
+                    }
                 }
             }
             Input::CutCard => self.on_cut_card(events),

@@ -344,15 +344,10 @@ impl Engine {
         })
     }
 
-    /// A player behind a seat answers insurance, independently of the seated player.
-    #[inline(never)]
-    pub(crate) fn on_behind_decision(
-        &mut self,
-        player: &str,
-        seat: SeatId,
-        action: Action,
-        events: &mut impl EventSink,
-    ) -> Handled {
+    /// Where `player`'s bet behind `seat` stands in this round (seat index, bet index), or
+    /// the refusal when there is none: a decision from a player at a seat-by-seat table
+    /// can only be theirs behind a seat.
+    pub(crate) fn behind_bet(&self, player: &str, seat: SeatId) -> Result<(usize, usize), Handled> {
         let found = self
             .round
             .seats
@@ -365,13 +360,26 @@ impl Engine {
                     .position(|b| &*b.player == player)?;
                 Some((si, bi))
             });
-        let Some((si, bi)) = found.filter(|_| self.phase != Phase::Idle) else {
-            return reject(
+        found.filter(|_| self.phase != Phase::Idle).ok_or_else(|| {
+            reject(
                 Code::NotYourTurn,
                 format!("{player} has no bet behind seat {seat} in this round"),
-            );
-        };
+            )
+        })
+    }
+
+    /// A player behind a seat (the bet `behind_bet` found) answers insurance, independently
+    /// of the seated player.
+    #[inline(never)]
+    pub(crate) fn on_behind_answer(
+        &mut self,
+        (si, bi): (usize, usize),
+        action: Action,
+        events: &mut impl EventSink,
+    ) -> Handled {
+        let seat = self.round.seats[si].seat;
         let bb = &self.round.seats[si].behind[bi];
+        let player = &*bb.player;
         if !matches!(action, Action::Insurance | Action::NoInsurance) {
             return reject(
                 Code::ActionNotAllowed,
@@ -397,8 +405,8 @@ impl Engine {
         } else {
             Insurance::Declined
         };
+        let player = PlayerId::clone(&bb.player);
         self.round.seats[si].behind[bi].insurance = answer;
-        let player = PlayerId::clone(&self.round.seats[si].behind[bi].player);
         self.insurance_answered(
             Event::PlayerDecided {
                 player,

@@ -69,12 +69,30 @@ pub(crate) fn settle_into(engine: &Engine, out: &mut RoundResult, extra: &mut Ve
     w.out.bets.truncate(bets);
 }
 
+/// What every bet of a round is judged against: the rules and the dealer's final hand.
+/// One value for the settling functions, which all need the three.
+#[derive(Clone, Copy)]
+struct Against<'a> {
+    v: &'a Variant,
+    dealer_cards: &'a [Card],
+    dealer: &'a Dealer,
+}
+
+impl<'a> Against<'a> {
+    fn round(engine: &'a Engine, dealer: &'a Dealer) -> Against<'a> {
+        Against {
+            v: &engine.variant,
+            dealer_cards: &engine.round.dealer,
+            dealer,
+        }
+    }
+}
+
 /// Walks the engine's round (every seat, then every common-draw box) into `sink`.
 fn settle_each(engine: &Engine, dealer: &Dealer, sink: &mut impl SettlementSink) {
-    let v = &*engine.variant;
-    let round = &engine.round;
-    for sp in &round.seats {
-        settle_seat(v, sp, None, &round.dealer, dealer, sink);
+    let at = Against::round(engine, dealer);
+    for sp in &engine.round.seats {
+        settle_seat(at, sp, None, sink);
     }
     if !engine.common.players.is_empty() {
         settle_common(engine, dealer, sink);
@@ -84,11 +102,10 @@ fn settle_each(engine: &Engine, dealer: &Dealer, sink: &mut impl SettlementSink)
 /// The common draw's boxes, player by player (out of the seat-by-seat rounds' way).
 #[inline(never)]
 fn settle_common(engine: &Engine, dealer: &Dealer, sink: &mut impl SettlementSink) {
-    let v = &*engine.variant;
-    let round = &engine.round;
+    let at = Against::round(engine, dealer);
     for player in &engine.common.players {
         for sp in &player.boxes {
-            settle_seat(v, sp, Some(&player.id), &round.dealer, dealer, sink);
+            settle_seat(at, sp, Some(&player.id), sink);
         }
     }
 }
@@ -177,79 +194,84 @@ struct Writer<'a> {
 
 impl SettlementSink for Writer<'_> {
     fn hand(&mut self, sh: &SettledHand<'_>) {
-        let SettledHand {
-            player,
-            seat,
-            hand,
-            cards,
-            doubled,
-            outcome,
-            staked,
-            returned,
-        } = *sh;
-        let total = total(cards, self.ace).best;
+        let total = total(sh.cards, self.ace).best;
         if self.hands >= self.out.hands.len() {
             if let Some(spare) = self.extra.pop() {
                 self.out.hands.push(spare);
             }
         }
-        if let Some(h) = self.out.hands.get_mut(self.hands) {
-            h.player = player.cloned();
-            h.seat = seat;
-            h.hand = hand;
-            h.cards.clear();
-            h.cards.extend_from_slice(cards);
-            h.total = total;
-            h.doubled = doubled;
-            h.outcome = outcome;
-            h.staked = staked;
-            h.returned = returned;
-        } else {
-            self.out.hands.push(HandResult {
-                player: player.cloned(),
-                seat,
-                hand,
-                cards: cards.to_vec(),
-                total,
-                doubled,
-                outcome,
-                staked,
-                returned,
-            });
+        match self.out.hands.get_mut(self.hands) {
+            Some(h) => sh.write_over(h, total),
+            None => self.out.hands.push(sh.owned(total)),
         }
         self.hands += 1;
     }
 
     fn bet(&mut self, sb: &SettledBet<'_>) {
-        let SettledBet {
-            player,
-            seat,
-            kind,
-            staked,
-            returned,
-        } = *sb;
-        if let Some(b) = self.out.bets.get_mut(self.bets) {
-            b.player = player.cloned();
-            b.seat = seat;
-            match (&mut b.kind, kind) {
-                (BetKind::Side(old), SettledKind::Side { name, .. }) => {
-                    old.clear();
-                    old.push_str(name);
-                }
-                (k, kind) => *k = kind.owned(),
-            }
-            b.staked = staked;
-            b.returned = returned;
-        } else {
-            self.out.bets.push(BetResult {
-                player: player.cloned(),
-                seat,
-                kind: kind.owned(),
-                staked,
-                returned,
-            });
+        match self.out.bets.get_mut(self.bets) {
+            Some(b) => sb.write_over(b),
+            None => self.out.bets.push(sb.owned()),
         }
         self.bets += 1;
+    }
+}
+
+impl SettledHand<'_> {
+    /// Overwrites a recycled record, keeping its buffers (the simulator allocates nothing).
+    fn write_over(&self, h: &mut HandResult, total: u8) {
+        h.player = self.player.cloned();
+        h.seat = self.seat;
+        h.hand = self.hand;
+        h.cards.clear();
+        h.cards.extend_from_slice(self.cards);
+        h.total = total;
+        h.doubled = self.doubled;
+        h.outcome = self.outcome;
+        h.staked = self.staked;
+        h.returned = self.returned;
+    }
+
+    /// A new record, where there is none to recycle.
+    fn owned(&self, total: u8) -> HandResult {
+        HandResult {
+            player: self.player.cloned(),
+            seat: self.seat,
+            hand: self.hand,
+            cards: self.cards.to_vec(),
+            total,
+            doubled: self.doubled,
+            outcome: self.outcome,
+            staked: self.staked,
+            returned: self.returned,
+        }
+    }
+}
+
+impl SettledBet<'_> {
+    /// Overwrites a recycled record, keeping its side bet's name buffer.
+    fn write_over(&self, b: &mut BetResult) {
+        b.player = self.player.cloned();
+        b.seat = self.seat;
+        match (&mut b.kind, self.kind) {
+            (BetKind::Side(old), SettledKind::Side { name, .. }) => {
+                old.clear();
+                old.push_str(name);
+            }
+            (k, kind) => *k = kind.owned(),
+        }
+        b.staked = self.staked;
+        b.returned = self.returned;
+    }
+
+    /// A new record, where there is none to recycle.
+    fn owned(&self) -> BetResult {
+        BetResult {
+            player: self.player.cloned(),
+            seat: self.seat,
+            kind: self.kind.owned(),
+            staked: self.staked,
+            returned: self.returned,
+        }
     }
 }
 
@@ -269,21 +291,14 @@ impl SettledKind<'_> {
 /// a seat with a main bet alone (the simulator's every round) then costs its hands and
 /// one test for everything else.
 #[inline(always)]
-fn settle_seat(
-    v: &Variant,
-    sp: &SeatPlay,
-    player: Option<&PlayerId>,
-    dealer_cards: &[Card],
-    dealer: &Dealer,
-    w: &mut impl SettlementSink,
-) {
+fn settle_seat(at: Against, sp: &SeatPlay, player: Option<&PlayerId>, w: &mut impl SettlementSink) {
     let mut main_staked = 0;
     let mut main_returned = 0;
     for (hi, h) in sp.hands.iter().enumerate() {
         if h.state == HandState::NoBet {
             continue;
         }
-        let (outcome, returned) = hand_outcome(v, h, hi == 0, sp.main, dealer);
+        let (outcome, returned) = hand_outcome(at.v, h, hi == 0, sp.main, at.dealer);
         main_staked += h.stake;
         main_returned += returned;
         w.hand(&SettledHand {
@@ -309,7 +324,7 @@ fn settle_seat(
     }
     if matches!(sp.insurance, Insurance::Bought(_)) || !sp.side.is_empty() || !sp.behind.is_empty()
     {
-        settle_extras(v, sp, player, dealer_cards, dealer, w);
+        settle_extras(at, sp, player, w);
     }
 }
 
@@ -317,40 +332,36 @@ fn settle_seat(
 /// bets, then the bets behind it.
 #[inline(never)]
 fn settle_extras(
-    v: &Variant,
+    at: Against,
     sp: &SeatPlay,
     player: Option<&PlayerId>,
-    dealer_cards: &[Card],
-    dealer: &Dealer,
     w: &mut impl SettlementSink,
 ) {
     let own = (sp.insurance, &sp.side[..]);
-    settle_insurance_and_sides(v, sp, player, own, dealer_cards, dealer, w);
+    settle_insurance_and_sides(at, sp, player, own, w);
     for bb in &sp.behind {
-        settle_behind(v, sp, bb, dealer_cards, dealer, w);
+        settle_behind(at, sp, bb, w);
     }
 }
 
 /// One side bet (index into the variant's, with its stake) on `sp`'s cards: its name and
 /// what it returns.
 fn side_bet_return<'v>(
-    v: &'v Variant,
+    at: Against<'v>,
     sp: &SeatPlay,
     index: u8,
     stake: Amount,
-    dealer_cards: &[Card],
-    dealer: &Dealer,
 ) -> (&'v str, Amount) {
-    let cards = match (dealer_cards.first(), sp.first_two()) {
+    let cards = match (at.dealer_cards.first(), sp.first_two()) {
         (Some(&dealer_up), Some(player)) => Some(SideBetCards {
             player,
             dealer_up,
-            dealer_second: dealer_cards.get(1).copied(),
-            dealer_natural: dealer.natural,
+            dealer_second: at.dealer_cards.get(1).copied(),
+            dealer_natural: at.dealer.natural,
         }),
         _ => None,
     };
-    let rules = &v.side_bets[usize::from(index)];
+    let rules = &at.v.side_bets[usize::from(index)];
     let returned = match (cards, sp.bonus) {
         (_, Bonus::Drawn(m)) if rules.kind == SideBetKind::InForSix => Pay::Times(m).returns(stake),
         (Some(cards), _) => {
@@ -364,14 +375,7 @@ fn side_bet_return<'v>(
 /// A bet behind a seat: the seated hands' results at the behind player's stakes. A double
 /// is followed only with `follow_double` (otherwise the double's card is just a hit for the
 /// bet behind); a split's second hand only with `follow_split`.
-fn settle_behind(
-    v: &Variant,
-    sp: &SeatPlay,
-    bb: &BehindPlay,
-    dealer_cards: &[Card],
-    dealer: &Dealer,
-    w: &mut impl SettlementSink,
-) {
+fn settle_behind(at: Against, sp: &SeatPlay, bb: &BehindPlay, w: &mut impl SettlementSink) {
     let mut staked = 0;
     let mut returned = 0;
     for (hi, h) in sp.hands.iter().enumerate() {
@@ -391,7 +395,7 @@ fn settle_behind(
             stake: bb.main * (1 + Amount::from(doubles)),
             ..h.clone()
         };
-        let (_, r) = hand_outcome(v, &followed, hi == 0, bb.main, dealer);
+        let (_, r) = hand_outcome(at.v, &followed, hi == 0, bb.main, at.dealer);
         staked += followed.stake;
         returned += r;
     }
@@ -404,18 +408,16 @@ fn settle_behind(
         returned,
     });
     let behind = (bb.insurance, &bb.side[..]);
-    settle_insurance_and_sides(v, sp, player, behind, dealer_cards, dealer, w);
+    settle_insurance_and_sides(at, sp, player, behind, w);
 }
 
 /// One player's insurance, then side bets, at `sp` (the seated player's, or those of a
 /// player behind the seat): whoever staked them, they are judged on the seat's cards.
 fn settle_insurance_and_sides(
-    v: &Variant,
+    at: Against,
     sp: &SeatPlay,
     player: Option<&PlayerId>,
     (insurance, side): (Insurance, &[(u8, Amount)]),
-    dealer_cards: &[Card],
-    dealer: &Dealer,
     w: &mut impl SettlementSink,
 ) {
     let bet = |kind, staked, returned| SettledBet {
@@ -426,15 +428,15 @@ fn settle_insurance_and_sides(
         returned,
     };
     if let Insurance::Bought(stake) = insurance {
-        let returned = if dealer.natural {
-            v.insurance.won(stake)
+        let returned = if at.dealer.natural {
+            at.v.insurance.won(stake)
         } else {
             0
         };
         w.bet(&bet(SettledKind::Insurance, stake, returned));
     }
     for &(index, stake) in side {
-        let (name, returned) = side_bet_return(v, sp, index, stake, dealer_cards, dealer);
+        let (name, returned) = side_bet_return(at, sp, index, stake);
         w.bet(&bet(SettledKind::Side { index, name }, stake, returned));
     }
 }

@@ -32,19 +32,21 @@ mod tests {
     use super::super::eval;
     use crate::engine::variant::SideBetKind::Sevens as K;
 
+    /// Each hand (the player's two cards, the dealer's up card) and the pays it wins, best
+    /// first.
+    const HANDS: &[([&str; 3], &[&str])] = &[
+        (["7S", "7S", "7S"], &["suited_777", "777"]),
+        (["7S", "7H", "7S"], &["777"]),
+        (["7S", "7S", "9S"], &["suited_77", "77"]),
+        (["7S", "7D", "9S"], &["77"]),
+        (["7S", "8D", "7H"], &["first_card_7"]),
+        (["8S", "7D", "7H"], &[]),
+    ];
+
     #[test]
     fn every_combination() {
-        assert_eq!(
-            eval(K, &["7S", "7S", "7S"], None, false),
-            ["suited_777", "777"]
-        );
-        assert_eq!(eval(K, &["7S", "7H", "7S"], None, false), ["777"]);
-        assert_eq!(
-            eval(K, &["7S", "7S", "9S"], None, false),
-            ["suited_77", "77"]
-        );
-        assert_eq!(eval(K, &["7S", "7D", "9S"], None, false), ["77"]);
-        assert_eq!(eval(K, &["7S", "8D", "7H"], None, false), ["first_card_7"]);
-        assert!(eval(K, &["8S", "7D", "7H"], None, false).is_empty());
+        for (cards, wins) in HANDS {
+            assert_eq!(eval(K, cards, None, false), *wins, "{cards:?}");
+        }
     }
 }
