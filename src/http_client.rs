@@ -94,6 +94,9 @@ impl Reply {
 pub struct Endpoint {
     addr: String,
     tls: Option<Arc<rustls::ClientConfig>>,
+    /// How long one exchange may take, connection included ([`Endpoint::DEFAULT_TIMEOUT`]
+    /// unless set with [`Endpoint::timeout`]).
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -101,17 +104,28 @@ impl std::fmt::Debug for Endpoint {
         f.debug_struct("Endpoint")
             .field("addr", &self.addr)
             .field("tls", &self.tls.is_some())
+            .field("timeout", &self.timeout)
             .finish()
     }
 }
 
 impl Endpoint {
+    /// An exchange's time limit until [`Endpoint::timeout`] sets another.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
     /// Plain HTTP to `addr`.
     pub fn plain(addr: &str) -> Endpoint {
         Endpoint {
             addr: addr.to_string(),
             tls: None,
+            timeout: Self::DEFAULT_TIMEOUT,
         }
+    }
+
+    /// The same endpoint, with `timeout` for each exchange.
+    pub fn timeout(mut self, timeout: Duration) -> Endpoint {
+        self.timeout = timeout;
+        self
     }
 
     /// HTTPS to `addr`, trusting only the certificate in the PEM file `cert` (the first one:
@@ -141,6 +155,7 @@ impl Endpoint {
         Ok(Endpoint {
             addr: addr.to_string(),
             tls: Some(Arc::new(config)),
+            timeout: Self::DEFAULT_TIMEOUT,
         })
     }
 
@@ -151,28 +166,24 @@ impl Endpoint {
 
     /// Sends `method path` with an optional JSON body and extra headers
     /// (`("Cookie", "croupier_session=...")`, `("Authorization", "Bearer ...")`); answers
-    /// the whole [`Reply`] once the body has arrived, or an error after `timeout`.
+    /// the whole [`Reply`] once the body has arrived, or an error after the endpoint's
+    /// timeout.
     pub async fn send(
         &self,
         method: &str,
         path: &str,
         body: Option<&str>,
         headers: &[(&str, &str)],
-        timeout: Duration,
     ) -> Result<Reply, ClientError> {
-        tokio::time::timeout(timeout, self.exchange(method, path, body, headers))
-            .await
-            .map_err(|_| ClientError::Timeout(self.addr.clone()))?
+        tokio::time::timeout(
+            self.timeout,
+            self.exchange(build(&self.addr, method, path, body, headers)?),
+        )
+        .await
+        .map_err(|_| ClientError::Timeout(self.addr.clone()))?
     }
 
-    async fn exchange(
-        &self,
-        method: &str,
-        path: &str,
-        body: Option<&str>,
-        headers: &[(&str, &str)],
-    ) -> Result<Reply, ClientError> {
-        let request = build(&self.addr, method, path, body, headers)?;
+    async fn exchange(&self, request: hyper::Request<Full<Bytes>>) -> Result<Reply, ClientError> {
         let tcp = TcpStream::connect(&self.addr)
             .await
             .map_err(|source| ClientError::Io {
@@ -268,6 +279,22 @@ where
     })
 }
 
+/// A handshake signature check of `ServerCertVerifier`, done by rustls's function of the
+/// same name with the pinned provider's algorithms: the TLS 1.2 and 1.3 checks differ only
+/// in that name.
+macro_rules! handshake_signature {
+    ($check:ident) => {
+        fn $check(
+            &self,
+            message: &[u8],
+            cert: &CertificateDer<'_>,
+            dss: &DigitallySignedStruct,
+        ) -> Result<HandshakeSignatureValid, rustls::Error> {
+            rustls::crypto::$check(message, cert, dss, &self.algorithms)
+        }
+    };
+}
+
 /// Trusts exactly one certificate (see the module doc).
 #[derive(Debug)]
 struct Pinned {
@@ -293,23 +320,8 @@ impl ServerCertVerifier for Pinned {
         }
     }
 
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
-    }
+    handshake_signature!(verify_tls12_signature);
+    handshake_signature!(verify_tls13_signature);
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.algorithms.supported_schemes()
@@ -339,7 +351,8 @@ pub async fn request_with(
     timeout: Duration,
 ) -> Result<Reply, ClientError> {
     Endpoint::plain(addr)
-        .send(method, path, body, headers, timeout)
+        .timeout(timeout)
+        .send(method, path, body, headers)
         .await
 }
 

@@ -97,9 +97,9 @@ async fn alarm_clear(
             Err(e) => return fail(format!("http.tls: {e}")),
         },
         None => client::Endpoint::plain(&addr),
-    };
+    }
+    .timeout(Duration::from_secs(10));
     let db = credentials.db.unwrap_or(loaded.store.path.clone());
-    let timeout = Duration::from_secs(10);
     // The credentials: a session cookie from a login, or the local token (recorded as the
     // one actor `local`: nothing sent names who holds it).
     let mut headers: Vec<(String, String)> = Vec::new();
@@ -111,10 +111,7 @@ async fn alarm_clear(
             Err(e) => return fail(e),
         };
         let body = serde_json::json!({"badge": badge, "secret": secret}).to_string();
-        match endpoint
-            .send("POST", "/api/login", Some(&body), &[], timeout)
-            .await
-        {
+        match endpoint.send("POST", "/api/login", Some(&body), &[]).await {
             Ok(reply) if reply.status == 200 => match reply.session_cookie() {
                 Some(cookie) => {
                     headers.push(("Cookie".into(), cookie));
@@ -142,17 +139,11 @@ async fn alarm_clear(
         .collect();
     let body = serde_json::json!({ "reason": reason }).to_string();
     let result = endpoint
-        .send(
-            "POST",
-            "/api/alarm/clear",
-            Some(&body),
-            &header_refs,
-            timeout,
-        )
+        .send("POST", "/api/alarm/clear", Some(&body), &header_refs)
         .await;
     if logged_in {
         let _ = endpoint
-            .send("POST", "/api/logout", None, &header_refs, timeout)
+            .send("POST", "/api/logout", None, &header_refs)
             .await;
     }
     match result {

@@ -51,7 +51,6 @@ pub struct HttpWallet {
     endpoint: Endpoint,
     prefix: String,
     secret: Vec<u8>,
-    timeout: Duration,
     retries: u32,
 }
 
@@ -98,10 +97,9 @@ impl HttpWallet {
             (true, None) => return Err("an https:// wallet needs `cert` (pinned)".into()),
         };
         Ok(HttpWallet {
-            endpoint,
+            endpoint: endpoint.timeout(Duration::from_millis(section.timeout_ms.max(1))),
             prefix: format!("/{}", path.trim_end_matches('/')).replace("//", "/"),
             secret,
-            timeout: Duration::from_millis(section.timeout_ms.max(1)),
             retries: section.retries,
         })
     }
@@ -135,7 +133,6 @@ impl HttpWallet {
                     &path,
                     Some(&body),
                     &[("X-Croupier-Signature", &signature)],
-                    self.timeout,
                 )
                 .await;
             let reply = match reply {

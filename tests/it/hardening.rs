@@ -339,7 +339,8 @@ async fn alarm_clear_works_with_tls_and_the_banner_says_https() {
         std::fs::write(&other_pem, other.cert.pem()).expect("write");
         let refused = croupier::web::client::Endpoint::pinned(&p.addr, &other_pem)
             .expect("pem")
-            .send("GET", "/api/public", None, &[], STEP)
+            .timeout(STEP)
+            .send("GET", "/api/public", None, &[])
             .await;
         assert!(
             matches!(refused, Err(croupier::web::client::ClientError::Tls { .. })),
@@ -348,7 +349,8 @@ async fn alarm_clear_works_with_tls_and_the_banner_says_https() {
         let trusted =
             croupier::web::client::Endpoint::pinned(&p.addr, &dir.path().join("cert.pem"))
                 .expect("pem")
-                .send("GET", "/api/public", None, &[], STEP)
+                .timeout(STEP)
+                .send("GET", "/api/public", None, &[])
                 .await
                 .expect("the configured certificate is trusted");
         assert_eq!(trusted.status, 200, "{}", trusted.body);

@@ -233,7 +233,7 @@ async fn the_pit_page_over_tls_never_framed_and_badges_not_told_apart() {
     let send = |method: &'static str, path: &'static str, body: Option<String>| {
         let pit = &pit;
         async move {
-            pit.send(method, path, body.as_deref(), &[], Duration::from_secs(30))
+            pit.send(method, path, body.as_deref(), &[])
                 .await
                 .unwrap_or_else(|e| panic!("{method} {path}: {e}"))
         }
