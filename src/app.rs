@@ -450,8 +450,10 @@ pub async fn run_with_clock(
                 Arc::clone(sim),
                 Arc::clone(&variant),
                 config.demo.clone(),
-                decks,
-                config.shoe.sim.penetration,
+                crate::table::demo::ShoeMaking {
+                    decks,
+                    penetration: config.shoe.sim.penetration,
+                },
                 seed.wrapping_add(1),
             );
             if let Some(play) = &play {

@@ -28,17 +28,25 @@ pub fn main_bet(seat: SeatId, main: Amount) -> Option<SeatBets> {
     serde_json::from_value(serde_json::json!({ "seat": seat, "main": main, "side": [] })).ok()
 }
 
+/// How the demo's fresh shoes are made.
+#[derive(Debug, Clone, Copy)]
+pub struct ShoeMaking {
+    /// Decks in a shoe (`[shoe.sim] decks`, else the game's).
+    pub decks: u8,
+    /// Where the cut card goes, as a share of the shoe (`[shoe.sim] penetration`).
+    pub penetration: f64,
+}
+
 /// The demo's players and dealer.
 pub struct Demo {
+    rng: fastrand::Rng,
+    /// Remote players' seats and windows (`[play]`).
+    remote: Option<Arc<RemoteSeats>>,
     handle: TableHandle,
     sim: Arc<SimShoe>,
     variant: Arc<Variant>,
     config: DemoSection,
-    decks: u8,
-    penetration: f64,
-    rng: fastrand::Rng,
-    /// Remote players' seats and windows (`[play]`).
-    remote: Option<Arc<RemoteSeats>>,
+    shoe: ShoeMaking,
 }
 
 impl Demo {
@@ -48,8 +56,7 @@ impl Demo {
         sim: Arc<SimShoe>,
         variant: Arc<Variant>,
         config: DemoSection,
-        decks: u8,
-        penetration: f64,
+        shoe: ShoeMaking,
         seed: u64,
     ) -> Demo {
         Demo {
@@ -57,8 +64,7 @@ impl Demo {
             sim,
             variant,
             config,
-            decks,
-            penetration,
+            shoe,
             rng: fastrand::Rng::with_seed(seed),
             remote: None,
         }
@@ -147,7 +153,12 @@ impl Demo {
     }
 
     async fn reload(&mut self) {
-        let items = Demo::fresh_shoe(&self.variant, self.decks, self.penetration, &mut self.rng);
+        let items = Demo::fresh_shoe(
+            &self.variant,
+            self.shoe.decks,
+            self.shoe.penetration,
+            &mut self.rng,
+        );
         if let Err(e) = self.sim.load(items).await {
             warn!(error = %e, "demo: cannot load the simulated shoe");
         }
