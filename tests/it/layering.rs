@@ -493,6 +493,21 @@ fn no_source_file_is_over_800_lines_before_its_tests() {
     );
 }
 
+/// ARCHITECTURE.md stays a map a newcomer reads in one sitting (issue #63 item 4): a
+/// section per module, one list of invariants; what grows past this belongs in the guide.
+const MAX_ARCHITECTURE_LINES: usize = 400;
+
+#[test]
+fn architecture_md_is_at_most_400_lines() {
+    let architecture = fs::read_to_string(root().join("ARCHITECTURE.md")).expect("read");
+    let lines = architecture.lines().count();
+    assert!(
+        lines <= MAX_ARCHITECTURE_LINES,
+        "ARCHITECTURE.md has {lines} lines (at most {MAX_ARCHITECTURE_LINES}): move what is a \
+         user's or operator's concern to docs/, and keep one section per module"
+    );
+}
+
 #[test]
 fn no_script_of_the_pages_is_over_800_lines() {
     let found = oversized_with(&root(), &["dealer-ui"], "js", VENDORED);
