@@ -5,14 +5,14 @@
 //! shape. The contract is generated from these handlers (see `super::openapi`, served at
 //! `/api/openapi.json`).
 
-use super::body::JsonBody;
+use super::body::{JsonBody, RequestBody};
 use super::view::{dealer_view, public_view};
 use super::AppState;
 use crate::engine::{Action, Input, SeatBets};
 use crate::store::Source;
 use crate::table::{BetError, SubmitError};
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
@@ -26,6 +26,11 @@ use utoipa::{IntoParams, ToSchema};
 #[derive(Deserialize, ToSchema)]
 #[schema(as = Empty)]
 pub struct EmptyBody {}
+
+impl RequestBody for EmptyBody {
+    // Nothing is read: a 400 has nothing to show.
+    const EXAMPLE: &'static str = "";
+}
 
 /// How the document describes an [`EmptyBody`] request, one text for every such POST.
 pub(super) const EMPTY_BODY: &str = "`{}` (any JSON object: nothing is read), or no body at all; either way as `Content-Type: application/json` (415 otherwise: a cross-site form cannot send it)";
@@ -239,7 +244,7 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
 /// `json_required` without `Content-Type: application/json`, 400 `malformed` naming what
 /// was expected.
 pub(super) fn parse<T: serde::de::DeserializeOwned + ToSchema>(
-    headers: &HeaderMap,
+    headers: &axum::http::HeaderMap,
     body: &str,
     what: &str,
 ) -> Result<T, ApiError> {
@@ -372,7 +377,7 @@ pub async fn close_betting(
 // Its own name: the players' `BetBody` (`play::seat_bets`) would otherwise replace it in the
 // document, seat optional and all.
 #[schema(as = StaffBet)]
-pub(super) struct BetBody {
+pub struct BetBody {
     /// The seat (1-based).
     #[schema(minimum = 1, maximum = 255)]
     seat: u8,
@@ -386,6 +391,10 @@ pub(super) struct BetBody {
     /// Who plays the seat (a label for the record).
     #[serde(default)]
     player: Option<String>,
+}
+
+impl RequestBody for BetBody {
+    const EXAMPLE: &'static str = r#"{"seat": N, "main": AMOUNT, "side": {"NAME": AMOUNT}}"#;
 }
 
 /// An accepted bet.
@@ -414,14 +423,8 @@ pub struct BetAccepted {
         (status = 503, description = "Out of service", body = ErrorBody)))]
 pub async fn place_bet(
     State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
+    JsonBody(b): JsonBody<BetBody>,
 ) -> Result<Response, ApiError> {
-    let b: BetBody = parse(
-        &headers,
-        &body,
-        r#"{"seat": N, "main": AMOUNT, "side": {"NAME": AMOUNT}}"#,
-    )?;
     if b.main < 0 || b.side.values().any(|a| *a < 0) {
         return Err(BetError::InvalidBet("amounts cannot be negative".into()).into());
     }
@@ -461,13 +464,17 @@ pub async fn place_bet(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = StaffDecision)]
-pub(super) struct DecisionBody {
+pub struct DecisionBody {
     /// The seat (1-based).
     #[schema(minimum = 1, maximum = 255)]
     seat: u8,
     /// What the player does.
     #[schema(schema_with = super::openapi::action_schema)]
     action: Action,
+}
+
+impl RequestBody for DecisionBody {
+    const EXAMPLE: &'static str = r#"{"seat": N, "action": "hit|stand|double|..."}"#;
 }
 
 /// `POST /api/decision`: `{"seat": 3, "action": "stand"}` (insurance answers included).
@@ -480,14 +487,8 @@ pub(super) struct DecisionBody {
         (status = 503, description = "Out of service", body = ErrorBody)))]
 pub async fn decision(
     State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
+    JsonBody(d): JsonBody<DecisionBody>,
 ) -> Result<Response, ApiError> {
-    let d: DecisionBody = parse(
-        &headers,
-        &body,
-        r#"{"seat": N, "action": "hit|stand|double|..."}"#,
-    )?;
     if app
         .play
         .as_ref()
@@ -537,11 +538,15 @@ pub async fn shuffle(
 /// How many cards the simulated shoe deals (the body may be empty: one).
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub(super) struct DealBody {
+pub struct DealBody {
     /// 1 to 20 (default 1).
     #[serde(default)]
     #[schema(minimum = 1, maximum = 20)]
     n: Option<usize>,
+}
+
+impl RequestBody for DealBody {
+    const EXAMPLE: &'static str = r#"{"n": N}"#;
 }
 
 /// What the simulated shoe dealt.
@@ -560,11 +565,9 @@ pub struct Dealt {
         (status = 503, description = "The simulated shoe failed", body = ErrorBody)))]
 pub async fn sim_deal(
     State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
+    JsonBody(d): JsonBody<DealBody>,
 ) -> Result<Response, ApiError> {
     // An empty body reads as `{}`: one card.
-    let d: DealBody = parse(&headers, &body, r#"{"n": N}"#)?;
     let n = d.n.unwrap_or(1);
     if !(1..=20).contains(&n) {
         return Err(ApiError::Malformed("n must be 1 to 20".into()));

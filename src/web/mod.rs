@@ -506,6 +506,10 @@ struct ClearBody {
     reason: String,
 }
 
+impl body::RequestBody for ClearBody {
+    const EXAMPLE: &'static str = r#"{"reason": "..."}"#;
+}
+
 /// `POST /api/alarm/clear`.
 #[utoipa::path(post, path = "/api/alarm/clear", tag = "supervisor", request_body = ClearBody,
     responses(
@@ -516,10 +520,8 @@ struct ClearBody {
 async fn clear(
     State(app): State<AppState>,
     who: Principal,
-    headers: HeaderMap,
-    body: String,
+    body::JsonBody(body): body::JsonBody<ClearBody>,
 ) -> Result<Response, ApiError> {
-    let body: ClearBody = api::parse(&headers, &body, r#"{"reason": "..."}"#)?;
     if body.reason.trim().is_empty() {
         return Err(ApiError::Malformed("a reason is required".into()));
     }
