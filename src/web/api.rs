@@ -240,17 +240,6 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
     out
 }
 
-/// Reads a JSON body held to its schema in the document (`super::body::read`): 415
-/// `json_required` without `Content-Type: application/json`, 400 `malformed` naming what
-/// was expected.
-pub(super) fn parse<T: serde::de::DeserializeOwned + ToSchema>(
-    headers: &axum::http::HeaderMap,
-    body: &str,
-    what: &str,
-) -> Result<T, ApiError> {
-    super::body::read(headers, body, what)
-}
-
 /// A `u64` parameter held to the `int64` its schema says (utoipa writes `u64` so): past
 /// 2^63 - 1 is a 400, as the document promises.
 pub(super) fn int64(name: &str, value: u64) -> Result<u64, ApiError> {

@@ -300,19 +300,19 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
             "/api/disputes/{id}/propose",
             "POST",
             SUPERVISOR,
-            post(disputes::propose_route),
+            post(disputes::propose),
         ),
         r(
             "/api/disputes/{id}/confirm",
             "POST",
             SUPERVISOR,
-            post(disputes::confirm_route),
+            post(disputes::confirm),
         ),
         r(
             "/api/disputes/{id}/withdraw",
             "POST",
             SUPERVISOR,
-            post(disputes::withdraw_route),
+            post(disputes::withdraw),
         ),
     ]
 }
