@@ -18,7 +18,7 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::BTreeMap;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::{IntoParams, IntoResponses, ToSchema};
 
 /// The body of a POST that carries nothing: `{}` (any JSON object; nothing is read). Its
 /// `Content-Type: application/json` is what counts — a cross-site form cannot send it —
@@ -51,6 +51,33 @@ pub struct ErrorDetail {
     /// What to tell a person.
     pub message: String,
 }
+
+/// How the document names a refusal for being out of service.
+const OUT_OF_SERVICE: &str = "Out of service";
+
+/// The refusals of any request that moves the table, whatever it asks.
+#[derive(IntoResponses)]
+pub enum TableRefusals {
+    /// An alarm locks the table (`locked`).
+    #[response(status = 423, description = "The table is locked by an alarm")]
+    Locked(ErrorBody),
+    /// The table is stopped or its store failed (`out_of_service`, `stopped`,
+    /// `store_failed`, ...).
+    #[response(status = 503, description = OUT_OF_SERVICE)]
+    OutOfService(ErrorBody),
+}
+
+/// The refusal of a request the table cannot serve now, as [`TableRefusals`] says it, for
+/// a request an alarm's lock does not stop.
+#[derive(IntoResponses)]
+#[response(status = 503, description = OUT_OF_SERVICE)]
+pub struct OutOfService(pub ErrorBody);
+
+/// The refusal of a request that reads the store when the store cannot be read (not
+/// opened, or the read failed).
+#[derive(IntoResponses)]
+#[response(status = 503, description = "The store cannot be read")]
+pub struct StoreUnreadable(pub ErrorBody);
 
 /// An API error: an HTTP status and a stable code.
 #[derive(Debug, thiserror::Error)]
@@ -331,8 +358,7 @@ pub struct Betting {
     responses(
         (status = 200, description = "The window is open", body = Betting),
         (status = 409, description = "Not between rounds (`not_taking_bets`, ...)", body = ErrorBody),
-        (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
-        (status = 503, description = "Out of service", body = ErrorBody)))]
+        TableRefusals))]
 pub async fn open_betting(
     State(app): State<AppState>,
     _: JsonBody<EmptyBody>,
@@ -350,8 +376,7 @@ pub async fn open_betting(
     responses(
         (status = 200, description = "The round opened with the bets collected", body = Betting),
         (status = 409, description = "No window is open (`betting_closed`, ...)", body = ErrorBody),
-        (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
-        (status = 503, description = "Out of service", body = ErrorBody)))]
+        TableRefusals))]
 pub async fn close_betting(
     State(app): State<AppState>,
     _: JsonBody<EmptyBody>,
@@ -408,8 +433,7 @@ pub struct BetAccepted {
         (status = 400, description = "Not a bet", body = ErrorBody),
         (status = 409, description = "No window is open (`betting_closed`, ...)", body = ErrorBody),
         (status = 422, description = "Refused by the limits (`invalid_bet`)", body = ErrorBody),
-        (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
-        (status = 503, description = "Out of service", body = ErrorBody)))]
+        TableRefusals))]
 pub async fn place_bet(
     State(app): State<AppState>,
     JsonBody(b): JsonBody<BetBody>,
@@ -472,8 +496,7 @@ impl RequestBody for DecisionBody {
         (status = 200, description = "Applied and durable", body = Seq),
         (status = 400, description = "Not a decision", body = ErrorBody),
         (status = 409, description = "Refused by the round (`not_your_turn`, `action_not_allowed`, ...), or the seat is a remote player's (`seat_is_remote`)", body = ErrorBody),
-        (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
-        (status = 503, description = "Out of service", body = ErrorBody)))]
+        TableRefusals))]
 pub async fn decision(
     State(app): State<AppState>,
     JsonBody(d): JsonBody<DecisionBody>,
@@ -593,7 +616,7 @@ pub struct ResultsQuery {
     responses(
         (status = 200, description = "The last N settlements, oldest first", body = [super::openapi::SettledResult]),
         (status = 400, description = "Not a count, or more than 1000", body = ErrorBody),
-        (status = 503, description = "The store cannot be read", body = ErrorBody)))]
+        StoreUnreadable))]
 pub async fn results(
     State(app): State<AppState>,
     Query(q): Query<ResultsQuery>,
@@ -616,7 +639,7 @@ pub async fn results(
         (status = 200, description = "The round", body = super::openapi::RoundRecall),
         (status = 400, description = "Not a round number", body = ErrorBody),
         (status = 404, description = "Not among the last 1000 rounds", body = ErrorBody),
-        (status = 503, description = "The store cannot be read", body = ErrorBody)))]
+        StoreUnreadable))]
 pub async fn round(
     State(app): State<AppState>,
     Path(number): Path<String>,

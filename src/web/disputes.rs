@@ -4,7 +4,7 @@
 //! and answer with stable codes. Who acts (`by`) comes from the session (see `web::mod`'s
 //! router), never from the body.
 
-use super::api::{ApiError, ErrorBody, Seq};
+use super::api::{ApiError, ErrorBody, OutOfService, Seq, StoreUnreadable};
 use super::body::{read_body, JsonBody, RequestBody};
 use super::AppState;
 use crate::auth::{Principal, Role};
@@ -13,7 +13,7 @@ use axum::extract::{FromRequest, FromRequestParts, Path, Request, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::{IntoResponses, ToSchema};
 
 /// A reason is required on the record: at least this many characters after trimming.
 const MIN_REASON: usize = 3;
@@ -87,7 +87,7 @@ pub struct Withdrawn {
         (status = 200, description = "Raised: the round halts", body = Raised),
         (status = 400, description = "Not a dispute, or no reason", body = ErrorBody),
         (status = 409, description = "Refused (`dispute_open`, `no_round`, `round_final`, ...)", body = ErrorBody),
-        (status = 503, description = "Out of service", body = ErrorBody)))]
+        OutOfService))]
 pub async fn raise_by_staff(
     State(app): State<AppState>,
     who: Principal,
@@ -229,6 +229,11 @@ impl<T: RequestBody> FromRequest<AppState> for OnDispute<T> {
     }
 }
 
+/// The answer of a call on a dispute that is not open (`no_dispute`).
+#[derive(IntoResponses)]
+#[response(status = 404, description = "No such dispute open (`no_dispute`)")]
+pub struct NoDispute(pub ErrorBody);
+
 /// The dispute's id in the path.
 const ID: &str = "The dispute's id";
 
@@ -239,9 +244,9 @@ const ID: &str = "The dispute's id";
     responses(
         (status = 200, description = "The corrected round, previewed (its `proposal` hash names it)", body = super::openapi::ProposalPreview),
         (status = 400, description = "Not a proposal", body = ErrorBody),
-        (status = 404, description = "No such dispute open (`no_dispute`)", body = ErrorBody),
+        NoDispute,
         (status = 409, description = "Refused (`wrong_card`, `cannot_move`, `correction_does_not_replay`, ...)", body = ErrorBody),
-        (status = 503, description = "Out of service", body = ErrorBody)))]
+        OutOfService))]
 pub async fn propose(call: OnDispute<ProposeBody>) -> Result<Response, ApiError> {
     let OnDispute { app, by, id, body } = call;
     let preview = app
@@ -261,9 +266,9 @@ pub async fn propose(call: OnDispute<ProposeBody>) -> Result<Response, ApiError>
     responses(
         (status = 200, description = "Applied and durable", body = Seq),
         (status = 400, description = "Not a proposal's hash", body = ErrorBody),
-        (status = 404, description = "No such dispute open (`no_dispute`)", body = ErrorBody),
+        NoDispute,
         (status = 409, description = "Refused (`proposal_changed`, `two_person_rule`, ...)", body = ErrorBody),
-        (status = 503, description = "Out of service", body = ErrorBody)))]
+        OutOfService))]
 pub async fn confirm(call: OnDispute<NamedProposal>) -> Result<Response, ApiError> {
     let OnDispute { app, by, id, body } = call;
     let seq = app.table.confirm(id, body.proposal, by).await?;
@@ -277,9 +282,9 @@ pub async fn confirm(call: OnDispute<NamedProposal>) -> Result<Response, ApiErro
     responses(
         (status = 200, description = "Withdrawn", body = Withdrawn),
         (status = 400, description = "Not a proposal's hash", body = ErrorBody),
-        (status = 404, description = "No such dispute open (`no_dispute`)", body = ErrorBody),
+        NoDispute,
         (status = 409, description = "Refused (`proposal_changed`, ...)", body = ErrorBody),
-        (status = 503, description = "Out of service", body = ErrorBody)))]
+        OutOfService))]
 pub async fn withdraw(call: OnDispute<NamedProposal>) -> Result<Response, ApiError> {
     let OnDispute { app, by, id, body } = call;
     app.table.withdraw(id, body.proposal, by).await?;
@@ -302,7 +307,7 @@ pub async fn current(State(app): State<AppState>) -> Result<Response, ApiError> 
 #[utoipa::path(get, path = "/api/disputes", tag = "dealer",
     responses(
         (status = 200, description = "The last 100 disputes, newest first", body = [super::openapi::DisputeRow]),
-        (status = 503, description = "The store cannot be read", body = ErrorBody)))]
+        StoreUnreadable))]
 pub async fn history(State(app): State<AppState>) -> Result<Response, ApiError> {
     let reader = app
         .reader

@@ -480,8 +480,7 @@ async fn stream(State(app): State<AppState>, who: Principal) -> impl IntoRespons
         (status = 200, description = "Applied and durable", body = api::Seq),
         (status = 400, description = "Not an input", body = api::ErrorBody),
         (status = 409, description = "Refused by the round", body = api::ErrorBody),
-        (status = 423, description = "The table is locked by an alarm", body = api::ErrorBody),
-        (status = 503, description = "Out of service", body = api::ErrorBody)))]
+        api::TableRefusals))]
 async fn input(
     State(app): State<AppState>,
     headers: HeaderMap,
@@ -516,7 +515,7 @@ impl body::RequestBody for ClearBody {
         (status = 200, description = "Cleared and durable", body = api::Seq),
         (status = 400, description = "No reason", body = api::ErrorBody),
         (status = 409, description = "Not locked, or the fault persists", body = api::ErrorBody),
-        (status = 503, description = "Out of service", body = api::ErrorBody)))]
+        api::OutOfService))]
 async fn clear(
     State(app): State<AppState>,
     who: Principal,
@@ -546,7 +545,7 @@ struct RoundsQuery {
     responses(
         (status = 200, description = "The last N rounds", body = [openapi::RoundRecall]),
         (status = 400, description = "Not a count, or more than 1000", body = api::ErrorBody),
-        (status = 503, description = "The store cannot be read", body = api::ErrorBody)))]
+        api::StoreUnreadable))]
 async fn rounds(
     State(app): State<AppState>,
     Query(q): Query<RoundsQuery>,
