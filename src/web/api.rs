@@ -225,6 +225,10 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// What a handler of the API answers: its response, or an [`ApiError`] in the one error
+/// shape.
+pub type Answer = Result<Response, ApiError>;
+
 /// The longest error text [`json_errors`] reads from a response it reshapes (axum's
 /// rejections are one line).
 const MAX_REJECTION_TEXT: usize = 4096;
@@ -359,10 +363,7 @@ pub struct Betting {
         (status = 200, description = "The window is open", body = Betting),
         (status = 409, description = "Not between rounds (`not_taking_bets`, ...)", body = ErrorBody),
         TableRefusals))]
-pub async fn open_betting(
-    State(app): State<AppState>,
-    _: JsonBody<EmptyBody>,
-) -> Result<Response, ApiError> {
+pub async fn open_betting(State(app): State<AppState>, _: JsonBody<EmptyBody>) -> Answer {
     app.table.open_betting().await?;
     Ok(Json(Betting {
         open: true,
@@ -377,10 +378,7 @@ pub async fn open_betting(
         (status = 200, description = "The round opened with the bets collected", body = Betting),
         (status = 409, description = "No window is open (`betting_closed`, ...)", body = ErrorBody),
         TableRefusals))]
-pub async fn close_betting(
-    State(app): State<AppState>,
-    _: JsonBody<EmptyBody>,
-) -> Result<Response, ApiError> {
+pub async fn close_betting(State(app): State<AppState>, _: JsonBody<EmptyBody>) -> Answer {
     let seq = app.table.close_betting(Source::Api).await?;
     Ok(Json(Betting { open: false, seq }).into_response())
 }
@@ -434,10 +432,7 @@ pub struct BetAccepted {
         (status = 409, description = "No window is open (`betting_closed`, ...)", body = ErrorBody),
         (status = 422, description = "Refused by the limits (`invalid_bet`)", body = ErrorBody),
         TableRefusals))]
-pub async fn place_bet(
-    State(app): State<AppState>,
-    JsonBody(b): JsonBody<BetBody>,
-) -> Result<Response, ApiError> {
+pub async fn place_bet(State(app): State<AppState>, JsonBody(b): JsonBody<BetBody>) -> Answer {
     if b.main < 0 || b.side.values().any(|a| *a < 0) {
         return Err(BetError::InvalidBet("amounts cannot be negative".into()).into());
     }
@@ -497,10 +492,7 @@ impl RequestBody for DecisionBody {
         (status = 400, description = "Not a decision", body = ErrorBody),
         (status = 409, description = "Refused by the round (`not_your_turn`, `action_not_allowed`, ...), or the seat is a remote player's (`seat_is_remote`)", body = ErrorBody),
         TableRefusals))]
-pub async fn decision(
-    State(app): State<AppState>,
-    JsonBody(d): JsonBody<DecisionBody>,
-) -> Result<Response, ApiError> {
+pub async fn decision(State(app): State<AppState>, JsonBody(d): JsonBody<DecisionBody>) -> Answer {
     if app
         .play
         .as_ref()
@@ -528,10 +520,7 @@ pub async fn decision(
         (status = 409, description = "Not between rounds", body = ErrorBody),
         (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
         (status = 503, description = "Out of service, or the simulated shoe failed", body = ErrorBody)))]
-pub async fn shuffle(
-    State(app): State<AppState>,
-    _: JsonBody<EmptyBody>,
-) -> Result<Response, ApiError> {
+pub async fn shuffle(State(app): State<AppState>, _: JsonBody<EmptyBody>) -> Answer {
     let seq = app.table.submit(Input::Shuffle, Source::Api).await?;
     if let Some(sim) = &app.sim {
         let items = crate::table::demo::Demo::fresh_shoe(
@@ -575,10 +564,7 @@ pub struct Dealt {
         (status = 400, description = "n is not 1 to 20", body = ErrorBody),
         (status = 404, description = "No simulated shoe on this table", body = ErrorBody),
         (status = 503, description = "The simulated shoe failed", body = ErrorBody)))]
-pub async fn sim_deal(
-    State(app): State<AppState>,
-    JsonBody(d): JsonBody<DealBody>,
-) -> Result<Response, ApiError> {
+pub async fn sim_deal(State(app): State<AppState>, JsonBody(d): JsonBody<DealBody>) -> Answer {
     // An empty body reads as `{}`: one card.
     let n = d.n.unwrap_or(1);
     if !(1..=20).contains(&n) {
@@ -617,10 +603,7 @@ pub struct ResultsQuery {
         (status = 200, description = "The last N settlements, oldest first", body = [super::openapi::SettledResult]),
         (status = 400, description = "Not a count, or more than 1000", body = ErrorBody),
         StoreUnreadable))]
-pub async fn results(
-    State(app): State<AppState>,
-    Query(q): Query<ResultsQuery>,
-) -> Result<Response, ApiError> {
+pub async fn results(State(app): State<AppState>, Query(q): Query<ResultsQuery>) -> Answer {
     // Refused before the store is read: a bad request costs no read of every result.
     let n = within_max_last(q.last.unwrap_or(10), "results")?;
     let (reader, table) = store(&app)?;
@@ -640,10 +623,7 @@ pub async fn results(
         (status = 400, description = "Not a round number", body = ErrorBody),
         (status = 404, description = "Not among the last 1000 rounds", body = ErrorBody),
         StoreUnreadable))]
-pub async fn round(
-    State(app): State<AppState>,
-    Path(number): Path<String>,
-) -> Result<Response, ApiError> {
+pub async fn round(State(app): State<AppState>, Path(number): Path<String>) -> Answer {
     let number: u64 = number
         .parse()
         .map_err(|_| ApiError::Malformed(format!("not a round number: {number}")))?;
@@ -671,10 +651,7 @@ pub struct AuditQuery {
         (status = 200, description = "Audit rows, oldest first", body = [super::openapi::AuditRow]),
         (status = 400, description = "Not a sequence number", body = ErrorBody),
         (status = 503, description = "Accounts are unavailable", body = ErrorBody)))]
-pub async fn audit(
-    State(app): State<AppState>,
-    Query(q): Query<AuditQuery>,
-) -> Result<Response, ApiError> {
+pub async fn audit(State(app): State<AppState>, Query(q): Query<AuditQuery>) -> Answer {
     let auth = app
         .auth
         .as_ref()

@@ -4,13 +4,13 @@
 //! and answer with stable codes. Who acts (`by`) comes from the session (see `web::mod`'s
 //! router), never from the body.
 
-use super::api::{ApiError, ErrorBody, OutOfService, Seq, StoreUnreadable};
+use super::api::{Answer, ApiError, ErrorBody, OutOfService, Seq, StoreUnreadable};
 use super::body::{read_body, JsonBody, RequestBody};
 use super::AppState;
 use crate::auth::{Principal, Role};
 use crate::table::dispute::{Origin, Resolution};
 use axum::extract::{FromRequest, FromRequestParts, Path, Request, State};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoResponses, ToSchema};
@@ -92,7 +92,7 @@ pub async fn raise_by_staff(
     State(app): State<AppState>,
     who: Principal,
     JsonBody(b): JsonBody<RaiseBody>,
-) -> Result<Response, ApiError> {
+) -> Answer {
     let origin = if who.has(Role::Supervisor) {
         Origin::Supervisor
     } else {
@@ -143,7 +143,7 @@ impl RequestBody for PlayerBody {
 pub async fn raise_by_player(
     State(app): State<AppState>,
     JsonBody(b): JsonBody<PlayerBody>,
-) -> Result<Response, ApiError> {
+) -> Answer {
     let reason = reason(&b.reason)?;
     let auth = app
         .auth
@@ -247,8 +247,7 @@ const ID: &str = "The dispute's id";
         NoDispute,
         (status = 409, description = "Refused (`wrong_card`, `cannot_move`, `correction_does_not_replay`, ...)", body = ErrorBody),
         OutOfService))]
-pub async fn propose(call: OnDispute<ProposeBody>) -> Result<Response, ApiError> {
-    let OnDispute { app, by, id, body } = call;
+pub async fn propose(OnDispute { app, by, id, body }: OnDispute<ProposeBody>) -> Answer {
     let preview = app
         .table
         .propose(id, body.resolution, reason(&body.reason)?, by)
@@ -269,8 +268,7 @@ pub async fn propose(call: OnDispute<ProposeBody>) -> Result<Response, ApiError>
         NoDispute,
         (status = 409, description = "Refused (`proposal_changed`, `two_person_rule`, ...)", body = ErrorBody),
         OutOfService))]
-pub async fn confirm(call: OnDispute<NamedProposal>) -> Result<Response, ApiError> {
-    let OnDispute { app, by, id, body } = call;
+pub async fn confirm(OnDispute { app, by, id, body }: OnDispute<NamedProposal>) -> Answer {
     let seq = app.table.confirm(id, body.proposal, by).await?;
     Ok(Json(Seq { seq }).into_response())
 }
@@ -285,8 +283,7 @@ pub async fn confirm(call: OnDispute<NamedProposal>) -> Result<Response, ApiErro
         NoDispute,
         (status = 409, description = "Refused (`proposal_changed`, ...)", body = ErrorBody),
         OutOfService))]
-pub async fn withdraw(call: OnDispute<NamedProposal>) -> Result<Response, ApiError> {
-    let OnDispute { app, by, id, body } = call;
+pub async fn withdraw(OnDispute { app, by, id, body }: OnDispute<NamedProposal>) -> Answer {
     app.table.withdraw(id, body.proposal, by).await?;
     Ok(Json(Withdrawn { withdrawn: true }).into_response())
 }
@@ -296,7 +293,7 @@ pub async fn withdraw(call: OnDispute<NamedProposal>) -> Result<Response, ApiErr
     responses(
         (status = 200, description = "The open dispute as the panel shows it", body = super::openapi::PanelDispute),
         (status = 404, description = "No dispute is open", body = ErrorBody)))]
-pub async fn current(State(app): State<AppState>) -> Result<Response, ApiError> {
+pub async fn current(State(app): State<AppState>) -> Answer {
     match super::view::panel_dispute(&app.table.snapshot()) {
         Some(d) => Ok(Json(d).into_response()),
         None => Err(ApiError::NotFound("no dispute is open".into())),
@@ -308,7 +305,7 @@ pub async fn current(State(app): State<AppState>) -> Result<Response, ApiError> 
     responses(
         (status = 200, description = "The last 100 disputes, newest first", body = [super::openapi::DisputeRow]),
         StoreUnreadable))]
-pub async fn history(State(app): State<AppState>) -> Result<Response, ApiError> {
+pub async fn history(State(app): State<AppState>) -> Answer {
     let reader = app
         .reader
         .as_ref()

@@ -55,7 +55,7 @@ use crate::engine::{Input, Variant};
 use crate::metrics::Stream;
 use crate::store::{Reader, Source};
 use crate::table::{TableHandle, Update};
-use crate::web::api::ApiError;
+use crate::web::api::{Answer, ApiError};
 use auth::Access;
 use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
@@ -407,7 +407,7 @@ async fn status(
     State(app): State<AppState>,
     who: Principal,
     Query(q): Query<StatusQuery>,
-) -> Result<Response, ApiError> {
+) -> Answer {
     let wait_ms = q.wait_ms.unwrap_or(10_000);
     let after = q.after.map(|a| api::int64("after", a)).transpose()?;
     if wait_ms > MAX_WAIT_MS {
@@ -481,11 +481,7 @@ async fn stream(State(app): State<AppState>, who: Principal) -> impl IntoRespons
         (status = 400, description = "Not an input", body = api::ErrorBody),
         (status = 409, description = "Refused by the round", body = api::ErrorBody),
         api::TableRefusals))]
-async fn input(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, ApiError> {
+async fn input(State(app): State<AppState>, headers: HeaderMap, body: String) -> Answer {
     // Its schema is the engine's (`openapi::InputDoc`): the engine's own parser decides.
     let input: Input = body::read_as(
         &headers,
@@ -520,7 +516,7 @@ async fn clear(
     State(app): State<AppState>,
     who: Principal,
     body::JsonBody(body): body::JsonBody<ClearBody>,
-) -> Result<Response, ApiError> {
+) -> Answer {
     if body.reason.trim().is_empty() {
         return Err(ApiError::Malformed("a reason is required".into()));
     }
@@ -546,10 +542,7 @@ struct RoundsQuery {
         (status = 200, description = "The last N rounds", body = [openapi::RoundRecall]),
         (status = 400, description = "Not a count, or more than 1000", body = api::ErrorBody),
         api::StoreUnreadable))]
-async fn rounds(
-    State(app): State<AppState>,
-    Query(q): Query<RoundsQuery>,
-) -> Result<Response, ApiError> {
+async fn rounds(State(app): State<AppState>, Query(q): Query<RoundsQuery>) -> Answer {
     let last = api::within_max_last(q.last.unwrap_or(10), "rounds")?;
     let rounds = api::recall(&app, last).await?;
     let out: Vec<serde_json::Value> = rounds.iter().map(|r| r.to_json()).collect();
