@@ -58,6 +58,7 @@ use crate::table::{TableHandle, Update};
 use crate::web::api::{Answer, ApiError};
 use auth::Access;
 use axum::extract::{Path, Query, State};
+use axum::handler::Handler;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
@@ -180,141 +181,120 @@ const DEALER: Access = Access::Role(Role::Dealer);
 const SUPERVISOR: Access = Access::Role(Role::Supervisor);
 const ADMIN: Access = Access::Role(Role::Admin);
 
-/// Every route with its handler: the one list the router and the role matrix test use.
-fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
-    let r = |path, method, access, handler| {
-        (
+/// The list [`routes`] builds, a line a route: each added by its method, for the access
+/// named last.
+struct RouteList {
+    access: Access,
+    routes: Vec<(RouteSpec, MethodRouter<AppState>)>,
+}
+
+impl RouteList {
+    /// An empty list whose first routes are for `access`.
+    fn new(access: Access) -> RouteList {
+        RouteList {
+            access,
+            routes: Vec::new(),
+        }
+    }
+
+    /// The routes added next are for `access`.
+    fn access(self, access: Access) -> RouteList {
+        RouteList { access, ..self }
+    }
+
+    fn get<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, h: H) -> RouteList {
+        self.add(path, "GET", get(h))
+    }
+
+    fn post<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, h: H) -> RouteList {
+        self.add(path, "POST", post(h))
+    }
+
+    fn add(
+        mut self,
+        path: &'static str,
+        method: &'static str,
+        handler: MethodRouter<AppState>,
+    ) -> RouteList {
+        let access = self.access;
+        self.routes.push((
             RouteSpec {
                 path,
                 method,
                 access,
             },
             handler,
-        )
-    };
-    vec![
-        r("/", "GET", OPEN, get(index)),
-        r("/public", "GET", PUBLIC, get(public_page)),
-        r("/ui/{file}", "GET", OPEN, get(ui_file)),
-        r("/status", "GET", OPEN, get(page)),
-        r("/ws/public", "GET", PUBLIC, get(streams::public_ws)),
-        r("/sse/public", "GET", PUBLIC, get(streams::public_sse)),
-        r("/api/openapi.json", "GET", OPEN, get(openapi::serve)),
-        r("/api/public", "GET", PUBLIC, get(api::public)),
-        r("/api/results", "GET", PUBLIC, get(api::results)),
-        r("/api/table-key", "GET", PUBLIC, get(table_key::table_key)),
-        r("/api/login", "POST", OPEN, post(auth::login)),
-        r("/healthz", "GET", OPEN, get(ops::healthz)),
-        r("/readyz", "GET", OPEN, get(ops::readyz)),
-        r("/metrics", "GET", OPEN, get(ops::metrics)),
-        r("/api/logout", "POST", OPEN, post(auth::logout)),
-        r("/api/{*rest}", "GET", OPEN, get(api::no_route)),
-        r("/api/{*rest}", "POST", OPEN, post(api::no_route)),
-        r("/play", "GET", PUBLIC, get(play::page)),
-        r("/api/play/state", "GET", PLAYER, get(play::state)),
-        r("/api/play/history", "GET", PLAYER, get(play::info::history)),
-        r("/api/play/help", "GET", PLAYER, get(play::info::help)),
-        r("/api/play/join", "POST", PLAYER, post(play::join)),
-        r("/api/play/leave", "POST", PLAYER, post(play::leave)),
-        r("/api/play/bet", "POST", PLAYER, post(play::seat_bets::bet)),
-        r(
-            "/api/play/behind",
-            "POST",
-            PLAYER,
-            post(play::behind::behind),
-        ),
-        r("/api/play/boxes", "POST", PLAYER, post(play::boxes::boxes)),
-        r(
-            "/api/play/decision",
-            "POST",
-            PLAYER,
-            post(play::decide::decision),
-        ),
-        r(
-            "/api/play/sessions",
-            "POST",
-            PLATFORM,
-            post(play::platform::open_session),
-        ),
-        r(
-            "/api/play/sessions/revoke",
-            "POST",
-            PLATFORM,
-            post(play::platform::revoke_sessions),
-        ),
-        r(
-            "/api/play/players/disable",
-            "POST",
-            PLATFORM,
-            post(play::platform::disable_player),
-        ),
-        r("/api/me", "GET", DEALER, get(auth::me)),
-        r("/ws/dealer", "GET", DEALER, get(streams::dealer)),
-        r("/api/view", "GET", DEALER, get(api::view)),
-        r("/api/betting/open", "POST", DEALER, post(api::open_betting)),
-        r(
-            "/api/betting/close",
-            "POST",
-            DEALER,
-            post(api::close_betting),
-        ),
-        r("/api/bets", "POST", DEALER, post(api::place_bet)),
-        r("/api/decision", "POST", DEALER, post(api::decision)),
-        r("/api/shuffle", "POST", DEALER, post(api::shuffle)),
-        r("/api/sim/deal", "POST", DEALER, post(api::sim_deal)),
-        r("/api/alarm", "GET", DEALER, get(api::alarm)),
-        r("/api/staff", "GET", DEALER, get(staff::staff)),
-        r(
-            "/api/call-supervisor",
-            "POST",
-            DEALER,
-            post(staff::call_supervisor),
-        ),
-        r("/api/rounds/{round}", "GET", DEALER, get(api::round)),
-        r("/api/rounds", "GET", DEALER, get(rounds)),
-        r("/api/status", "GET", DEALER, get(status)),
-        r("/api/stream", "GET", DEALER, get(stream)),
-        r("/api/input", "POST", SUPERVISOR, post(input)),
-        r("/api/alarm/clear", "POST", SUPERVISOR, post(clear)),
-        r("/api/audit", "GET", ADMIN, get(api::audit)),
-        r("/api/disputes", "GET", DEALER, get(disputes::history)),
-        r(
-            "/api/disputes",
-            "POST",
-            DEALER,
-            post(disputes::raise_by_staff),
-        ),
-        r(
-            "/api/disputes/player",
-            "POST",
-            PUBLIC,
-            post(disputes::raise_by_player),
-        ),
-        r(
-            "/api/disputes/current",
-            "GET",
-            DEALER,
-            get(disputes::current),
-        ),
-        r(
-            "/api/disputes/{id}/propose",
-            "POST",
-            SUPERVISOR,
-            post(disputes::propose),
-        ),
-        r(
-            "/api/disputes/{id}/confirm",
-            "POST",
-            SUPERVISOR,
-            post(disputes::confirm),
-        ),
-        r(
-            "/api/disputes/{id}/withdraw",
-            "POST",
-            SUPERVISOR,
-            post(disputes::withdraw),
-        ),
-    ]
+        ));
+        self
+    }
+}
+
+/// Every route with its handler: the one list the router and the role matrix test use.
+fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
+    RouteList::new(OPEN)
+        .get("/", index)
+        .get("/ui/{file}", ui_file)
+        .get("/status", page)
+        .get("/api/openapi.json", openapi::serve)
+        .post("/api/login", auth::login)
+        .post("/api/logout", auth::logout)
+        .get("/healthz", ops::healthz)
+        .get("/readyz", ops::readyz)
+        .get("/metrics", ops::metrics)
+        .get("/api/{*rest}", api::no_route)
+        .post("/api/{*rest}", api::no_route)
+        .access(PUBLIC)
+        .get("/public", public_page)
+        .get("/ws/public", streams::public_ws)
+        .get("/sse/public", streams::public_sse)
+        .get("/api/public", api::public)
+        .get("/api/results", api::results)
+        .get("/api/table-key", table_key::table_key)
+        .post("/api/disputes/player", disputes::raise_by_player)
+        .get("/play", play::page)
+        .access(PLAYER)
+        .get("/api/play/state", play::state)
+        .get("/api/play/history", play::info::history)
+        .get("/api/play/help", play::info::help)
+        .post("/api/play/join", play::join)
+        .post("/api/play/leave", play::leave)
+        .post("/api/play/bet", play::seat_bets::bet)
+        .post("/api/play/behind", play::behind::behind)
+        .post("/api/play/boxes", play::boxes::boxes)
+        .post("/api/play/decision", play::decide::decision)
+        .access(PLATFORM)
+        .post("/api/play/sessions", play::platform::open_session)
+        .post("/api/play/sessions/revoke", play::platform::revoke_sessions)
+        .post("/api/play/players/disable", play::platform::disable_player)
+        .access(DEALER)
+        .get("/api/me", auth::me)
+        .get("/ws/dealer", streams::dealer)
+        .get("/api/view", api::view)
+        .post("/api/betting/open", api::open_betting)
+        .post("/api/betting/close", api::close_betting)
+        .post("/api/bets", api::place_bet)
+        .post("/api/decision", api::decision)
+        .post("/api/shuffle", api::shuffle)
+        .post("/api/sim/deal", api::sim_deal)
+        .get("/api/alarm", api::alarm)
+        .get("/api/staff", staff::staff)
+        .post("/api/call-supervisor", staff::call_supervisor)
+        .get("/api/rounds/{round}", api::round)
+        .get("/api/rounds", rounds)
+        .get("/api/status", status)
+        .get("/api/stream", stream)
+        .get("/api/disputes", disputes::history)
+        .post("/api/disputes", disputes::raise_by_staff)
+        .get("/api/disputes/current", disputes::current)
+        .access(SUPERVISOR)
+        .post("/api/input", input)
+        .post("/api/alarm/clear", clear)
+        .post("/api/disputes/{id}/propose", disputes::propose)
+        .post("/api/disputes/{id}/confirm", disputes::confirm)
+        .post("/api/disputes/{id}/withdraw", disputes::withdraw)
+        .access(ADMIN)
+        .get("/api/audit", api::audit)
+        .routes
 }
 
 /// Every route's path, method and access (the role × endpoint test compares its own table
