@@ -177,7 +177,8 @@ impl ApiError {
         }
     }
 
-    fn status(&self) -> StatusCode {
+    /// Its HTTP status.
+    pub(super) fn status(&self) -> StatusCode {
         if let ApiError::Http { status, .. } = self {
             // A rejection's 422 (JSON that does not fit) is a malformed request here.
             return match status.as_u16() {

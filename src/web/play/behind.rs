@@ -3,12 +3,10 @@
 
 use super::bets::{amounts, lines_of, open_window, placed, NOT_A_BET, PLACED};
 use super::stakes::{affordable, replace_stakes, Target};
-use super::{common_draw, player_with, PlayError};
+use super::{common_draw, PlayError, PlayerPost};
 use crate::engine::{BehindBet, SeatId};
 use crate::wallet::{Owner, WalletError};
-use crate::web::AppState;
-use axum::extract::State;
-use axum::http::HeaderMap;
+use crate::web::body::RequestBody;
 use axum::response::Response;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -35,6 +33,10 @@ pub struct BehindBody {
     follow_split: bool,
 }
 
+impl RequestBody for BehindBody {
+    const EXAMPLE: &'static str = r#"{"seat": N, "main": AMOUNT, "side": {"NAME": AMOUNT}, "follow_double": BOOL, "follow_split": BOOL}"#;
+}
+
 /// `POST /api/play/behind`: as `bet`, behind a seated player.
 #[utoipa::path(post, path = "/api/play/behind", tag = "players", request_body = BehindBody,
     responses(
@@ -43,12 +45,8 @@ pub struct BehindBody {
         (status = 409, description = "`betting_closed` (with `closed`), `seat_empty` (no bet to play behind), `own_seat`, `no_play_behind`, `follow_unavailable`, `insufficient_funds`", body = crate::web::api::ErrorBody),
         (status = 422, description = "`invalid_bet`, `unknown_side_bet`", body = crate::web::api::ErrorBody)))]
 pub async fn behind(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
+    PlayerPost(app, play, me, b): PlayerPost<BehindBody>,
 ) -> Result<Response, PlayError> {
-    let (play, me, b) =
-        player_with::<BehindBody>(&app, &headers, &body, r#"{"seat": N, "main": AMOUNT, "side": {"NAME": AMOUNT}, "follow_double": BOOL, "follow_split": BOOL}"#).await?;
     if common_draw(&app) || !app.variant.betting.play_behind {
         return Err(PlayError::conflict(
             "no_play_behind",

@@ -2,10 +2,11 @@
 //! `/players/disable`): authenticated by the platform's own credential (`croupier player
 //! platform-key`), never a player's launch token nor a staff cookie.
 
-use super::{no_remote_play, parse, PlayError};
+use super::{no_remote_play, PlayError};
 use crate::play::Play;
+use crate::web::body::{read_body, RequestBody};
 use crate::web::AppState;
-use axum::extract::State;
+use axum::extract::{FromRequest, Request};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -32,6 +33,10 @@ pub struct SessionBody {
     name: Option<String>,
 }
 
+impl RequestBody for SessionBody {
+    const EXAMPLE: &'static str = r#"{"player": ID, "name": "..."}"#;
+}
+
 /// `POST /api/play/sessions` (the platform's credential, `croupier player platform-key`):
 /// `{"player": ID, "name": "..."}` opens a session for the platform's player (added on
 /// first sight, balance 0 in the embedded wallet) and answers the launch token and path.
@@ -44,12 +49,8 @@ pub struct SessionBody {
         (status = 422, description = "Not a valid player id (`invalid_player`)", body = crate::web::api::ErrorBody),
         (status = 503, description = NO_DATABASE, body = crate::web::api::ErrorBody)))]
 pub async fn open_session(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
+    PlatformPost { play, body: b }: PlatformPost<SessionBody>,
 ) -> Result<Response, PlayError> {
-    let play = platform(&app, &headers).await?;
-    let b: SessionBody = parse(&headers, &body, r#"{"player": ID, "name": "..."}"#)?;
     if play.ledger.player(&b.player).await?.is_none() {
         let name = b.name.clone().unwrap_or_else(|| b.player.clone());
         play.ledger
@@ -71,6 +72,26 @@ pub async fn open_session(
         "launch": crate::play::sessions::link("", &token),
     }))
     .into_response())
+}
+
+/// A POST of the operator's platform: its credential checked (as [`platform`]), then its
+/// body (read as `web::body` reads every body).
+pub struct PlatformPost<T> {
+    play: Arc<Play>,
+    body: T,
+}
+
+impl<T: RequestBody> FromRequest<AppState> for PlatformPost<T> {
+    type Rejection = PlayError;
+
+    async fn from_request(req: Request, app: &AppState) -> Result<PlatformPost<T>, PlayError> {
+        let (headers, text) = crate::web::body::text(req, app).await?;
+        let play = platform(app, &headers).await?;
+        Ok(PlatformPost {
+            play,
+            body: read_body(&headers, &text)?,
+        })
+    }
 }
 
 /// The platform's credential, or 401.
@@ -100,6 +121,10 @@ pub struct RevokeBody {
     token: Option<String>,
 }
 
+impl RequestBody for RevokeBody {
+    const EXAMPLE: &'static str = r#"{"player": ID} or {"token": TOKEN}"#;
+}
+
 /// `POST /api/play/sessions/revoke` (the platform's credential): ends one launch link
 /// (`{"token": T}`) or every session of a player (`{"player": ID}`) at once: the next
 /// request with a revoked token, on any player route, is 401. Bets already on the table
@@ -113,12 +138,8 @@ pub struct RevokeBody {
         (status = 401, description = NOT_PLATFORM, body = crate::web::api::ErrorBody),
         (status = 503, description = NO_DATABASE, body = crate::web::api::ErrorBody)))]
 pub async fn revoke_sessions(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
+    PlatformPost { play, body: b }: PlatformPost<RevokeBody>,
 ) -> Result<Response, PlayError> {
-    let play = platform(&app, &headers).await?;
-    let b: RevokeBody = parse(&headers, &body, r#"{"player": ID} or {"token": TOKEN}"#)?;
     let revoked = match (&b.player, &b.token) {
         (Some(p), None) => crate::play::sessions::revoke_player(&play.pool, p)
             .await
@@ -150,6 +171,10 @@ pub struct DisableBody {
     disabled: bool,
 }
 
+impl RequestBody for DisableBody {
+    const EXAMPLE: &'static str = r#"{"player": ID, "disabled": true}"#;
+}
+
 /// `POST /api/play/players/disable` (the platform's credential): a disabled player's
 /// sessions end at once and no new one opens (`player_disabled`) until enabled again.
 #[utoipa::path(post, path = "/api/play/players/disable", tag = "players", request_body = DisableBody,
@@ -159,12 +184,8 @@ pub struct DisableBody {
         (status = 401, description = NOT_PLATFORM, body = crate::web::api::ErrorBody),
         (status = 404, description = "No such player (`unknown_player`)", body = crate::web::api::ErrorBody)))]
 pub async fn disable_player(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
+    PlatformPost { play, body: b }: PlatformPost<DisableBody>,
 ) -> Result<Response, PlayError> {
-    let play = platform(&app, &headers).await?;
-    let b: DisableBody = parse(&headers, &body, r#"{"player": ID, "disabled": true}"#)?;
     let revoked = crate::play::sessions::set_disabled(&play.pool, &b.player, b.disabled)
         .await
         .map_err(|e| PlayError::new(StatusCode::NOT_FOUND, "unknown_player", e))?;

@@ -3,7 +3,7 @@
 
 use super::bets::{amounts, lines_of, open_window, placed, placed_json, NOT_A_BET, PLACED};
 use super::stakes::{affordable, replace_stakes, Target};
-use super::{bearer, common_draw, player_with, seat_of, PlayError};
+use super::{bearer, common_draw, seat_of, PlayError, PlayerPost};
 use crate::engine::variant::SecondSeat;
 use crate::engine::{BehindBet, SeatBets, SeatId};
 use crate::play::funds::seat_plays;
@@ -12,8 +12,8 @@ use crate::play::{Play, SeatMark};
 use crate::table::remote::Window;
 use crate::wallet::journal::Entry;
 use crate::wallet::{Owner, WalletError};
+use crate::web::body::RequestBody;
 use crate::web::AppState;
-use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -41,6 +41,10 @@ pub struct BetBody {
     side: BTreeMap<String, i64>,
 }
 
+impl RequestBody for BetBody {
+    const EXAMPLE: &'static str = r#"{"main": AMOUNT, "side": {"NAME": AMOUNT}}"#;
+}
+
 /// `POST /api/play/bet`: the stakes are debited, then placed; if the table refuses them,
 /// they are rolled back. A new bet replaces the last (whose debits are rolled back); 0
 /// withdraws. Bets behind the seat stay on it.
@@ -51,17 +55,9 @@ pub struct BetBody {
         (status = 409, description = "`betting_closed` (with `closed`), `no_seat`, `insufficient_funds`, `common_draw`", body = crate::web::api::ErrorBody),
         (status = 422, description = "`invalid_bet`, `unknown_side_bet`", body = crate::web::api::ErrorBody)))]
 pub async fn bet(
-    State(app): State<AppState>,
     headers: HeaderMap,
-    body: String,
+    PlayerPost(app, play, me, b): PlayerPost<BetBody>,
 ) -> Result<Response, PlayError> {
-    let (play, me, b) = player_with::<BetBody>(
-        &app,
-        &headers,
-        &body,
-        r#"{"main": AMOUNT, "side": {"NAME": AMOUNT}}"#,
-    )
-    .await?;
     if common_draw(&app) {
         return Err(PlayError::conflict(
             "common_draw",
