@@ -399,8 +399,7 @@ pub struct BetBody {
     main: i64,
     /// Side bets by name, in minor units (none negative).
     #[serde(default)]
-    #[schema(value_type = BTreeMap<String, Amount>)]
-    side: BTreeMap<String, i64>,
+    side: SideBets,
     /// Who plays the seat (a label for the record).
     #[serde(default)]
     player: Option<String>,
@@ -440,7 +439,7 @@ pub async fn place_bet(State(app): State<AppState>, JsonBody(b): JsonBody<BetBod
     let bet = SeatBets {
         seat: b.seat,
         main: b.main,
-        side: b.side.into_iter().collect(),
+        side: b.side.0.into_iter().collect(),
         player: b.player,
         ..SeatBets::default()
     };
@@ -694,5 +693,20 @@ impl utoipa::PartialSchema for Amount {
 impl ToSchema for Amount {
     fn name() -> std::borrow::Cow<'static, str> {
         std::borrow::Cow::Borrowed("Amount")
+    }
+}
+
+/// Side bets by name, each an amount in minor units (`{"NAME": AMOUNT}`, none negative):
+/// what a bet's `side` holds.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(transparent)]
+#[schema(value_type = BTreeMap<String, Amount>)]
+pub struct SideBets(pub BTreeMap<String, i64>);
+
+impl std::ops::Deref for SideBets {
+    type Target = BTreeMap<String, i64>;
+
+    fn deref(&self) -> &BTreeMap<String, i64> {
+        &self.0
     }
 }

@@ -9,7 +9,6 @@ use crate::wallet::{Owner, WalletError};
 use crate::web::body::RequestBody;
 use axum::response::Response;
 use serde::Deserialize;
-use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
 /// A bet behind a seated player (`POST /api/play/behind`).
@@ -23,8 +22,7 @@ pub struct BehindBody {
     main: i64,
     /// Side bets on the seat's cards by the game's names (Deluxe: `pair`), minor units.
     #[serde(default)]
-    #[schema(value_type = BTreeMap<String, crate::web::api::Amount>)]
-    side: BTreeMap<String, i64>,
+    side: crate::web::api::SideBets,
     /// When the seated player doubles, double too (its stake is debited then).
     #[serde(default)]
     follow_double: bool,

@@ -10,7 +10,6 @@ use crate::web::body::RequestBody;
 use crate::web::AppState;
 use axum::response::Response;
 use serde::Deserialize;
-use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
 /// One box of a common draw (`POST /api/play/boxes`).
@@ -26,8 +25,7 @@ pub struct BoxBet {
     main: i64,
     /// The game's special bets by name, minor units.
     #[serde(default)]
-    #[schema(value_type = BTreeMap<String, crate::web::api::Amount>)]
-    side: BTreeMap<String, i64>,
+    side: crate::web::api::SideBets,
     /// "Let it play" (`betting.let_it_play_max`): the main bet is everything the box's main
     /// bet returned last round, which it must have won; that return is debited again.
     #[serde(default)]

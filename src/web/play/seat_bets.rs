@@ -37,8 +37,7 @@ pub struct BetBody {
     main: i64,
     /// Side bets by the game's names (`GET /api/play/state` `game.side_bets`), minor units.
     #[serde(default)]
-    #[schema(value_type = BTreeMap<String, crate::web::api::Amount>)]
-    side: BTreeMap<String, i64>,
+    side: crate::web::api::SideBets,
 }
 
 impl RequestBody for BetBody {
