@@ -214,17 +214,20 @@ impl Modify for Access {
             match spec.access {
                 RouteAccess::Public | RouteAccess::Open => op.security = Some(Vec::new()),
                 RouteAccess::Player | RouteAccess::Platform => {
-                    let scheme = if spec.access == RouteAccess::Player {
-                        "playerToken"
+                    let (scheme, no_token) = if spec.access == RouteAccess::Player {
+                        ("playerToken", "No valid bearer token (`unauthenticated`)")
                     } else {
-                        "platformKey"
+                        (
+                            "platformKey",
+                            "Not the platform's credential (`unauthenticated`)",
+                        )
                     };
                     op.security = Some(vec![SecurityRequirement::new::<_, _, String>(scheme, [])]);
                     // What every players' and platform's route may answer before its
                     // own work: written once here rather than on each handler.
-                    responses.entry("401".into()).or_insert_with(|| {
-                        error_response("No valid bearer token (`unauthenticated`)")
-                    });
+                    responses
+                        .entry("401".into())
+                        .or_insert_with(|| error_response(no_token));
                     responses.entry("404".into()).or_insert_with(|| {
                         error_response("Remote play is off at this table (`no_remote_play`)")
                     });

@@ -15,9 +15,6 @@ use serde_json::json;
 use std::sync::Arc;
 use utoipa::ToSchema;
 
-/// The documented 401 of every platform route.
-const NOT_PLATFORM: &str = "Not the platform's credential (`unauthenticated`)";
-
 /// The documented 503 of the routes that write the sessions.
 const NO_DATABASE: &str = "The database did not answer";
 
@@ -44,7 +41,6 @@ impl RequestBody for SessionBody {
     responses(
         (status = 200, description = "`{\"player\", \"token\", \"launch\": \"/play#t=TOKEN\"}`", body = Object),
         (status = 400, description = "Not a session request (`malformed`)", body = crate::web::api::ErrorBody),
-        (status = 401, description = NOT_PLATFORM, body = crate::web::api::ErrorBody),
         (status = 403, description = "The player is disabled (`player_disabled`)", body = crate::web::api::ErrorBody),
         (status = 422, description = "Not a valid player id (`invalid_player`)", body = crate::web::api::ErrorBody),
         (status = 503, description = NO_DATABASE, body = crate::web::api::ErrorBody)))]
@@ -135,7 +131,6 @@ impl RequestBody for RevokeBody {
     responses(
         (status = 200, description = "`{\"revoked\": N}`: the live sessions ended", body = Object),
         (status = 400, description = "Not one of `player`, `token` (`malformed`)", body = crate::web::api::ErrorBody),
-        (status = 401, description = NOT_PLATFORM, body = crate::web::api::ErrorBody),
         (status = 503, description = NO_DATABASE, body = crate::web::api::ErrorBody)))]
 pub async fn revoke_sessions(
     PlatformPost { play, body: b }: PlatformPost<RevokeBody>,
@@ -181,7 +176,6 @@ impl RequestBody for DisableBody {
     responses(
         (status = 200, description = "`{\"player\", \"disabled\", \"revoked\": N}`", body = Object),
         (status = 400, description = "Not a request (`malformed`)", body = crate::web::api::ErrorBody),
-        (status = 401, description = NOT_PLATFORM, body = crate::web::api::ErrorBody),
         (status = 404, description = "No such player (`unknown_player`)", body = crate::web::api::ErrorBody)))]
 pub async fn disable_player(
     PlatformPost { play, body: b }: PlatformPost<DisableBody>,
