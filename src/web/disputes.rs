@@ -79,13 +79,38 @@ pub struct Withdrawn {
     pub withdrawn: bool,
 }
 
+/// What both ways of raising a dispute answer (the staff's and a player's).
+#[derive(IntoResponses)]
+pub enum RaiseAnswers {
+    /// Raised: its id.
+    #[response(status = 200, description = "Raised: the round halts")]
+    Raised(Raised),
+    /// The body is not a dispute, or its reason is missing, blank or too short.
+    #[response(status = 400, description = "Not a dispute, or no reason")]
+    NotADispute(ErrorBody),
+}
+
+/// Raises the dispute at the table and answers its id (`{"dispute": ID}`).
+async fn raise(
+    app: &AppState,
+    origin: Origin,
+    (seat, round): (Option<u8>, Option<u64>),
+    reason: String,
+    by: String,
+) -> Answer {
+    let id = app
+        .table
+        .raise_dispute(origin, seat, round, reason, by)
+        .await?;
+    Ok(Json(Raised { dispute: id }).into_response())
+}
+
 /// `POST /api/disputes`: `{"seat": 3, "reason": "..."}` — the dealer (or a supervisor)
 /// raises a dispute on the round in play or the provisional one. 200 `{"dispute": ID}`. A
 /// supervisor who raises one does so on their own account.
 #[utoipa::path(post, path = "/api/disputes", tag = "dealer", request_body = RaiseBody,
     responses(
-        (status = 200, description = "Raised: the round halts", body = Raised),
-        (status = 400, description = "Not a dispute, or no reason", body = ErrorBody),
+        RaiseAnswers,
         (status = 409, description = "Refused (`dispute_open`, `no_round`, `round_final`, ...)", body = ErrorBody),
         OutOfService))]
 pub async fn raise_by_staff(
@@ -98,11 +123,8 @@ pub async fn raise_by_staff(
     } else {
         Origin::Dealer
     };
-    let id = app
-        .table
-        .raise_dispute(origin, b.seat, None, reason(&b.reason)?, who.actor)
-        .await?;
-    Ok(Json(Raised { dispute: id }).into_response())
+    let reason = reason(&b.reason)?;
+    raise(&app, origin, (b.seat, None), reason, who.actor).await
 }
 
 /// A dispute raised by a player with their seat's token.
@@ -135,8 +157,7 @@ impl RequestBody for PlayerBody {
 /// refused (403 `invalid_token`); a final round is `round_final`.
 #[utoipa::path(post, path = "/api/disputes/player", tag = "public", request_body = PlayerBody,
     responses(
-        (status = 200, description = "Raised: the round halts", body = Raised),
-        (status = 400, description = "Not a dispute, or no reason", body = ErrorBody),
+        RaiseAnswers,
         (status = 403, description = "The token does not match (`invalid_token`)", body = ErrorBody),
         (status = 409, description = "Refused (`dispute_open`, `round_final`, ...)", body = ErrorBody),
         (status = 503, description = "Out of service, or accounts unavailable", body = ErrorBody)))]
@@ -153,17 +174,15 @@ pub async fn raise_by_player(
     if !crate::auth::player_token::verify(auth.player_key(), &table, b.round, b.seat, &b.token) {
         return Err(ApiError::InvalidToken);
     }
-    let id = app
-        .table
-        .raise_dispute(
-            Origin::Player,
-            Some(b.seat),
-            Some(b.round),
-            reason,
-            format!("player:seat {}", b.seat),
-        )
-        .await?;
-    Ok(Json(Raised { dispute: id }).into_response())
+    let by = format!("player:seat {}", b.seat);
+    raise(
+        &app,
+        Origin::Player,
+        (Some(b.seat), Some(b.round)),
+        reason,
+        by,
+    )
+    .await
 }
 
 /// A resolution proposed for a dispute.

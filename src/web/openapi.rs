@@ -92,7 +92,14 @@ request changes nothing. Any other `/api/...` path answers 404 `not_found`.";
         super::play::platform::revoke_sessions,
         super::play::platform::disable_player,
     ),
-    components(schemas(ErrorBody, super::api::Amount, super::ops::Reason)),
+    components(schemas(
+        ErrorBody,
+        super::api::Amount,
+        super::ops::Reason,
+        // Answered through `disputes::RaiseAnswers`, whose responses name it without adding
+        // it here.
+        super::disputes::Raised
+    )),
     modifiers(&Access)
 )]
 struct ApiDoc;
