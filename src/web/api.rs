@@ -53,7 +53,7 @@ pub struct ErrorDetail {
 }
 
 /// How the document names a refusal for being out of service.
-const OUT_OF_SERVICE: &str = "Out of service";
+pub(super) const OUT_OF_SERVICE: &str = "Out of service";
 
 /// The refusals of any request that moves the table, whatever it asks.
 #[derive(IntoResponses)]
@@ -72,6 +72,11 @@ pub enum TableRefusals {
 #[derive(IntoResponses)]
 #[response(status = 503, description = OUT_OF_SERVICE)]
 pub struct OutOfService(pub ErrorBody);
+
+/// The answer of a request the table applied: the row it was recorded as, once durable.
+#[derive(IntoResponses)]
+#[response(status = 200, description = "Applied and durable")]
+pub struct Applied(pub Seq);
 
 /// The refusal of a request that reads the store when the store cannot be read (not
 /// opened, or the read failed).
@@ -488,7 +493,7 @@ impl RequestBody for DecisionBody {
 /// `POST /api/decision`: `{"seat": 3, "action": "stand"}` (insurance answers included).
 #[utoipa::path(post, path = "/api/decision", tag = "dealer", request_body = DecisionBody,
     responses(
-        (status = 200, description = "Applied and durable", body = Seq),
+        Applied,
         (status = 400, description = "Not a decision", body = ErrorBody),
         (status = 409, description = "Refused by the round (`not_your_turn`, `action_not_allowed`, ...), or the seat is a remote player's (`seat_is_remote`)", body = ErrorBody),
         TableRefusals))]

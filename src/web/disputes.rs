@@ -4,7 +4,7 @@
 //! and answer with stable codes. Who acts (`by`) comes from the session (see `web::mod`'s
 //! router), never from the body.
 
-use super::api::{Answer, ApiError, ErrorBody, OutOfService, Seq, StoreUnreadable};
+use super::api::{Answer, ApiError, Applied, ErrorBody, OutOfService, Seq, StoreUnreadable};
 use super::body::{read_body, JsonBody, RequestBody};
 use super::AppState;
 use crate::auth::{Principal, Role};
@@ -248,10 +248,28 @@ impl<T: RequestBody> FromRequest<AppState> for OnDispute<T> {
     }
 }
 
+/// How the document names the refusal of a call on a dispute that is not open.
+const NO_DISPUTE: &str = "No such dispute open (`no_dispute`)";
+
 /// The answer of a call on a dispute that is not open (`no_dispute`).
 #[derive(IntoResponses)]
-#[response(status = 404, description = "No such dispute open (`no_dispute`)")]
+#[response(status = 404, description = NO_DISPUTE)]
 pub struct NoDispute(pub ErrorBody);
+
+/// What a call that names a proposal (a confirmation, a withdrawal) may be refused with,
+/// besides its own conflicts.
+#[derive(IntoResponses)]
+pub enum ProposalRefusals {
+    /// The body names no proposal.
+    #[response(status = 400, description = "Not a proposal's hash")]
+    NotAHash(ErrorBody),
+    /// No dispute with that id is open.
+    #[response(status = 404, description = NO_DISPUTE)]
+    NoDispute(ErrorBody),
+    /// As [`OutOfService`].
+    #[response(status = 503, description = super::api::OUT_OF_SERVICE)]
+    OutOfService(ErrorBody),
+}
 
 /// The dispute's id in the path.
 const ID: &str = "The dispute's id";
@@ -282,11 +300,9 @@ pub async fn propose(OnDispute { app, by, id, body }: OnDispute<ProposeBody>) ->
 #[utoipa::path(post, path = "/api/disputes/{id}/confirm", tag = "supervisor", request_body = NamedProposal,
     params(("id" = u64, Path, description = ID)),
     responses(
-        (status = 200, description = "Applied and durable", body = Seq),
-        (status = 400, description = "Not a proposal's hash", body = ErrorBody),
-        NoDispute,
+        Applied,
         (status = 409, description = "Refused (`proposal_changed`, `two_person_rule`, ...)", body = ErrorBody),
-        OutOfService))]
+        ProposalRefusals))]
 pub async fn confirm(OnDispute { app, by, id, body }: OnDispute<NamedProposal>) -> Answer {
     let seq = app.table.confirm(id, body.proposal, by).await?;
     Ok(Json(Seq { seq }).into_response())
@@ -298,10 +314,8 @@ pub async fn confirm(OnDispute { app, by, id, body }: OnDispute<NamedProposal>) 
     params(("id" = u64, Path, description = ID)),
     responses(
         (status = 200, description = "Withdrawn", body = Withdrawn),
-        (status = 400, description = "Not a proposal's hash", body = ErrorBody),
-        NoDispute,
         (status = 409, description = "Refused (`proposal_changed`, ...)", body = ErrorBody),
-        OutOfService))]
+        ProposalRefusals))]
 pub async fn withdraw(OnDispute { app, by, id, body }: OnDispute<NamedProposal>) -> Answer {
     app.table.withdraw(id, body.proposal, by).await?;
     Ok(Json(Withdrawn { withdrawn: true }).into_response())

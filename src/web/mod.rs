@@ -457,7 +457,7 @@ async fn stream(State(app): State<AppState>, who: Principal) -> impl IntoRespons
 /// `POST /api/input`: an engine input (a supervisor's override).
 #[utoipa::path(post, path = "/api/input", tag = "supervisor", request_body = openapi::InputDoc,
     responses(
-        (status = 200, description = "Applied and durable", body = api::Seq),
+        api::Applied,
         (status = 400, description = "Not an input", body = api::ErrorBody),
         (status = 409, description = "Refused by the round", body = api::ErrorBody),
         api::TableRefusals))]

@@ -96,9 +96,10 @@ request changes nothing. Any other `/api/...` path answers 404 `not_found`.";
         ErrorBody,
         super::api::Amount,
         super::ops::Reason,
-        // Answered through `disputes::RaiseAnswers`, whose responses name it without adding
-        // it here.
-        super::disputes::Raised
+        // Answered through response types (`IntoResponses`), which name their bodies
+        // without adding them here.
+        super::disputes::Raised,
+        super::api::Seq,
     )),
     modifiers(&Access)
 )]
