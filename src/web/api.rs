@@ -73,6 +73,14 @@ pub enum TableRefusals {
 #[response(status = 503, description = OUT_OF_SERVICE)]
 pub struct OutOfService(pub ErrorBody);
 
+/// The refusal of a request that needs the betting window open when none is.
+#[derive(IntoResponses)]
+#[response(
+    status = 409,
+    description = "No window is open (`betting_closed`, ...)"
+)]
+pub struct NoWindow(pub ErrorBody);
+
 /// The answer of a request the table applied: the row it was recorded as, once durable.
 #[derive(IntoResponses)]
 #[response(status = 200, description = "Applied and durable")]
@@ -382,7 +390,7 @@ pub async fn open_betting(State(app): State<AppState>, _: JsonBody<EmptyBody>) -
 #[utoipa::path(post, path = "/api/betting/close", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = EMPTY_BODY),
     responses(
         (status = 200, description = "The round opened with the bets collected", body = Betting),
-        (status = 409, description = "No window is open (`betting_closed`, ...)", body = ErrorBody),
+        NoWindow,
         TableRefusals))]
 pub async fn close_betting(State(app): State<AppState>, _: JsonBody<EmptyBody>) -> Answer {
     let seq = app.table.close_betting(Source::Api).await?;
@@ -434,7 +442,7 @@ pub struct BetAccepted {
     responses(
         (status = 200, description = "Accepted into the window", body = BetAccepted),
         (status = 400, description = "Not a bet", body = ErrorBody),
-        (status = 409, description = "No window is open (`betting_closed`, ...)", body = ErrorBody),
+        NoWindow,
         (status = 422, description = "Refused by the limits (`invalid_bet`)", body = ErrorBody),
         TableRefusals))]
 pub async fn place_bet(State(app): State<AppState>, JsonBody(b): JsonBody<BetBody>) -> Answer {
