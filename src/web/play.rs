@@ -56,6 +56,9 @@ use std::sync::Arc;
 use std::time::Instant;
 use utoipa::ToSchema;
 
+/// What a handler of the players' API answers: its response, or a [`PlayError`].
+pub type Answer = Result<Response, PlayError>;
+
 /// A refusal of the players' API.
 #[derive(Debug)]
 pub struct PlayError {
@@ -374,7 +377,7 @@ fn behind_of(bets: &[crate::engine::SeatBets], me: &str) -> Vec<Value> {
     responses(
         (status = 200, description = "The player, balance, seat, the game, the betting window, the decisions asked of the player, the public view", body = Object),
         (status = 409, description = "The wallet does not know the player (`unknown_player`)", body = super::api::ErrorBody)))]
-pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, PlayError> {
+pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Answer {
     let (play, me) = player(&app, &headers).await?;
     let who = play.ledger.player(&me).await?;
     let balance = play.wallet.balance(&me).await?;
@@ -532,9 +535,7 @@ impl RequestBody for JoinBody {
         (status = 200, description = "`{\"ok\": true, \"seat\": N|null}`", body = Object),
         (status = 400, description = "Not a join request (`malformed`)", body = super::api::ErrorBody),
         (status = 409, description = "`seat_unavailable`, `seat_taken`, `already_seated` (the player holds `betting.seats_per_player` seats already), `no_seats` (a common draw)", body = super::api::ErrorBody)))]
-pub async fn join(
-    PlayerPost(app, play, me, b): PlayerPost<JoinBody>,
-) -> Result<Response, PlayError> {
+pub async fn join(PlayerPost(app, play, me, b): PlayerPost<JoinBody>) -> Answer {
     let Some(seat) = b.seat else {
         play.presence.forget_release(&me);
         play.remote.join_unseated(&me);
@@ -585,7 +586,7 @@ pub async fn join(
     responses(
         (status = 200, description = "`{\"ok\": true}`", body = Object),
         (status = 409, description = "`no_seat`, or a stake in play (`seat_in_play`)", body = super::api::ErrorBody)))]
-pub async fn leave(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, PlayError> {
+pub async fn leave(State(app): State<AppState>, headers: HeaderMap) -> Answer {
     let (play, me) = player(&app, &headers).await?;
     let seats = play.remote.seats_of(&me);
     if seats.is_empty() && !play.remote.is_unseated(&me) {

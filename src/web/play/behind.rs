@@ -3,11 +3,10 @@
 
 use super::bets::{amounts, lines_of, open_window, placed, NOT_A_BET, PLACED};
 use super::stakes::{affordable, replace_stakes, Target};
-use super::{common_draw, PlayError, PlayerPost};
+use super::{common_draw, Answer, PlayError, PlayerPost};
 use crate::engine::{BehindBet, SeatId};
 use crate::wallet::{Owner, WalletError};
 use crate::web::body::RequestBody;
-use axum::response::Response;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -42,9 +41,7 @@ impl RequestBody for BehindBody {
         (status = 400, description = NOT_A_BET, body = crate::web::api::ErrorBody),
         (status = 409, description = "`betting_closed` (with `closed`), `seat_empty` (no bet to play behind), `own_seat`, `no_play_behind`, `follow_unavailable`, `insufficient_funds`", body = crate::web::api::ErrorBody),
         (status = 422, description = "`invalid_bet`, `unknown_side_bet`", body = crate::web::api::ErrorBody)))]
-pub async fn behind(
-    PlayerPost(app, play, me, b): PlayerPost<BehindBody>,
-) -> Result<Response, PlayError> {
+pub async fn behind(PlayerPost(app, play, me, b): PlayerPost<BehindBody>) -> Answer {
     if common_draw(&app) || !app.variant.betting.play_behind {
         return Err(PlayError::conflict(
             "no_play_behind",

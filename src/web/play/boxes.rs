@@ -3,12 +3,11 @@
 
 use super::bets::{lines_of, negative, open_window, placed, side_bets, NOT_A_BET, PLACED};
 use super::stakes::{affordable, replace_stakes, Target};
-use super::{common_draw, PlayError, PlayerPost};
+use super::{common_draw, Answer, PlayError, PlayerPost};
 use crate::engine::{PlayerBets, SeatBets, SeatId};
 use crate::wallet::{Owner, WalletError};
 use crate::web::body::RequestBody;
 use crate::web::AppState;
-use axum::response::Response;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -103,9 +102,7 @@ impl RequestBody for BoxesBody {
         (status = 400, description = NOT_A_BET, body = crate::web::api::ErrorBody),
         (status = 409, description = "`betting_closed` (with `closed`), `not_common_draw`, `insufficient_funds`, `no_let_it_play`, `let_it_play_no_win` (the box did not win last round), `let_it_play_over_limit`", body = crate::web::api::ErrorBody),
         (status = 422, description = "`box_out_of_range`, `invalid_bet`, `unknown_side_bet`", body = crate::web::api::ErrorBody)))]
-pub async fn boxes(
-    PlayerPost(app, play, me, b): PlayerPost<BoxesBody>,
-) -> Result<Response, PlayError> {
+pub async fn boxes(PlayerPost(app, play, me, b): PlayerPost<BoxesBody>) -> Answer {
     if !common_draw(&app) {
         return Err(PlayError::conflict(
             "not_common_draw",

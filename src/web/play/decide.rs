@@ -2,7 +2,7 @@
 //! or insurance debited first (and a followed double or split from the players behind the
 //! seat), then the decision sent to the engine; rolled back if it refuses.
 
-use super::{common_draw, turns, PlayError, PlayerPost};
+use super::{common_draw, turns, Answer, PlayError, PlayerPost};
 use crate::engine::{Action, BehindBet, Input, SeatId};
 use crate::play::Play;
 use crate::store::Source;
@@ -10,7 +10,7 @@ use crate::table::remote::Closed;
 use crate::wallet::journal::Entry;
 use crate::wallet::{Owner, WalletError};
 use crate::web::body::RequestBody;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
@@ -60,9 +60,7 @@ async fn roll_back_all(play: &Play, entries: &[Entry]) -> Result<(), PlayError> 
         (status = 200, description = "`{\"ok\", \"seq\", \"action\", \"balance\"}` (a hit at a seat: `{\"ok\", \"action\": \"hit\"}`, the card follows)", body = Object),
         (status = 400, description = "Not a decision (`malformed`)", body = crate::web::api::ErrorBody),
         (status = 409, description = "`not_your_turn`, `decision_closed` (with `closed`), `action_not_allowed`, `insufficient_funds`, `no_seat`", body = crate::web::api::ErrorBody)))]
-pub async fn decision(
-    PlayerPost(app, play, me, d): PlayerPost<DecisionBody>,
-) -> Result<Response, PlayError> {
+pub async fn decision(PlayerPost(app, play, me, d): PlayerPost<DecisionBody>) -> Answer {
     let _money = play.money.lock().await;
     let snap = app.table.snapshot();
     let round = snap.round.number;

@@ -2,13 +2,13 @@
 //! `/players/disable`): authenticated by the platform's own credential (`croupier player
 //! platform-key`), never a player's launch token nor a staff cookie.
 
-use super::{no_remote_play, PlayError};
+use super::{no_remote_play, Answer, PlayError};
 use crate::play::Play;
 use crate::web::body::{read_body, RequestBody};
 use crate::web::AppState;
 use axum::extract::{FromRequest, Request};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
@@ -44,9 +44,7 @@ impl RequestBody for SessionBody {
         (status = 403, description = "The player is disabled (`player_disabled`)", body = crate::web::api::ErrorBody),
         (status = 422, description = "Not a valid player id (`invalid_player`)", body = crate::web::api::ErrorBody),
         (status = 503, description = NO_DATABASE, body = crate::web::api::ErrorBody)))]
-pub async fn open_session(
-    PlatformPost { play, body: b }: PlatformPost<SessionBody>,
-) -> Result<Response, PlayError> {
+pub async fn open_session(PlatformPost { play, body: b }: PlatformPost<SessionBody>) -> Answer {
     if play.ledger.player(&b.player).await?.is_none() {
         let name = b.name.clone().unwrap_or_else(|| b.player.clone());
         play.ledger
@@ -132,9 +130,7 @@ impl RequestBody for RevokeBody {
         (status = 200, description = "`{\"revoked\": N}`: the live sessions ended", body = Object),
         (status = 400, description = "Not one of `player`, `token` (`malformed`)", body = crate::web::api::ErrorBody),
         (status = 503, description = NO_DATABASE, body = crate::web::api::ErrorBody)))]
-pub async fn revoke_sessions(
-    PlatformPost { play, body: b }: PlatformPost<RevokeBody>,
-) -> Result<Response, PlayError> {
+pub async fn revoke_sessions(PlatformPost { play, body: b }: PlatformPost<RevokeBody>) -> Answer {
     let revoked = match (&b.player, &b.token) {
         (Some(p), None) => crate::play::sessions::revoke_player(&play.pool, p)
             .await
@@ -177,9 +173,7 @@ impl RequestBody for DisableBody {
         (status = 200, description = "`{\"player\", \"disabled\", \"revoked\": N}`", body = Object),
         (status = 400, description = "Not a request (`malformed`)", body = crate::web::api::ErrorBody),
         (status = 404, description = "No such player (`unknown_player`)", body = crate::web::api::ErrorBody)))]
-pub async fn disable_player(
-    PlatformPost { play, body: b }: PlatformPost<DisableBody>,
-) -> Result<Response, PlayError> {
+pub async fn disable_player(PlatformPost { play, body: b }: PlatformPost<DisableBody>) -> Answer {
     let revoked = crate::play::sessions::set_disabled(&play.pool, &b.player, b.disabled)
         .await
         .map_err(|e| PlayError::new(StatusCode::NOT_FOUND, "unknown_player", e))?;

@@ -3,7 +3,7 @@
 
 use super::bets::{amounts, lines_of, open_window, placed, placed_json, NOT_A_BET, PLACED};
 use super::stakes::{affordable, replace_stakes, Target};
-use super::{bearer, common_draw, seat_of, PlayError, PlayerPost};
+use super::{bearer, common_draw, seat_of, Answer, PlayError, PlayerPost};
 use crate::engine::variant::SecondSeat;
 use crate::engine::{BehindBet, SeatBets, SeatId};
 use crate::play::funds::seat_plays;
@@ -15,7 +15,7 @@ use crate::wallet::{Owner, WalletError};
 use crate::web::body::RequestBody;
 use crate::web::AppState;
 use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
@@ -53,10 +53,7 @@ impl RequestBody for BetBody {
         (status = 400, description = NOT_A_BET, body = crate::web::api::ErrorBody),
         (status = 409, description = "`betting_closed` (with `closed`), `no_seat`, `insufficient_funds`, `common_draw`", body = crate::web::api::ErrorBody),
         (status = 422, description = "`invalid_bet`, `unknown_side_bet`", body = crate::web::api::ErrorBody)))]
-pub async fn bet(
-    headers: HeaderMap,
-    PlayerPost(app, play, me, b): PlayerPost<BetBody>,
-) -> Result<Response, PlayError> {
+pub async fn bet(headers: HeaderMap, PlayerPost(app, play, me, b): PlayerPost<BetBody>) -> Answer {
     if common_draw(&app) {
         return Err(PlayError::conflict(
             "common_draw",
