@@ -18,56 +18,6 @@ use utoipa::ToSchema;
 /// The documented 503 of the routes that write the sessions.
 const NO_DATABASE: &str = "The database did not answer";
 
-/// A session to open (`POST /api/play/sessions`).
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SessionBody {
-    /// The platform's id of the player: 1-64 letters, digits, `-` or `_`.
-    #[schema(pattern = "^[A-Za-z0-9_-]{1,64}$")]
-    player: String,
-    /// The name shown (default: the id); used when the player is new.
-    #[serde(default)]
-    name: Option<String>,
-}
-
-impl RequestBody for SessionBody {
-    const EXAMPLE: &'static str = r#"{"player": ID, "name": "..."}"#;
-}
-
-/// `POST /api/play/sessions` (the platform's credential, `croupier player platform-key`):
-/// `{"player": ID, "name": "..."}` opens a session for the platform's player (added on
-/// first sight, balance 0 in the embedded wallet) and answers the launch token and path.
-#[utoipa::path(post, path = "/api/play/sessions", tag = "players", request_body = SessionBody,
-    responses(
-        (status = 200, description = "`{\"player\", \"token\", \"launch\": \"/play#t=TOKEN\"}`", body = Object),
-        (status = 400, description = "Not a session request (`malformed`)", body = crate::web::api::ErrorBody),
-        (status = 403, description = "The player is disabled (`player_disabled`)", body = crate::web::api::ErrorBody),
-        (status = 422, description = "Not a valid player id (`invalid_player`)", body = crate::web::api::ErrorBody),
-        (status = 503, description = NO_DATABASE, body = crate::web::api::ErrorBody)))]
-pub async fn open_session(PlatformPost { play, body: b }: PlatformPost<SessionBody>) -> Answer {
-    if play.ledger.player(&b.player).await?.is_none() {
-        let name = b.name.clone().unwrap_or_else(|| b.player.clone());
-        play.ledger
-            .add_player(&b.player, &name, 0)
-            .await
-            .map_err(|e| PlayError::unprocessable("invalid_player", e))?;
-    }
-    let token = crate::play::sessions::open(&play.pool, &b.player, &play.table, play.launch_hours)
-        .await
-        .map_err(|e| match e {
-            crate::play::sessions::OpenError::Disabled(_) => {
-                PlayError::new(StatusCode::FORBIDDEN, "player_disabled", e.to_string())
-            }
-            crate::play::sessions::OpenError::Failed(e) => PlayError::unavailable(e),
-        })?;
-    Ok(Json(json!({
-        "player": b.player,
-        "token": token,
-        "launch": crate::play::sessions::link("", &token),
-    }))
-    .into_response())
-}
-
 /// A POST of the operator's platform: its credential checked (as [`platform`]), then its
 /// body (read as `web::body` reads every body).
 pub struct PlatformPost<T> {
@@ -103,6 +53,22 @@ async fn platform(app: &AppState, headers: &HeaderMap) -> Result<Arc<Play>, Play
     Ok(play)
 }
 
+/// A session to open (`POST /api/play/sessions`).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionBody {
+    /// The platform's id of the player: 1-64 letters, digits, `-` or `_`.
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,64}$")]
+    player: String,
+    /// The name shown (default: the id); used when the player is new.
+    #[serde(default)]
+    name: Option<String>,
+}
+
+impl RequestBody for SessionBody {
+    const EXAMPLE: &'static str = r#"{"player": ID, "name": "..."}"#;
+}
+
 /// What to revoke (`POST /api/play/sessions/revoke`): exactly one of the two.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -117,6 +83,53 @@ pub struct RevokeBody {
 
 impl RequestBody for RevokeBody {
     const EXAMPLE: &'static str = r#"{"player": ID} or {"token": TOKEN}"#;
+}
+
+/// A player disabled or enabled (`POST /api/play/players/disable`).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DisableBody {
+    /// The player.
+    player: String,
+    /// `true` disables (every session revoked, none opened), `false` enables again.
+    disabled: bool,
+}
+
+impl RequestBody for DisableBody {
+    const EXAMPLE: &'static str = r#"{"player": ID, "disabled": true}"#;
+}
+
+/// `POST /api/play/sessions` (the platform's credential, `croupier player platform-key`):
+/// `{"player": ID, "name": "..."}` opens a session for the platform's player (added on
+/// first sight, balance 0 in the embedded wallet) and answers the launch token and path.
+#[utoipa::path(post, path = "/api/play/sessions", tag = "players", request_body = SessionBody,
+    responses(
+        (status = 200, description = "`{\"player\", \"token\", \"launch\": \"/play#t=TOKEN\"}`", body = Object),
+        (status = 403, description = "The player is disabled (`player_disabled`)", body = crate::web::api::ErrorBody),
+        (status = 422, description = "Not a valid player id (`invalid_player`)", body = crate::web::api::ErrorBody),
+        (status = 503, description = NO_DATABASE, body = crate::web::api::ErrorBody)))]
+pub async fn open_session(PlatformPost { play, body: b }: PlatformPost<SessionBody>) -> Answer {
+    if play.ledger.player(&b.player).await?.is_none() {
+        let name = b.name.clone().unwrap_or_else(|| b.player.clone());
+        play.ledger
+            .add_player(&b.player, &name, 0)
+            .await
+            .map_err(|e| PlayError::unprocessable("invalid_player", e))?;
+    }
+    let token = crate::play::sessions::open(&play.pool, &b.player, &play.table, play.launch_hours)
+        .await
+        .map_err(|e| match e {
+            crate::play::sessions::OpenError::Disabled(_) => {
+                PlayError::new(StatusCode::FORBIDDEN, "player_disabled", e.to_string())
+            }
+            crate::play::sessions::OpenError::Failed(e) => PlayError::unavailable(e),
+        })?;
+    Ok(Json(json!({
+        "player": b.player,
+        "token": token,
+        "launch": crate::play::sessions::link("", &token),
+    }))
+    .into_response())
 }
 
 /// `POST /api/play/sessions/revoke` (the platform's credential): ends one launch link
@@ -152,26 +165,11 @@ pub async fn revoke_sessions(PlatformPost { play, body: b }: PlatformPost<Revoke
     Ok(Json(json!({ "revoked": revoked })).into_response())
 }
 
-/// A player disabled or enabled (`POST /api/play/players/disable`).
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DisableBody {
-    /// The player.
-    player: String,
-    /// `true` disables (every session revoked, none opened), `false` enables again.
-    disabled: bool,
-}
-
-impl RequestBody for DisableBody {
-    const EXAMPLE: &'static str = r#"{"player": ID, "disabled": true}"#;
-}
-
 /// `POST /api/play/players/disable` (the platform's credential): a disabled player's
 /// sessions end at once and no new one opens (`player_disabled`) until enabled again.
 #[utoipa::path(post, path = "/api/play/players/disable", tag = "players", request_body = DisableBody,
     responses(
         (status = 200, description = "`{\"player\", \"disabled\", \"revoked\": N}`", body = Object),
-        (status = 400, description = "Not a request (`malformed`)", body = crate::web::api::ErrorBody),
         (status = 404, description = "No such player (`unknown_player`)", body = crate::web::api::ErrorBody)))]
 pub async fn disable_player(PlatformPost { play, body: b }: PlatformPost<DisableBody>) -> Answer {
     let revoked = crate::play::sessions::set_disabled(&play.pool, &b.player, b.disabled)
