@@ -38,6 +38,7 @@ pub mod fanout;
 pub mod feed;
 pub mod openapi;
 pub mod ops;
+mod pages;
 pub mod play;
 pub mod server;
 pub mod staff;
@@ -57,11 +58,11 @@ use crate::store::{Reader, Source};
 use crate::table::{TableHandle, Update};
 use crate::web::api::{Answer, ApiError};
 use auth::Access;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::handler::Handler;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::routing::{get, post, MethodRouter};
 use axum::{Json, Router};
 use croupier_drivers::sim::SimShoe;
@@ -232,9 +233,9 @@ impl RouteList {
 /// Every route with its handler: the one list the router and the role matrix test use.
 fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
     RouteList::new(OPEN)
-        .get("/", index)
-        .get("/ui/{file}", ui_file)
-        .get("/status", page)
+        .get("/", pages::index)
+        .get("/ui/{file}", pages::ui_file)
+        .get("/status", pages::page)
         .get("/api/openapi.json", openapi::serve)
         .post("/api/login", auth::login)
         .post("/api/logout", auth::logout)
@@ -244,7 +245,7 @@ fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
         .get("/api/{*rest}", api::no_route)
         .post("/api/{*rest}", api::no_route)
         .access(PUBLIC)
-        .get("/public", public_page)
+        .get("/public", pages::public_page)
         .get("/ws/public", streams::public_ws)
         .get("/sse/public", streams::public_sse)
         .get("/api/public", api::public)
@@ -329,39 +330,6 @@ pub fn router(state: AppState) -> Router {
     router
         .layer(axum::middleware::from_fn(api::json_errors))
         .with_state(state)
-}
-
-/// `GET /`: the dealer panel.
-#[utoipa::path(get, path = "/", tag = "pages",
-    responses((status = 200, description = "The dealer panel", content_type = "text/html", body = String)))]
-async fn index(h: HeaderMap) -> Response {
-    cached_asset("index.html", &h)
-}
-
-/// `GET /public`: the remote players' page.
-#[utoipa::path(get, path = "/public", tag = "pages",
-    responses((status = 200, description = "The remote players' page", content_type = "text/html", body = String)))]
-async fn public_page(h: HeaderMap) -> Response {
-    cached_asset("public.html", &h)
-}
-
-/// `GET /ui/{file}`: the pages' scripts and style sheet.
-#[utoipa::path(get, path = "/ui/{file}", tag = "pages",
-    params(("file" = String, Path, description = "`panel.js`, `style.css`, ...", example = "panel.js")),
-    responses(
-        (status = 200, description = "The file", content(
-            (String = "text/javascript"), (String = "text/css"), (String = "text/html"),
-            (String = "text/plain"))),
-        (status = 404, description = "No such file", body = api::ErrorBody)))]
-async fn ui_file(Path(file): Path<String>, h: HeaderMap) -> Response {
-    cached_asset(&file, &h)
-}
-
-/// `GET /status`: the plain status page.
-#[utoipa::path(get, path = "/status", tag = "pages",
-    responses((status = 200, description = "The plain status page", content_type = "text/html", body = String)))]
-async fn page() -> Html<&'static str> {
-    Html(include_str!("status.html"))
 }
 
 /// `?after=SEQ&wait_ms=MS`.

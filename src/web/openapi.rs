@@ -37,10 +37,10 @@ request changes nothing. Any other `/api/...` path answers 404 `not_found`.";
 #[openapi(
     info(title = "croupier", description = DESCRIPTION),
     paths(
-        super::index,
-        super::public_page,
-        super::ui_file,
-        super::page,
+        super::pages::index,
+        super::pages::public_page,
+        super::pages::ui_file,
+        super::pages::page,
         super::streams::public_ws,
         super::streams::public_sse,
         serve,
