@@ -182,120 +182,96 @@ const DEALER: Access = Access::Role(Role::Dealer);
 const SUPERVISOR: Access = Access::Role(Role::Supervisor);
 const ADMIN: Access = Access::Role(Role::Admin);
 
-/// The list [`routes`] builds, a line a route: each added by its method, for the access
-/// named last.
-struct RouteList {
-    access: Access,
-    routes: Vec<(RouteSpec, MethodRouter<AppState>)>,
-}
+/// A route: its path, method and access, and its handler.
+type Route = (RouteSpec, MethodRouter<AppState>);
 
-impl RouteList {
-    /// An empty list whose first routes are for `access`.
-    fn new(access: Access) -> RouteList {
-        RouteList {
-            access,
-            routes: Vec::new(),
-        }
+/// A route for the callers with this access, as [`routes`] lists them:
+/// `DEALER.post("/api/bets", api::place_bet)`.
+impl Access {
+    fn get<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, handler: H) -> Route {
+        self.route(path, "GET", get(handler))
     }
 
-    /// The routes added next are for `access`.
-    fn access(self, access: Access) -> RouteList {
-        RouteList { access, ..self }
+    fn post<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, handler: H) -> Route {
+        self.route(path, "POST", post(handler))
     }
 
-    fn get<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, h: H) -> RouteList {
-        self.add(path, "GET", get(h))
-    }
-
-    fn post<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, h: H) -> RouteList {
-        self.add(path, "POST", post(h))
-    }
-
-    fn add(
-        mut self,
+    fn route(
+        self,
         path: &'static str,
         method: &'static str,
         handler: MethodRouter<AppState>,
-    ) -> RouteList {
-        let access = self.access;
-        self.routes.push((
-            RouteSpec {
-                path,
-                method,
-                access,
-            },
-            handler,
-        ));
-        self
+    ) -> Route {
+        let spec = RouteSpec {
+            path,
+            method,
+            access: self,
+        };
+        (spec, handler)
     }
 }
 
 /// Every route with its handler: the one list the router and the role matrix test use.
-fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
-    RouteList::new(OPEN)
-        .get("/", pages::index)
-        .get("/ui/{file}", pages::ui_file)
-        .get("/status", pages::page)
-        .get("/api/openapi.json", openapi::serve)
-        .post("/api/login", auth::login)
-        .post("/api/logout", auth::logout)
-        .get("/healthz", ops::healthz)
-        .get("/readyz", ops::readyz)
-        .get("/metrics", ops::metrics)
-        .get("/api/{*rest}", api::no_route)
-        .post("/api/{*rest}", api::no_route)
-        .access(PUBLIC)
-        .get("/public", pages::public_page)
-        .get("/ws/public", streams::public_ws)
-        .get("/sse/public", streams::public_sse)
-        .get("/api/public", api::public)
-        .get("/api/results", api::results)
-        .get("/api/table-key", table_key::table_key)
-        .post("/api/disputes/player", disputes::raise_by_player)
-        .get("/play", play::page)
-        .access(PLAYER)
-        .get("/api/play/state", play::state)
-        .get("/api/play/history", play::info::history)
-        .get("/api/play/help", play::info::help)
-        .post("/api/play/join", play::join)
-        .post("/api/play/leave", play::leave)
-        .post("/api/play/bet", play::seat_bets::bet)
-        .post("/api/play/behind", play::behind::behind)
-        .post("/api/play/boxes", play::boxes::boxes)
-        .post("/api/play/decision", play::decide::decision)
-        .access(PLATFORM)
-        .post("/api/play/sessions", play::platform::open_session)
-        .post("/api/play/sessions/revoke", play::platform::revoke_sessions)
-        .post("/api/play/players/disable", play::platform::disable_player)
-        .access(DEALER)
-        .get("/api/me", auth::me)
-        .get("/ws/dealer", streams::dealer)
-        .get("/api/view", api::view)
-        .post("/api/betting/open", api::open_betting)
-        .post("/api/betting/close", api::close_betting)
-        .post("/api/bets", api::place_bet)
-        .post("/api/decision", api::decision)
-        .post("/api/shuffle", api::shuffle)
-        .post("/api/sim/deal", api::sim_deal)
-        .get("/api/alarm", api::alarm)
-        .get("/api/staff", staff::staff)
-        .post("/api/call-supervisor", staff::call_supervisor)
-        .get("/api/rounds/{round}", api::round)
-        .get("/api/rounds", rounds)
-        .get("/api/status", status)
-        .get("/api/stream", stream)
-        .get("/api/disputes", disputes::history)
-        .post("/api/disputes", disputes::raise_by_staff)
-        .get("/api/disputes/current", disputes::current)
-        .access(SUPERVISOR)
-        .post("/api/input", input)
-        .post("/api/alarm/clear", clear)
-        .post("/api/disputes/{id}/propose", disputes::propose)
-        .post("/api/disputes/{id}/confirm", disputes::confirm)
-        .post("/api/disputes/{id}/withdraw", disputes::withdraw)
-        .access(ADMIN)
-        .get("/api/audit", api::audit)
-        .routes
+fn routes() -> Vec<Route> {
+    use play::platform;
+    vec![
+        OPEN.get("/", pages::index),
+        PUBLIC.get("/public", pages::public_page),
+        OPEN.get("/ui/{file}", pages::ui_file),
+        OPEN.get("/status", pages::page),
+        PUBLIC.get("/ws/public", streams::public_ws),
+        PUBLIC.get("/sse/public", streams::public_sse),
+        OPEN.get("/api/openapi.json", openapi::serve),
+        PUBLIC.get("/api/public", api::public),
+        PUBLIC.get("/api/results", api::results),
+        PUBLIC.get("/api/table-key", table_key::table_key),
+        OPEN.post("/api/login", auth::login),
+        OPEN.get("/healthz", ops::healthz),
+        OPEN.get("/readyz", ops::readyz),
+        OPEN.get("/metrics", ops::metrics),
+        OPEN.post("/api/logout", auth::logout),
+        OPEN.get("/api/{*rest}", api::no_route),
+        OPEN.post("/api/{*rest}", api::no_route),
+        PUBLIC.get("/play", play::page),
+        PLAYER.get("/api/play/state", play::state),
+        PLAYER.get("/api/play/history", play::info::history),
+        PLAYER.get("/api/play/help", play::info::help),
+        PLAYER.post("/api/play/join", play::join),
+        PLAYER.post("/api/play/leave", play::leave),
+        PLAYER.post("/api/play/bet", play::seat_bets::bet),
+        PLAYER.post("/api/play/behind", play::behind::behind),
+        PLAYER.post("/api/play/boxes", play::boxes::boxes),
+        PLAYER.post("/api/play/decision", play::decide::decision),
+        PLATFORM.post("/api/play/sessions", platform::open_session),
+        PLATFORM.post("/api/play/sessions/revoke", platform::revoke_sessions),
+        PLATFORM.post("/api/play/players/disable", platform::disable_player),
+        DEALER.get("/api/me", auth::me),
+        DEALER.get("/ws/dealer", streams::dealer),
+        DEALER.get("/api/view", api::view),
+        DEALER.post("/api/betting/open", api::open_betting),
+        DEALER.post("/api/betting/close", api::close_betting),
+        DEALER.post("/api/bets", api::place_bet),
+        DEALER.post("/api/decision", api::decision),
+        DEALER.post("/api/shuffle", api::shuffle),
+        DEALER.post("/api/sim/deal", api::sim_deal),
+        DEALER.get("/api/alarm", api::alarm),
+        DEALER.get("/api/staff", staff::staff),
+        DEALER.post("/api/call-supervisor", staff::call_supervisor),
+        DEALER.get("/api/rounds/{round}", api::round),
+        DEALER.get("/api/rounds", rounds),
+        DEALER.get("/api/status", status),
+        DEALER.get("/api/stream", stream),
+        SUPERVISOR.post("/api/input", input),
+        SUPERVISOR.post("/api/alarm/clear", clear),
+        ADMIN.get("/api/audit", api::audit),
+        DEALER.get("/api/disputes", disputes::history),
+        DEALER.post("/api/disputes", disputes::raise_by_staff),
+        PUBLIC.post("/api/disputes/player", disputes::raise_by_player),
+        DEALER.get("/api/disputes/current", disputes::current),
+        SUPERVISOR.post("/api/disputes/{id}/propose", disputes::propose),
+        SUPERVISOR.post("/api/disputes/{id}/confirm", disputes::confirm),
+        SUPERVISOR.post("/api/disputes/{id}/withdraw", disputes::withdraw),
+    ]
 }
 
 /// Every route's path, method and access (the role × endpoint test compares its own table
