@@ -5,20 +5,20 @@
 //! shape. The contract is generated from these handlers (see `super::openapi`, served at
 //! `/api/openapi.json`).
 
-use super::body::JsonBody;
+use super::body::{JsonBody, RequestBody};
 use super::view::{dealer_view, public_view};
 use super::AppState;
 use crate::engine::{Action, Input, SeatBets};
 use crate::store::Source;
 use crate::table::{BetError, SubmitError};
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::BTreeMap;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::{IntoParams, IntoResponses, ToSchema};
 
 /// The body of a POST that carries nothing: `{}` (any JSON object; nothing is read). Its
 /// `Content-Type: application/json` is what counts — a cross-site form cannot send it —
@@ -26,6 +26,11 @@ use utoipa::{IntoParams, ToSchema};
 #[derive(Deserialize, ToSchema)]
 #[schema(as = Empty)]
 pub struct EmptyBody {}
+
+impl RequestBody for EmptyBody {
+    // Nothing is read: a 400 has nothing to show.
+    const EXAMPLE: &'static str = "";
+}
 
 /// How the document describes an [`EmptyBody`] request, one text for every such POST.
 pub(super) const EMPTY_BODY: &str = "`{}` (any JSON object: nothing is read), or no body at all; either way as `Content-Type: application/json` (415 otherwise: a cross-site form cannot send it)";
@@ -46,6 +51,46 @@ pub struct ErrorDetail {
     /// What to tell a person.
     pub message: String,
 }
+
+/// How the document names a refusal for being out of service.
+pub(super) const OUT_OF_SERVICE: &str = "Out of service";
+
+/// The refusals of any request that moves the table, whatever it asks.
+#[derive(IntoResponses)]
+pub enum TableRefusals {
+    /// An alarm locks the table (`locked`).
+    #[response(status = 423, description = "The table is locked by an alarm")]
+    Locked(ErrorBody),
+    /// The table is stopped or its store failed (`out_of_service`, `stopped`,
+    /// `store_failed`, ...).
+    #[response(status = 503, description = OUT_OF_SERVICE)]
+    OutOfService(ErrorBody),
+}
+
+/// The refusal of a request the table cannot serve now, as [`TableRefusals`] says it, for
+/// a request an alarm's lock does not stop.
+#[derive(IntoResponses)]
+#[response(status = 503, description = OUT_OF_SERVICE)]
+pub struct OutOfService(pub ErrorBody);
+
+/// The refusal of a request that needs the betting window open when none is.
+#[derive(IntoResponses)]
+#[response(
+    status = 409,
+    description = "No window is open (`betting_closed`, ...)"
+)]
+pub struct NoWindow(pub ErrorBody);
+
+/// The answer of a request the table applied: the row it was recorded as, once durable.
+#[derive(IntoResponses)]
+#[response(status = 200, description = "Applied and durable")]
+pub struct Applied(pub Seq);
+
+/// The refusal of a request that reads the store when the store cannot be read (not
+/// opened, or the read failed).
+#[derive(IntoResponses)]
+#[response(status = 503, description = "The store cannot be read")]
+pub struct StoreUnreadable(pub ErrorBody);
 
 /// An API error: an HTTP status and a stable code.
 #[derive(Debug, thiserror::Error)]
@@ -145,7 +190,8 @@ impl ApiError {
         }
     }
 
-    fn status(&self) -> StatusCode {
+    /// Its HTTP status.
+    pub(super) fn status(&self) -> StatusCode {
         if let ApiError::Http { status, .. } = self {
             // A rejection's 422 (JSON that does not fit) is a malformed request here.
             return match status.as_u16() {
@@ -193,6 +239,10 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// What a handler of the API answers: its response, or an [`ApiError`] in the one error
+/// shape.
+pub type Answer = Result<Response, ApiError>;
+
 /// The longest error text [`json_errors`] reads from a response it reshapes (axum's
 /// rejections are one line).
 const MAX_REJECTION_TEXT: usize = 4096;
@@ -233,17 +283,6 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
         }
     }
     out
-}
-
-/// Reads a JSON body held to its schema in the document (`super::body::read`): 415
-/// `json_required` without `Content-Type: application/json`, 400 `malformed` naming what
-/// was expected.
-pub(super) fn parse<T: serde::de::DeserializeOwned + ToSchema>(
-    headers: &HeaderMap,
-    body: &str,
-    what: &str,
-) -> Result<T, ApiError> {
-    super::body::read(headers, body, what)
 }
 
 /// A `u64` parameter held to the `int64` its schema says (utoipa writes `u64` so): past
@@ -337,12 +376,8 @@ pub struct Betting {
     responses(
         (status = 200, description = "The window is open", body = Betting),
         (status = 409, description = "Not between rounds (`not_taking_bets`, ...)", body = ErrorBody),
-        (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
-        (status = 503, description = "Out of service", body = ErrorBody)))]
-pub async fn open_betting(
-    State(app): State<AppState>,
-    _: JsonBody<EmptyBody>,
-) -> Result<Response, ApiError> {
+        TableRefusals))]
+pub async fn open_betting(State(app): State<AppState>, _: JsonBody<EmptyBody>) -> Answer {
     app.table.open_betting().await?;
     Ok(Json(Betting {
         open: true,
@@ -355,13 +390,9 @@ pub async fn open_betting(
 #[utoipa::path(post, path = "/api/betting/close", tag = "dealer", request_body(content = EmptyBody, content_type = "application/json", description = EMPTY_BODY),
     responses(
         (status = 200, description = "The round opened with the bets collected", body = Betting),
-        (status = 409, description = "No window is open (`betting_closed`, ...)", body = ErrorBody),
-        (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
-        (status = 503, description = "Out of service", body = ErrorBody)))]
-pub async fn close_betting(
-    State(app): State<AppState>,
-    _: JsonBody<EmptyBody>,
-) -> Result<Response, ApiError> {
+        NoWindow,
+        TableRefusals))]
+pub async fn close_betting(State(app): State<AppState>, _: JsonBody<EmptyBody>) -> Answer {
     let seq = app.table.close_betting(Source::Api).await?;
     Ok(Json(Betting { open: false, seq }).into_response())
 }
@@ -372,7 +403,7 @@ pub async fn close_betting(
 // Its own name: the players' `BetBody` (`play::seat_bets`) would otherwise replace it in the
 // document, seat optional and all.
 #[schema(as = StaffBet)]
-pub(super) struct BetBody {
+pub struct BetBody {
     /// The seat (1-based).
     #[schema(minimum = 1, maximum = 255)]
     seat: u8,
@@ -381,11 +412,14 @@ pub(super) struct BetBody {
     main: i64,
     /// Side bets by name, in minor units (none negative).
     #[serde(default)]
-    #[schema(value_type = BTreeMap<String, Amount>)]
-    side: BTreeMap<String, i64>,
+    side: SideBets,
     /// Who plays the seat (a label for the record).
     #[serde(default)]
     player: Option<String>,
+}
+
+impl RequestBody for BetBody {
+    const EXAMPLE: &'static str = r#"{"seat": N, "main": AMOUNT, "side": {"NAME": AMOUNT}}"#;
 }
 
 /// An accepted bet.
@@ -408,27 +442,17 @@ pub struct BetAccepted {
     responses(
         (status = 200, description = "Accepted into the window", body = BetAccepted),
         (status = 400, description = "Not a bet", body = ErrorBody),
-        (status = 409, description = "No window is open (`betting_closed`, ...)", body = ErrorBody),
+        NoWindow,
         (status = 422, description = "Refused by the limits (`invalid_bet`)", body = ErrorBody),
-        (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
-        (status = 503, description = "Out of service", body = ErrorBody)))]
-pub async fn place_bet(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, ApiError> {
-    let b: BetBody = parse(
-        &headers,
-        &body,
-        r#"{"seat": N, "main": AMOUNT, "side": {"NAME": AMOUNT}}"#,
-    )?;
+        TableRefusals))]
+pub async fn place_bet(State(app): State<AppState>, JsonBody(b): JsonBody<BetBody>) -> Answer {
     if b.main < 0 || b.side.values().any(|a| *a < 0) {
         return Err(BetError::InvalidBet("amounts cannot be negative".into()).into());
     }
     let bet = SeatBets {
         seat: b.seat,
         main: b.main,
-        side: b.side.into_iter().collect(),
+        side: b.side.0.into_iter().collect(),
         player: b.player,
         ..SeatBets::default()
     };
@@ -461,7 +485,7 @@ pub async fn place_bet(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = StaffDecision)]
-pub(super) struct DecisionBody {
+pub struct DecisionBody {
     /// The seat (1-based).
     #[schema(minimum = 1, maximum = 255)]
     seat: u8,
@@ -470,24 +494,18 @@ pub(super) struct DecisionBody {
     action: Action,
 }
 
+impl RequestBody for DecisionBody {
+    const EXAMPLE: &'static str = r#"{"seat": N, "action": "hit|stand|double|..."}"#;
+}
+
 /// `POST /api/decision`: `{"seat": 3, "action": "stand"}` (insurance answers included).
 #[utoipa::path(post, path = "/api/decision", tag = "dealer", request_body = DecisionBody,
     responses(
-        (status = 200, description = "Applied and durable", body = Seq),
+        Applied,
         (status = 400, description = "Not a decision", body = ErrorBody),
         (status = 409, description = "Refused by the round (`not_your_turn`, `action_not_allowed`, ...), or the seat is a remote player's (`seat_is_remote`)", body = ErrorBody),
-        (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
-        (status = 503, description = "Out of service", body = ErrorBody)))]
-pub async fn decision(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, ApiError> {
-    let d: DecisionBody = parse(
-        &headers,
-        &body,
-        r#"{"seat": N, "action": "hit|stand|double|..."}"#,
-    )?;
+        TableRefusals))]
+pub async fn decision(State(app): State<AppState>, JsonBody(d): JsonBody<DecisionBody>) -> Answer {
     if app
         .play
         .as_ref()
@@ -515,10 +533,7 @@ pub async fn decision(
         (status = 409, description = "Not between rounds", body = ErrorBody),
         (status = 423, description = "The table is locked by an alarm", body = ErrorBody),
         (status = 503, description = "Out of service, or the simulated shoe failed", body = ErrorBody)))]
-pub async fn shuffle(
-    State(app): State<AppState>,
-    _: JsonBody<EmptyBody>,
-) -> Result<Response, ApiError> {
+pub async fn shuffle(State(app): State<AppState>, _: JsonBody<EmptyBody>) -> Answer {
     let seq = app.table.submit(Input::Shuffle, Source::Api).await?;
     if let Some(sim) = &app.sim {
         let items = crate::table::demo::Demo::fresh_shoe(
@@ -537,11 +552,15 @@ pub async fn shuffle(
 /// How many cards the simulated shoe deals (the body may be empty: one).
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub(super) struct DealBody {
+pub struct DealBody {
     /// 1 to 20 (default 1).
     #[serde(default)]
     #[schema(minimum = 1, maximum = 20)]
     n: Option<usize>,
+}
+
+impl RequestBody for DealBody {
+    const EXAMPLE: &'static str = r#"{"n": N}"#;
 }
 
 /// What the simulated shoe dealt.
@@ -558,13 +577,8 @@ pub struct Dealt {
         (status = 400, description = "n is not 1 to 20", body = ErrorBody),
         (status = 404, description = "No simulated shoe on this table", body = ErrorBody),
         (status = 503, description = "The simulated shoe failed", body = ErrorBody)))]
-pub async fn sim_deal(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, ApiError> {
+pub async fn sim_deal(State(app): State<AppState>, JsonBody(d): JsonBody<DealBody>) -> Answer {
     // An empty body reads as `{}`: one card.
-    let d: DealBody = parse(&headers, &body, r#"{"n": N}"#)?;
     let n = d.n.unwrap_or(1);
     if !(1..=20).contains(&n) {
         return Err(ApiError::Malformed("n must be 1 to 20".into()));
@@ -601,11 +615,8 @@ pub struct ResultsQuery {
     responses(
         (status = 200, description = "The last N settlements, oldest first", body = [super::openapi::SettledResult]),
         (status = 400, description = "Not a count, or more than 1000", body = ErrorBody),
-        (status = 503, description = "The store cannot be read", body = ErrorBody)))]
-pub async fn results(
-    State(app): State<AppState>,
-    Query(q): Query<ResultsQuery>,
-) -> Result<Response, ApiError> {
+        StoreUnreadable))]
+pub async fn results(State(app): State<AppState>, Query(q): Query<ResultsQuery>) -> Answer {
     // Refused before the store is read: a bad request costs no read of every result.
     let n = within_max_last(q.last.unwrap_or(10), "results")?;
     let (reader, table) = store(&app)?;
@@ -624,11 +635,8 @@ pub async fn results(
         (status = 200, description = "The round", body = super::openapi::RoundRecall),
         (status = 400, description = "Not a round number", body = ErrorBody),
         (status = 404, description = "Not among the last 1000 rounds", body = ErrorBody),
-        (status = 503, description = "The store cannot be read", body = ErrorBody)))]
-pub async fn round(
-    State(app): State<AppState>,
-    Path(number): Path<String>,
-) -> Result<Response, ApiError> {
+        StoreUnreadable))]
+pub async fn round(State(app): State<AppState>, Path(number): Path<String>) -> Answer {
     let number: u64 = number
         .parse()
         .map_err(|_| ApiError::Malformed(format!("not a round number: {number}")))?;
@@ -656,10 +664,7 @@ pub struct AuditQuery {
         (status = 200, description = "Audit rows, oldest first", body = [super::openapi::AuditRow]),
         (status = 400, description = "Not a sequence number", body = ErrorBody),
         (status = 503, description = "Accounts are unavailable", body = ErrorBody)))]
-pub async fn audit(
-    State(app): State<AppState>,
-    Query(q): Query<AuditQuery>,
-) -> Result<Response, ApiError> {
+pub async fn audit(State(app): State<AppState>, Query(q): Query<AuditQuery>) -> Answer {
     let auth = app
         .auth
         .as_ref()
@@ -701,5 +706,20 @@ impl utoipa::PartialSchema for Amount {
 impl ToSchema for Amount {
     fn name() -> std::borrow::Cow<'static, str> {
         std::borrow::Cow::Borrowed("Amount")
+    }
+}
+
+/// Side bets by name, each an amount in minor units (`{"NAME": AMOUNT}`, none negative):
+/// what a bet's `side` holds.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(transparent)]
+#[schema(value_type = BTreeMap<String, Amount>)]
+pub struct SideBets(pub BTreeMap<String, i64>);
+
+impl std::ops::Deref for SideBets {
+    type Target = BTreeMap<String, i64>;
+
+    fn deref(&self) -> &BTreeMap<String, i64> {
+        &self.0
     }
 }

@@ -16,7 +16,7 @@
 //!
 //! Handlers get the caller with the [`Principal`] extractor (401 when absent).
 
-use super::api::ApiError;
+use super::api::{Answer, ApiError};
 use super::AppState;
 use crate::auth::local_token::LOCAL_ACTOR;
 use crate::auth::sessions::{LoginError, COOKIE};
@@ -265,7 +265,7 @@ async fn body_text(req: Request) -> Result<(HeaderMap, String), ApiError> {
         (status = 429, description = "Too many logins at once, or failures from this address", body = super::api::ErrorBody,
             headers(("Retry-After" = u64, description = "seconds"))),
         (status = 503, description = "Accounts are unavailable", body = super::api::ErrorBody)))]
-pub async fn login(State(app): State<AppState>, req: Request) -> Result<Response, ApiError> {
+pub async fn login(State(app): State<AppState>, req: Request) -> Answer {
     let peer = peer_of(req.extensions());
     let (headers, text) = body_text(req).await?;
     let body: LoginBody =
@@ -307,7 +307,7 @@ pub async fn login(State(app): State<AppState>, req: Request) -> Result<Response
         (status = 200, description = "Logged out; the cookie is cleared", body = LoggedOut),
         (status = 415, description = "Not `Content-Type: application/json`", body = super::api::ErrorBody),
         (status = 503, description = "Accounts are unavailable", body = super::api::ErrorBody)))]
-pub async fn logout(State(app): State<AppState>, req: Request) -> Result<Response, ApiError> {
+pub async fn logout(State(app): State<AppState>, req: Request) -> Answer {
     let peer = peer_of(req.extensions());
     // Ending a session changes state: the same JSON-only rule as every cookie request, so
     // a cross-site form cannot log the dealer out.

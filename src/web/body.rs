@@ -30,26 +30,54 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 use utoipa::ToSchema;
 
-/// A JSON body of type `T`, read by [`read`] (see the module doc).
+/// A type the API takes as a JSON body: what its 400 names as the expected shape, and how
+/// it words a refusal.
+pub trait RequestBody: DeserializeOwned + ToSchema {
+    /// The body as people write it (`{"seat": N, "main": AMOUNT}`), named in a 400
+    /// `malformed`; empty for a body that carries nothing.
+    const EXAMPLE: &'static str;
+
+    /// A refusal of this body ([`read`]'s), in the body's own words where it has them.
+    fn refusal(e: ApiError) -> ApiError {
+        e
+    }
+}
+
+/// A JSON body of type `T`, read by [`read`] (see the module doc) with `T`'s example.
 pub struct JsonBody<T>(pub T);
 
 impl<T, S> FromRequest<S> for JsonBody<T>
 where
-    T: DeserializeOwned + ToSchema,
+    T: RequestBody,
     S: Send + Sync,
 {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<JsonBody<T>, ApiError> {
-        let headers = req.headers().clone();
-        let text = String::from_request(req, state)
-            .await
-            .map_err(|e| ApiError::Http {
-                status: e.status(),
-                message: e.body_text(),
-            })?;
-        read(&headers, &text, "").map(JsonBody)
+        let (headers, text) = text(req, state).await?;
+        read_body(&headers, &text).map(JsonBody)
     }
+}
+
+/// A request's headers and its body as text: the body as axum's `String` extractor takes
+/// it (its limit, UTF-8), its refusal in the one error shape.
+pub async fn text<S: Send + Sync>(
+    req: Request,
+    state: &S,
+) -> Result<(HeaderMap, String), ApiError> {
+    let headers = req.headers().clone();
+    let text = String::from_request(req, state)
+        .await
+        .map_err(|e| ApiError::Http {
+            status: e.status(),
+            message: e.body_text(),
+        })?;
+    Ok((headers, text))
+}
+
+/// [`read`] with `T`'s own example and words (see [`RequestBody`]).
+pub fn read_body<T: RequestBody>(headers: &HeaderMap, body: &str) -> Result<T, ApiError> {
+    read(headers, body, T::EXAMPLE).map_err(T::refusal)
 }
 
 /// Whether the media type is exactly `application/json` (parameters such as `charset`

@@ -38,6 +38,7 @@ pub mod fanout;
 pub mod feed;
 pub mod openapi;
 pub mod ops;
+mod pages;
 pub mod play;
 pub mod server;
 pub mod staff;
@@ -55,12 +56,13 @@ use crate::engine::{Input, Variant};
 use crate::metrics::Stream;
 use crate::store::{Reader, Source};
 use crate::table::{TableHandle, Update};
-use crate::web::api::ApiError;
+use crate::web::api::{Answer, ApiError};
 use auth::Access;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
+use axum::handler::Handler;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::routing::{get, post, MethodRouter};
 use axum::{Json, Router};
 use croupier_drivers::sim::SimShoe;
@@ -180,140 +182,95 @@ const DEALER: Access = Access::Role(Role::Dealer);
 const SUPERVISOR: Access = Access::Role(Role::Supervisor);
 const ADMIN: Access = Access::Role(Role::Admin);
 
+/// A route: its path, method and access, and its handler.
+type Route = (RouteSpec, MethodRouter<AppState>);
+
+/// A route for the callers with this access, as [`routes`] lists them:
+/// `DEALER.post("/api/bets", api::place_bet)`.
+impl Access {
+    fn get<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, handler: H) -> Route {
+        self.route(path, "GET", get(handler))
+    }
+
+    fn post<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, handler: H) -> Route {
+        self.route(path, "POST", post(handler))
+    }
+
+    fn route(
+        self,
+        path: &'static str,
+        method: &'static str,
+        handler: MethodRouter<AppState>,
+    ) -> Route {
+        let spec = RouteSpec {
+            path,
+            method,
+            access: self,
+        };
+        (spec, handler)
+    }
+}
+
 /// Every route with its handler: the one list the router and the role matrix test use.
-fn routes() -> Vec<(RouteSpec, MethodRouter<AppState>)> {
-    let r = |path, method, access, handler| {
-        (
-            RouteSpec {
-                path,
-                method,
-                access,
-            },
-            handler,
-        )
-    };
+fn routes() -> Vec<Route> {
+    use play::platform;
     vec![
-        r("/", "GET", OPEN, get(index)),
-        r("/public", "GET", PUBLIC, get(public_page)),
-        r("/ui/{file}", "GET", OPEN, get(ui_file)),
-        r("/status", "GET", OPEN, get(page)),
-        r("/ws/public", "GET", PUBLIC, get(streams::public_ws)),
-        r("/sse/public", "GET", PUBLIC, get(streams::public_sse)),
-        r("/api/openapi.json", "GET", OPEN, get(openapi::serve)),
-        r("/api/public", "GET", PUBLIC, get(api::public)),
-        r("/api/results", "GET", PUBLIC, get(api::results)),
-        r("/api/table-key", "GET", PUBLIC, get(table_key::table_key)),
-        r("/api/login", "POST", OPEN, post(auth::login)),
-        r("/healthz", "GET", OPEN, get(ops::healthz)),
-        r("/readyz", "GET", OPEN, get(ops::readyz)),
-        r("/metrics", "GET", OPEN, get(ops::metrics)),
-        r("/api/logout", "POST", OPEN, post(auth::logout)),
-        r("/api/{*rest}", "GET", OPEN, get(api::no_route)),
-        r("/api/{*rest}", "POST", OPEN, post(api::no_route)),
-        r("/play", "GET", PUBLIC, get(play::page)),
-        r("/api/play/state", "GET", PLAYER, get(play::state)),
-        r("/api/play/history", "GET", PLAYER, get(play::info::history)),
-        r("/api/play/help", "GET", PLAYER, get(play::info::help)),
-        r("/api/play/join", "POST", PLAYER, post(play::join)),
-        r("/api/play/leave", "POST", PLAYER, post(play::leave)),
-        r("/api/play/bet", "POST", PLAYER, post(play::seat_bets::bet)),
-        r(
-            "/api/play/behind",
-            "POST",
-            PLAYER,
-            post(play::behind::behind),
-        ),
-        r("/api/play/boxes", "POST", PLAYER, post(play::boxes::boxes)),
-        r(
-            "/api/play/decision",
-            "POST",
-            PLAYER,
-            post(play::decide::decision),
-        ),
-        r(
-            "/api/play/sessions",
-            "POST",
-            PLATFORM,
-            post(play::platform::open_session),
-        ),
-        r(
-            "/api/play/sessions/revoke",
-            "POST",
-            PLATFORM,
-            post(play::platform::revoke_sessions),
-        ),
-        r(
-            "/api/play/players/disable",
-            "POST",
-            PLATFORM,
-            post(play::platform::disable_player),
-        ),
-        r("/api/me", "GET", DEALER, get(auth::me)),
-        r("/ws/dealer", "GET", DEALER, get(streams::dealer)),
-        r("/api/view", "GET", DEALER, get(api::view)),
-        r("/api/betting/open", "POST", DEALER, post(api::open_betting)),
-        r(
-            "/api/betting/close",
-            "POST",
-            DEALER,
-            post(api::close_betting),
-        ),
-        r("/api/bets", "POST", DEALER, post(api::place_bet)),
-        r("/api/decision", "POST", DEALER, post(api::decision)),
-        r("/api/shuffle", "POST", DEALER, post(api::shuffle)),
-        r("/api/sim/deal", "POST", DEALER, post(api::sim_deal)),
-        r("/api/alarm", "GET", DEALER, get(api::alarm)),
-        r("/api/staff", "GET", DEALER, get(staff::staff)),
-        r(
-            "/api/call-supervisor",
-            "POST",
-            DEALER,
-            post(staff::call_supervisor),
-        ),
-        r("/api/rounds/{round}", "GET", DEALER, get(api::round)),
-        r("/api/rounds", "GET", DEALER, get(rounds)),
-        r("/api/status", "GET", DEALER, get(status)),
-        r("/api/stream", "GET", DEALER, get(stream)),
-        r("/api/input", "POST", SUPERVISOR, post(input)),
-        r("/api/alarm/clear", "POST", SUPERVISOR, post(clear)),
-        r("/api/audit", "GET", ADMIN, get(api::audit)),
-        r("/api/disputes", "GET", DEALER, get(disputes::history)),
-        r(
-            "/api/disputes",
-            "POST",
-            DEALER,
-            post(disputes::raise_by_staff),
-        ),
-        r(
-            "/api/disputes/player",
-            "POST",
-            PUBLIC,
-            post(disputes::raise_by_player),
-        ),
-        r(
-            "/api/disputes/current",
-            "GET",
-            DEALER,
-            get(disputes::current),
-        ),
-        r(
-            "/api/disputes/{id}/propose",
-            "POST",
-            SUPERVISOR,
-            post(disputes::propose_route),
-        ),
-        r(
-            "/api/disputes/{id}/confirm",
-            "POST",
-            SUPERVISOR,
-            post(disputes::confirm_route),
-        ),
-        r(
-            "/api/disputes/{id}/withdraw",
-            "POST",
-            SUPERVISOR,
-            post(disputes::withdraw_route),
-        ),
+        OPEN.get("/", pages::index),
+        PUBLIC.get("/public", pages::public_page),
+        OPEN.get("/ui/{file}", pages::ui_file),
+        OPEN.get("/status", pages::page),
+        PUBLIC.get("/ws/public", streams::public_ws),
+        PUBLIC.get("/sse/public", streams::public_sse),
+        OPEN.get("/api/openapi.json", openapi::serve),
+        PUBLIC.get("/api/public", api::public),
+        PUBLIC.get("/api/results", api::results),
+        PUBLIC.get("/api/table-key", table_key::table_key),
+        OPEN.post("/api/login", auth::login),
+        OPEN.get("/healthz", ops::healthz),
+        OPEN.get("/readyz", ops::readyz),
+        OPEN.get("/metrics", ops::metrics),
+        OPEN.post("/api/logout", auth::logout),
+        OPEN.get("/api/{*rest}", api::no_route),
+        OPEN.post("/api/{*rest}", api::no_route),
+        PUBLIC.get("/play", play::page),
+        PLAYER.get("/api/play/state", play::state),
+        PLAYER.get("/api/play/history", play::info::history),
+        PLAYER.get("/api/play/help", play::info::help),
+        PLAYER.post("/api/play/join", play::join),
+        PLAYER.post("/api/play/leave", play::leave),
+        PLAYER.post("/api/play/bet", play::seat_bets::bet),
+        PLAYER.post("/api/play/behind", play::behind::behind),
+        PLAYER.post("/api/play/boxes", play::boxes::boxes),
+        PLAYER.post("/api/play/decision", play::decide::decision),
+        PLATFORM.post("/api/play/sessions", platform::open_session),
+        PLATFORM.post("/api/play/sessions/revoke", platform::revoke_sessions),
+        PLATFORM.post("/api/play/players/disable", platform::disable_player),
+        DEALER.get("/api/me", auth::me),
+        DEALER.get("/ws/dealer", streams::dealer),
+        DEALER.get("/api/view", api::view),
+        DEALER.post("/api/betting/open", api::open_betting),
+        DEALER.post("/api/betting/close", api::close_betting),
+        DEALER.post("/api/bets", api::place_bet),
+        DEALER.post("/api/decision", api::decision),
+        DEALER.post("/api/shuffle", api::shuffle),
+        DEALER.post("/api/sim/deal", api::sim_deal),
+        DEALER.get("/api/alarm", api::alarm),
+        DEALER.get("/api/staff", staff::staff),
+        DEALER.post("/api/call-supervisor", staff::call_supervisor),
+        DEALER.get("/api/rounds/{round}", api::round),
+        DEALER.get("/api/rounds", rounds),
+        DEALER.get("/api/status", status),
+        DEALER.get("/api/stream", stream),
+        SUPERVISOR.post("/api/input", input),
+        SUPERVISOR.post("/api/alarm/clear", clear),
+        ADMIN.get("/api/audit", api::audit),
+        DEALER.get("/api/disputes", disputes::history),
+        DEALER.post("/api/disputes", disputes::raise_by_staff),
+        PUBLIC.post("/api/disputes/player", disputes::raise_by_player),
+        DEALER.get("/api/disputes/current", disputes::current),
+        SUPERVISOR.post("/api/disputes/{id}/propose", disputes::propose),
+        SUPERVISOR.post("/api/disputes/{id}/confirm", disputes::confirm),
+        SUPERVISOR.post("/api/disputes/{id}/withdraw", disputes::withdraw),
     ]
 }
 
@@ -351,39 +308,6 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// `GET /`: the dealer panel.
-#[utoipa::path(get, path = "/", tag = "pages",
-    responses((status = 200, description = "The dealer panel", content_type = "text/html", body = String)))]
-async fn index(h: HeaderMap) -> Response {
-    cached_asset("index.html", &h)
-}
-
-/// `GET /public`: the remote players' page.
-#[utoipa::path(get, path = "/public", tag = "pages",
-    responses((status = 200, description = "The remote players' page", content_type = "text/html", body = String)))]
-async fn public_page(h: HeaderMap) -> Response {
-    cached_asset("public.html", &h)
-}
-
-/// `GET /ui/{file}`: the pages' scripts and style sheet.
-#[utoipa::path(get, path = "/ui/{file}", tag = "pages",
-    params(("file" = String, Path, description = "`panel.js`, `style.css`, ...", example = "panel.js")),
-    responses(
-        (status = 200, description = "The file", content(
-            (String = "text/javascript"), (String = "text/css"), (String = "text/html"),
-            (String = "text/plain"))),
-        (status = 404, description = "No such file", body = api::ErrorBody)))]
-async fn ui_file(Path(file): Path<String>, h: HeaderMap) -> Response {
-    cached_asset(&file, &h)
-}
-
-/// `GET /status`: the plain status page.
-#[utoipa::path(get, path = "/status", tag = "pages",
-    responses((status = 200, description = "The plain status page", content_type = "text/html", body = String)))]
-async fn page() -> Html<&'static str> {
-    Html(include_str!("status.html"))
-}
-
 /// `?after=SEQ&wait_ms=MS`.
 #[derive(Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -407,7 +331,7 @@ async fn status(
     State(app): State<AppState>,
     who: Principal,
     Query(q): Query<StatusQuery>,
-) -> Result<Response, ApiError> {
+) -> Answer {
     let wait_ms = q.wait_ms.unwrap_or(10_000);
     let after = q.after.map(|a| api::int64("after", a)).transpose()?;
     if wait_ms > MAX_WAIT_MS {
@@ -477,16 +401,11 @@ async fn stream(State(app): State<AppState>, who: Principal) -> impl IntoRespons
 /// `POST /api/input`: an engine input (a supervisor's override).
 #[utoipa::path(post, path = "/api/input", tag = "supervisor", request_body = openapi::InputDoc,
     responses(
-        (status = 200, description = "Applied and durable", body = api::Seq),
+        api::Applied,
         (status = 400, description = "Not an input", body = api::ErrorBody),
         (status = 409, description = "Refused by the round", body = api::ErrorBody),
-        (status = 423, description = "The table is locked by an alarm", body = api::ErrorBody),
-        (status = 503, description = "Out of service", body = api::ErrorBody)))]
-async fn input(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, ApiError> {
+        api::TableRefusals))]
+async fn input(State(app): State<AppState>, headers: HeaderMap, body: String) -> Answer {
     // Its schema is the engine's (`openapi::InputDoc`): the engine's own parser decides.
     let input: Input = body::read_as(
         &headers,
@@ -506,20 +425,22 @@ struct ClearBody {
     reason: String,
 }
 
+impl body::RequestBody for ClearBody {
+    const EXAMPLE: &'static str = r#"{"reason": "..."}"#;
+}
+
 /// `POST /api/alarm/clear`.
 #[utoipa::path(post, path = "/api/alarm/clear", tag = "supervisor", request_body = ClearBody,
     responses(
         (status = 200, description = "Cleared and durable", body = api::Seq),
         (status = 400, description = "No reason", body = api::ErrorBody),
         (status = 409, description = "Not locked, or the fault persists", body = api::ErrorBody),
-        (status = 503, description = "Out of service", body = api::ErrorBody)))]
+        api::OutOfService))]
 async fn clear(
     State(app): State<AppState>,
     who: Principal,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, ApiError> {
-    let body: ClearBody = api::parse(&headers, &body, r#"{"reason": "..."}"#)?;
+    body::JsonBody(body): body::JsonBody<ClearBody>,
+) -> Answer {
     if body.reason.trim().is_empty() {
         return Err(ApiError::Malformed("a reason is required".into()));
     }
@@ -544,11 +465,8 @@ struct RoundsQuery {
     responses(
         (status = 200, description = "The last N rounds", body = [openapi::RoundRecall]),
         (status = 400, description = "Not a count, or more than 1000", body = api::ErrorBody),
-        (status = 503, description = "The store cannot be read", body = api::ErrorBody)))]
-async fn rounds(
-    State(app): State<AppState>,
-    Query(q): Query<RoundsQuery>,
-) -> Result<Response, ApiError> {
+        api::StoreUnreadable))]
+async fn rounds(State(app): State<AppState>, Query(q): Query<RoundsQuery>) -> Answer {
     let last = api::within_max_last(q.last.unwrap_or(10), "rounds")?;
     let rounds = api::recall(&app, last).await?;
     let out: Vec<serde_json::Value> = rounds.iter().map(|r| r.to_json()).collect();

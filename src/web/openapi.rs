@@ -37,10 +37,10 @@ request changes nothing. Any other `/api/...` path answers 404 `not_found`.";
 #[openapi(
     info(title = "croupier", description = DESCRIPTION),
     paths(
-        super::index,
-        super::public_page,
-        super::ui_file,
-        super::page,
+        super::pages::index,
+        super::pages::public_page,
+        super::pages::ui_file,
+        super::pages::page,
         super::streams::public_ws,
         super::streams::public_sse,
         serve,
@@ -75,9 +75,9 @@ request changes nothing. Any other `/api/...` path answers 404 `not_found`.";
         super::disputes::raise_by_staff,
         super::disputes::raise_by_player,
         super::disputes::current,
-        super::disputes::propose_route,
-        super::disputes::confirm_route,
-        super::disputes::withdraw_route,
+        super::disputes::propose,
+        super::disputes::confirm,
+        super::disputes::withdraw,
         super::play::page,
         super::play::state,
         super::play::info::history,
@@ -92,7 +92,15 @@ request changes nothing. Any other `/api/...` path answers 404 `not_found`.";
         super::play::platform::revoke_sessions,
         super::play::platform::disable_player,
     ),
-    components(schemas(ErrorBody, super::api::Amount, super::ops::Reason)),
+    components(schemas(
+        ErrorBody,
+        super::api::Amount,
+        super::ops::Reason,
+        // Answered through response types (`IntoResponses`), which name their bodies
+        // without adding them here.
+        super::disputes::Raised,
+        super::api::Seq,
+    )),
     modifiers(&Access)
 )]
 struct ApiDoc;
@@ -214,17 +222,20 @@ impl Modify for Access {
             match spec.access {
                 RouteAccess::Public | RouteAccess::Open => op.security = Some(Vec::new()),
                 RouteAccess::Player | RouteAccess::Platform => {
-                    let scheme = if spec.access == RouteAccess::Player {
-                        "playerToken"
+                    let (scheme, no_token) = if spec.access == RouteAccess::Player {
+                        ("playerToken", "No valid bearer token (`unauthenticated`)")
                     } else {
-                        "platformKey"
+                        (
+                            "platformKey",
+                            "Not the platform's credential (`unauthenticated`)",
+                        )
                     };
                     op.security = Some(vec![SecurityRequirement::new::<_, _, String>(scheme, [])]);
                     // What every players' and platform's route may answer before its
                     // own work: written once here rather than on each handler.
-                    responses.entry("401".into()).or_insert_with(|| {
-                        error_response("No valid bearer token (`unauthenticated`)")
-                    });
+                    responses
+                        .entry("401".into())
+                        .or_insert_with(|| error_response(no_token));
                     responses.entry("404".into()).or_insert_with(|| {
                         error_response("Remote play is off at this table (`no_remote_play`)")
                     });

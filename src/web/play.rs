@@ -37,6 +37,8 @@ pub mod rebet;
 pub mod seat_bets;
 mod stakes;
 
+use super::api::ApiError;
+use super::body::{read_body, RequestBody};
 use super::AppState;
 use crate::engine::variant::DealMode;
 use crate::engine::{Action, Expectation, SeatId};
@@ -44,7 +46,7 @@ use crate::play::Play;
 use crate::table::remote::{Closed, Window};
 use crate::table::{Snapshot, SubmitError};
 use crate::wallet::WalletError;
-use axum::extract::State;
+use axum::extract::{FromRequest, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -53,6 +55,9 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Instant;
 use utoipa::ToSchema;
+
+/// What a handler of the players' API answers: its response, or a [`PlayError`].
+pub type Answer = Result<Response, PlayError>;
 
 /// A refusal of the players' API.
 #[derive(Debug)]
@@ -101,6 +106,14 @@ impl From<WalletError> for PlayError {
             _ => StatusCode::CONFLICT,
         };
         PlayError::new(status, e.code(), e.to_string())
+    }
+}
+
+/// An [`ApiError`] (a body the contract refuses, axum's refusal of a request) as the
+/// players' API answers it: the same status, code and message.
+impl From<ApiError> for PlayError {
+    fn from(e: ApiError) -> PlayError {
+        PlayError::new(e.status(), e.code(), e.to_string())
     }
 }
 
@@ -165,32 +178,20 @@ async fn player(app: &AppState, headers: &HeaderMap) -> Result<(Arc<Play>, Strin
     }
 }
 
-/// The player behind the request (as [`player`]), then their request's body (as
-/// [`parse`]): how the players' POST routes begin.
-async fn player_with<T: serde::de::DeserializeOwned + utoipa::ToSchema>(
-    app: &AppState,
-    headers: &HeaderMap,
-    body: &str,
-    what: &str,
-) -> Result<(Arc<Play>, String, T), PlayError> {
-    let (play, me) = player(app, headers).await?;
-    Ok((play, me, parse(headers, body, what)?))
-}
+/// A player's POST, how the players' POST routes begin: the table's state, remote play,
+/// the player behind the request's bearer token (as [`player`]), then their body (read as
+/// `web::body` reads every body: 415 `json_required`, 400 `malformed`).
+pub struct PlayerPost<T>(AppState, Arc<Play>, String, T);
 
-/// Reads a JSON body held to its schema in the document (`web::body::read`): 415
-/// `json_required`, 400 `malformed`.
-fn parse<T: serde::de::DeserializeOwned + utoipa::ToSchema>(
-    headers: &HeaderMap,
-    body: &str,
-    what: &str,
-) -> Result<T, PlayError> {
-    crate::web::body::read(headers, body, what).map_err(|e| {
-        let status = match e {
-            crate::web::api::ApiError::JsonRequired => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            _ => StatusCode::BAD_REQUEST,
-        };
-        PlayError::new(status, e.code(), e.to_string())
-    })
+impl<T: RequestBody> FromRequest<AppState> for PlayerPost<T> {
+    type Rejection = PlayError;
+
+    async fn from_request(req: Request, app: &AppState) -> Result<PlayerPost<T>, PlayError> {
+        let (headers, text) = super::body::text(req, app).await?;
+        let (play, me) = player(app, &headers).await?;
+        let body = read_body(&headers, &text)?;
+        Ok(PlayerPost(app.clone(), play, me, body))
+    }
 }
 
 fn remaining_ms(deadline: Instant) -> u64 {
@@ -376,7 +377,7 @@ fn behind_of(bets: &[crate::engine::SeatBets], me: &str) -> Vec<Value> {
     responses(
         (status = 200, description = "The player, balance, seat, the game, the betting window, the decisions asked of the player, the public view", body = Object),
         (status = 409, description = "The wallet does not know the player (`unknown_player`)", body = super::api::ErrorBody)))]
-pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, PlayError> {
+pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Answer {
     let (play, me) = player(&app, &headers).await?;
     let who = play.ledger.player(&me).await?;
     let balance = play.wallet.balance(&me).await?;
@@ -524,19 +525,17 @@ pub struct JoinBody {
     seat: Option<SeatId>,
 }
 
+impl RequestBody for JoinBody {
+    const EXAMPLE: &'static str = r#"{"seat": N} or {}"#;
+}
+
 /// `POST /api/play/join`.
 #[utoipa::path(post, path = "/api/play/join", tag = "players", request_body = JoinBody,
     responses(
         (status = 200, description = "`{\"ok\": true, \"seat\": N|null}`", body = Object),
         (status = 400, description = "Not a join request (`malformed`)", body = super::api::ErrorBody),
         (status = 409, description = "`seat_unavailable`, `seat_taken`, `already_seated` (the player holds `betting.seats_per_player` seats already), `no_seats` (a common draw)", body = super::api::ErrorBody)))]
-pub async fn join(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, PlayError> {
-    let (play, me, b) =
-        player_with::<JoinBody>(&app, &headers, &body, r#"{"seat": N} or {}"#).await?;
+pub async fn join(PlayerPost(app, play, me, b): PlayerPost<JoinBody>) -> Answer {
     let Some(seat) = b.seat else {
         play.presence.forget_release(&me);
         play.remote.join_unseated(&me);
@@ -587,7 +586,7 @@ pub async fn join(
     responses(
         (status = 200, description = "`{\"ok\": true}`", body = Object),
         (status = 409, description = "`no_seat`, or a stake in play (`seat_in_play`)", body = super::api::ErrorBody)))]
-pub async fn leave(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, PlayError> {
+pub async fn leave(State(app): State<AppState>, headers: HeaderMap) -> Answer {
     let (play, me) = player(&app, &headers).await?;
     let seats = play.remote.seats_of(&me);
     if seats.is_empty() && !play.remote.is_unseated(&me) {

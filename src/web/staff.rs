@@ -2,12 +2,12 @@
 //! audit actors the panel shows (`user:601` is "Ana Silva" to the people at the table), and
 //! the touch "call supervisor", which does exactly what the button box's does.
 
-use super::api::{ApiError, ErrorBody};
+use super::api::{Answer, ApiError, ErrorBody};
 use super::AppState;
 use crate::auth::{Principal, Role};
 use crate::table::Command;
 use axum::extract::State;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::Json;
 use croupier_drivers::buttons::{ButtonAction, ButtonEvent};
 use serde::Serialize;
@@ -38,7 +38,7 @@ pub struct Staff {
     responses(
         (status = 200, description = "Everyone with an account, by badge", body = Staff),
         (status = 503, description = "Accounts are unavailable", body = ErrorBody)))]
-pub async fn staff(State(app): State<AppState>) -> Result<Response, ApiError> {
+pub async fn staff(State(app): State<AppState>) -> Answer {
     let auth = app
         .auth
         .as_ref()
@@ -79,7 +79,7 @@ pub async fn call_supervisor(
     State(app): State<AppState>,
     who: Principal,
     _: super::body::JsonBody<super::api::EmptyBody>,
-) -> Result<Response, ApiError> {
+) -> Answer {
     info!(actor = %who.actor, "supervisor called from the panel");
     let press = ButtonEvent::Action {
         action: ButtonAction::CallSupervisor,

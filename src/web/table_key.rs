@@ -3,10 +3,10 @@
 //! (`table_key`), so a viewer who saved a stream has it too; this route lets anyone pin it
 //! once, out of band, and compare.
 
-use super::api::{ApiError, ErrorBody};
+use super::api::{Answer, ApiError, ErrorBody};
 use super::AppState;
 use axum::extract::State;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::Json;
 use serde::Serialize;
 
@@ -27,7 +27,7 @@ pub struct TableKey {
     responses(
         (status = 200, description = "The table's Ed25519 public key", body = TableKey),
         (status = 503, description = "The table has no signing key (`unavailable`)", body = ErrorBody)))]
-pub async fn table_key(State(app): State<AppState>) -> Result<Response, ApiError> {
+pub async fn table_key(State(app): State<AppState>) -> Answer {
     let snapshot = app.table.snapshot();
     let key = snapshot
         .table_key

@@ -3,15 +3,11 @@
 
 use super::bets::{amounts, lines_of, open_window, placed, NOT_A_BET, PLACED};
 use super::stakes::{affordable, replace_stakes, Target};
-use super::{common_draw, player_with, PlayError};
+use super::{common_draw, Answer, PlayError, PlayerPost};
 use crate::engine::{BehindBet, SeatId};
 use crate::wallet::{Owner, WalletError};
-use crate::web::AppState;
-use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::response::Response;
+use crate::web::body::RequestBody;
 use serde::Deserialize;
-use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
 /// A bet behind a seated player (`POST /api/play/behind`).
@@ -25,14 +21,17 @@ pub struct BehindBody {
     main: i64,
     /// Side bets on the seat's cards by the game's names (Deluxe: `pair`), minor units.
     #[serde(default)]
-    #[schema(value_type = BTreeMap<String, crate::web::api::Amount>)]
-    side: BTreeMap<String, i64>,
+    side: crate::web::api::SideBets,
     /// When the seated player doubles, double too (its stake is debited then).
     #[serde(default)]
     follow_double: bool,
     /// When the seated player splits, bet on the second hand too (debited then).
     #[serde(default)]
     follow_split: bool,
+}
+
+impl RequestBody for BehindBody {
+    const EXAMPLE: &'static str = r#"{"seat": N, "main": AMOUNT, "side": {"NAME": AMOUNT}, "follow_double": BOOL, "follow_split": BOOL}"#;
 }
 
 /// `POST /api/play/behind`: as `bet`, behind a seated player.
@@ -42,13 +41,7 @@ pub struct BehindBody {
         (status = 400, description = NOT_A_BET, body = crate::web::api::ErrorBody),
         (status = 409, description = "`betting_closed` (with `closed`), `seat_empty` (no bet to play behind), `own_seat`, `no_play_behind`, `follow_unavailable`, `insufficient_funds`", body = crate::web::api::ErrorBody),
         (status = 422, description = "`invalid_bet`, `unknown_side_bet`", body = crate::web::api::ErrorBody)))]
-pub async fn behind(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, PlayError> {
-    let (play, me, b) =
-        player_with::<BehindBody>(&app, &headers, &body, r#"{"seat": N, "main": AMOUNT, "side": {"NAME": AMOUNT}, "follow_double": BOOL, "follow_split": BOOL}"#).await?;
+pub async fn behind(PlayerPost(app, play, me, b): PlayerPost<BehindBody>) -> Answer {
     if common_draw(&app) || !app.variant.betting.play_behind {
         return Err(PlayError::conflict(
             "no_play_behind",

@@ -8,14 +8,14 @@
 //! test (`tests/it/browser_play_words.rs`) reads the codes the routes write from
 //! `src/web/play/*.rs`, one level deep.
 
-use super::PlayError;
+use super::{Answer, PlayError};
 use crate::engine::SeatId;
 use crate::play::Play;
 use crate::table::remote::Window;
 use crate::wallet::journal::Entry;
 use crate::wallet::{side_line, Owner};
 use crate::web::AppState;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::Json;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -123,12 +123,7 @@ pub(super) fn open_window(app: &AppState, play: &Play) -> Result<Window, PlayErr
 }
 
 /// The answer to a bet: the round, the debits' ids, the balance.
-pub(super) async fn placed(
-    play: &Play,
-    me: &str,
-    round: Option<u64>,
-    debited: &[Entry],
-) -> Result<Response, PlayError> {
+pub(super) async fn placed(play: &Play, me: &str, round: Option<u64>, debited: &[Entry]) -> Answer {
     Ok(Json(placed_json(play, me, round, debited).await?).into_response())
 }
 

@@ -3,15 +3,12 @@
 
 use super::bets::{lines_of, negative, open_window, placed, side_bets, NOT_A_BET, PLACED};
 use super::stakes::{affordable, replace_stakes, Target};
-use super::{common_draw, player_with, PlayError};
+use super::{common_draw, Answer, PlayError, PlayerPost};
 use crate::engine::{PlayerBets, SeatBets, SeatId};
 use crate::wallet::{Owner, WalletError};
+use crate::web::body::RequestBody;
 use crate::web::AppState;
-use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::response::Response;
 use serde::Deserialize;
-use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
 /// One box of a common draw (`POST /api/play/boxes`).
@@ -27,8 +24,7 @@ pub struct BoxBet {
     main: i64,
     /// The game's special bets by name, minor units.
     #[serde(default)]
-    #[schema(value_type = BTreeMap<String, crate::web::api::Amount>)]
-    side: BTreeMap<String, i64>,
+    side: crate::web::api::SideBets,
     /// "Let it play" (`betting.let_it_play_max`): the main bet is everything the box's main
     /// bet returned last round, which it must have won; that return is debited again.
     #[serde(default)]
@@ -93,6 +89,11 @@ pub struct BoxesBody {
     boxes: Vec<BoxBet>,
 }
 
+impl RequestBody for BoxesBody {
+    const EXAMPLE: &'static str =
+        r#"{"boxes": [{"box": N, "main": AMOUNT, "side": {"NAME": AMOUNT}}]}"#;
+}
+
 /// `POST /api/play/boxes`: a common draw's bets on one or more boxes, as `bet`: every
 /// box's stakes are debited, then the whole set placed; it replaces the last.
 #[utoipa::path(post, path = "/api/play/boxes", tag = "players", request_body = BoxesBody,
@@ -101,18 +102,7 @@ pub struct BoxesBody {
         (status = 400, description = NOT_A_BET, body = crate::web::api::ErrorBody),
         (status = 409, description = "`betting_closed` (with `closed`), `not_common_draw`, `insufficient_funds`, `no_let_it_play`, `let_it_play_no_win` (the box did not win last round), `let_it_play_over_limit`", body = crate::web::api::ErrorBody),
         (status = 422, description = "`box_out_of_range`, `invalid_bet`, `unknown_side_bet`", body = crate::web::api::ErrorBody)))]
-pub async fn boxes(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, PlayError> {
-    let (play, me, b) = player_with::<BoxesBody>(
-        &app,
-        &headers,
-        &body,
-        r#"{"boxes": [{"box": N, "main": AMOUNT, "side": {"NAME": AMOUNT}}]}"#,
-    )
-    .await?;
+pub async fn boxes(PlayerPost(app, play, me, b): PlayerPost<BoxesBody>) -> Answer {
     if !common_draw(&app) {
         return Err(PlayError::conflict(
             "not_common_draw",

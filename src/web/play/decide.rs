@@ -2,17 +2,15 @@
 //! or insurance debited first (and a followed double or split from the players behind the
 //! seat), then the decision sent to the engine; rolled back if it refuses.
 
-use super::{common_draw, player_with, turns, PlayError};
+use super::{common_draw, turns, Answer, PlayError, PlayerPost};
 use crate::engine::{Action, BehindBet, Input, SeatId};
 use crate::play::Play;
 use crate::store::Source;
 use crate::table::remote::Closed;
 use crate::wallet::journal::Entry;
 use crate::wallet::{Owner, WalletError};
-use crate::web::AppState;
-use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
+use crate::web::body::RequestBody;
+use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
@@ -34,6 +32,10 @@ pub struct DecisionBody {
     /// A common draw's box (absent: the first the table asks about).
     #[serde(default, rename = "box")]
     number: Option<SeatId>,
+}
+
+impl RequestBody for DecisionBody {
+    const EXAMPLE: &'static str = r#"{"action": "hit|stand|double|...", "seat": N, "box": N}"#;
 }
 
 /// Debits `entry`; answers whether the wallet was short.
@@ -58,18 +60,7 @@ async fn roll_back_all(play: &Play, entries: &[Entry]) -> Result<(), PlayError> 
         (status = 200, description = "`{\"ok\", \"seq\", \"action\", \"balance\"}` (a hit at a seat: `{\"ok\", \"action\": \"hit\"}`, the card follows)", body = Object),
         (status = 400, description = "Not a decision (`malformed`)", body = crate::web::api::ErrorBody),
         (status = 409, description = "`not_your_turn`, `decision_closed` (with `closed`), `action_not_allowed`, `insufficient_funds`, `no_seat`", body = crate::web::api::ErrorBody)))]
-pub async fn decision(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, PlayError> {
-    let (play, me, d) = player_with::<DecisionBody>(
-        &app,
-        &headers,
-        &body,
-        r#"{"action": "hit|stand|double|...", "seat": N, "box": N}"#,
-    )
-    .await?;
+pub async fn decision(PlayerPost(app, play, me, d): PlayerPost<DecisionBody>) -> Answer {
     let _money = play.money.lock().await;
     let snap = app.table.snapshot();
     let round = snap.round.number;

@@ -3,11 +3,11 @@
 //! check) and the game's help (`GET /api/play/help`: the variant file's rules, each side
 //! bet's pay table and its exact RTP from `math::paytable`).
 
-use super::{bearer, player, PlayError};
+use super::{bearer, player, Answer, PlayError};
 use crate::web::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::Json;
 use serde_json::json;
 
@@ -27,10 +27,7 @@ fn unavailable(e: impl std::fmt::Display) -> PlayError {
     responses(
         (status = 200, description = "`{\"rounds\": [{\"round\", \"cancelled\", \"settled\", \"net\", \"lines\": [{\"seat\", \"behind\", \"kind\", \"staked\", \"returned\", \"net\"}]}], \"session\": {\"started_ms\", \"now_ms\", \"net\"}}`: the player's last 20 rounds at the table, newest first, from the log's settlements; the session's net result from the wallet's ledger", body = Object),
         (status = 503, description = "The database did not answer (`unavailable`)", body = crate::web::api::ErrorBody)))]
-pub async fn history(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-) -> Result<Response, PlayError> {
+pub async fn history(State(app): State<AppState>, headers: HeaderMap) -> Answer {
     let (play, me) = player(&app, &headers).await?;
     let rounds = crate::play::history::rounds(&play.pool, &play.table, &me, HISTORY_ROUNDS)
         .await
@@ -53,7 +50,7 @@ pub async fn history(
 #[utoipa::path(get, path = "/api/play/help", tag = "players",
     responses(
         (status = 200, description = "`{\"variant\": the variant file's settings, \"limits\", \"tables\": {\"bets\": [{\"bet\", \"lines\": [{\"combination\", \"pay\", \"probability\"}], \"rtp\", \"hit_frequency\"}]} | null}`: the game's rules and each side bet's (and insurance's) pay table with its exact return to player", body = Object)))]
-pub async fn help(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, PlayError> {
+pub async fn help(State(app): State<AppState>, headers: HeaderMap) -> Answer {
     let (play, _) = player(&app, &headers).await?;
     let variant = std::sync::Arc::clone(&app.variant);
     let limits = app.limits.clone();

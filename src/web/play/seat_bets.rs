@@ -3,7 +3,7 @@
 
 use super::bets::{amounts, lines_of, open_window, placed, placed_json, NOT_A_BET, PLACED};
 use super::stakes::{affordable, replace_stakes, Target};
-use super::{bearer, common_draw, player_with, seat_of, PlayError};
+use super::{bearer, common_draw, seat_of, Answer, PlayError, PlayerPost};
 use crate::engine::variant::SecondSeat;
 use crate::engine::{BehindBet, SeatBets, SeatId};
 use crate::play::funds::seat_plays;
@@ -12,10 +12,10 @@ use crate::play::{Play, SeatMark};
 use crate::table::remote::Window;
 use crate::wallet::journal::Entry;
 use crate::wallet::{Owner, WalletError};
+use crate::web::body::RequestBody;
 use crate::web::AppState;
-use axum::extract::State;
 use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
@@ -37,8 +37,11 @@ pub struct BetBody {
     main: i64,
     /// Side bets by the game's names (`GET /api/play/state` `game.side_bets`), minor units.
     #[serde(default)]
-    #[schema(value_type = BTreeMap<String, crate::web::api::Amount>)]
-    side: BTreeMap<String, i64>,
+    side: crate::web::api::SideBets,
+}
+
+impl RequestBody for BetBody {
+    const EXAMPLE: &'static str = r#"{"main": AMOUNT, "side": {"NAME": AMOUNT}}"#;
 }
 
 /// `POST /api/play/bet`: the stakes are debited, then placed; if the table refuses them,
@@ -50,18 +53,7 @@ pub struct BetBody {
         (status = 400, description = NOT_A_BET, body = crate::web::api::ErrorBody),
         (status = 409, description = "`betting_closed` (with `closed`), `no_seat`, `insufficient_funds`, `common_draw`", body = crate::web::api::ErrorBody),
         (status = 422, description = "`invalid_bet`, `unknown_side_bet`", body = crate::web::api::ErrorBody)))]
-pub async fn bet(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Result<Response, PlayError> {
-    let (play, me, b) = player_with::<BetBody>(
-        &app,
-        &headers,
-        &body,
-        r#"{"main": AMOUNT, "side": {"NAME": AMOUNT}}"#,
-    )
-    .await?;
+pub async fn bet(headers: HeaderMap, PlayerPost(app, play, me, b): PlayerPost<BetBody>) -> Answer {
     if common_draw(&app) {
         return Err(PlayError::conflict(
             "common_draw",
