@@ -200,16 +200,7 @@ impl Engine {
                 player,
                 seat,
                 action,
-            } => {
-                if common {
-                    self.on_player_decision(player, *seat, *action, events)
-                } else {
-                    match self.behind_bet(player, *seat) {
-                        Ok(bet) => self.on_behind_answer(bet, *action, events),
-                        Err(refused) => refused,
-                    }
-                }
-            }
+            } => self.on_player_decision(player, *seat, *action, common, events),
             Input::CutCard => self.on_cut_card(events),
             Input::Bonus { seat, multiplier } => self.on_bonus(*seat, *multiplier, events),
             Input::Shuffle => self.on_shuffle(events),

@@ -10,14 +10,25 @@ use crate::engine::rules::{
 use crate::engine::state::{reject, Engine, HandState, Handled, Insurance, Phase};
 
 impl Engine {
+    /// A player's decision (`Input::PlayerDecision`): for a box of theirs in a common draw
+    /// or, at a seat-by-seat table (`common` false), an insurance answer for their bet
+    /// behind a seat. One handler out of line, so `dispatch` keeps one call for the input
+    /// (its size decides what the simulator's loop inlines).
     #[inline(never)]
     pub(crate) fn on_player_decision(
         &mut self,
         player: &str,
         seat: SeatId,
         action: Action,
+        common: bool,
         events: &mut impl EventSink,
     ) -> Handled {
+        if !common {
+            return match self.behind_bet(player, seat) {
+                Ok(bet) => self.on_behind_answer(bet, action, events),
+                Err(refused) => refused,
+            };
+        }
         let Some(pi) = self.player_index(player) else {
             return reject(
                 Code::NotYourTurn,
