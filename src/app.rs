@@ -275,10 +275,7 @@ pub async fn run_with_clock(
     }
     // The simulator continues the recovered shoe, so a restart mid-shoe deals on from
     // exactly the cards the engine has not seen.
-    let decks = match config.shoe.sim.decks {
-        0 => variant.shoe.decks,
-        n => n,
-    };
+    let shoe_making = crate::table::demo::ShoeMaking::of(&config.shoe.sim, &variant);
     let seed = match config.shoe.sim.seed {
         0 => fastrand::u64(..),
         s => s,
@@ -295,9 +292,7 @@ pub async fn run_with_clock(
             .and_then(|inputs| {
                 Demo::continue_shoe(&variant, inputs, config.shoe.sim.penetration, &mut rng)
             })
-            .unwrap_or_else(|| {
-                Demo::fresh_shoe(&variant, decks, config.shoe.sim.penetration, &mut rng)
-            })
+            .unwrap_or_else(|| Demo::fresh_shoe(&variant, shoe_making, &mut rng))
     });
     let timeline = opened
         .as_ref()
@@ -450,10 +445,7 @@ pub async fn run_with_clock(
                 Arc::clone(sim),
                 Arc::clone(&variant),
                 config.demo.clone(),
-                crate::table::demo::ShoeMaking {
-                    decks,
-                    penetration: config.shoe.sim.penetration,
-                },
+                shoe_making,
                 seed.wrapping_add(1),
             );
             if let Some(play) = &play {
@@ -473,7 +465,10 @@ pub async fn run_with_clock(
         reader,
         auth,
         Arc::clone(&variant),
-        sim.clone(),
+        sim.clone().map(|driver| web::SimulatedShoe {
+            driver,
+            making: shoe_making,
+        }),
     )
     .with_local_token(local_token);
     if tls.is_none() {

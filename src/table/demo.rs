@@ -37,6 +37,19 @@ pub struct ShoeMaking {
     pub penetration: f64,
 }
 
+impl ShoeMaking {
+    /// The table's `[shoe.sim]` for `variant` (a deck count of 0 is the game's).
+    pub fn of(sim: &crate::table::config::SimSection, variant: &Variant) -> ShoeMaking {
+        ShoeMaking {
+            decks: match sim.decks {
+                0 => variant.shoe.decks,
+                n => n,
+            },
+            penetration: sim.penetration,
+        }
+    }
+}
+
 /// The demo's players and dealer.
 pub struct Demo {
     rng: fastrand::Rng,
@@ -80,11 +93,10 @@ impl Demo {
     /// A freshly shuffled shoe for the simulator (no cut card if the game has none).
     pub fn fresh_shoe(
         variant: &Variant,
-        decks: u8,
-        penetration: f64,
+        shoe: ShoeMaking,
         rng: &mut fastrand::Rng,
     ) -> Vec<ShoeItem> {
-        let mut items = shuffled_shoe(decks, penetration, rng).unwrap_or_default();
+        let mut items = shuffled_shoe(shoe.decks, shoe.penetration, rng).unwrap_or_default();
         if !variant.shoe.cut_card {
             items.retain(|i| *i != ShoeItem::CutCard);
         }
@@ -153,12 +165,7 @@ impl Demo {
     }
 
     async fn reload(&mut self) {
-        let items = Demo::fresh_shoe(
-            &self.variant,
-            self.shoe.decks,
-            self.shoe.penetration,
-            &mut self.rng,
-        );
+        let items = Demo::fresh_shoe(&self.variant, self.shoe, &mut self.rng);
         if let Err(e) = self.sim.load(items).await {
             warn!(error = %e, "demo: cannot load the simulated shoe");
         }

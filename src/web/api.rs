@@ -538,11 +538,11 @@ pub async fn shuffle(State(app): State<AppState>, _: JsonBody<EmptyBody>) -> Ans
     if let Some(sim) = &app.sim {
         let items = crate::table::demo::Demo::fresh_shoe(
             &app.variant,
-            app.variant.shoe.decks,
-            0.75,
+            sim.making,
             &mut fastrand::Rng::new(),
         );
-        sim.load(items)
+        sim.driver
+            .load(items)
             .await
             .map_err(|e| ApiError::Unavailable(format!("simulated shoe: {e}")))?;
     }
@@ -587,6 +587,7 @@ pub async fn sim_deal(State(app): State<AppState>, JsonBody(d): JsonBody<DealBod
         return Err(ApiError::NotFound("no simulated shoe on this table".into()));
     };
     let dealt = sim
+        .driver
         .deal(n)
         .await
         .map_err(|e| ApiError::Unavailable(format!("simulated shoe: {e}")))?;

@@ -86,7 +86,7 @@ pub struct AppState {
     /// The limits the panel shows.
     pub limits: view::LimitsView,
     /// The simulated shoe, when there is one.
-    pub sim: Option<Arc<SimShoe>>,
+    pub sim: Option<SimulatedShoe>,
     /// The public feed.
     pub feed: feed::PublicFeed,
     /// The `/ws/public` fan-out over plain TCP (`None` under TLS: a task per viewer; see
@@ -98,6 +98,16 @@ pub struct AppState {
     pub publish: Option<Arc<crate::broker::PublishStatus>>,
     /// Remote play (`[play]`; see `web::play`), when on.
     pub play: Option<Arc<crate::play::Play>>,
+}
+
+/// The simulated shoe and how its fresh shoes are made (`[shoe.sim]`): a shuffle from the
+/// panel loads the same kind of shoe as the start-up and the demo.
+#[derive(Clone)]
+pub struct SimulatedShoe {
+    /// The simulator behind the pseudo-terminal.
+    pub driver: Arc<SimShoe>,
+    /// Decks and penetration of each fresh shoe.
+    pub making: crate::table::demo::ShoeMaking,
 }
 
 impl AppState {
@@ -113,7 +123,7 @@ impl AppState {
         reader: Option<Reader>,
         auth: Option<Auth>,
         variant: Arc<Variant>,
-        sim: Option<Arc<SimShoe>>,
+        sim: Option<SimulatedShoe>,
     ) -> AppState {
         AppState {
             feed: feed::PublicFeed::start(&table),

@@ -124,6 +124,7 @@ mod service;
 mod shoe_integrity;
 mod shoe_integrity_table;
 mod signals;
+mod sim_shoe;
 mod studio;
 mod studio_cluster;
 mod studio_demo;
