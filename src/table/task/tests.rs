@@ -320,12 +320,15 @@ async fn the_table_ticks_a_common_draws_step_open_and_closed_and_recovery_replay
 }
 
 /// Issue #38 item 1: IN FOR 6's "any game in progress for more than 24 hours will be
-/// cancelled, and the corresponding bet will be refunded", on the table's own clock (50 ms
-/// here): a tick just before the bets dates the round, the table ticks at its limit
+/// cancelled, and the corresponding bet will be refunded", on the table's own clock (a
+/// minute here, the clock moved on by the test rather than slept through, so that however
+/// slowly a loaded machine commits the cards the round is still in play when they are
+/// dealt): a tick just before the bets dates the round, the table ticks at its limit
 /// without anyone's action, the round is cancelled with every stake refunded in the log's
 /// settlement, and recovery replays it.
 #[tokio::test]
 async fn a_round_older_than_the_variants_limit_is_cancelled_by_the_tables_clock() {
+    const LIMIT_MS: u64 = 60_000;
     let dir = tempfile::tempdir().expect("tempdir");
     let shipped = Variant::built_in("infor6").expect("known").expect("valid");
     assert_eq!(
@@ -334,7 +337,7 @@ async fn a_round_older_than_the_variants_limit_is_cancelled_by_the_tables_clock(
     );
     let variant = Arc::new(
         shipped
-            .with_settings("test", &[("timeouts.round_max_ms".into(), 50.into())])
+            .with_settings("test", &[("timeouts.round_max_ms".into(), LIMIT_MS.into())])
             .expect("valid"),
     );
     let open = |variant: Arc<Variant>| {
@@ -347,8 +350,9 @@ async fn a_round_older_than_the_variants_limit_is_cancelled_by_the_tables_clock(
         }
     };
     let (mut t, handle) = open(Arc::clone(&variant)).await;
-    // Time passes before the round: its age must not count from the table's start.
-    tokio::time::sleep(std::time::Duration::from_millis(60)).await;
+    // Time passes before the round, more than the limit: its age must not count from the
+    // table's start.
+    t.clock.resume_at(LIMIT_MS + 10);
     let bets: Vec<crate::engine::SeatBets> =
         serde_json::from_value(serde_json::json!([{"seat": 1, "main": 100, "side": []}]))
             .expect("bets");
@@ -359,16 +363,19 @@ async fn a_round_older_than_the_variants_limit_is_cancelled_by_the_tables_clock(
     })
     .await;
     let opened_at = t.engine.clock_ms();
-    assert!(opened_at >= 60, "ticked just before the bets: {opened_at}");
+    assert!(
+        opened_at >= LIMIT_MS + 10,
+        "ticked just before the bets: {opened_at}"
+    );
     for c in ["TH", "9C", "9S", "8D"] {
         t.handle(card(c)).await;
     }
-    assert_eq!(t.engine.deadline(), Some(opened_at + 51));
+    assert_eq!(t.engine.deadline(), Some(opened_at + LIMIT_MS + 1));
     assert!(
         t.next_deadline().is_some(),
         "the table will tick at the limit"
     );
-    tokio::time::sleep(std::time::Duration::from_millis(80)).await;
+    t.clock.resume_at(opened_at + LIMIT_MS + 30);
     t.on_deadline().await;
     let s = handle.snapshot();
     let last = s.last_result.clone().expect("settled");
