@@ -147,7 +147,11 @@ function timer(id, remaining, total, label, key) {
   const s = Math.ceil(left / 1000);
   const share = total > 0 ? Math.max(0, Math.min(1, left / total)) : 0;
   const level = s <= 5 ? "end" : share < 0.5 ? "warn" : "ok";
-  if (s === 10 || s === 5) announce(id + key + ":" + s, t("timer-left", { seconds: s }));
+  // Said once as each mark (10 s, 5 s) is passed, with the seconds actually left: the page
+  // redraws once a second, and a busy phone's late redraw can skip the mark's second. Not
+  // with a second or less left, too late to help (and the catalogues' words are plural).
+  const mark = s < 2 ? 0 : s <= 5 ? 5 : s <= 10 ? 10 : 0;
+  if (mark) announce(id + key + ":" + mark, t("timer-left", { seconds: s }));
   if (s <= 5 && s > 0) window.Cues.tick(id + key + ":" + s);
   return el("div", { class: "pp-timer " + level, id, role: "timer", "aria-label": label },
     el("div", { class: "pp-timer-text" }, el("span", {}, label)),

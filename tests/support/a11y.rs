@@ -163,16 +163,22 @@ pub async fn said(page: &Page) -> Vec<(String, String)> {
 /// Waits until a live region of `politeness` has said `text` (one announcement, or part
 /// of one said together); panics with everything said after `limit`.
 pub async fn wait_said(page: &Page, politeness: &str, text: &str, limit: Duration) {
+    wait_said_one_of(page, politeness, &[text.to_string()], limit).await;
+}
+
+/// [`wait_said`] for any one of `texts` (what a page may say in one of several true ways).
+pub async fn wait_said_one_of(page: &Page, politeness: &str, texts: &[String], limit: Duration) {
     let start = std::time::Instant::now();
     loop {
         let all = said(page).await;
-        if all.iter().any(|(p, t)| p == politeness && t.contains(text)) {
+        let heard = |t: &String| texts.iter().any(|text| t.contains(text.as_str()));
+        if all.iter().any(|(p, t)| p == politeness && heard(t)) {
             return;
         }
         if start.elapsed() > limit {
             let shows = page.eval("document.body.innerText").await;
             let at = page.eval(FOCUS_DESCRIBED).await;
-            panic!("waited {limit:?} for the {politeness} live region to say {text:?}; it said:\n{all:#?}\nthe page shows (focus on {at}):\n{shows}");
+            panic!("waited {limit:?} for the {politeness} live region to say one of {texts:?}; it said:\n{all:#?}\nthe page shows (focus on {at}):\n{shows}");
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
