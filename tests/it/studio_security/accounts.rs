@@ -84,8 +84,12 @@ async fn flood_requests(client: &async_nats::Client, subject: &str) {
                 .await
                 .expect("sent");
         }
+        // Its own minute, not the party's 1.5 s (short so that refused requests fail
+        // fast): behind 500 requests a loaded broker (two suites and a build beside it)
+        // once took longer.
+        let control = async_nats::Request::new().timeout(Some(Duration::from_secs(60)));
         client
-            .request(subject.to_string(), "".into())
+            .send_request(subject.to_string(), control)
             .await
             .unwrap_or_else(|e| panic!("the control request on {subject} is answered: {e}"));
     }

@@ -92,10 +92,43 @@ fn a_password_in_the_url_is_never_logged_and_an_exposed_credential_stops_the_tab
         .stderr(Stdio::piped())
         .spawn()
         .expect("run");
-    std::thread::sleep(Duration::from_secs(3));
+    // Read until the publisher has named its broker (a loaded machine once took over the
+    // 3 s this test used to wait in all), then 3 s more of its connection attempts, then
+    // everything after the kill.
+    let stderr = child.stderr.take().expect("stderr");
+    let (lines, heard) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut err = String::new();
+    let mut limit = std::time::Instant::now() + Duration::from_secs(60);
+    let mut named = false;
+    loop {
+        if !named && err.contains("127.0.0.1:1") {
+            named = true;
+            limit = std::time::Instant::now() + Duration::from_secs(3);
+        }
+        let left = limit.saturating_duration_since(std::time::Instant::now());
+        match heard.recv_timeout(left) {
+            Ok(line) => {
+                err.push_str(&line);
+                err.push('\n');
+            }
+            Err(_) => break,
+        }
+    }
     let _ = child.kill();
-    let out = child.wait_with_output().expect("output");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let _ = child.wait();
+    reader.join().expect("the reader");
+    err.extend(heard.try_iter().map(|l| l + "\n"));
     assert!(
         err.contains("tbla:***@127.0.0.1:1"),
         "the URL is shown redacted: {err}"
