@@ -91,7 +91,16 @@ async fn a_restore_mid_round_voids_the_round_and_no_face_down_card_opens_with_a_
             }
             sleep(Duration::from_millis(100)).await;
         }
-        assert!(settled(&restored) >= 4, "the restored table deals on");
+        if settled(&restored) < 4 {
+            let said = std::fs::read_to_string(dir.path().join("run.log")).unwrap_or_default();
+            let tail: Vec<&str> = said.lines().rev().take(60).collect();
+            panic!(
+                "the restored table deals on: {} results; its view {:?}; its log ends:\n{}",
+                settled(&restored),
+                last_view(&restored),
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            );
+        }
         assert!(p.terminate(), "clean stop");
 
         // The attack: every face-down card the restored table showed, tried with every
