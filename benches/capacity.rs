@@ -270,6 +270,8 @@ struct Studio {
     relays: Vec<Proc>,
     floor: Proc,
     tables: Vec<Table>,
+    /// The relays' logs: where a table's consumer that had to be made again says so.
+    relay_logs: Vec<std::path::PathBuf>,
     /// Each table's viewers' counters (relay viewers), by table index.
     stats: Vec<Arc<Stats>>,
     ready: Arc<AtomicU64>,
@@ -353,6 +355,7 @@ async fn step(studio: &mut Studio, plan: &Plan, n: usize, dir: &Path, urls: &str
     let me = proc_cpu_ns(std::process::id());
     let logs0 = studio.logs().await;
     let acks0 = ack_buckets(&studio.tables).await;
+    let relay_logs0 = log_sizes(&studio.relay_logs);
     let t0 = Instant::now();
     for s in &studio.stats {
         s.measuring.store(true, Ordering::SeqCst);
@@ -369,6 +372,7 @@ async fn step(studio: &mut Studio, plan: &Plan, n: usize, dir: &Path, urls: &str
         .collect();
     let viewers_cpu = proc_cpu_ns(std::process::id()).since(&me) as f64 / 1e9;
     let acks1 = ack_buckets(&studio.tables).await;
+    let resumed = resumptions(&studio.relay_logs, &relay_logs0);
     let logs1 = studio.logs().await;
     let floor = floor_newest(&studio.pool).await;
     let rss: Vec<f64> = parties.iter().map(Watched::rss_mb).collect();
@@ -452,9 +456,14 @@ async fn step(studio: &mut Studio, plan: &Plan, n: usize, dir: &Path, urls: &str
     let passed = worst.0 <= plan.p99_limit_ms && floor_lag <= plan.floor_lag_ms && silent == 0;
     let ack_sums = summed(&acks0, &acks1);
     let worst_line = format!(
-        "{}, its slowest acknowledgement {}",
+        "{}, its slowest acknowledgement {}, the relays' consumers of its stream made again {} times in the window{} ({} for every table)",
         worst.1,
-        slowest_ack(acks0.get(&worst.1), acks1.get(&worst.1))
+        slowest_ack(acks0.get(&worst.1), acks1.get(&worst.1)),
+        resumed.get(&worst.1).map_or(0, |r| r.0),
+        resumed
+            .get(&worst.1)
+            .map_or(String::new(), |r| format!(", first after: {}", r.1)),
+        resumed.values().map(|r| r.0).sum::<u64>()
     );
     let per_table_mb = rss[4] / n as f64;
     let line = format!(
@@ -489,6 +498,42 @@ async fn step(studio: &mut Studio, plan: &Plan, n: usize, dir: &Path, urls: &str
         if passed { "yes" } else { "**no**" },
     );
     Step { line, passed }
+}
+
+/// Each file's length now (0 if it cannot be read).
+fn log_sizes(paths: &[std::path::PathBuf]) -> Vec<u64> {
+    paths
+        .iter()
+        .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+        .collect()
+}
+
+/// Per table, how many times (and the first error) the relays' logs say, after `from`
+/// (each log's length then),
+/// that following its public stream failed and was resumed: each is a consumer made again
+/// after a missed heartbeat or an error, and a second or more of that table's messages
+/// held back on that relay (`relay::tables::follow`).
+fn resumptions(paths: &[std::path::PathBuf], from: &[u64]) -> BTreeMap<String, (u64, String)> {
+    let mut out: BTreeMap<String, (u64, String)> = BTreeMap::new();
+    for (path, &start) in paths.iter().zip(from) {
+        let text = std::fs::read(path).unwrap_or_default();
+        let start = usize::try_from(start).unwrap_or(usize::MAX).min(text.len());
+        for line in String::from_utf8_lossy(&text[start..]).lines() {
+            if !line.contains("following the public stream failed") {
+                continue;
+            }
+            let table = line
+                .split_once("table=\"")
+                .and_then(|(_, rest)| rest.split_once('"'))
+                .map_or("?", |(t, _)| t);
+            let said = out.entry(table.to_string()).or_default();
+            said.0 += 1;
+            if said.1.is_empty() {
+                said.1 = line.split_once("error=").map_or("", |(_, e)| e).to_string();
+            }
+        }
+    }
+    out
 }
 
 fn main() {
@@ -573,6 +618,9 @@ fn main() {
             cluster,
             pool: db.pool().await,
             relays,
+            relay_logs: (0..2)
+                .map(|k| dir.path().join(format!("relay-{k}.log")))
+                .collect(),
             floor,
             tables: Vec::new(),
             stats: Vec::new(),
