@@ -290,7 +290,7 @@ pub async fn run_with_clock(
         });
         logged
             .and_then(|inputs| {
-                Demo::continue_shoe(&variant, inputs, config.shoe.sim.penetration, &mut rng)
+                Demo::continue_shoe(&variant, inputs, shoe_making.penetration, &mut rng)
             })
             .unwrap_or_else(|| Demo::fresh_shoe(&variant, shoe_making, &mut rng))
     });
