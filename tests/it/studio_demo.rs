@@ -148,6 +148,17 @@ struct Demo {
     scratch: tempfile::TempDir,
 }
 
+/// A demo a failed check left running is stopped as Ctrl-C stops it (its processes and
+/// its directory with it), and killed if it does not stop.
+impl Drop for Demo {
+    fn drop(&mut self) {
+        if self.stop_within(Duration::from_secs(30)).is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 impl Demo {
     /// `croupier studio demo ARGS`, once it printed its last line (within 90 s: a cold
     /// start of six processes on a busy two-core machine).
@@ -195,8 +206,19 @@ impl Demo {
         };
         let printed = parse(&lines);
         let text = lines.join("\n");
+        // Built before anything is checked: a failed check drops it, and the drop stops
+        // everything the demo started (a failed check once left a studio running).
+        let demo = Demo {
+            child,
+            pid,
+            printed,
+            text,
+            stderr,
+            scratch,
+        };
+        let (printed, text) = (&demo.printed, &demo.text);
         assert!(
-            printed.dir.starts_with(scratch.path()),
+            printed.dir.starts_with(demo.scratch.path()),
             "its own temporary directory: {text}"
         );
         assert!(printed.dir.is_dir(), "{text}");
@@ -213,18 +235,30 @@ impl Demo {
                 "a fixed port in {url}"
             );
         }
-        Demo {
-            child,
-            pid,
-            printed,
-            text,
-            stderr,
-            scratch,
-        }
+        demo
     }
 
     fn log(&self) -> String {
         std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    /// SIGINT to the demo, as Ctrl-C; `None` once it has exited (within `limit`).
+    fn stop_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            return Some(status);
+        }
+        // SAFETY: kill(2) on our own child, not reaped yet.
+        unsafe {
+            libc::kill(self.pid as libc::pid_t, libc::SIGINT);
+        }
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        None
     }
 
     /// SIGINT, as Ctrl-C: it exits 0 within 30 s, and none of the processes it started
