@@ -242,7 +242,8 @@ impl Demo {
         std::fs::read_to_string(&self.stderr).unwrap_or_default()
     }
 
-    /// SIGINT to the demo, as Ctrl-C; `None` once it has exited (within `limit`).
+    /// SIGINT to the demo, as Ctrl-C, unless it has already exited: its exit status once it
+    /// exits, `None` if it is still running after `limit`.
     fn stop_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
         if let Ok(Some(status)) = self.child.try_wait() {
             return Some(status);
@@ -271,21 +272,9 @@ impl Demo {
             children.iter().any(|(_, c)| c.contains("nats-server")),
             "{children:#?}"
         );
-        // SAFETY: kill(2) on our own child, not reaped yet.
-        unsafe {
-            libc::kill(self.pid as libc::pid_t, libc::SIGINT);
-        }
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                break status;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(30),
-                "the demo stops within 30 s of SIGINT\n{}",
-                self.log()
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
+        let stopped = tokio::task::block_in_place(|| self.stop_within(Duration::from_secs(30)));
+        let Some(status) = stopped else {
+            panic!("the demo stops within 30 s of SIGINT\n{}", self.log());
         };
         assert!(status.success(), "exit {status}\n{}", self.log());
         for (child, command) in &children {
