@@ -38,7 +38,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use studio_check::{admin, deals_on, leader, resumed_after, Resumed};
+use studio_check::{admin, broker_state, deals_on, leader, resumed_within, Resumed};
 use studio_table::Table;
 use tokio::time::sleep;
 use wallet_bots::{at_the_wallet, bots, in_the_log, Addr};
@@ -596,21 +596,45 @@ impl Studio {
     }
 
     /// Waits until every table's rows committed at or after `from` reach the viewers and
-    /// the floor, and says how long each took (`what` names the moment).
-    async fn delivered_since(&self, from: u64, what: &str) -> Resumed {
-        let r = resumed_after(
-            from,
-            &self.viewers,
-            &self.pool,
-            &self.tables,
-            &self.floor_log,
-        )
-        .await;
+    /// the floor, and says how long each took (`what` names the moment). Past `within` it
+    /// fails with what each part and the broker were doing.
+    async fn delivered_since(&self, from: u64, what: &str, within: Duration) -> Resumed {
+        let r = match resumed_within(from, &self.viewers, &self.pool, &self.tables, within).await {
+            Ok(r) => r,
+            Err(waiting) => panic!(
+                "{what}: delivery resumes within {within:?} ({waiting}); {}",
+                self.state().await
+            ),
+        };
         eprintln!(
             "  {what}: relay viewers {:?} ms, floor {:?} ms",
             r.relay_ms, r.floor_ms
         );
         r
+    }
+
+    /// Where everything stands, for a failure's message: the node cut off, the broker's
+    /// view of each table's streams and of the floor's consumers, and the last lines of
+    /// every party's log.
+    async fn state(&self) -> String {
+        let mut said = format!("node cut off: {:?}\n", self.cut_node);
+        for t in &self.tables {
+            said += &format!("{}: {}\n", t.id, broker_state(&self.js, &t.id).await);
+        }
+        let tail = |path: &std::path::Path, n: usize| {
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            lines[lines.len().saturating_sub(n)..].join("\n")
+        };
+        said += &format!("floor log:\n{}\n", tail(&self.floor_log, 40));
+        said += &format!(
+            "relay log:\n{}\n",
+            tail(&self.dir.path().join("relay.log"), 40)
+        );
+        for t in &self.tables {
+            said += &format!("{} log:\n{}\n", t.id, tail(&t.log, 25));
+        }
+        said
     }
 
     /// How long after `started` the cluster served every table's log and public streams,
@@ -659,12 +683,14 @@ impl Studio {
             if serving == streams.len() {
                 return started.elapsed();
             }
-            assert!(
-                started.elapsed() < CLUSTER_HOLD,
-                "the cluster serves every table's streams again within {CLUSTER_HOLD:?} \
-                 ({serving} of {} do)",
-                streams.len()
-            );
+            if started.elapsed() >= CLUSTER_HOLD {
+                panic!(
+                    "the cluster serves every table's streams again within {CLUSTER_HOLD:?} \
+                     ({serving} of {} do); {}",
+                    streams.len(),
+                    self.state().await
+                );
+            }
             sleep(Duration::from_millis(250)).await;
         }
     }
@@ -728,7 +754,13 @@ impl Studio {
         let started = Instant::now();
         let during = if fault.routes_around() {
             let (r, cluster) = tokio::join!(
-                self.delivered_since(from, "delivered under the fault"),
+                // The cluster's election has `CLUSTER_HOLD` and the parties `AFTER_CLUSTER`
+                // past it: the bound is checked below, against when the cluster served.
+                self.delivered_since(
+                    from,
+                    "delivered under the fault",
+                    CLUSTER_HOLD + AFTER_CLUSTER
+                ),
                 self.cluster_serves(started)
             );
             let delivered = started.elapsed();
@@ -758,7 +790,9 @@ impl Studio {
         let from = wall_ms();
         self.heal(made).await;
         self.cut_node = None;
-        let resumed = self.delivered_since(from, "healed").await;
+        let resumed = self
+            .delivered_since(from, "healed", Duration::from_secs(90))
+            .await;
         for t in &self.tables {
             deals_on(t, 5).await;
         }

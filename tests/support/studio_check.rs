@@ -121,7 +121,7 @@ pub struct Resumed {
 }
 
 /// Waits until, for every table, a viewer has a message committed at or after `from_ms`
-/// and the floor a row committed at or after it.
+/// and the floor a row committed at or after it; fails past 90 s.
 pub async fn resumed_after(
     from_ms: u64,
     viewers: &[(usize, Viewer)],
@@ -129,6 +129,24 @@ pub async fn resumed_after(
     tables: &[Table],
     floor_log: &Path,
 ) -> Resumed {
+    match resumed_within(from_ms, viewers, pool, tables, Duration::from_secs(90)).await {
+        Ok(r) => r,
+        Err(waiting) => panic!(
+            "delivery resumes within 90 s ({waiting}); floor log: {}",
+            std::fs::read_to_string(floor_log).unwrap_or_default()
+        ),
+    }
+}
+
+/// As `resumed_after`, for at most `within`; past it, what had arrived (per table, the
+/// relay's and the floor's delay, `None` where nothing had) for the caller to tell.
+pub async fn resumed_within(
+    from_ms: u64,
+    viewers: &[(usize, Viewer)],
+    pool: &PgPool,
+    tables: &[Table],
+    within: Duration,
+) -> Result<Resumed, String> {
     let started = Instant::now();
     let mut relay_ms = vec![None; tables.len()];
     let mut floor_ms = vec![None; tables.len()];
@@ -153,18 +171,40 @@ pub async fn resumed_after(
             }
         }
         if relay_ms.iter().chain(&floor_ms).all(Option::is_some) {
-            return Resumed {
+            return Ok(Resumed {
                 relay_ms: relay_ms.into_iter().flatten().collect(),
                 floor_ms: floor_ms.into_iter().flatten().collect(),
-            };
+            });
         }
-        assert!(
-            started.elapsed() < Duration::from_secs(90),
-            "delivery resumes within 90 s (relay {relay_ms:?}, floor {floor_ms:?}); floor log: {}",
-            std::fs::read_to_string(floor_log).unwrap_or_default()
-        );
+        if started.elapsed() >= within {
+            return Err(format!("relay {relay_ms:?}, floor {floor_ms:?}"));
+        }
         sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// The broker's side of `table`'s delivery, in words for a failure's message: its log
+/// stream and the floor's consumer on it (`floor_consumer_state`), and its public stream
+/// with its leader and replicas.
+pub async fn broker_state(js: &jetstream::Context, table: &str) -> String {
+    let name = subjects::stream(subjects::DEFAULT_PUBLIC_STREAM, table);
+    let public = match js.get_stream(&name).await {
+        Ok(mut stream) => match stream.info().await {
+            Ok(i) => format!(
+                "stream {name}: last {} (leader {:?}, replicas {:?})",
+                i.state.last_sequence,
+                i.cluster.as_ref().and_then(|c| c.leader.clone()),
+                i.cluster.as_ref().map(|c| c
+                    .replicas
+                    .iter()
+                    .map(|r| format!("{} current {} offline {}", r.name, r.current, r.offline))
+                    .collect::<Vec<_>>())
+            ),
+            Err(e) => format!("stream {name}: {e}"),
+        },
+        Err(e) => format!("stream {name}: {e}"),
+    };
+    format!("{}; {public}", floor_consumer_state(js, table).await)
 }
 
 /// The p-th percentile (nearest rank) of `samples`.
