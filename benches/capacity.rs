@@ -456,14 +456,16 @@ async fn step(studio: &mut Studio, plan: &Plan, n: usize, dir: &Path, urls: &str
     let passed = worst.0 <= plan.p99_limit_ms && floor_lag <= plan.floor_lag_ms && silent == 0;
     let ack_sums = summed(&acks0, &acks1);
     let worst_line = format!(
-        "{}, its slowest acknowledgement {}, the relays' consumers of its stream made again {} times in the window{} ({} for every table)",
+        "{}, its slowest acknowledgement {}, the relays' consumers of its stream made again {} times in the window{} ({} for every table; heartbeats read late, consumer kept: {} for it, {} for every table)",
         worst.1,
         slowest_ack(acks0.get(&worst.1), acks1.get(&worst.1)),
         resumed.get(&worst.1).map_or(0, |r| r.0),
         resumed
             .get(&worst.1)
             .map_or(String::new(), |r| format!(", first after: {}", r.1)),
-        resumed.values().map(|r| r.0).sum::<u64>()
+        resumed.values().map(|r| r.0).sum::<u64>(),
+        resumed.get(&worst.1).map_or(0, |r| r.2),
+        resumed.values().map(|r| r.2).sum::<u64>()
     );
     let per_table_mb = rss[4] / n as f64;
     let line = format!(
@@ -508,18 +510,20 @@ fn log_sizes(paths: &[std::path::PathBuf]) -> Vec<u64> {
         .collect()
 }
 
-/// Per table, how many times (and the first error) the relays' logs say, after `from`
-/// (each log's length then),
-/// that following its public stream failed and was resumed: each is a consumer made again
-/// after a missed heartbeat or an error, and a second or more of that table's messages
-/// held back on that relay (`relay::tables::follow`).
-fn resumptions(paths: &[std::path::PathBuf], from: &[u64]) -> BTreeMap<String, (u64, String)> {
-    let mut out: BTreeMap<String, (u64, String)> = BTreeMap::new();
+/// Per table, from the relays' logs after `from` (each log's length then): how many times
+/// following its public stream failed and was resumed (each a consumer made again after a
+/// missed heartbeat or an error, and a second or more of that table's messages held back
+/// on that relay), the first such error, and how many missed heartbeats were the relay's
+/// own lateness, the consumer kept (`relay::tables::heartbeat`).
+fn resumptions(paths: &[std::path::PathBuf], from: &[u64]) -> BTreeMap<String, (u64, String, u64)> {
+    let mut out: BTreeMap<String, (u64, String, u64)> = BTreeMap::new();
     for (path, &start) in paths.iter().zip(from) {
         let text = std::fs::read(path).unwrap_or_default();
         let start = usize::try_from(start).unwrap_or(usize::MAX).min(text.len());
         for line in String::from_utf8_lossy(&text[start..]).lines() {
-            if !line.contains("following the public stream failed") {
+            let failed = line.contains("following the public stream failed");
+            let late = line.contains("the heartbeat was read late");
+            if !failed && !late {
                 continue;
             }
             let table = line
@@ -527,6 +531,10 @@ fn resumptions(paths: &[std::path::PathBuf], from: &[u64]) -> BTreeMap<String, (
                 .and_then(|(_, rest)| rest.split_once('"'))
                 .map_or("?", |(t, _)| t);
             let said = out.entry(table.to_string()).or_default();
+            if late {
+                said.2 += 1;
+                continue;
+            }
             said.0 += 1;
             if said.1.is_empty() {
                 said.1 = line.split_once("error=").map_or("", |(_, e)| e).to_string();

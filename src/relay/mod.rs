@@ -94,7 +94,9 @@ impl Relay {
         self.tables
             .figures()
             .iter()
-            .map(|(_, _, _, m)| m.subscribers(Stream::PublicWs) + m.subscribers(Stream::PublicSse))
+            .map(|f| {
+                f.metrics.subscribers(Stream::PublicWs) + f.metrics.subscribers(Stream::PublicSse)
+            })
             .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
             .sum()
     }
@@ -401,11 +403,11 @@ async fn metrics(State(relay): State<Relay>) -> Response {
         "counter",
         "Public messages received from the broker, per table.",
     );
-    for (table, received, _, _) in &figures {
+    for f in &figures {
         out.sample(
             "croupier_relay_messages_total",
-            &[("table", table)],
-            received,
+            &[("table", &f.table)],
+            f.received,
         );
     }
     out.family(
@@ -413,23 +415,47 @@ async fn metrics(State(relay): State<Relay>) -> Response {
         "gauge",
         "The last public message's number (n) received, per table.",
     );
-    for (table, _, n, _) in &figures {
-        out.sample("croupier_relay_last_n", &[("table", table)], n);
+    for f in &figures {
+        out.sample("croupier_relay_last_n", &[("table", &f.table)], f.last_n);
+    }
+    out.family(
+        "croupier_relay_consumer_restarts_total",
+        "counter",
+        "Times following a table's public stream failed and the relay made its consumer again (each holds that table's messages back a second or more on this relay), per table.",
+    );
+    for f in &figures {
+        out.sample(
+            "croupier_relay_consumer_restarts_total",
+            &[("table", &f.table)],
+            f.restarts,
+        );
+    }
+    out.family(
+        "croupier_relay_heartbeats_late_total",
+        "counter",
+        "Missed idle heartbeats on a table's pull that were the relay's own lateness (it was not run for seconds; the messages were waiting or the consumer's node answered), so the consumer went on, per table. A rising count says the relay's machine is starved.",
+    );
+    for f in &figures {
+        out.sample(
+            "croupier_relay_heartbeats_late_total",
+            &[("table", &f.table)],
+            f.late_heartbeats,
+        );
     }
     out.family(
         "croupier_relay_viewers",
         "gauge",
         "Live viewers, per table and stream.",
     );
-    for (table, _, _, m) in &figures {
+    for f in &figures {
         for (stream, label) in [
             (Stream::PublicWs, "public_ws"),
             (Stream::PublicSse, "public_sse"),
         ] {
             out.sample(
                 "croupier_relay_viewers",
-                &[("table", table), ("stream", label)],
-                m.subscribers(stream),
+                &[("table", &f.table), ("stream", label)],
+                f.metrics.subscribers(stream),
             );
         }
     }
@@ -438,11 +464,11 @@ async fn metrics(State(relay): State<Relay>) -> Response {
         "counter",
         "Times a viewer fell behind and caught up from the ring or was resynced, per table.",
     );
-    for (table, _, _, m) in &figures {
+    for f in &figures {
         out.sample(
             "croupier_relay_lagged_total",
-            &[("table", table)],
-            m.lagged_count(crate::metrics::Feed::Public),
+            &[("table", &f.table)],
+            f.metrics.lagged_count(crate::metrics::Feed::Public),
         );
     }
     out.family(
@@ -455,7 +481,7 @@ async fn metrics(State(relay): State<Relay>) -> Response {
     let refused = relay.tables.refused();
     let ids: std::collections::BTreeSet<&String> = figures
         .iter()
-        .map(|(table, _, _, _)| table)
+        .map(|f| &f.table)
         .chain(refused.keys())
         .collect();
     for table in ids {

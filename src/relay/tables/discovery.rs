@@ -86,6 +86,8 @@ impl Tables {
             unseeded: AtomicBool::new(false),
             failing_ms: AtomicU64::new(u64::MAX),
             said_stalled: AtomicBool::new(false),
+            restarts: AtomicU64::new(0),
+            late_heartbeats: AtomicU64::new(0),
         });
         if let Err(e) = relayed.seed(js, &self.bucket, table).await {
             warn!(table, error = %e, "relay: the bucket's view cannot be read now; reading it again before following the stream");

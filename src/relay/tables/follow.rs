@@ -1,19 +1,22 @@
 //! Filling one table's feed from its public stream: an ephemeral pull consumer of the
 //! relay's own, its heartbeat watched so a consumer lost with a broker node is made again
-//! within seconds, each message checked for the table's signature and its number before
+//! within seconds (a missed one first judged by `heartbeat`: the relay's own lateness keeps
+//! the consumer), each message checked for the table's signature and its number before
 //! the feed relays it. Apart from discovery and history, since this is the relay's path
 //! for every message.
 
+use super::heartbeat::{self, Missed};
 use super::{Incoming, Refusal, RelayedTable, RETRY};
 use crate::broker::subjects;
 use crate::trust::wire;
 use crate::web::feed::{Message, Relayed};
+use async_nats::jetstream::consumer::pull::MessagesErrorKind;
 use async_nats::jetstream::{consumer, Context};
 use futures::StreamExt;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
-use tracing::warn;
+use tracing::{info, warn};
 
 /// The broker's idle heartbeat on a table's pull: two missed, and the consumer is taken
 /// for lost and made again.
@@ -44,6 +47,7 @@ pub(super) async fn follow(
             relayed.unseeded.store(false, Ordering::Relaxed);
         }
         if let Err(e) = follow_once(&js, &table, &stream, &relayed, ring).await {
+            relayed.restarts.fetch_add(1, Ordering::Relaxed);
             relayed.follow_failed(&table);
             warn!(table, error = %e, "following the public stream failed; resuming");
         }
@@ -85,9 +89,9 @@ async fn follow_once(
     // An ephemeral consumer of our own rather than the client's ordered consumer: that
     // one notices a consumer lost with a broker node only after two missed heartbeats of
     // 15 s each, so viewers of a table whose consumer lived on a dead node waited over a
-    // minute (tests/it/studio_cluster.rs). Here a heartbeat missed for `HEARTBEAT * 2`, or a
-    // message out of the consumer's order, ends this pass and the next starts after the
-    // last message taken.
+    // minute (tests/it/studio_cluster.rs). Here a heartbeat missed for `HEARTBEAT * 2` (unless
+    // `heartbeat::judge` finds it was the relay that was late), or a message out of the
+    // consumer's order, ends this pass and the next starts after the last message taken.
     let consumer = stream
         .create_consumer(consumer::pull::Config {
             filter_subject: subjects::public(table),
@@ -113,8 +117,34 @@ async fn follow_once(
     relayed.following(table);
     let mut early = Vec::new();
     let mut delivered = 0u64;
-    while let Some(message) = messages.next().await {
-        let message = message.map_err(|e| e.to_string())?;
+    // A missed heartbeat judged the relay's lateness with nothing taken since: a second
+    // one gives the consumer up.
+    let mut judged_late = false;
+    while let Some(next) = messages.next().await {
+        let message = match next {
+            Ok(message) => message,
+            Err(e) if e.kind() == MessagesErrorKind::MissingHeartbeat => {
+                if judged_late {
+                    return Err("missed idle heartbeat twice with nothing delivered between".into());
+                }
+                match heartbeat::judge(&consumer, &mut messages, delivered).await {
+                    Missed::Waiting(message) => {
+                        relayed.late_heartbeats.fetch_add(1, Ordering::Relaxed);
+                        info!(table, "relay: the heartbeat was read late, not missed (the relay was not run for seconds): it read what had arrived with the same consumer");
+                        *message
+                    }
+                    Missed::Alive { delivered, taken } => {
+                        relayed.late_heartbeats.fetch_add(1, Ordering::Relaxed);
+                        info!(table, delivered, taken, "relay: the heartbeat was read late, not missed (the consumer's node answers for it and holds the relay's pull): the same consumer goes on");
+                        judged_late = true;
+                        continue;
+                    }
+                    Missed::Lost(why) => return Err(why),
+                }
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        judged_late = false;
         let info = message.info().map_err(|e| e.to_string())?;
         if info.consumer_sequence != delivered + 1 {
             return Err(format!(

@@ -69,19 +69,34 @@ impl Tables {
             .collect()
     }
 
-    /// Per table: the messages received from the broker, the last `n`, the metrics of its
-    /// subscribers.
-    pub fn figures(&self) -> Vec<(String, u64, u64, Arc<Metrics>)> {
+    /// Per table: what `/metrics` says of it.
+    pub fn figures(&self) -> Vec<TableFigures> {
         self.read()
             .iter()
-            .map(|(id, t)| {
-                (
-                    id.clone(),
-                    t.received.load(Ordering::Relaxed),
-                    t.source.feed.last().map_or(0, |(_, n)| n),
-                    Arc::clone(&t.source.metrics),
-                )
+            .map(|(id, t)| TableFigures {
+                table: id.clone(),
+                received: t.received.load(Ordering::Relaxed),
+                last_n: t.source.feed.last().map_or(0, |(_, n)| n),
+                metrics: Arc::clone(&t.source.metrics),
+                restarts: t.restarts.load(Ordering::Relaxed),
+                late_heartbeats: t.late_heartbeats.load(Ordering::Relaxed),
             })
             .collect()
     }
+}
+
+/// One relayed table's figures, as `/metrics` reports them.
+pub struct TableFigures {
+    /// The table's id.
+    pub table: String,
+    /// Messages received from the broker.
+    pub received: u64,
+    /// The last message's number (`n`).
+    pub last_n: u64,
+    /// Its subscribers' metrics.
+    pub metrics: Arc<Metrics>,
+    /// Consumers of its public stream made again after a pass of following failed.
+    pub restarts: u64,
+    /// Missed heartbeats that were the relay's own lateness (the consumer went on).
+    pub late_heartbeats: u64,
 }

@@ -33,6 +33,7 @@
 
 mod discovery;
 mod follow;
+mod heartbeat;
 mod history;
 mod lobby;
 
@@ -142,6 +143,11 @@ pub struct RelayedTable {
     failing_ms: AtomicU64,
     /// Whether the stall past [`STALLED`] was said in the log (said once, its end once).
     said_stalled: AtomicBool,
+    /// Passes of following that failed, each followed by a consumer made again.
+    restarts: AtomicU64,
+    /// Missed heartbeats that were the relay's lateness, not the broker's silence
+    /// (`heartbeat`): the consumer went on.
+    late_heartbeats: AtomicU64,
 }
 
 impl RelayedTable {

@@ -43,6 +43,60 @@ async fn viewers_of_a_killed_relay_resume_on_another_with_their_last_id() {
     .await;
 }
 
+/// A relay the machine did not run for seconds (here stopped, as a starved 2-core studio
+/// box can leave a process) finds the table's messages waiting when it runs again: it
+/// reads them with the same consumer rather than taking its unread heartbeat for a
+/// consumer lost with a broker node, and its viewers get every message once, in order,
+/// with no resync.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relay_stopped_for_seconds_reads_what_waited_and_keeps_its_consumer() {
+    in_studio(&["alpha"], 240, |mut studio| async move {
+        let relay = studio.relay("relay-1").await;
+        let viewer = Viewer::connect(&relay.addr, "alpha", None).await;
+        let now = studio.tables[0].seq().await;
+        studio.tables[0].wait_rows(now + 10).await;
+        let pid = libc::pid_t::try_from(relay.child.id()).expect("pid");
+        for stop in [3, 5, 4] {
+            // SAFETY: kill(2) on the child this test spawned.
+            assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0);
+            sleep(Duration::from_secs(stop)).await;
+            assert_eq!(unsafe { libc::kill(pid, libc::SIGCONT) }, 0);
+            let now = studio.tables[0].seq().await;
+            studio.tables[0].wait_rows(now + 5).await;
+        }
+        let expected = studio.quiesce(&relay.addr).await;
+        let (stream, _) = &expected[0];
+        viewer.wait_for(stream.len()).await;
+        check_viewer("alpha", &viewer.messages(), stream);
+        let log = std::fs::read_to_string(studio.dir.join("relay-1.log")).expect("relay log");
+        assert!(
+            !log.contains("following the public stream failed"),
+            "the relay kept its consumer through every stop: {log}"
+        );
+        assert!(
+            log.contains("the heartbeat was read late, not missed"),
+            "the relay says it was late, not the broker: {log}"
+        );
+        let metrics = common::metrics(&relay.addr).await;
+        let count = |name: &str| {
+            metrics
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("{name}{{table=\"alpha\"}} ")))
+                .and_then(|v| v.trim().parse::<f64>().ok())
+        };
+        assert_eq!(
+            count("croupier_relay_consumer_restarts_total"),
+            Some(0.0),
+            "{metrics}"
+        );
+        assert!(
+            count("croupier_relay_heartbeats_late_total").is_some_and(|n| n >= 1.0),
+            "the late heartbeats are counted: {metrics}"
+        );
+    })
+    .await;
+}
+
 /// The table's own work does not depend on how many remote viewers there are: it holds
 /// one broker connection whatever the viewers, none of them reaches it, and it publishes
 /// each message once.

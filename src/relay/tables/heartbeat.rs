@@ -1,0 +1,65 @@
+//! A missed idle heartbeat on a table's pull, judged before the consumer is given up:
+//! the broker's silence, or the relay's own lateness.
+//!
+//! async-nats checks its heartbeat timer before the messages that have already arrived,
+//! so a relay the machine did not run for two seconds (a starved studio box) wakes to a
+//! "missed idle heartbeat" with the table's messages waiting behind it. Making the
+//! consumer again then costs every viewer of that table the retry and a replay — the
+//! capacity benchmark's worst table at 75 tables was exactly this. So the relay first
+//! looks: a message already waiting, or a consumer whose node still answers for it and
+//! still holds the relay's pull, means the relay was late, and the same consumer goes on.
+
+use async_nats::jetstream::consumer::PullConsumer;
+use async_nats::jetstream::Message;
+use futures::{FutureExt, Stream, StreamExt};
+use std::time::Duration;
+
+/// How long the consumer's node has to answer for it after a missed heartbeat: a node
+/// that is gone costs the relay this much more before it makes the consumer again.
+const ASK_WITHIN: Duration = Duration::from_secs(1);
+
+/// What a missed heartbeat turned out to be.
+pub(super) enum Missed {
+    /// The relay was late: this message was already waiting.
+    Waiting(Box<Message>),
+    /// The relay was late: the consumer's node answered for it and holds the relay's pull
+    /// (what it delivered, what the relay had taken).
+    Alive { delivered: u64, taken: u64 },
+    /// The consumer is lost or cannot serve: make it again.
+    Lost(String),
+}
+
+/// Judges a missed heartbeat on `messages`, the stream of `consumer`, after the relay
+/// took `taken` deliveries from it.
+pub(super) async fn judge<S, E>(consumer: &PullConsumer, messages: &mut S, taken: u64) -> Missed
+where
+    S: Stream<Item = Result<Message, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    // What arrived while the relay was not run is in its queue already.
+    match messages.next().now_or_never() {
+        Some(Some(Ok(message))) => return Missed::Waiting(Box::new(message)),
+        Some(Some(Err(e))) => return Missed::Lost(e.to_string()),
+        Some(None) => return Missed::Lost("the stream's consumer ended".into()),
+        None => {}
+    }
+    // Nothing waiting: ask the consumer's node. Its answer comes on the same connection
+    // after anything it delivered before, so a delivery past `taken` is queued by then.
+    let info = match tokio::time::timeout(ASK_WITHIN, consumer.get_info()).await {
+        Ok(Ok(info)) => info,
+        Ok(Err(e)) => return Missed::Lost(format!("missed idle heartbeat; the consumer: {e}")),
+        Err(_) => {
+            return Missed::Lost(format!(
+                "missed idle heartbeat; the consumer's node did not answer within {ASK_WITHIN:?}"
+            ))
+        }
+    };
+    let delivered = info.delivered.consumer_sequence;
+    if info.num_waiting == 0 && info.num_pending > 0 && delivered <= taken {
+        return Missed::Lost(format!(
+            "missed idle heartbeat; the broker holds no pull of the relay's and {} messages wait",
+            info.num_pending
+        ));
+    }
+    Missed::Alive { delivered, taken }
+}
