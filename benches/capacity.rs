@@ -456,7 +456,7 @@ async fn step(studio: &mut Studio, plan: &Plan, n: usize, dir: &Path, urls: &str
     let passed = worst.0 <= plan.p99_limit_ms && floor_lag <= plan.floor_lag_ms && silent == 0;
     let ack_sums = summed(&acks0, &acks1);
     let worst_line = format!(
-        "{}, its slowest acknowledgement {}, the relays' consumers of its stream made again {} times in the window{} ({} for every table; heartbeats read late, consumer kept: {} for it, {} for every table)",
+        "{}, its slowest acknowledgement {}, the relays' consumers of its stream made again {} times in the window{} ({} for every table; missed heartbeats with the consumer kept: {} for it, {} for every table)",
         worst.1,
         slowest_ack(acks0.get(&worst.1), acks1.get(&worst.1)),
         resumed.get(&worst.1).map_or(0, |r| r.0),
@@ -513,8 +513,8 @@ fn log_sizes(paths: &[std::path::PathBuf]) -> Vec<u64> {
 /// Per table, from the relays' logs after `from` (each log's length then): how many times
 /// following its public stream failed and was resumed (each a consumer made again after a
 /// missed heartbeat or an error, and a second or more of that table's messages held back
-/// on that relay), the first such error, and how many missed heartbeats were the relay's
-/// own lateness, the consumer kept (`relay::tables::heartbeat`).
+/// on that relay), the first such error, and after how many missed heartbeats the
+/// consumer was kept (`relay::tables::heartbeat`).
 fn resumptions(paths: &[std::path::PathBuf], from: &[u64]) -> BTreeMap<String, (u64, String, u64)> {
     let mut out: BTreeMap<String, (u64, String, u64)> = BTreeMap::new();
     for (path, &start) in paths.iter().zip(from) {
@@ -522,7 +522,7 @@ fn resumptions(paths: &[std::path::PathBuf], from: &[u64]) -> BTreeMap<String, (
         let start = usize::try_from(start).unwrap_or(usize::MAX).min(text.len());
         for line in String::from_utf8_lossy(&text[start..]).lines() {
             let failed = line.contains("following the public stream failed");
-            let late = line.contains("the heartbeat was read late");
+            let late = line.contains("a missed heartbeat, the consumer kept");
             if !failed && !late {
                 continue;
             }

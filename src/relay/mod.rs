@@ -431,16 +431,18 @@ async fn metrics(State(relay): State<Relay>) -> Response {
         );
     }
     out.family(
-        "croupier_relay_heartbeats_late_total",
+        "croupier_relay_missed_heartbeats_kept_total",
         "counter",
-        "Missed idle heartbeats on a table's pull that were the relay's own lateness (it was not run for seconds; the messages were waiting or the consumer's node answered), so the consumer went on, per table. A rising count says the relay's machine is starved.",
+        "Missed idle heartbeats on a table's pull after which the consumer was kept, per table and judgement: relay_late (messages had arrived or were on their way: the relay was not run in time, its machine starved), no_pull (the broker held no pull of the relay's, the next on its way), broker_late (the broker held the pull and was late to say it had nothing).",
     );
     for f in &figures {
-        out.sample(
-            "croupier_relay_heartbeats_late_total",
-            &[("table", &f.table)],
-            f.late_heartbeats,
-        );
+        for why in tables::Kept::ALL {
+            out.sample(
+                "croupier_relay_missed_heartbeats_kept_total",
+                &[("table", &f.table), ("judged", why.label())],
+                f.heartbeats_kept[why.index()],
+            );
+        }
     }
     out.family(
         "croupier_relay_viewers",

@@ -87,7 +87,7 @@ impl Tables {
             failing_ms: AtomicU64::new(u64::MAX),
             said_stalled: AtomicBool::new(false),
             restarts: AtomicU64::new(0),
-            late_heartbeats: AtomicU64::new(0),
+            heartbeats_kept: Default::default(),
         });
         if let Err(e) = relayed.seed(js, &self.bucket, table).await {
             warn!(table, error = %e, "relay: the bucket's view cannot be read now; reading it again before following the stream");

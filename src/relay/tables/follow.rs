@@ -5,7 +5,7 @@
 //! the feed relays it. Apart from discovery and history, since this is the relay's path
 //! for every message.
 
-use super::heartbeat::{self, Missed};
+use super::heartbeat::{self, Kept, Missed};
 use super::{Incoming, Refusal, RelayedTable, RETRY};
 use crate::broker::subjects;
 use crate::trust::wire;
@@ -16,7 +16,7 @@ use futures::StreamExt;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
-use tracing::{info, warn};
+use tracing::warn;
 
 /// The broker's idle heartbeat on a table's pull: two missed, and the consumer is taken
 /// for lost and made again.
@@ -129,13 +129,11 @@ async fn follow_once(
                 }
                 match heartbeat::judge(&consumer, &mut messages, delivered).await {
                     Missed::Waiting(message) => {
-                        relayed.late_heartbeats.fetch_add(1, Ordering::Relaxed);
-                        info!(table, "relay: the heartbeat was read late, not missed (the relay was not run for seconds): it read what had arrived with the same consumer");
+                        relayed.kept(table, Kept::RelayLate, "a message was waiting");
                         *message
                     }
-                    Missed::Alive { delivered, taken } => {
-                        relayed.late_heartbeats.fetch_add(1, Ordering::Relaxed);
-                        info!(table, delivered, taken, "relay: the heartbeat was read late, not missed (the consumer's node answers for it and holds the relay's pull): the same consumer goes on");
+                    Missed::Kept(why, said) => {
+                        relayed.kept(table, why, &said);
                         judged_late = true;
                         continue;
                     }

@@ -6,8 +6,8 @@
 //! "missed idle heartbeat" with the table's messages waiting behind it. Making the
 //! consumer again then costs every viewer of that table the retry and a replay — the
 //! capacity benchmark's worst table at 75 tables was exactly this. So the relay first
-//! looks: a message already waiting, or a consumer whose node still answers for it and
-//! still holds the relay's pull, means the relay was late, and the same consumer goes on.
+//! looks: a message already waiting, or a consumer whose node still answers for it, means
+//! the consumer is not lost, and it goes on.
 
 use async_nats::jetstream::consumer::PullConsumer;
 use async_nats::jetstream::Message;
@@ -22,11 +22,41 @@ const ASK_WITHIN: Duration = Duration::from_secs(1);
 pub(super) enum Missed {
     /// The relay was late: this message was already waiting.
     Waiting(Box<Message>),
-    /// The relay was late: the consumer's node answered for it and holds the relay's pull
-    /// (what it delivered, what the relay had taken).
-    Alive { delivered: u64, taken: u64 },
+    /// The consumer's node answered for it: why the heartbeat went missing, in words.
+    Kept(Kept, String),
     /// The consumer is lost or cannot serve: make it again.
     Lost(String),
+}
+
+/// Why a heartbeat went missing while the consumer was not lost (`/metrics`' `judged`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kept {
+    /// The relay was not run in time: messages had arrived or were on their way.
+    RelayLate,
+    /// The broker held no pull of the relay's: the last had expired and the next was on
+    /// its way.
+    NoPull,
+    /// The broker held the relay's pull with nothing to deliver: its heartbeat was late.
+    BrokerLate,
+}
+
+impl Kept {
+    /// Every judgement, in `/metrics`' order.
+    pub const ALL: [Kept; 3] = [Kept::RelayLate, Kept::NoPull, Kept::BrokerLate];
+
+    /// Its label in `/metrics`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kept::RelayLate => "relay_late",
+            Kept::NoPull => "no_pull",
+            Kept::BrokerLate => "broker_late",
+        }
+    }
+
+    /// Its place in [`Kept::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
 }
 
 /// Judges a missed heartbeat on `messages`, the stream of `consumer`, after the relay
@@ -54,12 +84,24 @@ where
             ))
         }
     };
-    let delivered = info.delivered.consumer_sequence;
-    if info.num_waiting == 0 && info.num_pending > 0 && delivered <= taken {
-        return Missed::Lost(format!(
-            "missed idle heartbeat; the broker holds no pull of the relay's and {} messages wait",
-            info.num_pending
-        ));
-    }
-    Missed::Alive { delivered, taken }
+    let (delivered, waiting, pending) = (
+        info.delivered.consumer_sequence,
+        info.num_waiting,
+        info.num_pending,
+    );
+    let said = format!(
+        "the broker delivered {delivered}, the relay had taken {taken}; {waiting} pulls of the relay's held, {pending} messages waiting"
+    );
+    // Kept even with no pull of the relay's at the broker: the next may be on its way
+    // (async-nats sends it once the last expired, a round trip a starved studio can
+    // stretch past the two seconds), and a second miss with nothing between gives the
+    // consumer up (`follow`).
+    let why = if delivered > taken {
+        Kept::RelayLate
+    } else if waiting == 0 {
+        Kept::NoPull
+    } else {
+        Kept::BrokerLate
+    };
+    Missed::Kept(why, said)
 }

@@ -79,7 +79,10 @@ impl Tables {
                 last_n: t.source.feed.last().map_or(0, |(_, n)| n),
                 metrics: Arc::clone(&t.source.metrics),
                 restarts: t.restarts.load(Ordering::Relaxed),
-                late_heartbeats: t.late_heartbeats.load(Ordering::Relaxed),
+                heartbeats_kept: t
+                    .heartbeats_kept
+                    .each_ref()
+                    .map(|c| c.load(Ordering::Relaxed)),
             })
             .collect()
     }
@@ -97,6 +100,6 @@ pub struct TableFigures {
     pub metrics: Arc<Metrics>,
     /// Consumers of its public stream made again after a pass of following failed.
     pub restarts: u64,
-    /// Missed heartbeats that were the relay's own lateness (the consumer went on).
-    pub late_heartbeats: u64,
+    /// Missed heartbeats after which the consumer was kept, by `Kept::index`.
+    pub heartbeats_kept: [u64; 3],
 }

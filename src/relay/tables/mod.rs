@@ -38,8 +38,9 @@ mod history;
 mod lobby;
 
 pub use discovery::discover;
+pub use heartbeat::Kept;
 pub use history::HISTORY;
-pub use lobby::LobbyEntry;
+pub use lobby::{LobbyEntry, TableFigures};
 
 use crate::broker::subjects;
 use crate::engine::RoundResult;
@@ -145,9 +146,8 @@ pub struct RelayedTable {
     said_stalled: AtomicBool,
     /// Passes of following that failed, each followed by a consumer made again.
     restarts: AtomicU64,
-    /// Missed heartbeats that were the relay's lateness, not the broker's silence
-    /// (`heartbeat`): the consumer went on.
-    late_heartbeats: AtomicU64,
+    /// Missed heartbeats after which the consumer was kept, by [`Kept::index`].
+    heartbeats_kept: [AtomicU64; 3],
 }
 
 impl RelayedTable {
@@ -177,6 +177,16 @@ impl RelayedTable {
 
     fn key(&self) -> VerifyingKey {
         *self.key.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A missed heartbeat judged not a lost consumer: counted and said.
+    fn kept(&self, table: &str, why: Kept, said: &str) {
+        self.heartbeats_kept[why.index()].fetch_add(1, Ordering::Relaxed);
+        info!(
+            table,
+            judged = why.label(),
+            "relay: a missed heartbeat, the consumer kept: {said}"
+        );
     }
 
     /// A pass of following failed: the stall starts now unless it already had.
