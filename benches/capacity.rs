@@ -566,6 +566,11 @@ fn main() {
             return;
         };
         let dir = tempfile::tempdir().expect("tempdir");
+        // `CROUPIER_BENCH_KEEP=1` keeps every party's log (and store) for a look after.
+        if std::env::var_os("CROUPIER_BENCH_KEEP").is_some() {
+            eprintln!("keeping {}", dir.path().display());
+        }
+        let dir = Keep(Some(dir));
         let cluster = Cluster::start_with_websocket(&bin, dir.path(), 3);
         cluster.wait_healthy(Duration::from_secs(60)).await;
         let urls = cluster.urls();
@@ -686,4 +691,25 @@ fn main() {
         studio.pool.close().await;
     });
     rt.shutdown_timeout(Duration::from_secs(2));
+}
+
+/// The run's directory, removed at the end unless `CROUPIER_BENCH_KEEP` is set.
+struct Keep(Option<tempfile::TempDir>);
+
+impl Keep {
+    fn path(&self) -> &std::path::Path {
+        self.0
+            .as_ref()
+            .map_or(std::path::Path::new("."), |d| d.path())
+    }
+}
+
+impl Drop for Keep {
+    fn drop(&mut self) {
+        if std::env::var_os("CROUPIER_BENCH_KEEP").is_some() {
+            if let Some(d) = self.0.take() {
+                let _ = d.keep();
+            }
+        }
+    }
 }

@@ -107,13 +107,7 @@ async fn follow_once(
         })
         .await
         .map_err(|e| e.to_string())?;
-    let mut messages = consumer
-        .stream()
-        .heartbeat(HEARTBEAT)
-        .expires(PULL_EXPIRES)
-        .messages()
-        .await
-        .map_err(|e| e.to_string())?;
+    let mut messages = pull(&consumer).await?;
     relayed.following(table);
     let mut early = Vec::new();
     let mut delivered = 0u64;
@@ -131,6 +125,17 @@ async fn follow_once(
                     Missed::Waiting(message) => {
                         relayed.kept(table, Kept::RelayLate, "a message was waiting");
                         *message
+                    }
+                    Missed::Kept(Kept::NoPull, said) => {
+                        // async-nats still counts on a pull the broker no longer holds
+                        // (the capacity runs: every such miss, and no new pull in the next
+                        // two seconds), so the relay pulls anew on the same consumer. Nothing
+                        // is on its way to the old pull's inbox: the broker delivered no
+                        // more than was taken.
+                        relayed.kept(table, Kept::NoPull, &format!("{said}; pulling anew"));
+                        messages = pull(&consumer).await?;
+                        judged_late = true;
+                        continue;
                     }
                     Missed::Kept(why, said) => {
                         relayed.kept(table, why, &said);
@@ -208,6 +213,17 @@ async fn follow_once(
         }
     }
     Err("the stream's consumer ended".into())
+}
+
+/// A pull on `consumer`, its heartbeat watched.
+async fn pull(consumer: &consumer::PullConsumer) -> Result<consumer::pull::Stream, String> {
+    consumer
+        .stream()
+        .heartbeat(HEARTBEAT)
+        .expires(PULL_EXPIRES)
+        .messages()
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// A published message as the feed takes it.

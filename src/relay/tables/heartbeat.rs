@@ -33,8 +33,8 @@ pub(super) enum Missed {
 pub enum Kept {
     /// The relay was not run in time: messages had arrived or were on their way.
     RelayLate,
-    /// The broker held no pull of the relay's: the last had expired and the next was on
-    /// its way.
+    /// The broker held no pull of the relay's, and had delivered no more than the relay
+    /// took: the relay pulls anew on the same consumer.
     NoPull,
     /// The broker held the relay's pull with nothing to deliver: its heartbeat was late.
     BrokerLate,
@@ -92,10 +92,8 @@ where
     let said = format!(
         "the broker delivered {delivered}, the relay had taken {taken}; {waiting} pulls of the relay's held, {pending} messages waiting"
     );
-    // Kept even with no pull of the relay's at the broker: the next may be on its way
-    // (async-nats sends it once the last expired, a round trip a starved studio can
-    // stretch past the two seconds), and a second miss with nothing between gives the
-    // consumer up (`follow`).
+    // Kept even with no pull of the relay's at the broker: the consumer is there, and
+    // `follow` pulls anew; a second miss with nothing between gives the consumer up.
     let why = if delivered > taken {
         Kept::RelayLate
     } else if waiting == 0 {
