@@ -30,6 +30,7 @@ use crate::wallet_server;
 use clock_skew::Skew;
 use croupier::broker::subjects;
 use fault_proxy::{FaultProxy, Toxicity};
+use futures::StreamExt;
 use nats_cluster::Cluster;
 use netns::{Host, Net};
 use proc::{announced, command_args, Proc};
@@ -695,6 +696,65 @@ impl Studio {
         }
     }
 
+    /// Waits until the cluster is whole again before the next fault: every stream, and
+    /// the floor's consumer on each log, led and with every replica current. A node just
+    /// healed may still be catching up, and cutting another then is two faults at once,
+    /// not the next one alone (in CI a node cut 2 s after another's heal left a consumer
+    /// of `t2`'s without a leader for over a minute). Says how long it waited.
+    async fn cluster_current(&self) -> Duration {
+        let started = Instant::now();
+        loop {
+            let mut behind = Vec::new();
+            let names: Vec<String> = self
+                .js
+                .stream_names()
+                .filter_map(|n| async move { n.ok() })
+                .collect()
+                .await;
+            if names.is_empty() {
+                behind.push("no stream listed".to_string());
+            }
+            for name in &names {
+                let Ok(mut stream) = self.js.get_stream(name).await else {
+                    behind.push(format!("{name}: no answer"));
+                    continue;
+                };
+                let mut groups = Vec::new();
+                match stream.info().await {
+                    Ok(info) => groups.push((name.clone(), info.cluster.clone())),
+                    Err(e) => behind.push(format!("{name}: {e}")),
+                }
+                if name.starts_with(subjects::DEFAULT_LOG_STREAM) {
+                    match stream
+                        .consumer_info(croupier::floor::DEFAULT_CONSUMER)
+                        .await
+                    {
+                        Ok(c) => groups.push((format!("{name}'s floor consumer"), c.cluster)),
+                        Err(e) => behind.push(format!("{name}'s floor consumer: {e}")),
+                    }
+                }
+                for (what, cluster) in groups {
+                    let whole = cluster.as_ref().is_some_and(|c| {
+                        c.leader.is_some() && c.replicas.iter().all(|r| r.current && !r.offline)
+                    });
+                    if !whole {
+                        behind.push(format!("{what}: {cluster:?}"));
+                    }
+                }
+            }
+            if behind.is_empty() {
+                return started.elapsed();
+            }
+            if started.elapsed() >= CLUSTER_HOLD {
+                panic!(
+                    "the cluster is whole again within {CLUSTER_HOLD:?} of a heal; behind: {behind:#?}\n{}",
+                    self.state().await
+                );
+            }
+            sleep(Duration::from_millis(250)).await;
+        }
+    }
+
     /// How many times table `i`'s broker connection dropped (its log's lines): the table
     /// left a silent node, or its client found the node dead by its pings.
     fn nodes_left(&self, i: usize) -> usize {
@@ -736,6 +796,10 @@ impl Studio {
     /// around, also until every table delivered under it, within `ROUTED_HOLD`), heals it
     /// and waits until every table's messages reach the viewers and the floor again.
     async fn run(&mut self, fault: Fault, hold: Duration) -> Outcome {
+        let whole = self.cluster_current().await;
+        if whole > Duration::from_secs(1) {
+            eprintln!("nemesis: the cluster was whole again after {whole:?}");
+        }
         // The wall clock's ms, as the floor stamps its alarms (`raised_ms`) and the tables
         // their rows: an alarm at the end is read against the faults by it.
         eprintln!(
