@@ -21,8 +21,14 @@ use tracing::warn;
 /// The broker's idle heartbeat on a table's pull: two missed, and the consumer is taken
 /// for lost and made again.
 const HEARTBEAT: Duration = Duration::from_secs(1);
-/// How long each pull request waits on the broker.
-const PULL_EXPIRES: Duration = Duration::from_secs(10);
+/// How long each pull request waits on the broker. Long, because nats-server 2.9 drops a
+/// pull that expired without a word when a message comes before its expiry timer has run
+/// (`consumer.go`, `nextWaiting`: the 408 is sent only for a pull through an account
+/// import), and async-nats, never told, sends no other: the capacity runs' "no pull of
+/// the relay's" misses, one per 10 s pull on a loaded machine. A pull is renewed at half
+/// its batch anyway; its expiry only matters to a quiet table, and `heartbeat` pulls anew
+/// when one is dropped all the same.
+const PULL_EXPIRES: Duration = Duration::from_secs(300);
 /// The broker removes a relay's consumer this long after the relay stops pulling.
 const CONSUMER_INACTIVE: Duration = Duration::from_secs(30);
 
