@@ -352,10 +352,13 @@ async fn a_stream_the_relay_cannot_follow_is_reported_and_not_a_stop() {
         // The table stops (so it does not make its stream again) and its stream goes.
         t1.stop();
         let js = jetstream::new(async_nats::connect(broker.url()).await.expect("connect"));
+        // Taken before the request: the relay may see its consumer deleted before the
+        // broker's answer reaches the test (under load, by more than /readyz's 250 ms
+        // poll), and it cannot see it before the request.
+        let cut = Instant::now();
         js.delete_stream("CROUPIER_PUBLIC_t1")
             .await
             .expect("deleted");
-        let cut = Instant::now();
         let ready = loop {
             let (status, ready) = get(&relay.addr, "/readyz").await;
             assert_eq!(status, 200, "a stall is not a stop: {ready}");
