@@ -132,8 +132,9 @@ async fn a_multihand_box_that_won_lets_its_whole_return_play_and_exactly_that_is
             0
         );
 
-        // Bet box 1 until it wins (bounded rounds).
+        // Bet box 1 until it wins (bounded rounds), summing what each round moved.
         let mut win = None;
+        let mut net = 0;
         for _ in 0..12 {
             until(&p, 40, "a betting window", |s| s["betting"]["open"] == true).await;
             let body = taken(
@@ -159,14 +160,17 @@ async fn a_multihand_box_that_won_lets_its_whole_return_play_and_exactly_that_is
                 main["staked"].as_i64().expect("staked"),
                 main["returned"].as_i64().expect("returned"),
             );
+            net += returned - staked;
             if returned > staked {
                 win = Some((r, returned));
                 break;
             }
         }
         let (won_round, returned) = win.expect("box 1 won within twelve rounds");
-        let s = until(&p, 40, "the next betting window", |s| {
-            s["betting"]["open"] == true
+        // The next window may open before the win's credit is in the balance (the table
+        // does not wait on the wallet): wait for both, the balance exactly what was moved.
+        let s = until(&p, 40, "the next betting window, the win credited", |s| {
+            s["betting"]["open"] == true && s["balance"] == 50_000 + net
         })
         .await;
         assert_eq!(
