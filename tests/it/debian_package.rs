@@ -654,7 +654,18 @@ fn the_package_installs_runs_upgrades_and_purges_in_a_booted_systemd() {
         "systemctl status: {status}"
     );
     assert!(m.http_ok("http://127.0.0.1:8091/floor"));
-    let acked = published(&m).expect("the table publishing");
+    // The table deals on: a sample may catch a row between its commit and its
+    // acknowledgement (lag 1), so the count is taken at a moment with nothing waiting.
+    let acked = std::cell::Cell::new(0);
+    m.wait_for(
+        Duration::from_secs(60),
+        "the table publishing, nothing waiting",
+        |m| {
+            acked.set(published(m).unwrap_or(0));
+            acked.get() > 0
+        },
+    );
+    let acked = acked.get();
     let floor_rows = || {
         floor_db.query(
             "SELECT t.head_seq, count(e.seq), count(e.seq) FILTER (WHERE e.verified = 'ok') \
