@@ -1,7 +1,6 @@
 //! Filling one table's feed from its public stream: an ephemeral pull consumer of the
 //! relay's own, its heartbeat watched so a consumer lost with a broker node is made again
-//! within seconds (a missed one first judged by `heartbeat`: the relay's own lateness keeps
-//! the consumer), each message checked for the table's signature and its number before
+//! within seconds (a missed one first judged by `heartbeat`: a consumer not lost is kept), each message checked for the table's signature and its number before
 //! the feed relays it. Apart from discovery and history, since this is the relay's path
 //! for every message.
 
@@ -18,8 +17,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use tracing::warn;
 
-/// The broker's idle heartbeat on a table's pull: two missed, and the consumer is taken
-/// for lost and made again.
+/// The broker's idle heartbeat on a table's pull: two missed, and the consumer is judged
+/// (`heartbeat`), and made again if lost.
 const HEARTBEAT: Duration = Duration::from_secs(1);
 /// How long each pull request waits on the broker. Long, because nats-server 2.9 drops a
 /// pull that expired without a word when a message comes before its expiry timer has run
@@ -96,7 +95,7 @@ async fn follow_once(
     // one notices a consumer lost with a broker node only after two missed heartbeats of
     // 15 s each, so viewers of a table whose consumer lived on a dead node waited over a
     // minute (tests/it/studio_cluster.rs). Here a heartbeat missed for `HEARTBEAT * 2` (unless
-    // `heartbeat::judge` finds it was the relay that was late), or a message out of the
+    // `heartbeat::judge` finds the consumer not lost), or a message out of the
     // consumer's order, ends this pass and the next starts after the last message taken.
     let consumer = stream
         .create_consumer(consumer::pull::Config {
@@ -117,8 +116,8 @@ async fn follow_once(
     relayed.following(table);
     let mut early = Vec::new();
     let mut delivered = 0u64;
-    // A missed heartbeat judged the relay's lateness with nothing taken since: a second
-    // one gives the consumer up.
+    // A missed heartbeat judged not a lost consumer, nothing taken since: a second one
+    // gives the consumer up.
     let mut judged_late = false;
     while let Some(next) = messages.next().await {
         let message = match next {

@@ -1,13 +1,14 @@
 //! A missed idle heartbeat on a table's pull, judged before the consumer is given up:
-//! the broker's silence, or the relay's own lateness.
+//! a consumer lost with its node, or one that is there but was not heard.
 //!
-//! async-nats checks its heartbeat timer before the messages that have already arrived,
-//! so a relay the machine did not run for two seconds (a starved studio box) wakes to a
-//! "missed idle heartbeat" with the table's messages waiting behind it. Making the
-//! consumer again then costs every viewer of that table the retry and a replay — the
-//! capacity benchmark's worst table at 75 tables was exactly this. So the relay first
-//! looks: a message already waiting, or a consumer whose node still answers for it, means
-//! the consumer is not lost, and it goes on.
+//! Two such cases are common. async-nats checks its heartbeat timer before the messages
+//! that have already arrived, so a relay the machine did not run for two seconds (a
+//! starved studio box) wakes to a "missed idle heartbeat" with the table's messages
+//! waiting behind it. And the broker may hold no pull of the relay's (nats-server 2.9
+//! drops an expired one silently: `follow::PULL_EXPIRES`). Making the consumer again
+//! costs every viewer of that table the retry and a replay, so the relay first looks: a
+//! message already waiting, or a consumer whose node still answers for it, means the
+//! consumer is not lost, and it goes on.
 
 use async_nats::jetstream::consumer::PullConsumer;
 use async_nats::jetstream::Message;
