@@ -238,7 +238,31 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
                     sleep(Duration::from_millis(100)).await;
                     balance = player::balance(&pool, id).await;
                 }
-                assert_eq!(balance, whole, "{id}: every stake back (the rounds before: {before})");
+                if balance != whole {
+                    // What the journal and the projection said, for the failure's message (a
+                    // CI run once saw a cancelled round's refund not credited in 30 s).
+                    let journal: Vec<(String, i64, String)> = sqlx::query_as(
+                        "SELECT tx_id, amount, state FROM wallet_journal WHERE player_id = ? ORDER BY at_ms",
+                    )
+                    .bind(id)
+                    .fetch_all(&pool)
+                    .await
+                    .unwrap_or_default();
+                    let rounds: Vec<(i64, Option<i64>, Option<i64>)> = sqlx::query_as(
+                        "SELECT round, settled_seq, final_seq FROM rounds WHERE round >= ? ORDER BY round",
+                    )
+                    .bind(i64::try_from(round).expect("round"))
+                    .fetch_all(&pool)
+                    .await
+                    .unwrap_or_default();
+                    let log = std::fs::read_to_string(t.dir.path().join("log")).unwrap_or_default();
+                    let tail: Vec<&str> = log.lines().rev().take(40).collect();
+                    panic!(
+                        "{id}: every stake back (the rounds before: {before}): {balance} != {whole}; \
+                         journal {journal:?}; rounds (round, settled, final) {rounds:?}; the table's log, last lines first:\n{}",
+                        tail.join("\n")
+                    );
+                }
                 page.wait_for(&format!("document.querySelector('#balance').innerText === '{}'", player::euro(balance)), STEP).await;
             }
             shot(a, "cancelled-390x844").await;
