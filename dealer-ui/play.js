@@ -409,7 +409,10 @@ function dock(s) {
   const atTable = s.seat || s.unseated;
   timeoutNotice(s);
   if (wasBetting && !s.betting.open && atTable) {
-    notice = { kind: "closed", round: s.view.round.number, text: placed(s) || (s.view.round.bets || []).some((b) => (s.seats || []).includes(b.seat) || b.player === s.public_name) ? t("bets-closed") : t("bets-closed-none") };
+    // In the round if the wallet took a stake for it (a seat, a common draw's box, a bet
+    // behind: a common draw's round has no seats to look in), or one of its seats is theirs.
+    const betThisRound = placed(s) || (s.staked || 0) > 0 || (s.view.round.bets || []).some((b) => (s.seats || []).includes(b.seat) || b.player === s.public_name);
+    notice = { kind: "closed", round: s.view.round.number, text: betThisRound ? t("bets-closed") : t("bets-closed-none") };
     announce("closed" + s.view.round.number, notice.text);
   }
   wasBetting = !!(s.betting.open && atTable);

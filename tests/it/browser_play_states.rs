@@ -729,3 +729,42 @@ async fn a_player_back_after_a_round_away_is_told_why_the_seat_went() {
     .await
     .expect("bounded");
 }
+
+/// "Bets closed" tells each Multi-hand player whether they are in the round. A CI run
+/// caught Mia's page saying "you did not bet this round" over her own three boxes: the
+/// page looked for her among the round's seats, and a common draw's bets are the players'
+/// boxes, not seats. The test deals, so nothing clears the notice: Mia bets a box, Ned
+/// joins and does not; the staff close the window.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bets_closed_tells_a_multihand_player_with_boxes_from_one_without() {
+    if !chromium_present() {
+        return;
+    }
+    timeout(Duration::from_secs(300), async {
+        let (t, _sim) = player::start_dealt("multihand", 300, 30, &[("Mia", ALICE), ("Ned", BOB)]).await;
+        let (mia, ned) = (&t.pages[0], &t.pages[1]);
+        let staff = t.proc();
+        for page in [mia, ned] {
+            page.wait_for("!!document.querySelector('#join-unseated')", STEP).await;
+            page.tap_in_view("#join-unseated").await;
+            page.wait_for("window.playState().unseated", STEP).await;
+        }
+        player::open_betting(staff).await;
+        mia.wait_for("window.playState().betting.open && !!document.querySelector(\"[data-target='box:2']\")", STEP).await;
+        lay(mia, 1, &["box:2"]).await;
+        mia.tap_in_view("#place-boxes").await;
+        mia.wait_for("(window.playState().betting.my_boxes || []).length === 1", STEP).await;
+        ned.wait_for("window.playState().betting.open", STEP).await;
+        let (status, body) = staff.post("/api/betting/close", "").await;
+        assert_eq!(status, 200, "{body}");
+        for page in [mia, ned] {
+            page.wait_for("!!document.querySelector('#bets-closed')", STEP).await;
+        }
+        assert_eq!(mia.text("#bets-closed").await, "Bets closed", "Mia bet box 2");
+        assert_eq!(ned.text("#bets-closed").await, "Bets closed — you did not bet this round.", "Ned bet nothing");
+        let problems = [fits(mia, "closed-boxes", &[ALICE], ALICE).await, fits(ned, "closed-none", &[BOB], BOB).await].concat();
+        player::finish(t, &problems).await;
+    })
+    .await
+    .expect("bounded");
+}
