@@ -376,12 +376,14 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
                 let _ = player::step(a, u64::MAX, &["stand"]).await;
             }
             sleep(Duration::from_millis(100)).await;
-            if !seen && holds(a, "window.playState().betting.open && window.playState().betting.remaining_ms > 30000 && ['box:1', 'box:2', 'box:3'].every(b => document.querySelector(`[data-target='${b}']`))").await {
+            if !seen && holds(a, "window.playState().betting.open && window.playState().betting.remaining_ms > 30000 && !(window.playState().betting.my_boxes || []).length && ['box:1', 'box:2', 'box:3'].every(b => document.querySelector(`[data-target='${b}']`))").await {
                 // The round ended before two boxes asked at once (or the first bets came
                 // too late: a loaded machine may take the first window's time to size the
                 // page): bet again, in a window with time to spare and its boxes drawn (an
                 // open window can be seen a moment before the round's boxes are, and
-                // CI once tapped into that moment).
+                // CI once tapped into that moment) and none of hers in it yet (her bets
+                // close the window a moment after they are in it, and CI once laid
+                // chips again into that moment: the boxes went under the taps).
                 lay(a, 1, &["box:1", "box:2", "box:3"]).await;
                 a.tap_in_view("#place-boxes").await;
                 a.wait_for("!window.playState().betting.open || (window.playState().betting.my_boxes || []).length === 3", STEP).await;
