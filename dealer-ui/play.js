@@ -659,9 +659,12 @@ function fitSteps(el, steps, over) {
 
 function render() {
   const root = document.getElementById("app");
+  // Not at the table (yet, or again: a seat given up while away) is a phase of its own: the
+  // dock keeps the size of the seats to take, the table gives way (see play.css).
+  const atTable = state && (state.seat || state.unseated);
+  const phase = state ? (!atTable ? "joining" : state.betting.open ? "betting" : (state.turns || []).length ? "deciding" : "watching") : "";
   // A refusal belongs to the phase it was first shown in (a late bet's "too late" shows
   // once the round has begun); the phase after that starts without it.
-  const phase = state ? (state.betting.open ? "betting" : (state.turns || []).length ? "deciding" : "watching") : "";
   if (message !== shownMessage) { shownMessage = message; messagePhase = phase; }
   else if (message && phase !== messagePhase) { message = shownMessage = ""; }
   const block = blocking();

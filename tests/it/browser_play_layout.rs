@@ -473,21 +473,23 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
     .expect("bounded");
 }
 
-/// Watches `#join button[data-seat='4']` on every frame until the table area has had three
-/// more heights (cards dealt, a round over, a window opened or closed: up to 15 s): `ok`, or
-/// where the button went and what the table did.
+/// Watches `#join button[data-seat='4']` on every frame until what the table area shows
+/// (its cards, whether bets are open) has changed three times (cards dealt, a round over, a
+/// window opened or closed: up to 15 s): `ok`, or where the button went and what the table
+/// showed. Not the area's height: while a player joins the area keeps its size (the dock
+/// keeps the seats' room, the table gives way), so only what it shows can change.
 const STILL: &str = "new Promise((done) => { \
     const seat = () => document.querySelector(\"#join button[data-seat='4']\"); \
-    const table = () => Math.round(document.querySelector('.pp-table').getBoundingClientRect().height); \
+    const table = () => document.querySelectorAll('.pp-table .card').length + ' cards' + (window.playState().betting.open ? ', bets open' : ''); \
     const at = (e) => { const r = e.getBoundingClientRect(); return Math.round(r.left) + ',' + Math.round(r.top); }; \
-    const first = at(seat()), heights = [table()], start = Date.now(); \
+    const first = at(seat()), shown = [table()], start = Date.now(); \
     const look = () => { \
       const e = seat(); if (!e) return done('the button went'); \
       const phase = document.querySelector('.pp-main').dataset.phase; \
-      if (at(e) !== first) return done('moved from ' + first + ' to ' + at(e) + ' (table heights ' + heights.concat(table()).join(' > ') + ', ' + phase + ')'); \
-      if (table() !== heights[heights.length - 1]) heights.push(table()); \
-      if (heights.length > 3) return done('ok'); \
-      if (Date.now() - start > 15000) return done('the table kept its height: ' + heights.join(' > ')); \
+      if (at(e) !== first) return done('moved from ' + first + ' to ' + at(e) + ' (the table showed ' + shown.concat(table()).join(' > ') + ', ' + phase + ')'); \
+      if (table() !== shown[shown.length - 1]) shown.push(table()); \
+      if (shown.length > 3) return done('ok'); \
+      if (Date.now() - start > 15000) return done('the table did not change: ' + shown.join(' > ')); \
       requestAnimationFrame(look); }; \
     look(); })";
 
