@@ -345,7 +345,10 @@ function tableArea(s) {
     if (!view.round.dealer.includes(null)) box.querySelector("#peek")?.remove();
     const seal = window.Trust.sealBadge(trust, view.round, trustWords);
     if (seal) box.append(seal);
-    box.classList.add("pp-dealer");
+    box.classList.add("pp-dealer", ...DEALER_FIT.slice(0, dealerFit));
+    // Its name for screen readers, as the seats have theirs, whether the word shows or not.
+    box.setAttribute("role", "group");
+    box.setAttribute("aria-label", t("dealer-label"));
     kids.push(box);
     const active = s.turn && !s.turn.behind && !s.game.common_draw ? { seat: s.turn.seat, hand: s.turn.hand } : null;
     const seats = renderSeats(view, s.game.common_draw ? s.game.boxes : Math.max(s.limits.seats, 7), active, null);
@@ -633,6 +636,18 @@ function fitSeats() {
 }
 window.addEventListener("resize", fitSeats);
 
+// The dealer's row, where a long hand (five cards, a bust, the seal's badge: 640x360 on
+// its side) does not fit across: first the word "Dealer" goes (the row keeps it as its
+// name for screen readers; to the eye the row is the dealer's by its place), then the
+// seal's badge takes a line of its own.
+const DEALER_FIT = ["dealer-unlabelled", "dealer-wrapped"];
+let dealerFit = 0;
+function fitDealer() {
+  const row = document.getElementById("dealer");
+  if (row) dealerFit = fitSteps(row, DEALER_FIT, () => row.scrollWidth > row.clientWidth + 1);
+}
+window.addEventListener("resize", fitDealer);
+
 // Several turns at once (a common draw's boxes, insurance behind seats) are rows of words
 // then buttons. Where a row's buttons do not fit beside its words (a narrow dock, a pair that
 // may also double and split, a language with longer words), measured after each render and
@@ -648,7 +663,7 @@ function fitTurns() {
 }
 window.addEventListener("resize", fitTurns);
 
-// The fitting both use: `el` loses every step's class, then takes them in order while
+// The fitting they all use: `el` loses every step's class, then takes them in order while
 // `over()` still holds; returns how many it took (the next render starts from them).
 function fitSteps(el, steps, over) {
   el.classList.remove(...steps);
@@ -688,6 +703,7 @@ function render() {
   speak();
   keepFocus(root);
   fitSeats();
+  fitDealer();
   fitTurns();
   if (!block) realityDue(s);
 }
