@@ -602,8 +602,9 @@ impl Studio {
     async fn delivered_since(&self, from: u64, what: &str, within: Duration) -> Resumed {
         let r = match resumed_within(from, &self.viewers, &self.pool, &self.tables, within).await {
             Ok(r) => r,
+            // The state first, the failure last: a log read from its end ends in what failed.
             Err(waiting) => panic!(
-                "{what}: delivery resumes within {within:?} ({waiting}); {}",
+                "{}\n{what}: delivery resumes within {within:?} ({waiting})",
                 self.state().await
             ),
         };
@@ -686,10 +687,10 @@ impl Studio {
             }
             if started.elapsed() >= CLUSTER_HOLD {
                 panic!(
-                    "the cluster serves every table's streams again within {CLUSTER_HOLD:?} \
-                     ({serving} of {} do); {}",
-                    streams.len(),
-                    self.state().await
+                    "{}\nthe cluster serves every table's streams again within {CLUSTER_HOLD:?} \
+                     ({serving} of {} do)",
+                    self.state().await,
+                    streams.len()
                 );
             }
             sleep(Duration::from_millis(250)).await;
@@ -747,7 +748,7 @@ impl Studio {
             }
             if started.elapsed() >= CLUSTER_HOLD {
                 panic!(
-                    "the cluster is whole again within {CLUSTER_HOLD:?} of a heal; behind: {behind:#?}\n{}",
+                    "{}\nthe cluster is whole again within {CLUSTER_HOLD:?} of a heal; behind: {behind:#?}",
                     self.state().await
                 );
             }
