@@ -219,11 +219,15 @@ async fn every_state_of_the_table_is_explained_on_the_players_page() {
                 // The credit follows the row that made the result final (as every wait
                 // here, within STEP: a loaded machine delays it by seconds). The rounds
                 // before it that asked nobody to decide (a dealer's blackjack) were played
-                // for money: the balance is theirs and this round's stakes back.
+                // for money: the balance is theirs and this round's stakes back. A seat's
+                // own lines name no player (the log's rows, `player::lines`): they are
+                // read by the seat, which was the player's all along. (Read by the player's
+                // id they were none, and a CI run whose first round was a dealer's blackjack
+                // took Alice's right balance, 49,500, for a refund not paid.)
                 let (before,): (i64,) = sqlx::query_as(
-                    "SELECT COALESCE(SUM(returned - staked), 0) FROM settlements WHERE player = ? AND round < ?",
+                    "SELECT COALESCE(SUM(returned - staked), 0) FROM settlements WHERE seat = ? AND player = '' AND round < ?",
                 )
-                .bind(id)
+                .bind(seat)
                 .bind(i64::try_from(round).expect("round"))
                 .fetch_one(&pool)
                 .await
