@@ -11,6 +11,7 @@
 //! announced resyncs). The time from each node's death to delivery resuming, at the relay
 //! viewers and at the floor, is printed as p50/p99 (docs/src/studio.md, "Studio on a cluster").
 
+use crate::floor_check;
 use crate::nats_cluster;
 use crate::pg;
 use crate::proc;
@@ -43,6 +44,15 @@ fn spawn_role(args: &[&str], log: &Path) -> std::process::Child {
     spawn_args(&args, log)
 }
 
+/// A healthy three-node cluster under `dir`: it, its client URLs and a JetStream client.
+async fn three_nodes(bin: &Path, dir: &Path) -> (Cluster, String, async_nats::jetstream::Context) {
+    let cluster = Cluster::start(bin, dir, 3);
+    cluster.wait_healthy(Duration::from_secs(60)).await;
+    let urls = cluster.urls();
+    let js = admin(&urls).await;
+    (cluster, urls, js)
+}
+
 /// The relay and the floor, which must live through the whole test.
 struct Parties {
     relay: Proc,
@@ -57,10 +67,7 @@ async fn a_three_node_cluster_loses_leaders_a_node_and_its_quorum_and_nothing_is
     };
     timeout(Duration::from_secs(540), async {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut cluster = Cluster::start(&bin, dir.path(), 3);
-        cluster.wait_healthy(Duration::from_secs(60)).await;
-        let urls = cluster.urls();
-        let js = admin(&urls).await;
+        let (mut cluster, urls, js) = three_nodes(&bin, dir.path()).await;
         let pool = db.pool().await;
 
         let mut tables: Vec<Table> = TABLES
@@ -262,4 +269,95 @@ async fn a_three_node_cluster_loses_leaders_a_node_and_its_quorum_and_nothing_is
     })
     .await
     .expect("bounded");
+}
+
+/// The floor's consumer without a leader while its stream has one: the floor reads the
+/// stream itself. A loaded suite saw the floor's consumer of one table's log answer "JetStream
+/// system temporarily unavailable" (503, 10008) for over 90 s after a node died, the stream
+/// answering all along, and the floor stalled until the node came back (its stall alarm
+/// raised at 60 s). Here the consumer is made on one replica, and its node killed: the
+/// stream keeps two of its three, the consumer none. The floor must go on storing the
+/// table's rows, every one once, no alarm.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_floor_reads_the_stream_itself_while_its_consumer_has_no_leader() {
+    let Some((bin, db)) = pg::broker_and_db().await else {
+        return;
+    };
+    timeout(Duration::from_secs(300), async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mut cluster, urls, js) = three_nodes(&bin, dir.path()).await;
+        let pool = db.pool().await;
+        let mut table = Table::clustered(dir.path(), "dlx", "deluxe", &urls);
+        table.start(true).await;
+        deals_on(&table, 10).await;
+        // The floor's consumer, made before the floor on a single replica (the floor
+        // finds it and follows it).
+        let stream_name = subjects::stream(subjects::DEFAULT_LOG_STREAM, &table.id);
+        let stream = js.get_stream(&stream_name).await.expect("the log stream");
+        let mut config = croupier::broker::streams::floor_consumer(croupier::floor::DEFAULT_CONSUMER);
+        config.num_replicas = 1;
+        let mut consumer = stream.create_consumer(config).await.expect("the floor's consumer");
+        let info = consumer.info().await.expect("the consumer's info");
+        let node = info.cluster.as_ref().and_then(|c| c.leader.clone()).expect("a node holds the consumer");
+        let node = cluster.index_of(&node).expect("a node of ours");
+        let keys = dir.path().join("table-keys.toml");
+        studio_table::pin_keys(&keys, [(table.id.as_str(), table.db.as_path())]);
+        let keys = keys.display().to_string();
+        let floor_log = dir.path().join("floor.log");
+        let floor = announced(spawn_role(
+            &["floor", "--nats", &urls, "--database", &db.url, "--table-keys", &keys],
+            &floor_log,
+        ))
+        .await;
+        let stored = floor_stored_after(&pool, &table.id, wall_ms(), Duration::from_secs(60)).await;
+        eprintln!("the floor follows: {stored:?} ms");
+
+        // The consumer's one node dies; the stream elects among the other two, if it must.
+        let from = wall_ms();
+        cluster.kill(node);
+        eprintln!("killed {}, the consumer's only node", cluster.nodes[node].name);
+        match floor_stored_after(&pool, &table.id, from, Duration::from_secs(60)).await {
+            Some(ms) => eprintln!("  the floor stores rows again after {ms} ms"),
+            None => panic!(
+                "{}\n{}\nthe floor stores a row committed after its consumer's node died, within 60 s",
+                studio_check::broker_state(&js, "dlx").await,
+                std::fs::read_to_string(&floor_log).unwrap_or_default()
+            ),
+        }
+        deals_on(&table, 20).await;
+        let stored = floor_stored_after(&pool, &table.id, wall_ms(), Duration::from_secs(60)).await;
+        assert!(stored.is_some(), "the floor keeps up with its consumer's node down");
+        eprintln!("  and keeps up: {stored:?} ms");
+
+        // Every row once, byte for byte, and nothing alarmed, with the node still down;
+        // then back, the floor still whole.
+        table.quiesce().await;
+        floor_check::floor_holds_the_log(&pool, &table, &floor_log).await;
+        floor_check::every_row_verified_and_no_alarm(&pool).await;
+        cluster.restart(node);
+        cluster.wait_healthy(Duration::from_secs(60)).await;
+        table.stop();
+        assert!(floor.terminate(), "the floor stops cleanly");
+        drop(pool);
+    })
+    .await
+    .expect("bounded");
+}
+
+/// How long after `from_ms` (wall clock) the floor stored a row of `table` committed at or
+/// after it; `None` past `within`.
+async fn floor_stored_after(
+    pool: &sqlx::PgPool,
+    table: &str,
+    from_ms: u64,
+    within: Duration,
+) -> Option<u64> {
+    let started = Instant::now();
+    while started.elapsed() < within {
+        if studio_check::floor_newest(pool, table).await >= from_ms as i64 {
+            return Some(wall_ms().saturating_sub(from_ms));
+        }
+        sleep(Duration::from_millis(50)).await;
+    }
+    None
 }

@@ -47,22 +47,40 @@ pub(super) async fn pass(
     );
     followed.keys.get(table).ok_or(PassError::Unpinned)?;
     let stream = js.get_stream(stream_name).await.map_err(broker)?;
-    let consumer: consumer::PullConsumer = stream
+    // The consumer, or none where the broker does not answer for it while it answers for
+    // the stream: a consumer whose replicas cannot elect a leader (a loaded three-node
+    // cluster, a node dead: "JetStream system temporarily unavailable" for over 90 s, the
+    // stream led all along). The pass then reads the stream itself from the database's
+    // head, as it reads a hole, and ends at the stream's end with the consumer's error,
+    // so the next pass (after the follower's backoff) asks for the consumer again. The
+    // database's head is the floor's position either way; the consumer only delivers.
+    let (consumer, unanswered) = match stream
         .get_or_create_consumer(durable, crate::broker::streams::floor_consumer(durable))
         .await
-        .map_err(broker)?;
+    {
+        Ok(consumer) => (Some::<consumer::PullConsumer>(consumer), String::new()),
+        Err(e) => (None, e.to_string()),
+    };
     let mut at = db.position(table).await?;
-    // What the floor took before: the consumer's acknowledged floor.
-    taken.store(
-        consumer.cached_info().ack_floor.stream_sequence,
-        Ordering::Relaxed,
-    );
     // The stream sequence of the last message handled. Not the row's `seq`: a stream
     // may hold messages nobody meant for it (any client with a JetStream grant can point
     // an API answer at any subject), and a branch publishes row numbers again, so the
     // two drift apart; until the first batch the row's `seq` is the lower bound.
     let mut stream_head = at.head.seq;
-    *backoff = Duration::from_millis(250);
+    match &consumer {
+        Some(consumer) => {
+            // What the floor took before: the consumer's acknowledged floor.
+            taken.store(
+                consumer.cached_info().ack_floor.stream_sequence,
+                Ordering::Relaxed,
+            );
+            *backoff = Duration::from_millis(250);
+        }
+        None => {
+            taken.store(stream_head, Ordering::Relaxed);
+            warn!(%table, error = %unanswered, from = stream_head + 1, "floor: the consumer does not answer; reading the stream itself");
+        }
+    }
     // Idle looks in a row that found the stream holding more than the floor took while
     // the consumer delivered nothing.
     let mut starved = 0u32;
@@ -82,14 +100,39 @@ pub(super) async fn pass(
             db.raise(table, &alarm).await?;
             stats.alarmed(alarm.kind);
         }
-        let mut messages = pulled(
-            consumer.fetch().max_messages(BATCH).messages(),
-            FETCH_DEADLINE,
-        )
-        .await?;
+        let mut messages = match &consumer {
+            Some(consumer) => {
+                pulled(
+                    consumer.fetch().max_messages(BATCH).messages(),
+                    FETCH_DEADLINE,
+                )
+                .await?
+            }
+            None => Vec::new(),
+        };
         // Read from the stream itself up to this sequence, the consumer being starved.
         let mut direct: Option<u64> = None;
-        if messages.is_empty() {
+        // What the stream itself gave (read ahead of the consumer, around it, or a hole).
+        let mut ahead = Vec::new();
+        if consumer.is_none() {
+            // No consumer: the stream itself, a batch at a time, to its end.
+            if db.position(table).await?.head != at.head {
+                return Err(PassError::Db(DbError::HeadMoved(table.to_string())));
+            }
+            ahead = read_stream(
+                &stream,
+                stream_head + 1..stream_head + 1 + DIRECT_BATCH,
+                true,
+            )
+            .await?;
+            let Some((upto, _)) = ahead.last() else {
+                return Err(broker(format!(
+                    "the consumer {durable} does not answer ({unanswered}); the stream itself read to its end"
+                )));
+            };
+            direct = Some(*upto);
+        }
+        if let (Some(consumer), true) = (&consumer, messages.is_empty()) {
             // Caught up: wait for the next row (woken as soon as one arrives).
             messages = pulled(
                 consumer.batch().max_messages(1).expires(IDLE).messages(),
@@ -156,7 +199,6 @@ pub(super) async fn pass(
         }
         // Nothing new from the consumer for a while, whatever the broker says about the
         // stream: the stream itself is read (see `quiet`).
-        let mut ahead = Vec::new();
         let now = std::time::Instant::now();
         if direct.is_none() && first_new.is_none() && quiet.probe_due(now) {
             ahead = read_stream(
