@@ -33,7 +33,7 @@ async function api(path, opts) {
   const r = await fetch(path, Object.assign({ credentials: "same-origin" }, opts || {}));
   const body = await r.json();
   if (r.status === 401) show(false);
-  if (!r.ok) throw new Error(body.message || r.statusText);
+  if (!r.ok) throw Object.assign(new Error(body.message || r.statusText), { status: r.status });
   return body;
 }
 function show(on) {
@@ -591,7 +591,20 @@ const shift = new Date(now.getTime() - 8 * 3600e3);
 const local = (d) => new Date(d.getTime() - d.getTimezoneOffset() * 60e3).toISOString().slice(0, 16);
 $("r-from").value = local(shift);
 $("r-to").value = local(new Date(now.getTime() + 60e3));
-api("/floor/api/tables").then(async () => { show(true); await refresh(); trends(); }).catch(() => show(false));
+// The first look. Only a 401 asks for the badge (`api` shows the form then); a request
+// that failed otherwise (the floor busy, the network changed under the browser: a loaded
+// suite saw a supervisor's page left on the form for good) is said and tried again.
+function boot() {
+  api("/floor/api/tables")
+    .then(async () => { $("error").textContent = ""; show(true); await refresh(); trends(); })
+    .catch((e) => {
+      if (e.status === 401) return;
+      $("login").hidden = true;
+      $("error").textContent = "The floor did not answer (" + e.message + "); trying again.";
+      setTimeout(boot, 2000);
+    });
+}
+boot();
 let tick = 0;
 setInterval(() => {
   if ($("pit").hidden) return;

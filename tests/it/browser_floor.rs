@@ -203,6 +203,33 @@ async fn a_supervisor_uses_the_pit_page() {
     .await;
     // Greeted by the name the account was given, not only its badge number.
     assert_eq!(page.text("#who").await, "Pit boss (301)");
+    // Opened again while its first request fails (blocked here; a network that changed
+    // under the browser in a loaded suite): logged in all along, the page says the floor
+    // did not answer and tries again, never showing the login form for it.
+    page.call("Network.enable", serde_json::json!({})).await;
+    page.call(
+        "Network.setBlockedURLs",
+        serde_json::json!({"urls": ["*/floor/api/tables"]}),
+    )
+    .await;
+    page.call("Page.reload", serde_json::json!({})).await;
+    page.wait_for(
+        "!!document.getElementById('error') && \
+         document.getElementById('error').innerText.startsWith('The floor did not answer') && \
+         document.getElementById('login').hidden && document.getElementById('pit').hidden",
+        STEP,
+    )
+    .await;
+    page.call("Network.setBlockedURLs", serde_json::json!({"urls": []}))
+        .await;
+    page.wait_for(
+        &format!(
+            "!document.getElementById('pit').hidden && !!document.querySelector('{tile}') && \
+             document.getElementById('error').innerText === ''"
+        ),
+        STEP,
+    )
+    .await;
     let colour = page
         .eval(&format!(
             "getComputedStyle(document.querySelector('{tile}')).borderLeftColor"
