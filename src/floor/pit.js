@@ -605,12 +605,22 @@ function boot() {
     });
 }
 boot();
+// One of each at a time: a tick whose request before is still out leaves it be. A floor
+// answering slower than every 2 s (a machine under load; a long log folded for the rounds)
+// would otherwise be sent more and more at once, each slower for the others, and a page
+// opened then waited on a queue (a loaded suite: a new page with no tile for 20 s).
+const inFlight = new Set();
+function once(name, run) {
+  if (inFlight.has(name)) return;
+  inFlight.add(name);
+  run().finally(() => inFlight.delete(name));
+}
 let tick = 0;
 setInterval(() => {
   if ($("pit").hidden) return;
-  refresh();
+  once("tables", refresh);
   tick++;
   // Every other tick: a table's rounds are folded from its whole log on the floor.
-  if (shownQuery !== null && tick % 2 === 0) showRounds(shownQuery);
-  if (tick % 5 === 0) trends();
+  if (shownQuery !== null && tick % 2 === 0) once("rounds", () => showRounds(shownQuery));
+  if (tick % 5 === 0) once("trends", trends);
 }, 2000);
