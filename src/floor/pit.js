@@ -36,6 +36,8 @@ async function api(path, opts) {
   if (!r.ok) throw Object.assign(new Error(body.message || r.statusText), { status: r.status });
   return body;
 }
+// The supervisor by name and badge ({badge, name}: the login's answer, /floor/api/me).
+function greet(me) { $("who").textContent = me.name ? me.name + " (" + me.badge + ")" : me.badge; }
 function show(on) {
   $("pit").hidden = !on;
   $("login").hidden = on;
@@ -414,7 +416,7 @@ $("login").onsubmit = async (ev) => {
       body: JSON.stringify({ badge: $("badge").value, secret: $("secret").value }),
     });
     $("secret").value = "";
-    $("who").textContent = r.name ? r.name + " (" + r.badge + ")" : r.badge;
+    greet(r);
     show(true);
     await refresh();
     trends();
@@ -595,8 +597,8 @@ $("r-to").value = local(new Date(now.getTime() + 60e3));
 // that failed otherwise (the floor busy, the network changed under the browser: a loaded
 // suite saw a supervisor's page left on the form for good) is said and tried again.
 function boot() {
-  api("/floor/api/tables")
-    .then(async () => { $("error").textContent = ""; show(true); await refresh(); trends(); })
+  api("/floor/api/me")
+    .then(async (me) => { $("error").textContent = ""; show(true); greet(me); await refresh(); trends(); })
     .catch((e) => {
       if (e.status === 401) return;
       $("login").hidden = true;

@@ -96,6 +96,7 @@ pub fn router(pit: Arc<Pit>) -> Router {
         )
         .route("/floor/api/login", post(login))
         .route("/floor/api/logout", post(logout))
+        .route("/floor/api/me", get(me))
         .route("/floor/api/tables", get(tables))
         .route("/floor/api/rounds", get(rounds))
         .route("/floor/api/report", get(report_route))
@@ -203,19 +204,11 @@ async fn login(
     )
     .await
     {
-        Ok(token) => {
-            // The name is a greeting: a failed read of it does not undo the login.
-            let name = accounts::name(pit.db.pool(), &b.badge)
-                .await
-                .ok()
-                .flatten()
-                .filter(|n| !n.trim().is_empty());
-            (
-                [(header::SET_COOKIE, session_cookie(&pit, &token, None))],
-                Json(json!({"badge": b.badge, "name": name})),
-            )
-                .into_response()
-        }
+        Ok(token) => (
+            [(header::SET_COOKIE, session_cookie(&pit, &token, None))],
+            Json(greeting(&pit, &b.badge).await),
+        )
+            .into_response(),
         Err(AccountError::BadCredentials) => error(
             StatusCode::UNAUTHORIZED,
             "bad_credentials",
@@ -271,6 +264,26 @@ async fn view(pit: &Pit, table: &str) -> Option<Value> {
     }
     let v: Value = serde_json::from_slice(&m.payload).ok()?;
     v.get("view").cloned()
+}
+
+/// `{badge, name}`: how the page greets a supervisor. The name is a greeting only: a
+/// failed read of it leaves it out and fails nothing.
+async fn greeting(pit: &Pit, badge: &str) -> Value {
+    let name = accounts::name(pit.db.pool(), badge)
+        .await
+        .ok()
+        .flatten()
+        .filter(|n| !n.trim().is_empty());
+    json!({"badge": badge, "name": name})
+}
+
+/// `GET /floor/api/me`: the session's supervisor (the page's first look, and its greeting
+/// after a reload).
+async fn me(State(pit): State<Arc<Pit>>, headers: HeaderMap) -> Response {
+    match who(&pit, &headers).await {
+        Ok((badge, _)) => Json(greeting(&pit, &badge).await).into_response(),
+        Err(r) => r,
+    }
 }
 
 async fn tables(State(pit): State<Arc<Pit>>, headers: HeaderMap) -> Response {

@@ -209,7 +209,7 @@ async fn a_supervisor_uses_the_pit_page() {
     page.call("Network.enable", serde_json::json!({})).await;
     page.call(
         "Network.setBlockedURLs",
-        serde_json::json!({"urls": ["*/floor/api/tables"]}),
+        serde_json::json!({"urls": ["*/floor/api/me"]}),
     )
     .await;
     page.call("Page.reload", serde_json::json!({})).await;
@@ -230,6 +230,11 @@ async fn a_supervisor_uses_the_pit_page() {
         STEP,
     )
     .await;
+    assert_eq!(
+        page.text("#who").await,
+        "Pit boss (301)",
+        "greeted after the reload"
+    );
     let colour = page
         .eval(&format!(
             "getComputedStyle(document.querySelector('{tile}')).borderLeftColor"

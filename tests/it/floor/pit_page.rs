@@ -47,6 +47,7 @@ async fn the_pit_page_shows_tables_rounds_and_reports_as_the_table_recorded_them
     assert_eq!(page.status, 200);
     assert!(page.body.contains("croupier — pit"));
     assert_eq!(pit.send("GET", "/floor/api/tables", None).await.status, 401);
+    assert_eq!(pit.send("GET", "/floor/api/me", None).await.status, 401);
     // Three failures lock sup2, even with the right secret afterwards; sup1 is unaffected.
     for _ in 0..3 {
         assert_eq!(pit.login("sup2", "wrong-secret").await, 401);
@@ -54,6 +55,8 @@ async fn the_pit_page_shows_tables_rounds_and_reports_as_the_table_recorded_them
     assert_eq!(pit.login("sup2", "pit-boss-2").await, 429, "locked");
     assert_eq!(pit.login("nobody", "pit-boss-1").await, 401);
     assert_eq!(pit.login("sup1", "pit-boss-1").await, 200);
+    // Who the session is, as the login said it.
+    assert_eq!(pit.get("/floor/api/me").await["badge"], "sup1");
 
     let tables = pit.get("/floor/api/tables").await;
     let t = &tables.as_array().expect("array")[0];
