@@ -140,6 +140,11 @@ async fn insurance_a_split_and_out_of_service_on_the_players_page() {
         act(a, "stand").await;
         until_expected(t.proc(), "hand_card").await;
         deal(&sim, "3C").await; // 11: hit, 9 makes 20
+        // The second hand's turn on the page before its Hit: the first hand's buttons can
+        // still be on until the page's next poll, and a CI run tapped into their going
+        // ("nothing to tap").
+        a.wait_for("(document.querySelector('#dock') || {innerText: ''}).innerText.includes('Your turn · seat 4, hand 2')", STEP)
+            .await;
         act(a, "hit").await;
         t.proc()
             .until("/api/status", "the hit taken", |s| s["remote"]["hit"]["seat"] == 4)
