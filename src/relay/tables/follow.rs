@@ -30,6 +30,10 @@ const HEARTBEAT: Duration = Duration::from_secs(1);
 const PULL_EXPIRES: Duration = Duration::from_secs(300);
 /// The broker removes a relay's consumer this long after the relay stops pulling.
 const CONSUMER_INACTIVE: Duration = Duration::from_secs(30);
+/// How long setting up a pull may take (its subscription, through the client's own queue):
+/// the client awaits it without a bound, and a nemesis run under load saw one table's
+/// follower fall silent for minutes after a request timed out, its other table's going on.
+const PULL_SETUP: Duration = Duration::from_secs(5);
 
 /// Follows `table`'s public stream into its feed, for ever (its view from `bucket` first,
 /// if that could not be read when the table was found).
@@ -220,15 +224,17 @@ async fn follow_once(
     Err("the stream's consumer ended".into())
 }
 
-/// A pull on `consumer`, its heartbeat watched.
+/// A pull on `consumer`, its heartbeat watched; set up within `PULL_SETUP`.
 async fn pull(consumer: &consumer::PullConsumer) -> Result<consumer::pull::Stream, String> {
-    consumer
+    let setup = consumer
         .stream()
         .heartbeat(HEARTBEAT)
         .expires(PULL_EXPIRES)
-        .messages()
-        .await
-        .map_err(|e| e.to_string())
+        .messages();
+    match tokio::time::timeout(PULL_SETUP, setup).await {
+        Ok(pulled) => pulled.map_err(|e| e.to_string()),
+        Err(_) => Err(format!("the pull was not set up within {PULL_SETUP:?}")),
+    }
 }
 
 /// A published message as the feed takes it.
