@@ -335,8 +335,8 @@ fn turns(app: &AppState, play: &Play, me: &str, snap: &Snapshot) -> Vec<Turn> {
 
 /// How the seat's bet in the window of `round` came from the automatic re-bet
 /// (`funds.auto_rebet`): `{"clipped": BOOL}`, or null when the player placed it.
-fn rebet_of(play: &Play, seat: Option<SeatId>, round: u64) -> Value {
-    match seat.and_then(|s| play.seat_mark(s)) {
+fn rebet_of(mark: Option<crate::play::SeatMark>, round: u64) -> Value {
+    match mark {
         Some(m) if m.round == round => match m.rebet {
             Some(clipped) => json!({ "clipped": clipped }),
             None => Value::Null,
@@ -379,10 +379,15 @@ fn behind_of(bets: &[crate::engine::SeatBets], me: &str) -> Vec<Value> {
         (status = 409, description = "The wallet does not know the player (`unknown_player`)", body = super::api::ErrorBody)))]
 pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Answer {
     let (play, me) = player(&app, &headers).await?;
+    // The seat's mark is read before the balance and the table's snapshot: a re-bet marks
+    // the seat only after the wallet's debit and the table's taking the bet, so a mark
+    // read first is seen with both. Read after them, a re-bet placed in between showed
+    // over a window without its bet (a loaded CI run: `my_rebet` set, `my_bet` null).
+    let seat = play.remote.seat_of(&me);
+    let mark = seat.and_then(|s| play.seat_mark(s));
     let who = play.ledger.player(&me).await?;
     let balance = play.wallet.balance(&me).await?;
     let snap = app.table.snapshot();
-    let seat = play.remote.seat_of(&me);
     let seats_held = play.remote.seats_of(&me);
     let seats = play.remote.seats();
     let common = common_draw(&app);
@@ -418,7 +423,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Answer {
                 "seat": s,
                 "main": window_bets.iter().find(|b| b.seat == *s).map(|b| b.main),
             })).collect::<Vec<_>>(),
-            "my_rebet": rebet_of(&play, seat, w.round),
+            "my_rebet": rebet_of(mark, w.round),
             "last_bet": last_bet(&snap, seat, &me),
             "my_behind": behind_mine,
             "my_boxes": snap.betting.players.iter().find(|p| p.player == me).map(|p| p.boxes.clone()),
