@@ -212,7 +212,7 @@ async fn a_supervisor_uses_the_pit_page() {
         serde_json::json!({"urls": ["*/floor/api/me"]}),
     )
     .await;
-    page.call("Page.reload", serde_json::json!({})).await;
+    page.reload().await;
     page.wait_for(
         "!!document.getElementById('error') && \
          document.getElementById('error').innerText.startsWith('The floor did not answer') && \

@@ -226,7 +226,7 @@ async fn table(
     // The login screen has its own test (browser.rs): here the session comes from the API.
     let login = running::page_login_script(croupier::auth::Role::Dealer);
     assert_eq!(panel.eval(&login).await, json!(200));
-    panel.call("Page.reload", json!({})).await;
+    panel.reload().await;
     panel
         .wait_for("document.querySelector('#conn.live')", STEP)
         .await;

@@ -149,7 +149,7 @@ async fn two_phone_players_and_the_dealer_panel_play_a_round() {
         let login = "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'}, \
                      body: JSON.stringify({badge: '101', secret: '1111'})}).then(r => r.status)";
         assert_eq!(panel.eval(login).await, json!(200));
-        panel.call("Page.reload", json!({})).await;
+        panel.reload().await;
         // The token left the address bar (kept in the tab).
         a.wait_for("document.querySelector('#balance')", STEP).await;
         assert_eq!(a.eval("location.hash").await, json!(""));

@@ -333,7 +333,7 @@ async fn tones_and_buzzes_as_time_runs_low_and_on_the_turn_unless_muted() {
         let (t, sim) = player::start_dealt("deluxe", 7, 7, &[("Alice", ALICE)]).await;
         let a = &t.pages[0];
         a.call("Page.addScriptToEvaluateOnNewDocument", json!({"source": CUE_RECORDER})).await;
-        a.call("Page.reload", json!({})).await;
+        a.reload().await;
         a.wait_for("!!window.__cues && !!window.playState && !!window.playState()", STEP).await;
         let token = a.eval("sessionStorage.getItem('croupier.play')").await.as_str().expect("token").to_string();
         let (status, body) = t.proc().post_as(&token, "/api/play/join", &json!({"seat": 4}).to_string()).await;
@@ -367,7 +367,7 @@ async fn tones_and_buzzes_as_time_runs_low_and_on_the_turn_unless_muted() {
         press(a, "Enter", false).await;
         a.wait_for("document.querySelector('#mute').getAttribute('aria-pressed') === 'true'", STEP).await;
         assert_eq!(focused(a).await, ("button".to_string(), ftl("en", "mute", &[])));
-        a.call("Page.reload", json!({})).await;
+        a.reload().await;
         a.wait_for("!!window.__cues && !!document.querySelector('#mute')", STEP).await;
         assert_eq!(a.eval("document.querySelector('#mute').getAttribute('aria-pressed')").await, json!("true"));
         press(a, "Tab", false).await;

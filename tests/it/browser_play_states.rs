@@ -529,7 +529,7 @@ async fn a_corrected_round_says_what_changed_and_what_the_balance_did() {
         a.resize(ALICE.0, ALICE.1).await;
         // After a reload the History has the round as corrected: the settlements' lines and
         // net, not the result the page first showed.
-        a.call("Page.reload", json!({})).await;
+        a.reload().await;
         a.wait_for(&format!("typeof window.playState === 'function' && !!window.playState() && document.querySelector('#balance') && document.querySelector('#balance').innerText === '{}'", player::euro(balance)), STEP).await;
         a.tap_in_view("#open-history").await;
         let row = format!("#history .pp-hround[data-round='{round}']");
@@ -613,7 +613,7 @@ async fn a_cancelled_rounds_signed_result_verifies_on_the_players_page() {
         // Back after a reload, the page never saw the result's message: the table's first
         // message to it (a resync view) carries the statement of the result it shows, and
         // the page verifies it again (before, it showed no badge at all).
-        a.call("Page.reload", json!({})).await;
+        a.reload().await;
         a.wait_for(
             &format!("document.querySelector('#result [data-sig]') && document.querySelector('#result').dataset.round === '{round}' && document.querySelector('#result [data-sig]').dataset.sig === 'verified'"),
             STEP,
@@ -715,7 +715,7 @@ async fn a_player_back_after_a_round_away_is_told_why_the_seat_went() {
             .expect("journal");
         assert_eq!(later, 0, "nothing staked for Alice after round {round}");
         // Back: the tab keeps the launch token.
-        a.call("Page.navigate", json!({"url": format!("{}/play", t.base)})).await;
+        a.goto(&format!("{}/play", t.base)).await;
         a.wait_for("!!document.querySelector('#released')", STEP).await;
         let r = a.eval("window.playState().released.round").await;
         assert_eq!(

@@ -73,7 +73,7 @@ async fn the_panel_shows_the_countdown_the_timer_and_a_remote_players_request_fo
         let login = "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'}, \
                      body: JSON.stringify({badge: 'd1', secret: '1111'})}).then(r => r.status)";
         assert_eq!(panel.eval(login).await, json!(200));
-        panel.call("Page.reload", json!({})).await;
+        panel.reload().await;
         panel.wait_for("document.querySelector('#conn.live')", STEP).await;
 
         // The player takes seat 4: the snapshot and the panel know it is remote.

@@ -112,6 +112,14 @@ impl Conn {
     }
 }
 
+/// Loads of one page tried before its failure is the test's ([`Page::goto`]).
+const LOADS: u32 = 4;
+
+/// Notes, in a page, the first of its files (a script, a style sheet, an image) that did
+/// not load: an element's load error reaches the window in the capture phase only.
+const LOAD_WATCH: &str = "window.addEventListener('error', e => { const t = e.target; \
+    if (t && t !== window && !window.__cdpLoadFailed) window.__cdpLoadFailed = t.src || t.href || t.tagName; }, true);";
+
 /// Whether a command failed only because the page was navigating (a reload under way):
 /// the document it was sent to is gone, and the next one answers.
 fn navigating(err: &Value) -> bool {
@@ -226,23 +234,12 @@ impl Browser {
             json!({"enabled": true}),
         )
         .await;
-        // A load the host's interfaces changing under (another test's network made or
-        // removed: tests/support/netns.rs) fails with ERR_NETWORK_CHANGED, and the page
-        // would stay an error page: it is loaded again, as a person would.
-        for attempt in 1.. {
-            let went = page.call("Page.navigate", json!({"url": url})).await;
-            let failed = went["errorText"].as_str().unwrap_or_default();
-            if failed.contains("ERR_NETWORK_CHANGED") && attempt < 4 {
-                eprintln!("{url}: {failed}; loading it again");
-                continue;
-            }
-            break;
-        }
-        page.wait_for(
-            "document.readyState === 'complete'",
-            Duration::from_secs(15),
+        page.call(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": LOAD_WATCH}),
         )
         .await;
+        page.goto(url).await;
         page
     }
 
@@ -253,6 +250,57 @@ impl Browser {
 }
 
 impl Page {
+    /// Loads `url` in this page and waits until it has loaded, loading it again (up to
+    /// four times) when the load or one of the page's own files failed: a load the host's
+    /// interfaces change under (another test's network made or removed:
+    /// tests/support/netns.rs) fails with `ERR_NETWORK_CHANGED`, and a script that fails
+    /// so leaves the page blank, where a person would load it again.
+    pub async fn goto(&self, url: &str) {
+        self.load("Page.navigate", json!({"url": url}), url).await;
+    }
+
+    /// Reloads the page, as [`Page::goto`] loads one.
+    pub async fn reload(&self) {
+        self.load("Page.reload", json!({}), "the reload").await;
+    }
+
+    async fn load(&self, method: &str, params: Value, what: &str) {
+        for attempt in 1..=LOADS {
+            // Marks the document being left, so the wait below is for the new one.
+            let _ = self
+                .conn
+                .request(
+                    Some(&self.session),
+                    "Runtime.evaluate",
+                    json!({"expression": "window.__cdpLeft = true", "returnByValue": true}),
+                )
+                .await;
+            let went = self.call(method, params.clone()).await;
+            let failed = went["errorText"].as_str().unwrap_or_default().to_string();
+            if failed.is_empty() {
+                self.wait_for(
+                    "!window.__cdpLeft && document.readyState === 'complete'",
+                    Duration::from_secs(15),
+                )
+                .await;
+                let lost = self.eval("window.__cdpLoadFailed || ''").await;
+                let lost = lost.as_str().unwrap_or_default();
+                if lost.is_empty() {
+                    return;
+                }
+                assert!(
+                    attempt < LOADS,
+                    "{what}: its file {lost} did not load, {LOADS} times"
+                );
+                eprintln!("{what}: its file {lost} did not load; loading it again");
+            } else {
+                assert!(attempt < LOADS, "{what}: {failed}, {LOADS} times");
+                eprintln!("{what}: {failed}; loading it again");
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
     /// Sends one command in this page's session.
     pub async fn call(&self, method: &str, params: Value) -> Value {
         self.conn.call(Some(&self.session), method, params).await
