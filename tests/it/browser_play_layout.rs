@@ -159,8 +159,11 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
         // beside a result of its own from the round before, which must leave the dock
         // (`player::step` checks Alice's; the smallest sizes are measured again).
         let mut timed_out = None;
-        let mut checked_deciding = (false, false);
-        let mut checked_again = (false, false);
+        // The sizes each page's turn is still to be measured at (a turn that ran out
+        // while measured leaves its sizes to the next: `player::sized_while`).
+        let mut deciding = (uprights(), sideways());
+        let mut again = (player::PORTRAIT[..1].to_vec(), player::LANDSCAPE[..1].to_vec());
+        const TURN: &str = "!!document.querySelector('#actions')";
         for attempt in 0..5 {
             if attempt > 0 {
                 for page in [a, b] {
@@ -173,26 +176,34 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
             let mut done = (false, false);
             for _ in 0..900 {
                 if !done.0 {
-                    if !checked_deciding.0 && holds(a, "!!document.querySelector('#actions')").await {
-                        checked_deciding.0 = true;
-                        shot(a, "deciding-390x844").await;
-                        problems.extend(sized(a, "deciding", &uprights(), ALICE, &DECIDING).await);
+                    if !deciding.0.is_empty() && holds(a, TURN).await {
+                        if deciding.0 == uprights() {
+                            shot(a, "deciding-390x844").await;
+                        }
+                        let (found, left) = player::sized_while(a, "deciding", &deciding.0, ALICE, &DECIDING, TURN).await;
+                        problems.extend(found);
+                        deciding.0 = left;
                     }
-                    if attempt > 0 && !checked_again.0 && holds(a, "!!document.querySelector('#actions')").await {
-                        checked_again.0 = true;
-                        problems.extend(sized(a, "deciding-again", &player::PORTRAIT[..1], ALICE, &DECIDING).await);
+                    if attempt > 0 && !again.0.is_empty() && holds(a, TURN).await {
+                        let (found, left) = player::sized_while(a, "deciding-again", &again.0, ALICE, &DECIDING, TURN).await;
+                        problems.extend(found);
+                        again.0 = left;
                     }
                     done.0 = player::step(a, round, &["stand"]).await;
                 }
                 if !done.1 {
-                    if !checked_deciding.1 && holds(b, "!!document.querySelector('#actions')").await {
-                        checked_deciding.1 = true;
-                        shot(b, "deciding-844x390").await;
-                        problems.extend(sized(b, "deciding", &sideways(), BOB, &DECIDING).await);
+                    if !deciding.1.is_empty() && holds(b, TURN).await {
+                        if deciding.1 == sideways() {
+                            shot(b, "deciding-844x390").await;
+                        }
+                        let (found, left) = player::sized_while(b, "deciding", &deciding.1, BOB, &DECIDING, TURN).await;
+                        problems.extend(found);
+                        deciding.1 = left;
                     }
-                    if attempt > 0 && !checked_again.1 && holds(b, "!!document.querySelector('#actions')").await {
-                        checked_again.1 = true;
-                        problems.extend(sized(b, "deciding-again", &player::LANDSCAPE[..1], BOB, &DECIDING).await);
+                    if attempt > 0 && !again.1.is_empty() && holds(b, TURN).await {
+                        let (found, left) = player::sized_while(b, "deciding-again", &again.1, BOB, &DECIDING, TURN).await;
+                        problems.extend(found);
+                        again.1 = left;
                     }
                     done.1 = holds(b, &format!("(() => {{ const r = document.querySelector('#result'); return !!r && r.dataset.round === '{round}'; }})()")).await;
                     // The latest notice of this round (insurance may run out first).
@@ -214,11 +225,16 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
                 sleep(Duration::from_millis(100)).await;
             }
             assert_eq!(done, (true, true), "both pages show round {round}'s result");
-            if attempt > 0 && timed_out.as_ref().is_some_and(|(_, text, _)| !text.contains("insurance")) {
+            let measured = [&deciding.0, &deciding.1, &again.0, &again.1].iter().all(|l| l.is_empty());
+            if measured && attempt > 0 && timed_out.as_ref().is_some_and(|(_, text, _)| !text.contains("insurance")) {
                 break;
             }
             timed_out = None;
         }
+        assert!(
+            [&deciding.0, &deciding.1, &again.0, &again.1].iter().all(|l| l.is_empty()),
+            "five rounds' turns did not last their measuring: left (Alice, Bob) {deciding:?}, again {again:?}"
+        );
         let (late, text, hand) = timed_out.expect("Bob's decision ran out within five rounds");
         // What the rule did, from the hand as the table holds it: its total, and a hit per
         // card past the two dealt.
@@ -360,7 +376,7 @@ async fn multihand_boxes_and_their_decisions_fit_every_size() {
                 assert_eq!(shown, player::euro(held), "round {round}");
                 // The same after a reload, which never saw the window the bets were placed
                 // in (the specials come from the table, not the page's memory).
-                a.call("Page.reload", serde_json::json!({})).await;
+                a.reload().await;
                 a.wait_for(
                     &format!("document.querySelector('#total-bet') && document.querySelector('#total-bet').innerText === '{shown}'"),
                     STEP,

@@ -269,6 +269,35 @@ pub async fn sized(
     problems
 }
 
+/// [`sized`] size by size while `state` (a script) holds on the page: a size's problems
+/// count only if the page still held `state` once they were measured. A turn's timer can
+/// run out while a loaded machine measures (seen: four sizes of a turn outlasted its 20 s),
+/// and what the page shows after it is not the turn. Returns the problems and the sizes
+/// left to measure at the next such turn.
+pub async fn sized_while(
+    page: &Page,
+    name: &str,
+    sizes: &[(u32, u32)],
+    back: (u32, u32),
+    wanted: &[&str],
+    state: &str,
+) -> (Vec<String>, Vec<(u32, u32)>) {
+    let mut problems = Vec::new();
+    for (i, &(w, h)) in sizes.iter().enumerate() {
+        let mut found = fits(page, name, &[(w, h)], back).await;
+        page.resize(w, h).await;
+        for p in on_screen(page, wanted).await {
+            found.push(format!("{name} {w}x{h}: {p}"));
+        }
+        page.resize(back.0, back.1).await;
+        if !holds(page, state).await {
+            return (problems, sizes[i..].to_vec());
+        }
+        problems.extend(found);
+    }
+    (problems, Vec::new())
+}
+
 /// The fit check at each of `sizes` (the page left at `back`): a screenshot each,
 /// `NAME-WxH.png` in the artifacts, and every problem found.
 pub async fn fits(page: &Page, name: &str, sizes: &[(u32, u32)], back: (u32, u32)) -> Vec<String> {
