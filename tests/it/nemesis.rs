@@ -249,6 +249,53 @@ async fn prerequisites() -> Option<(PathBuf, pg::TestDb, Net)> {
     Some((bin, db, net))
 }
 
+/// The relay's own `/metrics` lines (per table: messages, last `n`, viewers, restarts), or
+/// why there are none.
+async fn relay_counts(addr: &str) -> String {
+    match croupier::web::client::request_with(
+        addr,
+        "GET",
+        "/metrics",
+        None,
+        &[],
+        Duration::from_secs(5),
+    )
+    .await
+    {
+        Ok(r) => r
+            .body
+            .lines()
+            .filter(|l| l.starts_with("croupier_relay_"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Err(e) => format!("GET /metrics: {e}"),
+    }
+}
+
+/// Every thread's innermost frames in process `pid`, by gdb (a diagnosis only: without
+/// gdb, said so).
+fn stacks(pid: u32) -> String {
+    let out = std::process::Command::new("gdb")
+        .args([
+            "-p",
+            &pid.to_string(),
+            "-batch",
+            "-nx",
+            "-ex",
+            "thread apply all bt 10",
+        ])
+        .output();
+    match out {
+        Ok(out) => String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with("Thread ") || l.starts_with('#'))
+            .map(|l| l.chars().take(160).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Err(e) => format!("(gdb: {e})"),
+    }
+}
+
 /// Spawns a `croupier` role in `host`'s namespace with `skew`, and waits for its address.
 async fn spawn_role(args: &[&str], log: &std::path::Path, host: &Host, skew: &Skew) -> Proc {
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
@@ -633,6 +680,11 @@ impl Studio {
             "relay log:\n{}\n",
             tail(&self.dir.path().join("relay.log"), 40)
         );
+        // Whether a silent relay still answers, what it counts per table, and where its
+        // threads are: a relay that falls silent is either waiting for the broker (its
+        // workers parked, its HTTP answering) or stuck.
+        said += &format!("relay answers:\n{}\n", relay_counts(&self.relay.addr).await);
+        said += &format!("relay threads:\n{}\n", stacks(self.relay.child.id()));
         for t in &self.tables {
             said += &format!("{} log:\n{}\n", t.id, tail(&t.log, 25));
         }
