@@ -70,11 +70,13 @@ pub(crate) fn settle_into(engine: &Engine, out: &mut RoundResult, extra: &mut Ve
 }
 
 /// What every bet of a round is judged against: the rules and the dealer's final hand.
-/// One value for the settling functions, which all need the three.
+/// One value for the settling functions, which all need the three. Three thin pointers:
+/// the cards as a slice (a pointer and a length read from the hand) cost the simulator 4
+/// instructions a round (callgrind: `settle_with` 212 → 208), and only side bets read them.
 #[derive(Clone, Copy)]
 struct Against<'a> {
     v: &'a Variant,
-    dealer_cards: &'a [Card],
+    dealer_cards: &'a Cards,
     dealer: &'a Dealer,
 }
 
