@@ -115,6 +115,10 @@ impl Conn {
 /// Loads of one page tried before its failure is the test's ([`Page::goto`]).
 const LOADS: u32 = 4;
 
+/// How long one load may take: the tests' own steps' 30 s (a reload's wait was theirs
+/// before [`Page::reload`] waited for the load itself).
+const LOAD_WITHIN: Duration = Duration::from_secs(30);
+
 /// Notes, in a page, the first of its files (a script, a style sheet, an image) that did
 /// not load: an element's load error reaches the window in the capture phase only.
 const LOAD_WATCH: &str = "window.addEventListener('error', e => { const t = e.target; \
@@ -280,7 +284,7 @@ impl Page {
             if failed.is_empty() {
                 self.wait_for(
                     "!window.__cdpLeft && document.readyState === 'complete'",
-                    Duration::from_secs(15),
+                    LOAD_WITHIN,
                 )
                 .await;
                 let lost = self.eval("window.__cdpLoadFailed || ''").await;
