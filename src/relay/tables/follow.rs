@@ -5,6 +5,7 @@
 //! for every message.
 
 use super::heartbeat::{self, Kept, Missed};
+use super::progress;
 use super::{Incoming, Refusal, RelayedTable, RETRY};
 use crate::broker::subjects;
 use crate::trust::wire;
@@ -123,7 +124,29 @@ async fn follow_once(
     // A missed heartbeat judged not a lost consumer, nothing taken since: a second one
     // gives the consumer up.
     let mut judged_late = false;
-    while let Some(next) = messages.next().await {
+    loop {
+        let next = match tokio::time::timeout(progress::NO_PROGRESS, messages.next()).await {
+            Ok(Some(next)) => next,
+            Ok(None) => break,
+            // Nothing delivered for a while: the consumer's heartbeats are its own word,
+            // so the stream itself is asked whether it holds more (`progress`).
+            Err(_) => {
+                let taken = relayed.stream_seq.load(Ordering::Relaxed);
+                let Some(held) = progress::held_after(&stream, taken).await else {
+                    continue;
+                };
+                match tokio::time::timeout(progress::DELIVER_WITHIN, messages.next()).await {
+                    Ok(Some(next)) => next,
+                    Ok(None) => break,
+                    Err(_) => {
+                        return Err(format!(
+                            "the stream holds message {held}, which the consumer did not deliver in {:?}: making it again",
+                            progress::NO_PROGRESS + progress::DELIVER_WITHIN
+                        ))
+                    }
+                }
+            }
+        };
         let message = match next {
             Ok(message) => message,
             Err(e) if e.kind() == MessagesErrorKind::MissingHeartbeat => {

@@ -36,6 +36,7 @@ mod follow;
 mod heartbeat;
 mod history;
 mod lobby;
+mod progress;
 
 pub use discovery::discover;
 pub use heartbeat::Kept;
