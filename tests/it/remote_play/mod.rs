@@ -95,10 +95,18 @@ async fn state(p: &proc::Proc) -> Value {
 
 /// Polls the player's state until `f` holds (at most `secs`).
 async fn until(p: &proc::Proc, secs: u64, what: &str, f: impl Fn(&Value) -> bool) -> Value {
+    // Counted in polls, which a loaded machine stretches: past `secs` of wall time it is
+    // said once, so a test that runs into its own bound shows where it waited.
+    let started = std::time::Instant::now();
+    let mut said = false;
     for _ in 0..secs * 10 {
         let s = state(p).await;
         if f(&s) {
             return s;
+        }
+        if !said && started.elapsed() > Duration::from_secs(secs) {
+            said = true;
+            eprintln!("{what}: still waiting after {secs} s: {s}");
         }
         sleep(Duration::from_millis(100)).await;
     }

@@ -68,11 +68,19 @@ async fn a_multihand_player_bets_three_boxes_decides_each_hand_and_is_paid_exact
 /// round `r`'s result is shown: the state then, and how many decisions the table took.
 async fn play_boxes_until_result(p: &proc::Proc, r: u64) -> (Value, usize) {
     let mut decided = 0;
+    // A round takes seconds; one that has no result after two minutes is stuck, and says
+    // where (a loaded suite once ran a multihand test into its 300 s bound without a word).
+    let started = std::time::Instant::now();
     for _ in 0..2400 {
         let s = state(p).await;
         if s["view"]["last_result"]["round"] == r {
             return (s, decided);
         }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "round {r} has no result after {:?} ({decided} decisions taken): {s}",
+            started.elapsed()
+        );
         for t in s["turns"].as_array().cloned().unwrap_or_default() {
             let b = t["seat"].as_u64().expect("box");
             let action = if t["kind"] == "insurance" {
