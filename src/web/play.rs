@@ -382,7 +382,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Answer {
     // The seat's mark is read before the balance and the table's snapshot: a re-bet marks
     // the seat only after the wallet's debit and the table's taking the bet, so a mark
     // read first is seen with both. Read after them, a re-bet placed in between showed
-    // over a window without its bet (a loaded CI run: `my_rebet` set, `my_bet` null).
+    // over a window without its bet (a CI run: `my_rebet` set, `my_bet` null).
     let seat = play.remote.seat_of(&me);
     let mark = seat.and_then(|s| play.seat_mark(s));
     let who = play.ledger.player(&me).await?;
