@@ -54,6 +54,30 @@ const BETTING: [&str; 6] = [
 ];
 /// While deciding: the decision buttons, the player's own hand, the dealer's, the timer and
 /// the balance.
+/// A player's turn on the page (its decision buttons).
+const TURN: &str = "!!document.querySelector('#actions')";
+
+/// While `page` shows its turn, measures it at the sizes still owed in `left` (a
+/// screenshot `shot_name` first), keeping those a turn that ran out left for the next.
+async fn measure_turn(
+    page: &Page,
+    name: &str,
+    left: &mut Vec<(u32, u32)>,
+    back: (u32, u32),
+    shot_name: Option<&str>,
+    problems: &mut Vec<String>,
+) {
+    if left.is_empty() || !holds(page, TURN).await {
+        return;
+    }
+    if let Some(file) = shot_name {
+        shot(page, file).await;
+    }
+    let (found, still) = player::sized_while(page, name, left, back, &DECIDING, TURN).await;
+    problems.extend(found);
+    *left = still;
+}
+
 const DECIDING: [&str; 5] = [
     "#actions",
     ".seat.mine",
@@ -163,7 +187,6 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
         // while measured leaves its sizes to the next: `player::sized_while`).
         let mut deciding = (uprights(), sideways());
         let mut again = (player::PORTRAIT[..1].to_vec(), player::LANDSCAPE[..1].to_vec());
-        const TURN: &str = "!!document.querySelector('#actions')";
         for attempt in 0..5 {
             if attempt > 0 {
                 for page in [a, b] {
@@ -176,34 +199,16 @@ async fn two_players_bet_decide_and_read_every_outcome_at_every_size() {
             let mut done = (false, false);
             for _ in 0..900 {
                 if !done.0 {
-                    if !deciding.0.is_empty() && holds(a, TURN).await {
-                        if deciding.0 == uprights() {
-                            shot(a, "deciding-390x844").await;
-                        }
-                        let (found, left) = player::sized_while(a, "deciding", &deciding.0, ALICE, &DECIDING, TURN).await;
-                        problems.extend(found);
-                        deciding.0 = left;
-                    }
-                    if attempt > 0 && !again.0.is_empty() && holds(a, TURN).await {
-                        let (found, left) = player::sized_while(a, "deciding-again", &again.0, ALICE, &DECIDING, TURN).await;
-                        problems.extend(found);
-                        again.0 = left;
+                    measure_turn(a, "deciding", &mut deciding.0, ALICE, Some("deciding-390x844"), &mut problems).await;
+                    if attempt > 0 {
+                        measure_turn(a, "deciding-again", &mut again.0, ALICE, None, &mut problems).await;
                     }
                     done.0 = player::step(a, round, &["stand"]).await;
                 }
                 if !done.1 {
-                    if !deciding.1.is_empty() && holds(b, TURN).await {
-                        if deciding.1 == sideways() {
-                            shot(b, "deciding-844x390").await;
-                        }
-                        let (found, left) = player::sized_while(b, "deciding", &deciding.1, BOB, &DECIDING, TURN).await;
-                        problems.extend(found);
-                        deciding.1 = left;
-                    }
-                    if attempt > 0 && !again.1.is_empty() && holds(b, TURN).await {
-                        let (found, left) = player::sized_while(b, "deciding-again", &again.1, BOB, &DECIDING, TURN).await;
-                        problems.extend(found);
-                        again.1 = left;
+                    measure_turn(b, "deciding", &mut deciding.1, BOB, Some("deciding-844x390"), &mut problems).await;
+                    if attempt > 0 {
+                        measure_turn(b, "deciding-again", &mut again.1, BOB, None, &mut problems).await;
                     }
                     done.1 = holds(b, &format!("(() => {{ const r = document.querySelector('#result'); return !!r && r.dataset.round === '{round}'; }})()")).await;
                     // The latest notice of this round (insurance may run out first).

@@ -258,19 +258,11 @@ pub async fn sized(
     back: (u32, u32),
     wanted: &[&str],
 ) -> Vec<String> {
-    let mut problems = fits(page, name, sizes, back).await;
-    for (w, h) in sizes {
-        page.resize(*w, *h).await;
-        for p in on_screen(page, wanted).await {
-            problems.push(format!("{name} {w}x{h}: {p}"));
-        }
-    }
-    page.resize(back.0, back.1).await;
-    problems
+    sized_while(page, name, sizes, back, wanted, "true").await.0
 }
 
-/// [`sized`] size by size while `state` (a script) holds on the page: a size's problems
-/// count only if the page still held `state` once they were measured. A turn's timer can
+/// [`sized`] while `state` (a script) holds on the page: a size's problems count only if
+/// the page still held `state` once they were measured. A turn's timer can
 /// run out while a loaded machine measures (seen: four sizes of a turn outlasted its 20 s),
 /// and what the page shows after it is not the turn. Returns the problems and the sizes
 /// left to measure at the next such turn.
